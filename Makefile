@@ -1,0 +1,118 @@
+# hsbpf build: bpf/*.bpf.c -> .bpf.o -> bpftool skeletons -> libhsbpf.a -> hsbpf and the tests.
+# Everything generated lives under $(OUTPUT); `make V=1` shows full commands.
+
+OUTPUT ?= .output
+CC ?= cc
+CLANG ?= clang
+BPFTOOL ?= bpftool
+PKG_CONFIG ?= pkg-config
+
+ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
+
+LIBS_PC := libbpf libelf libdw
+PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
+PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
+
+CFLAGS ?= -O2 -g
+WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+ifeq ($(SANITIZE),1)
+CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS += -fsanitize=address,undefined
+endif
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+	-I$(OUTPUT) -Ibpf -Iuser $(PC_CFLAGS)
+LDLIBS := $(PC_LIBS) -lz -lm -lpthread
+
+BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
+	-Ivmlinux -Ibpf -I$(OUTPUT)
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+BPF_SRCS := $(wildcard bpf/*.bpf.c)
+BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
+SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
+LIB := $(OUTPUT)/libhsbpf.a
+
+TEST_SRCS := $(wildcard tests/test_*.c)
+TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+
+FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
+FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
+
+.DELETE_ON_ERROR:
+.PHONY: all clean test check bench vmlinux fixtures deps demo
+
+all: hsbpf fixtures
+
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
+	$(Q)mkdir -p $@
+
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/hsbpf.h vmlinux/vmlinux.h | $(OUTPUT)/bpf
+	$(call msg,BPF,$@)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# Only the skeleton users need the skeletons, but generating them first is cheap and keeps
+# the dependency files honest on a clean tree.
+$(LIB_OBJS): | $(SKELS)
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(LIB): $(LIB_OBJS)
+	$(call msg,AR,$@)
+	$(Q)$(AR) rcs $@ $^
+
+hsbpf: $(OUTPUT)/user/main.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
+
+# Fixtures: small programs with known hot spots; -O1 and noinline keep their shape.
+$(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
+
+fixtures: $(FIXTURES)
+
+$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
+
+$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(LIB)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+
+# `make test`: build, then run every suite; live suites need root and the fixtures.
+test check: hsbpf $(FIXTURES) $(TEST_BINS)
+	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+		tests/run-tests.sh $(TEST_BINS)
+
+bench: hsbpf $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+		bench/overhead.sh
+
+# Regenerate the committed vmlinux.h from this machine's BTF.
+vmlinux:
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > vmlinux/vmlinux.h
+
+# Install the Debian packages the build, the tests and the benchmark need.
+deps:
+	$(Q)scripts/install-deps.sh
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) hsbpf
+
+-include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The seam between bpf/ and user/: map keys, values and tunables shared by both sides.
+ * Fixed-width types and explicit padding only: hash keys are compared as bytes. */
+#ifndef HSBPF_H
+#define HSBPF_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>	/* user space; BPF gets the types from vmlinux.h */
+#endif
+
+#define HSBPF_MAX_CPUS		512
+#define HSBPF_DEFAULT_ENTRIES	(1u << 18)
+
+/* sample_key.flags */
+#define HSBPF_KEY_KERNEL	(1u << 0)	/* ip is a kernel address */
+
+/* One aggregation slot: a process image (pid plus the time of its last exec seen while
+ * recording, 0 if none), an instruction pointer and the cgroup the task ran in. */
+struct sample_key {
+	__u32 pid;		/* tgid, as the host sees it */
+	__u32 flags;		/* HSBPF_KEY_* */
+	__u64 ip;
+	__u64 cgroup_id;	/* cgroup v2 id of the task, 0 without cgroup v2 */
+	__u64 exec_ns;		/* CLOCK_MONOTONIC of the image's exec, 0: image older than the recording */
+};
+
+struct sample_value {
+	__u64 count;		/* samples */
+	__u64 weight;		/* sum of the periods that ended in these samples (ns or events) */
+};
+
+/* stats[] slots, per CPU */
+enum hsbpf_stat {
+	HSBPF_STAT_SAMPLES = 0,		/* samples seen by the handler */
+	HSBPF_STAT_FILTERED,		/* not in the target (pid filter) */
+	HSBPF_STAT_DROPPED_FULL,	/* in the target, but the sample map was full */
+	HSBPF_STAT_DROPPED_RACE,	/* insert raced and the retry failed */
+	HSBPF_STAT_REARM_LOST,		/* random periods: re-arm token lost (ring buffer full) */
+	HSBPF_STAT_EXEC_FULL,		/* exec map full: that image falls back to exec_ns 0 */
+	HSBPF_STAT_PIDS_FULL,		/* pid filter full: a forked child of the target is not followed */
+	HSBPF_STAT_NR,
+};
+
+/* pids[] values: the command target is armed before its exec and counted after it */
+#define HSBPF_PID_ARMED		1
+#define HSBPF_PID_ACTIVE	2
+
+/* Ring buffer token for randomized periods: the handler asks user space to re-arm this
+ * CPU's event with a fresh period, at most once per sample. */
+struct rearm_token {
+	__u32 cpu;
+	__u32 pad;
+	__u64 time_ns;		/* CLOCK_MONOTONIC at the sample */
+	__u64 counter;		/* event count at the sample */
+	__u64 interval;		/* event count since the previous sample on this CPU, 0 if first */
+};
+
+/* Per-CPU handler state for randomized periods */
+struct cpu_state {
+	__u64 last_counter;
+	__u64 seen;
+};
+
+#endif /* HSBPF_H */

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* IP sampling: one handler per perf event overflow counts (process image, IP, cgroup) in a
+ * hash map; tracepoints follow the target's forks and execs. Nothing is copied per sample. */
+#include "vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "hsbpf.h"
+
+/* Tunables, set by user space before load */
+const volatile bool filter_pids = false;	/* count only tgids ACTIVE in pids[] */
+const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);	/* resized by user space before load */
+	__type(key, struct sample_key);
+	__type(value, struct sample_value);
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u8);
+} pids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, __u64);
+} execs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HSBPF_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct cpu_state);
+} cpu_states SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 256 * 1024);
+} rearm SEC(".maps");
+
+static __always_inline void stat_inc(__u32 slot)
+{
+	__u64 *v = bpf_map_lookup_elem(&stats, &slot);
+
+	if (v)
+		*v += 1;	/* per-CPU slot: no atomic needed */
+}
+
+/* The event count since this CPU's last sample is the exact interval that ended here, even
+ * when user space changed the period in between; the token asks for a fresh period. */
+static __always_inline __u64 measure_and_rearm(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_perf_event_value val;
+	struct rearm_token *tok;
+	struct cpu_state *st;
+	__u32 zero = 0;
+	__u64 interval;
+
+	st = bpf_map_lookup_elem(&cpu_states, &zero);
+	if (!st || bpf_perf_prog_read_value(ctx, &val, sizeof(val)))
+		return ctx->sample_period;
+	interval = val.counter - st->last_counter;
+	st->last_counter = val.counter;
+	st->seen++;
+
+	tok = bpf_ringbuf_reserve(&rearm, sizeof(*tok), 0);
+	if (!tok) {
+		stat_inc(HSBPF_STAT_REARM_LOST);
+		return interval;
+	}
+	tok->cpu = bpf_get_smp_processor_id();
+	tok->pad = 0;
+	tok->time_ns = bpf_ktime_get_ns();
+	tok->counter = val.counter;
+	tok->interval = interval;
+	bpf_ringbuf_submit(tok, 0);
+	return interval;
+}
+
+SEC("perf_event")
+int hsbpf_sample(struct bpf_perf_event_data *ctx)
+{
+	struct sample_value one, *val;
+	struct sample_key key = {};
+	__u64 weight, *exec_ns;
+	__u32 tgid;
+	__u8 *state;
+
+	stat_inc(HSBPF_STAT_SAMPLES);
+	/* measured before filtering: intervals are per CPU, whoever ran */
+	weight = random_periods ? measure_and_rearm(ctx) : ctx->sample_period;
+
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	if (filter_pids) {
+		state = bpf_map_lookup_elem(&pids, &tgid);
+		if (!state || *state != HSBPF_PID_ACTIVE) {
+			stat_inc(HSBPF_STAT_FILTERED);
+			return 0;
+		}
+	}
+
+	key.pid = tgid;
+	key.ip = PT_REGS_IP(&ctx->regs);
+	/* x86-64: the kernel owns the upper canonical half */
+	if ((__s64)key.ip < 0)
+		key.flags |= HSBPF_KEY_KERNEL;
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	exec_ns = bpf_map_lookup_elem(&execs, &tgid);
+	if (exec_ns)
+		key.exec_ns = *exec_ns;
+
+	val = bpf_map_lookup_elem(&samples, &key);
+	if (val) {
+		__sync_fetch_and_add(&val->count, 1);
+		__sync_fetch_and_add(&val->weight, weight);
+		return 0;
+	}
+	one.count = 1;
+	one.weight = weight;
+	if (!bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST))
+		return 0;
+	/* another CPU inserted the key first, or the map is full */
+	val = bpf_map_lookup_elem(&samples, &key);
+	if (val) {
+		__sync_fetch_and_add(&val->count, 1);
+		__sync_fetch_and_add(&val->weight, weight);
+		return 0;
+	}
+	stat_inc(HSBPF_STAT_DROPPED_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
+{
+	__u32 ptgid, ctgid;
+	__u8 *state, st;
+
+	if (!filter_pids)
+		return 0;
+	ptgid = BPF_CORE_READ(parent, tgid);
+	ctgid = BPF_CORE_READ(child, tgid);
+	if (ptgid == ctgid)	/* a new thread: already covered by its tgid */
+		return 0;
+	state = bpf_map_lookup_elem(&pids, &ptgid);
+	if (!state)
+		return 0;
+	st = *state;
+	if (bpf_map_update_elem(&pids, &ctgid, &st, BPF_ANY))
+		stat_inc(HSBPF_STAT_PIDS_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(hsbpf_exec, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u64 now = bpf_ktime_get_ns();
+	__u8 *state;
+
+	if (filter_pids) {
+		state = bpf_map_lookup_elem(&pids, &tgid);
+		if (!state)
+			return 0;
+		if (*state == HSBPF_PID_ARMED)
+			*state = HSBPF_PID_ACTIVE;
+	}
+	if (bpf_map_update_elem(&execs, &tgid, &now, BPF_ANY))
+		stat_inc(HSBPF_STAT_EXEC_FULL);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_exit")
+int BPF_PROG(hsbpf_exit, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	/* only when the last thread is gone: a reused pid must inherit neither the image nor
+	 * the target's filter entry */
+	if (BPF_CORE_READ(p, signal, live.counter) != 0)
+		return 0;
+	bpf_map_delete_elem(&execs, &tgid);
+	if (filter_pids)
+		bpf_map_delete_elem(&pids, &tgid);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf report: read a profile, group its samples, print them. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "hist.h"
+#include "profile.h"
+#include "symbolizer.h"
+
+static const char usage_text[] =
+	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv] [--limit N]\n"
+	"\n"
+	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
+	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup\n"
+	"      --format FMT     text (default, 100 columns), json, csv\n"
+	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
+	"  -v, --verbose        more messages\n";
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *input = "hsbpf.data", *sort = "sym";
+	enum hist_format fmt = HIST_TEXT;
+	enum sort_key keys[HIST_MAX_KEYS];
+	struct symbolizer *sy = NULL;
+	struct profile *p = NULL;
+	struct hist *h = NULL;
+	bool limit_set = false;
+	u64 limit = 0;
+	int c, nr_keys, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:s:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 's':
+			sort = optarg;
+			break;
+		case 'f':
+			if (hist__parse_format(optarg, &fmt))
+				return 2;
+			break;
+		case 'l':
+			if (parse_u64(optarg, &limit))
+				return error("invalid --limit '%s'", optarg), 2;
+			limit_set = true;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		error("unexpected argument '%s'", argv[optind]);
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (hist__parse_sort(sort, keys, &nr_keys))
+		return 2;
+	if (!limit_set)
+		limit = fmt == HIST_TEXT ? 50 : 0;
+
+	err = profile__read(input, &p);
+	if (err)
+		goto cleanup;
+	sy = symbolizer__new(p);
+	h = hist__new(keys, nr_keys);
+	if (!sy || !h) {
+		err = -ENOMEM;
+		error("cannot report: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	err = hist__add_profile(h, p, sy);
+	if (err)
+		goto cleanup;
+	hist__sort(h);
+	hist__print(h, p, fmt, limit, stdout);
+	if (fflush(stdout)) {
+		err = -EIO;
+		error("cannot write the report: %s", strerror(errno));
+	}
+cleanup:
+	hist__free(h);
+	symbolizer__free(sy);
+	profile__free(p);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The subcommands: one file each, each only orchestrates library modules. */
+#ifndef HSBPF_CMDS_H
+#define HSBPF_CMDS_H
+
+#define HSBPF_VERSION "0.1.0"
+
+/* each returns the process exit status: 0 ok, 1 error, 2 usage */
+int cmd_record(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+int cmd_selftest(int argc, char **argv);
+
+#endif /* HSBPF_CMDS_H */

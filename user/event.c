@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Event parsing: software clocks, generic hardware events, raw events, precise levels and
+ * the u/k modifiers; and the one place that turns open failures into plain words. */
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include "event.h"
+
+static const struct {
+	const char *name;
+	u32 type;
+	u64 config;
+	bool clock;
+} known[] = {
+	{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, true },
+	{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, true },
+	{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
+	{ "cpu-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, false },
+	{ "instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, false },
+	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
+	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
+	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false },
+};
+
+int event__parse(const char *name, struct event_spec *ev)
+{
+	char base[64];
+	const char *colon;
+	size_t len;
+
+	memset(ev, 0, sizeof(*ev));
+	if (!name || !*name || strlen(name) >= sizeof(ev->name))
+		return error("invalid event name '%s'", name ? name : "");
+	snprintf(ev->name, sizeof(ev->name), "%s", name);
+	colon = strchr(name, ':');
+	len = colon ? (size_t)(colon - name) : strlen(name);
+	memcpy(base, name, len);
+	base[len] = 0;
+
+	if (base[0] == 'r' && base[1]) {
+		u64 cfg;
+		char hex[80];
+
+		snprintf(hex, sizeof(hex), "0x%s", base + 1);
+		if (parse_u64(hex, &cfg))
+			goto unknown;
+		ev->type = PERF_TYPE_RAW;
+		ev->config = cfg;
+	} else {
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(known); i++)
+			if (!strcmp(base, known[i].name))
+				break;
+		if (i == ARRAY_SIZE(known))
+			goto unknown;
+		ev->type = known[i].type;
+		ev->config = known[i].config;
+		ev->is_clock = known[i].clock;
+	}
+	for (const char *m = colon ? colon + 1 : ""; *m; m++) {
+		switch (*m) {
+		case 'p':
+			ev->precise++;
+			break;
+		case 'u':
+			ev->exclude_kernel = true;
+			break;
+		case 'k':
+			ev->exclude_user = true;
+			break;
+		default:
+			return error("invalid modifier '%c' in event '%s' (known: p, pp, ppp, u, k)", *m, name);
+		}
+	}
+	if (ev->precise > 3)
+		return error("invalid event '%s': at most three p", name);
+	if (ev->precise && ev->type == PERF_TYPE_SOFTWARE)
+		return error("invalid event '%s': software events have no precise mode", name);
+	if (ev->exclude_user && ev->exclude_kernel)
+		return error("invalid event '%s': u and k together exclude everything", name);
+	return 0;
+unknown:
+	error("unknown event '%s' (known: cpu-clock, task-clock, cycles, instructions, branches, "
+	      "branch-misses, rNNNN; modifiers :p :pp :ppp :u :k)", name);
+	return -EINVAL;
+}
+
+void event__attr(const struct event_spec *ev, u64 period, u64 freq, struct perf_event_attr *attr)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = ev->type;
+	attr->config = ev->config;
+	attr->precise_ip = ev->precise;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->disabled = 1;
+	if (freq) {
+		attr->freq = 1;
+		attr->sample_freq = freq;
+	} else {
+		attr->sample_period = period;
+	}
+	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+}
+
+bool event__have_pmu(void)
+{
+	struct dirent *de;
+	bool found = false;
+	DIR *d = opendir("/sys/bus/event_source/devices");
+
+	if (!d)
+		return false;
+	while (!found && (de = readdir(d)))
+		found = !strcmp(de->d_name, "cpu") || !strncmp(de->d_name, "cpu_", 4) ||
+			!strncmp(de->d_name, "armv", 4);
+	closedir(d);
+	return found;
+}
+
+int event__explain_open_error(const struct event_spec *ev, int err)
+{
+	bool hw = ev->type == PERF_TYPE_HARDWARE || ev->type == PERF_TYPE_RAW;
+
+	if (err == -EACCES || err == -EPERM)
+		error("cannot open event '%s': %s (need root or CAP_PERFMON and CAP_BPF)",
+		      ev->name, strerror(-err));
+	else if (hw && !event__have_pmu())
+		error("cannot open event '%s': no hardware PMU on this machine: only software "
+		      "events such as cpu-clock are available", ev->name);
+	else if (ev->precise && (err == -EOPNOTSUPP || err == -EINVAL))
+		error("cannot open event '%s': this PMU has no precise sampling at level %u",
+		      ev->name, ev->precise);
+	else if (err == -ENOENT || err == -EOPNOTSUPP || err == -ENODEV)
+		error("cannot open event '%s': not supported by this machine's PMU (%s)",
+		      ev->name, strerror(-err));
+	else
+		error("cannot open event '%s': %s", ev->name, strerror(-err));
+	return err;
+}

@@ -1,0 +1,281 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Histogram rows keyed by the chosen sort keys; a row's identity is the tuple of its key
+ * fields, hashed; and the statistics behind each row's confidence interval. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "hist.h"
+
+static const char *const key_names[SORT_NR] = {
+	[SORT_SYM] = "sym", [SORT_IP] = "ip", [SORT_DSO] = "dso", [SORT_LINE] = "line",
+	[SORT_PID] = "pid", [SORT_COMM] = "comm", [SORT_CGROUP] = "cgroup",
+};
+
+const char *hist__key_name(enum sort_key k)
+{
+	return k < SORT_NR ? key_names[k] : "?";
+}
+
+int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
+{
+	char buf[128], *tok, *save = NULL;
+
+	*nr_keys = 0;
+	if (!spec || !*spec || strlen(spec) >= sizeof(buf))
+		return error("invalid --sort '%s'", spec ? spec : ""), -EINVAL;
+	strcpy(buf, spec);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		int k;
+
+		for (k = 0; k < SORT_NR; k++)
+			if (!strcmp(tok, key_names[k]))
+				break;
+		if (k == SORT_NR)
+			return error("unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup)",
+				     tok), -EINVAL;
+		if (*nr_keys == HIST_MAX_KEYS)
+			return error("at most %d sort keys", HIST_MAX_KEYS), -EINVAL;
+		keys[(*nr_keys)++] = k;
+	}
+	if (!*nr_keys)
+		return error("invalid --sort '%s'", spec), -EINVAL;
+	return 0;
+}
+
+struct hist *hist__new(const enum sort_key *keys, int nr_keys)
+{
+	struct hist *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	memcpy(h->keys, keys, nr_keys * sizeof(*keys));
+	h->nr_keys = nr_keys;
+	h->nr_slots = 1024;
+	h->index = calloc(h->nr_slots, sizeof(*h->index));
+	if (!h->index) {
+		free(h);
+		return NULL;
+	}
+	return h;
+}
+
+void hist__free(struct hist *h)
+{
+	if (!h)
+		return;
+	free(h->rows);
+	free(h->index);
+	free(h);
+}
+
+static int strcmp0(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "");
+}
+
+static u64 hash_mix(u64 h, u64 v)
+{
+	return (h ^ v) * 0x100000001b3ull;
+}
+
+static u64 hash_s(u64 h, const char *s)
+{
+	for (; s && *s; s++)
+		h = hash_mix(h, (u8)*s);
+	return hash_mix(h, 0xff);
+}
+
+/* ordering of two rows by the sort keys alone */
+static int key_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
+{
+	int c = 0;
+
+	for (int i = 0; i < h->nr_keys && !c; i++) {
+		switch (h->keys[i]) {
+		case SORT_SYM:
+			c = strcmp0(a->sym, b->sym);
+			if (!c)
+				c = strcmp0(a->dso, b->dso);
+			break;
+		case SORT_IP:
+			c = strcmp0(a->dso, b->dso);
+			if (!c)
+				c = a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+			break;
+		case SORT_DSO:
+			c = strcmp0(a->dso, b->dso);
+			break;
+		case SORT_LINE:
+			c = strcmp0(a->file, b->file);
+			if (!c)
+				c = a->line - b->line;
+			if (!c && !a->file)	/* no line info: keep symbols apart */
+				c = strcmp0(a->sym, b->sym);
+			if (!c)
+				c = strcmp0(a->dso, b->dso);
+			break;
+		case SORT_PID:
+			c = a->pid < b->pid ? -1 : a->pid > b->pid;
+			break;
+		case SORT_COMM:
+			c = strcmp0(a->comm, b->comm);
+			break;
+		case SORT_CGROUP:
+			c = a->cgroup_id < b->cgroup_id ? -1 : a->cgroup_id > b->cgroup_id;
+			break;
+		default:
+			break;
+		}
+	}
+	return c;
+}
+
+static u64 key_hash(const struct hist *h, const struct hist_row *r)
+{
+	u64 x = 0xcbf29ce484222325ull;
+
+	for (int i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case SORT_SYM:
+			x = hash_s(hash_s(x, r->sym), r->dso);
+			break;
+		case SORT_IP:
+			x = hash_mix(hash_s(x, r->dso), r->vaddr);
+			break;
+		case SORT_DSO:
+			x = hash_s(x, r->dso);
+			break;
+		case SORT_LINE:
+			x = hash_mix(hash_s(x, r->file), r->line);
+			x = hash_s(hash_s(x, r->file ? NULL : r->sym), r->dso);
+			break;
+		case SORT_PID:
+			x = hash_mix(x, r->pid);
+			break;
+		case SORT_COMM:
+			x = hash_s(x, r->comm);
+			break;
+		case SORT_CGROUP:
+			x = hash_mix(x, r->cgroup_id);
+			break;
+		default:
+			break;
+		}
+	}
+	return x;
+}
+
+static int grow_index(struct hist *h)
+{
+	size_t n = h->nr_slots * 2;
+	u32 *idx = calloc(n, sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t r = 0; r < h->nr_rows; r++) {
+		size_t i = key_hash(h, &h->rows[r]) & (n - 1);
+
+		while (idx[i])
+			i = (i + 1) & (n - 1);
+		idx[i] = r + 1;
+	}
+	free(h->index);
+	h->index = idx;
+	h->nr_slots = n;
+	return 0;
+}
+
+int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
+	      const char *cgroup)
+{
+	struct hist_row row = {
+		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
+		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
+		.comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = cgroup, .kernel = r->kernel,
+	};
+	size_t i;
+
+	if (h->nr_rows * 2 >= h->nr_slots && grow_index(h))
+		return -ENOMEM;
+	h->total += s->count;
+	h->total_weight += s->weight;
+	for (i = key_hash(h, &row) & (h->nr_slots - 1); h->index[i]; i = (i + 1) & (h->nr_slots - 1)) {
+		struct hist_row *old = &h->rows[h->index[i] - 1];
+
+		if (!key_cmp(h, old, &row)) {
+			old->count += row.count;
+			old->weight += row.weight;
+			return 0;
+		}
+	}
+	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)))
+		return -ENOMEM;
+	h->rows[h->nr_rows++] = row;
+	h->index[i] = h->nr_rows;
+	return 0;
+}
+
+static const char *cgroup_path(const struct profile *p, u64 id)
+{
+	for (size_t i = 0; i < p->nr_cgroups; i++)
+		if (p->cgroups[i].id == id)
+			return profile__str(p, p->cgroups[i].path);
+	return NULL;
+}
+
+int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)
+{
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *s = &p->samples[i];
+		struct sym_result r;
+
+		symbolizer__resolve(sy, s, &r);
+		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
+			return error("cannot build histogram: %s", strerror(ENOMEM)), -ENOMEM;
+	}
+	return 0;
+}
+
+static const struct hist *sort_ctx;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct hist_row *x = a, *y = b;
+	int c = cmp_u64_desc(x->count, y->count);
+
+	return c ? c : key_cmp(sort_ctx, x, y);
+}
+
+void hist__sort(struct hist *h)
+{
+	sort_ctx = h;
+	qsort(h->rows, h->nr_rows, sizeof(*h->rows), row_cmp);
+	sort_ctx = NULL;
+	/* the index points at old positions: rebuild it for later adds */
+	memset(h->index, 0, h->nr_slots * sizeof(*h->index));
+	for (size_t r = 0; r < h->nr_rows; r++) {
+		size_t i = key_hash(h, &h->rows[r]) & (h->nr_slots - 1);
+
+		while (h->index[i])
+			i = (i + 1) & (h->nr_slots - 1);
+		h->index[i] = r + 1;
+	}
+}
+
+double hist__ci95(u64 count, u64 total)
+{
+	const double z = 1.959963984540054;
+	double n = total, p, denom, half;
+
+	if (!total)
+		return 0;
+	p = (double)count / n;
+	denom = 1 + z * z / n;
+	half = z * sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / denom;
+	return half;
+}
+
+bool hist__low_confidence(u64 count, u64 total)
+{
+	return total && hist__ci95(count, total) * 2 >= (double)count / total;
+}

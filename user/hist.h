@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The histogram report and top share: samples grouped by sort keys, with each row's share
+ * and its 95% confidence half-width. */
+#ifndef HSBPF_HIST_H
+#define HSBPF_HIST_H
+
+#include <stdio.h>
+#include "profile.h"
+#include "symbolizer.h"
+
+enum sort_key {
+	SORT_SYM,
+	SORT_IP,
+	SORT_DSO,
+	SORT_LINE,
+	SORT_PID,
+	SORT_COMM,
+	SORT_CGROUP,
+	SORT_NR,
+};
+
+#define HIST_MAX_KEYS 4
+
+struct hist_row {
+	u64 count;
+	u64 weight;
+	const char *sym;
+	u64 sym_off;
+	const char *dso;
+	u64 vaddr;
+	const char *file;
+	int line;
+	u32 pid;
+	const char *comm;
+	u64 cgroup_id;
+	const char *cgroup;
+	bool kernel;
+};
+
+struct hist {
+	enum sort_key keys[HIST_MAX_KEYS];
+	int nr_keys;
+	struct hist_row *rows;
+	size_t nr_rows, cap_rows;
+	u64 total;		/* samples in all rows */
+	u64 total_weight;
+	u32 *index;		/* open addressing: row + 1 */
+	size_t nr_slots;
+};
+
+/* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */
+int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys);
+const char *hist__key_name(enum sort_key k);
+
+struct hist *hist__new(const enum sort_key *keys, int nr_keys);
+void hist__free(struct hist *h);
+/* cgroup: the sample's cgroup path or NULL */
+int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
+	      const char *cgroup);
+/* resolve and add every sample of p */
+int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
+/* most samples first; ties in key order, so output is stable */
+void hist__sort(struct hist *h);
+
+/* Wilson score interval for count of total at 95%: the half-width, as a fraction */
+double hist__ci95(u64 count, u64 total);
+/* a row too small to rank: its share is uncertain by half of itself or more */
+bool hist__low_confidence(u64 count, u64 total);
+
+enum hist_format { HIST_TEXT, HIST_JSON, HIST_CSV };
+int hist__parse_format(const char *s, enum hist_format *fmt);
+/* limit 0: all rows */
+void hist__print(const struct hist *h, const struct profile *p, enum hist_format fmt,
+		 size_t limit, FILE *out);
+
+#endif /* HSBPF_HIST_H */

@@ -1,0 +1,319 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Printing a histogram: a text table that fits 100 columns, JSON, and CSV. */
+#include <inttypes.h>
+#include <string.h>
+#include "hist.h"
+#include "json_writer.h"
+
+#define TEXT_WIDTH 100
+
+int hist__parse_format(const char *s, enum hist_format *fmt)
+{
+	if (!strcmp(s, "text"))
+		*fmt = HIST_TEXT;
+	else if (!strcmp(s, "json"))
+		*fmt = HIST_JSON;
+	else if (!strcmp(s, "csv"))
+		*fmt = HIST_CSV;
+	else
+		return error("unknown format '%s' (known: text, json, csv)", s), -EINVAL;
+	return 0;
+}
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+struct cell {
+	const char *title;
+	char text[256];
+	int width;		/* 0: takes what is left */
+};
+
+static int row_cells(const struct hist *h, const struct hist_row *r, struct cell *c)
+{
+	int n = 0;
+
+	for (int k = 0; k < h->nr_keys; k++) {
+		switch (h->keys[k]) {
+		case SORT_SYM:
+			c[n] = (struct cell){ .title = "Symbol", .width = 44 };
+			snprintf(c[n++].text, 256, "%s%s", r->kernel ? "[k] " : "", r->sym);
+			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
+			break;
+		case SORT_IP:
+			c[n] = (struct cell){ .title = "Address", .width = 18 };
+			snprintf(c[n++].text, 256, "%#" PRIx64, r->vaddr);
+			c[n] = (struct cell){ .title = "Symbol+offset", .width = 34 };
+			snprintf(c[n++].text, 256, "%s+%#" PRIx64, r->sym, r->sym_off);
+			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
+			break;
+		case SORT_DSO:
+			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			snprintf(c[n++].text, 256, "%s", r->dso);
+			break;
+		case SORT_LINE:
+			c[n] = (struct cell){ .title = "Source", .width = 40 };
+			if (r->file)
+				snprintf(c[n++].text, 256, "%s:%d", base_name(r->file), r->line);
+			else
+				snprintf(c[n++].text, 256, "[unknown]");
+			c[n] = (struct cell){ .title = "Symbol", .width = 0 };
+			snprintf(c[n++].text, 256, "%s", r->sym);
+			break;
+		case SORT_PID:
+			c[n] = (struct cell){ .title = "Pid", .width = 8 };
+			snprintf(c[n++].text, 256, "%u", r->pid);
+			c[n] = (struct cell){ .title = "Command", .width = 16 };
+			snprintf(c[n++].text, 256, "%s", r->comm);
+			break;
+		case SORT_COMM:
+			c[n] = (struct cell){ .title = "Command", .width = 16 };
+			snprintf(c[n++].text, 256, "%s", r->comm);
+			break;
+		case SORT_CGROUP:
+			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
+			if (r->cgroup)
+				snprintf(c[n++].text, 256, "%s", r->cgroup);
+			else
+				snprintf(c[n++].text, 256, "id %" PRIu64, r->cgroup_id);
+			break;
+		default:
+			break;
+		}
+	}
+	return n;
+}
+
+/* print cells into what is left of the line; a cut value ends in '+' */
+static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int used)
+{
+	for (int i = 0; i < n; i++) {
+		const char *s = titles ? c[i].title : c[i].text;
+		int left = TEXT_WIDTH - used - 1;
+		int w = c[i].width && i < n - 1 ? c[i].width : left;
+		int len = strlen(s);
+
+		if (w > left)
+			w = left;
+		if (w <= 0)
+			break;
+		if (len > w)
+			fprintf(out, "%.*s+", w - 1, s);
+		else if (i < n - 1)
+			fprintf(out, "%-*s", w, s);
+		else
+			fputs(s, out);
+		if (i < n - 1) {
+			fputc(' ', out);
+			used += w + 1;
+		}
+	}
+	fputc('\n', out);
+}
+
+static void print_header(const struct profile *p, const struct hist *h, FILE *out)
+{
+	const struct profile_meta *m = &p->meta;
+
+	fprintf(out, "# event %s, ", m->event);
+	if (m->freq)
+		fprintf(out, "%" PRIu64 " Hz", m->freq);
+	else
+		fprintf(out, "period %" PRIu64 " %s", m->period, m->unit);
+	fprintf(out, " (%s), %" PRIu64 " samples", m->period_mode, h->total);
+	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
+	fprintf(out, "# target %s, %.2f s on %s (%s)\n", m->target, m->duration_ns / 1e9, m->host,
+		m->kernel);
+	if (p->stats.dropped_full)
+		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
+			"full (raise --map-entries)\n", p->stats.dropped_full);
+	if (p->stats.sideband_lost)
+		fprintf(out, "# WARNING: the kernel lost %" PRIu64 " mmap/comm records: some samples "
+			"may be [unknown]\n", p->stats.sideband_lost);
+	if (p->stats.rearm_lost)
+		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
+			"kept the previous period\n", p->stats.rearm_lost);
+	if (p->stats.intervals) {
+		double mean = (double)p->stats.interval_sum / p->stats.intervals;
+
+		fprintf(out, "# intervals: mean %.0f, min %" PRIu64 ", max %" PRIu64 " %s over %" PRIu64
+			" samples\n", mean, p->stats.interval_min, p->stats.interval_max, m->unit,
+			p->stats.intervals);
+	}
+	fprintf(out, "#\n");
+}
+
+static void print_text(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
+{
+	struct cell cells[3 * HIST_MAX_KEYS];
+	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	bool any_low = false;
+	int n;
+
+	print_header(p, h, out);
+	if (!h->nr_rows) {
+		fprintf(out, "# no samples\n");
+		return;
+	}
+	n = row_cells(h, &h->rows[0], cells);
+	fprintf(out, "%9s %8s %7s  ", "Samples", "Percent", "CI95");
+	print_cells(out, cells, n, true, 29);
+	for (size_t i = 0; i < shown; i++) {
+		const struct hist_row *r = &h->rows[i];
+		bool low = hist__low_confidence(r->count, h->total);
+
+		any_low |= low;
+		n = row_cells(h, r, cells);
+		fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", r->count, 100.0 * r->count / h->total,
+			100.0 * hist__ci95(r->count, h->total), low ? '*' : ' ');
+		print_cells(out, cells, n, false, 29);
+	}
+	if (shown < h->nr_rows)
+		fprintf(out, "# ... %zu more rows (--limit 0 shows all)\n", h->nr_rows - shown);
+	if (any_low)
+		fprintf(out, "# * too few samples to rank: the 95%% interval is at least half the share\n");
+}
+
+static void print_json(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
+{
+	const struct profile_meta *m = &p->meta;
+	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	json_writer_t *w = jsonw_new(out);
+	bool sym_known = false;
+
+	if (!w)
+		return;
+	for (int k = 0; k < h->nr_keys; k++)
+		sym_known |= h->keys[k] == SORT_SYM || h->keys[k] == SORT_IP;
+	jsonw_start_object(w);
+	jsonw_string_field(w, "event", m->event);
+	jsonw_uint_field(w, "period", m->period);
+	jsonw_uint_field(w, "frequency", m->freq);
+	jsonw_string_field(w, "period_mode", m->period_mode);
+	jsonw_string_field(w, "unit", m->unit);
+	jsonw_string_field(w, "target", m->target);
+	jsonw_uint_field(w, "total_samples", h->total);
+	jsonw_uint_field(w, "total_weight", h->total_weight);
+	jsonw_uint_field(w, "dropped", p->stats.dropped_full);
+	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
+	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);
+	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
+	jsonw_name(w, "sort");
+	jsonw_start_array(w);
+	for (int k = 0; k < h->nr_keys; k++)
+		jsonw_string(w, hist__key_name(h->keys[k]));
+	jsonw_end_array(w);
+	jsonw_name(w, "rows");
+	jsonw_start_array(w);
+	for (size_t i = 0; i < shown; i++) {
+		const struct hist_row *r = &h->rows[i];
+		char ip[32];
+
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "samples", r->count);
+		jsonw_float_field(w, "percent", 100.0 * r->count / h->total);
+		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(r->count, h->total));
+		jsonw_bool_field(w, "low_confidence", hist__low_confidence(r->count, h->total));
+		jsonw_uint_field(w, "weight", r->weight);
+		for (int k = 0; k < h->nr_keys; k++) {
+			switch (h->keys[k]) {
+			case SORT_IP:
+				snprintf(ip, sizeof(ip), "%#" PRIx64, r->vaddr);
+				jsonw_string_field(w, "ip", ip);
+				jsonw_uint_field(w, "symbol_offset", r->sym_off);
+				break;
+			case SORT_LINE:
+				jsonw_string_field(w, "file", r->file);
+				jsonw_uint_field(w, "line", r->line);
+				break;
+			case SORT_PID:
+				jsonw_uint_field(w, "pid", r->pid);
+				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_COMM:
+				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_CGROUP:
+				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
+				jsonw_string_field(w, "cgroup", r->cgroup);
+				break;
+			default:
+				break;
+			}
+		}
+		/* a row that groups several symbols has none of its own */
+		jsonw_string_field(w, "symbol", sym_known ? r->sym : NULL);
+		jsonw_string_field(w, "dso", sym_known || h->keys[0] == SORT_DSO ? r->dso : NULL);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	jsonw_destroy(&w);
+}
+
+static void csv_field(FILE *out, const char *s)
+{
+	if (!s)
+		s = "";
+	if (!strpbrk(s, ",\"\n")) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+static void print_csv(const struct hist *h, size_t limit, FILE *out)
+{
+	struct cell cells[3 * HIST_MAX_KEYS];
+	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	struct hist_row empty = {};
+	int n = row_cells(h, h->nr_rows ? &h->rows[0] : &empty, cells);
+
+	fputs("samples,percent,ci95,low_confidence", out);
+	for (int i = 0; i < n; i++) {
+		fputc(',', out);
+		csv_field(out, cells[i].title);
+	}
+	fputc('\n', out);
+	for (size_t i = 0; i < shown; i++) {
+		const struct hist_row *r = &h->rows[i];
+
+		n = row_cells(h, r, cells);
+		fprintf(out, "%" PRIu64 ",%.4f,%.4f,%d", r->count, 100.0 * r->count / h->total,
+			100.0 * hist__ci95(r->count, h->total), hist__low_confidence(r->count, h->total));
+		for (int c = 0; c < n; c++) {
+			fputc(',', out);
+			/* full object paths: CSV has no width to fit */
+			csv_field(out, !strcmp(cells[c].title, "Object") ? r->dso : cells[c].text);
+		}
+		fputc('\n', out);
+	}
+}
+
+void hist__print(const struct hist *h, const struct profile *p, enum hist_format fmt,
+		 size_t limit, FILE *out)
+{
+	switch (fmt) {
+	case HIST_TEXT:
+		print_text(h, p, limit, out);
+		break;
+	case HIST_JSON:
+		print_json(h, p, limit, out);
+		break;
+	case HIST_CSV:
+		print_csv(h, limit, out);
+		break;
+	}
+}

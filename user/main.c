@@ -1,0 +1,42 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf: the command table. Everything else lives in libhsbpf. */
+#include <stdio.h>
+#include <string.h>
+#include "cmds.h"
+#include "util.h"
+
+static const struct cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const char *help;
+} cmds[] = {
+	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
+	{ "report", cmd_report, "show where the samples of a profile fell" },
+	{ "selftest", cmd_selftest, "check that every BPF program loads on this kernel" },
+};
+
+static int usage(FILE *f, int status)
+{
+	fprintf(f, "usage: hsbpf [--version] COMMAND [ARGS]\n\n");
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		fprintf(f, "  %-10s %s\n", cmds[i].name, cmds[i].help);
+	fprintf(f, "\n'hsbpf COMMAND --help' describes a command.\n");
+	return status;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr, 2);
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help"))
+		return usage(stdout, 0);
+	if (!strcmp(argv[1], "--version")) {
+		printf("hsbpf %s\n", HSBPF_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(argv[1], cmds[i].name))
+			return cmds[i].fn(argc - 1, argv + 1);
+	error("unknown command '%s'", argv[1]);
+	return usage(stderr, 2);
+}

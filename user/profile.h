@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The profile: what a recording leaves for an offline report (samples, process images,
+ * kernel symbols, counters), in memory and in its versioned file format (docs/profile-format.md). */
+#ifndef HSBPF_PROFILE_H
+#define HSBPF_PROFILE_H
+
+#include "util.h"
+
+#define PROFILE_MAGIC		"HSBPFPRF"
+#define PROFILE_VERSION_MAJOR	1
+#define PROFILE_VERSION_MINOR	0
+#define BUILD_ID_MAX		20
+
+enum profile_section_type {
+	SEC_META = 1,		/* key=value text */
+	SEC_STATS = 2,		/* key=value text */
+	SEC_SAMPLES = 3,	/* struct profile_sample[] */
+	SEC_STRINGS = 4,	/* NUL-terminated strings, referenced by offset */
+	SEC_MAPPINGS = 5,	/* struct profile_mapping[] */
+	SEC_COMMS = 6,		/* struct profile_comm[] */
+	SEC_FORKS = 7,		/* struct profile_fork[] */
+	SEC_KSYMS = 8,		/* struct profile_ksym[], sorted by addr */
+	SEC_CGROUPS = 9,	/* struct profile_cgroup[] */
+};
+
+/* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
+struct profile_sample {
+	u32 pid;
+	u32 flags;		/* HSBPF_KEY_* */
+	u64 ip;
+	u64 cgroup_id;
+	u64 exec_ns;
+	u64 count;
+	u64 weight;
+};
+
+/* An executable mapping of a process, from the kernel's MMAP2 records or /proc/PID/maps */
+struct profile_mapping {
+	u32 pid;
+	u32 path;		/* string offset */
+	u64 time_ns;		/* CLOCK_MONOTONIC; 0 for mappings that predate the recording */
+	u64 start;
+	u64 len;
+	u64 pgoff;
+	u8 build_id[BUILD_ID_MAX];
+	u8 build_id_size;
+	u8 pad[3];
+};
+
+/* A process name, and with exec set, the start of a new process image */
+struct profile_comm {
+	u32 pid;
+	u32 comm;		/* string offset */
+	u64 time_ns;
+	u32 exec;
+	u32 pad;
+};
+
+/* A new process (not thread): it starts with its parent's image */
+struct profile_fork {
+	u32 pid;
+	u32 ppid;
+	u64 time_ns;
+};
+
+struct profile_ksym {
+	u64 addr;
+	u32 name;		/* string offset: "symbol" or "symbol [module]" */
+	u32 pad;
+};
+
+struct profile_cgroup {
+	u64 id;
+	u32 path;		/* string offset, relative to the cgroup v2 mount */
+	u32 pad;
+};
+
+struct profile_meta {
+	char event[64];		/* as the user wrote it, e.g. "cpu-clock" */
+	u32 event_type;		/* perf_event_attr.type */
+	u64 event_config;
+	u32 precise;
+	u64 period;		/* the base period (ns for clocks, events otherwise) */
+	u64 freq;		/* -F as asked, 0 for -c */
+	char period_mode[16];	/* fixed, prime, random, prime-random */
+	char unit[8];		/* "ns" or "events": the unit of weights */
+	char target[256];	/* "command: ...", "pid: ...", "all", "cgroup: ..." */
+	char host[64];
+	char kernel[64];
+	u64 start_realtime_ns;
+	u64 start_mono_ns;
+	u64 duration_ns;
+	u32 nr_cpus;
+	char version[32];	/* hsbpf that wrote it */
+};
+
+struct profile_stats {
+	u64 samples;		/* handler invocations */
+	u64 filtered;		/* outside the target */
+	u64 dropped_full;	/* sample map full */
+	u64 rearm_lost;		/* random periods: re-arm requests lost */
+	u64 exec_full;
+	u64 pids_full;
+	u64 sideband_lost;	/* mmap/comm/fork records the kernel could not deliver */
+	u64 rearms;		/* random periods: re-arms done */
+	u64 intervals;		/* random periods: measured intervals ... */
+	u64 interval_sum;
+	u64 interval_min;
+	u64 interval_max;
+	double interval_sumsq;
+	u64 interval_repeats;	/* consecutive equal intervals on one CPU */
+};
+
+struct strtab {
+	char *buf;
+	size_t len, cap;
+	u32 *slots;		/* open-addressing dedup index of offsets + 1 */
+	size_t nslots, nused;
+};
+
+struct profile {
+	struct profile_meta meta;
+	struct profile_stats stats;
+	struct profile_sample *samples;
+	size_t nr_samples, cap_samples;
+	struct profile_mapping *mappings;
+	size_t nr_mappings, cap_mappings;
+	struct profile_comm *comms;
+	size_t nr_comms, cap_comms;
+	struct profile_fork *forks;
+	size_t nr_forks, cap_forks;
+	struct profile_ksym *ksyms;
+	size_t nr_ksyms, cap_ksyms;
+	struct profile_cgroup *cgroups;
+	size_t nr_cgroups, cap_cgroups;
+	struct strtab strs;
+};
+
+struct profile *profile__new(void);
+void profile__free(struct profile *p);
+
+/* string table: add returns the offset (deduplicated), or -ENOMEM */
+s64 profile__intern(struct profile *p, const char *s);
+const char *profile__str(const struct profile *p, u32 off);
+
+int profile__add_sample(struct profile *p, const struct profile_sample *s);
+int profile__add_mapping(struct profile *p, u32 pid, u64 time_ns, u64 start, u64 len,
+			 u64 pgoff, const char *path, const u8 *build_id, u8 build_id_size);
+int profile__add_comm(struct profile *p, u32 pid, u64 time_ns, const char *comm, bool exec);
+int profile__add_fork(struct profile *p, u32 pid, u32 ppid, u64 time_ns);
+int profile__add_ksym(struct profile *p, u64 addr, const char *name);
+int profile__add_cgroup(struct profile *p, u64 id, const char *path);
+
+/* sorts the tables the readers search (ksyms by address, per-pid events by time) */
+void profile__finish(struct profile *p);
+
+u64 profile__total_samples(const struct profile *p);
+u64 profile__total_weight(const struct profile *p);
+
+/* atomic write: temporary file in the same folder, mode 0600, then rename */
+int profile__write(struct profile *p, const char *path);
+/* validates everything; reports what is wrong once and returns -EINVAL, -ENOENT, ... */
+int profile__read(const char *path, struct profile **out);
+/* the same, on a buffer (the fuzz target and the corruption tests use it) */
+int profile__parse(const void *buf, size_t size, const char *name, struct profile **out);
+
+#endif /* HSBPF_PROFILE_H */

@@ -1,0 +1,449 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* BPF side of a recording: skeleton open/configure/load, per-CPU perf events, the re-arm
+ * thread for randomized periods, and the map drain. Nothing else touches map fds. */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "hsbpf.h"
+#include "profile.skel.h"
+#include "empty.skel.h"
+#include "sampler.h"
+
+_Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
+_Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
+_Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
+
+struct sampler {
+	struct sampler_opts opts;
+	struct profile_bpf *skel;
+	struct empty_bpf *empty;
+	struct bpf_program *prog;
+	int *fds;			/* per CPU, indexed like opts.cpus */
+	struct bpf_link **links;
+	int nr_events;
+	int *cpu_index;			/* CPU number -> index in fds, -1 if not sampled */
+	int max_cpu;
+	/* randomized periods */
+	struct ring_buffer *rb;
+	pthread_t thread;
+	bool thread_running;
+	volatile bool stop;
+	u64 rng;
+	u64 *last_interval;		/* per event index */
+	struct profile_stats rs;	/* re-arm statistics, owned by the thread until joined */
+	int rearm_err;
+};
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbose < 2)
+		return 0;
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			    unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static int load_error(const char *what, int err)
+{
+	error("cannot load BPF program %s: %s%s", what, strerror(-err),
+	      err == -EPERM || err == -EACCES ? " (need root or CAP_BPF and CAP_PERFMON)" : "");
+	return err;
+}
+
+static struct sampler *sampler_alloc(const struct sampler_opts *opts)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+	int max = 0;
+
+	if (!s)
+		return NULL;
+	s->opts = *opts;
+	s->rng = opts->seed ? opts->seed : now_ns(CLOCK_MONOTONIC);
+	for (int i = 0; i < opts->nr_cpus; i++)
+		if (opts->cpus[i] > max)
+			max = opts->cpus[i];
+	s->max_cpu = max;
+	s->fds = calloc(opts->nr_cpus, sizeof(*s->fds));
+	s->links = calloc(opts->nr_cpus, sizeof(*s->links));
+	s->cpu_index = calloc(max + 1, sizeof(*s->cpu_index));
+	s->last_interval = calloc(opts->nr_cpus, sizeof(*s->last_interval));
+	if (!s->fds || !s->links || !s->cpu_index || !s->last_interval) {
+		sampler__destroy(s);
+		return NULL;
+	}
+	for (int i = 0; i <= max; i++)
+		s->cpu_index[i] = -1;
+	for (int i = 0; i < opts->nr_cpus; i++) {
+		s->fds[i] = -1;
+		s->cpu_index[opts->cpus[i]] = i;
+	}
+	s->rs.interval_min = UINT64_MAX;
+	return s;
+}
+
+struct sampler *sampler__open(const struct sampler_opts *opts)
+{
+	struct sampler *s;
+	int err;
+
+	quiet_libbpf();
+	s = sampler_alloc(opts);
+	if (!s) {
+		errno = ENOMEM;
+		error("cannot set up sampler: %s", strerror(ENOMEM));
+		return NULL;
+	}
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		load_error("profile", err);
+		goto fail;
+	}
+	s->skel->rodata->filter_pids = opts->filter_pids;
+	s->skel->rodata->random_periods = period__is_random(opts->mode);
+	if (opts->max_entries) {
+		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
+		if (err) {
+			load_error("profile (map size)", err);
+			goto fail;
+		}
+	}
+	if (!opts->filter_pids) {
+		/* nothing to follow: keep the tracepoints out of every fork and exec */
+		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
+	}
+	err = profile_bpf__load(s->skel);
+	if (err) {
+		load_error("profile", err);
+		goto fail;
+	}
+	/* exec and exit keep process images apart; they run whatever the target */
+	err = profile_bpf__attach(s->skel);
+	if (err) {
+		error("cannot attach exec/exit tracepoints: %s", strerror(-err));
+		goto fail;
+	}
+	s->prog = s->skel->progs.hsbpf_sample;
+	return s;
+fail:
+	sampler__destroy(s);
+	errno = -err;
+	return NULL;
+}
+
+struct sampler *sampler__open_empty(const struct sampler_opts *opts)
+{
+	struct sampler *s;
+	int err;
+
+	quiet_libbpf();
+	s = sampler_alloc(opts);
+	if (!s) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	s->empty = empty_bpf__open_and_load();
+	if (!s->empty) {
+		err = -errno;
+		load_error("empty", err);
+		sampler__destroy(s);
+		errno = -err;
+		return NULL;
+	}
+	s->prog = s->empty->progs.hsbpf_empty;
+	return s;
+}
+
+static int rearm_one(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct rearm_token *t = data;
+	struct profile_stats *rs = &s->rs;
+	u64 next, elapsed;
+	int idx;
+
+	if (size < sizeof(*t) || t->cpu > (u32)s->max_cpu || (idx = s->cpu_index[t->cpu]) < 0)
+		return 0;
+	next = period__draw(s->opts.mode, s->opts.period, &s->rng);
+	/* the ioctl restarts the period from now: take off what has already elapsed since
+	 * the sample, so the interval is the drawn one (clock events count nanoseconds) */
+	if (s->opts.ev.is_clock) {
+		elapsed = now_ns(CLOCK_MONOTONIC) - t->time_ns;
+		if (elapsed < next / 2)
+			next -= elapsed;
+	}
+	if (ioctl(s->fds[idx], PERF_EVENT_IOC_PERIOD, &next) && !s->rearm_err)
+		s->rearm_err = -errno;
+	else
+		rs->rearms++;
+	if (t->interval && t->counter != t->interval) {	/* not the first on this CPU */
+		rs->intervals++;
+		rs->interval_sum += t->interval;
+		rs->interval_sumsq += (double)t->interval * t->interval;
+		if (t->interval < rs->interval_min)
+			rs->interval_min = t->interval;
+		if (t->interval > rs->interval_max)
+			rs->interval_max = t->interval;
+		if (t->interval == s->last_interval[idx])
+			rs->interval_repeats++;
+	}
+	s->last_interval[idx] = t->interval;
+	return 0;
+}
+
+static void *rearm_thread(void *arg)
+{
+	struct sampler *s = arg;
+
+	while (!s->stop) {
+		int n = ring_buffer__poll(s->rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			s->rearm_err = n;
+			break;
+		}
+	}
+	return NULL;
+}
+
+int sampler__attach(struct sampler *s)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_event_attr attr;
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+	u64 period = o->freq ? 0 : period__initial(o->mode, o->period);
+	int err;
+
+	event__attr(&o->ev, period, o->freq, &attr);
+	if (o->cgroup_fd >= 0)
+		flags |= PERF_FLAG_PID_CGROUP;
+	for (int i = 0; i < o->nr_cpus; i++) {
+		int fd = perf_event_open(&attr, o->cgroup_fd >= 0 ? o->cgroup_fd : -1, o->cpus[i], -1, flags);
+
+		if (fd < 0) {
+			err = -errno;
+			if (err == -EINVAL && o->freq)
+				error("cannot open event '%s' at %llu Hz: invalid frequency (see "
+				      "/proc/sys/kernel/perf_event_max_sample_rate)", o->ev.name,
+				      (unsigned long long)o->freq);
+			else
+				event__explain_open_error(&o->ev, err);
+			return err;
+		}
+		s->fds[i] = fd;
+		s->nr_events++;
+	}
+	if (s->skel && period__is_random(o->mode)) {
+		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rearm), rearm_one, s, NULL);
+		if (!s->rb) {
+			err = -errno;
+			return error("cannot open the re-arm ring buffer: %s", strerror(-err)), err;
+		}
+		err = pthread_create(&s->thread, NULL, rearm_thread, s);
+		if (err)
+			return error("cannot start the re-arm thread: %s", strerror(err)), -err;
+		s->thread_running = true;
+	}
+	/* libbpf enables each event once its program is attached */
+	for (int i = 0; i < s->nr_events; i++) {
+		s->links[i] = bpf_program__attach_perf_event(s->prog, s->fds[i]);
+		if (!s->links[i]) {
+			err = -errno;
+			s->links[i] = NULL;
+			return error("cannot attach BPF program to event '%s' on CPU %d: %s",
+				     o->ev.name, o->cpus[i], strerror(-err)), err;
+		}
+	}
+	return 0;
+}
+
+int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
+{
+	u8 state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE;
+
+	if (bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &state, sizeof(state), BPF_ANY))
+		return error("cannot add pid %u to the filter: %s", pid, strerror(errno)), -errno;
+	return 0;
+}
+
+void sampler__stop(struct sampler *s)
+{
+	for (int i = 0; i < s->nr_events; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	if (s->thread_running) {
+		s->stop = true;
+		pthread_join(s->thread, NULL);
+		s->thread_running = false;
+		/* tokens still queued were for intervals that have ended: count them too */
+		ring_buffer__consume(s->rb);
+	}
+}
+
+static int collect_stats(struct sampler *s, struct profile *p)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *vals, sum[HSBPF_STAT_NR] = {};
+	int err = 0;
+
+	if (ncpu <= 0)
+		return error("cannot count CPUs: %s", strerror(-ncpu)), ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (u32 k = 0; k < HSBPF_STAT_NR; k++) {
+		err = bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k), vals,
+					   ncpu * sizeof(*vals), 0);
+		if (err) {
+			error("cannot read counters: %s", strerror(-err));
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			sum[k] += vals[c];
+	}
+	free(vals);
+	p->stats.samples += sum[HSBPF_STAT_SAMPLES];
+	p->stats.filtered += sum[HSBPF_STAT_FILTERED];
+	p->stats.dropped_full += sum[HSBPF_STAT_DROPPED_FULL] + sum[HSBPF_STAT_DROPPED_RACE];
+	p->stats.rearm_lost += sum[HSBPF_STAT_REARM_LOST];
+	p->stats.exec_full += sum[HSBPF_STAT_EXEC_FULL];
+	p->stats.pids_full += sum[HSBPF_STAT_PIDS_FULL];
+	if (s->rs.intervals) {
+		p->stats.rearms += s->rs.rearms;
+		p->stats.intervals += s->rs.intervals;
+		p->stats.interval_sum += s->rs.interval_sum;
+		p->stats.interval_sumsq += s->rs.interval_sumsq;
+		p->stats.interval_min = s->rs.interval_min;
+		p->stats.interval_max = s->rs.interval_max;
+		p->stats.interval_repeats += s->rs.interval_repeats;
+	}
+	if (s->rearm_err)
+		warning("re-arming a randomized period failed: %s", strerror(-s->rearm_err));
+	return err;
+}
+
+int sampler__collect(struct sampler *s, struct profile *p)
+{
+	const u32 batch = 4096;
+	int fd = bpf_map__fd(s->skel->maps.samples);
+	struct sample_key *keys = calloc(batch, sizeof(*keys));
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	struct sample_key in, out;
+	bool first = true;
+	int err = 0;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		error("cannot read samples: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			struct profile_sample ps = {
+				.pid = keys[i].pid, .flags = keys[i].flags, .ip = keys[i].ip,
+				.cgroup_id = keys[i].cgroup_id, .exec_ns = keys[i].exec_ns,
+				.count = vals[i].count, .weight = vals[i].weight,
+			};
+
+			if (profile__add_sample(p, &ps)) {
+				err = -ENOMEM;
+				error("cannot store samples: %s", strerror(ENOMEM));
+				goto cleanup;
+			}
+		}
+		if (err)	/* ENOENT: that was the last batch */
+			break;
+		in = out;
+		first = false;
+	}
+	err = collect_stats(s, p);
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+void sampler__destroy(struct sampler *s)
+{
+	if (!s)
+		return;
+	if (s->thread_running) {
+		s->stop = true;
+		pthread_join(s->thread, NULL);
+	}
+	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
+		bpf_link__destroy(s->links[i]);
+	for (int i = 0; s->fds && i < s->nr_events; i++)
+		close(s->fds[i]);
+	ring_buffer__free(s->rb);
+	profile_bpf__destroy(s->skel);
+	empty_bpf__destroy(s->empty);
+	free(s->fds);
+	free(s->links);
+	free(s->cpu_index);
+	free(s->last_interval);
+	free(s);
+}
+
+int sampler__verify_all(void)
+{
+	int failed = 0;
+
+	quiet_libbpf();
+	for (int filter = 0; filter <= 1; filter++) {
+		for (int random = 0; random <= 1; random++) {
+			struct profile_bpf *skel = profile_bpf__open();
+			int err;
+
+			if (!skel) {
+				failed++;
+				continue;
+			}
+			skel->rodata->filter_pids = filter;
+			skel->rodata->random_periods = random;
+			err = profile_bpf__load(skel);
+			if (err) {
+				error("verifier rejected profile.bpf.c (filter_pids=%d random=%d): %s",
+				      filter, random, strerror(-err));
+				failed++;
+			}
+			profile_bpf__destroy(skel);
+		}
+	}
+	{
+		struct empty_bpf *e = empty_bpf__open_and_load();
+
+		if (!e) {
+			error("verifier rejected empty.bpf.c: %s", strerror(errno));
+			failed++;
+		}
+		empty_bpf__destroy(e);
+	}
+	return failed ? -EINVAL : 0;
+}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The kernel side of a recording: loads the BPF programs, opens one sampling event per CPU,
+ * re-arms randomized periods, and drains the maps into a profile. The only module that
+ * includes a skeleton or touches a map fd. */
+#ifndef HSBPF_SAMPLER_H
+#define HSBPF_SAMPLER_H
+
+#include "event.h"
+#include "period.h"
+#include "profile.h"
+
+struct sampler_opts {
+	struct event_spec ev;
+	u64 period;		/* base period; 0 with freq */
+	u64 freq;		/* -F for hardware events (clocks are turned into periods) */
+	enum period_mode mode;
+	const int *cpus;
+	int nr_cpus;
+	bool filter_pids;	/* count only pids added with sampler__add_pid */
+	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
+	u32 max_entries;	/* sample map slots; 0 for the default */
+	u64 seed;		/* random periods */
+};
+
+struct sampler;
+
+/* open, configure and load; NULL with errno set, after reporting why */
+struct sampler *sampler__open(const struct sampler_opts *opts);
+/* open the per-CPU events and attach; sampling starts here */
+int sampler__attach(struct sampler *s);
+/* ARMED pids start counting at their next exec; ACTIVE ones at once */
+int sampler__add_pid(struct sampler *s, u32 pid, bool armed);
+/* stop the events (their programs stay attached until destroy) */
+void sampler__stop(struct sampler *s);
+/* copy the sample map and the counters into p */
+int sampler__collect(struct sampler *s, struct profile *p);
+void sampler__destroy(struct sampler *s);
+
+/* load every BPF program in every configuration through the verifier; 0 if all pass */
+int sampler__verify_all(void);
+
+/* the floor for benchmarks: an empty program on the same per-CPU events */
+struct sampler *sampler__open_empty(const struct sampler_opts *opts);
+
+#endif /* HSBPF_SAMPLER_H */

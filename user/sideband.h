@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The recording's sideband: the kernel's MMAP2, COMM and FORK records (what perf record
+ * keeps so that symbols survive the process), read from per-CPU dummy events. */
+#ifndef HSBPF_SIDEBAND_H
+#define HSBPF_SIDEBAND_H
+
+#include "profile.h"
+
+struct sideband;
+
+/* per-CPU dummy events, disabled; records go into p as they are drained */
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p);
+int sideband__enable(struct sideband *sb);
+/* move every record the kernel has written so far into the profile */
+int sideband__drain(struct sideband *sb);
+/* an fd that becomes readable when records are waiting (epoll over the rings) */
+int sideband__fd(const struct sideband *sb);
+u64 sideband__lost(const struct sideband *sb);
+void sideband__close(struct sideband *sb);
+
+/* the same record decoding, for a record already copied out of a ring or a file;
+ * sample_id_all trailer with TID|TIME is assumed. 0, or -EINVAL for a malformed record */
+int sideband__record(struct profile *p, const void *rec, size_t size, u64 *lost);
+
+/* mappings and comms of processes that predate the recording, from /proc */
+int procfs__synthesize(struct profile *p, u32 pid);
+int procfs__synthesize_all(struct profile *p);
+
+/* fill in build-ids the kernel did not give, from the files themselves */
+void profile__fill_build_ids(struct profile *p);
+
+#endif /* HSBPF_SIDEBAND_H */

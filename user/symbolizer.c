@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Symbol resolution. A process image is the mappings a pid had between two execs; a forked
+ * child starts with its parent's image. Objects are opened once through libdwfl, which
+ * also finds separate debug files by build-id, and checked against the recorded build-id. */
+#include <elfutils/libdwfl.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "elf_util.h"
+#include "hsbpf.h"
+#include "symbolizer.h"
+
+#define MAX_FORK_DEPTH 32
+
+struct dso {
+	u32 path;		/* string offset in the profile */
+	Dwfl *dwfl;
+	Dwfl_Module *mod;
+	GElf_Phdr *loads;	/* PT_LOAD headers, to turn file offsets into vaddrs */
+	size_t nr_loads;
+	bool failed;
+};
+
+struct cache_entry {
+	u32 path;
+	u64 vaddr;
+	const char *sym;
+	u64 sym_off;
+	const char *file;
+	int line;
+	bool used;
+};
+
+struct symbolizer {
+	const struct profile *p;
+	struct dso *dsos;
+	size_t nr_dsos, cap_dsos;
+	unsigned missing;
+	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
+	size_t cache_slots;
+	char **names;			/* strdup'd symbol and file names the cache points to */
+	size_t nr_names, cap_names;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct symbolizer *symbolizer__new(const struct profile *p)
+{
+	struct symbolizer *sy = calloc(1, sizeof(*sy));
+
+	if (!sy)
+		return NULL;
+	sy->p = p;
+	sy->cache_slots = 1 << 14;
+	sy->cache = calloc(sy->cache_slots, sizeof(*sy->cache));
+	if (!sy->cache) {
+		free(sy);
+		return NULL;
+	}
+	return sy;
+}
+
+void symbolizer__free(struct symbolizer *sy)
+{
+	if (!sy)
+		return;
+	for (size_t i = 0; i < sy->nr_dsos; i++) {
+		if (sy->dsos[i].dwfl)
+			dwfl_end(sy->dsos[i].dwfl);
+		free(sy->dsos[i].loads);
+	}
+	for (size_t i = 0; i < sy->nr_names; i++)
+		free(sy->names[i]);
+	free(sy->names);
+	free(sy->dsos);
+	free(sy->cache);
+	free(sy);
+}
+
+unsigned symbolizer__missing(const struct symbolizer *sy)
+{
+	return sy->missing;
+}
+
+/* ---- process images ---- */
+
+/* index of the first element of pid in an array sorted by (pid, time) */
+#define LOWER_BOUND_PID(arr, nr, want)						\
+	({									\
+		size_t __lo = 0, __hi = (nr);					\
+		while (__lo < __hi) {						\
+			size_t __mid = (__lo + __hi) / 2;			\
+			if ((arr)[__mid].pid < (want))				\
+				__lo = __mid + 1;				\
+			else							\
+				__hi = __mid;					\
+		}								\
+		__lo;								\
+	})
+
+/* the start of the image pid had at time t: its last exec at or before t, 0 if none */
+static u64 image_start(const struct profile *p, u32 pid, u64 t, bool *execd)
+{
+	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+	u64 start = 0;
+
+	*execd = false;
+	for (; i < p->nr_comms && p->comms[i].pid == pid && p->comms[i].time_ns <= t; i++) {
+		if (p->comms[i].exec) {
+			start = p->comms[i].time_ns;
+			*execd = true;
+		}
+	}
+	return start;
+}
+
+/* the last moment of the image that the BPF side tagged with exec_ns */
+static u64 image_end(const struct profile *p, u32 pid, u64 exec_ns)
+{
+	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+
+	for (; i < p->nr_comms && p->comms[i].pid == pid; i++)
+		if (p->comms[i].exec && p->comms[i].time_ns > exec_ns)
+			return p->comms[i].time_ns - 1;
+	return UINT64_MAX;
+}
+
+static const struct profile_fork *find_fork(const struct profile *p, u32 pid, u64 t)
+{
+	size_t i = LOWER_BOUND_PID(p->forks, p->nr_forks, pid);
+	const struct profile_fork *f = NULL;
+
+	for (; i < p->nr_forks && p->forks[i].pid == pid && p->forks[i].time_ns <= t; i++)
+		f = &p->forks[i];
+	return f;
+}
+
+static const struct profile_mapping *lookup_at(const struct profile *p, u32 pid, u64 t,
+					       u64 ip, int depth)
+{
+	size_t lo = LOWER_BOUND_PID(p->mappings, p->nr_mappings, pid), hi = lo;
+	const struct profile_fork *f;
+	bool execd;
+	u64 start = image_start(p, pid, t, &execd);
+
+	while (hi < p->nr_mappings && p->mappings[hi].pid == pid)
+		hi++;
+	/* latest first: a later mmap over the same range replaces the earlier one */
+	for (size_t i = hi; i-- > lo;) {
+		const struct profile_mapping *m = &p->mappings[i];
+
+		if (m->time_ns > t || m->time_ns < start)
+			continue;
+		if (ip >= m->start && ip - m->start < m->len)
+			return m;
+	}
+	if (execd || depth >= MAX_FORK_DEPTH)
+		return NULL;
+	f = find_fork(p, pid, t);
+	if (!f)
+		return NULL;
+	return lookup_at(p, f->ppid, f->time_ns, ip, depth + 1);
+}
+
+const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u32 pid,
+							u64 exec_ns, u64 ip)
+{
+	return lookup_at(sy->p, pid, image_end(sy->p, pid, exec_ns), ip, 0);
+}
+
+static const char *comm_at(const struct profile *p, u32 pid, u64 t, int depth)
+{
+	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+	const char *comm = NULL;
+	const struct profile_fork *f;
+
+	for (; i < p->nr_comms && p->comms[i].pid == pid && p->comms[i].time_ns <= t; i++)
+		comm = profile__str(p, p->comms[i].comm);
+	if (comm || depth >= MAX_FORK_DEPTH)
+		return comm;
+	f = find_fork(p, pid, t);
+	return f ? comm_at(p, f->ppid, f->time_ns, depth + 1) : NULL;
+}
+
+const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns)
+{
+	const char *c;
+
+	if (pid == 0)
+		return "swapper";
+	c = comm_at(sy->p, pid, image_end(sy->p, pid, exec_ns), 0);
+	return c ? c : "[unknown]";
+}
+
+/* ---- objects ---- */
+
+static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_mapping *m)
+{
+	const char *path = profile__str(sy->p, d->path);
+	const unsigned char *id;
+	GElf_Addr bias, vaddr;
+	size_t nph;
+	Elf *elf;
+	int len;
+
+	d->dwfl = dwfl_begin(&offline_callbacks);
+	if (!d->dwfl)
+		return -ENOMEM;
+	dwfl_report_begin(d->dwfl);
+	d->mod = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->mod) {
+		warning("cannot open '%s': %s: its samples show as [unknown]", path, dwfl_errmsg(-1));
+		return -ENOENT;
+	}
+	len = dwfl_module_build_id(d->mod, &id, &vaddr);
+	if (m->build_id_size && len > 0 &&
+	    ((size_t)len < m->build_id_size || memcmp(id, m->build_id, m->build_id_size))) {
+		char want[2 * BUILD_ID_MAX + 1], have[2 * BUILD_ID_MAX + 1];
+
+		build_id__hex(m->build_id, m->build_id_size, want, sizeof(want));
+		build_id__hex(id, len, have, sizeof(have));
+		warning("'%s' has build-id %s, the recording saw %s: the file changed since, "
+			"its samples show as [unknown]", path, have, want);
+		return -ESTALE;
+	}
+	elf = dwfl_module_getelf(d->mod, &bias);
+	if (!elf || elf_getphdrnum(elf, &nph))
+		return -EINVAL;
+	d->loads = calloc(nph ? nph : 1, sizeof(*d->loads));
+	if (!d->loads)
+		return -ENOMEM;
+	for (size_t i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD)
+			d->loads[d->nr_loads++] = ph;
+	}
+	return 0;
+}
+
+static struct dso *get_dso(struct symbolizer *sy, const struct profile_mapping *m)
+{
+	struct dso *d;
+
+	for (size_t i = 0; i < sy->nr_dsos; i++)
+		if (sy->dsos[i].path == m->path)
+			return sy->dsos[i].failed ? NULL : &sy->dsos[i];
+	if (array__reserve((void **)&sy->dsos, &sy->cap_dsos, sy->nr_dsos + 1, sizeof(*sy->dsos)))
+		return NULL;
+	d = &sy->dsos[sy->nr_dsos++];
+	memset(d, 0, sizeof(*d));
+	d->path = m->path;
+	if (open_dso(sy, d, m)) {
+		d->failed = true;
+		sy->missing++;
+		return NULL;
+	}
+	return d;
+}
+
+/* runtime IP -> ELF vaddr through the PT_LOAD that maps the file offset */
+static bool to_vaddr(const struct dso *d, const struct profile_mapping *m, u64 ip, u64 *vaddr)
+{
+	u64 off = ip - m->start + m->pgoff;
+
+	for (size_t i = 0; i < d->nr_loads; i++) {
+		const GElf_Phdr *ph = &d->loads[i];
+
+		if (off >= ph->p_offset && off - ph->p_offset < ph->p_memsz) {
+			*vaddr = off - ph->p_offset + ph->p_vaddr;
+			return true;
+		}
+	}
+	return false;
+}
+
+static const char *keep(struct symbolizer *sy, const char *s)
+{
+	char *c;
+
+	if (!s)
+		return NULL;
+	/* interned names are shared by every cache entry that uses them */
+	for (size_t i = sy->nr_names; i-- > 0 && i + 8 >= sy->nr_names;)
+		if (!strcmp(sy->names[i], s))
+			return sy->names[i];
+	if (array__reserve((void **)&sy->names, &sy->cap_names, sy->nr_names + 1, sizeof(char *)))
+		return NULL;
+	c = strdup(s);
+	if (c)
+		sy->names[sy->nr_names++] = c;
+	return c;
+}
+
+static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
+{
+	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
+	struct cache_entry *c = &sy->cache[slot];
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *name;
+	Dwfl_Line *line;
+
+	if (c->used && c->path == d->path && c->vaddr == vaddr)
+		goto out;
+	c->used = true;
+	c->path = d->path;
+	c->vaddr = vaddr;
+	c->sym = NULL;
+	c->sym_off = 0;
+	c->file = NULL;
+	c->line = 0;
+	name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+	if (name) {
+		c->sym = keep(sy, name);
+		c->sym_off = off;
+	}
+	line = dwfl_module_getsrc(d->mod, vaddr);
+	if (line) {
+		int lineno = 0;
+		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);
+
+		if (file) {
+			c->file = keep(sy, file);
+			c->line = lineno;
+		}
+	}
+out:
+	if (c->sym) {
+		r->sym = c->sym;
+		r->sym_off = c->sym_off;
+	}
+	r->file = c->file;
+	r->line = c->line;
+}
+
+static void resolve_kernel(struct symbolizer *sy, u64 ip, struct sym_result *r)
+{
+	const struct profile *p = sy->p;
+	size_t lo = 0, hi = p->nr_ksyms;
+	const char *name, *mod;
+
+	r->dso = "[kernel.kallsyms]";
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (p->ksyms[mid].addr <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return;
+	name = profile__str(p, p->ksyms[lo - 1].name);
+	if (!*name)
+		return;
+	r->sym = name;
+	r->sym_off = ip - p->ksyms[lo - 1].addr;
+	/* "sym [module]" names the module as the object, as perf does */
+	mod = strchr(name, ' ');
+	if (mod)
+		r->dso = mod + 1;
+}
+
+void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
+{
+	const struct profile_mapping *m;
+	struct dso *d;
+
+	memset(r, 0, sizeof(*r));
+	r->sym = "[unknown]";
+	r->dso = "[unknown]";
+	r->vaddr = s->ip;
+	r->comm = symbolizer__comm(sy, s->pid, s->exec_ns);
+	if (s->flags & HSBPF_KEY_KERNEL) {
+		r->kernel = true;
+		resolve_kernel(sy, s->ip, r);
+		return;
+	}
+	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->ip);
+	if (!m)
+		return;
+	r->dso = profile__str(sy->p, m->path);
+	if (r->dso[0] != '/')
+		return;	/* [vdso], anonymous JIT code, ... */
+	d = get_dso(sy, m);
+	if (!d || !to_vaddr(d, m, s->ip, &r->vaddr))
+		return;
+	resolve_user(sy, d, r->vaddr, r);
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* From a sample's (process image, IP) to symbol, object and source line: process images
+ * from the profile's mapping timeline, user code through elfutils, kernel code through the
+ * kernel symbols saved with the profile. */
+#ifndef HSBPF_SYMBOLIZER_H
+#define HSBPF_SYMBOLIZER_H
+
+#include "profile.h"
+
+struct sym_result {
+	const char *sym;	/* "[unknown]" when unresolved */
+	u64 sym_off;
+	const char *dso;	/* path, "[kernel.kallsyms]", "[vdso]" or "[unknown]" */
+	const char *file;	/* source file or NULL */
+	int line;
+	u64 vaddr;		/* the IP as an ELF virtual address of dso (user code) */
+	bool kernel;
+	const char *comm;
+};
+
+struct symbolizer;
+
+struct symbolizer *symbolizer__new(const struct profile *p);
+void symbolizer__free(struct symbolizer *sy);
+/* never fails: what cannot be resolved is reported as [unknown] */
+void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s,
+			 struct sym_result *r);
+/* the mapping of (pid, exec_ns) holding ip, or NULL */
+const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u32 pid,
+							u64 exec_ns, u64 ip);
+const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns);
+/* how many objects could not be opened or did not match their build-id */
+unsigned symbolizer__missing(const struct symbolizer *sy);
+
+#endif /* HSBPF_SYMBOLIZER_H */

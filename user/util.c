@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Error reporting, clocks and growable arrays shared by every module. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "util.h"
+
+int verbose;
+
+static void vreport(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("hsbpf: ", fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+void warning(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("hsbpf: warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!verbose)
+		return;
+	va_start(ap, fmt);
+	vreport("hsbpf: debug: ", fmt, ap);
+	va_end(ap);
+}
+
+u64 now_ns(int clockid)
+{
+	struct timespec ts;
+
+	clock_gettime(clockid, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + (u64)ts.tv_nsec;
+}
+
+int array__reserve(void **arr, size_t *cap, size_t n, size_t elem_size)
+{
+	size_t ncap;
+	void *p;
+
+	if (n <= *cap)
+		return 0;
+	ncap = *cap ? *cap : 16;
+	while (ncap < n)
+		ncap *= 2;
+	p = realloc(*arr, ncap * elem_size);
+	if (!p)
+		return -ENOMEM;
+	memset((char *)p + *cap * elem_size, 0, (ncap - *cap) * elem_size);
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+int parse_u64(const char *s, u64 *out)
+{
+	unsigned long long v;
+	char *end;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}

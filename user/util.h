@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Small helpers every module uses: error reporting, clocks, growable arrays.
+ * Errors are reported once, where the subject is known; functions return 0 or -errno. */
+#ifndef HSBPF_UTIL_H
+#define HSBPF_UTIL_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+typedef uint64_t u64;
+typedef uint32_t u32;
+typedef uint16_t u16;
+typedef uint8_t u8;
+typedef int64_t s64;
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+extern int verbose;
+
+/* "hsbpf: <message>" on stderr; the message has no capital and no final period */
+__attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+__attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
+
+u64 now_ns(int clockid);
+
+/* grow *arr (of elem_size items, *cap slots) to hold at least n; 0 or -ENOMEM */
+int array__reserve(void **arr, size_t *cap, size_t n, size_t elem_size);
+
+/* 64-bit counts compare without overflow (never return y - x) */
+static inline int cmp_u64_desc(u64 a, u64 b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+int parse_u64(const char *s, u64 *out);
+
+#endif /* HSBPF_UTIL_H */
