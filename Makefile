@@ -42,8 +42,9 @@ LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
-TEST_SRCS := $(wildcard tests/test_*.c)
-TEST_BINS := $(patsubst tests/%.c,$(OUTPUT)/tests/%,$(TEST_SRCS))
+TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c
+TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
+TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
@@ -86,18 +87,20 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 
 fixtures: $(FIXTURES)
 
+$(TEST_OBJS): | $(SKELS)
 $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
-$(OUTPUT)/tests/%: $(OUTPUT)/tests/%.o $(LIB)
+# one binary for every suite, so that Criterion prints one synthesis
+$(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test check: hsbpf $(FIXTURES) $(TEST_BINS)
+test check: hsbpf $(FIXTURES) $(TEST_BIN)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
-		tests/run-tests.sh $(TEST_BINS)
+		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 bench: hsbpf $(FIXTURES)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \

@@ -49,7 +49,7 @@ enum hsbpf_stat {
  * CPU's event with a fresh period, at most once per sample. */
 struct rearm_token {
 	__u32 cpu;
-	__u32 pad;
+	__u32 counted;		/* the sample was in the target (its interval is a target's) */
 	__u64 time_ns;		/* CLOCK_MONOTONIC at the sample */
 	__u64 counter;		/* event count at the sample */
 	__u64 interval;		/* event count since the previous sample on this CPU, 0 if first */

@@ -60,11 +60,10 @@ static __always_inline void stat_inc(__u32 slot)
 }
 
 /* The event count since this CPU's last sample is the exact interval that ended here, even
- * when user space changed the period in between; the token asks for a fresh period. */
-static __always_inline __u64 measure_and_rearm(struct bpf_perf_event_data *ctx)
+ * when user space changed the period in between. */
+static __always_inline __u64 measure(struct bpf_perf_event_data *ctx, __u64 *counter)
 {
 	struct bpf_perf_event_value val;
-	struct rearm_token *tok;
 	struct cpu_state *st;
 	__u32 zero = 0;
 	__u64 interval;
@@ -75,19 +74,26 @@ static __always_inline __u64 measure_and_rearm(struct bpf_perf_event_data *ctx)
 	interval = val.counter - st->last_counter;
 	st->last_counter = val.counter;
 	st->seen++;
+	*counter = val.counter;
+	return interval;
+}
+
+/* ask user space for a fresh period on this CPU: one token per sample */
+static __always_inline void rearm_request(__u64 counter, __u64 interval, bool counted)
+{
+	struct rearm_token *tok;
 
 	tok = bpf_ringbuf_reserve(&rearm, sizeof(*tok), 0);
 	if (!tok) {
 		stat_inc(HSBPF_STAT_REARM_LOST);
-		return interval;
+		return;
 	}
 	tok->cpu = bpf_get_smp_processor_id();
-	tok->pad = 0;
+	tok->counted = counted;
 	tok->time_ns = bpf_ktime_get_ns();
-	tok->counter = val.counter;
+	tok->counter = counter;
 	tok->interval = interval;
 	bpf_ringbuf_submit(tok, 0);
-	return interval;
 }
 
 SEC("perf_event")
@@ -95,22 +101,26 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct sample_value one, *val;
 	struct sample_key key = {};
-	__u64 weight, *exec_ns;
+	__u64 weight, counter = 0, *exec_ns;
 	__u32 tgid;
 	__u8 *state;
 
 	stat_inc(HSBPF_STAT_SAMPLES);
 	/* measured before filtering: intervals are per CPU, whoever ran */
-	weight = random_periods ? measure_and_rearm(ctx) : ctx->sample_period;
+	weight = random_periods ? measure(ctx, &counter) : ctx->sample_period;
 
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	if (filter_pids) {
 		state = bpf_map_lookup_elem(&pids, &tgid);
 		if (!state || *state != HSBPF_PID_ACTIVE) {
 			stat_inc(HSBPF_STAT_FILTERED);
+			if (random_periods)
+				rearm_request(counter, weight, false);
 			return 0;
 		}
 	}
+	if (random_periods)
+		rearm_request(counter, weight, true);
 
 	key.pid = tgid;
 	key.ip = PT_REGS_IP(&ctx->regs);

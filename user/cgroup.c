@@ -65,15 +65,17 @@ int cgroup__open(const char *path, char *abs, size_t size, u64 *id, int *fd)
 
 	err = cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt));
 	if (err)
-		return error("cannot find the cgroup v2 mount in /proc/self/mountinfo: %s",
+		return fail(err, "cannot find the cgroup v2 mount in /proc/self/mountinfo: %s",
 			     strerror(-err));
 	mlen = strlen(mnt);
 	if (!strncmp(path, mnt, mlen) && (path[mlen] == '/' || !path[mlen]))
 		err = snprintf(abs, size, "%s", path);
+	else if (!path[strspn(path, "/")])
+		err = snprintf(abs, size, "%s", mnt);
 	else
-		err = snprintf(abs, size, "%s/%s", mnt, path[0] == '/' ? path + 1 : path);
+		err = snprintf(abs, size, "%s/%s", mnt, path + strspn(path, "/"));
 	if (err < 0 || (size_t)err >= size)
-		return error("cgroup path too long: '%s'", path);
+		return fail(-ENAMETOOLONG, "cgroup path too long: '%s'", path);
 	*fd = open(abs, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (*fd < 0) {
 		err = -errno;

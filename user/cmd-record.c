@@ -112,16 +112,16 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'F':
 			if (parse_u64(optarg, &env.freq) || !env.freq)
-				return error("invalid frequency '%s'", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid frequency '%s'", optarg);
 			break;
 		case 'c':
 			if (parse_u64(optarg, &env.period) || !env.period)
-				return error("invalid period '%s'", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid period '%s'", optarg);
 			break;
 		case OPT_PERIOD_MODE:
 			if (period__parse_mode(optarg, &env.mode))
-				return error("invalid period mode '%s' (known: fixed, prime, random, "
-					     "prime-random)", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid period mode '%s' (known: fixed, prime, random, "
+					     "prime-random)", optarg);
 			break;
 		case 'a':
 			env.all = true;
@@ -138,19 +138,19 @@ static int parse_args(int argc, char **argv)
 		case 'd':
 			env.duration = strtod(optarg, &end);
 			if (*end || !(env.duration > 0))
-				return error("invalid duration '%s'", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid duration '%s'", optarg);
 			break;
 		case 'o':
 			env.output = optarg;
 			break;
 		case OPT_MAP_ENTRIES:
 			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 26))
-				return error("invalid --map-entries '%s' (1 to 67108864)", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid --map-entries '%s' (1 to 67108864)", optarg);
 			env.map_entries = v;
 			break;
 		case OPT_SEED:
 			if (parse_u64(optarg, &env.seed))
-				return error("invalid seed '%s'", optarg), -EINVAL;
+				return fail(-EINVAL, "invalid seed '%s'", optarg);
 			break;
 		case 'v':
 			verbose++;
@@ -166,11 +166,11 @@ static int parse_args(int argc, char **argv)
 		env.argv = &argv[optind];
 	targets = !!env.all + !!env.pids + !!env.cgroup + !!env.argv;
 	if (targets == 0)
-		return error("nothing to record: give a command, -p, -a or --cgroup"), -EINVAL;
+		return fail(-EINVAL, "nothing to record: give a command, -p, -a or --cgroup");
 	if (targets > 1 && !(env.cgroup && env.all && targets == 2))
-		return error("choose one target: a command, -p, -a or --cgroup"), -EINVAL;
+		return fail(-EINVAL, "choose one target: a command, -p, -a or --cgroup");
 	if (env.freq && env.period)
-		return error("-F and -c exclude each other"), -EINVAL;
+		return fail(-EINVAL, "-F and -c exclude each other");
 	return 0;
 }
 
@@ -365,24 +365,24 @@ int cmd_record(int argc, char **argv)
 	if (ev.is_clock) {
 		period = env.period ? env.period : 1000000000ull / (env.freq ? env.freq : DEFAULT_FREQ);
 		if (env.freq > 1000000000ull)
-			return error("invalid frequency %" PRIu64 " Hz", env.freq), 2;
+			return fail(2, "invalid frequency %" PRIu64 " Hz", env.freq);
 		if (period < 10000)
-			return error("period %" PRIu64 " ns is below the kernel's 10 us minimum for "
-				     "clock events", period), 2;
+			return fail(2, "period %" PRIu64 " ns is below the kernel's 10 us minimum for "
+				     "clock events", period);
 	} else {
 		period = env.period;
 		if (!period && !env.freq)
 			env.freq = DEFAULT_FREQ;
 		if (env.freq && env.mode != PERIOD_FIXED)
-			return error("--period-mode %s needs a fixed period (-c) with hardware events",
-				     period__mode_name(env.mode)), 2;
+			return fail(2, "--period-mode %s needs a fixed period (-c) with hardware events",
+				     period__mode_name(env.mode));
 	}
 	if (!max_sample_rate(&max_rate)) {
 		u64 rate = ev.is_clock ? 1000000000ull / period : env.freq;
 
 		if (rate > max_rate)
-			return error("%" PRIu64 " samples per second exceeds the kernel's limit of %"
-				     PRIu64 " (kernel.perf_event_max_sample_rate)", rate, max_rate), 2;
+			return fail(2, "%" PRIu64 " samples per second exceeds the kernel's limit of %"
+				     PRIu64 " (kernel.perf_event_max_sample_rate)", rate, max_rate);
 	}
 	if (env.pids) {
 		if (target__parse_pids(env.pids, &pids, &nr_pids))

@@ -54,7 +54,7 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'l':
 			if (parse_u64(optarg, &limit))
-				return error("invalid --limit '%s'", optarg), 2;
+				return fail(2, "invalid --limit '%s'", optarg);
 			limit_set = true;
 			break;
 		case 'v':

@@ -30,7 +30,7 @@ int event__parse(const char *name, struct event_spec *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	if (!name || !*name || strlen(name) >= sizeof(ev->name))
-		return error("invalid event name '%s'", name ? name : "");
+		return fail(-EINVAL, "invalid event name '%s'", name ? name : "");
 	snprintf(ev->name, sizeof(ev->name), "%s", name);
 	colon = strchr(name, ':');
 	len = colon ? (size_t)(colon - name) : strlen(name);
@@ -70,15 +70,15 @@ int event__parse(const char *name, struct event_spec *ev)
 			ev->exclude_user = true;
 			break;
 		default:
-			return error("invalid modifier '%c' in event '%s' (known: p, pp, ppp, u, k)", *m, name);
+			return fail(-EINVAL, "invalid modifier '%c' in event '%s' (known: p, pp, ppp, u, k)", *m, name);
 		}
 	}
 	if (ev->precise > 3)
-		return error("invalid event '%s': at most three p", name);
+		return fail(-EINVAL, "invalid event '%s': at most three p", name);
 	if (ev->precise && ev->type == PERF_TYPE_SOFTWARE)
-		return error("invalid event '%s': software events have no precise mode", name);
+		return fail(-EINVAL, "invalid event '%s': software events have no precise mode", name);
 	if (ev->exclude_user && ev->exclude_kernel)
-		return error("invalid event '%s': u and k together exclude everything", name);
+		return fail(-EINVAL, "invalid event '%s': u and k together exclude everything", name);
 	return 0;
 unknown:
 	error("unknown event '%s' (known: cpu-clock, task-clock, cycles, instructions, branches, "

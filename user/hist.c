@@ -22,7 +22,7 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 
 	*nr_keys = 0;
 	if (!spec || !*spec || strlen(spec) >= sizeof(buf))
-		return error("invalid --sort '%s'", spec ? spec : ""), -EINVAL;
+		return fail(-EINVAL, "invalid --sort '%s'", spec ? spec : "");
 	strcpy(buf, spec);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 		int k;
@@ -31,14 +31,14 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 			if (!strcmp(tok, key_names[k]))
 				break;
 		if (k == SORT_NR)
-			return error("unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup)",
-				     tok), -EINVAL;
+			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup)",
+				     tok);
 		if (*nr_keys == HIST_MAX_KEYS)
-			return error("at most %d sort keys", HIST_MAX_KEYS), -EINVAL;
+			return fail(-EINVAL, "at most %d sort keys", HIST_MAX_KEYS);
 		keys[(*nr_keys)++] = k;
 	}
 	if (!*nr_keys)
-		return error("invalid --sort '%s'", spec), -EINVAL;
+		return fail(-EINVAL, "invalid --sort '%s'", spec);
 	return 0;
 }
 
@@ -231,7 +231,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 
 		symbolizer__resolve(sy, s, &r);
 		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
-			return error("cannot build histogram: %s", strerror(ENOMEM)), -ENOMEM;
+			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}
 	return 0;
 }

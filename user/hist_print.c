@@ -16,7 +16,7 @@ int hist__parse_format(const char *s, enum hist_format *fmt)
 	else if (!strcmp(s, "csv"))
 		*fmt = HIST_CSV;
 	else
-		return error("unknown format '%s' (known: text, json, csv)", s), -EINVAL;
+		return fail(-EINVAL, "unknown format '%s' (known: text, json, csv)", s);
 	return 0;
 }
 

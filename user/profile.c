@@ -20,7 +20,8 @@ struct file_header {
 	u64 section_table;	/* offset */
 	u32 nr_sections;
 	u32 header_crc;		/* crc32 of this header with header_crc 0 */
-	u8 reserved[24];
+	u32 table_crc;		/* crc32 of the section table */
+	u8 reserved[20];
 };
 _Static_assert(sizeof(struct file_header) == 64, "file_header");
 
@@ -458,6 +459,7 @@ int profile__write(struct profile *p, const char *path)
 	hdr.file_size = off;
 	hdr.section_table = sizeof(hdr);
 	hdr.nr_sections = nsec;
+	hdr.table_crc = crc32(0, (const void *)descs, nsec * sizeof(descs[0]));
 	hdr.header_crc = crc32(0, (const void *)&hdr, sizeof(hdr));
 
 	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
@@ -588,6 +590,10 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	    hdr.nr_sections * sizeof(*descs) > size - hdr.section_table)
 		return bad(name, "section table out of bounds");
 
+	descs = (const void *)(base + hdr.section_table);
+	if (crc32(0, (const void *)descs, hdr.nr_sections * sizeof(*descs)) != hdr.table_crc)
+		return bad(name, "section table checksum mismatch");
+
 	p = profile__new();
 	if (!p)
 		return -ENOMEM;
@@ -596,7 +602,6 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	p->strs.nused = 0;
 	memset(p->strs.slots, 0, p->strs.nslots * sizeof(*p->strs.slots));
 
-	descs = (const void *)(base + hdr.section_table);
 	for (u32 i = 0; i < hdr.nr_sections; i++) {
 		struct section_desc d;
 		const u8 *data;

@@ -38,6 +38,8 @@ struct sampler {
 	volatile bool stop;
 	u64 rng;
 	u64 *last_interval;		/* per event index */
+	u64 *target;			/* per event index: the interval asked for */
+	double *bias;			/* per event index: how late re-arms land, averaged */
 	struct profile_stats rs;	/* re-arm statistics, owned by the thread until joined */
 	int rearm_err;
 };
@@ -86,7 +88,9 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	s->links = calloc(opts->nr_cpus, sizeof(*s->links));
 	s->cpu_index = calloc(max + 1, sizeof(*s->cpu_index));
 	s->last_interval = calloc(opts->nr_cpus, sizeof(*s->last_interval));
-	if (!s->fds || !s->links || !s->cpu_index || !s->last_interval) {
+	s->target = calloc(opts->nr_cpus, sizeof(*s->target));
+	s->bias = calloc(opts->nr_cpus, sizeof(*s->bias));
+	if (!s->fds || !s->links || !s->cpu_index || !s->last_interval || !s->target || !s->bias) {
 		sampler__destroy(s);
 		return NULL;
 	}
@@ -178,24 +182,31 @@ static int rearm_one(void *ctx, void *data, size_t size)
 	struct sampler *s = ctx;
 	const struct rearm_token *t = data;
 	struct profile_stats *rs = &s->rs;
-	u64 next, elapsed;
+	u64 next;
 	int idx;
 
 	if (size < sizeof(*t) || t->cpu > (u32)s->max_cpu || (idx = s->cpu_index[t->cpu]) < 0)
 		return 0;
 	next = period__draw(s->opts.mode, s->opts.period, &s->rng);
 	/* the ioctl restarts the period from now: take off what has already elapsed since
-	 * the sample, so the interval is the drawn one (clock events count nanoseconds) */
+	 * the sample and how late re-arms have landed on average, so that the interval is the
+	 * drawn one (clock events count nanoseconds; other events cannot be corrected) */
 	if (s->opts.ev.is_clock) {
-		elapsed = now_ns(CLOCK_MONOTONIC) - t->time_ns;
-		if (elapsed < next / 2)
-			next -= elapsed;
+		double late;
+
+		if (s->target[idx] && t->interval)
+			s->bias[idx] += ((double)t->interval - s->target[idx] - s->bias[idx]) / 16;
+		late = now_ns(CLOCK_MONOTONIC) - t->time_ns + (s->bias[idx] > 0 ? s->bias[idx] : 0);
+		s->target[idx] = next;
+		next = late < next / 2 ? next - (u64)late : next / 2;
 	}
 	if (ioctl(s->fds[idx], PERF_EVENT_IOC_PERIOD, &next) && !s->rearm_err)
 		s->rearm_err = -errno;
 	else
 		rs->rearms++;
-	if (t->interval && t->counter != t->interval) {	/* not the first on this CPU */
+	/* the first interval on a CPU runs from enable; intervals outside the target (idle CPUs
+	 * with no timer tick) say nothing about the target's sampling */
+	if (t->counted && t->interval && t->counter != t->interval) {
 		rs->intervals++;
 		rs->interval_sum += t->interval;
 		rs->interval_sumsq += (double)t->interval * t->interval;
@@ -256,11 +267,11 @@ int sampler__attach(struct sampler *s)
 		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rearm), rearm_one, s, NULL);
 		if (!s->rb) {
 			err = -errno;
-			return error("cannot open the re-arm ring buffer: %s", strerror(-err)), err;
+			return fail(err, "cannot open the re-arm ring buffer: %s", strerror(-err));
 		}
 		err = pthread_create(&s->thread, NULL, rearm_thread, s);
 		if (err)
-			return error("cannot start the re-arm thread: %s", strerror(err)), -err;
+			return fail(-err, "cannot start the re-arm thread: %s", strerror(err));
 		s->thread_running = true;
 	}
 	/* libbpf enables each event once its program is attached */
@@ -269,8 +280,8 @@ int sampler__attach(struct sampler *s)
 		if (!s->links[i]) {
 			err = -errno;
 			s->links[i] = NULL;
-			return error("cannot attach BPF program to event '%s' on CPU %d: %s",
-				     o->ev.name, o->cpus[i], strerror(-err)), err;
+			return fail(err, "cannot attach BPF program to event '%s' on CPU %d: %s",
+				     o->ev.name, o->cpus[i], strerror(-err));
 		}
 	}
 	return 0;
@@ -280,8 +291,11 @@ int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
 {
 	u8 state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE;
 
-	if (bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &state, sizeof(state), BPF_ANY))
-		return error("cannot add pid %u to the filter: %s", pid, strerror(errno)), -errno;
+	int err = bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &state, sizeof(state),
+				       BPF_ANY);
+
+	if (err)
+		return fail(err, "cannot add pid %u to the filter: %s", pid, strerror(-err));
 	return 0;
 }
 
@@ -305,7 +319,7 @@ static int collect_stats(struct sampler *s, struct profile *p)
 	int err = 0;
 
 	if (ncpu <= 0)
-		return error("cannot count CPUs: %s", strerror(-ncpu)), ncpu;
+		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
 		return -ENOMEM;
@@ -408,6 +422,8 @@ void sampler__destroy(struct sampler *s)
 	free(s->links);
 	free(s->cpu_index);
 	free(s->last_interval);
+	free(s->target);
+	free(s->bias);
 	free(s);
 }
 

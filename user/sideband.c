@@ -138,8 +138,11 @@ fail:
 int sideband__enable(struct sideband *sb)
 {
 	for (int i = 0; i < sb->nr_rings; i++)
-		if (ioctl(sb->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0))
-			return error("cannot enable sideband event: %s", strerror(errno));
+		if (ioctl(sb->rings[i].fd, PERF_EVENT_IOC_ENABLE, 0)) {
+			int err = -errno;
+
+			return fail(err, "cannot enable sideband event: %s", strerror(-err));
+		}
 	return 0;
 }
 
@@ -391,8 +394,10 @@ int procfs__synthesize_all(struct profile *p)
 	DIR *d = opendir("/proc");
 	int err = 0;
 
-	if (!d)
-		return error("cannot open /proc: %s", strerror(errno));
+	if (!d) {
+		err = -errno;
+		return fail(err, "cannot open /proc: %s", strerror(-err));
+	}
 	while (!err && (de = readdir(d))) {
 		u64 pid;
 

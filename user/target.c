@@ -53,7 +53,7 @@ int target__check_pids(const u32 *pids, int nr)
 
 		snprintf(path, sizeof(path), "/proc/%u", pids[i]);
 		if (access(path, F_OK))
-			return error("no process with pid %u", pids[i]), -ESRCH;
+			return fail(-ESRCH, "no process with pid %u", pids[i]);
 	}
 	return 0;
 }

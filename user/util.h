@@ -22,6 +22,9 @@ extern int verbose;
 
 /* "hsbpf: <message>" on stderr; the message has no capital and no final period */
 __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
+/* report and evaluate to err: return fail(-EINVAL, "bad '%s'", s); */
+#define fail(err, ...) (error(__VA_ARGS__), (err))
+
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
 __attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
 

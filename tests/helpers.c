@@ -1,0 +1,110 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Test helpers shared by the live suites. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "symbolizer.h"
+
+static char tmp[256];
+
+static void slurp(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n = 0;
+
+	buf[0] = 0;
+	if (!f)
+		return;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+}
+
+int run(struct run_result *r, const char *fmt, ...)
+{
+	char cmd[4096], full[8192], outp[300], errp[300];
+	va_list ap;
+	int st;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	snprintf(outp, sizeof(outp), "%s/.out", tmpdir());
+	snprintf(errp, sizeof(errp), "%s/.err", tmpdir());
+	snprintf(full, sizeof(full), "( %s ) >%s 2>%s </dev/null", cmd, outp, errp);
+	st = system(full);
+	r->status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	slurp(outp, r->out, sizeof(r->out));
+	slurp(errp, r->err, sizeof(r->err));
+	return r->status;
+}
+
+const char *hsbpf_bin(void)
+{
+	const char *b = getenv("HSBPF");
+
+	return b ? b : "./hsbpf";
+}
+
+const char *fixture(const char *name)
+{
+	static char bufs[4][512];
+	static int next;
+	const char *dir = getenv("FIXTURES");
+	char *b = bufs[next++ % 4];
+
+	snprintf(b, 512, "%s/%s", dir ? dir : ".output/fixtures", name);
+	return b;
+}
+
+const char *tmpdir(void)
+{
+	if (!tmp[0]) {
+		strcpy(tmp, "/tmp/hsbpf-test-XXXXXX");
+		if (!mkdtemp(tmp))
+			abort();
+	}
+	return tmp;
+}
+
+void cleanup_tmpdir(void)
+{
+	char cmd[300];
+
+	if (!tmp[0])
+		return;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	if (system(cmd))
+		fprintf(stderr, "cannot remove %s\n", tmp);
+	tmp[0] = 0;
+}
+
+u64 samples_in_symbol(const struct profile *p, const char *sym)
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 n = 0;
+
+	for (size_t i = 0; sy && i < p->nr_samples; i++) {
+		struct sym_result r;
+
+		symbolizer__resolve(sy, &p->samples[i], &r);
+		if (!strcmp(r.sym, sym))
+			n += p->samples[i].count;
+	}
+	symbolizer__free(sy);
+	return n;
+}
+
+u64 samples_in_pid(const struct profile *p, u32 pid)
+{
+	u64 n = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].pid == pid)
+			n += p->samples[i].count;
+	return n;
+}

@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Test helpers: run the hsbpf binary and fixtures, capture their output, load profiles. */
+#ifndef HSBPF_TEST_HELPERS_H
+#define HSBPF_TEST_HELPERS_H
+
+#include <stddef.h>
+#include "profile.h"
+
+struct run_result {
+	int status;		/* exit status, or 128 + signal */
+	char out[65536];
+	char err[65536];
+};
+
+/* run a shell command line; stdout and stderr captured */
+int run(struct run_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+const char *hsbpf_bin(void);
+const char *fixture(const char *name);	/* path of a built fixture (static buffer ring) */
+/* a fresh temporary directory for this test, removed by cleanup_tmpdir */
+const char *tmpdir(void);
+void cleanup_tmpdir(void);
+/* samples of p in symbol sym (any object), or in objects whose path ends in dso_suffix */
+u64 samples_in_symbol(const struct profile *p, const char *sym);
+u64 samples_in_pid(const struct profile *p, u32 pid);
+
+#endif

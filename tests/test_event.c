@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* event: names, modifiers and raw codes as perf spells them. */
+#include <criterion/criterion.h>
+#include "event.h"
+
+Test(event, parse_table)
+{
+	static const struct {
+		const char *name;
+		u32 type;
+		u64 config;
+		u32 precise;
+		bool clock, xu, xk;
+	} cases[] = {
+		{ "cpu-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, true, false, false },
+		{ "task-clock", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0, true, false, false },
+		{ "cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, false, false, false },
+		{ "cycles:ppp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 3, false, false, false },
+		{ "instructions:pu", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 1, false, false, true },
+		{ "branches:k", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 0, false, true, false },
+		{ "r01c4", PERF_TYPE_RAW, 0x1c4, 0, false, false, false },
+		{ "r20c4:pp", PERF_TYPE_RAW, 0x20c4, 2, false, false, false },
+		{ "cpu-clock:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, true, false, true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct event_spec ev;
+
+		cr_assert_eq(event__parse(cases[i].name, &ev), 0, "%s", cases[i].name);
+		cr_expect_eq(ev.type, cases[i].type, "%s type", cases[i].name);
+		cr_expect_eq(ev.config, cases[i].config, "%s config", cases[i].name);
+		cr_expect_eq(ev.precise, cases[i].precise, "%s precise", cases[i].name);
+		cr_expect_eq(ev.is_clock, cases[i].clock, "%s clock", cases[i].name);
+		cr_expect_eq(ev.exclude_user, cases[i].xu, "%s :k", cases[i].name);
+		cr_expect_eq(ev.exclude_kernel, cases[i].xk, "%s :u", cases[i].name);
+	}
+}
+
+Test(event, rejects)
+{
+	static const char *bad[] = {
+		"", "foo", "cycles:pppp", "cycles:x", "cpu-clock:p", "rZZ", "r", "cycles:uk",
+		"an-event-name-that-is-much-too-long-to-fit-in-the-buffer-we-keep-for-it",
+	};
+	struct event_spec ev;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(event__parse(bad[i], &ev), -EINVAL, "'%s' accepted", bad[i]);
+}
+
+Test(event, attr_carries_period_or_frequency)
+{
+	struct perf_event_attr a;
+	struct event_spec ev;
+
+	cr_assert_eq(event__parse("cycles:pp", &ev), 0);
+	event__attr(&ev, 0, 4000, &a);
+	cr_expect(a.freq);
+	cr_expect_eq(a.sample_freq, 4000);
+	cr_expect_eq(a.precise_ip, 2);
+	cr_expect(a.disabled);
+	event__attr(&ev, 100003, 0, &a);
+	cr_expect_not(a.freq);
+	cr_expect_eq(a.sample_period, 100003);
+}

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hist: grouping by keys, ordering, the Wilson interval, and the low-confidence mark. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "hist.h"
+
+static void add(struct hist *h, u32 pid, const char *sym, const char *dso, u64 count)
+{
+	struct profile_sample s = { .pid = pid, .count = count, .weight = count * 10 };
+	struct sym_result r = { .sym = sym, .dso = dso, .comm = pid == 1 ? "one" : "two" };
+
+	cr_assert_eq(hist__add(h, &s, &r, NULL), 0);
+}
+
+Test(hist, groups_by_symbol_and_sorts)
+{
+	enum sort_key k = SORT_SYM;
+	struct hist *h = hist__new(&k, 1);
+
+	add(h, 1, "b", "/x", 5);
+	add(h, 2, "a", "/x", 5);
+	add(h, 1, "c", "/x", 9);
+	add(h, 2, "b", "/x", 1);
+	add(h, 2, "b", "/y", 1);	/* same name, other object: another row */
+	hist__sort(h);
+	cr_assert_eq(h->nr_rows, 4);
+	cr_expect_eq(h->total, 21);
+	cr_expect_str_eq(h->rows[0].sym, "c");
+	cr_expect_str_eq(h->rows[1].sym, "b");	/* 6 */
+	cr_expect_eq(h->rows[1].count, 6);
+	cr_expect_eq(h->rows[1].weight, 60);
+	cr_expect_str_eq(h->rows[2].sym, "a");
+	cr_expect_str_eq(h->rows[3].dso, "/y");
+	/* adding after a sort still finds the rows */
+	add(h, 1, "a", "/x", 100);
+	cr_expect_eq(h->nr_rows, 4);
+	hist__free(h);
+}
+
+Test(hist, multiple_keys)
+{
+	enum sort_key keys[2];
+	int n;
+	struct hist *h;
+
+	cr_assert_eq(hist__parse_sort("comm,sym", keys, &n), 0);
+	cr_assert_eq(n, 2);
+	h = hist__new(keys, n);
+	add(h, 1, "f", "/x", 1);
+	add(h, 2, "f", "/x", 1);
+	add(h, 1, "f", "/x", 1);
+	cr_expect_eq(h->nr_rows, 2);
+	hist__free(h);
+	cr_expect_eq(hist__parse_sort("sym,bogus", keys, &n), -EINVAL);
+	cr_expect_eq(hist__parse_sort("", keys, &n), -EINVAL);
+}
+
+Test(hist, wilson_interval_known_values)
+{
+	/* 50 of 100: Wilson 95% interval [0.4038, 0.5962] */
+	cr_expect(fabs(hist__ci95(50, 100) - 0.09617) < 1e-4, "%f", hist__ci95(50, 100));
+	/* 0 of 100: [0, 0.0370], half-width 0.0185 */
+	cr_expect(fabs(hist__ci95(0, 100) - 0.01849) < 1e-4, "%f", hist__ci95(0, 100));
+	cr_expect_eq(hist__ci95(0, 0), 0);
+	/* shrinks as 1/sqrt(n) */
+	cr_expect(fabs(hist__ci95(5000, 10000) * 10 - hist__ci95(50, 100)) < 3e-3);
+}
+
+Test(hist, low_confidence_mark)
+{
+	cr_expect(hist__low_confidence(3, 10000));
+	cr_expect(hist__low_confidence(14, 10000));
+	cr_expect_not(hist__low_confidence(20, 10000));
+	cr_expect_not(hist__low_confidence(7000, 10000));
+}
+
+Test(hist, text_fits_100_columns_and_json_has_fields)
+{
+	enum sort_key k = SORT_SYM;
+	struct hist *h = hist__new(&k, 1);
+	struct profile *p = profile__new();
+	char *buf = NULL, line[512];
+	size_t len = 0;
+	FILE *f;
+
+	add(h, 1, "a_very_long_symbol_name_that_goes_on_and_on_template_instantiation_of_something",
+	    "/usr/lib/x86_64-linux-gnu/a/very/long/path/to/libsomething.so.1.2.3", 10);
+	add(h, 1, "short", "/x", 3);
+	hist__sort(h);
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	f = fmemopen(buf, len, "r");
+	while (fgets(line, sizeof(line), f)) {
+		/* count characters, not bytes */
+		size_t cols = 0;
+
+		for (char *c = line; *c && *c != '\n'; c++)
+			cols += ((unsigned char)*c & 0xc0) != 0x80;
+		cr_expect_leq(cols, 100, "line too wide: %s", line);
+	}
+	fclose(f);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_JSON, 0, f);
+	fclose(f);
+	for (const char *field = "event\0period\0total_samples\0dropped\0symbol\0dso\0samples\0percent\0ci95\0";
+	     *field; field += strlen(field) + 1) {
+		char quoted[64];
+
+		snprintf(quoted, sizeof(quoted), "\"%s\":", field);
+		cr_expect(strstr(buf, quoted), "JSON lacks %s", field);
+	}
+	free(buf);
+	profile__free(p);
+	hist__free(h);
+}

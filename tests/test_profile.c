@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* profile: the file round-trips, and every kind of damage is refused with a clear error. */
+#include <criterion/criterion.h>
+#include <criterion/redirect.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "helpers.h"
+#include "profile.h"
+
+static struct profile *sample_profile(void)
+{
+	struct profile *p = profile__new();
+	struct profile_sample s = { .pid = 42, .ip = 0x401000, .cgroup_id = 7, .count = 3, .weight = 3000 };
+	u8 id[20] = { 0xde, 0xad, 0xbe, 0xef };
+
+	cr_assert(p);
+	strcpy(p->meta.event, "cpu-clock");
+	strcpy(p->meta.period_mode, "random");
+	strcpy(p->meta.target, "command: ./x a=b");
+	p->meta.period = 1000000;
+	p->meta.duration_ns = 123456789;
+	p->stats.dropped_full = 5;
+	p->stats.interval_sumsq = 1.5e18;
+	cr_assert_eq(profile__add_sample(p, &s), 0);
+	s.ip = 0xffffffff81000010ull;
+	s.flags = 1;
+	s.count = 1;
+	cr_assert_eq(profile__add_sample(p, &s), 0);
+	cr_assert_eq(profile__add_mapping(p, 42, 10, 0x400000, 0x1000, 0, "/bin/x", id, 20), 0);
+	cr_assert_eq(profile__add_comm(p, 42, 5, "x", true), 0);
+	cr_assert_eq(profile__add_fork(p, 42, 1, 4), 0);
+	cr_assert_eq(profile__add_ksym(p, 0xffffffff81000000ull, "do_thing"), 0);
+	cr_assert_eq(profile__add_cgroup(p, 7, "/a/b"), 0);
+	return p;
+}
+
+static char *path_in_tmp(const char *name)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/%s", tmpdir(), name);
+	return buf;
+}
+
+static void *read_file(const char *path, size_t *size)
+{
+	FILE *f = fopen(path, "rb");
+	void *buf;
+
+	cr_assert(f);
+	fseek(f, 0, SEEK_END);
+	*size = ftell(f);
+	rewind(f);
+	buf = malloc(*size);
+	cr_assert_eq(fread(buf, 1, *size, f), *size);
+	fclose(f);
+	return buf;
+}
+
+TestSuite(profile, .fini = cleanup_tmpdir);
+
+Test(profile, round_trip)
+{
+	struct profile *p = sample_profile(), *q;
+	const char *path = path_in_tmp("p.data");
+	struct stat st;
+
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(stat(path, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "mode %o", st.st_mode & 0777);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_expect_str_eq(q->meta.event, "cpu-clock");
+	cr_expect_str_eq(q->meta.target, "command: ./x a=b");
+	cr_expect_eq(q->meta.period, 1000000);
+	cr_expect_eq(q->meta.duration_ns, 123456789);
+	cr_expect_eq(q->stats.dropped_full, 5);
+	cr_expect_eq(q->stats.interval_sumsq, 1.5e18);
+	cr_assert_eq(q->nr_samples, 2);
+	cr_expect_eq(q->samples[0].ip, 0x401000);
+	cr_expect_eq(q->samples[0].weight, 3000);
+	cr_expect_eq(profile__total_samples(q), 4);
+	cr_assert_eq(q->nr_mappings, 1);
+	cr_expect_str_eq(profile__str(q, q->mappings[0].path), "/bin/x");
+	cr_expect_eq(q->mappings[0].build_id_size, 20);
+	cr_expect_eq(q->mappings[0].build_id[3], 0xef);
+	cr_expect_str_eq(profile__str(q, q->comms[0].comm), "x");
+	cr_expect(q->comms[0].exec);
+	cr_expect_eq(q->forks[0].ppid, 1);
+	cr_expect_str_eq(profile__str(q, q->ksyms[0].name), "do_thing");
+	cr_expect_str_eq(profile__str(q, q->cgroups[0].path), "/a/b");
+	profile__free(p);
+	profile__free(q);
+}
+
+Test(profile, strings_are_interned)
+{
+	struct profile *p = profile__new();
+	s64 a = profile__intern(p, "libc.so.6"), b = profile__intern(p, "libc.so.6");
+
+	cr_expect_eq(a, b);
+	cr_expect_neq(profile__intern(p, "other"), a);
+	for (int i = 0; i < 5000; i++) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "sym%d", i);
+		cr_assert_geq(profile__intern(p, s), 0);
+	}
+	cr_expect_eq(profile__intern(p, "libc.so.6"), a);
+	profile__free(p);
+}
+
+/* every truncation point and a flipped bit in every region is refused, never crashes */
+Test(profile, damage_is_refused, .init = cr_redirect_stderr)
+{
+	struct profile *p = sample_profile(), *q;
+	const char *path = path_in_tmp("d.data");
+	size_t size;
+	u8 *buf;
+
+	cr_assert_eq(profile__write(p, path), 0);
+	buf = read_file(path, &size);
+	for (size_t cut = 0; cut < size; cut += (cut < 128 ? 1 : 7))
+		cr_expect_neq(profile__parse(buf, cut, "cut", &q), 0, "accepted at %zu bytes", cut);
+	for (size_t at = 0; at < size; at++) {
+		buf[at] ^= 0x10;
+		cr_expect_neq(profile__parse(buf, size, "flip", &q), 0, "accepted flip at %zu", at);
+		buf[at] ^= 0x10;
+	}
+	cr_expect_eq(profile__parse(buf, size, "ok", &q), 0);
+	profile__free(q);
+	free(buf);
+	profile__free(p);
+}
+
+Test(profile, newer_version_is_refused_with_a_reason)
+{
+	struct profile *p = sample_profile(), *q;
+	const char *path = path_in_tmp("v.data");
+	size_t size;
+	u8 *buf;
+	u16 v = PROFILE_VERSION_MAJOR + 1;
+	u32 crc = 0;
+
+	cr_assert_eq(profile__write(p, path), 0);
+	buf = read_file(path, &size);
+	memcpy(buf + 8, &v, 2);
+	memcpy(buf + 36, &crc, 4);
+	crc = crc32(0, buf, 64);
+	memcpy(buf + 36, &crc, 4);
+	cr_expect_eq(profile__parse(buf, size, "v", &q), -EPROTO);
+	free(buf);
+	profile__free(p);
+}
+
+Test(profile, not_a_profile)
+{
+	struct profile *q;
+
+	cr_expect_eq(profile__parse("PERFILE2........", 16, "x", &q), -EINVAL);
+	cr_expect_eq(profile__read(path_in_tmp("missing"), &q), -ENOENT);
+	cr_expect_neq(profile__read(tmpdir(), &q), 0);
+}
+
+Test(profile, failed_write_leaves_nothing)
+{
+	struct profile *p = sample_profile();
+	char dir[512];
+	struct dirent *de;
+	int n = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "%s/ro", tmpdir());
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	cr_expect_neq(profile__write(p, "/nonexistent-dir/p.data"), 0);
+	/* a path that is a directory: the rename fails after the data was written */
+	cr_expect_neq(profile__write(p, dir), 0);
+	d = opendir(tmpdir());
+	while ((de = readdir(d)))
+		n += !!strstr(de->d_name, ".tmp.");
+	closedir(d);
+	cr_expect_eq(n, 0, "temporary files left behind");
+	profile__free(p);
+}

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* symbolizer: process images across exec and fork, kernel symbols, and a real ELF fixture
+ * mapped like a PIE. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "elf_util.h"
+#include "helpers.h"
+#include "hsbpf.h"
+#include "symbolizer.h"
+
+/* pid 10 runs [old], execs [new] at t=100 (BPF tags its samples exec_ns=150), dlopens at
+ * t=300, forks pid 11 at t=200, which never execs; pid 12 forked from 10 at t=50 */
+static struct profile *timeline(void)
+{
+	struct profile *p = profile__new();
+
+	profile__add_comm(p, 10, 0, "old", false);
+	profile__add_mapping(p, 10, 0, 0x1000, 0x1000, 0, "[old]", NULL, 0);
+	profile__add_comm(p, 10, 100, "new", true);
+	profile__add_mapping(p, 10, 110, 0x1000, 0x2000, 0, "[new]", NULL, 0);
+	profile__add_mapping(p, 10, 300, 0x8000, 0x1000, 0, "[dlopened]", NULL, 0);
+	profile__add_fork(p, 11, 10, 200);
+	profile__add_fork(p, 12, 10, 50);
+	profile__finish(p);
+	return p;
+}
+
+static const char *dso_of(const struct profile *p, struct symbolizer *sy, u32 pid, u64 exec_ns, u64 ip)
+{
+	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, ip);
+
+	return m ? profile__str(p, m->path) : "(none)";
+}
+
+Test(symbolizer, images_across_exec_and_fork)
+{
+	struct profile *p = timeline();
+	struct symbolizer *sy = symbolizer__new(p);
+	static const struct {
+		u32 pid;
+		u64 exec_ns, ip;
+		const char *want;
+	} cases[] = {
+		{ 10, 0, 0x1800, "[old]" },		/* before the exec */
+		{ 10, 0, 0x2800, "(none)" },		/* [new] is not in the old image */
+		{ 10, 150, 0x1800, "[new]" },		/* after the exec */
+		{ 10, 150, 0x2800, "[new]" },
+		{ 10, 150, 0x8010, "[dlopened]" },	/* loaded later in the same image */
+		{ 11, 0, 0x1800, "[new]" },		/* forked after the exec */
+		{ 11, 0, 0x8010, "(none)" },		/* forked before the dlopen */
+		{ 12, 0, 0x1800, "[old]" },		/* forked before the exec */
+		{ 13, 0, 0x1800, "(none)" },		/* unknown process */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_str_eq(dso_of(p, sy, cases[i].pid, cases[i].exec_ns, cases[i].ip),
+				 cases[i].want, "case %zu", i);
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 0), "old");
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
+	cr_expect_str_eq(symbolizer__comm(sy, 11, 0), "new");
+	cr_expect_str_eq(symbolizer__comm(sy, 0, 0), "swapper");
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+Test(symbolizer, kernel_symbols_are_bounded)
+{
+	struct profile *p = profile__new();
+	struct symbolizer *sy;
+	struct profile_sample s = { .flags = HSBPF_KEY_KERNEL };
+	struct sym_result r;
+
+	profile__add_ksym(p, 0xffffffff81000000ull, "first");
+	profile__add_ksym(p, 0xffffffff81000100ull, "");	/* end of first */
+	profile__add_ksym(p, 0xffffffffc0000000ull, "modfn [mymod]");
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	s.ip = 0xffffffff81000010ull;
+	symbolizer__resolve(sy, &s, &r);
+	cr_expect_str_eq(r.sym, "first");
+	cr_expect_eq(r.sym_off, 0x10);
+	cr_expect_str_eq(r.dso, "[kernel.kallsyms]");
+	s.ip = 0xffffffff81000200ull;
+	symbolizer__resolve(sy, &s, &r);
+	cr_expect_str_eq(r.sym, "[unknown]");
+	s.ip = 0xffffffffc0000004ull;
+	symbolizer__resolve(sy, &s, &r);
+	cr_expect_str_eq(r.sym, "modfn [mymod]");
+	cr_expect_str_eq(r.dso, "[mymod]");
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+static u64 symbol_vaddr(const char *bin, const char *sym)
+{
+	char cmd[1024], line[256];
+	unsigned long long addr = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", bin);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char name[200], type;
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %199s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(f);
+	cr_assert(addr, "%s not in %s", sym, bin);
+	return addr;
+}
+
+/* the fixture is a PIE: map its text like the loader would and resolve through it */
+Test(symbolizer, real_elf_with_lines_and_build_id_check)
+{
+	const char *bin = fixture("hot7030");
+	u64 v70 = symbol_vaddr(bin, "work_70"), base = 0x555555554000ull;
+	struct profile *p = profile__new();
+	struct profile_sample s = { .pid = 5, .count = 1 };
+	struct symbolizer *sy;
+	struct sym_result r;
+	u8 id[20];
+	size_t len;
+
+	cr_assert_eq(elf__build_id(bin, id, sizeof(id), &len), 0);
+	/* one mapping of the whole file from offset 0: vaddr == file offset for this layout */
+	profile__add_mapping(p, 5, 0, base, 0x4000, 0, bin, id, len);
+	profile__add_comm(p, 5, 0, "hot7030", false);
+	/* pid 6: same file, but the recording saw another build-id */
+	id[0] ^= 0xff;
+	profile__add_mapping(p, 6, 0, base, 0x4000, 0, bin, id, len);
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	s.ip = base + v70 + 4;
+	symbolizer__resolve(sy, &s, &r);
+	cr_expect_str_eq(r.sym, "work_70");
+	cr_expect_eq(r.sym_off, 4);
+	cr_expect_eq(r.vaddr, v70 + 4);
+	cr_assert(r.file, "no source line from DWARF");
+	cr_expect(strstr(r.file, "hot7030.c"), "%s", r.file);
+	cr_expect_gt(r.line, 0);
+	cr_expect_str_eq(r.comm, "hot7030");
+	symbolizer__free(sy);
+
+	/* a fresh symbolizer sees pid 6's mismatch first */
+	sy = symbolizer__new(p);
+	s.pid = 6;
+	symbolizer__resolve(sy, &s, &r);
+	cr_expect_str_eq(r.sym, "[unknown]");
+	cr_expect_eq(symbolizer__missing(sy), 1);
+	symbolizer__free(sy);
+	profile__free(p);
+}
