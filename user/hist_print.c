@@ -33,14 +33,24 @@ struct cell {
 	int width;		/* 0: takes what is left */
 };
 
+static bool has_key(const struct hist *h, enum sort_key k)
+{
+	for (int i = 0; i < h->nr_keys; i++)
+		if (h->keys[i] == k)
+			return true;
+	return false;
+}
+
 static int row_cells(const struct hist *h, const struct hist_row *r, struct cell *c)
 {
+	/* narrower symbols when other keys need room too */
+	int symw = h->nr_keys > 1 ? 30 : 44;
 	int n = 0;
 
 	for (int k = 0; k < h->nr_keys; k++) {
 		switch (h->keys[k]) {
 		case SORT_SYM:
-			c[n] = (struct cell){ .title = "Symbol", .width = 44 };
+			c[n] = (struct cell){ .title = "Symbol", .width = symw };
 			snprintf(c[n++].text, 256, "%s%s", r->kernel ? "[k] " : "", r->sym);
 			c[n] = (struct cell){ .title = "Object", .width = 0 };
 			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
@@ -69,6 +79,8 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 		case SORT_PID:
 			c[n] = (struct cell){ .title = "Pid", .width = 8 };
 			snprintf(c[n++].text, 256, "%u", r->pid);
+			if (has_key(h, SORT_COMM))
+				break;
 			c[n] = (struct cell){ .title = "Command", .width = 16 };
 			snprintf(c[n++].text, 256, "%s", r->comm);
 			break;

@@ -297,7 +297,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(exec_full), S_U64(pids_full), S_U64(sideband_lost), S_U64(rearms),
 	S_U64(intervals), S_U64(interval_sum), S_U64(interval_min), S_U64(interval_max),
 	{ "interval_sumsq", KV_DBL, offsetof(struct profile_stats, interval_sumsq), 8 },
-	S_U64(interval_repeats),
+	S_U64(interval_repeats), S_U64(interval_outside),
 };
 
 static char *kv_format(const void *obj, const struct kv_field *f, size_t n, size_t *len)

@@ -109,6 +109,7 @@ struct profile_stats {
 	u64 interval_max;
 	double interval_sumsq;
 	u64 interval_repeats;	/* consecutive equal intervals on one CPU */
+	u64 interval_outside;	/* outside [0.98, 1.25] x the base period: host or IRQ delays */
 };
 
 struct strtab {

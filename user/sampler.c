@@ -194,16 +194,26 @@ static int rearm_one(void *ctx, void *data, size_t size)
 	if (s->opts.ev.is_clock) {
 		double late;
 
+		/* learn only from intervals this thread armed */
 		if (s->target[idx] && t->interval)
 			s->bias[idx] += ((double)t->interval - s->target[idx] - s->bias[idx]) / 16;
-		late = now_ns(CLOCK_MONOTONIC) - t->time_ns + (s->bias[idx] > 0 ? s->bias[idx] : 0);
+		if (s->bias[idx] < 0 || s->bias[idx] > next / 4)
+			s->bias[idx] = s->bias[idx] < 0 ? 0 : next / 4;
+		late = now_ns(CLOCK_MONOTONIC) - t->time_ns + s->bias[idx];
+		if (late >= next / 2) {
+			/* the token waited too long: cutting the running interval short would
+			 * bias it; keep the period in force and re-arm at the next sample */
+			s->target[idx] = 0;
+			goto account;
+		}
 		s->target[idx] = next;
-		next = late < next / 2 ? next - (u64)late : next / 2;
+		next -= (u64)late;
 	}
 	if (ioctl(s->fds[idx], PERF_EVENT_IOC_PERIOD, &next) && !s->rearm_err)
 		s->rearm_err = -errno;
 	else
 		rs->rearms++;
+account:
 	/* the first interval on a CPU runs from enable; intervals outside the target (idle CPUs
 	 * with no timer tick) say nothing about the target's sampling */
 	if (t->counted && t->interval && t->counter != t->interval) {
@@ -216,6 +226,8 @@ static int rearm_one(void *ctx, void *data, size_t size)
 			rs->interval_max = t->interval;
 		if (t->interval == s->last_interval[idx])
 			rs->interval_repeats++;
+		if (t->interval < s->opts.period / 50 * 49 || t->interval > s->opts.period / 4 * 5)
+			rs->interval_outside++;
 	}
 	s->last_interval[idx] = t->interval;
 	return 0;
@@ -348,6 +360,7 @@ static int collect_stats(struct sampler *s, struct profile *p)
 		p->stats.interval_min = s->rs.interval_min;
 		p->stats.interval_max = s->rs.interval_max;
 		p->stats.interval_repeats += s->rs.interval_repeats;
+		p->stats.interval_outside += s->rs.interval_outside;
 	}
 	if (s->rearm_err)
 		warning("re-arming a randomized period failed: %s", strerror(-s->rearm_err));

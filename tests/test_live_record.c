@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live recordings: the real BPF programs on cpu-clock, run as root, against fixtures with
+ * known answers. Only the hardware-event checks depend on the machine having a PMU, and
+ * both answers are checked: the clear refusal here, a recording where there is one. */
+#include <criterion/criterion.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "cgroup.h"
+#include "event.h"
+#include "helpers.h"
+#include "hsbpf.h"
+#include "period.h"
+#include "sampler.h"
+#include "symbolizer.h"
+
+TestSuite(live, .fini = cleanup_tmpdir, .timeout = 60);
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
+{
+	struct run_result r;
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	unlink(out_path());
+	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
+	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	return p;
+}
+
+/* binomial tolerance: 4 standard deviations, and at least 3 points for scheduling noise */
+static void expect_share(u64 k, u64 n, double want, const char *what)
+{
+	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
+
+	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
+		  (unsigned long long)n, want, tol);
+}
+
+static pid_t spawn(const char *cmdline)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+Test(live, every_bpf_program_passes_the_verifier)
+{
+	cr_expect_eq(sampler__verify_all(), 0);
+}
+
+Test(live, two_functions_70_30)
+{
+	struct profile *p = record("-F 999 -- %s 2", fixture("hot7030"));
+	u64 a = samples_in_symbol(p, "work_70"), b = samples_in_symbol(p, "work_30");
+	u64 total = profile__total_samples(p);
+
+	cr_expect_gt(total, 1500, "2 s at 999 Hz gave %llu samples", (unsigned long long)total);
+	cr_expect_geq(a + b, total * 95 / 100, "samples outside the two functions: %llu of %llu",
+		      (unsigned long long)(total - a - b), (unsigned long long)total);
+	expect_share(a, a + b, 0.70, "work_70");
+	cr_expect_eq(p->stats.dropped_full, 0);
+	cr_expect_str_eq(p->meta.event, "cpu-clock");
+	cr_expect_eq(p->meta.period, 1000000000 / 999);
+	/* fixed period: each sample weighs one period */
+	cr_expect_eq(profile__total_weight(p), total * p->meta.period);
+	profile__free(p);
+}
+
+/* children that fork, exec and exit before the recording ends are still symbolized */
+Test(live, short_lived_children)
+{
+	struct profile *p = record("-- %s %s", fixture("forker"), fixture("hot7030"));
+	u64 total = profile__total_samples(p), unknown = samples_in_symbol(p, "[unknown]");
+
+	cr_expect_gt(samples_in_symbol(p, "parent_spin"), 200);
+	cr_expect_gt(samples_in_symbol(p, "child_spin"), 150, "forked child without exec");
+	cr_expect_gt(samples_in_symbol(p, "work_70"), 100, "exec'd child that exited");
+	cr_expect_leq(unknown, total / 50, "%llu of %llu samples unresolved",
+		      (unsigned long long)unknown, (unsigned long long)total);
+	profile__free(p);
+}
+
+/* the same pid before and after exec holds two images: samples go to the right one */
+Test(live, exec_replaces_the_image)
+{
+	struct profile *p = record("-- /bin/sh -c 'exec %s 1'", fixture("hot7030"));
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 hot = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		struct sym_result r;
+
+		symbolizer__resolve(sy, &p->samples[i], &r);
+		if (!strcmp(r.sym, "work_70") || !strcmp(r.sym, "work_30")) {
+			hot += p->samples[i].count;
+			cr_expect_neq(p->samples[i].exec_ns, 0, "hot7030 sample tagged as the shell's image");
+		}
+		if (!p->samples[i].exec_ns && !r.kernel)
+			cr_expect(!strstr(r.dso, "hot7030"), "shell sample resolved in %s", r.dso);
+	}
+	cr_expect_gt(hot, 800);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+Test(live, attach_to_a_running_process_and_all_its_threads)
+{
+	char cmd[600];
+	struct profile *p;
+	pid_t pid;
+	u64 a, b;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 4", fixture("threads"));
+	pid = spawn(cmd);
+	usleep(300000);
+	p = record("-p %d -d 1", pid);
+	a = samples_in_symbol(p, "thread_a");
+	b = samples_in_symbol(p, "thread_b");
+	reap(pid);
+	cr_expect_gt(a, 300, "thread_a: %llu", (unsigned long long)a);
+	cr_expect_gt(b, 300, "thread_b: %llu", (unsigned long long)b);
+	cr_expect_eq(samples_in_pid(p, pid), profile__total_samples(p), "samples outside the pid");
+	profile__free(p);
+}
+
+/* one workload inside a cgroup, one outside: the recording sees only the inside one */
+Test(live, cgroup_sees_only_its_members)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX + 64], cmd[2 * PATH_MAX];
+	struct profile *p;
+	pid_t in, out;
+	u64 id;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(dir, sizeof(dir), "%s/hsbpf-test-%d", mnt, getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
+	cr_assert_eq(cgroup__id(dir, &id), 0);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 3", dir, fixture("hot7030"));
+	in = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s 3", fixture("hot7030"));
+	out = spawn(cmd);
+	usleep(300000);
+	p = record("--cgroup %s -d 1", strrchr(dir, '/') + 1);
+	reap(in);
+	reap(out);
+	rmdir(dir);
+	cr_expect_gt(samples_in_pid(p, in), 500, "inside: %llu",
+		     (unsigned long long)samples_in_pid(p, in));
+	cr_expect_eq(samples_in_pid(p, out), 0, "the outside workload was sampled");
+	for (size_t i = 0; i < p->nr_samples; i++)
+		cr_expect_eq(p->samples[i].cgroup_id, id, "sample from cgroup %llu",
+			     (unsigned long long)p->samples[i].cgroup_id);
+	cr_assert_geq(p->nr_cgroups, 1);
+	cr_expect(strstr(profile__str(p, p->cgroups[0].path), "hsbpf-test-"));
+	profile__free(p);
+}
+
+/* randomized periods: intervals vary sample to sample, their mean is the designed one
+ * (base * 17/16), and the weights are the intervals actually measured */
+Test(live, random_periods_vary_per_sample_with_the_right_mean)
+{
+	const u64 base = 1000000;
+	struct profile *p = record("--period-mode random -c %llu -- %s 2", (unsigned long long)base,
+				   fixture("hot7030"));
+	const struct profile_stats *s = &p->stats;
+	double n = s->intervals, mean, sd;
+
+	cr_assert_gt(s->intervals, 1000, "only %llu intervals", (unsigned long long)s->intervals);
+	mean = s->interval_sum / n;
+	sd = sqrt(s->interval_sumsq / n - mean * mean);
+	/* uniform on [base, 1.125 base): mean 1.0625 base, sd 0.036 base */
+	cr_expect(mean > base * 1.0625 * 0.98 && mean < base * 1.0625 * 1.04, "mean %.0f", mean);
+	cr_expect(sd > base * 0.02 && sd < base * 0.15, "sd %.0f", sd);
+	cr_expect_lt(s->interval_repeats, s->intervals / 50, "%llu repeated intervals",
+		     (unsigned long long)s->interval_repeats);
+	/* a vCPU the host preempts stretches one interval and may shorten the next: rare */
+	cr_expect_lt(s->interval_outside, s->intervals / 50, "%llu of %llu intervals off the window",
+		     (unsigned long long)s->interval_outside, (unsigned long long)s->intervals);
+	cr_expect_eq(s->rearm_lost, 0);
+	/* each sample weighs its own interval: the mean weight is the mean interval */
+	cr_expect(fabs((double)profile__total_weight(p) / profile__total_samples(p) - mean) < mean * 0.02);
+	expect_share(samples_in_symbol(p, "work_70"),
+		     samples_in_symbol(p, "work_70") + samples_in_symbol(p, "work_30"), 0.70, "work_70");
+	profile__free(p);
+}
+
+Test(live, prime_period_is_in_force)
+{
+	struct profile *p = record("--period-mode prime -c 1000000 -- %s 0.5", fixture("hot7030"));
+
+	cr_assert_gt(profile__total_samples(p), 200);
+	cr_expect_eq(profile__total_weight(p), profile__total_samples(p) * period__next_prime(1000000));
+	cr_expect_str_eq(p->meta.period_mode, "prime");
+	profile__free(p);
+}
+
+Test(live, kernel_samples_are_symbolized)
+{
+	struct profile *p = record("-- dd if=/dev/zero of=/dev/null bs=1 count=1000000");
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 kernel = 0, named = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		struct sym_result r;
+
+		if (!(p->samples[i].flags & HSBPF_KEY_KERNEL))
+			continue;
+		symbolizer__resolve(sy, &p->samples[i], &r);
+		kernel += p->samples[i].count;
+		if (strcmp(r.sym, "[unknown]"))
+			named += p->samples[i].count;
+	}
+	cr_expect_gt(kernel, 20, "dd spends its time in read and write");
+	cr_expect_geq(named, kernel * 9 / 10, "%llu of %llu kernel samples named",
+		      (unsigned long long)named, (unsigned long long)kernel);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+/* here: the PMU is absent and the message says so; on a machine with one: it records */
+Test(live, hardware_events)
+{
+	static const char *events[] = { "cycles", "instructions:pp", "branches", "r00c0" };
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		run(&r, "%s record -e %s -c 100003 -o %s -- %s 0.3", hsbpf_bin(), events[i],
+		    out_path(), fixture("hot7030"));
+		if (event__have_pmu()) {
+			cr_expect_eq(r.status, 0, "%s: %s", events[i], r.err);
+		} else {
+			cr_expect_eq(r.status, 1, "%s", events[i]);
+			cr_expect(strstr(r.err, "no hardware PMU on this machine: only software events "
+						"such as cpu-clock are available"), "%s: %s", events[i], r.err);
+			cr_expect_neq(access(out_path(), F_OK), 0, "a profile was left behind");
+		}
+	}
+}
+
+Test(live, full_map_drops_are_counted_and_reported)
+{
+	struct run_result r;
+	struct profile *p;
+
+	run(&r, "%s record --map-entries 2 -o %s -- %s 1", hsbpf_bin(), out_path(), fixture("threads"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "dropped"), "no warning: %s", r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_leq(p->nr_samples, 2);
+	cr_expect_gt(p->stats.dropped_full, 0);
+	/* nothing vanishes: counted + dropped = every sample of the target */
+	cr_expect_eq(profile__total_samples(p) + p->stats.dropped_full,
+		     p->stats.samples - p->stats.filtered);
+	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), out_path()), 0);
+	cr_expect(strstr(r.out, "dropped because the sample map was full"), "%s", r.out);
+	profile__free(p);
+}
+
+static double elapsed_since(const struct timespec *t0)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec - t0->tv_sec + (t.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+Test(live, sigint_and_sigterm_end_a_recording_cleanly)
+{
+	const int sigs[] = { SIGINT, SIGTERM };
+
+	for (int i = 0; i < 2; i++) {
+		char cmd[1024];
+		struct profile *p;
+		pid_t pid;
+		int st;
+
+		unlink(out_path());
+		snprintf(cmd, sizeof(cmd), "exec %s record -a -o %s 2>/dev/null", hsbpf_bin(), out_path());
+		pid = spawn(cmd);
+		usleep(700000);
+		kill(pid, sigs[i]);
+		cr_assert_eq(waitpid(pid, &st, 0), pid);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signal %d: status %d", sigs[i], st);
+		cr_assert_eq(profile__read(out_path(), &p), 0);
+		cr_expect_gt(p->meta.duration_ns, 300000000);
+		profile__free(p);
+	}
+}
+
+Test(live, duration_ends_a_command_that_runs_on)
+{
+	struct timespec t0;
+	struct profile *p;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	p = record("-d 0.5 -- %s 30", fixture("hot7030"));
+	cr_expect_lt(elapsed_since(&t0), 5.0);
+	cr_expect_gt(profile__total_samples(p), 200);
+	profile__free(p);
+}
+
+/* bad input: a clear message, a non-zero status, no crash and no file left behind */
+Test(live, bad_input)
+{
+	static const struct {
+		const char *args;
+		int status;
+		const char *msg;
+	} cases[] = {
+		{ "-p 999999999 -d 1", 1, "no process with pid 999999999" },
+		{ "-e no-such-event -- true", 2, "unknown event 'no-such-event'" },
+		{ "-e cpu-clock:p -- true", 2, "software events have no precise mode" },
+		{ "-c 0 -- true", 2, "invalid period '0'" },
+		{ "-c banana -- true", 2, "invalid period 'banana'" },
+		{ "-e cycles -F 1000000 -- true", 2, "exceeds the kernel's limit" },
+		{ "-c 5000 -- true", 2, "below the kernel's 10 us minimum" },
+		{ "--period-mode sometimes -- true", 2, "invalid period mode" },
+		{ "-- /nonexistent/program", 1, "cannot run '/nonexistent/program'" },
+		{ "-a -p 1", 2, "choose one target" },
+		{ "", 2, "nothing to record" },
+		{ "--cgroup no-such-cgroup -d 1", 1, "cannot open cgroup" },
+		{ "-C 4000 -- true", 1, "" },
+	};
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unlink(out_path());
+		run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), cases[i].args);
+		cr_expect_eq(r.status, cases[i].status, "'%s': status %d: %s", cases[i].args, r.status, r.err);
+		cr_expect(strstr(r.err, cases[i].msg), "'%s': %s", cases[i].args, r.err);
+		cr_expect(strstr(r.err, "hsbpf: "), "'%s': no message", cases[i].args);
+		cr_expect_neq(access(out_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
+	}
+	run(&r, "%s record -o /nonexistent-dir/x.data -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot create '/nonexistent-dir/x.data'"), "%s", r.err);
+}
+
+Test(live, report_refuses_damaged_profiles)
+{
+	struct profile *p = record("-- %s 0.3", fixture("hot7030"));
+	struct run_result r;
+	struct stat st;
+
+	profile__free(p);
+	cr_assert_eq(stat(out_path(), &st), 0);
+	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), out_path()), 0);
+	cr_expect(strstr(r.out, "work_70"));
+	cr_assert_eq(truncate(out_path(), st.st_size - 10), 0);
+	run(&r, "%s report -i %s", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "is truncated"), "%s", r.err);
+	run(&r, "printf 'XXXX' | dd of=%s bs=1 seek=200 conv=notrunc 2>/dev/null; truncate -s %lld %s; "
+	    "%s report -i %s", out_path(), (long long)st.st_size, out_path(), hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "is corrupt"), "%s", r.err);
+	run(&r, "%s report -i %s/none.data", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot open"), "%s", r.err);
+	run(&r, "%s report -i %s --sort nonsense", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 2);
+}
