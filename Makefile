@@ -15,9 +15,14 @@ PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 
 CFLAGS ?= -O2 -g
 WARN := -Wall -Wextra -Werror -Wno-missing-field-initializers
+# `make SANITIZE=1` builds everything under .output-asan with ASan and UBSan
 ifeq ($(SANITIZE),1)
+OUTPUT := .output-asan
 CFLAGS += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS += -fsanitize=address,undefined
+BIN := $(OUTPUT)/hsbpf
+else
+BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -Ibpf -Iuser $(PC_CFLAGS)
@@ -50,9 +55,10 @@ FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
 
 .DELETE_ON_ERROR:
-.PHONY: all clean test check bench vmlinux fixtures deps demo
+.SECONDARY: $(BPF_OBJS)
+.PHONY: all clean test check test-asan bench vmlinux fixtures deps demo
 
-all: hsbpf fixtures
+all: $(BIN) fixtures
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
@@ -76,7 +82,7 @@ $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^
 
-hsbpf: $(OUTPUT)/user/main.o $(LIB)
+$(BIN): $(OUTPUT)/user/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
@@ -98,11 +104,31 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test check: hsbpf $(FIXTURES) $(TEST_BIN)
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+test: $(BIN) $(FIXTURES) $(TEST_BIN)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
-bench: hsbpf $(FIXTURES)
+# the whole suite again with ASan and UBSan (slower; separate output folder)
+test-asan:
+	$(Q)$(MAKE) --no-print-directory SANITIZE=1 test
+
+# what CI runs: the suite, then the suite under the sanitizers
+check:
+	$(Q)$(MAKE) --no-print-directory test
+	$(Q)$(MAKE) --no-print-directory test-asan
+
+# the README's first command: record the bundled workload and show the report
+demo: $(BIN) $(FIXTURES)
+	./$(BIN) record -o $(OUTPUT)/demo.data -- $(OUTPUT)/fixtures/hot7030 2
+	./$(BIN) report -i $(OUTPUT)/demo.data
+	./$(BIN) report -i $(OUTPUT)/demo.data --sort line --limit 5
+
+$(OUTPUT)/bench/floor: bench/floor.c $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+bench: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/overhead.sh
 
@@ -116,6 +142,6 @@ deps:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) hsbpf
+	$(Q)rm -rf .output .output-asan hsbpf
 
 -include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)

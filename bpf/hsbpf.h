@@ -41,9 +41,17 @@ enum hsbpf_stat {
 	HSBPF_STAT_NR,
 };
 
-/* pids[] values: the command target is armed before its exec and counted after it */
+/* procs[] states: the command target is armed before its exec and counted after it */
 #define HSBPF_PID_ARMED		1
 #define HSBPF_PID_ACTIVE	2
+
+/* procs[] values, one per process: with filter_pids the target processes (and nothing else);
+ * otherwise the processes that exec'd while recording. One lookup per sample serves both. */
+struct proc_state {
+	__u32 state;		/* HSBPF_PID_* */
+	__u32 pad;
+	__u64 exec_ns;		/* CLOCK_MONOTONIC of its last exec while recording, 0 if none */
+};
 
 /* Ring buffer token for randomized periods: the handler asks user space to re-arm this
  * CPU's event with a fresh period, at most once per sample. */

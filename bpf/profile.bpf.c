@@ -8,7 +8,7 @@
 #include "hsbpf.h"
 
 /* Tunables, set by user space before load */
-const volatile bool filter_pids = false;	/* count only tgids ACTIVE in pids[] */
+const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] */
 const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
 
 struct {
@@ -22,15 +22,8 @@ struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 65536);
 	__type(key, __u32);
-	__type(value, __u8);
-} pids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, __u64);
-} execs SEC(".maps");
+	__type(value, struct proc_state);
+} procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -101,23 +94,21 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 {
 	struct sample_value one, *val;
 	struct sample_key key = {};
-	__u64 weight, counter = 0, *exec_ns;
+	__u64 weight, counter = 0;
+	struct proc_state *proc;
 	__u32 tgid;
-	__u8 *state;
 
 	stat_inc(HSBPF_STAT_SAMPLES);
 	/* measured before filtering: intervals are per CPU, whoever ran */
 	weight = random_periods ? measure(ctx, &counter) : ctx->sample_period;
 
 	tgid = bpf_get_current_pid_tgid() >> 32;
-	if (filter_pids) {
-		state = bpf_map_lookup_elem(&pids, &tgid);
-		if (!state || *state != HSBPF_PID_ACTIVE) {
-			stat_inc(HSBPF_STAT_FILTERED);
-			if (random_periods)
-				rearm_request(counter, weight, false);
-			return 0;
-		}
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE)) {
+		stat_inc(HSBPF_STAT_FILTERED);
+		if (random_periods)
+			rearm_request(counter, weight, false);
+		return 0;
 	}
 	if (random_periods)
 		rearm_request(counter, weight, true);
@@ -128,9 +119,8 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 	if ((__s64)key.ip < 0)
 		key.flags |= HSBPF_KEY_KERNEL;
 	key.cgroup_id = bpf_get_current_cgroup_id();
-	exec_ns = bpf_map_lookup_elem(&execs, &tgid);
-	if (exec_ns)
-		key.exec_ns = *exec_ns;
+	if (proc)
+		key.exec_ns = proc->exec_ns;
 
 	val = bpf_map_lookup_elem(&samples, &key);
 	if (val) {
@@ -156,8 +146,8 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 {
+	struct proc_state *pst, cst = {};
 	__u32 ptgid, ctgid;
-	__u8 *state, st;
 
 	if (!filter_pids)
 		return 0;
@@ -165,11 +155,12 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	ctgid = BPF_CORE_READ(child, tgid);
 	if (ptgid == ctgid)	/* a new thread: already covered by its tgid */
 		return 0;
-	state = bpf_map_lookup_elem(&pids, &ptgid);
-	if (!state)
+	pst = bpf_map_lookup_elem(&procs, &ptgid);
+	if (!pst)
 		return 0;
-	st = *state;
-	if (bpf_map_update_elem(&pids, &ctgid, &st, BPF_ANY))
+	/* the child runs its parent's image: exec_ns 0 sends user space to the fork record */
+	cst.state = pst->state;
+	if (bpf_map_update_elem(&procs, &ctgid, &cst, BPF_ANY))
 		stat_inc(HSBPF_STAT_PIDS_FULL);
 	return 0;
 }
@@ -177,18 +168,21 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(hsbpf_exec, struct task_struct *p)
 {
+	struct proc_state *st, fresh = { .state = HSBPF_PID_ACTIVE };
 	__u32 tgid = BPF_CORE_READ(p, tgid);
 	__u64 now = bpf_ktime_get_ns();
-	__u8 *state;
 
-	if (filter_pids) {
-		state = bpf_map_lookup_elem(&pids, &tgid);
-		if (!state)
-			return 0;
-		if (*state == HSBPF_PID_ARMED)
-			*state = HSBPF_PID_ACTIVE;
+	st = bpf_map_lookup_elem(&procs, &tgid);
+	if (st) {
+		if (st->state == HSBPF_PID_ARMED)
+			st->state = HSBPF_PID_ACTIVE;
+		st->exec_ns = now;
+		return 0;
 	}
-	if (bpf_map_update_elem(&execs, &tgid, &now, BPF_ANY))
+	if (filter_pids)	/* not a target */
+		return 0;
+	fresh.exec_ns = now;
+	if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_ANY))
 		stat_inc(HSBPF_STAT_EXEC_FULL);
 	return 0;
 }
@@ -202,9 +196,7 @@ int BPF_PROG(hsbpf_exit, struct task_struct *p)
 	 * the target's filter entry */
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
-	bpf_map_delete_elem(&execs, &tgid);
-	if (filter_pids)
-		bpf_map_delete_elem(&pids, &tgid);
+	bpf_map_delete_elem(&procs, &tgid);
 	return 0;
 }
 

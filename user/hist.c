@@ -249,7 +249,8 @@ static int row_cmp(const void *a, const void *b)
 void hist__sort(struct hist *h)
 {
 	sort_ctx = h;
-	qsort(h->rows, h->nr_rows, sizeof(*h->rows), row_cmp);
+	if (h->nr_rows > 1)
+		qsort(h->rows, h->nr_rows, sizeof(*h->rows), row_cmp);
 	sort_ctx = NULL;
 	/* the index points at old positions: rebuild it for later adds */
 	memset(h->index, 0, h->nr_slots * sizeof(*h->index));

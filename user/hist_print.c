@@ -216,6 +216,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
 	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
+	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
+	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);
 	jsonw_name(w, "sort");
 	jsonw_start_array(w);
 	for (int k = 0; k < h->nr_keys; k++)

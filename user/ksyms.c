@@ -73,7 +73,8 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 	}
 	if (!nr)
 		warning("'%s' shows no addresses (kptr_restrict?): kernel samples will be [unknown]", path);
-	qsort(syms, nr, sizeof(*syms), cmp_ksym);
+	if (nr > 1)
+		qsort(syms, nr, sizeof(*syms), cmp_ksym);
 	hit = calloc(nr + 1, 1);
 	if (!hit) {
 		err = -ENOMEM;

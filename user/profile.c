@@ -241,15 +241,19 @@ static int cmp_fork(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
+/* qsort wants a non-NULL base even for zero elements */
+static void sort(void *base, size_t nr, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (nr > 1)
+		qsort(base, nr, size, cmp);
+}
+
 void profile__finish(struct profile *p)
 {
-	/* stable order matters: equal times keep arrival order (mergesort semantics are not
-	 * guaranteed by qsort, so ties are broken by the order-preserving comparators above
-	 * only where times differ; arrival order within one timestamp does not matter) */
-	qsort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
-	qsort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
-	qsort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
-	qsort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
+	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
+	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
+	sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
 }
 
 u64 profile__total_samples(const struct profile *p)
@@ -297,7 +301,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(exec_full), S_U64(pids_full), S_U64(sideband_lost), S_U64(rearms),
 	S_U64(intervals), S_U64(interval_sum), S_U64(interval_min), S_U64(interval_max),
 	{ "interval_sumsq", KV_DBL, offsetof(struct profile_stats, interval_sumsq), 8 },
-	S_U64(interval_repeats), S_U64(interval_outside),
+	S_U64(interval_repeats), S_U64(interval_outside), S_U64(bpf_run_ns), S_U64(bpf_run_cnt),
 };
 
 static char *kv_format(const void *obj, const struct kv_field *f, size_t n, size_t *len)

@@ -109,7 +109,9 @@ struct profile_stats {
 	u64 interval_max;
 	double interval_sumsq;
 	u64 interval_repeats;	/* consecutive equal intervals on one CPU */
-	u64 interval_outside;	/* outside [0.98, 1.25] x the base period: host or IRQ delays */
+	u64 interval_outside;
+	u64 bpf_run_ns;		/* handler run time, with kernel.bpf_stats_enabled=1 */
+	u64 bpf_run_cnt;	/* outside [0.98, 1.25] x the base period: host or IRQ delays */
 };
 
 struct strtab {

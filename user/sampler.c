@@ -20,6 +20,7 @@
 _Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
 _Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
+_Static_assert(sizeof(struct proc_state) == 16, "proc_state layout is the seam");
 
 struct sampler {
 	struct sampler_opts opts;
@@ -301,9 +302,8 @@ int sampler__attach(struct sampler *s)
 
 int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
 {
-	u8 state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE;
-
-	int err = bpf_map__update_elem(s->skel->maps.pids, &pid, sizeof(pid), &state, sizeof(state),
+	struct proc_state st = { .state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE };
+	int err = bpf_map__update_elem(s->skel->maps.procs, &pid, sizeof(pid), &st, sizeof(st),
 				       BPF_ANY);
 
 	if (err)
@@ -410,6 +410,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		first = false;
 	}
 	err = collect_stats(s, p);
+	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 cleanup:
 	free(keys);
 	free(vals);
@@ -438,6 +439,21 @@ void sampler__destroy(struct sampler *s)
 	free(s->target);
 	free(s->bias);
 	free(s);
+}
+
+int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt)
+{
+	struct bpf_prog_info info = {};
+	u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(bpf_program__fd(s->prog), &info, &len);
+
+	if (err)
+		return err;
+	if (!info.run_cnt)
+		return -ENODATA;
+	*run_ns = info.run_time_ns;
+	*run_cnt = info.run_cnt;
+	return 0;
 }
 
 int sampler__verify_all(void)

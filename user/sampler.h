@@ -36,6 +36,9 @@ void sampler__stop(struct sampler *s);
 int sampler__collect(struct sampler *s, struct profile *p);
 void sampler__destroy(struct sampler *s);
 
+/* the sample handler's run-time statistics (kernel.bpf_stats_enabled=1); -ENODATA if off */
+int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt);
+
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);
 

@@ -390,8 +390,8 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 	if (!m)
 		return;
 	r->dso = profile__str(sy->p, m->path);
-	if (r->dso[0] != '/')
-		return;	/* [vdso], anonymous JIT code, ... */
+	if (r->dso[0] != '/' || !strncmp(r->dso, "/memfd:", 7))
+		return;	/* [vdso], anonymous JIT code, memfd code: nothing to open */
 	d = get_dso(sy, m);
 	if (!d || !to_vaddr(d, m, s->ip, &r->vaddr))
 		return;

@@ -1,0 +1,7 @@
+.output-asan/user/cmd-report.o: user/cmd-report.c user/cmds.h user/hist.h \
+ user/profile.h user/util.h user/symbolizer.h
+user/cmds.h:
+user/hist.h:
+user/profile.h:
+user/util.h:
+user/symbolizer.h:
