@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # make bench: wall-time overhead of sampling a CPU-bound workload at 1 kHz and 10 kHz per CPU,
-# for the workload alone, the floor (same per-CPU events, empty BPF program), hsbpf,
-# perf record and bpftrace, interleaved in rounds so machine noise hits all alike.
+# for the floor (same per-CPU events, empty BPF program), hsbpf, perf record and bpftrace.
+# Each run under a tool is paired with a run of the workload alone just before it, and the
+# overhead is the median of the pairs' ratios: this machine's speed drifts by several percent
+# over minutes, more than the overhead at 1 kHz, and pairing cancels the drift.
 # Also: hsbpf's handler cost per sample, profile size against perf.data, report time.
 set -euo pipefail
 
@@ -31,10 +33,10 @@ trap cleanup EXIT
 now() { date +%s%N; }
 workload() { "$FIX/busywork" "$ITERS" 2 >/dev/null; }
 
-# about 3 s of work on this machine
+# about 2 s of work on this machine
 if [ -z "$ITERS" ]; then
 	t0=$(now); "$FIX/busywork" 100 2 >/dev/null; t1=$(now)
-	ITERS=$(( 300 * 1000000000 / (t1 - t0) ))
+	ITERS=$(( 200 * 1000000000 / (t1 - t0) ))
 	[ "$ITERS" -ge 20 ] || ITERS=20
 fi
 
@@ -70,42 +72,42 @@ measure() {
 
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
-tools="none floor hsbpf perf bpftrace"
-declare -A times
+tools="floor hsbpf perf bpftrace"
+declare -A ratios alone under
 echo "bench: busywork $ITERS M iterations x 2 threads, $REPS rounds, rates: $RATES Hz per CPU" >&2
 for r in $(seq "$REPS"); do
 	for rate in $RATES; do
 		for tool in $tools; do
-			[ "$tool" = none ] && [ "$rate" != "${RATES%% *}" ] && continue
+			b=$(measure none "$rate")
 			t=$(measure "$tool" "$rate")
-			times[$tool-$rate]="${times[$tool-$rate]:-} $t"
-			echo "  round $r  $rate Hz  $tool  ${t}s" >&2
+			ratios[$tool-$rate]="${ratios[$tool-$rate]:-} $(awk -v t="$t" -v b="$b" 'BEGIN { printf "%.5f", t / b }')"
+			alone[$tool-$rate]="${alone[$tool-$rate]:-} $b"
+			under[$tool-$rate]="${under[$tool-$rate]:-} $t"
+			echo "  round $r  $rate Hz  $tool  ${t}s (alone ${b}s)" >&2
 		done
 	done
 done
 
 base_rate=${RATES%% *}
-base=$(echo "${times[none-$base_rate]}" | tr ' ' '\n' | grep . | median)
 handler() {	# ns per run of a BPF program, from its own statistics
 	awk -F'[ =]' '/run_cnt/ { if ($2) printf "%.0f", $4 / $2 }' "$1"
 }
+med_of() { echo "$1" | tr ' ' '\n' | grep . | median; }
 
 {
-echo "| rate per CPU | tool | median wall s | overhead | overhead / floor | overhead / perf record |"
-echo "|---|---|---|---|---|---|"
-echo "| - | workload alone | $base | - | - | - |"
+echo "| rate per CPU | tool | median s alone | median s under tool | overhead (median of paired ratios) | overhead / floor | overhead / perf record |"
+echo "|---|---|---|---|---|---|---|"
 for rate in $RATES; do
-	declare -A ov=() med=()
-	for tool in floor hsbpf perf bpftrace; do
-		m=$(echo "${times[$tool-$rate]}" | tr ' ' '\n' | grep . | median)
-		ov[$tool]=$(awk -v m="$m" -v b="$base" 'BEGIN { printf "%.4f", (m - b) / b }')
-		med[$tool]=$m
+	declare -A ov=()
+	for tool in $tools; do
+		ov[$tool]=$(awk -v m="$(med_of "${ratios[$tool-$rate]}")" 'BEGIN { printf "%.5f", m - 1 }')
 	done
-	for tool in floor hsbpf perf bpftrace; do
-		awk -v r="$rate" -v t="$tool" -v m="${med[$tool]}" -v o="${ov[$tool]}" -v f="${ov[floor]}" -v p="${ov[perf]}" 'BEGIN {
-			rf = (f > 0.0005) ? sprintf("%.2fx", o / f) : "n/a (floor below noise)";
-			rp = (p > 0.0005) ? sprintf("%.2fx", o / p) : "n/a";
-			printf "| %d Hz | %s | %.3f | %.2f%% | %s | %s |\n", r, t, m, 100 * o, rf, rp }'
+	for tool in $tools; do
+		awk -v r="$rate" -v t="$tool" -v a="$(med_of "${alone[$tool-$rate]}")" -v u="$(med_of "${under[$tool-$rate]}")" \
+		    -v o="${ov[$tool]}" -v f="${ov[floor]}" -v p="${ov[perf]}" 'BEGIN {
+			rf = (f > 0.002) ? sprintf("%.2fx", o / f) : "n/a (floor within noise)";
+			rp = (p > 0.002) ? sprintf("%.2fx", o / p) : "n/a (perf within noise)";
+			printf "| %d Hz | %s | %.3f | %.3f | %.2f%% | %s | %s |\n", r, t, a, u, 100 * o, rf, rp }'
 	done
 done
 echo

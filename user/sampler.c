@@ -72,13 +72,15 @@ static int load_error(const char *what, int err)
 	return err;
 }
 
+/* NULL with errno ENOMEM, reported */
 static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 {
 	struct sampler *s = calloc(1, sizeof(*s));
 	int max = 0;
 
+	quiet_libbpf();
 	if (!s)
-		return NULL;
+		goto nomem;
 	s->opts = *opts;
 	s->rng = opts->seed ? opts->seed : now_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < opts->nr_cpus; i++)
@@ -93,7 +95,7 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	s->bias = calloc(opts->nr_cpus, sizeof(*s->bias));
 	if (!s->fds || !s->links || !s->cpu_index || !s->last_interval || !s->target || !s->bias) {
 		sampler__destroy(s);
-		return NULL;
+		goto nomem;
 	}
 	for (int i = 0; i <= max; i++)
 		s->cpu_index[i] = -1;
@@ -103,6 +105,10 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	}
 	s->rs.interval_min = UINT64_MAX;
 	return s;
+nomem:
+	errno = ENOMEM;
+	error("cannot set up sampler: %s", strerror(ENOMEM));
+	return NULL;
 }
 
 struct sampler *sampler__open(const struct sampler_opts *opts)
@@ -110,13 +116,9 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	struct sampler *s;
 	int err;
 
-	quiet_libbpf();
 	s = sampler_alloc(opts);
-	if (!s) {
-		errno = ENOMEM;
-		error("cannot set up sampler: %s", strerror(ENOMEM));
+	if (!s)
 		return NULL;
-	}
 	s->skel = profile_bpf__open();
 	if (!s->skel) {
 		err = -errno;
@@ -160,12 +162,9 @@ struct sampler *sampler__open_empty(const struct sampler_opts *opts)
 	struct sampler *s;
 	int err;
 
-	quiet_libbpf();
 	s = sampler_alloc(opts);
-	if (!s) {
-		errno = ENOMEM;
+	if (!s)
 		return NULL;
-	}
 	s->empty = empty_bpf__open_and_load();
 	if (!s->empty) {
 		err = -errno;

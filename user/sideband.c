@@ -162,12 +162,24 @@ static const char *record_string(const u8 *rec, size_t off, size_t end)
 	return (const char *)rec + off;
 }
 
+/* a record of a fixed part, a NUL-terminated string and the sample_id trailer */
+static int fixed_and_string(const u8 *rec, size_t size, void *fixed, size_t fixed_size,
+			    const char **str, struct sample_id *id)
+{
+	const size_t body = sizeof(struct perf_event_header) + fixed_size;
+
+	if (trailer(rec, size, body, id))
+		return -EINVAL;
+	memcpy(fixed, rec + sizeof(struct perf_event_header), fixed_size);
+	*str = record_string(rec, body, size - sizeof(*id));
+	return *str ? 0 : -EINVAL;
+}
+
 int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost)
 {
 	const u8 *rec = data;
 	struct perf_event_header h;
 	struct sample_id id;
-	const size_t tail = sizeof(struct sample_id);
 
 	if (size < sizeof(h))
 		return -EINVAL;
@@ -193,15 +205,10 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 			};
 			u32 prot, flags;
 		} m;
-		const size_t body = sizeof(h) + sizeof(m);
 		const char *path;
 		bool has_id = h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
 
-		if (trailer(rec, size, body, &id))
-			return -EINVAL;
-		memcpy(&m, rec + sizeof(h), sizeof(m));
-		path = record_string(rec, body, size - tail);
-		if (!path)
+		if (fixed_and_string(rec, size, &m, sizeof(m), &path, &id))
 			return -EINVAL;
 		if (!(m.prot & 4 /* PROT_EXEC */))
 			return 0;
@@ -214,14 +221,9 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 			u32 pid, tid;
 			u64 addr, len, pgoff;
 		} m;
-		const size_t body = sizeof(h) + sizeof(m);
 		const char *path;
 
-		if (trailer(rec, size, body, &id))
-			return -EINVAL;
-		memcpy(&m, rec + sizeof(h), sizeof(m));
-		path = record_string(rec, body, size - tail);
-		if (!path)
+		if (fixed_and_string(rec, size, &m, sizeof(m), &path, &id))
 			return -EINVAL;
 		return profile__add_mapping(p, m.pid, id.time, m.addr, m.len, m.pgoff, path, NULL, 0);
 	}
@@ -229,15 +231,10 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 		struct {
 			u32 pid, tid;
 		} c;
-		const size_t body = sizeof(h) + sizeof(c);
 		const char *comm;
 		bool exec = h.misc & PERF_RECORD_MISC_COMM_EXEC;
 
-		if (trailer(rec, size, body, &id))
-			return -EINVAL;
-		memcpy(&c, rec + sizeof(h), sizeof(c));
-		comm = record_string(rec, body, size - tail);
-		if (!comm)
+		if (fixed_and_string(rec, size, &c, sizeof(c), &comm, &id))
 			return -EINVAL;
 		if (c.pid != c.tid && !exec)	/* a thread's own name */
 			return 0;
