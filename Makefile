@@ -51,6 +51,8 @@ TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
+REF_PLUGIN := $(OUTPUT)/ref/libhsbpf-ref.so
+
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
 
@@ -58,7 +60,7 @@ FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all clean test check test-asan bench vmlinux fixtures deps demo
 
-all: $(BIN) fixtures
+all: $(BIN) fixtures $(REF_PLUGIN)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
@@ -86,6 +88,13 @@ $(BIN): $(OUTPUT)/user/main.o $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -o $@
 
+# The reference collector: a QEMU plugin, loaded by `hsbpf truth`
+$(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,PLUGIN,$@)
+	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
+		-Iref $< -o $@ -lpthread
+
 # Fixtures: small programs with known hot spots; -O1 and noinline keep their shape.
 $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
@@ -104,7 +113,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(TEST_BIN)
+test: $(BIN) $(FIXTURES) $(TEST_BIN) $(REF_PLUGIN)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 

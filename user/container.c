@@ -1,0 +1,344 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The shared file container: header, section table, sections, each CRC-32 checked; and the
+ * key=value text sections. Readers trust no offset and skip unknown sections. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+#include "container.h"
+
+struct file_header {
+	char magic[8];
+	u16 version_major;
+	u16 version_minor;
+	u32 header_size;
+	u64 file_size;
+	u64 section_table;	/* offset */
+	u32 nr_sections;
+	u32 header_crc;		/* crc32 of this header with header_crc 0 */
+	u32 table_crc;		/* crc32 of the section table */
+	u8 reserved[20];
+};
+_Static_assert(sizeof(struct file_header) == 64, "file_header");
+
+struct section_desc {
+	u32 type;
+	u32 crc;
+	u64 offset;
+	u64 size;
+};
+_Static_assert(sizeof(struct section_desc) == 24, "section_desc");
+
+#define MAX_SECTIONS 64
+
+char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len)
+{
+	char *buf = NULL;
+	size_t size = 0;
+	FILE *fp = open_memstream(&buf, &size);
+
+	if (!fp)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		const char *field = (const char *)obj + f[i].off;
+
+		switch (f[i].kind) {
+		case KV_STR:
+			fprintf(fp, "%s=%.*s\n", f[i].key, (int)f[i].size, field);
+			break;
+		case KV_U64:
+			fprintf(fp, "%s=%" PRIu64 "\n", f[i].key, *(const u64 *)field);
+			break;
+		case KV_U32:
+			fprintf(fp, "%s=%u\n", f[i].key, *(const u32 *)field);
+			break;
+		case KV_DBL:
+			fprintf(fp, "%s=%.17g\n", f[i].key, *(const double *)field);
+			break;
+		}
+	}
+	if (fclose(fp)) {
+		free(buf);
+		return NULL;
+	}
+	*len = size;
+	return buf;
+}
+
+int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + len;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', end - p), *eq;
+		size_t linelen;
+
+		if (!nl)
+			return -EINVAL;
+		linelen = nl - p;
+		eq = memchr(p, '=', linelen);
+		if (!eq)
+			return -EINVAL;
+		for (size_t i = 0; i < n; i++) {
+			char *field = (char *)obj + f[i].off;
+			size_t klen = eq - p, vlen = nl - eq - 1;
+			char num[64];
+
+			if (strlen(f[i].key) != klen || memcmp(f[i].key, p, klen))
+				continue;
+			if (f[i].kind == KV_STR) {
+				if (vlen >= f[i].size)
+					return -EINVAL;
+				memcpy(field, eq + 1, vlen);
+				field[vlen] = 0;
+				break;
+			}
+			if (vlen == 0 || vlen >= sizeof(num))
+				return -EINVAL;
+			memcpy(num, eq + 1, vlen);
+			num[vlen] = 0;
+			if (f[i].kind == KV_DBL) {
+				char *e;
+
+				*(double *)field = strtod(num, &e);
+				if (*e)
+					return -EINVAL;
+			} else {
+				u64 v;
+
+				if (parse_u64(num, &v))
+					return -EINVAL;
+				if (f[i].kind == KV_U32)
+					*(u32 *)field = v;
+				else
+					*(u64 *)field = v;
+			}
+			break;
+		}
+		p = nl + 1;
+	}
+	return 0;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int container__write(const char *path, const char magic[8], u16 major, u16 minor,
+		     const struct container_section *secs, size_t nr)
+{
+	struct section_desc descs[MAX_SECTIONS];
+	struct file_header hdr = {};
+	char *tmp = NULL;
+	u64 off;
+	int fd = -1, err;
+
+	if (nr > MAX_SECTIONS)
+		return -E2BIG;
+	off = sizeof(hdr) + nr * sizeof(struct section_desc);
+	for (size_t i = 0; i < nr; i++) {
+		descs[i].type = secs[i].type;
+		descs[i].offset = off;
+		descs[i].size = secs[i].size;
+		descs[i].crc = crc32(0, secs[i].data, secs[i].size);
+		off += secs[i].size;
+	}
+	memcpy(hdr.magic, magic, 8);
+	hdr.version_major = major;
+	hdr.version_minor = minor;
+	hdr.header_size = sizeof(hdr);
+	hdr.file_size = off;
+	hdr.section_table = sizeof(hdr);
+	hdr.nr_sections = nr;
+	hdr.table_crc = crc32(0, (const void *)descs, nr * sizeof(descs[0]));
+	hdr.header_crc = crc32(0, (const void *)&hdr, sizeof(hdr));
+
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+		tmp = NULL;
+		err = -ENOMEM;
+		error("cannot write '%s': %s", path, strerror(-err));
+		goto cleanup;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
+	if (fd < 0) {
+		err = -errno;
+		error("cannot create '%s': %s", path, strerror(-err));
+		free(tmp);
+		tmp = NULL;
+		goto cleanup;
+	}
+	err = write_all(fd, &hdr, sizeof(hdr));
+	if (!err)
+		err = write_all(fd, descs, nr * sizeof(descs[0]));
+	for (size_t i = 0; !err && i < nr; i++)
+		err = write_all(fd, secs[i].data, secs[i].size);
+	if (!err && fsync(fd))
+		err = -errno;
+	if (!err && close(fd))
+		err = -errno;
+	fd = -1;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		error("cannot write '%s': %s", path, strerror(-err));
+cleanup:
+	if (fd >= 0)
+		close(fd);
+	if (err && tmp)
+		unlink(tmp);
+	free(tmp);
+	return err;
+}
+
+int container__bad(const char *name, const char *what)
+{
+	error("'%s' is corrupt: %s", name, what);
+	return -EINVAL;
+}
+
+int container__parse(const void *buf, size_t size, const char *name, const char magic[8],
+		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx)
+{
+	const u8 *base = buf;
+	const struct section_desc *descs;
+	struct file_header hdr;
+	u32 want_crc;
+	int err;
+
+	if (size < 8 || memcmp(base, magic, 8)) {
+		error("'%s' is not an %s", name, kind);
+		return -EINVAL;
+	}
+	if (size < sizeof(hdr)) {
+		error("'%s' is truncated: %zu bytes, shorter than the header", name, size);
+		return -EINVAL;
+	}
+	memcpy(&hdr, base, sizeof(hdr));
+	if (hdr.version_major > major) {
+		error("'%s' has format version %u.%u, newer than this hsbpf reads (%u.%u): upgrade hsbpf",
+		      name, hdr.version_major, hdr.version_minor, major, minor);
+		return -EPROTO;
+	}
+	want_crc = hdr.header_crc;
+	hdr.header_crc = 0;
+	if (crc32(0, (const void *)&hdr, sizeof(hdr)) != want_crc)
+		return container__bad(name, "header checksum mismatch");
+	if (hdr.file_size != size) {
+		if (size < hdr.file_size)
+			error("'%s' is truncated: %zu of %" PRIu64 " bytes", name, size, (u64)hdr.file_size);
+		else
+			error("'%s' is corrupt: %zu bytes where the header says %" PRIu64, name, size,
+			      (u64)hdr.file_size);
+		return -EINVAL;
+	}
+	if (hdr.header_size < sizeof(hdr) || hdr.nr_sections > MAX_SECTIONS ||
+	    hdr.section_table > size ||
+	    hdr.nr_sections * sizeof(*descs) > size - hdr.section_table)
+		return container__bad(name, "section table out of bounds");
+	descs = (const void *)(base + hdr.section_table);
+	if (crc32(0, (const void *)descs, hdr.nr_sections * sizeof(*descs)) != hdr.table_crc)
+		return container__bad(name, "section table checksum mismatch");
+	for (u32 i = 0; i < hdr.nr_sections; i++) {
+		struct section_desc d;
+
+		memcpy(&d, &descs[i], sizeof(d));
+		if (d.offset > size || d.size > size - d.offset)
+			return container__bad(name, "section out of bounds");
+		if (crc32(0, base + d.offset, d.size) != d.crc)
+			return container__bad(name, "section checksum mismatch");
+	}
+	for (u32 i = 0; i < hdr.nr_sections; i++) {
+		struct section_desc d;
+
+		memcpy(&d, &descs[i], sizeof(d));
+		err = fn(ctx, d.type, base + d.offset, d.size);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int container__read_file(const char *path, void **out, size_t *size)
+{
+	struct stat st;
+	void *buf = NULL;
+	size_t got = 0;
+	int fd, err = 0;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		error("cannot open '%s': %s", path, strerror(-err));
+		return err;
+	}
+	if (fstat(fd, &st)) {
+		err = -errno;
+		error("cannot stat '%s': %s", path, strerror(-err));
+		goto cleanup;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		err = -EINVAL;
+		error("'%s' is not a regular file", path);
+		goto cleanup;
+	}
+	buf = malloc(st.st_size ? st.st_size : 1);
+	if (!buf) {
+		err = -ENOMEM;
+		error("cannot read '%s': %s", path, strerror(-err));
+		goto cleanup;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, (char *)buf + got, st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			error("cannot read '%s': %s", path, strerror(-err));
+			goto cleanup;
+		}
+		got += n;
+	}
+cleanup:
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	*out = buf;
+	*size = got;
+	return 0;
+}
+
+int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
+			  size_t elem)
+{
+	if (size % elem)
+		return -EINVAL;
+	if (!size)
+		return 0;
+	*dst = malloc(size);
+	if (!*dst)
+		return -ENOMEM;
+	memcpy(*dst, src, size);
+	*nr = *cap = size / elem;
+	return 0;
+}
