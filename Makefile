@@ -26,7 +26,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -Ibpf -Iuser $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lz -lm -lpthread
+LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)

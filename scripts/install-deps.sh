@@ -6,7 +6,7 @@ set -euo pipefail
 pkgs=(
 	make gcc clang llvm pkg-config binutils
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-	libcriterion-dev
+	libcriterion-dev libcapstone-dev qemu-user valgrind
 	linux-perf bpftrace
 )
 

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* capstone, in detail mode, classified the way block building and edge kinds need it. */
+#include <capstone/capstone.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "disasm.h"
+
+struct disasm {
+	csh h;
+	cs_insn *insn;
+};
+
+struct disasm *disasm__new(void)
+{
+	struct disasm *d = calloc(1, sizeof(*d));
+
+	if (!d)
+		return NULL;
+	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->h) != CS_ERR_OK) {
+		free(d);
+		errno = EINVAL;
+		return NULL;
+	}
+	cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+	d->insn = cs_malloc(d->h);
+	if (!d->insn) {
+		cs_close(&d->h);
+		free(d);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return d;
+}
+
+void disasm__free(struct disasm *d)
+{
+	if (!d)
+		return;
+	cs_free(d->insn, 1);
+	cs_close(&d->h);
+	free(d);
+}
+
+static bool is_string_op(unsigned id)
+{
+	switch (id) {
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	case X86_INS_INSB: case X86_INS_INSW: case X86_INS_INSD:
+	case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct insn_info *info)
+{
+	const u8 *p = code;
+	uint64_t addr = vaddr;
+	cs_insn *in = d->insn;
+	const cs_x86 *x;
+	bool direct;
+
+	memset(info, 0, sizeof(*info));
+	if (!cs_disasm_iter(d->h, &p, &size, &addr, in)) {
+		info->kind = INSN_INVALID;
+		info->size = 1;
+		snprintf(info->text, sizeof(info->text), "(bad)");
+		return -EINVAL;
+	}
+	x = &in->detail->x86;
+	info->size = in->size;
+	snprintf(info->text, sizeof(info->text), "%s%s%s", in->mnemonic, in->op_str[0] ? " " : "",
+		 in->op_str);
+	direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+	if (direct)
+		info->target = x->operands[0].imm;
+	info->rep_string = (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE) &&
+			   is_string_op(in->id);
+	if (cs_insn_group(d->h, in, CS_GRP_RET) || cs_insn_group(d->h, in, CS_GRP_IRET))
+		info->kind = INSN_RET;
+	else if (cs_insn_group(d->h, in, CS_GRP_CALL))
+		info->kind = direct ? INSN_CALL : INSN_INDIRECT_CALL;
+	else if (cs_insn_group(d->h, in, CS_GRP_JUMP))
+		info->kind = in->id != X86_INS_JMP ? INSN_COND_JUMP : direct ? INSN_JUMP : INSN_INDIRECT_JUMP;
+	else if (cs_insn_group(d->h, in, CS_GRP_INT) || in->id == X86_INS_SYSCALL ||
+		 in->id == X86_INS_SYSENTER)
+		info->kind = INSN_SYSCALL;
+	else if (in->id == X86_INS_HLT || in->id == X86_INS_UD2)
+		info->kind = INSN_HALT;
+	else
+		info->kind = INSN_PLAIN;
+	return 0;
+}
+
+/* calls and syscalls end blocks too: the callee may not come back (exit, longjmp, a throw),
+ * and Pin's BBLs and QEMU's translation blocks end there as well */
+bool insn__ends_block(enum insn_kind k)
+{
+	return k != INSN_PLAIN;
+}
+
+const char *insn__kind_name(enum insn_kind k)
+{
+	static const char *const names[] = {
+		"plain", "cond-jump", "jump", "indirect-jump", "call", "indirect-call", "ret",
+		"syscall", "halt", "invalid",
+	};
+
+	return k < ARRAY_SIZE(names) ? names[k] : "?";
+}

@@ -1,0 +1,659 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Truth files: from the plugin's raw block and edge counts to per-instruction and per-edge
+ * counts keyed by (object, ELF address), normalized to what hardware retires; and their
+ * file form in the shared container. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "container.h"
+#include "disasm.h"
+#include "elf_image.h"
+#include "truth.h"
+
+_Static_assert(sizeof(struct truth_object) == 32, "truth_object");
+_Static_assert(sizeof(struct truth_insn) == 24, "truth_insn");
+_Static_assert(sizeof(struct truth_edge) == 40, "truth_edge");
+
+enum { TSEC_META = 1, TSEC_STRINGS = 2, TSEC_OBJECTS = 3, TSEC_INSNS = 4, TSEC_EDGES = 5 };
+
+const char *edge__kind_name(enum edge_kind k)
+{
+	static const char *const names[EDGE_NR] = {
+		"fallthrough", "taken", "not-taken", "jump", "indirect-jump", "call",
+		"indirect-call", "return", "tail-call", "syscall", "rep", "other",
+	};
+
+	return k < EDGE_NR ? names[k] : "?";
+}
+
+struct truth *truth__new(void)
+{
+	struct truth *t = calloc(1, sizeof(*t));
+
+	if (t && array__reserve((void **)&t->strs, &t->strs_cap, 1, 1)) {
+		free(t);
+		return NULL;
+	}
+	if (t)
+		t->strs_len = 1;	/* offset 0: "" */
+	return t;
+}
+
+void truth__free(struct truth *t)
+{
+	if (!t)
+		return;
+	free(t->objects);
+	free(t->insns);
+	free(t->edges);
+	free(t->strs);
+	free(t);
+}
+
+const char *truth__str(const struct truth *t, u32 off)
+{
+	return off < t->strs_len ? t->strs + off : "";
+}
+
+static s64 add_str(struct truth *t, const char *s)
+{
+	size_t n = strlen(s) + 1, off = t->strs_len;
+
+	if (array__reserve((void **)&t->strs, &t->strs_cap, t->strs_len + n, 1))
+		return -ENOMEM;
+	memcpy(t->strs + off, s, n);
+	t->strs_len += n;
+	return off;
+}
+
+u32 truth__object(const struct truth *t, const char *path)
+{
+	for (size_t i = 0; i < t->nr_objects; i++)
+		if (!strcmp(truth__str(t, t->objects[i].path), path))
+			return i;
+	return TRUTH_NO_OBJECT;
+}
+
+const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr)
+{
+	size_t lo = 0, hi = t->nr_insns;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct truth_insn *in = &t->insns[mid];
+
+		if (in->obj < obj || (in->obj == obj && in->vaddr < vaddr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < t->nr_insns && t->insns[lo].obj == obj && t->insns[lo].vaddr == vaddr)
+		return &t->insns[lo];
+	return NULL;
+}
+
+/* ---- from the plugin's raw output ---- */
+
+struct raw_map {
+	u64 start, end, pgoff;
+	char *path;
+	u32 obj;		/* TRUTH_NO_OBJECT until resolved */
+};
+
+struct raw_block {
+	u64 vaddr, file_off, count;
+	int map;
+	u32 ninsns;
+	u8 *sizes;
+	/* resolved */
+	u32 obj;
+	u64 *addrs;		/* ELF vaddr of each instruction */
+	u32 kept;		/* instructions kept (a truncated last one is not) */
+};
+
+struct raw_edge {
+	u64 src, dst, count;
+};
+
+struct raw {
+	struct raw_map *maps;
+	size_t nr_maps, cap_maps;
+	struct raw_block *blocks;
+	size_t nr_blocks, cap_blocks;
+	struct raw_edge *edges;
+	size_t nr_edges, cap_edges;
+	u32 threads;
+	int oom;
+	bool ended;
+};
+
+static void raw_free(struct raw *r)
+{
+	for (size_t i = 0; i < r->nr_maps; i++)
+		free(r->maps[i].path);
+	for (size_t i = 0; i < r->nr_blocks; i++) {
+		free(r->blocks[i].sizes);
+		free(r->blocks[i].addrs);
+	}
+	free(r->maps);
+	free(r->blocks);
+	free(r->edges);
+}
+
+static int parse_sizes(const char *s, struct raw_block *b)
+{
+	b->sizes = malloc(b->ninsns ? b->ninsns : 1);
+	if (!b->sizes)
+		return -ENOMEM;
+	for (u32 k = 0; k < b->ninsns; k++) {
+		char *end;
+		unsigned long v = strtoul(s, &end, 10);
+
+		if (end == s || v == 0 || v > 15 || (k + 1 < b->ninsns && *end != ','))
+			return -EINVAL;
+		b->sizes[k] = v;
+		s = end + 1;
+	}
+	return 0;
+}
+
+static int raw_parse(const char *path, struct raw *r)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	int err = 0, lineno = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	while (!err && getline(&line, &cap, f) > 0) {
+		unsigned long long a, b, c, d, e;
+		long long m;
+		unsigned n;
+		int pos = 0;
+
+		lineno++;
+		line[strcspn(line, "\n")] = 0;
+		if (lineno == 1) {
+			if (strcmp(line, "hsbpf-ref 1"))
+				err = -EINVAL;
+		} else if (sscanf(line, "threads %u", &n) == 1) {
+			r->threads = n;
+		} else if (sscanf(line, "oom %u", &n) == 1) {
+			r->oom = n;
+		} else if (sscanf(line, "map %llu %llx %llx %llx %n", &a, &b, &c, &d, &pos) == 4 && pos) {
+			struct raw_map *mp;
+
+			if (a != r->nr_maps || array__reserve((void **)&r->maps, &r->cap_maps, r->nr_maps + 1,
+								sizeof(*r->maps))) {
+				err = a != r->nr_maps ? -EINVAL : -ENOMEM;
+				break;
+			}
+			mp = &r->maps[r->nr_maps++];
+			mp->start = b;
+			mp->end = c;
+			mp->pgoff = d;
+			mp->obj = TRUTH_NO_OBJECT;
+			mp->path = strdup(line + pos);
+			if (!mp->path)
+				err = -ENOMEM;
+		} else if (sscanf(line, "block %llu %llx %lld %llx %u %llu %n", &a, &b, &m, &c, &n, &d, &pos) == 6 &&
+			   pos) {
+			struct raw_block *bl;
+
+			if (a != r->nr_blocks || m >= (long long)r->nr_maps || m < -1 || !n ||
+			    array__reserve((void **)&r->blocks, &r->cap_blocks, r->nr_blocks + 1,
+					   sizeof(*r->blocks))) {
+				err = -EINVAL;
+				break;
+			}
+			bl = &r->blocks[r->nr_blocks++];
+			bl->vaddr = b;
+			bl->map = m;
+			bl->file_off = c;
+			bl->ninsns = n;
+			bl->count = d;
+			bl->obj = TRUTH_NO_OBJECT;
+			err = parse_sizes(line + pos, bl);
+		} else if (sscanf(line, "edge %llu %llu %llu", &a, &b, &e) == 3) {
+			if (a >= r->nr_blocks || b >= r->nr_blocks ||
+			    array__reserve((void **)&r->edges, &r->cap_edges, r->nr_edges + 1,
+					   sizeof(*r->edges))) {
+				err = -EINVAL;
+				break;
+			}
+			r->edges[r->nr_edges++] = (struct raw_edge){ a, b, e };
+		} else if (!strcmp(line, "end")) {
+			r->ended = true;
+		} else {
+			err = -EINVAL;
+		}
+	}
+	free(line);
+	fclose(f);
+	if (err == -EINVAL)
+		return fail(err, "'%s' is corrupt at line %d", path, lineno);
+	if (err)
+		return fail(err, "cannot read '%s': %s", path, strerror(-err));
+	if (!r->ended)
+		return fail(-EINVAL, "'%s' is truncated: the collector did not finish writing it", path);
+	return 0;
+}
+
+/* per-instruction counts while building: open addressing on (obj, vaddr) */
+struct insn_table {
+	struct truth_insn *slots;
+	size_t nr, cap;
+};
+
+static u64 insn_hash(u32 obj, u64 vaddr)
+{
+	return ((vaddr ^ ((u64)obj << 48)) * 0x9E3779B97F4A7C15ull) >> 7;
+}
+
+static struct truth_insn *insn_slot(struct insn_table *it, u32 obj, u64 vaddr, u32 size)
+{
+	size_t i;
+
+	if (it->nr * 2 >= it->cap) {
+		size_t ncap = it->cap ? it->cap * 2 : 4096;
+		struct truth_insn *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns)
+			return NULL;
+		for (size_t j = 0; j < it->cap; j++) {
+			if (!it->slots[j].size)
+				continue;
+			i = insn_hash(it->slots[j].obj, it->slots[j].vaddr) & (ncap - 1);
+			while (ns[i].size)
+				i = (i + 1) & (ncap - 1);
+			ns[i] = it->slots[j];
+		}
+		free(it->slots);
+		it->slots = ns;
+		it->cap = ncap;
+	}
+	for (i = insn_hash(obj, vaddr) & (it->cap - 1); it->slots[i].size; i = (i + 1) & (it->cap - 1))
+		if (it->slots[i].obj == obj && it->slots[i].vaddr == vaddr)
+			return &it->slots[i];
+	it->slots[i] = (struct truth_insn){ .obj = obj, .size = size, .vaddr = vaddr };
+	it->nr++;
+	return &it->slots[i];
+}
+
+static int cmp_insn(const void *a, const void *b)
+{
+	const struct truth_insn *x = a, *y = b;
+
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int cmp_edge(const void *a, const void *b)
+{
+	const struct truth_edge *x = a, *y = b;
+
+	if (x->src_obj != y->src_obj)
+		return x->src_obj < y->src_obj ? -1 : 1;
+	if (x->src != y->src)
+		return x->src < y->src ? -1 : 1;
+	if (x->dst_obj != y->dst_obj)
+		return x->dst_obj < y->dst_obj ? -1 : 1;
+	if (x->dst != y->dst)
+		return x->dst < y->dst ? -1 : 1;
+	return x->kind < y->kind ? -1 : x->kind > y->kind;
+}
+
+/* open each file-backed object once; its instructions get ELF addresses */
+static int resolve_objects(struct raw *r, struct truth *t, struct elf_image ***imgs)
+{
+	size_t cap_imgs = 0;
+
+	for (size_t i = 0; i < r->nr_maps; i++) {
+		struct raw_map *m = &r->maps[i];
+		struct elf_image *img;
+		struct truth_object *o;
+		u32 obj = truth__object(t, m->path);
+		s64 off;
+
+		if (obj != TRUTH_NO_OBJECT) {
+			m->obj = obj;
+			continue;
+		}
+		img = elf_image__open(m->path);
+		if (!img)
+			continue;	/* qemu itself, or a file gone since: not guest code */
+		if (array__reserve((void **)&t->objects, &t->cap_objects, t->nr_objects + 1,
+				   sizeof(*t->objects)) ||
+		    array__reserve((void **)imgs, &cap_imgs, t->nr_objects + 1, sizeof(**imgs))) {
+			elf_image__close(img);
+			return -ENOMEM;
+		}
+		off = add_str(t, m->path);
+		if (off < 0) {
+			elf_image__close(img);
+			return off;
+		}
+		o = &t->objects[t->nr_objects];
+		memset(o, 0, sizeof(*o));
+		o->path = off;
+		o->build_id_size = img->build_id_size;
+		memcpy(o->build_id, img->build_id, img->build_id_size);
+		(*imgs)[t->nr_objects] = img;
+		m->obj = t->nr_objects++;
+	}
+	return 0;
+}
+
+static enum edge_kind classify(const struct insn_info *in, u64 src, u64 dst,
+			       const struct elf_image *src_img, const struct elf_image *dst_img)
+{
+	const struct elf_func *f;
+
+	switch (in->kind) {
+	case INSN_COND_JUMP:
+		return dst == src + in->size ? EDGE_NOT_TAKEN : EDGE_TAKEN;
+	case INSN_JUMP:
+	case INSN_INDIRECT_JUMP:
+		/* a jump onto another function's first instruction is a tail call */
+		f = dst_img ? elf_image__func_at(dst_img, dst) : NULL;
+		if (f && f->addr == dst && (src_img != dst_img || elf_image__func_at(src_img, src) != f))
+			return EDGE_TAIL_CALL;
+		return in->kind == INSN_JUMP ? EDGE_JUMP : EDGE_INDIRECT_JUMP;
+	case INSN_CALL:
+		return EDGE_CALL;
+	case INSN_INDIRECT_CALL:
+		return EDGE_INDIRECT_CALL;
+	case INSN_RET:
+		return EDGE_RETURN;
+	case INSN_SYSCALL:
+		return EDGE_SYSCALL;
+	case INSN_PLAIN:
+		if (in->rep_string && dst == src)
+			return EDGE_REP;
+		return dst == src + in->size ? EDGE_FALLTHROUGH : EDGE_OTHER;
+	default:
+		return EDGE_OTHER;
+	}
+}
+
+int truth__from_raw(const char *raw_path, struct truth **out)
+{
+	struct elf_image **imgs = NULL;
+	struct insn_table it = {};
+	struct raw r = {};
+	struct disasm *d = NULL;
+	struct truth *t = NULL;
+	size_t nr_objs = 0;
+	int err;
+
+	*out = NULL;
+	err = raw_parse(raw_path, &r);
+	if (err)
+		goto cleanup;
+	if (r.oom) {
+		err = fail(-ENOMEM, "the reference collector ran out of memory: counts are incomplete");
+		goto cleanup;
+	}
+	t = truth__new();
+	d = disasm__new();
+	if (!t || !d) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	t->meta.threads = r.threads;
+	err = resolve_objects(&r, t, &imgs);
+	nr_objs = t->nr_objects;
+	if (err)
+		goto cleanup;
+
+	/* instructions: block counts spread over their instructions */
+	for (size_t i = 0; i < r.nr_blocks; i++) {
+		struct raw_block *b = &r.blocks[i];
+		struct elf_image *img;
+		u64 off = b->file_off;
+
+		t->meta.total_insns += b->count * b->ninsns;
+		b->kept = b->ninsns;
+		if (b->map < 0 || r.maps[b->map].obj == TRUTH_NO_OBJECT) {
+			t->meta.anon_insns += b->count * b->ninsns;
+			continue;
+		}
+		b->obj = r.maps[b->map].obj;
+		img = imgs[b->obj];
+		b->addrs = calloc(b->ninsns, sizeof(*b->addrs));
+		if (!b->addrs) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		for (u32 k = 0; k < b->ninsns; off += b->sizes[k++]) {
+			struct truth_insn *in;
+
+			if (elf_image__off_to_vaddr(img, off, &b->addrs[k])) {
+				err = fail(-EINVAL, "'%s': no segment holds file offset %#" PRIx64,
+					   img->path, off);
+				goto cleanup;
+			}
+			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
+			 * last of a block that does not execute it; the next block does */
+			if (k == b->ninsns - 1 && k > 0 && (b->addrs[k] & 4095) + b->sizes[k] == 4096) {
+				struct insn_info ii;
+				size_t avail;
+				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
+
+				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
+				    ii.size != b->sizes[k]) {
+					b->kept = k;
+					t->meta.page_cross_dropped += b->count;
+					t->meta.total_insns -= b->count;
+					break;
+				}
+			}
+			in = insn_slot(&it, b->obj, b->addrs[k], b->sizes[k]);
+			if (!in) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			in->count += b->count;
+		}
+	}
+
+	/* edges: from the last instruction that ran in one block to the first of the next */
+	for (size_t i = 0; i < r.nr_edges; i++) {
+		const struct raw_block *s = &r.blocks[r.edges[i].src], *dd = &r.blocks[r.edges[i].dst];
+		struct truth_edge e = { .count = r.edges[i].count };
+		struct insn_info ii;
+		const u8 *code;
+		size_t avail;
+
+		if (!s->addrs || !dd->addrs || !s->kept)
+			continue;	/* anonymous code at either end */
+		e.src_obj = s->obj;
+		e.dst_obj = dd->obj;
+		e.src = s->addrs[s->kept - 1];
+		e.dst = dd->addrs[0];
+		e.flags = s->obj != dd->obj ? EDGE_CROSS_OBJECT : 0;
+		code = elf_image__bytes(imgs[s->obj], e.src, &avail);
+		if (s->kept < s->ninsns)
+			e.kind = EDGE_FALLTHROUGH;
+		else if (!code || disasm__one(d, code, avail, e.src, &ii))
+			e.kind = EDGE_OTHER;
+		else
+			e.kind = classify(&ii, e.src, e.dst, imgs[s->obj], imgs[dd->obj]);
+		if (e.kind == EDGE_REP) {
+			/* hardware retires a rep string instruction once, however many iterations */
+			struct truth_insn *in = insn_slot(&it, e.src_obj, e.src, ii.size);
+
+			if (!in) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			in->count -= e.count;
+			t->meta.rep_iterations += e.count;
+			t->meta.total_insns -= e.count;
+		}
+		if (array__reserve((void **)&t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(e))) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		t->edges[t->nr_edges++] = e;
+	}
+
+	/* compact: sorted instructions, merged edges */
+	t->insns = malloc((it.nr ? it.nr : 1) * sizeof(*t->insns));
+	if (!t->insns) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (size_t j = 0; j < it.cap; j++)
+		if (it.slots[j].size)
+			t->insns[t->nr_insns++] = it.slots[j];
+	t->cap_insns = t->nr_insns;
+	if (t->nr_insns > 1)
+		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
+	if (t->nr_edges > 1)
+		qsort(t->edges, t->nr_edges, sizeof(*t->edges), cmp_edge);
+	{
+		size_t o = 0;
+
+		for (size_t j = 0; j < t->nr_edges; j++) {
+			if (o && !cmp_edge(&t->edges[o - 1], &t->edges[j]))
+				t->edges[o - 1].count += t->edges[j].count;
+			else
+				t->edges[o++] = t->edges[j];
+		}
+		t->nr_edges = o;
+	}
+	*out = t;
+	t = NULL;
+cleanup:
+	for (size_t i = 0; i < nr_objs; i++)
+		elf_image__close(imgs[i]);
+	free(imgs);
+	free(it.slots);
+	disasm__free(d);
+	raw_free(&r);
+	truth__free(t);
+	return err;
+}
+
+/* ---- the file ---- */
+
+#define T_STR(f) { #f, KV_STR, offsetof(struct truth_meta, f), sizeof(((struct truth_meta *)0)->f) }
+#define T_U64(f) { #f, KV_U64, offsetof(struct truth_meta, f), 8 }
+#define T_U32(f) { #f, KV_U32, offsetof(struct truth_meta, f), 4 }
+static const struct kv_field meta_fields[] = {
+	T_STR(command), T_STR(status), T_U32(exit_code), T_U32(signal), T_U32(threads),
+	T_STR(emulator), T_STR(glibc_tunables), T_U64(total_insns), T_U64(anon_insns),
+	T_U64(rep_iterations), T_U64(page_cross_dropped), T_U64(start_realtime_ns),
+	T_U64(duration_ns),
+};
+
+int truth__write(struct truth *t, const char *path)
+{
+	struct container_section secs[5];
+	size_t meta_len;
+	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
+	int err;
+
+	if (!meta)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	secs[0] = (struct container_section){ TSEC_META, meta, meta_len };
+	secs[1] = (struct container_section){ TSEC_STRINGS, t->strs, t->strs_len };
+	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
+	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
+	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
+	err = container__write(path, TRUTH_MAGIC, TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR, secs, 5);
+	free(meta);
+	return err;
+}
+
+struct tparse {
+	struct truth *t;
+	const char *name;
+};
+
+static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
+		const char *name)
+{
+	int err = container__take_array(dst, nr, cap, src, size, elem);
+
+	return err == -EINVAL ? container__bad(name, "table size") : err;
+}
+
+static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
+{
+	struct tparse *c = ctx;
+	struct truth *t = c->t;
+
+	switch (type) {
+	case TSEC_META:
+		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size) ?
+			container__bad(c->name, "bad metadata") : 0;
+	case TSEC_STRINGS:
+		if (!size || ((const char *)data)[size - 1])
+			return container__bad(c->name, "string table is not terminated");
+		free(t->strs);
+		t->strs = NULL;
+		t->strs_len = t->strs_cap = 0;
+		return take((void **)&t->strs, &t->strs_len, &t->strs_cap, data, size, 1, c->name);
+	case TSEC_OBJECTS:
+		return take((void **)&t->objects, &t->nr_objects, &t->cap_objects, data, size,
+			    sizeof(*t->objects), c->name);
+	case TSEC_INSNS:
+		return take((void **)&t->insns, &t->nr_insns, &t->cap_insns, data, size,
+			    sizeof(*t->insns), c->name);
+	case TSEC_EDGES:
+		return take((void **)&t->edges, &t->nr_edges, &t->cap_edges, data, size,
+			    sizeof(*t->edges), c->name);
+	default:
+		return 0;
+	}
+}
+
+int truth__parse(const void *buf, size_t size, const char *name, struct truth **out)
+{
+	struct tparse c = { .name = name };
+	int err;
+
+	*out = NULL;
+	c.t = truth__new();
+	if (!c.t)
+		return -ENOMEM;
+	err = container__parse(buf, size, name, TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR,
+			       TRUTH_VERSION_MINOR, tparse_section, &c);
+	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
+		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
+			err = container__bad(name, "object refers outside the string table");
+	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
+		if (c.t->insns[i].obj >= c.t->nr_objects ||
+		    (i && cmp_insn(&c.t->insns[i - 1], &c.t->insns[i]) >= 0))
+			err = container__bad(name, "instruction table out of order");
+	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
+		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
+		    c.t->edges[i].kind >= EDGE_NR)
+			err = container__bad(name, "edge refers to no object");
+	if (err) {
+		truth__free(c.t);
+		return err;
+	}
+	*out = c.t;
+	return 0;
+}
+
+int truth__read(const char *path, struct truth **out)
+{
+	size_t size;
+	void *buf;
+	int err;
+
+	*out = NULL;
+	err = container__read_file(path, &buf, &size);
+	if (err)
+		return err;
+	err = truth__parse(buf, size, path, out);
+	free(buf);
+	return err;
+}

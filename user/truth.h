@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Exact execution counts of one run (the reference collector's output, docs/truth-format.md):
+ * per instruction and per control-flow edge, keyed by object and ELF virtual address, in the
+ * hardware's view (a rep-prefixed string instruction counts once per execution). */
+#ifndef HSBPF_TRUTH_H
+#define HSBPF_TRUTH_H
+
+#include "util.h"
+
+#define TRUTH_MAGIC		"HSBPFTRU"
+#define TRUTH_VERSION_MAJOR	1
+#define TRUTH_VERSION_MINOR	0
+#define TRUTH_NO_OBJECT		UINT32_MAX
+
+enum edge_kind {
+	EDGE_FALLTHROUGH,	/* the block was split without a transfer (page or length limit) */
+	EDGE_TAKEN,		/* conditional jump taken */
+	EDGE_NOT_TAKEN,		/* conditional jump not taken */
+	EDGE_JUMP,
+	EDGE_INDIRECT_JUMP,
+	EDGE_CALL,
+	EDGE_INDIRECT_CALL,
+	EDGE_RETURN,
+	EDGE_TAIL_CALL,		/* a jump to another function's entry */
+	EDGE_SYSCALL,		/* syscall or int, to the next instruction */
+	EDGE_REP,		/* one more iteration of a rep string instruction */
+	EDGE_OTHER,		/* signal delivery and the like */
+	EDGE_NR,
+};
+
+#define EDGE_CROSS_OBJECT 1
+
+struct truth_object {
+	u32 path;		/* string offset */
+	u32 build_id_size;
+	u8 build_id[20];
+	u32 pad;
+};
+
+struct truth_insn {
+	u32 obj;
+	u32 size;
+	u64 vaddr;
+	u64 count;
+};
+
+struct truth_edge {
+	u32 src_obj, dst_obj;
+	u64 src, dst;		/* instruction addresses */
+	u64 count;
+	u32 kind;		/* enum edge_kind */
+	u32 flags;		/* EDGE_CROSS_OBJECT */
+};
+
+struct truth_meta {
+	char command[1024];
+	char status[64];	/* "exited 0", "killed by signal 11 (Segmentation fault)" */
+	u32 exit_code;
+	u32 signal;
+	u32 threads;
+	char emulator[128];
+	char glibc_tunables[1024];	/* what a native run needs to take glibc's emulated paths */
+	u64 total_insns;	/* every instruction executed, anonymous code included */
+	u64 anon_insns;		/* in code with no file behind it */
+	u64 rep_iterations;	/* removed: rep iterations beyond the first */
+	u64 page_cross_dropped;	/* removed: truncated copies of page-crossing instructions */
+	u64 start_realtime_ns;
+	u64 duration_ns;
+};
+
+struct truth {
+	struct truth_meta meta;
+	struct truth_object *objects;
+	size_t nr_objects, cap_objects;
+	struct truth_insn *insns;	/* sorted by (obj, vaddr) */
+	size_t nr_insns, cap_insns;
+	struct truth_edge *edges;	/* sorted by (src_obj, src, dst_obj, dst, kind) */
+	size_t nr_edges, cap_edges;
+	char *strs;
+	size_t strs_len, strs_cap;
+};
+
+const char *edge__kind_name(enum edge_kind k);
+
+struct truth *truth__new(void);
+void truth__free(struct truth *t);
+const char *truth__str(const struct truth *t, u32 off);
+/* the object index of path, or TRUTH_NO_OBJECT */
+u32 truth__object(const struct truth *t, const char *path);
+/* the instruction record at (obj, vaddr), or NULL */
+const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
+
+/* read the plugin's raw output (ref/hsbpf-ref.c) and resolve it into objects and ELF
+ * addresses; the meta fields the run knows (command, status) are the caller's */
+int truth__from_raw(const char *raw_path, struct truth **out);
+
+int truth__write(struct truth *t, const char *path);
+int truth__read(const char *path, struct truth **out);
+int truth__parse(const void *buf, size_t size, const char *name, struct truth **out);
+
+#endif /* HSBPF_TRUTH_H */
