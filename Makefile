@@ -47,11 +47,12 @@ LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
-TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c
+TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c tests/callgrind.c
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
 REF_PLUGIN := $(OUTPUT)/ref/libhsbpf-ref.so
+REF_CRASH := $(OUTPUT)/ref/libhsbpf-crash.so
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
@@ -60,7 +61,7 @@ FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all clean test check test-asan bench vmlinux fixtures deps demo
 
-all: $(BIN) fixtures $(REF_PLUGIN)
+all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
@@ -95,6 +96,11 @@ $(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h
 	$(Q)$(CC) $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
 		-Iref $< -o $@ -lpthread
 
+$(REF_CRASH): ref/hsbpf-crash.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,PLUGIN,$@)
+	$(Q)$(CC) -O2 $(WARN) -fPIC -shared $< -o $@
+
 # Fixtures: small programs with known hot spots; -O1 and noinline keep their shape.
 $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
@@ -113,7 +119,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(TEST_BIN) $(REF_PLUGIN)
+test: $(BIN) $(FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 

@@ -118,8 +118,11 @@ static void emulator_version(char *buf, size_t size)
 int refrun__collect(char *const argv[], const char *given_plugin, struct truth **out)
 {
 	char plugin[PATH_MAX], prog[PATH_MAX], raw[] = "/tmp/hsbpf-ref-XXXXXX", arg[PATH_MAX + 64];
+	char crash[] = "/tmp/hsbpf-crash-XXXXXX", catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
+	const char *user_preload = getenv("LD_PRELOAD");
 	struct truth *t = NULL;
-	int fd, st, err, argc = 0;
+	int fd, st, err, argc = 0, crash_fd = -1, q = 0;
+	unsigned char sig = 0;
 	u64 t0, wall0;
 	char **qargv = NULL;
 	pid_t pid;
@@ -131,24 +134,44 @@ int refrun__collect(char *const argv[], const char *given_plugin, struct truth *
 	err = refrun__find_plugin(given_plugin, plugin, sizeof(plugin));
 	if (err)
 		return err;
+	/* the crash catcher lives next to the plugin */
+	snprintf(catcher, sizeof(catcher), "%s", plugin);
+	if (strrchr(catcher, '/'))
+		snprintf(strrchr(catcher, '/') + 1, sizeof(catcher) - (strrchr(catcher, '/') + 1 - catcher),
+			 "libhsbpf-crash.so");
+	if (!is_file(catcher))
+		return fail(-ENOENT, "cannot find the crash catcher '%s' (build it with make)", catcher);
 	fd = mkstemp(raw);
 	if (fd < 0)
 		return fail(-errno, "cannot create a temporary file: %s", strerror(errno));
 	close(fd);
+	crash_fd = mkstemp(crash);	/* inherited by the program: where a fatal signal is told */
+	if (crash_fd < 0) {
+		err = fail(-errno, "cannot create a temporary file: %s", strerror(errno));
+		goto cleanup;
+	}
+	unlink(crash);
 	while (argv[argc])
 		argc++;
-	qargv = calloc(argc + 4, sizeof(*qargv));
+	qargv = calloc(argc + 10, sizeof(*qargv));
 	if (!qargv) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
 	snprintf(arg, sizeof(arg), "%s,out=%s", plugin, raw);
-	qargv[0] = EMULATOR;
-	qargv[1] = "-plugin";
-	qargv[2] = arg;
-	qargv[3] = prog;
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
+		 user_preload ? user_preload : "");
+	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);
+	qargv[q++] = EMULATOR;
+	qargv[q++] = "-plugin";
+	qargv[q++] = arg;
+	qargv[q++] = "-E";	/* the program's environment only, not QEMU's own */
+	qargv[q++] = preload;
+	qargv[q++] = "-E";
+	qargv[q++] = crashenv;
+	qargv[q++] = prog;
 	for (int i = 1; i < argc; i++)
-		qargv[3 + i] = argv[i];
+		qargv[q++] = argv[i];
 
 	wall0 = now_ns(CLOCK_REALTIME);
 	t0 = now_ns(CLOCK_MONOTONIC);
@@ -179,6 +202,11 @@ int refrun__collect(char *const argv[], const char *given_plugin, struct truth *
 	err = truth__from_raw(raw, &t);
 	if (err)
 		goto cleanup;
+	truth__drop_object(t, truth__object(t, catcher));
+	if (pread(crash_fd, &sig, 1, 0) == 1 && sig) {
+		/* the catcher turned the fatal signal into exit_group(128 + sig) */
+		st = sig;	/* as if WIFSIGNALED */
+	}
 	describe_status(st, &t->meta);
 	t->meta.start_realtime_ns = wall0;
 	t->meta.duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
@@ -195,6 +223,8 @@ int refrun__collect(char *const argv[], const char *given_plugin, struct truth *
 	*out = t;
 	t = NULL;
 cleanup:
+	if (crash_fd >= 0)
+		close(crash_fd);
 	unlink(raw);
 	free(qargv);
 	truth__free(t);

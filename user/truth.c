@@ -438,13 +438,13 @@ int truth__from_raw(const char *raw_path, struct truth **out)
 			}
 			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
 			 * last of a block that does not execute it; the next block does */
-			if (k == b->ninsns - 1 && k > 0 && (b->addrs[k] & 4095) + b->sizes[k] == 4096) {
+			if (k == b->ninsns - 1 && k > 0) {
 				struct insn_info ii;
 				size_t avail;
 				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
 
 				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
-				    ii.size != b->sizes[k]) {
+				    ii.size != b->sizes[k] && (b->addrs[k] & 4095) + ii.size > 4096) {
 					b->kept = k;
 					t->meta.page_cross_dropped += b->count;
 					t->meta.total_insns -= b->count;
@@ -537,6 +537,27 @@ cleanup:
 	raw_free(&r);
 	truth__free(t);
 	return err;
+}
+
+void truth__drop_object(struct truth *t, u32 obj)
+{
+	size_t o = 0;
+
+	if (obj >= t->nr_objects)
+		return;
+	for (size_t i = 0; i < t->nr_insns; i++) {
+		if (t->insns[i].obj == obj)
+			t->meta.total_insns -= t->insns[i].count;
+		else
+			t->insns[o++] = t->insns[i];
+	}
+	t->nr_insns = o;
+	o = 0;
+	for (size_t i = 0; i < t->nr_edges; i++)
+		if (t->edges[i].src_obj != obj && t->edges[i].dst_obj != obj)
+			t->edges[o++] = t->edges[i];
+	t->nr_edges = o;
+	/* the object stays listed (indices must not move) but owns nothing */
 }
 
 /* ---- the file ---- */

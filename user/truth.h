@@ -94,6 +94,9 @@ const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
  * addresses; the meta fields the run knows (command, status) are the caller's */
 int truth__from_raw(const char *raw_path, struct truth **out);
 
+/* remove an object's instructions and edges (the crash catcher's), and its share of the total */
+void truth__drop_object(struct truth *t, u32 obj);
+
 int truth__write(struct truth *t, const char *path);
 int truth__read(const char *path, struct truth **out);
 int truth__parse(const void *buf, size_t size, const char *name, struct truth **out);

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A reader of callgrind.out files (--dump-instr=yes): self Ir per (object, address). */
+#ifndef HSBPF_TEST_CALLGRIND_H
+#define HSBPF_TEST_CALLGRIND_H
+
+#include "util.h"
+
+struct cg_cost {
+	char *obj;		/* object path, "???" for code callgrind could not place */
+	u64 addr;		/* ELF address for placed objects, absolute for "???" */
+	u64 ir;
+};
+
+struct callgrind {
+	struct cg_cost *costs;	/* merged, sorted by (obj, addr) */
+	size_t nr, cap;
+	u64 total;		/* the file's summary */
+};
+
+int callgrind__read(const char *path, struct callgrind *cg);
+void callgrind__free(struct callgrind *cg);
+u64 callgrind__ir(const struct callgrind *cg, const char *obj, u64 addr);
+
+#endif

@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* truth: the reference collector against hand-computed counts, against callgrind (a second,
+ * independent exact tool) on a fixture and on Debian's gzip, with threads, across a page
+ * boundary, through a crash, and with bad input. */
+#include <criterion/criterion.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "bblock.h"
+#include "callgrind.h"
+#include "disasm.h"
+#include "elf_image.h"
+#include "helpers.h"
+#include "truth.h"
+
+TestSuite(truth, .fini = cleanup_tmpdir, .timeout = 300);
+
+static const char *tpath(const char *name)
+{
+	static char buf[4][512];
+	static int n;
+	char *b = buf[n++ % 4];
+
+	snprintf(b, 512, "%s/%s", tmpdir(), name);
+	return b;
+}
+
+__attribute__((format(printf, 2, 3))) static struct truth *collect(const char *out, const char *fmt, ...)
+{
+	struct run_result r;
+	struct truth *t;
+	char cmd[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	run(&r, "%s truth -o %s -- %s", hsbpf_bin(), out, cmd);
+	cr_assert_eq(r.status, 0, "truth %s: %d: %s", cmd, r.status, r.err);
+	cr_assert_eq(truth__read(out, &t), 0);
+	return t;
+}
+
+static u64 count_at(const struct truth *t, const char *obj, u64 vaddr)
+{
+	const struct truth_insn *in = truth__insn(t, truth__object(t, obj), vaddr);
+
+	return in ? in->count : 0;
+}
+
+static const struct elf_func *func(const struct elf_image *img, const char *name)
+{
+	for (size_t i = 0; i < img->nr_funcs; i++)
+		if (!strcmp(img->funcs[i].name, name))
+			return &img->funcs[i];
+	cr_assert_fail("no function %s in %s", name, img->path);
+	return NULL;
+}
+
+Test(truth, hand_computed_counts)
+{
+	const char *bin = fixture("counts");
+	struct truth *t = collect(tpath("c.truth"), "%s", bin);
+	struct elf_image *img = elf_image__open(bin);
+	struct disasm *d = disasm__new();
+	const struct elf_func *inner, *copy;
+	u64 maxc = 0, rep_addr = 0;
+
+	cr_assert(img && d);
+	inner = func(img, "inner");
+	copy = func(img, "copy");
+	cr_expect_eq(count_at(t, bin, inner->addr), 1000, "inner() entries");
+	for (u64 a = inner->addr; a < inner->addr + inner->size; a++)
+		if (count_at(t, bin, a) > maxc)
+			maxc = count_at(t, bin, a);
+	cr_expect_eq(maxc, 37000, "inner() loop body");
+	for (u64 a = copy->addr; a < copy->addr + copy->size;) {
+		struct insn_info ii;
+		size_t avail;
+		const u8 *code = elf_image__bytes(img, a, &avail);
+
+		disasm__one(d, code, avail, a, &ii);
+		if (ii.rep_string)
+			rep_addr = a;
+		a += ii.size;
+	}
+	cr_assert(rep_addr, "no rep movsb in copy()");
+	/* hardware view: retired once per execution, not once per byte */
+	cr_expect_eq(count_at(t, bin, rep_addr), 10);
+	cr_expect_geq(t->meta.rep_iterations, 9990);
+	cr_expect_eq(t->meta.exit_code, 0);
+	cr_expect_eq(t->meta.signal, 0);
+	{
+		u64 sum = t->meta.anon_insns;
+
+		for (size_t i = 0; i < t->nr_insns; i++)
+			sum += t->insns[i].count;
+		cr_expect_eq(sum, t->meta.total_insns, "total is the sum of the parts");
+	}
+	disasm__free(d);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+/* valgrind loads a PIE main program at this address on amd64; callgrind reports the code of
+ * its sections other than .text (.init, .plt, .plt.got, .fini) under object "???" at run-time
+ * addresses, and everything in .text under the program at ELF addresses */
+#define VALGRIND_PIE_BASE 0x108000ull
+
+static u64 cg_ir(const struct callgrind *cg, const struct elf_image *img, u64 vaddr)
+{
+	u64 ir = callgrind__ir(cg, img->path, vaddr);
+
+	return ir ? ir : callgrind__ir(cg, "???", vaddr + (img->type == ET_DYN ? VALGRIND_PIE_BASE : 0));
+}
+
+/* every instruction of the program's own code: callgrind's Ir equals the truth, except rep
+ * string instructions, where callgrind counts one for the entry and one per iteration:
+ * Ir = entries + iterations = 2 * truth + rep self-edges - (entries with a zero count) */
+static void compare_with_callgrind(const char *bin, const char *args, const char *redirect,
+				   u64 *compared)
+{
+	struct callgrind cg;
+	struct run_result r;
+	struct truth *t = collect(tpath("x.truth"), "%s %s %s", bin, args, redirect);
+	struct elf_image *img = elf_image__open(bin);
+	struct disasm *d = disasm__new();
+	u32 obj = truth__object(t, bin);
+	u64 mismatches = 0, reps = 0;
+
+	cr_assert(img && d && obj != TRUTH_NO_OBJECT);
+	run(&r, "valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --skip-plt=no "
+	    "--callgrind-out-file=%s %s %s %s", tpath("cg.out"), bin, args, redirect);
+	cr_assert_eq(r.status, 0, "callgrind: %s", r.err);
+	cr_assert_eq(callgrind__read(tpath("cg.out"), &cg), 0);
+	*compared = 0;
+	for (size_t i = 0; i < t->nr_insns; i++) {
+		const struct truth_insn *in = &t->insns[i];
+		u64 ir, self = 0;
+		struct insn_info ii;
+		size_t avail;
+		const u8 *code;
+
+		if (in->obj != obj)
+			continue;
+		ir = cg_ir(&cg, img, in->vaddr);
+		code = elf_image__bytes(img, in->vaddr, &avail);
+		cr_assert(code);
+		disasm__one(d, code, avail, in->vaddr, &ii);
+		if (ii.rep_string) {
+			for (size_t e = 0; e < t->nr_edges; e++)
+				if (t->edges[e].kind == EDGE_REP && t->edges[e].src_obj == obj &&
+				    t->edges[e].src == in->vaddr)
+					self += t->edges[e].count;
+			reps++;
+			if (ir > 2 * in->count + self || ir < in->count + self) {
+				mismatches++;
+				cr_expect_fail("rep at %#llx: callgrind %llu, truth %llu + %llu iterations",
+					       (unsigned long long)in->vaddr, (unsigned long long)ir,
+					       (unsigned long long)in->count, (unsigned long long)self);
+			}
+		} else if (ir != in->count && ++mismatches <= 10) {
+			cr_expect_fail("%s %#llx: callgrind %llu, truth %llu", bin,
+				       (unsigned long long)in->vaddr, (unsigned long long)ir,
+				       (unsigned long long)in->count);
+		}
+		(*compared)++;
+	}
+	/* and nothing callgrind saw in the program is missing from the truth */
+	for (size_t i = 0; i < cg.nr; i++)
+		if (!strcmp(cg.costs[i].obj, bin) && cg.costs[i].ir &&
+		    !truth__insn(t, obj, cg.costs[i].addr))
+			cr_expect_fail("callgrind counted %#llx, the truth has nothing there",
+				       (unsigned long long)cg.costs[i].addr);
+	cr_expect_eq(mismatches, 0, "%llu of %llu instructions differ",
+		     (unsigned long long)mismatches, (unsigned long long)*compared);
+	callgrind__free(&cg);
+	disasm__free(d);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+Test(truth, identical_to_callgrind_on_a_fixture)
+{
+	u64 n;
+
+	compare_with_callgrind(fixture("counts"), "", ">/dev/null", &n);
+	cr_expect_gt(n, 50);
+	compare_with_callgrind(fixture("pagecross"), "", ">/dev/null", &n);
+}
+
+Test(truth, identical_to_callgrind_on_gzip)
+{
+	struct run_result r;
+	char args[600];
+	u64 n;
+
+	cr_assert_eq(run(&r, "%s 4 > %s", fixture("gen-input"), tpath("input.txt")), 0);
+	snprintf(args, sizeof(args), "-6 -c %s", tpath("input.txt"));
+	compare_with_callgrind("/usr/bin/gzip", args, ">/dev/null", &n);
+	cr_expect_gt(n, 1000, "only %llu gzip instructions compared", (unsigned long long)n);
+}
+
+Test(truth, page_crossing_instruction_counted_once)
+{
+	const char *bin = fixture("pagecross");
+	struct truth *t = collect(tpath("p.truth"), "%s", bin);
+	struct elf_image *img = elf_image__open(bin);
+	const struct elf_func *f = func(img, "straddle");
+
+	/* 24 nops, mov, then the 10-byte movabs at page end - 3 */
+	cr_expect_eq(count_at(t, bin, f->addr), 1000);
+	cr_expect_eq(count_at(t, bin, f->addr + 24), 1000);
+	cr_expect_eq(count_at(t, bin, f->addr + 29), 1000, "the straddling instruction");
+	cr_expect_eq(count_at(t, bin, f->addr + 39), 1000, "ret");
+	cr_expect_geq(t->meta.page_cross_dropped, 1000);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+Test(truth, threads_are_counted_exactly)
+{
+	const char *bin = fixture("mtcount");
+	struct truth *t = collect(tpath("m.truth"), "%s", bin);
+	struct elf_image *img = elf_image__open(bin);
+
+	cr_expect_eq(count_at(t, bin, func(img, "tick")->addr), 1000000);
+	cr_expect_geq(t->meta.threads, 5);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+Test(truth, a_crash_still_writes_its_counts)
+{
+	const char *bin = fixture("crasher");
+	struct elf_image *img = elf_image__open(bin);
+	struct run_result r;
+	struct truth *t;
+
+	run(&r, "%s truth -o %s -- %s", hsbpf_bin(), tpath("k.truth"), bin);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "killed by signal 11"), "%s", r.err);
+	cr_assert_eq(truth__read(tpath("k.truth"), &t), 0);
+	cr_expect_eq(t->meta.signal, 11);
+	cr_expect_eq(count_at(t, bin, func(img, "step")->addr), 1000);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+/* executed blocks agree with the truth: equal counts throughout, unless an edge proves that
+ * control entered or left in the middle */
+static void blocks_agree(const char *bin, const char *args)
+{
+	struct truth *t = collect(tpath("b.truth"), "%s %s >/dev/null", bin, args);
+	struct elf_image *img = elf_image__open(bin);
+	struct bblock_table *bt = bblock_table__build(img);
+	u32 obj = truth__object(t, bin);
+	size_t executed = 0, mixed = 0, unexplained = 0;
+
+	cr_assert(bt && obj != TRUTH_NO_OBJECT);
+	for (size_t i = 0; i < bt->nr; i++) {
+		const struct bblock *b = &bt->blocks[i];
+		long k = bblock_table__insn_index(bt, b->start);
+		u64 first = count_at(t, bin, b->start);
+		bool differ = false, any = first;
+
+		for (u32 j = 1; j < b->ninsns; j++) {
+			u64 c = count_at(t, bin, bt->insns[k + j]);
+
+			any |= c;
+			differ |= c != first;
+		}
+		executed += any;
+		if (!differ)
+			continue;
+		mixed++;
+		bool explained = false;
+
+		for (size_t e = 0; e < t->nr_edges && !explained; e++) {
+			const struct truth_edge *ed = &t->edges[e];
+
+			explained = (ed->dst_obj == obj && ed->dst > b->start && ed->dst <= b->last) ||
+				    (ed->src_obj == obj && ed->src >= b->start && ed->src < b->last);
+		}
+		if (!explained && ++unexplained <= 5)
+			cr_expect_fail("block %#llx-%#llx has mixed counts and no edge explains it",
+				       (unsigned long long)b->start, (unsigned long long)b->last);
+	}
+	cr_expect_gt(executed, 10);
+	cr_expect_eq(unexplained, 0, "%zu of %zu mixed blocks unexplained", unexplained, mixed);
+	bblock_table__free(bt);
+	elf_image__close(img);
+	truth__free(t);
+}
+
+Test(truth, blocks_agree_with_the_truth)
+{
+	char args[600];
+	struct run_result r;
+
+	blocks_agree(fixture("counts"), "");
+	cr_assert_eq(run(&r, "%s 1 > %s", fixture("gen-input"), tpath("in1.txt")), 0);
+	snprintf(args, sizeof(args), "-6 -c %s", tpath("in1.txt"));
+	blocks_agree("/usr/bin/gzip", args);
+}
+
+Test(truth, bad_input)
+{
+	static const struct {
+		const char *args;
+		const char *msg;
+	} cases[] = {
+		{ "-- /nonexistent/program", "cannot run '/nonexistent/program'" },
+		{ "-- no-such-program-anywhere", "cannot run 'no-such-program-anywhere'" },
+		{ "-- /etc/passwd", "is not an ELF program" },
+		{ "", "nothing to run" },
+	};
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run(&r, "%s truth -o %s %s", hsbpf_bin(), tpath("bad.truth"), cases[i].args);
+		cr_expect_neq(r.status, 0, "%s", cases[i].args);
+		cr_expect(strstr(r.err, cases[i].msg), "'%s': %s", cases[i].args, r.err);
+		cr_expect_neq(access(tpath("bad.truth"), F_OK), 0, "'%s' left a file", cases[i].args);
+	}
+	/* an ELF for another machine */
+	run(&r, "cp %s %s && printf '\\x03\\x00' | dd of=%s bs=1 seek=18 conv=notrunc 2>/dev/null && "
+	    "%s truth -o %s -- %s", fixture("counts"), tpath("i386"), tpath("i386"), hsbpf_bin(),
+	    tpath("bad.truth"), tpath("i386"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "is not an x86-64 ELF program"), "%s", r.err);
+	/* damaged truth files */
+	run(&r, "printf 'HSBPFTRU' > %s; %s truth -i %s", tpath("d.truth"), hsbpf_bin(), tpath("d.truth"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "truncated"), "%s", r.err);
+	run(&r, "%s truth -i %s", hsbpf_bin(), fixture("counts"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "is not an hsbpf truth file"), "%s", r.err);
+}
+
+Test(truth, export_formats)
+{
+	struct truth *t = collect(tpath("e.truth"), "%s", fixture("counts"));
+	struct run_result r;
+
+	truth__free(t);
+	cr_assert_eq(run(&r, "%s truth -i %s > %s; head -c 60000 %s", hsbpf_bin(), tpath("e.truth"),
+			 tpath("all.txt"), tpath("all.txt")), 0);
+	cr_expect(strstr(r.out, "\ntotal "));
+	cr_expect(strstr(r.out, "\ninsn "));
+	cr_assert_eq(run(&r, "%s truth -i %s --what blocks | grep -m3 fixtures/counts", hsbpf_bin(),
+			 tpath("e.truth")), 0);
+	cr_expect(strstr(r.out, "block "));
+	cr_assert_eq(run(&r, "%s truth -i %s --what edges | grep fixtures/counts | head -c 60000",
+			 hsbpf_bin(), tpath("e.truth")), 0);
+	cr_expect(strstr(r.out, " taken "));
+	cr_expect(strstr(r.out, " call "));
+	cr_expect(strstr(r.out, " return "));
+	cr_expect(strstr(r.out, " rep "));
+	cr_assert_eq(run(&r, "%s truth -i %s --format json --what summary,edges", hsbpf_bin(),
+			 tpath("e.truth")), 0);
+	cr_expect(strstr(r.out, "\"edges\":[{\"src_object\":"));
+	cr_expect(!strstr(r.out, "\"insns\""));
+	run(&r, "%s truth -i %s --what nonsense", hsbpf_bin(), tpath("e.truth"));
+	cr_expect_eq(r.status, 2);
+}
