@@ -367,3 +367,51 @@ Test(truth, export_formats)
 	run(&r, "%s truth -i %s --what nonsense", hsbpf_bin(), tpath("e.truth"));
 	cr_expect_eq(r.status, 2);
 }
+
+Test(truth, report_blocks_and_annotate)
+{
+	const char *bin = fixture("counts");
+	struct run_result r;
+	struct truth *t = collect(tpath("a.truth"), "%s", bin);
+
+	truth__free(t);
+	cr_assert_eq(run(&r, "%s record -o %s -- %s %s 0.5", hsbpf_bin(), tpath("a.data"),
+			 fixture("hot7030"), ""), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s report -i %s --sort bb --limit 2", hsbpf_bin(), tpath("a.data")), 0);
+	cr_expect(strstr(r.out, "work_70"), "%s", r.out);
+	cr_expect(strstr(r.out, "Samp/insn"), "%s", r.out);
+	cr_assert_eq(run(&r, "%s report -i %s --sort bb --format json", hsbpf_bin(), tpath("a.data")), 0);
+	cr_expect(strstr(r.out, "\"est_execs_avg\":"));
+	cr_expect(strstr(r.out, "\"block_start\":"));
+	cr_assert_eq(run(&r, "%s annotate work_70 -i %s", hsbpf_bin(), tpath("a.data")), 0, "%s", r.err);
+	cr_expect(strstr(r.out, "---- block"), "%s", r.out);
+	cr_expect(strstr(r.out, "hot7030.c:"), "no source lines: %s", r.out);
+	/* an unsampled function, with exact counts from a truth file of its program */
+	cr_assert_eq(run(&r, "%s record -o %s -- %s", hsbpf_bin(), tpath("c.data"), bin), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s annotate inner -i %s --truth %s", hsbpf_bin(), tpath("c.data"),
+			 tpath("a.truth")), 0, "%s", r.err);
+	cr_expect(strstr(r.out, "exact 37000"), "%s", r.out);
+	cr_expect(strstr(r.out, "exact 1000"), "%s", r.out);
+	cr_assert_eq(run(&r, "%s annotate inner -i %s --truth %s --format json", hsbpf_bin(),
+			 tpath("c.data"), tpath("a.truth")), 0);
+	cr_expect(strstr(r.out, "\"exact\":37000"), "%s", r.out);
+	run(&r, "%s annotate no_such_function -i %s", hsbpf_bin(), tpath("c.data"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "no function 'no_such_function'"), "%s", r.err);
+}
+
+/* a truth file is for one build: a profile of a rebuilt binary at the same path is refused */
+Test(truth, truth_for_another_build_is_refused)
+{
+	struct run_result r;
+	char prog[512];
+
+	snprintf(prog, sizeof(prog), "%s/prog", tmpdir());
+	cr_assert_eq(run(&r, "cp %s %s", fixture("counts"), prog), 0);
+	truth__free(collect(tpath("o.truth"), "%s", prog));
+	cr_assert_eq(run(&r, "cp %s %s", fixture("hot7030"), prog), 0);
+	cr_assert_eq(run(&r, "%s record -o %s -- %s 0.2", hsbpf_bin(), tpath("o.data"), prog), 0);
+	run(&r, "%s annotate main -i %s --truth %s", hsbpf_bin(), tpath("o.data"), tpath("o.truth"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "another build"), "%s", r.err);
+}

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Block building: a linear sweep per function, leaders marked, blocks cut at leaders. */
-#include <elfutils/libdw.h>
 #include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +37,12 @@ static int funcs_from_symbols(struct bblock_table *t, const struct elf_image *im
 	for (size_t i = 0; i < img->nr_funcs; i++) {
 		const struct elf_func *f = &img->funcs[i];
 		u64 end = exec_end(img, f->addr), next = i + 1 < img->nr_funcs ? img->funcs[i + 1].addr : end;
+		u64 sec = elf_image__section_end(img, f->addr);
 
 		if (!end)
 			continue;
+		if (sec && sec < end)
+			end = sec;	/* a sizeless symbol stops at its section's end */
 		if (f->size)
 			end = f->addr + f->size < end ? f->addr + f->size : end;
 		else
@@ -51,41 +53,138 @@ static int funcs_from_symbols(struct bblock_table *t, const struct elf_image *im
 	return 0;
 }
 
-/* a stripped object still describes every function's range for unwinding */
-static int funcs_from_eh_frame(struct bblock_table *t, const struct elf_image *img)
+static int cmp_func(const void *a, const void *b)
+{
+	const struct bblock_func *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* does [s, e) overlap a function found so far (sorted, the first nr_sym of them)? */
+static bool covered(const struct bblock_table *t, size_t nr_sym, u64 s, u64 e)
+{
+	size_t lo = 0, hi = nr_sym;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (t->funcs[mid].start < e)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && t->funcs[lo - 1].end > s;
+}
+
+/* the binary search table of .eh_frame_hdr lists every function with an FDE, sorted by
+ * start address; the common encodings (4-byte values, absolute or relative to the table) are
+ * read, anything else is left alone */
+static int hdr_value(const u8 *p, u8 enc, u64 base_pc, u64 base_data, u64 *out)
+{
+	s64 v;
+
+	switch (enc & 0x0f) {
+	case 0x03:	/* udata4 */
+		v = *(const u32 *)p;
+		break;
+	case 0x0b:	/* sdata4 */
+		v = *(const int32_t *)p;
+		break;
+	default:
+		return -EOPNOTSUPP;
+	}
+	switch (enc & 0x70) {
+	case 0x00:
+		*out = v;
+		return 0;
+	case 0x10:	/* pcrel */
+		*out = base_pc + v;
+		return 0;
+	case 0x30:	/* datarel */
+		*out = base_data + v;
+		return 0;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
+static int fde_starts(const struct elf_image *img, u64 **starts, size_t *nr)
 {
 	Elf *elf = elf_memory((char *)img->data, img->size);
-	Dwarf_CFI *cfi;
-	int err = 0;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	GElf_Shdr sh;
+	int err = -ENOENT;
 
-	if (!elf)
-		return 0;
-	cfi = dwarf_getcfi_elf(elf);
-	for (size_t i = 0; cfi && i < img->nr_loads && !err; i++) {
-		const struct elf_load *l = &img->loads[i];
-		u64 a = l->vaddr, end = l->vaddr + l->filesz;
+	*nr = 0;
+	if (!elf || elf_getshdrstrndx(elf, &shstrndx))
+		goto out;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
 
-		if (!l->exec)
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, ".eh_frame_hdr") || sh.sh_type == SHT_NOBITS)
 			continue;
-		while (a < end && !err) {
-			Dwarf_Frame *frame = NULL;
-			Dwarf_Addr s, e;
+		const u8 *h = img->data + sh.sh_offset;
+		u64 count, ptr, vaddr = sh.sh_addr;
+		size_t size = sh.sh_size;
 
-			if (dwarf_cfi_addrframe(cfi, a, &frame) || dwarf_frame_info(frame, &s, &e, NULL) < 0 ||
-			    e <= a) {
-				free(frame);
-				a++;
-				continue;
-			}
-			free(frame);
-			err = add_func(t, s, e, NULL);
-			a = e;
+		if (sh.sh_offset + size > img->size || size < 12 || h[0] != 1 ||
+		    hdr_value(h + 4, h[1], vaddr + 4, vaddr, &ptr) ||
+		    hdr_value(h + 8, h[2], vaddr + 8, vaddr, &count) || (h[3] & 0x0f) != 0x0b ||
+		    12 + count * 8 > size) {
+			err = -EOPNOTSUPP;
+			break;
 		}
+		*starts = calloc(count ? count : 1, sizeof(u64));
+		if (!*starts) {
+			err = -ENOMEM;
+			break;
+		}
+		for (u64 i = 0; i < count; i++) {
+			const u8 *e = h + 12 + i * 8;
+
+			if (hdr_value(e, h[3], vaddr + (e - h), vaddr, &(*starts)[*nr]) == 0)
+				(*nr)++;
+		}
+		err = 0;
+		break;
 	}
-	if (cfi)
-		dwarf_cfi_end(cfi);
-	elf_end(elf);
-	t->from_eh_frame = true;
+out:
+	if (elf)
+		elf_end(elf);
+	return err;
+}
+
+/* every function with unwind information is listed, symbols or not: this finds what a
+ * stripped object (or one with only dynamic symbols) does not name */
+static int funcs_from_eh_frame(struct bblock_table *t, const struct elf_image *img)
+{
+	size_t nr_sym = t->nr_funcs, nr = 0;
+	u64 *starts = NULL;
+	int err;
+
+	if (nr_sym > 1)
+		qsort(t->funcs, nr_sym, sizeof(*t->funcs), cmp_func);
+	if (fde_starts(img, &starts, &nr)) {
+		free(starts);
+		return 0;
+	}
+	err = 0;
+	for (size_t i = 0; i < nr && !err; i++) {
+		u64 s = starts[i], end = exec_end(img, s), sec = elf_image__section_end(img, s);
+
+		if (!end)
+			continue;
+		if (sec && sec < end)
+			end = sec;
+		if (i + 1 < nr && starts[i + 1] > s && starts[i + 1] < end)
+			end = starts[i + 1];
+		if (end > s && !covered(t, nr_sym, s, end))
+			err = add_func(t, s, end, NULL);
+	}
+	free(starts);
+	t->from_eh_frame = nr_sym == 0 && t->nr_funcs > 0;
 	return err;
 }
 
@@ -189,7 +288,7 @@ struct bblock_table *bblock_table__build(const struct elf_image *img)
 		goto fail;
 	}
 	err = funcs_from_symbols(t, img);
-	if (!err && !t->nr_funcs)
+	if (!err)
 		err = funcs_from_eh_frame(t, img);
 	for (size_t i = 0; !err && i < t->nr_funcs; i++)
 		err = sweep(t, img, d, i);

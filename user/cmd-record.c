@@ -210,13 +210,19 @@ static int max_sample_rate(u64 *rate)
 	return 0;
 }
 
-/* keep only the process history the samples need: their pids and their fork ancestors */
-static void prune_sideband(struct profile *p)
+/* keep only the process history the samples need: their pids and their fork ancestors, and
+ * the targets themselves (annotate and eval look at a target's objects even without samples) */
+static void prune_sideband(struct profile *p, const u32 *targets, int nr_targets)
 {
 	size_t cap = 0, nr = 0, j;
 	u32 *keep = NULL;
 	bool grew = true;
 
+	for (int i = 0; i < nr_targets; i++) {
+		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
+			goto out;
+		keep[nr++] = targets[i];
+	}
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
 			goto out;
@@ -355,6 +361,7 @@ int cmd_record(int argc, char **argv)
 	int nr_pids = 0, *cpus = NULL, nr_cpus = 0, err, child_status = -1;
 	char cgpath[PATH_MAX];
 	u64 cgid, period, start, deadline, max_rate = 0;
+	u32 command_pid = 0;
 	struct stat st;
 
 	err = parse_args(argc, argv);
@@ -472,6 +479,7 @@ int cmd_record(int argc, char **argv)
 	p->meta.start_mono_ns = start;
 	p->meta.start_realtime_ns = now_ns(CLOCK_REALTIME);
 	deadline = env.duration > 0 ? start + (u64)(env.duration * 1e9) : UINT64_MAX;
+	command_pid = cmd.pid;
 	if (env.argv) {
 		err = command__start(&cmd, env.argv[0]);
 		if (err)
@@ -513,8 +521,10 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	fill_meta(p, &ev, period, nr_cpus);
-	if (!env.all && !env.cgroup)
-		prune_sideband(p);
+	if (env.argv)
+		prune_sideband(p, &command_pid, 1);
+	else if (!env.all && !env.cgroup)
+		prune_sideband(p, pids, nr_pids);
 	profile__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p);

@@ -8,15 +8,43 @@
 #include "hist.h"
 #include "profile.h"
 #include "symbolizer.h"
+#include "truth.h"
+#include <linux/perf_event.h>
 
 static const char usage_text[] =
 	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv] [--limit N]\n"
+	"                    [--truth FILE]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
-	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup\n"
+	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
+	"                       bb (basic blocks, with estimated executions)\n"
+	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
 	"  -v, --verbose        more messages\n";
+
+/* what one sample stands for in instructions: the period when the event counts
+ * instructions, or the exact total over the samples when a truth file is given */
+static int set_scale(struct hist *h, const struct profile *p, const char *truth_path)
+{
+	struct truth *t;
+	int err;
+
+	if (truth_path) {
+		err = truth__read(truth_path, &t);
+		if (err)
+			return err;
+		if (h->total)
+			h->insns_per_sample = (double)t->meta.total_insns / h->total;
+		h->scale_source = "truth";
+		truth__free(t);
+	} else if (p->meta.event_type == PERF_TYPE_HARDWARE &&
+		   p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS && h->total) {
+		h->insns_per_sample = (double)h->total_weight / h->total;
+		h->scale_source = "period";
+	}
+	return 0;
+}
 
 int cmd_report(int argc, char **argv)
 {
@@ -25,11 +53,12 @@ int cmd_report(int argc, char **argv)
 		{ "sort", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "truth", required_argument, NULL, 't' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *sort = "sym";
+	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL;
 	enum hist_format fmt = HIST_TEXT;
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
@@ -56,6 +85,9 @@ int cmd_report(int argc, char **argv)
 			if (parse_u64(optarg, &limit))
 				return fail(2, "invalid --limit '%s'", optarg);
 			limit_set = true;
+			break;
+		case 't':
+			truth_path = optarg;
 			break;
 		case 'v':
 			verbose++;
@@ -89,6 +121,9 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	}
 	err = hist__add_profile(h, p, sy);
+	if (err)
+		goto cleanup;
+	err = set_scale(h, p, truth_path);
 	if (err)
 		goto cleanup;
 	hist__sort(h);

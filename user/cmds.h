@@ -10,5 +10,6 @@ int cmd_record(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_selftest(int argc, char **argv);
 int cmd_truth(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif /* HSBPF_CMDS_H */

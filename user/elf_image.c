@@ -33,6 +33,14 @@ static int load_symbols(struct elf_image *img, Elf *elf)
 	while ((scn = elf_nextscn(elf, scn))) {
 		if (!gelf_getshdr(scn, &sh))
 			continue;
+		if ((sh.sh_flags & SHF_EXECINSTR) && (sh.sh_flags & SHF_ALLOC) && sh.sh_size) {
+			size_t cap_x = img->nr_xsecs;
+
+			if (array__reserve((void **)&img->xsecs, &cap_x, img->nr_xsecs + 1, sizeof(*img->xsecs)))
+				return -ENOMEM;
+			img->xsecs[img->nr_xsecs].start = sh.sh_addr;
+			img->xsecs[img->nr_xsecs++].end = sh.sh_addr + sh.sh_size;
+		}
 		if (sh.sh_type == SHT_SYMTAB)
 			symtab = scn;
 		else if (sh.sh_type == SHT_DYNSYM)
@@ -153,6 +161,7 @@ void elf_image__close(struct elf_image *img)
 	if (img->fd >= 0)
 		close(img->fd);
 	free(img->loads);
+	free(img->xsecs);
 	free(img->funcs);
 	free(img->strs);
 	free(img->path);
@@ -189,6 +198,14 @@ const u8 *elf_image__bytes(const struct elf_image *img, u64 vaddr, size_t *avail
 		return img->data + off;
 	}
 	return NULL;
+}
+
+u64 elf_image__section_end(const struct elf_image *img, u64 vaddr)
+{
+	for (size_t i = 0; i < img->nr_xsecs; i++)
+		if (vaddr >= img->xsecs[i].start && vaddr < img->xsecs[i].end)
+			return img->xsecs[i].end;
+	return 0;
 }
 
 const struct elf_func *elf_image__func_at(const struct elf_image *img, u64 vaddr)

@@ -26,6 +26,10 @@ struct elf_image {
 		bool exec;
 	} *loads;
 	size_t nr_loads;
+	struct elf_section {
+		u64 start, end;
+	} *xsecs;		/* executable sections: bounds for sizeless symbols */
+	size_t nr_xsecs;
 	struct elf_func *funcs;	/* sorted by address, deduplicated */
 	size_t nr_funcs;
 	char *strs;		/* names of funcs */
@@ -38,6 +42,8 @@ void elf_image__close(struct elf_image *img);
 int elf_image__off_to_vaddr(const struct elf_image *img, u64 off, u64 *vaddr);
 /* the code bytes at vaddr and how many follow in the same segment; NULL if none */
 const u8 *elf_image__bytes(const struct elf_image *img, u64 vaddr, size_t *avail);
+/* the end of the executable section holding vaddr, or 0 */
+u64 elf_image__section_end(const struct elf_image *img, u64 vaddr);
 /* the function that holds vaddr, or NULL */
 const struct elf_func *elf_image__func_at(const struct elf_image *img, u64 vaddr);
 

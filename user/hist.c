@@ -4,11 +4,12 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bblock.h"
 #include "hist.h"
 
 static const char *const key_names[SORT_NR] = {
 	[SORT_SYM] = "sym", [SORT_IP] = "ip", [SORT_DSO] = "dso", [SORT_LINE] = "line",
-	[SORT_PID] = "pid", [SORT_COMM] = "comm", [SORT_CGROUP] = "cgroup",
+	[SORT_PID] = "pid", [SORT_COMM] = "comm", [SORT_CGROUP] = "cgroup", [SORT_BB] = "bb",
 };
 
 const char *hist__key_name(enum sort_key k)
@@ -31,7 +32,7 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 			if (!strcmp(tok, key_names[k]))
 				break;
 		if (k == SORT_NR)
-			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup)",
+			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup, bb)",
 				     tok);
 		if (*nr_keys == HIST_MAX_KEYS)
 			return fail(-EINVAL, "at most %d sort keys", HIST_MAX_KEYS);
@@ -123,6 +124,13 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 		case SORT_CGROUP:
 			c = a->cgroup_id < b->cgroup_id ? -1 : a->cgroup_id > b->cgroup_id;
 			break;
+		case SORT_BB:
+			c = strcmp0(a->dso, b->dso);
+			if (!c && (!a->bb || !b->bb))	/* no block: one row per symbol */
+				c = a->bb ? 1 : b->bb ? -1 : strcmp0(a->sym, b->sym);
+			else if (!c)
+				c = a->bb->start < b->bb->start ? -1 : a->bb->start > b->bb->start;
+			break;
 		default:
 			break;
 		}
@@ -158,6 +166,10 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 		case SORT_CGROUP:
 			x = hash_mix(x, r->cgroup_id);
 			break;
+		case SORT_BB:
+			x = hash_s(x, r->dso);
+			x = r->bb ? hash_mix(x, r->bb->start) : hash_s(x, r->sym);
+			break;
 		default:
 			break;
 		}
@@ -192,6 +204,7 @@ int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_r
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
 		.comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = cgroup, .kernel = r->kernel,
+		.bb = r->bb,
 	};
 	size_t i;
 
@@ -225,6 +238,9 @@ static const char *cgroup_path(const struct profile *p, u64 id)
 
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
+	for (int k = 0; k < h->nr_keys; k++)
+		if (h->keys[k] == SORT_BB)
+			symbolizer__want_blocks(sy);
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		const struct profile_sample *s = &p->samples[i];
 		struct sym_result r;

@@ -16,6 +16,7 @@ enum sort_key {
 	SORT_PID,
 	SORT_COMM,
 	SORT_CGROUP,
+	SORT_BB,
 	SORT_NR,
 };
 
@@ -35,6 +36,7 @@ struct hist_row {
 	u64 cgroup_id;
 	const char *cgroup;
 	bool kernel;
+	const struct bblock *bb;
 };
 
 struct hist {
@@ -46,6 +48,9 @@ struct hist {
 	u64 total_weight;
 	u32 *index;		/* open addressing: row + 1 */
 	size_t nr_slots;
+	/* block estimates: instructions one sample stands for (0: unknown, estimates in samples) */
+	double insns_per_sample;
+	const char *scale_source;	/* "period", "truth", or NULL */
 };
 
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */

@@ -2,6 +2,7 @@
 /* Printing a histogram: a text table that fits 100 columns, JSON, and CSV. */
 #include <inttypes.h>
 #include <string.h>
+#include "bblock.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -25,6 +26,18 @@ static const char *base_name(const char *path)
 	const char *s = path ? strrchr(path, '/') : NULL;
 
 	return s ? s + 1 : path ? path : "";
+}
+
+/* the literature's two IP-sample estimates of a block: the instructions its samples stand for
+ * ("raw"), and that spread over the block's instructions (executions, "averaged") */
+static double bb_insns(const struct hist *h, const struct hist_row *r)
+{
+	return r->count * (h->insns_per_sample ? h->insns_per_sample : 1.0);
+}
+
+static double bb_execs(const struct hist *h, const struct hist_row *r)
+{
+	return r->bb && r->bb->ninsns ? bb_insns(h, r) / r->bb->ninsns : bb_insns(h, r);
 }
 
 struct cell {
@@ -87,6 +100,21 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 		case SORT_COMM:
 			c[n] = (struct cell){ .title = "Command", .width = 16 };
 			snprintf(c[n++].text, 256, "%s", r->comm);
+			break;
+		case SORT_BB:
+			c[n] = (struct cell){ .title = "Block", .width = 21 };
+			if (r->bb)
+				snprintf(c[n++].text, 256, "%#" PRIx64 "-%#" PRIx64, r->bb->start, r->bb->last);
+			else
+				snprintf(c[n++].text, 256, "[no block]");
+			c[n] = (struct cell){ .title = "Insns", .width = 5 };
+			snprintf(c[n++].text, 256, "%u", r->bb ? r->bb->ninsns : 0);
+			c[n] = (struct cell){ .title = h->insns_per_sample ? "Est.execs" : "Samp/insn", .width = 10 };
+			snprintf(c[n++].text, 256, "%.4g", bb_execs(h, r));
+			c[n] = (struct cell){ .title = "Symbol", .width = 20 };
+			snprintf(c[n++].text, 256, "%s", r->sym);
+			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
 			break;
 		case SORT_CGROUP:
 			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
@@ -190,6 +218,16 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 		fprintf(out, "# ... %zu more rows (--limit 0 shows all)\n", h->nr_rows - shown);
 	if (any_low)
 		fprintf(out, "# * too few samples to rank: the 95%% interval is at least half the share\n");
+	for (int k = 0; k < h->nr_keys; k++) {
+		if (h->keys[k] != SORT_BB)
+			continue;
+		if (h->insns_per_sample)
+			fprintf(out, "# Est.execs: samples x %.4g instructions per sample (%s) / block "
+				"instructions\n", h->insns_per_sample, h->scale_source);
+		else
+			fprintf(out, "# Samp/insn: samples / block instructions (give --truth, or sample "
+				"instructions, for executions)\n");
+	}
 }
 
 static void print_json(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
@@ -202,7 +240,7 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	if (!w)
 		return;
 	for (int k = 0; k < h->nr_keys; k++)
-		sym_known |= h->keys[k] == SORT_SYM || h->keys[k] == SORT_IP;
+		sym_known |= h->keys[k] == SORT_SYM || h->keys[k] == SORT_IP || h->keys[k] == SORT_BB;
 	jsonw_start_object(w);
 	jsonw_string_field(w, "event", m->event);
 	jsonw_uint_field(w, "period", m->period);
@@ -218,6 +256,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
 	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
 	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);
+	jsonw_float_field(w, "insns_per_sample", h->insns_per_sample);
+	jsonw_string_field(w, "scale", h->scale_source);
 	jsonw_name(w, "sort");
 	jsonw_start_array(w);
 	for (int k = 0; k < h->nr_keys; k++)
@@ -257,6 +297,18 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
 				jsonw_string_field(w, "cgroup", r->cgroup);
 				break;
+			case SORT_BB: {
+				char a[32], e[32];
+
+				snprintf(a, sizeof(a), "%#" PRIx64, r->bb ? r->bb->start : 0);
+				snprintf(e, sizeof(e), "%#" PRIx64, r->bb ? r->bb->last : 0);
+				jsonw_string_field(w, "block_start", r->bb ? a : NULL);
+				jsonw_string_field(w, "block_end", r->bb ? e : NULL);
+				jsonw_uint_field(w, "block_insns", r->bb ? r->bb->ninsns : 0);
+				jsonw_float_field(w, "est_insns_raw", bb_insns(h, r));
+				jsonw_float_field(w, "est_execs_avg", bb_execs(h, r));
+				break;
+			}
 			default:
 				break;
 			}

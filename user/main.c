@@ -12,6 +12,7 @@ static const struct cmd {
 } cmds[] = {
 	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
+	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
 	{ "truth", cmd_truth, "count every instruction, block and edge of a run exactly" },
 	{ "selftest", cmd_selftest, "check that every BPF program loads on this kernel" },
 };

@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "bblock.h"
+#include "elf_image.h"
 #include "elf_util.h"
 #include "hsbpf.h"
 #include "symbolizer.h"
@@ -23,6 +25,9 @@ struct dso {
 	GElf_Phdr *loads;	/* PT_LOAD headers, to turn file offsets into vaddrs */
 	size_t nr_loads;
 	bool failed;
+	struct elf_image *img;	/* for blocks, opened on demand */
+	struct bblock_table *blocks;
+	bool blocks_failed;
 };
 
 struct cache_entry {
@@ -40,6 +45,7 @@ struct symbolizer {
 	struct dso *dsos;
 	size_t nr_dsos, cap_dsos;
 	unsigned missing;
+	bool want_blocks;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	char **names;			/* strdup'd symbol and file names the cache points to */
@@ -76,6 +82,8 @@ void symbolizer__free(struct symbolizer *sy)
 		if (sy->dsos[i].dwfl)
 			dwfl_end(sy->dsos[i].dwfl);
 		free(sy->dsos[i].loads);
+		bblock_table__free(sy->dsos[i].blocks);
+		elf_image__close(sy->dsos[i].img);
 	}
 	for (size_t i = 0; i < sy->nr_names; i++)
 		free(sy->names[i]);
@@ -88,6 +96,24 @@ void symbolizer__free(struct symbolizer *sy)
 unsigned symbolizer__missing(const struct symbolizer *sy)
 {
 	return sy->missing;
+}
+
+void symbolizer__want_blocks(struct symbolizer *sy)
+{
+	sy->want_blocks = true;
+}
+
+static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
+{
+	if (d->blocks || d->blocks_failed)
+		return d->blocks;
+	d->img = elf_image__open(profile__str(sy->p, d->path));
+	d->blocks = d->img ? bblock_table__build(d->img) : NULL;
+	d->blocks_failed = !d->blocks;
+	if (d->blocks_failed)
+		warning("cannot build the basic blocks of '%s': %s", profile__str(sy->p, d->path),
+			strerror(errno));
+	return d->blocks;
 }
 
 /* ---- process images ---- */
@@ -267,6 +293,36 @@ static struct dso *get_dso(struct symbolizer *sy, const struct profile_mapping *
 	return d;
 }
 
+static struct dso *dso_by_path(struct symbolizer *sy, const char *path)
+{
+	struct profile_mapping m = {};
+	s64 off = -1;
+
+	for (size_t i = 0; i < sy->p->nr_mappings && off < 0; i++)
+		if (!strcmp(profile__str(sy->p, sy->p->mappings[i].path), path))
+			off = i;
+	if (off < 0)
+		return NULL;
+	m = sy->p->mappings[off];
+	return get_dso(sy, &m);
+}
+
+const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path)
+{
+	struct dso *d = dso_by_path(sy, path);
+
+	return d ? dso_blocks(sy, d) : NULL;
+}
+
+int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line)
+{
+	struct dso *d = dso_by_path(sy, path);
+	Dwfl_Line *l = d ? dwfl_module_getsrc(d->mod, vaddr) : NULL;
+
+	*file = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
+	return *file ? 0 : -ENOENT;
+}
+
 /* runtime IP -> ELF vaddr through the PT_LOAD that maps the file offset */
 static bool to_vaddr(const struct dso *d, const struct profile_mapping *m, u64 ip, u64 *vaddr)
 {
@@ -396,4 +452,9 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 	if (!d || !to_vaddr(d, m, s->ip, &r->vaddr))
 		return;
 	resolve_user(sy, d, r->vaddr, r);
+	if (sy->want_blocks) {
+		const struct bblock_table *bt = dso_blocks(sy, d);
+
+		r->bb = bt ? bblock_table__find(bt, r->vaddr) : NULL;
+	}
 }

@@ -16,7 +16,11 @@ struct sym_result {
 	u64 vaddr;		/* the IP as an ELF virtual address of dso (user code) */
 	bool kernel;
 	const char *comm;
+	const struct bblock *bb;	/* with symbolizer__want_blocks: the basic block, or NULL */
 };
+
+struct bblock;
+struct bblock_table;
 
 struct symbolizer;
 
@@ -31,5 +35,11 @@ const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u3
 const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns);
 /* how many objects could not be opened or did not match their build-id */
 unsigned symbolizer__missing(const struct symbolizer *sy);
+/* also find each user sample's basic block (objects are disassembled once, on first use) */
+void symbolizer__want_blocks(struct symbolizer *sy);
+/* the block table of an object path, built on first use; NULL if it cannot be read */
+const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
+/* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */
+int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line);
 
 #endif /* HSBPF_SYMBOLIZER_H */

@@ -1,0 +1,259 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* annotate: find the function in the profile's objects, gather its samples per instruction,
+ * walk its blocks, print. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "annotate.h"
+#include "bblock.h"
+#include "disasm.h"
+#include "elf_image.h"
+#include "hsbpf.h"
+#include "json_writer.h"
+#include <linux/perf_event.h>
+
+struct insn_samples {
+	u64 vaddr;
+	u64 count;
+};
+
+struct target {
+	const char *dso;
+	const struct bblock_table *bt;
+	const struct bblock_func *func;
+	struct insn_samples *s;
+	size_t nr, cap;
+	u64 total;		/* every sample of the profile */
+	double per_sample;	/* instructions one sample stands for, 0 if unknown */
+	u32 truth_obj;
+};
+
+static u64 samples_at(const struct target *t, u64 vaddr)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->s[i].vaddr == vaddr)
+			return t->s[i].count;
+	return 0;
+}
+
+static const struct bblock_func *find_func(const struct bblock_table *bt, const char *name)
+{
+	for (size_t i = 0; bt && i < bt->nr_funcs; i++)
+		if (!strcmp(bt->funcs[i].name, name))
+			return &bt->funcs[i];
+	return NULL;
+}
+
+/* the object that holds the function: where its samples fell, else any mapped object */
+static int locate(const struct profile *p, struct symbolizer *sy, const char *symbol,
+		  struct target *t)
+{
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *s = &p->samples[i];
+		struct sym_result r;
+
+		t->total += s->count;
+		if (s->flags & HSBPF_KEY_KERNEL)
+			continue;
+		symbolizer__resolve(sy, s, &r);
+		if (strcmp(r.sym, symbol))
+			continue;
+		if (!t->dso)
+			t->dso = r.dso;
+		if (strcmp(t->dso, r.dso))
+			continue;
+		if (array__reserve((void **)&t->s, &t->cap, t->nr + 1, sizeof(*t->s)))
+			return -ENOMEM;
+		t->s[t->nr++] = (struct insn_samples){ r.vaddr, s->count };
+	}
+	/* merge samples of one address from several processes */
+	for (size_t i = 0; i < t->nr; i++)
+		for (size_t j = i + 1; j < t->nr; j++)
+			if (t->s[j].vaddr == t->s[i].vaddr) {
+				t->s[i].count += t->s[j].count;
+				t->s[j--] = t->s[--t->nr];
+			}
+	if (t->dso) {
+		t->bt = symbolizer__blocks(sy, t->dso);
+		t->func = find_func(t->bt, symbol);
+	}
+	for (size_t i = 0; !t->func && i < p->nr_mappings; i++) {
+		const char *path = profile__str(p, p->mappings[i].path);
+
+		if (path[0] != '/')
+			continue;
+		t->bt = symbolizer__blocks(sy, path);
+		t->func = find_func(t->bt, symbol);
+		if (t->func)
+			t->dso = path;
+	}
+	return t->func ? 0 : fail(-ENOENT, "no function '%s' in the profile's objects", symbol);
+}
+
+static int check_truth(const struct truth *tr, const char *dso, u32 *obj)
+{
+	struct elf_image *img;
+	const struct truth_object *o;
+	int err = 0;
+
+	*obj = truth__object(tr, dso);
+	if (*obj == TRUTH_NO_OBJECT)
+		return fail(-ENOENT, "the truth file has no counts for '%s'", dso);
+	o = &tr->objects[*obj];
+	img = elf_image__open(dso);
+	if (img && o->build_id_size &&
+	    (img->build_id_size != o->build_id_size || memcmp(img->build_id, o->build_id, o->build_id_size)))
+		err = fail(-ESTALE, "the truth file is for another build of '%s' (build-ids differ)", dso);
+	elf_image__close(img);
+	return err;
+}
+
+static u64 exact(const struct annotate_opts *o, const struct target *t, u64 vaddr)
+{
+	const struct truth_insn *in = o->truth ? truth__insn(o->truth, t->truth_obj, vaddr) : NULL;
+
+	return in ? in->count : 0;
+}
+
+static void print(const struct annotate_opts *o, const struct target *t, struct symbolizer *sy,
+		  const struct elf_image *img, FILE *out)
+{
+	const struct bblock_func *f = t->func;
+	struct disasm *d = disasm__new();
+	json_writer_t *w = o->json ? jsonw_new(out) : NULL;
+	const char *last_file = NULL;
+	int last_line = -1;
+	char buf[64];
+
+	if (!d || (o->json && !w))
+		goto out;
+	if (w) {
+		jsonw_start_object(w);
+		jsonw_string_field(w, "symbol", f->name);
+		jsonw_string_field(w, "object", t->dso);
+		jsonw_float_field(w, "insns_per_sample", t->per_sample);
+		jsonw_name(w, "blocks");
+		jsonw_start_array(w);
+	} else {
+		fprintf(out, "# %s in %s%s\n", f->name, t->dso,
+			o->truth ? ", exact counts from the truth file" : "");
+		fprintf(out, "# Est.execs: block samples x %.4g insns per sample / block insns%s\n",
+			t->per_sample ? t->per_sample : 1.0, t->per_sample ? "" : " (unscaled)");
+		fprintf(out, "%9s %12s  %10s  %s\n", "Samples", o->truth ? "Exact" : "", "Address",
+			"Instruction");
+	}
+	for (size_t b = 0; b < t->bt->nr; b++) {
+		const struct bblock *bb = &t->bt->blocks[b];
+		long k = bblock_table__insn_index(t->bt, bb->start);
+		u64 bs = 0, first = exact(o, t, bb->start);
+		bool mixed = false;
+
+		if (bb->start < f->start || bb->start >= f->end || k < 0)
+			continue;
+		for (u32 j = 0; j < bb->ninsns; j++) {
+			bs += samples_at(t, t->bt->insns[k + j]);
+			mixed |= exact(o, t, t->bt->insns[k + j]) != first;
+		}
+		double est = bs * (t->per_sample ? t->per_sample : 1.0) / bb->ninsns;
+
+		if (w) {
+			jsonw_start_object(w);
+			snprintf(buf, sizeof(buf), "%#" PRIx64, bb->start);
+			jsonw_string_field(w, "start", buf);
+			snprintf(buf, sizeof(buf), "%#" PRIx64, bb->last);
+			jsonw_string_field(w, "end", buf);
+			jsonw_uint_field(w, "insns", bb->ninsns);
+			jsonw_uint_field(w, "samples", bs);
+			jsonw_float_field(w, "est_execs", est);
+			if (o->truth) {
+				jsonw_uint_field(w, "exact", first);
+				jsonw_bool_field(w, "mid_entry", mixed);
+			}
+			jsonw_name(w, "instructions");
+			jsonw_start_array(w);
+		} else {
+			fprintf(out, "---- block %#" PRIx64 "-%#" PRIx64 ", %u insns, %" PRIu64
+				" samples, est %.4g execs", bb->start, bb->last, bb->ninsns, bs, est);
+			if (o->truth)
+				fprintf(out, ", exact %" PRIu64 "%s", first, mixed ? " (entered mid-block)" : "");
+			fputc('\n', out);
+		}
+		for (u32 j = 0; j < bb->ninsns; j++) {
+			u64 a = t->bt->insns[k + j];
+			struct insn_info ii;
+			const char *file = NULL;
+			int line = 0;
+			size_t avail;
+			const u8 *code = elf_image__bytes(img, a, &avail);
+
+			disasm__one(d, code ? code : (const u8 *)"", code ? avail : 0, a, &ii);
+			symbolizer__line(sy, t->dso, a, &file, &line);
+			if (w) {
+				jsonw_start_object(w);
+				snprintf(buf, sizeof(buf), "%#" PRIx64, a);
+				jsonw_string_field(w, "addr", buf);
+				jsonw_string_field(w, "text", ii.text);
+				jsonw_uint_field(w, "samples", samples_at(t, a));
+				if (o->truth)
+					jsonw_uint_field(w, "exact", exact(o, t, a));
+				jsonw_string_field(w, "file", file);
+				jsonw_uint_field(w, "line", line);
+				jsonw_end_object(w);
+				continue;
+			}
+			if (file && (line != last_line || !last_file || strcmp(file, last_file))) {
+				const char *base = strrchr(file, '/');
+
+				fprintf(out, "%36s%s:%d\n", "", base ? base + 1 : file, line);
+				last_file = file;
+				last_line = line;
+			}
+			snprintf(buf, sizeof(buf), "%" PRIu64, exact(o, t, a));
+			fprintf(out, "%9" PRIu64 " %12s  %10" PRIx64 ":  %.62s\n", samples_at(t, a),
+				o->truth ? buf : "", a, ii.text);
+		}
+		if (w) {
+			jsonw_end_array(w);
+			jsonw_end_object(w);
+		}
+	}
+	if (w) {
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
+out:
+	disasm__free(d);
+}
+
+int annotate__function(const struct profile *p, struct symbolizer *sy,
+		       const struct annotate_opts *o, FILE *out)
+{
+	struct target t = { .truth_obj = TRUTH_NO_OBJECT };
+	struct elf_image *img = NULL;
+	int err;
+
+	err = locate(p, sy, o->symbol, &t);
+	if (err)
+		goto cleanup;
+	if (o->truth) {
+		err = check_truth(o->truth, t.dso, &t.truth_obj);
+		if (err)
+			goto cleanup;
+		if (t.total)
+			t.per_sample = (double)o->truth->meta.total_insns / t.total;
+	} else if (p->meta.event_type == PERF_TYPE_HARDWARE &&
+		   p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS && t.total) {
+		t.per_sample = (double)profile__total_weight(p) / t.total;
+	}
+	img = elf_image__open(t.dso);
+	if (!img) {
+		err = fail(-errno, "cannot open '%s': %s", t.dso, strerror(errno));
+		goto cleanup;
+	}
+	print(o, &t, sy, img, out);
+cleanup:
+	elf_image__close(img);
+	free(t.s);
+	return err;
+}

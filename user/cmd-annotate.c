@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf annotate: one function's instructions with samples, block estimates and exact counts. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+#include "annotate.h"
+#include "cmds.h"
+
+static const char usage_text[] =
+	"usage: hsbpf annotate SYMBOL [-i PROFILE] [--truth FILE] [--format text|json]\n";
+
+int cmd_annotate(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct annotate_opts o = {};
+	const char *input = "hsbpf.data", *truth_path = NULL;
+	struct symbolizer *sy = NULL;
+	struct truth *t = NULL;
+	struct profile *p = NULL;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 't':
+			truth_path = optarg;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				return fail(2, "unknown format '%s' (known: text, json)", optarg);
+			o.json = !strcmp(optarg, "json");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	o.symbol = argv[optind];
+	err = profile__read(input, &p);
+	if (!err && truth_path)
+		err = truth__read(truth_path, &t);
+	if (err)
+		goto cleanup;
+	o.truth = t;
+	sy = symbolizer__new(p);
+	if (!sy) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	err = annotate__function(p, sy, &o, stdout);
+cleanup:
+	symbolizer__free(sy);
+	truth__free(t);
+	profile__free(p);
+	return err ? 1 : 0;
+}
