@@ -56,6 +56,7 @@ static size_t nr_maps, cap_maps;
 static struct thread_state **threads;
 static size_t nr_threads, cap_threads;
 static char *out_path;
+static int count_edges = 1;	/* edges=off: blocks only, for speed; rep iterations unfolded */
 static int oom;			/* set if an allocation failed: the output says so */
 
 static __thread struct thread_state *self;
@@ -201,6 +202,8 @@ static void on_block(unsigned int vcpu, void *udata)
 		t->counts = c;
 	}
 	t->counts[id]++;
+	if (!count_edges)
+		return;
 	if (t->prev != NO_BLOCK)
 		edge_add(t, ((uint64_t)t->prev + 1) << 32 | id, 1);
 	t->prev = id;
@@ -318,7 +321,7 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 		pthread_mutex_unlock(&lock);
 		return;
 	}
-	fprintf(f, "hsbpf-ref 1\nthreads %zu\noom %d\n", nr_threads, oom);
+	fprintf(f, "hsbpf-ref 1\nthreads %zu\noom %d\nedges %d\n", nr_threads, oom, count_edges);
 	for (size_t i = 0; i < nr_maps; i++)
 		fprintf(f, "map %zu %" PRIx64 " %" PRIx64 " %" PRIx64 " %s\n", i, maps[i].start,
 			maps[i].end, maps[i].pgoff, maps[i].path);
@@ -349,6 +352,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	for (int i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			out_path = strdup(argv[i] + 4);
+		else if (!strcmp(argv[i], "edges=off"))
+			count_edges = 0;
 	if (!out_path) {
 		fprintf(stderr, "hsbpf-ref: usage: -plugin libhsbpf-ref.so,out=FILE\n");
 		return -1;

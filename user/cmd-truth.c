@@ -20,6 +20,7 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
+	"      --no-edges       count blocks only (faster; rep iterations are then not folded)\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
@@ -31,6 +32,7 @@ int cmd_truth(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "input", required_argument, NULL, 'i' },
 		{ "plugin", required_argument, NULL, 'P' },
+		{ "no-edges", no_argument, NULL, 'E' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "what", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -38,7 +40,7 @@ int cmd_truth(int argc, char **argv)
 		{},
 	};
 	const char *output = "truth.data", *input = NULL, *plugin = NULL, *what = NULL;
-	bool json = false;
+	bool json = false, edges = true;
 	struct truth *t = NULL;
 	int c, err;
 
@@ -61,6 +63,9 @@ int cmd_truth(int argc, char **argv)
 			break;
 		case 'w':
 			what = optarg;
+			break;
+		case 'E':
+			edges = false;
 			break;
 		case 'v':
 			verbose++;
@@ -86,7 +91,7 @@ int cmd_truth(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
-	err = refrun__collect(argv + optind, plugin, &t);
+	err = refrun__collect(argv + optind, plugin, edges, &t);
 	if (err)
 		return 1;
 	if (truth__write(t, output)) {

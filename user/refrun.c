@@ -44,6 +44,9 @@ int refrun__find_plugin(const char *given, char *buf, size_t size)
 			snprintf(buf, size, "%s/.output/ref/libhsbpf-ref.so", exe);
 			if (is_file(buf))
 				return 0;
+			snprintf(buf, size, "%s/ref/libhsbpf-ref.so", exe);	/* inside an output folder */
+			if (is_file(buf))
+				return 0;
 			snprintf(buf, size, "%s/../lib/hsbpf/libhsbpf-ref.so", exe);
 			if (is_file(buf))
 				return 0;
@@ -115,7 +118,7 @@ static void emulator_version(char *buf, size_t size)
 	}
 }
 
-int refrun__collect(char *const argv[], const char *given_plugin, struct truth **out)
+int refrun__collect(char *const argv[], const char *given_plugin, bool edges, struct truth **out)
 {
 	char plugin[PATH_MAX], prog[PATH_MAX], raw[] = "/tmp/hsbpf-ref-XXXXXX", arg[PATH_MAX + 64];
 	char crash[] = "/tmp/hsbpf-crash-XXXXXX", catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
@@ -158,7 +161,7 @@ int refrun__collect(char *const argv[], const char *given_plugin, struct truth *
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	snprintf(arg, sizeof(arg), "%s,out=%s", plugin, raw);
+	snprintf(arg, sizeof(arg), "%s,out=%s%s", plugin, raw, edges ? "" : ",edges=off");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
 		 user_preload ? user_preload : "");
 	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);

@@ -11,6 +11,6 @@ int refrun__find_plugin(const char *given, char *buf, size_t size);
 int refrun__check_program(const char *prog, char *path, size_t size);
 /* run argv under the collector and build its truth; a program that crashes still yields
  * its counts (meta.status says what happened). 0, or -errno after reporting */
-int refrun__collect(char *const argv[], const char *plugin, struct truth **out);
+int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
 
 #endif /* HSBPF_REFRUN_H */

@@ -125,6 +125,7 @@ struct raw {
 	size_t nr_edges, cap_edges;
 	u32 threads;
 	int oom;
+	bool edges_off;
 	bool ended;
 };
 
@@ -182,6 +183,8 @@ static int raw_parse(const char *path, struct raw *r)
 			r->threads = n;
 		} else if (sscanf(line, "oom %u", &n) == 1) {
 			r->oom = n;
+		} else if (sscanf(line, "edges %u", &n) == 1) {
+			r->edges_off = !n;
 		} else if (sscanf(line, "map %llu %llx %llx %llx %n", &a, &b, &c, &d, &pos) == 4 && pos) {
 			struct raw_map *mp;
 
@@ -404,6 +407,7 @@ int truth__from_raw(const char *raw_path, struct truth **out)
 		goto cleanup;
 	}
 	t->meta.threads = r.threads;
+	t->meta.edges_off = r.edges_off;
 	err = resolve_objects(&r, t, &imgs);
 	nr_objs = t->nr_objects;
 	if (err)
@@ -569,7 +573,7 @@ static const struct kv_field meta_fields[] = {
 	T_STR(command), T_STR(status), T_U32(exit_code), T_U32(signal), T_U32(threads),
 	T_STR(emulator), T_STR(glibc_tunables), T_U64(total_insns), T_U64(anon_insns),
 	T_U64(rep_iterations), T_U64(page_cross_dropped), T_U64(start_realtime_ns),
-	T_U64(duration_ns),
+	T_U64(duration_ns), T_U32(edges_off),
 };
 
 int truth__write(struct truth *t, const char *path)

@@ -66,6 +66,7 @@ struct truth_meta {
 	u64 page_cross_dropped;	/* removed: truncated copies of page-crossing instructions */
 	u64 start_realtime_ns;
 	u64 duration_ns;
+	u32 edges_off;		/* counted without edges: no edge list, rep iterations not folded */
 };
 
 struct truth {

@@ -8,7 +8,7 @@
 #include "json_writer.h"
 #include "truth_export.h"
 
-enum { W_SUMMARY = 1, W_INSNS = 2, W_BLOCKS = 4, W_EDGES = 8 };
+enum { W_SUMMARY = 1, W_INSNS = 2, W_BLOCKS = 4, W_EDGES = 8, W_TUNABLES = 16 };
 
 static int parse_what(const char *what, int *mask)
 {
@@ -29,8 +29,11 @@ static int parse_what(const char *what, int *mask)
 			*mask |= W_BLOCKS;
 		else if (!strcmp(tok, "edges"))
 			*mask |= W_EDGES;
+		else if (!strcmp(tok, "tunables"))
+			*mask |= W_TUNABLES;
 		else
-			return fail(-EINVAL, "unknown --what '%s' (known: summary, insns, blocks, edges)", tok);
+			return fail(-EINVAL, "unknown --what '%s' (known: summary, insns, blocks, edges, "
+				    "tunables)", tok);
 	}
 	return 0;
 }
@@ -127,11 +130,17 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 	err = parse_what(what, &mask);
 	if (err)
 		return err;
+	if (mask == W_TUNABLES) {
+		/* just the value, for GLIBC_TUNABLES="$(hsbpf truth -i T --what tunables)" */
+		fprintf(f, "%.*s\n", (int)strcspn(m->glibc_tunables, " "), m->glibc_tunables);
+		return ferror(f) ? -EIO : 0;
+	}
 	if (!json) {
 		if (mask & W_SUMMARY)
-			fprintf(f, "# command %s\n# %s, %u threads, %s\n# glibc tunables for native runs: %s\n"
+			fprintf(f, "# command %s\n# %s, %u threads, %s%s\n# glibc tunables for native runs: %s\n"
 				"total %" PRIu64 "\nanonymous %" PRIu64 "\nrep_iterations_folded %" PRIu64 "\n",
 				m->command, m->status, m->threads, m->emulator,
+				m->edges_off ? ", blocks only (rep iterations not folded)" : "",
 				m->glibc_tunables[0] ? m->glibc_tunables : "(none)", m->total_insns,
 				m->anon_insns, m->rep_iterations);
 		for (size_t i = 0; (mask & W_INSNS) && i < t->nr_insns; i++)

@@ -1,6 +1,8 @@
-.output-asan/user/hist.o: user/hist.c user/hist.h user/profile.h \
- user/util.h user/symbolizer.h
+.output-asan/user/hist.o: user/hist.c user/bblock.h user/elf_image.h \
+ user/util.h user/hist.h user/profile.h user/symbolizer.h
+user/bblock.h:
+user/elf_image.h:
+user/util.h:
 user/hist.h:
 user/profile.h:
-user/util.h:
 user/symbolizer.h:

@@ -1,3 +1,5 @@
-.output-asan/user/profile.o: user/profile.c user/profile.h user/util.h
-user/profile.h:
+.output-asan/user/profile.o: user/profile.c user/container.h user/util.h \
+ user/profile.h
+user/container.h:
 user/util.h:
+user/profile.h:

@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# make bench-truth: the reference collector's slowdown against the native run on gzip -6 of a
+# fixed 8 MB input, counting blocks only and blocks with edges, next to the bare emulator and
+# to callgrind on the same work. Medians of REPS runs, interleaved.
+set -euo pipefail
+
+HSBPF=${HSBPF:-./hsbpf}
+FIX=${FIXTURES:-.output/fixtures}
+OUT=${OUTPUT:-.output}/bench
+REPS=${REPS:-3}
+MB=${MB:-8}
+mkdir -p "$OUT"
+"$FIX/gen-input" "$MB" > "$OUT/input.txt"
+GZ="/usr/bin/gzip -6 -c $OUT/input.txt"
+
+now() { date +%s%N; }
+time_of() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$(( (t1 - t0) / 1000000 ))"; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+
+declare -A ms
+names=(native qemu blocks edges callgrind)
+for r in $(seq "$REPS"); do
+	ms[native]+=" $(time_of $GZ)"
+	ms[qemu]+=" $(time_of qemu-x86_64 $GZ)"
+	ms[blocks]+=" $(time_of "$HSBPF" truth --no-edges -o "$OUT/b.truth" -- $GZ)"
+	ms[edges]+=" $(time_of "$HSBPF" truth -o "$OUT/e.truth" -- $GZ)"
+	ms[callgrind]+=" $(time_of valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes \
+		--skip-plt=no --callgrind-out-file="$OUT/cg.out" $GZ)"
+	echo "  round $r done" >&2
+done
+base=$(echo "${ms[native]}" | tr ' ' '\n' | grep . | median)
+{
+echo "| run | median ms | slowdown vs native |"
+echo "|---|---|---|"
+for n in "${names[@]}"; do
+	m=$(echo "${ms[$n]}" | tr ' ' '\n' | grep . | median)
+	label=$n
+	case $n in
+	native) label="gzip -6, native" ;;
+	qemu) label="qemu-x86_64, no plugin" ;;
+	blocks) label="hsbpf truth --no-edges (block counts)" ;;
+	edges) label="hsbpf truth (block and edge counts)" ;;
+	callgrind) label="callgrind --dump-instr=yes --collect-jumps=yes" ;;
+	esac
+	awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN { printf "| %s | %d | %.1fx |\n", l, m, m / b }'
+done
+echo
+echo "gzip -6 of $MB MB ($(stat -c %s "$OUT/input.txt") bytes), $REPS rounds; truth runs include hsbpf's"
+echo "conversion of the counts to the truth file."
+} | tee "$OUT/truth-results.md"
