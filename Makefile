@@ -56,6 +56,8 @@ REF_CRASH := $(OUTPUT)/ref/libhsbpf-crash.so
 
 FIXTURE_SRCS := $(wildcard tests/fixtures/*.c)
 FIXTURES := $(patsubst tests/fixtures/%.c,$(OUTPUT)/fixtures/%,$(FIXTURE_SRCS))
+WORKLOAD_SRCS := $(wildcard tests/workloads/*.c)
+WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
@@ -107,7 +109,13 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
 
-fixtures: $(FIXTURES)
+fixtures: $(FIXTURES) $(WORKLOADS)
+
+# The seed paper's kernels: plain -O2, as a benchmark would be built
+$(OUTPUT)/workloads/%: tests/workloads/%.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,WORKLOAD,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
 
 $(TEST_OBJS): | $(SKELS)
 $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
@@ -120,7 +128,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 

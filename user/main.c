@@ -13,6 +13,8 @@ static const struct cmd {
 	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
+	{ "eval", cmd_eval, "score a profile against the exact truth of its program" },
+	{ "experiment", cmd_experiment, "sweep periods and modes over workloads, with plots" },
 	{ "truth", cmd_truth, "count every instruction, block and edge of a run exactly" },
 	{ "selftest", cmd_selftest, "check that every BPF program loads on this kernel" },
 };

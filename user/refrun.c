@@ -211,6 +211,12 @@ int refrun__collect(char *const argv[], const char *given_plugin, bool edges, st
 		st = sig;	/* as if WIFSIGNALED */
 	}
 	describe_status(st, &t->meta);
+	{
+		char real[PATH_MAX];
+
+		snprintf(t->meta.program, sizeof(t->meta.program), "%.1023s",
+			 realpath(prog, real) ? real : prog);
+	}
 	t->meta.start_realtime_ns = wall0;
 	t->meta.duration_ns = now_ns(CLOCK_MONOTONIC) - t0;
 	emulator_version(t->meta.emulator, sizeof(t->meta.emulator));

@@ -313,6 +313,13 @@ static int cmp_edge(const void *a, const void *b)
 static int resolve_objects(struct raw *r, struct truth *t, struct elf_image ***imgs)
 {
 	size_t cap_imgs = 0;
+	bool *used = calloc(r->nr_maps + 1, 1);
+
+	if (!used)
+		return -ENOMEM;
+	for (size_t i = 0; i < r->nr_blocks; i++)
+		if (r->blocks[i].map >= 0)
+			used[r->blocks[i].map] = true;
 
 	for (size_t i = 0; i < r->nr_maps; i++) {
 		struct raw_map *m = &r->maps[i];
@@ -321,6 +328,8 @@ static int resolve_objects(struct raw *r, struct truth *t, struct elf_image ***i
 		u32 obj = truth__object(t, m->path);
 		s64 off;
 
+		if (!used[i])
+			continue;	/* QEMU's own files, and data */
 		if (obj != TRUTH_NO_OBJECT) {
 			m->obj = obj;
 			continue;
@@ -332,11 +341,13 @@ static int resolve_objects(struct raw *r, struct truth *t, struct elf_image ***i
 				   sizeof(*t->objects)) ||
 		    array__reserve((void **)imgs, &cap_imgs, t->nr_objects + 1, sizeof(**imgs))) {
 			elf_image__close(img);
+			free(used);
 			return -ENOMEM;
 		}
 		off = add_str(t, m->path);
 		if (off < 0) {
 			elf_image__close(img);
+			free(used);
 			return off;
 		}
 		o = &t->objects[t->nr_objects];
@@ -347,6 +358,7 @@ static int resolve_objects(struct raw *r, struct truth *t, struct elf_image ***i
 		(*imgs)[t->nr_objects] = img;
 		m->obj = t->nr_objects++;
 	}
+	free(used);
 	return 0;
 }
 
@@ -570,7 +582,7 @@ void truth__drop_object(struct truth *t, u32 obj)
 #define T_U64(f) { #f, KV_U64, offsetof(struct truth_meta, f), 8 }
 #define T_U32(f) { #f, KV_U32, offsetof(struct truth_meta, f), 4 }
 static const struct kv_field meta_fields[] = {
-	T_STR(command), T_STR(status), T_U32(exit_code), T_U32(signal), T_U32(threads),
+	T_STR(command), T_STR(program), T_STR(status), T_U32(exit_code), T_U32(signal), T_U32(threads),
 	T_STR(emulator), T_STR(glibc_tunables), T_U64(total_insns), T_U64(anon_insns),
 	T_U64(rep_iterations), T_U64(page_cross_dropped), T_U64(start_realtime_ns),
 	T_U64(duration_ns), T_U32(edges_off),

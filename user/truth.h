@@ -54,6 +54,7 @@ struct truth_edge {
 
 struct truth_meta {
 	char command[1024];
+	char program[1024];	/* the program's path: its object is the program's own code */
 	char status[64];	/* "exited 0", "killed by signal 11 (Segmentation fault)" */
 	u32 exit_code;
 	u32 signal;

@@ -163,6 +163,7 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 	jsonw_start_object(c.w);
 	if (mask & W_SUMMARY) {
 		jsonw_string_field(c.w, "command", m->command);
+		jsonw_string_field(c.w, "program", m->program);
 		jsonw_string_field(c.w, "status", m->status);
 		jsonw_uint_field(c.w, "threads", m->threads);
 		jsonw_string_field(c.w, "emulator", m->emulator);

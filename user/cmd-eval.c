@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf eval: score a profile against the exact truth of the same program. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cmds.h"
+#include "eval.h"
+
+static const char usage_text[] =
+	"usage: hsbpf eval -i PROFILE --truth TRUTH [--per-object] [--format text|json]\n";
+
+int cmd_eval(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "per-object", no_argument, NULL, 'O' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *input = "hsbpf.data", *truth_path = NULL;
+	bool per_object = false, json = false;
+	struct eval_result *res = NULL;
+	struct symbolizer *sy = NULL;
+	struct profile *p = NULL;
+	struct truth *t = NULL;
+	size_t nr = 0;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 't':
+			truth_path = optarg;
+			break;
+		case 'O':
+			per_object = true;
+			break;
+		case 'f':
+			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
+				return fail(2, "unknown format '%s' (known: text, json)", optarg);
+			json = !strcmp(optarg, "json");
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (!truth_path || optind < argc) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	err = profile__read(input, &p);
+	if (!err)
+		err = truth__read(truth_path, &t);
+	if (err)
+		goto cleanup;
+	sy = symbolizer__new(p);
+	res = calloc(t->nr_objects + 1, sizeof(*res));
+	if (!sy || !res) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	if (per_object) {
+		for (u32 o = 0; o < t->nr_objects; o++) {
+			err = eval__object(p, sy, t, o, &res[nr]);
+			if (err == -ENODATA)
+				continue;	/* no samples there */
+			if (err)
+				goto cleanup;
+			nr++;
+		}
+		err = 0;
+	} else {
+		u32 o = eval__program_object(t);
+
+		if (o == TRUTH_NO_OBJECT) {
+			err = fail(-ENOENT, "the truth file has no counts for its program '%s'",
+				   t->meta.program);
+			goto cleanup;
+		}
+		err = eval__object(p, sy, t, o, &res[0]);
+		if (err == -ENODATA)
+			error("no sample of '%s' fell in '%s': nothing to score", input, t->meta.program);
+		if (err)
+			goto cleanup;
+		nr = 1;
+	}
+	eval__print(res, nr, json, stdout);
+cleanup:
+	free(res);
+	symbolizer__free(sy);
+	truth__free(t);
+	profile__free(p);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf experiment: the seed papers' sweep, run here: periods x modes x workloads, scored. */
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "experiment.h"
+#include "period.h"
+
+static const char usage_text[] =
+	"usage: hsbpf experiment [-o DIR] [--set kernels|real|all] [--periods NS,...]\n"
+	"                        [--modes fixed,prime,random,prime-random] [--reuse-truth]\n"
+	"\n"
+	"  -o, --output DIR   results.csv, figures (PNG, SVG) and truths (default experiment/)\n"
+	"      --set SET      the seed kernels, the real programs, or all (default kernels)\n"
+	"      --periods LIST cpu-clock periods in ns (default: 64K, 256K, 1M, 4M, 16M cycles at\n"
+	"                     2.2 GHz: 29789,119156,476625,1906501,7626007)\n"
+	"      --modes LIST   period modes (default fixed,prime,random,prime-random)\n"
+	"      --reuse-truth  keep the truth files of an earlier run in DIR\n"
+	"      --only NAME    just this workload of the set\n";
+
+int cmd_experiment(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "set", required_argument, NULL, 's' },
+		{ "periods", required_argument, NULL, 'p' },
+		{ "modes", required_argument, NULL, 'm' },
+		{ "reuse-truth", no_argument, NULL, 'r' },
+		{ "only", required_argument, NULL, 'O' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct exp_opts o = {
+		.dir = "experiment", .set = "kernels",
+		.periods = { 29789, 119156, 476625, 1906501, 7626007 }, .nr_periods = 5,
+		.modes = { "fixed", "prime", "random", "prime-random" }, .nr_modes = 4,
+	};
+	char self[PATH_MAX], wdir[PATH_MAX + 32], fdir[PATH_MAX + 32], csv[PATH_MAX + 32], *tok, *save;
+	struct exp_row *rows = NULL;
+	size_t nr = 0;
+	ssize_t n;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o.dir = optarg;
+			break;
+		case 's':
+			if (strcmp(optarg, "kernels") && strcmp(optarg, "real") && strcmp(optarg, "all"))
+				return fail(2, "unknown --set '%s' (known: kernels, real, all)", optarg);
+			o.set = optarg;
+			break;
+		case 'p':
+			o.nr_periods = 0;
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				u64 v;
+
+				if (parse_u64(tok, &v) || v < 10000 || o.nr_periods == 16)
+					return fail(2, "invalid period '%s' (ns, at least 10000)", tok);
+				o.periods[o.nr_periods++] = v;
+			}
+			break;
+		case 'm':
+			o.nr_modes = 0;
+			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+				enum period_mode m;
+
+				if (period__parse_mode(tok, &m) || o.nr_modes == 4)
+					return fail(2, "invalid period mode '%s'", tok);
+				o.modes[o.nr_modes++] = period__mode_name(m);
+			}
+			break;
+		case 'r':
+			o.reuse_truth = true;
+			break;
+		case 'O':
+			o.only = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind < argc || !o.nr_periods || !o.nr_modes) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (n <= 0)
+		return fail(1, "cannot find the hsbpf binary: %s", strerror(errno));
+	self[n] = 0;
+	o.self = self;
+	*strrchr(self, '/') = 0;
+	snprintf(wdir, sizeof(wdir), "%s/.output/workloads", self);
+	snprintf(fdir, sizeof(fdir), "%s/.output/fixtures", self);
+	if (access(wdir, F_OK)) {	/* hsbpf inside an output folder */
+		snprintf(wdir, sizeof(wdir), "%s/workloads", self);
+		snprintf(fdir, sizeof(fdir), "%s/fixtures", self);
+	}
+	self[strlen(self)] = '/';
+	o.workload_dir = wdir;
+	o.fixture_dir = fdir;
+	if (mkdir(o.dir, 0755) && errno != EEXIST)
+		return fail(1, "cannot create '%s': %s", o.dir, strerror(errno));
+	err = experiment__run(&o, &rows, &nr);
+	if (err)
+		goto out;
+	snprintf(csv, sizeof(csv), "%s/results.csv", o.dir);
+	err = experiment__write_csv(rows, nr, csv);
+	if (!err)
+		experiment__plot(&o, rows, nr);
+	if (!err)
+		fprintf(stderr, "hsbpf: %zu recordings scored; wrote '%s' and figures in '%s'\n", nr, csv,
+			o.dir);
+out:
+	free(rows);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Experiment driver: workloads and their inputs, truths, recordings (hsbpf record as a child,
+ * so that each recording is exactly what a user would run), scores, CSV, gnuplot. */
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "eval.h"
+#include "experiment.h"
+#include "refrun.h"
+
+static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static char *xprintf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
+/* run argv with stdout to /dev/null and, if given, an extra environment entry; exit status */
+static int spawn(char *const argv[], const char *env, bool quiet_err)
+{
+	pid_t pid = fork();
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		if (quiet_err)
+			dup2(fd, 2);
+		if (env)
+			putenv((char *)env);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int gen_input(const struct exp_opts *o, const char *name, int mb, char **path)
+{
+	struct stat st;
+	char *cmd;
+	int err;
+
+	*path = xprintf("%s/%s", o->dir, name);
+	if (!*path)
+		return -ENOMEM;
+	if (!stat(*path, &st) && st.st_size > 0)
+		return 0;
+	cmd = xprintf("'%s/gen-input' %d > '%s'", o->fixture_dir, mb, *path);
+	err = cmd && system(cmd) == 0 ? 0 : fail(-EIO, "cannot generate '%s'", *path);
+	free(cmd);
+	return err;
+}
+
+static int sql_script(const struct exp_opts *o, char **path)
+{
+	FILE *f;
+
+	*path = xprintf("%s/workload.sql", o->dir);
+	if (!*path || !(f = fopen(*path, "w")))
+		return fail(-EIO, "cannot write the SQL script in '%s'", o->dir);
+	/* a control-dominated run: parsing, planning, B-tree inserts, index lookups, joins */
+	fputs("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);\n"
+	      "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 60000)\n"
+	      "INSERT INTO t SELECT i, printf('row%08d-%d', (i * 7919) % 100003, i % 97), (i * 31) % 1009 FROM s;\n"
+	      "CREATE INDEX tb ON t(b);\nCREATE INDEX tc ON t(c);\n"
+	      "SELECT c, count(*), max(b) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 5;\n"
+	      "SELECT count(*) FROM t x JOIN t y ON x.c = y.a WHERE x.b LIKE 'row0001%';\n"
+	      "UPDATE t SET b = upper(b) WHERE c % 3 = 0;\n"
+	      "SELECT sum(length(b)) FROM t WHERE b > 'ROW0005';\n", f);
+	return fclose(f) ? -EIO : 0;
+}
+
+int experiment__workloads(const struct exp_opts *o, struct workload **out, int *nr)
+{
+	static const char *kernels[] = { "latency", "callchain", "shortblocks", "fragmented" };
+	bool want_k = strcmp(o->set, "real"), want_r = strcmp(o->set, "kernels");
+	struct workload *w = calloc(12, sizeof(*w));
+	char *gz, *bz, *xz, *sql;
+	int n = 0, err;
+
+	if (!w)
+		return -ENOMEM;
+	for (size_t i = 0; want_k && i < ARRAY_SIZE(kernels); i++) {
+		w[n].name = kernels[i];
+		w[n].kind = "kernel";
+		w[n].argv[0] = xprintf("%s/%s", o->workload_dir, kernels[i]);
+		if (access(w[n].argv[0], X_OK)) {
+			err = fail(-ENOENT, "cannot find workload '%s' (build it with make)", w[n].argv[0]);
+			goto fail;
+		}
+		n++;
+	}
+	if (want_r) {
+		err = gen_input(o, "input-4.txt", 4, &gz);
+		if (!err)
+			err = gen_input(o, "input-2.txt", 2, &bz);
+		if (!err)
+			err = gen_input(o, "input-1.txt", 1, &xz);
+		if (!err)
+			err = sql_script(o, &sql);
+		if (err)
+			goto fail;
+		w[n++] = (struct workload){ "gzip", "real", { "/usr/bin/gzip", "-6", "-c", gz } };
+		w[n++] = (struct workload){ "bzip2", "real", { "/usr/bin/bzip2", "-9", "-c", bz } };
+		w[n++] = (struct workload){ "xz", "real", { "/usr/bin/xz", "-6", "-c", xz } };
+		w[n].name = "sqlite3";
+		w[n].kind = "real";
+		w[n].argv[0] = "/usr/bin/sqlite3";
+		w[n].argv[1] = ":memory:";
+		w[n].argv[2] = xprintf(".read %s", sql);
+		n++;
+		for (int i = 0; i < n; i++)
+			if (!strcmp(w[i].kind, "real") && access(w[i].argv[0], X_OK)) {
+				err = fail(-ENOENT, "cannot find '%s' (scripts/install-deps.sh installs it)",
+					   w[i].argv[0]);
+				goto fail;
+			}
+	}
+	if (o->only) {
+		int k = 0;
+
+		for (int i = 0; i < n; i++)
+			if (!strcmp(w[i].name, o->only))
+				w[k++] = w[i];
+		if (!k) {
+			err = fail(-ENOENT, "no workload '%s' in set '%s'", o->only, o->set);
+			goto fail;
+		}
+		n = k;
+	}
+	*out = w;
+	*nr = n;
+	return 0;
+fail:
+	free(w);
+	return err;
+}
+
+static double seconds_since(u64 t0)
+{
+	return (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
+}
+
+static int truth_for(const struct exp_opts *o, struct workload *w, struct truth **t)
+{
+	char *path = xprintf("%s/%s.truth", o->dir, w->name);
+	struct stat st;
+	int err;
+
+	if (!path)
+		return -ENOMEM;
+	if (o->reuse_truth && !stat(path, &st) && !truth__read(path, t)) {
+		free(path);
+		return 0;
+	}
+	/* the workload's own output is not the experiment's */
+	fflush(stdout);
+	int saved = dup(1), null = open("/dev/null", O_WRONLY);
+
+	if (saved >= 0 && null >= 0)
+		dup2(null, 1);
+	err = refrun__collect(w->argv, NULL, true, t);
+	if (saved >= 0) {
+		dup2(saved, 1);
+		close(saved);
+	}
+	if (null >= 0)
+		close(null);
+	if (!err && ((*t)->meta.signal || (*t)->meta.exit_code))
+		err = fail(-EIO, "workload '%s' %s under the collector", w->name, (*t)->meta.status);
+	if (!err)
+		err = truth__write(*t, path);
+	free(path);
+	return err;
+}
+
+static int record_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
+			    const char *mode, u64 period, struct metrics *m)
+{
+	char *prof = xprintf("%s/last.data", o->dir), *env = NULL, pstr[32];
+	char *argv[32] = { (char *)o->self, "record", "-c", pstr, "--period-mode", (char *)mode, "-o",
+			   prof, "--" };
+	struct eval_result res;
+	struct symbolizer *sy = NULL;
+	struct profile *p = NULL;
+	int a = 9, err;
+
+	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
+	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
+		argv[a++] = w->argv[i];
+	/* native runs take the routines glibc chose under the collector */
+	if (t->meta.glibc_tunables[0])
+		env = xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
+			      t->meta.glibc_tunables);
+	err = spawn(argv, env, true);
+	if (err) {
+		err = fail(-EIO, "recording '%s' (%s, %" PRIu64 " ns) failed with status %d", w->name,
+			   mode, period, err);
+		goto out;
+	}
+	err = profile__read(prof, &p);
+	if (err)
+		goto out;
+	sy = symbolizer__new(p);
+	err = sy ? eval__object(p, sy, t, eval__program_object(t), &res) : -ENOMEM;
+	if (!err)
+		*m = res.m;
+out:
+	symbolizer__free(sy);
+	profile__free(p);
+	free(prof);
+	free(env);
+	return err;
+}
+
+int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_out)
+{
+	struct workload *w = NULL;
+	struct exp_row *rows = NULL;
+	size_t nr = 0, total;
+	u64 t0 = now_ns(CLOCK_MONOTONIC);
+	int nw = 0, err;
+
+	err = experiment__workloads(o, &w, &nw);
+	if (err)
+		return err;
+	total = (size_t)nw * o->nr_periods * o->nr_modes;
+	rows = calloc(total + 1, sizeof(*rows));
+	if (!rows) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < nw; i++) {
+		struct truth *t = NULL;
+
+		fprintf(stderr, "[%6.1fs] %s: exact counts under the collector...\n", seconds_since(t0),
+			w[i].name);
+		err = truth_for(o, &w[i], &t);
+		if (err)
+			goto out;
+		for (int pi = 0; pi < o->nr_periods; pi++) {
+			for (int mi = 0; mi < o->nr_modes; mi++) {
+				struct exp_row *r = &rows[nr++];
+
+				r->workload = w[i].name;
+				r->kind = w[i].kind;
+				r->mode = o->modes[mi];
+				r->period_ns = o->periods[pi];
+				r->ok = !record_and_score(o, &w[i], t, r->mode, r->period_ns, &r->m);
+				fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0),
+					nr, total, r->workload, r->mode, r->period_ns / 1e3);
+				if (r->ok)
+					fprintf(stderr, "%6" PRIu64 " samples  OD %.4f  AE %.4f  NRMSE %.4f\n",
+						r->m.ns, r->m.od, r->m.ae, r->m.nrmse);
+				else
+					fprintf(stderr, "not scored\n");
+			}
+		}
+		truth__free(t);
+	}
+	*out = rows;
+	*nr_out = nr;
+	rows = NULL;
+out:
+	free(rows);
+	free(w);
+	return err;
+}
+
+int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path)
+{
+	FILE *f = fopen(path, "w");
+
+	if (!f)
+		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+	fprintf(f, "workload,kind,event,period_ns,period_cycles_2.2ghz,mode,samples,nrmse,sc,od,ae,"
+		   "spearman,top10_functions,top20_blocks\n");
+	for (size_t i = 0; i < nr; i++) {
+		const struct exp_row *r = &rows[i];
+
+		if (!r->ok)
+			continue;
+		fprintf(f, "%s,%s,cpu-clock,%" PRIu64 ",%.0f,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%d,%d\n",
+			r->workload, r->kind, r->period_ns, r->period_ns * 2.2, r->mode, r->m.ns,
+			r->m.nrmse, r->m.sc, r->m.od, r->m.ae, r->m.spearman, r->m.top_funcs,
+			r->m.top_blocks);
+	}
+	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+}
+
+static const struct {
+	const char *col, *title;
+} plot_metrics[] = {
+	{ "nrmse", "NRMSE" }, { "sc", "Sample coverage" }, { "od", "Order deviation" },
+	{ "ae", "Accuracy error" },
+};
+
+/* one data file per figure: rows = workloads, columns = periods (or modes) */
+static int write_table(const struct exp_opts *o, const struct exp_row *rows, size_t nr,
+		       const char *metric, bool by_mode, const char *path)
+{
+	FILE *f = fopen(path, "w");
+	const char *last = NULL;
+
+	if (!f)
+		return -errno;
+	fprintf(f, "workload");
+	if (by_mode)
+		for (int m = 0; m < o->nr_modes; m++)
+			fprintf(f, " %s", o->modes[m]);
+	else
+		for (int p = 0; p < o->nr_periods; p++)
+			fprintf(f, " %.0fK", o->periods[p] * 2.2 / 1024);
+	fputc('\n', f);
+	for (size_t i = 0; i < nr; i++) {
+		if (last && !strcmp(last, rows[i].workload))
+			continue;
+		last = rows[i].workload;
+		fprintf(f, "%s", last);
+		for (int c = 0; c < (by_mode ? o->nr_modes : o->nr_periods); c++) {
+			double v = NAN;
+
+			for (size_t j = 0; j < nr; j++) {
+				const struct exp_row *r = &rows[j];
+				u64 want_p = by_mode ? o->periods[o->nr_periods / 2] : o->periods[c];
+				const char *want_m = by_mode ? o->modes[c] : o->modes[0];
+
+				if (!r->ok || strcmp(r->workload, last) || r->period_ns != want_p ||
+				    strcmp(r->mode, want_m))
+					continue;
+				v = !strcmp(metric, "nrmse") ? r->m.nrmse : !strcmp(metric, "sc") ? r->m.sc :
+				    !strcmp(metric, "od") ? r->m.od : r->m.ae;
+			}
+			if (isnan(v))
+				fprintf(f, " NaN");
+			else
+				fprintf(f, " %.6f", v);
+		}
+		fputc('\n', f);
+	}
+	return fclose(f) ? -EIO : 0;
+}
+
+int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr)
+{
+	char *gp = xprintf("%s/plots.gp", o->dir), *cmd = NULL;
+	FILE *f;
+	int err = 0;
+
+	if (!gp || !(f = fopen(gp, "w"))) {
+		free(gp);
+		return fail(-EIO, "cannot write the plot script in '%s'", o->dir);
+	}
+	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
+		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
+		   "set grid ytics\n");
+	for (size_t i = 0; i < ARRAY_SIZE(plot_metrics); i++) {
+		for (int by_mode = 0; by_mode <= 1; by_mode++) {
+			char *dat = xprintf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
+					    by_mode ? "mode" : "period");
+			int ncols = by_mode ? o->nr_modes : o->nr_periods;
+
+			if (!dat || write_table(o, rows, nr, plot_metrics[i].col, by_mode, dat)) {
+				free(dat);
+				err = -EIO;
+				continue;
+			}
+			for (int svg = 0; svg <= 1; svg++) {
+				fprintf(f, "set terminal %s size 1000,480\nset output '%s/%s-by-%s.%s'\n",
+					svg ? "svg" : "pngcairo", o->dir, plot_metrics[i].col,
+					by_mode ? "mode" : "period", svg ? "svg" : "png");
+				if (by_mode)
+					fprintf(f, "set title '%s by period mode, cpu-clock, period %.0f us (%.0fK cycles at 2.2 GHz)'\n",
+						plot_metrics[i].title, o->periods[o->nr_periods / 2] / 1e3,
+						o->periods[o->nr_periods / 2] * 2.2 / 1024);
+				else
+					fprintf(f, "set title '%s by sampling period (cycles at 2.2 GHz), cpu-clock, %s periods'\n",
+						plot_metrics[i].title, o->modes[0]);
+				fprintf(f, "plot for [c=2:%d] '%s' using c:xtic(1) title columnheader\n",
+					ncols + 1, dat);
+			}
+			free(dat);
+		}
+	}
+	fclose(f);
+	cmd = xprintf("gnuplot '%s' 2>'%s/gnuplot.log'", gp, o->dir);
+	if (!cmd || system(cmd)) {
+		err = fail(-ENOENT, "gnuplot failed or is missing (see %s/gnuplot.log): the CSV is "
+			   "complete, the figures are not", o->dir);
+	}
+	free(cmd);
+	free(gp);
+	return err;
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The seed papers' experiment: for each workload, one exact truth, then a recording per
+ * sampling period and period mode, each scored; a CSV of every metric and gnuplot figures. */
+#ifndef HSBPF_EXPERIMENT_H
+#define HSBPF_EXPERIMENT_H
+
+#include "metrics.h"
+
+#define EXP_MAX_ARGS 8
+
+struct workload {
+	const char *name;
+	const char *kind;		/* "kernel" or "real" */
+	char *argv[EXP_MAX_ARGS];	/* filled by experiment__workloads */
+};
+
+struct exp_row {
+	const char *workload;
+	const char *kind;
+	const char *mode;
+	u64 period_ns;
+	struct metrics m;
+	bool ok;
+};
+
+struct exp_opts {
+	const char *dir;		/* outputs */
+	const char *set;		/* kernels, real, all */
+	u64 periods[16];
+	int nr_periods;
+	const char *modes[4];
+	int nr_modes;
+	const char *self;		/* this hsbpf binary */
+	const char *workload_dir;	/* built kernels */
+	const char *fixture_dir;	/* gen-input */
+	bool reuse_truth;
+	const char *only;		/* one workload by name, or NULL */
+};
+
+/* fills the workload table for opts->set; inputs are generated into opts->dir */
+int experiment__workloads(const struct exp_opts *o, struct workload **out, int *nr);
+/* run everything, printing progress on stderr; rows in *out */
+int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr);
+int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path);
+/* gnuplot figures (PNG and SVG) per metric; -ENOENT if gnuplot is missing (reported) */
+int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr);
+
+#endif
