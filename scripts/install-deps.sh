@@ -7,6 +7,7 @@ pkgs=(
 	make gcc clang llvm pkg-config binutils
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 	libcriterion-dev libcapstone-dev qemu-user valgrind
+	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace
 )
 

@@ -415,3 +415,68 @@ Test(truth, truth_for_another_build_is_refused)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "another build"), "%s", r.err);
 }
+
+/* eval: a kernel scored against its own truth; another build refused; nothing to score */
+Test(truth, eval_scores_a_kernel)
+{
+	char wl[512], args[600];
+	struct run_result r;
+
+	snprintf(wl, sizeof(wl), "%s/../workloads/callchain", getenv("FIXTURES") ? getenv("FIXTURES") : ".output/fixtures");
+	snprintf(args, sizeof(args), "%s 400000", wl);
+	truth__free(collect(tpath("w.truth"), "%s", args));
+	cr_assert_eq(run(&r, "%s record -F 4999 -o %s -- %s >/dev/null", hsbpf_bin(), tpath("w.data"), args), 0,
+		     "%s", r.err);
+	cr_assert_eq(run(&r, "%s eval -i %s --truth %s --format json", hsbpf_bin(), tpath("w.data"),
+			 tpath("w.truth")), 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"top10_functions\":"), "%s", r.out);
+	/* equal work in ten functions: the profile finds at least eight of the true top ten */
+	{
+		const char *p = strstr(r.out, "\"top10_functions\":");
+		int top = p ? atoi(p + 18) : -1;
+		const char *a = strstr(r.out, "\"ae\":");
+		double ae = a ? atof(a + 5) : 9;
+
+		cr_expect_geq(top, 8, "%s", r.out);
+		cr_expect(ae >= 0 && ae < 0.5, "accuracy error %f", ae);
+	}
+	cr_assert_eq(run(&r, "%s eval -i %s --truth %s --per-object", hsbpf_bin(), tpath("w.data"),
+			 tpath("w.truth")), 0);
+	cr_expect(strstr(r.out, "callchain"));
+	/* a truth of another program's build at the same path */
+	truth__free(collect(tpath("x.truth"), "%s 1000", wl));
+	run(&r, "cp %s %s/cc && %s record -o %s -- %s/cc 400000 >/dev/null && cp %s %s/cc && "
+	    "%s truth -o %s -- %s/cc 1 >/dev/null 2>&1; %s eval -i %s --truth %s", wl, tmpdir(), hsbpf_bin(),
+	    tpath("y.data"), tmpdir(), fixture("counts"), tmpdir(), hsbpf_bin(), tpath("y.truth"), tmpdir(),
+	    hsbpf_bin(), tpath("y.data"), tpath("y.truth"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "another build"), "%s", r.err);
+	/* no sample in the program */
+	run(&r, "%s record -o %s -- /bin/true && %s eval -i %s --truth %s", hsbpf_bin(), tpath("z.data"),
+	    hsbpf_bin(), tpath("z.data"), tpath("w.truth"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "nothing to score"), "%s", r.err);
+}
+
+Test(truth, experiment_end_to_end)
+{
+	struct run_result r;
+	char csv[600];
+	FILE *f;
+	int rows = 0;
+
+	cr_assert_eq(run(&r, "%s experiment --quick --only callchain --periods 119156 --modes fixed,random "
+			 "-o %s/exp", hsbpf_bin(), tmpdir()), 0, "%s", r.err);
+	cr_expect(strstr(r.err, "2/2 callchain"), "no progress: %s", r.err);
+	snprintf(csv, sizeof(csv), "%s/exp/results.csv", tmpdir());
+	f = fopen(csv, "r");
+	cr_assert(f);
+	while (fgets(csv, sizeof(csv), f))
+		rows += !!strstr(csv, "callchain,kernel,cpu-clock,119156,");
+	fclose(f);
+	cr_expect_eq(rows, 2);
+	snprintf(csv, sizeof(csv), "%s/exp/od-by-period.png", tmpdir());
+	cr_expect_eq(access(csv, F_OK), 0, "no figure");
+	snprintf(csv, sizeof(csv), "%s/exp/ae-by-mode.svg", tmpdir());
+	cr_expect_eq(access(csv, F_OK), 0, "no figure");
+}

@@ -8,7 +8,11 @@
 #include "eval.h"
 
 static const char usage_text[] =
-	"usage: hsbpf eval -i PROFILE --truth TRUTH [--per-object] [--format text|json]\n";
+	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
+	"                  [--format text|json]\n"
+	"\n"
+	"  --object PATH   score these objects together (default: the program itself)\n"
+	"  --per-object    score every object with samples, each on its own\n";
 
 int cmd_eval(int argc, char **argv)
 {
@@ -16,6 +20,7 @@ int cmd_eval(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "per-object", no_argument, NULL, 'O' },
+		{ "object", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -26,7 +31,8 @@ int cmd_eval(int argc, char **argv)
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct truth *t = NULL;
-	size_t nr = 0;
+	const char *objects[16];
+	size_t nr = 0, nr_objects = 0;
 	int c, err;
 
 	optind = 1;
@@ -40,6 +46,11 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case 'O':
 			per_object = true;
+			break;
+		case 'b':
+			if (nr_objects == 16)
+				return fail(2, "at most 16 --object");
+			objects[nr_objects++] = optarg;
 			break;
 		case 'f':
 			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
@@ -80,14 +91,19 @@ int cmd_eval(int argc, char **argv)
 		}
 		err = 0;
 	} else {
-		u32 o = eval__program_object(t);
+		u32 objs[16];
+		size_t n = 0;
 
-		if (o == TRUTH_NO_OBJECT) {
-			err = fail(-ENOENT, "the truth file has no counts for its program '%s'",
-				   t->meta.program);
-			goto cleanup;
+		if (!nr_objects)
+			objects[nr_objects++] = t->meta.program;
+		for (size_t i = 0; i < nr_objects; i++) {
+			objs[n] = truth__object(t, objects[i]);
+			if (objs[n++] == TRUTH_NO_OBJECT) {
+				err = fail(-ENOENT, "the truth file has no counts for '%s'", objects[i]);
+				goto cleanup;
+			}
 		}
-		err = eval__object(p, sy, t, o, &res[0]);
+		err = eval__objects(p, sy, t, objs, n, &res[0]);
 		if (err == -ENODATA)
 			error("no sample of '%s' fell in '%s': nothing to score", input, t->meta.program);
 		if (err)

@@ -21,7 +21,8 @@ static const char usage_text[] =
 	"                     2.2 GHz: 29789,119156,476625,1906501,7626007)\n"
 	"      --modes LIST   period modes (default fixed,prime,random,prime-random)\n"
 	"      --reuse-truth  keep the truth files of an earlier run in DIR\n"
-	"      --only NAME    just this workload of the set\n";
+	"      --only NAME    just this workload of the set\n"
+	"      --quick        kernels do 1/16 of their work (for tests)\n";
 
 int cmd_experiment(int argc, char **argv)
 {
@@ -32,6 +33,7 @@ int cmd_experiment(int argc, char **argv)
 		{ "modes", required_argument, NULL, 'm' },
 		{ "reuse-truth", no_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'O' },
+		{ "quick", no_argument, NULL, 'Q' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -82,6 +84,9 @@ int cmd_experiment(int argc, char **argv)
 			break;
 		case 'O':
 			o.only = optarg;
+			break;
+		case 'Q':
+			o.quick = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -51,27 +51,65 @@ static u64 exact_at(const struct truth *t, u32 obj, u64 vaddr)
 	return in ? in->count : 0;
 }
 
-int eval__object(const struct profile *p, struct symbolizer *sy, const struct truth *t, u32 obj,
-		 struct eval_result *res)
+/* one object's share of the inputs, appended to the arrays */
+struct eval_acc {
+	struct metric_ip *ips;
+	size_t nr_ips, cap_ips;
+	struct metric_block *blocks;
+	size_t nr_blocks, cap_blocks;
+	double *fx, *fe;
+	size_t nr_funcs, cap_fx, cap_fe;
+	u64 ni, ns;
+};
+
+static int add_object(const struct profile *p, struct symbolizer *sy, const struct truth *t, u32 obj,
+		      double k, bool scale_to_exact, struct eval_acc *acc, struct addr_count *s, size_t nr)
 {
 	const char *path = truth__str(t, t->objects[obj].path);
-	struct addr_count *s = NULL;
-	struct metric_ip *ips = NULL;
-	struct metric_block *blocks = NULL;
-	const struct bblock_table *bt;
-	double *fx = NULL, *fe = NULL, k;
-	size_t nr = 0, cap = 0, o = 0;
-	u64 ni = 0, ns = 0;
-	int err;
+	const struct bblock_table *bt = symbolizer__blocks(sy, path);
+	size_t base_b = acc->nr_blocks, base_f = acc->nr_funcs;
 
-	memset(res, 0, sizeof(*res));
-	snprintf(res->object, sizeof(res->object), "%s", path);
-	err = check_build(p, t, obj, path);
-	if (err)
-		return err;
-	for (size_t i = 0; i < t->nr_insns; i++)
-		if (t->insns[i].obj == obj)
-			ni += t->insns[i].count;
+	(void)p;
+	(void)scale_to_exact;
+	if (!bt)
+		return fail(-ENOENT, "cannot read the blocks of '%s'", path);
+	if (array__reserve((void **)&acc->blocks, &acc->cap_blocks, base_b + bt->nr + 1, sizeof(*acc->blocks)) ||
+	    array__reserve((void **)&acc->fx, &acc->cap_fx, base_f + bt->nr_funcs + 1, sizeof(double)) ||
+	    array__reserve((void **)&acc->fe, &acc->cap_fe, base_f + bt->nr_funcs + 1, sizeof(double)) ||
+	    array__reserve((void **)&acc->ips, &acc->cap_ips, acc->nr_ips + nr + 1, sizeof(*acc->ips)))
+		return -ENOMEM;
+	for (size_t b = 0; b < bt->nr; b++) {
+		struct metric_block *mb = &acc->blocks[base_b + b];
+
+		mb->count = exact_at(t, obj, bt->blocks[b].start);
+		mb->ninsns = bt->blocks[b].ninsns;
+		mb->est_insns = 0;
+		acc->fx[base_f + bt->blocks[b].func] += (double)mb->count * mb->ninsns;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct bblock *b = bblock_table__find(bt, s[i].vaddr);
+		struct metric_ip *ip = &acc->ips[acc->nr_ips++];
+
+		ip->c = s[i].count;
+		ip->block = b ? (long)(base_b + (b - bt->blocks)) : -1;
+		ip->r = b ? acc->blocks[ip->block].count : 0;
+		if (b) {
+			acc->blocks[ip->block].est_insns += s[i].count * k;
+			acc->fe[base_f + b->func] += s[i].count * k;
+		}
+	}
+	acc->nr_blocks += bt->nr;
+	acc->nr_funcs += bt->nr_funcs;
+	return 0;
+}
+
+/* samples of one object, one entry per address */
+static int object_samples(const struct profile *p, struct symbolizer *sy, const char *path,
+			  struct addr_count **out, size_t *nr_out, u64 *ns)
+{
+	struct addr_count *s = NULL;
+	size_t nr = 0, cap = 0, o = 0;
+
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		struct sym_result r;
 
@@ -81,75 +119,89 @@ int eval__object(const struct profile *p, struct symbolizer *sy, const struct tr
 		if (strcmp(r.dso, path))
 			continue;
 		if (array__reserve((void **)&s, &cap, nr + 1, sizeof(*s))) {
-			err = -ENOMEM;
-			goto out;
+			free(s);
+			return -ENOMEM;
 		}
 		s[nr++] = (struct addr_count){ r.vaddr, p->samples[i].count };
-		ns += p->samples[i].count;
-	}
-	if (!ns || !ni) {
-		err = -ENODATA;
-		goto out;
+		*ns += p->samples[i].count;
 	}
 	if (nr > 1)
 		qsort(s, nr, sizeof(*s), cmp_addr);
-	for (size_t i = 0; i < nr; i++) {	/* one entry per address */
+	for (size_t i = 0; i < nr; i++) {
 		if (o && s[o - 1].vaddr == s[i].vaddr)
 			s[o - 1].count += s[i].count;
 		else
 			s[o++] = s[i];
 	}
-	nr = o;
-	bt = symbolizer__blocks(sy, path);
-	if (!bt) {
-		err = fail(-ENOENT, "cannot read the blocks of '%s'", path);
+	*out = s;
+	*nr_out = o;
+	return 0;
+}
+
+int eval__objects(const struct profile *p, struct symbolizer *sy, const struct truth *t,
+		  const u32 *objs, size_t nr_objs, struct eval_result *res)
+{
+	struct addr_count *s[16] = {};
+	size_t nr[16] = {}, off = 0;
+	struct eval_acc acc = {};
+	bool by_period;
+	double k;
+	int err = 0;
+
+	memset(res, 0, sizeof(*res));
+	if (nr_objs > 16)
+		return -E2BIG;
+	for (size_t i = 0; i < nr_objs && !err; i++) {
+		const char *path = truth__str(t, t->objects[objs[i]].path);
+
+		off += snprintf(res->object + off, off < sizeof(res->object) ? sizeof(res->object) - off : 0,
+				"%s%s", i ? "," : "", path);
+		err = check_build(p, t, objs[i], path);
+		for (size_t j = 0; !err && j < t->nr_insns; j++)
+			if (t->insns[j].obj == objs[i])
+				acc.ni += t->insns[j].count;
+		if (!err)
+			err = object_samples(p, sy, path, &s[i], &nr[i], &acc.ns);
+	}
+	if (err)
+		goto out;
+	if (!acc.ns || !acc.ni) {
+		err = -ENODATA;
 		goto out;
 	}
 	/* what one sample stands for: the period when it counts instructions, else the exact
 	 * total spread over the samples (time and other events) */
-	if (p->meta.event_type == PERF_TYPE_HARDWARE && p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS) {
+	by_period = p->meta.event_type == PERF_TYPE_HARDWARE &&
+		    p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS;
+	if (by_period) {
 		k = (double)profile__total_weight(p) / profile__total_samples(p);
 		snprintf(res->estimator, sizeof(res->estimator), "ip samples x period (instructions)");
 	} else {
-		k = (double)ni / ns;
+		k = (double)acc.ni / acc.ns;
 		snprintf(res->estimator, sizeof(res->estimator), "ip samples scaled to the exact total (%s)",
 			 p->meta.event);
 	}
 	res->insns_per_sample = k;
-	ips = calloc(nr, sizeof(*ips));
-	blocks = calloc(bt->nr + 1, sizeof(*blocks));
-	fx = calloc(bt->nr_funcs + 1, sizeof(*fx));
-	fe = calloc(bt->nr_funcs + 1, sizeof(*fe));
-	if (!ips || !blocks || !fx || !fe) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (size_t b = 0; b < bt->nr; b++) {
-		blocks[b].count = exact_at(t, obj, bt->blocks[b].start);
-		blocks[b].ninsns = bt->blocks[b].ninsns;
-		fx[bt->blocks[b].func] += (double)blocks[b].count * blocks[b].ninsns;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		const struct bblock *b = bblock_table__find(bt, s[i].vaddr);
-
-		ips[i].c = s[i].count;
-		ips[i].block = b ? b - bt->blocks : -1;
-		ips[i].r = b ? blocks[ips[i].block].count : 0;
-		if (b) {
-			blocks[ips[i].block].est_insns += s[i].count * k;
-			fe[b->func] += s[i].count * k;
-		}
-	}
-	err = metrics__compute(ips, nr, blocks, bt->nr, ni, &res->m);
+	for (size_t i = 0; i < nr_objs && !err; i++)
+		err = add_object(p, sy, t, objs[i], k, !by_period, &acc, s[i], nr[i]);
 	if (!err)
-		res->m.top_funcs = metrics__top_overlap(fx, fe, bt->nr_funcs, 10);
+		err = metrics__compute(acc.ips, acc.nr_ips, acc.blocks, acc.nr_blocks, acc.ni, &res->m);
+	if (!err)
+		res->m.top_funcs = metrics__top_overlap(acc.fx, acc.fe, acc.nr_funcs, 10);
 out:
-	free(s);
-	free(ips);
-	free(blocks);
-	free(fx);
-	free(fe);
+	for (size_t i = 0; i < nr_objs && i < 16; i++)
+		free(s[i]);
+	free(acc.ips);
+	free(acc.blocks);
+	free(acc.fx);
+	free(acc.fe);
 	return err;
+}
+
+int eval__object(const struct profile *p, struct symbolizer *sy, const struct truth *t, u32 obj,
+		 struct eval_result *res)
+{
+	return eval__objects(p, sy, t, &obj, 1, res);
 }
 
 void eval__print(const struct eval_result *res, size_t nr, bool json, FILE *out)

@@ -20,6 +20,9 @@ struct eval_result {
  * profile and the truth saw different builds of it, -ENODATA when no sample fell in it */
 int eval__object(const struct profile *p, struct symbolizer *sy, const struct truth *t, u32 obj,
 		 struct eval_result *res);
+/* the same over several objects taken together (a program and the library doing its work) */
+int eval__objects(const struct profile *p, struct symbolizer *sy, const struct truth *t,
+		  const u32 *objs, size_t nr_objs, struct eval_result *res);
 /* the truth's object for the program itself */
 u32 eval__program_object(const struct truth *t);
 

@@ -81,7 +81,7 @@ static int sql_script(const struct exp_opts *o, char **path)
 		return fail(-EIO, "cannot write the SQL script in '%s'", o->dir);
 	/* a control-dominated run: parsing, planning, B-tree inserts, index lookups, joins */
 	fputs("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);\n"
-	      "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 60000)\n"
+	      "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 400000)\n"
 	      "INSERT INTO t SELECT i, printf('row%08d-%d', (i * 7919) % 100003, i % 97), (i * 31) % 1009 FROM s;\n"
 	      "CREATE INDEX tb ON t(b);\nCREATE INDEX tc ON t(c);\n"
 	      "SELECT c, count(*), max(b) FROM t GROUP BY c ORDER BY 2 DESC LIMIT 5;\n"
@@ -93,7 +93,13 @@ static int sql_script(const struct exp_opts *o, char **path)
 
 int experiment__workloads(const struct exp_opts *o, struct workload **out, int *nr)
 {
-	static const char *kernels[] = { "latency", "callchain", "shortblocks", "fragmented" };
+	static const struct {
+		const char *name;
+		long n;		/* about a second of work here */
+	} kernels[] = {
+		{ "latency", 500000000 }, { "callchain", 3200000 }, { "shortblocks", 80000000 },
+		{ "fragmented", 45000000 },
+	};
 	bool want_k = strcmp(o->set, "real"), want_r = strcmp(o->set, "kernels");
 	struct workload *w = calloc(12, sizeof(*w));
 	char *gz, *bz, *xz, *sql;
@@ -102,9 +108,10 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	if (!w)
 		return -ENOMEM;
 	for (size_t i = 0; want_k && i < ARRAY_SIZE(kernels); i++) {
-		w[n].name = kernels[i];
+		w[n].name = kernels[i].name;
 		w[n].kind = "kernel";
-		w[n].argv[0] = xprintf("%s/%s", o->workload_dir, kernels[i]);
+		w[n].argv[0] = xprintf("%s/%s", o->workload_dir, kernels[i].name);
+		w[n].argv[1] = xprintf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
 		if (access(w[n].argv[0], X_OK)) {
 			err = fail(-ENOENT, "cannot find workload '%s' (build it with make)", w[n].argv[0]);
 			goto fail;
@@ -112,23 +119,27 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 		n++;
 	}
 	if (want_r) {
-		err = gen_input(o, "input-4.txt", 4, &gz);
+		/* about a second of work each, natively */
+		err = gen_input(o, "input-32.txt", 32, &gz);
 		if (!err)
-			err = gen_input(o, "input-2.txt", 2, &bz);
+			err = gen_input(o, "input-16.txt", 16, &bz);
 		if (!err)
-			err = gen_input(o, "input-1.txt", 1, &xz);
+			err = gen_input(o, "input-2.txt", 2, &xz);
 		if (!err)
 			err = sql_script(o, &sql);
 		if (err)
 			goto fail;
 		w[n++] = (struct workload){ "gzip", "real", { "/usr/bin/gzip", "-6", "-c", gz } };
-		w[n++] = (struct workload){ "bzip2", "real", { "/usr/bin/bzip2", "-9", "-c", bz } };
-		w[n++] = (struct workload){ "xz", "real", { "/usr/bin/xz", "-6", "-c", xz } };
+		w[n++] = (struct workload){ "bzip2", "real", { "/usr/bin/bzip2", "-9", "-c", bz },
+					    { "libbz2.so" } };
+		w[n++] = (struct workload){ "xz", "real", { "/usr/bin/xz", "-6", "-c", xz },
+					    { "liblzma.so" } };
 		w[n].name = "sqlite3";
 		w[n].kind = "real";
 		w[n].argv[0] = "/usr/bin/sqlite3";
 		w[n].argv[1] = ":memory:";
 		w[n].argv[2] = xprintf(".read %s", sql);
+		w[n].libs[0] = "libsqlite3.so";
 		n++;
 		for (int i = 0; i < n; i++)
 			if (!strcmp(w[i].kind, "real") && access(w[i].argv[0], X_OK)) {
@@ -204,7 +215,20 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	struct eval_result res;
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
+	u32 objs[4];
+	size_t nobj = 0;
 	int a = 9, err;
+
+	/* the program's own code, and the library that does its work */
+	objs[nobj++] = eval__program_object(t);
+	for (u32 i = 0; i < t->nr_objects && nobj < 4; i++) {
+		const char *path = truth__str(t, t->objects[i].path), *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		for (int l = 0; l < 2 && w->libs[l]; l++)
+			if (!strncmp(base, w->libs[l], strlen(w->libs[l])))
+				objs[nobj++] = i;
+	}
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
@@ -223,7 +247,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	if (err)
 		goto out;
 	sy = symbolizer__new(p);
-	err = sy ? eval__object(p, sy, t, eval__program_object(t), &res) : -ENOMEM;
+	err = sy ? eval__objects(p, sy, t, objs, nobj, &res) : -ENOMEM;
 	if (!err)
 		*m = res.m;
 out:

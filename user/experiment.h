@@ -12,6 +12,7 @@ struct workload {
 	const char *name;
 	const char *kind;		/* "kernel" or "real" */
 	char *argv[EXP_MAX_ARGS];	/* filled by experiment__workloads */
+	const char *libs[2];		/* libraries doing the program's work: file name prefixes */
 };
 
 struct exp_row {
@@ -35,6 +36,7 @@ struct exp_opts {
 	const char *fixture_dir;	/* gen-input */
 	bool reuse_truth;
 	const char *only;		/* one workload by name, or NULL */
+	bool quick;			/* kernels run 1/16 of their work (tests) */
 };
 
 /* fills the workload table for opts->set; inputs are generated into opts->dir */
