@@ -97,6 +97,27 @@ Test(profile, round_trip)
 	profile__free(q);
 }
 
+/* a file with many strings reads back (the string index is sized from the table) */
+Test(profile, many_strings_round_trip)
+{
+	struct profile *p = profile__new(), *q;
+	const char *path = path_in_tmp("s.data");
+
+	for (int i = 0; i < 3000; i++) {
+		char s[32];
+
+		snprintf(s, sizeof(s), "/lib/object-%d.so", i);
+		cr_assert_eq(profile__add_mapping(p, i, 0, 0x1000, 0x1000, 0, s, NULL, 0), 0);
+	}
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_expect_eq(q->nr_mappings, 3000);
+	cr_expect_eq(profile__intern(q, "/lib/object-2999.so"), profile__intern(q, "/lib/object-2999.so"));
+	cr_expect_eq(q->strs.len, p->strs.len, "interning a known string must not grow the table");
+	profile__free(p);
+	profile__free(q);
+}
+
 Test(profile, strings_are_interned)
 {
 	struct profile *p = profile__new();

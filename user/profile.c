@@ -58,11 +58,17 @@ static u64 hash_str(const char *s)
 	return h;
 }
 
+/* nslots: at least this many, grown to twice the strings held, a power of two */
 static int strtab_rehash(struct strtab *st, size_t nslots)
 {
-	u32 *slots = calloc(nslots, sizeof(*slots));
-	size_t off, i;
+	size_t off, i, nstr = 0;
+	u32 *slots;
 
+	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1)
+		nstr++;
+	while (nslots < 2 * nstr + 2)
+		nslots *= 2;
+	slots = calloc(nslots, sizeof(*slots));
 	if (!slots)
 		return -ENOMEM;
 	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1) {
@@ -74,6 +80,7 @@ static int strtab_rehash(struct strtab *st, size_t nslots)
 	free(st->slots);
 	st->slots = slots;
 	st->nslots = nslots;
+	st->nused = nstr;
 	return 0;
 }
 
@@ -370,8 +377,6 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		memcpy(p->strs.buf, data, size);
 		p->strs.len = size;
 		err = strtab_rehash(&p->strs, 256);
-		while (!err && p->strs.nslots < 2 * (size / 2 + 1) && p->strs.nslots < (1u << 26))
-			err = strtab_rehash(&p->strs, p->strs.nslots * 2);
 		break;
 	case SEC_SAMPLES:
 		err = take((void **)&p->samples, &p->nr_samples, &p->cap_samples, data, size,
