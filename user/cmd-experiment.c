@@ -22,7 +22,8 @@ static const char usage_text[] =
 	"      --modes LIST   period modes (default fixed,prime,random,prime-random)\n"
 	"      --reuse-truth  keep the truth files of an earlier run in DIR\n"
 	"      --only NAME    just this workload of the set\n"
-	"      --quick        kernels do 1/16 of their work (for tests)\n";
+	"      --quick        kernels do 1/16 of their work (for tests)\n"
+	"      --with-perf    also run perf record at each period and score it the same way\n";
 
 int cmd_experiment(int argc, char **argv)
 {
@@ -34,6 +35,7 @@ int cmd_experiment(int argc, char **argv)
 		{ "reuse-truth", no_argument, NULL, 'r' },
 		{ "only", required_argument, NULL, 'O' },
 		{ "quick", no_argument, NULL, 'Q' },
+		{ "with-perf", no_argument, NULL, 'P' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -87,6 +89,9 @@ int cmd_experiment(int argc, char **argv)
 			break;
 		case 'Q':
 			o.quick = true;
+			break;
+		case 'P':
+			o.with_perf = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

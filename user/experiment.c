@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "eval.h"
 #include "experiment.h"
+#include "perf_script.h"
 #include "refrun.h"
 
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -206,6 +207,8 @@ static int truth_for(const struct exp_opts *o, struct workload *w, struct truth 
 	return err;
 }
 
+static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs);
+
 static int record_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			    const char *mode, u64 period, struct metrics *m)
 {
@@ -216,19 +219,11 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	u32 objs[4];
-	size_t nobj = 0;
+	size_t nobj;
 	int a = 9, err;
 
 	/* the program's own code, and the library that does its work */
-	objs[nobj++] = eval__program_object(t);
-	for (u32 i = 0; i < t->nr_objects && nobj < 4; i++) {
-		const char *path = truth__str(t, t->objects[i].path), *base = strrchr(path, '/');
-
-		base = base ? base + 1 : path;
-		for (int l = 0; l < 2 && w->libs[l]; l++)
-			if (!strncmp(base, w->libs[l], strlen(w->libs[l])))
-				objs[nobj++] = i;
-	}
+	nobj = program_objects(w, t, objs);
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
@@ -258,6 +253,71 @@ out:
 	return err;
 }
 
+/* perf record at the same period, system-wide (Debian's perf 6.1 aborts collecting build-ids
+ * after a per-task recording on this kernel; -a -B does not), read back through perf script */
+static int perf_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
+			  u64 period, const u32 *objs, size_t nobj, struct metrics *m)
+{
+	char *data = xprintf("%s/perf.data", o->dir), *txt = xprintf("%s/perf.txt", o->dir);
+	char *cmd = NULL, *env = NULL, pstr[32];
+	char *argv[32] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr, "-o", data, "--" };
+	struct eval_result res;
+	struct symbolizer *sy = NULL;
+	struct profile *p = profile__new();
+	int a = 12, err;
+
+	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
+	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
+		argv[a++] = w->argv[i];
+	if (t->meta.glibc_tunables[0])
+		env = xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
+			      t->meta.glibc_tunables);
+	err = p ? spawn(argv, env, true) : -ENOMEM;
+	if (err) {
+		err = fail(-EIO, "perf record of '%s' failed (%d)", w->name, err);
+		goto out;
+	}
+	cmd = xprintf("perf script -i '%s' -F pid,ip --show-mmap-events > '%s' 2>/dev/null", data, txt);
+	if (!cmd || system(cmd)) {
+		err = fail(-EIO, "perf script failed on '%s'", data);
+		goto out;
+	}
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	p->meta.event_type = 1;	/* PERF_TYPE_SOFTWARE */
+	p->meta.period = period;
+	err = perf_script__parse(txt, period, p);
+	if (err)
+		goto out;
+	sy = symbolizer__new(p);
+	err = sy ? eval__objects(p, sy, t, objs, nobj, &res) : -ENOMEM;
+	if (!err)
+		*m = res.m;
+out:
+	symbolizer__free(sy);
+	profile__free(p);
+	free(data);
+	free(txt);
+	free(cmd);
+	free(env);
+	return err;
+}
+
+static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs)
+{
+	size_t nobj = 0;
+
+	objs[nobj++] = eval__program_object(t);
+	for (u32 i = 0; i < t->nr_objects && nobj < 4; i++) {
+		const char *path = truth__str(t, t->objects[i].path), *base = strrchr(path, '/');
+
+		base = base ? base + 1 : path;
+		for (int l = 0; l < 2 && w->libs[l]; l++)
+			if (!strncmp(base, w->libs[l], strlen(w->libs[l])))
+				objs[nobj++] = i;
+	}
+	return nobj;
+}
+
 int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_out)
 {
 	struct workload *w = NULL;
@@ -269,7 +329,7 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 	err = experiment__workloads(o, &w, &nw);
 	if (err)
 		return err;
-	total = (size_t)nw * o->nr_periods * o->nr_modes;
+	total = (size_t)nw * o->nr_periods * (o->nr_modes + o->with_perf);
 	rows = calloc(total + 1, sizeof(*rows));
 	if (!rows) {
 		err = -ENOMEM;
@@ -292,6 +352,24 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 				r->mode = o->modes[mi];
 				r->period_ns = o->periods[pi];
 				r->ok = !record_and_score(o, &w[i], t, r->mode, r->period_ns, &r->m);
+				fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0),
+					nr, total, r->workload, r->mode, r->period_ns / 1e3);
+				if (r->ok)
+					fprintf(stderr, "%6" PRIu64 " samples  OD %.4f  AE %.4f  NRMSE %.4f\n",
+						r->m.ns, r->m.od, r->m.ae, r->m.nrmse);
+				else
+					fprintf(stderr, "not scored\n");
+			}
+			if (o->with_perf) {
+				struct exp_row *r = &rows[nr++];
+				u32 objs[4];
+				size_t nobj = program_objects(&w[i], t, objs);
+
+				r->workload = w[i].name;
+				r->kind = w[i].kind;
+				r->mode = "perf-record";
+				r->period_ns = o->periods[pi];
+				r->ok = !perf_and_score(o, &w[i], t, r->period_ns, objs, nobj, &r->m);
 				fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0),
 					nr, total, r->workload, r->mode, r->period_ns / 1e3);
 				if (r->ok)

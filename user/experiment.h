@@ -37,6 +37,7 @@ struct exp_opts {
 	bool reuse_truth;
 	const char *only;		/* one workload by name, or NULL */
 	bool quick;			/* kernels run 1/16 of their work (tests) */
+	bool with_perf;			/* also perf record at each period, scored alike */
 };
 
 /* fills the workload table for opts->set; inputs are generated into opts->dir */
