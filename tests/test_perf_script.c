@@ -40,5 +40,7 @@ Test(perf_script, mappings_and_samples)
 		else if (p->samples[i].ip == 0xffffffff81649520)
 			cr_expect(p->samples[i].flags & HSBPF_KEY_KERNEL);
 	profile__free(p);
-	cr_expect_neq(perf_script__parse("/nonexistent", 1, profile__new()), 0);
+	p = profile__new();
+	cr_expect_neq(perf_script__parse("/nonexistent", 1, p), 0);
+	profile__free(p);
 }

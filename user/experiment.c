@@ -92,6 +92,14 @@ static int sql_script(const struct exp_opts *o, char **path)
 	return fclose(f) ? -EIO : 0;
 }
 
+void experiment__free_workloads(struct workload *w, int nr)
+{
+	for (int i = 0; w && i < nr; i++)
+		for (size_t k = 0; k < ARRAY_SIZE(w[i].owned); k++)
+			free(w[i].owned[k]);
+	free(w);
+}
+
 int experiment__workloads(const struct exp_opts *o, struct workload **out, int *nr)
 {
 	static const struct {
@@ -103,7 +111,7 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	};
 	bool want_k = strcmp(o->set, "real"), want_r = strcmp(o->set, "kernels");
 	struct workload *w = calloc(12, sizeof(*w));
-	char *gz, *bz, *xz, *sql;
+	char *gz = NULL, *bz = NULL, *xz = NULL, *sql = NULL;
 	int n = 0, err;
 
 	if (!w)
@@ -111,8 +119,8 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	for (size_t i = 0; want_k && i < ARRAY_SIZE(kernels); i++) {
 		w[n].name = kernels[i].name;
 		w[n].kind = "kernel";
-		w[n].argv[0] = xprintf("%s/%s", o->workload_dir, kernels[i].name);
-		w[n].argv[1] = xprintf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
+		w[n].argv[0] = w[n].owned[0] = xprintf("%s/%s", o->workload_dir, kernels[i].name);
+		w[n].argv[1] = w[n].owned[1] = xprintf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
 		if (access(w[n].argv[0], X_OK)) {
 			err = fail(-ENOENT, "cannot find workload '%s' (build it with make)", w[n].argv[0]);
 			goto fail;
@@ -128,18 +136,24 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 			err = gen_input(o, "input-2.txt", 2, &xz);
 		if (!err)
 			err = sql_script(o, &sql);
-		if (err)
+		if (err) {
+			free(gz);
+			free(bz);
+			free(xz);
+			free(sql);
 			goto fail;
-		w[n++] = (struct workload){ "gzip", "real", { "/usr/bin/gzip", "-6", "-c", gz } };
+		}
+		w[n++] = (struct workload){ "gzip", "real", { "/usr/bin/gzip", "-6", "-c", gz }, {}, { gz } };
 		w[n++] = (struct workload){ "bzip2", "real", { "/usr/bin/bzip2", "-9", "-c", bz },
-					    { "libbz2.so" } };
+					    { "libbz2.so" }, { bz } };
 		w[n++] = (struct workload){ "xz", "real", { "/usr/bin/xz", "-6", "-c", xz },
-					    { "liblzma.so" } };
+					    { "liblzma.so" }, { xz } };
 		w[n].name = "sqlite3";
 		w[n].kind = "real";
 		w[n].argv[0] = "/usr/bin/sqlite3";
 		w[n].argv[1] = ":memory:";
-		w[n].argv[2] = xprintf(".read %s", sql);
+		w[n].argv[2] = w[n].owned[0] = xprintf(".read %s", sql);
+		w[n].owned[1] = sql;
 		w[n].libs[0] = "libsqlite3.so";
 		n++;
 		for (int i = 0; i < n; i++)
@@ -152,11 +166,17 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	if (o->only) {
 		int k = 0;
 
-		for (int i = 0; i < n; i++)
-			if (!strcmp(w[i].name, o->only))
+		for (int i = 0; i < n; i++) {
+			if (!strcmp(w[i].name, o->only)) {
 				w[k++] = w[i];
+				continue;
+			}
+			for (size_t j = 0; j < ARRAY_SIZE(w[i].owned); j++)
+				free(w[i].owned[j]);
+		}
 		if (!k) {
 			err = fail(-ENOENT, "no workload '%s' in set '%s'", o->only, o->set);
+			n = 0;	/* every entry's strings are freed already */
 			goto fail;
 		}
 		n = k;
@@ -165,7 +185,7 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	*nr = n;
 	return 0;
 fail:
-	free(w);
+	experiment__free_workloads(w, n);
 	return err;
 }
 
@@ -386,7 +406,7 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 	rows = NULL;
 out:
 	free(rows);
-	free(w);
+	experiment__free_workloads(w, nw);
 	return err;
 }
 

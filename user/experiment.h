@@ -13,7 +13,10 @@ struct workload {
 	const char *kind;		/* "kernel" or "real" */
 	char *argv[EXP_MAX_ARGS];	/* filled by experiment__workloads */
 	const char *libs[2];		/* libraries doing the program's work: file name prefixes */
+	char *owned[4];			/* strings of argv this table allocated */
 };
+
+void experiment__free_workloads(struct workload *w, int nr);
 
 struct exp_row {
 	const char *workload;
