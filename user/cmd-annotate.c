@@ -5,6 +5,7 @@
 #include <string.h>
 #include "annotate.h"
 #include "cmds.h"
+#include "json_writer.h"
 
 static const char usage_text[] =
 	"usage: hsbpf annotate SYMBOL [-i PROFILE] [--truth FILE] [--format text|json]\n";
@@ -35,9 +36,8 @@ int cmd_annotate(int argc, char **argv)
 			truth_path = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				return fail(2, "unknown format '%s' (known: text, json)", optarg);
-			o.json = !strcmp(optarg, "json");
+			if (format__text_or_json(optarg, &o.json))
+				return 2;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
+#include "json_writer.h"
 #include "eval.h"
 
 static const char usage_text[] =
@@ -53,9 +54,8 @@ int cmd_eval(int argc, char **argv)
 			objects[nr_objects++] = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				return fail(2, "unknown format '%s' (known: text, json)", optarg);
-			json = !strcmp(optarg, "json");
+			if (format__text_or_json(optarg, &json))
+				return 2;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);

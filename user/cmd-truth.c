@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "json_writer.h"
 #include "refrun.h"
 #include "truth.h"
 #include "truth_export.h"
@@ -57,9 +58,8 @@ int cmd_truth(int argc, char **argv)
 			plugin = optarg;
 			break;
 		case 'f':
-			if (strcmp(optarg, "text") && strcmp(optarg, "json"))
-				return fail(2, "unknown format '%s' (known: text, json)", optarg);
-			json = !strcmp(optarg, "json");
+			if (format__text_or_json(optarg, &json))
+				return 2;
 			break;
 		case 'w':
 			what = optarg;

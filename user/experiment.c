@@ -229,14 +229,36 @@ static int truth_for(const struct exp_opts *o, struct workload *w, struct truth 
 
 static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs);
 
+/* GLIBC_TUNABLES=... for native runs to take the routines glibc chose under the collector */
+static char *tunables_env(const struct truth *t)
+{
+	if (!t->meta.glibc_tunables[0])
+		return NULL;
+	return xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
+		       t->meta.glibc_tunables);
+}
+
+/* score a profile on the workload's objects; p is consumed */
+static int score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
+		 struct metrics *m)
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	struct eval_result res;
+	int err = sy ? eval__objects(p, sy, t, objs, nobj, &res) : -ENOMEM;
+
+	if (!err)
+		*m = res.m;
+	symbolizer__free(sy);
+	profile__free(p);
+	return err;
+}
+
 static int record_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			    const char *mode, u64 period, struct metrics *m)
 {
 	char *prof = xprintf("%s/last.data", o->dir), *env = NULL, pstr[32];
 	char *argv[32] = { (char *)o->self, "record", "-c", pstr, "--period-mode", (char *)mode, "-o",
 			   prof, "--" };
-	struct eval_result res;
-	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	u32 objs[4];
 	size_t nobj;
@@ -248,10 +270,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
 		argv[a++] = w->argv[i];
-	/* native runs take the routines glibc chose under the collector */
-	if (t->meta.glibc_tunables[0])
-		env = xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
-			      t->meta.glibc_tunables);
+	env = tunables_env(t);
 	err = spawn(argv, env, true);
 	if (err) {
 		err = fail(-EIO, "recording '%s' (%s, %" PRIu64 " ns) failed with status %d", w->name,
@@ -259,15 +278,9 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 		goto out;
 	}
 	err = profile__read(prof, &p);
-	if (err)
-		goto out;
-	sy = symbolizer__new(p);
-	err = sy ? eval__objects(p, sy, t, objs, nobj, &res) : -ENOMEM;
 	if (!err)
-		*m = res.m;
+		err = score(p, t, objs, nobj, m);
 out:
-	symbolizer__free(sy);
-	profile__free(p);
 	free(prof);
 	free(env);
 	return err;
@@ -281,17 +294,13 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 	char *data = xprintf("%s/perf.data", o->dir), *txt = xprintf("%s/perf.txt", o->dir);
 	char *cmd = NULL, *env = NULL, pstr[32];
 	char *argv[32] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr, "-o", data, "--" };
-	struct eval_result res;
-	struct symbolizer *sy = NULL;
 	struct profile *p = profile__new();
 	int a = 12, err;
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
 		argv[a++] = w->argv[i];
-	if (t->meta.glibc_tunables[0])
-		env = xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
-			      t->meta.glibc_tunables);
+	env = tunables_env(t);
 	err = p ? spawn(argv, env, true) : -ENOMEM;
 	if (err) {
 		err = fail(-EIO, "perf record of '%s' failed (%d)", w->name, err);
@@ -306,14 +315,10 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 	p->meta.event_type = 1;	/* PERF_TYPE_SOFTWARE */
 	p->meta.period = period;
 	err = perf_script__parse(txt, period, p);
-	if (err)
-		goto out;
-	sy = symbolizer__new(p);
-	err = sy ? eval__objects(p, sy, t, objs, nobj, &res) : -ENOMEM;
 	if (!err)
-		*m = res.m;
+		err = score(p, t, objs, nobj, m);
+	p = NULL;
 out:
-	symbolizer__free(sy);
 	profile__free(p);
 	free(data);
 	free(txt);

@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 #include "json_writer.h"
 
 #define JSONW_MAX_DEPTH 64
@@ -13,6 +14,14 @@ struct json_writer {
 	bool first[JSONW_MAX_DEPTH];
 	bool after_name;
 };
+
+int format__text_or_json(const char *s, bool *json)
+{
+	if (strcmp(s, "text") && strcmp(s, "json"))
+		return fail(2, "unknown format '%s' (known: text, json)", s);
+	*json = !strcmp(s, "json");
+	return 0;
+}
 
 json_writer_t *jsonw_new(FILE *f)
 {
