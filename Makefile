@@ -129,7 +129,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
 test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
-	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+	$(Q)LBR_DATA=$(CURDIR)/../shared/data/lbr HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the whole suite again with ASan and UBSan (slower; separate output folder)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A reader of perf.data files (perf record's format): header, attributes with their ids,
+ * the data section's records, sample_id_all trailers, and the build-id feature section.
+ * Every size and offset is checked; what cannot be read is reported, never guessed. */
+#ifndef HSBPF_PERF_DATA_H
+#define HSBPF_PERF_DATA_H
+
+#include <linux/perf_event.h>
+#include "util.h"
+
+#define PERF_DATA_MAX_BRANCHES 128
+
+struct perf_branch {
+	u64 from, to, flags;
+};
+
+struct perf_sample {
+	const struct perf_event_attr *attr;
+	u32 pid, tid;
+	u64 ip, time, period, id, cpu;
+	u16 misc;		/* PERF_RECORD_MISC_*: user or kernel */
+	u64 nr_branches;	/* 0: no branch stack */
+	const struct perf_branch *branches;	/* entry 0 is the newest */
+};
+
+struct perf_data_callbacks {
+	void *ctx;
+	int (*sample)(void *ctx, const struct perf_sample *s);
+	/* MMAP and MMAP2 (exec mappings only), COMM, FORK: as the recorder's sideband */
+	int (*mmap)(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time);
+	int (*comm)(void *ctx, u32 pid, const char *comm, bool exec, u64 time);
+	int (*fork)(void *ctx, u32 pid, u32 ppid, u64 time);
+	int (*build_id)(void *ctx, const char *path, const u8 *id, size_t len);
+};
+
+struct perf_data_stats {
+	u64 samples, mmaps, comms, forks, lost, unknown, build_ids;
+	u32 nr_attrs;
+};
+
+/* parse a whole perf.data in memory; 0, or -EINVAL after reporting what is wrong */
+int perf_data__parse(const void *buf, size_t size, const char *name,
+		     const struct perf_data_callbacks *cb, struct perf_data_stats *st);
+int perf_data__read(const char *path, const struct perf_data_callbacks *cb,
+		    struct perf_data_stats *st);
+
+#endif
