@@ -63,6 +63,36 @@ struct rearm_token {
 	__u64 interval;		/* event count since the previous sample on this CPU, 0 if first */
 };
 
+/* LBR: one taken branch (edge) or one fall-through range, in one process image */
+#define HSBPF_LBR_MAX		32
+#define HSBPF_LBR_MAX_SPAN	(1u << 20)
+
+struct lbr_key {
+	__u32 pid;
+	__u32 kind;		/* HSBPF_LBR_EDGE or HSBPF_LBR_RANGE */
+	__u64 a;		/* edge: from; range: first instruction (a branch target) */
+	__u64 b;		/* edge: to; range: last instruction (the next branch's source) */
+	__u64 exec_ns;
+};
+
+#define HSBPF_LBR_EDGE	1
+#define HSBPF_LBR_RANGE	2
+
+struct hsbpf_branch {
+	__u64 from, to, flags;
+};
+
+/* lbr_stats[] slots, per CPU */
+enum hsbpf_lbr_stat {
+	HSBPF_LBR_SAMPLES = 0,	/* samples with a branch stack */
+	HSBPF_LBR_ENTRIES,	/* branch entries read */
+	HSBPF_LBR_UPDATES,	/* map updates made (runs of equal entries are merged first) */
+	HSBPF_LBR_DROPPED,	/* an edge or range the full map could not take */
+	HSBPF_LBR_INVALID,	/* ranges dropped: backwards, too long, or in the kernel */
+	HSBPF_LBR_DUP_TOP,	/* duplicated newest entries dropped (Skylake-family erratum) */
+	HSBPF_LBR_STAT_NR,
+};
+
 /* Per-CPU handler state for randomized periods */
 struct cpu_state {
 	__u64 last_counter;

@@ -275,6 +275,25 @@ Test(live, hardware_events)
 	}
 }
 
+/* LBR: the program passes the verifier (above); opening branch-stack events needs LBR hardware,
+ * and where there is none the refusal says so */
+Test(live, lbr_recording)
+{
+	static const char *args[] = { "-e lbr -c 100003", "-b -e instructions -c 100003" };
+	struct run_result r;
+
+	for (size_t i = 0; i < 2; i++) {
+		run(&r, "%s record %s -o %s -- %s 0.3", hsbpf_bin(), args[i], out_path(), fixture("hot7030"));
+		if (r.status == 0 && event__have_pmu())
+			continue;	/* a machine with LBR */
+		cr_expect_eq(r.status, 1, "%s", args[i]);
+		cr_expect(strstr(r.err, "this machine has no LBR"), "%s: %s", args[i], r.err);
+	}
+	run(&r, "%s record -b -o %s -- true", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "-b needs a hardware event"), "%s", r.err);
+}
+
 Test(live, full_map_drops_are_counted_and_reported)
 {
 	struct run_result r;

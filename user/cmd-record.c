@@ -37,6 +37,7 @@ static struct env {
 	const char *output;
 	u32 map_entries;
 	u64 seed;
+	bool branch_stack;
 	char **argv;
 } env;
 
@@ -54,7 +55,9 @@ static const char usage_text[] =
 	"                    [-o FILE] [-- COMMAND ARGS...]\n"
 	"\n"
 	"  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
-	"                         branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k\n"
+	"                         branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k;\n"
+	"                         lbr: taken branches with their last-branch-record stacks\n"
+	"  -b, --branch-stack     also record branch stacks (LBR) with a hardware event\n"
 	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
 	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
 	"      --period-mode M    fixed, prime, random (+ up to 1/8 jitter), prime-random\n"
@@ -93,6 +96,7 @@ static int parse_args(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
 		{ "seed", required_argument, NULL, OPT_SEED },
+		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -105,7 +109,7 @@ static int parse_args(int argc, char **argv)
 	env.event = "cpu-clock";
 	env.output = "hsbpf.data";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:F:c:ap:G:C:d:o:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:F:c:ap:G:C:d:o:bvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			env.event = optarg;
@@ -151,6 +155,9 @@ static int parse_args(int argc, char **argv)
 		case OPT_SEED:
 			if (parse_u64(optarg, &env.seed))
 				return fail(-EINVAL, "invalid seed '%s'", optarg);
+			break;
+		case 'b':
+			env.branch_stack = true;
 			break;
 		case 'v':
 			verbose++;
@@ -369,6 +376,11 @@ int cmd_record(int argc, char **argv)
 		return usage(NULL);
 	if (event__parse(env.event, &ev))
 		return 2;
+	if (env.branch_stack) {
+		if (ev.type == PERF_TYPE_SOFTWARE)
+			return fail(2, "-b needs a hardware event: branch stacks come from the PMU's LBR");
+		ev.branch_stack = true;
+	}
 	if (ev.is_clock) {
 		period = env.period ? env.period : 1000000000ull / (env.freq ? env.freq : DEFAULT_FREQ);
 		if (env.freq > 1000000000ull)

@@ -6,6 +6,22 @@
 #include <string.h>
 #include "event.h"
 
+bool event__cpu_is_amd(void)
+{
+	char line[256];
+	bool amd = false;
+	FILE *f = fopen("/proc/cpuinfo", "re");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "vendor_id", 9)) {
+			amd = strstr(line, "AuthenticAMD") != NULL;
+			break;
+		}
+	if (f)
+		fclose(f);
+	return amd;
+}
+
 static const struct {
 	const char *name;
 	u32 type;
@@ -37,7 +53,13 @@ int event__parse(const char *name, struct event_spec *ev)
 	memcpy(base, name, len);
 	base[len] = 0;
 
-	if (base[0] == 'r' && base[1]) {
+	if (!strcmp(base, "lbr")) {
+		/* taken branches with their stacks: BR_INST_RETIRED.NEAR_TAKEN on Intel; AMD's
+		 * LbrExtV2 (Zen 4) samples branch stacks on retired branches */
+		ev->type = PERF_TYPE_RAW;
+		ev->config = event__cpu_is_amd() ? 0xc4 : 0x20c4;
+		ev->branch_stack = true;
+	} else if (base[0] == 'r' && base[1]) {
 		u64 cfg;
 		char hex[80];
 
@@ -82,7 +104,7 @@ int event__parse(const char *name, struct event_spec *ev)
 	return 0;
 unknown:
 	error("unknown event '%s' (known: cpu-clock, task-clock, cycles, instructions, branches, "
-	      "branch-misses, rNNNN; modifiers :p :pp :ppp :u :k)", name);
+	      "branch-misses, lbr, rNNNN; modifiers :p :pp :ppp :u :k)", name);
 	return -EINVAL;
 }
 
@@ -103,6 +125,10 @@ void event__attr(const struct event_spec *ev, u64 period, u64 freq, struct perf_
 		attr->sample_period = period;
 	}
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+	if (ev->branch_stack) {
+		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	}
 }
 
 bool event__have_pmu(void)
@@ -127,6 +153,10 @@ int event__explain_open_error(const struct event_spec *ev, int err)
 	if (err == -EACCES || err == -EPERM)
 		error("cannot open event '%s': %s (need root or CAP_PERFMON and CAP_BPF)",
 		      ev->name, strerror(-err));
+	else if (ev->branch_stack && (!event__have_pmu() || err == -EOPNOTSUPP || err == -ENOENT))
+		error("cannot open event '%s' with branch stacks: this machine has no LBR (last branch "
+		      "records need a hardware PMU: Intel LBR or AMD LbrExtV2)%s", ev->name,
+		      event__have_pmu() ? "" : "; it has no hardware PMU at all");
 	else if (hw && !event__have_pmu())
 		error("cannot open event '%s': no hardware PMU on this machine: only software "
 		      "events such as cpu-clock are available", ev->name);

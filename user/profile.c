@@ -18,6 +18,7 @@ _Static_assert(sizeof(struct profile_comm) == 24, "profile_comm");
 _Static_assert(sizeof(struct profile_fork) == 16, "profile_fork");
 _Static_assert(sizeof(struct profile_ksym) == 16, "profile_ksym");
 _Static_assert(sizeof(struct profile_cgroup) == 16, "profile_cgroup");
+_Static_assert(sizeof(struct profile_lbr) == 40, "profile_lbr");
 
 struct profile *profile__new(void)
 {
@@ -44,6 +45,7 @@ void profile__free(struct profile *p)
 	free(p->forks);
 	free(p->ksyms);
 	free(p->cgroups);
+	free(p->lbr);
 	free(p->strs.buf);
 	free(p->strs.slots);
 	free(p);
@@ -192,6 +194,11 @@ int profile__add_cgroup(struct profile *p, u64 id, const char *path)
 	return APPEND(p, cgroups, nr_cgroups, cap_cgroups, c);
 }
 
+int profile__add_lbr(struct profile *p, const struct profile_lbr *l)
+{
+	return APPEND(p, lbr, nr_lbr, cap_lbr, *l);
+}
+
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct profile_ksym *x = a, *y = b;
@@ -304,6 +311,7 @@ int profile__write(struct profile *p, const char *path)
 	secs[nsec++] = (struct container_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
 	secs[nsec++] = (struct container_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
 	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
+	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	err = container__write(path, PROFILE_MAGIC, PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
 			       secs, nsec);
 cleanup:
@@ -401,6 +409,10 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	case SEC_CGROUPS:
 		err = take((void **)&p->cgroups, &p->nr_cgroups, &p->cap_cgroups, data, size,
 			   sizeof(*p->cgroups), c->name, "cgroup table size");
+		break;
+	case SEC_LBR:
+		err = take((void **)&p->lbr, &p->nr_lbr, &p->cap_lbr, data, size, sizeof(*p->lbr),
+			   c->name, "branch record table size");
 		break;
 	default:
 		break;	/* a newer minor version's section */

@@ -8,7 +8,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	0
+#define PROFILE_VERSION_MINOR	1
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -21,6 +21,7 @@ enum profile_section_type {
 	SEC_FORKS = 7,		/* struct profile_fork[] */
 	SEC_KSYMS = 8,		/* struct profile_ksym[], sorted by addr */
 	SEC_CGROUPS = 9,	/* struct profile_cgroup[] */
+	SEC_LBR = 10,		/* struct profile_lbr[] (format 1.1) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
@@ -73,6 +74,16 @@ struct profile_cgroup {
 	u64 id;
 	u32 path;		/* string offset, relative to the cgroup v2 mount */
 	u32 pad;
+};
+
+/* a taken branch (kind 1, a = from, b = to) or a fall-through range (kind 2, a = first and b =
+ * last instruction) seen in branch stacks, in a process image, with how often */
+struct profile_lbr {
+	u32 pid;
+	u32 kind;
+	u64 a, b;
+	u64 exec_ns;
+	u64 count;
 };
 
 struct profile_meta {
@@ -136,6 +147,8 @@ struct profile {
 	size_t nr_ksyms, cap_ksyms;
 	struct profile_cgroup *cgroups;
 	size_t nr_cgroups, cap_cgroups;
+	struct profile_lbr *lbr;
+	size_t nr_lbr, cap_lbr;
 	struct strtab strs;
 };
 
@@ -153,6 +166,7 @@ int profile__add_comm(struct profile *p, u32 pid, u64 time_ns, const char *comm,
 int profile__add_fork(struct profile *p, u32 pid, u32 ppid, u64 time_ns);
 int profile__add_ksym(struct profile *p, u64 addr, const char *name);
 int profile__add_cgroup(struct profile *p, u64 id, const char *path);
+int profile__add_lbr(struct profile *p, const struct profile_lbr *l);
 
 /* sorts the tables the readers search (ksyms by address, per-pid events by time) */
 void profile__finish(struct profile *p);

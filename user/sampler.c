@@ -15,6 +15,7 @@
 #include "hsbpf.h"
 #include "profile.skel.h"
 #include "empty.skel.h"
+#include "lbr.skel.h"
 #include "sampler.h"
 
 _Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
@@ -26,6 +27,7 @@ struct sampler {
 	struct sampler_opts opts;
 	struct profile_bpf *skel;
 	struct empty_bpf *empty;
+	struct lbr_bpf *lbr;	/* branch stacks: this program on the events instead */
 	struct bpf_program *prog;
 	int *fds;			/* per CPU, indexed like opts.cpus */
 	struct bpf_link **links;
@@ -150,6 +152,26 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		goto fail;
 	}
 	s->prog = s->skel->progs.hsbpf_sample;
+	if (opts->ev.branch_stack) {
+		s->lbr = lbr_bpf__open();
+		if (!s->lbr) {
+			err = -errno;
+			load_error("lbr", err);
+			goto fail;
+		}
+		s->lbr->rodata->filter_pids = opts->filter_pids;
+		/* one process table for both: the tracepoints keep it */
+		err = bpf_map__reuse_fd(s->lbr->maps.procs, bpf_map__fd(s->skel->maps.procs));
+		if (!err && opts->max_entries)
+			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->max_entries);
+		if (!err)
+			err = lbr_bpf__load(s->lbr);
+		if (err) {
+			load_error("lbr", err);
+			goto fail;
+		}
+		s->prog = s->lbr->progs.hsbpf_lbr;
+	}
 	return s;
 fail:
 	sampler__destroy(s);
@@ -366,6 +388,36 @@ static int collect_stats(struct sampler *s, struct profile *p)
 	return err;
 }
 
+static int collect_lbr(struct sampler *s, struct profile *p)
+{
+	struct lbr_key k, next, *prev = NULL;
+	int fd = bpf_map__fd(s->lbr->maps.lbr), ncpu = libbpf_num_possible_cpus(), err = 0;
+	u32 slot = HSBPF_LBR_DROPPED;
+	u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(u64));
+	if (!vals)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct profile_lbr l = { .pid = next.pid, .kind = next.kind, .a = next.a, .b = next.b,
+					 .exec_ns = next.exec_ns };
+
+		if (!bpf_map_lookup_elem(fd, &next, &l.count))
+			err = profile__add_lbr(p, &l);
+		k = next;
+		prev = &k;
+	}
+	/* edges and ranges the full map could not take are dropped samples' worth of data */
+	if (!err && !bpf_map__lookup_elem(s->lbr->maps.lbr_stats, &slot, sizeof(slot), vals,
+					  ncpu * sizeof(u64), 0))
+		for (int c = 0; c < ncpu; c++)
+			p->stats.dropped_full += vals[c];
+	free(vals);
+	return err;
+}
+
 int sampler__collect(struct sampler *s, struct profile *p)
 {
 	const u32 batch = 4096;
@@ -409,6 +461,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		first = false;
 	}
 	err = collect_stats(s, p);
+	if (!err && s->lbr)
+		err = collect_lbr(s, p);
 	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 cleanup:
 	free(keys);
@@ -431,6 +485,7 @@ void sampler__destroy(struct sampler *s)
 	ring_buffer__free(s->rb);
 	profile_bpf__destroy(s->skel);
 	empty_bpf__destroy(s->empty);
+	lbr_bpf__destroy(s->lbr);
 	free(s->fds);
 	free(s->links);
 	free(s->cpu_index);
@@ -488,6 +543,22 @@ int sampler__verify_all(void)
 			failed++;
 		}
 		empty_bpf__destroy(e);
+	}
+	for (int filter = 0; filter <= 1; filter++) {
+		struct lbr_bpf *l = lbr_bpf__open();
+		int err;
+
+		if (!l) {
+			failed++;
+			continue;
+		}
+		l->rodata->filter_pids = filter;
+		err = lbr_bpf__load(l);
+		if (err) {
+			error("verifier rejected lbr.bpf.c (filter_pids=%d): %s", filter, strerror(-err));
+			failed++;
+		}
+		lbr_bpf__destroy(l);
 	}
 	return failed ? -EINVAL : 0;
 }
