@@ -10,6 +10,7 @@
 #include "elf_util.h"
 #include "helpers.h"
 #include "lbr.h"
+#include "profile.h"
 
 struct object_maps {
 	struct {
@@ -179,4 +180,43 @@ Test(lbr, damaged_perf_data_is_refused, .init = cr_redirect_stderr)
 	cr_expect_neq(perf_data__parse("PERFFILE", 8, "v1", &cb, &st), 0);
 	cr_expect_neq(perf_data__parse("nothing", 7, "junk", &cb, &st), 0);
 	free(buf);
+}
+
+/* import: the Westmere recording as an hsbpf profile; samples symbolized in the local binary,
+ * ranges and edges reported with the same counts as above, in run-time addresses */
+Test(lbr, import_and_report)
+{
+	struct run_result r;
+	char out[600];
+	struct profile *p;
+	u64 range = 0;
+
+	snprintf(out, sizeof(out), "%s/imported.data", tmpdir());
+	cr_assert_eq(run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), lbr_data("test.lbr"),
+			 lbr_data("test.binary"), out), 0, "%s", r.err);
+	cr_assert_eq(profile__read(out, &p), 0);
+	cr_expect_eq(profile__total_samples(p), 9232);
+	cr_expect_str_eq(p->meta.unit, "events");
+	for (size_t i = 0; i < p->nr_lbr; i++)
+		if (p->lbr[i].kind == 2 && p->lbr[i].a == 0x404e80 && p->lbr[i].b == 0x404e8e)
+			range += p->lbr[i].count;
+	cr_expect_eq(range, 1134);
+	profile__free(p);
+	cr_assert_eq(run(&r, "%s report -i %s --limit 3", hsbpf_bin(), out), 0);
+	cr_expect(strstr(r.out, "longest_match"), "gzip's hottest function: %s", r.out);
+	cr_assert_eq(run(&r, "%s report -i %s --sort range --format json --limit 0 | tr '{' '\\n' | "
+			 "grep -c '\"count\":1134,\"first\":\"0x404e80\",\"last\":\"0x404e8e\"'", hsbpf_bin(), out), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s report -i %s --sort edge --limit 2", hsbpf_bin(), out), 0);
+	cr_expect(strstr(r.out, "updcrc"), "%s", r.out);
+	/* the Skylake recording by build-id */
+	cr_assert_eq(run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), lbr_data("propeller_sample_1.perfdata1"),
+			 lbr_data("propeller_sample_1.bin"), out), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s report -i %s --limit 2", hsbpf_bin(), out), 0);
+	cr_expect(strstr(r.out, "compute_flag"), "%s", r.out);
+	cr_expect(strstr(r.out, "cycles -b"), "%s", r.out);
+	/* damaged input */
+	run(&r, "head -c 3000 %s > %s/cut.data; %s import %s/cut.data -o %s", lbr_data("test.lbr"), tmpdir(),
+	    hsbpf_bin(), tmpdir(), out);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "truncated") || strstr(r.err, "corrupt"), "%s", r.err);
 }

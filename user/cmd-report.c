@@ -6,6 +6,8 @@
 #include <string.h>
 #include "cmds.h"
 #include "hist.h"
+#include "hsbpf.h"
+#include "lbr_report.h"
 #include "profile.h"
 #include "symbolizer.h"
 #include "truth.h"
@@ -17,7 +19,8 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
-	"                       bb (basic blocks, with estimated executions)\n"
+	"                       bb (basic blocks, with estimated executions); or alone: edge,\n"
+	"                       range (taken branches, fall-through ranges from branch stacks)\n"
 	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
@@ -104,6 +107,21 @@ int cmd_report(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		fputs(usage_text, stderr);
 		return 2;
+	}
+	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
+		if (fmt == HIST_CSV)
+			return fail(2, "--sort %s has text and json output", sort);
+		err = profile__read(input, &p);
+		sy = err ? NULL : symbolizer__new(p);
+		if (!err && !sy)
+			err = -ENOMEM;
+		if (!err)
+			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
+						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),
+						stdout);
+		symbolizer__free(sy);
+		profile__free(p);
+		return err ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
 		return 2;

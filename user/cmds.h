@@ -12,6 +12,7 @@ int cmd_selftest(int argc, char **argv);
 int cmd_truth(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_import(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 
 #endif /* HSBPF_CMDS_H */

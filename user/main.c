@@ -15,6 +15,7 @@ static const struct cmd {
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
 	{ "eval", cmd_eval, "score a profile against the exact truth of its program" },
 	{ "experiment", cmd_experiment, "sweep periods and modes over workloads, with plots" },
+	{ "import", cmd_import, "turn a perf.data recording (perf record -b too) into a profile" },
 	{ "truth", cmd_truth, "count every instruction, block and edge of a run exactly" },
 	{ "selftest", cmd_selftest, "check that every BPF program loads on this kernel" },
 };

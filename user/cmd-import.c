@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf import: read a perf.data file and write an hsbpf profile, so that report, annotate and
+ * eval work on recordings made anywhere with perf record (-b). */
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include "cmds.h"
+#include "elf_util.h"
+#include "perf_import.h"
+
+static const char usage_text[] =
+	"usage: hsbpf import PERF.DATA [-o PROFILE] [--symfs DIR] [--binary PATH]\n"
+	"\n"
+	"  -o, --output FILE  profile to write (default hsbpf.data)\n"
+	"      --symfs DIR    look recorded objects up under DIR (DIR/path, then DIR/name)\n"
+	"      --binary PATH  this file is the recorded program: matched by build-id, or by name\n"
+	"                     where the recording has no build-ids\n";
+
+int cmd_import(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "symfs", required_argument, NULL, 's' },
+		{ "binary", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	struct perf_import_opts o = {};
+	const char *output = "hsbpf.data";
+	struct profile *p = NULL;
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			output = optarg;
+			break;
+		case 's':
+			o.symfs = optarg;
+			break;
+		case 'b':
+			o.binary = optarg;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			fputs(usage_text, stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fputs(usage_text, stderr);
+		return 2;
+	}
+	if (o.binary) {
+		err = elf__build_id(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);
+		if (err && err != -ENOENT)
+			return fail(1, "cannot read '%s': %s", o.binary, strerror(-err));
+	}
+	p = profile__new();
+	if (!p)
+		return fail(1, "cannot import: %s", strerror(ENOMEM));
+	err = perf_import__run(argv[optind], &o, p);
+	if (!err)
+		err = profile__write(p, output);
+	if (!err)
+		fprintf(stderr, "hsbpf: %" PRIu64 " samples at %zu addresses, %zu branch edges and ranges; "
+			"wrote '%s'\n", profile__total_samples(p), p->nr_samples, p->nr_lbr, output);
+	profile__free(p);
+	return err ? 1 : 0;
+}

@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* perf.data to an hsbpf profile: IP samples aggregated like the BPF side does, process
+ * history from the mmap/comm/fork records, build-ids from the feature section, branch stacks
+ * as edges and fall-through ranges; recorded paths mapped to local files (--symfs, --binary). */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "elf_util.h"
+#include "hsbpf.h"
+#include "lbr.h"
+#include "perf_import.h"
+#include "sideband.h"
+
+struct slot {
+	u32 pid, flags;
+	u64 ip, exec_ns, count, weight;
+};
+
+struct pid_lbr {
+	u32 pid;
+	u64 exec_ns;
+	struct lbr_agg agg;
+};
+
+struct importer {
+	struct profile *p;
+	const struct perf_import_opts *o;
+	struct slot *slots;
+	size_t nr_slots, cap_slots;
+	struct pid_lbr *lbrs;
+	size_t nr_lbrs, cap_lbrs;
+	struct {
+		u32 pid;
+		u64 time;
+	} *execs;		/* the latest exec seen per pid */
+	size_t nr_execs, cap_execs;
+	struct {
+		char *path;
+		u8 id[20];
+		size_t len;
+	} *ids;
+	size_t nr_ids, cap_ids;
+	struct perf_event_attr attr;	/* a copy: the reader's goes with it */
+	bool have_attr;
+};
+
+static u64 exec_time(struct importer *im, u32 pid)
+{
+	for (size_t i = 0; i < im->nr_execs; i++)
+		if (im->execs[i].pid == pid)
+			return im->execs[i].time;
+	return 0;
+}
+
+static int on_mmap(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time)
+{
+	struct importer *im = ctx;
+
+	return profile__add_mapping(im->p, pid, time, start, len, pgoff, path, NULL, 0);
+}
+
+static int on_comm(void *ctx, u32 pid, const char *comm, bool exec, u64 time)
+{
+	struct importer *im = ctx;
+	size_t i;
+
+	if (exec) {
+		for (i = 0; i < im->nr_execs && im->execs[i].pid != pid; i++)
+			;
+		if (i == im->nr_execs) {
+			if (array__reserve((void **)&im->execs, &im->cap_execs, i + 1, sizeof(*im->execs)))
+				return -ENOMEM;
+			im->nr_execs++;
+		}
+		im->execs[i].pid = pid;
+		im->execs[i].time = time;
+	}
+	return profile__add_comm(im->p, pid, time, comm, exec);
+}
+
+static int on_fork(void *ctx, u32 pid, u32 ppid, u64 time)
+{
+	struct importer *im = ctx;
+
+	return profile__add_fork(im->p, pid, ppid, time);
+}
+
+static int on_build_id(void *ctx, const char *path, const u8 *id, size_t len)
+{
+	struct importer *im = ctx;
+
+	if (array__reserve((void **)&im->ids, &im->cap_ids, im->nr_ids + 1, sizeof(*im->ids)))
+		return -ENOMEM;
+	im->ids[im->nr_ids].path = strdup(path);
+	memcpy(im->ids[im->nr_ids].id, id, len < 20 ? len : 20);
+	im->ids[im->nr_ids].len = len;
+	return im->ids[im->nr_ids++].path ? 0 : -ENOMEM;
+}
+
+/* branch stacks keep absolute addresses; kernel ones are dropped */
+static bool user_address(void *ctx, u32 pid, u64 addr, u64 *off)
+{
+	(void)ctx;
+	(void)pid;
+	*off = addr;
+	return (s64)addr >= 0 && addr;
+}
+
+static struct pid_lbr *lbr_for(struct importer *im, u32 pid, u64 exec_ns)
+{
+	for (size_t i = 0; i < im->nr_lbrs; i++)
+		if (im->lbrs[i].pid == pid && im->lbrs[i].exec_ns == exec_ns)
+			return &im->lbrs[i];
+	if (array__reserve((void **)&im->lbrs, &im->cap_lbrs, im->nr_lbrs + 1, sizeof(*im->lbrs)))
+		return NULL;
+	im->lbrs[im->nr_lbrs].pid = pid;
+	im->lbrs[im->nr_lbrs].exec_ns = exec_ns;
+	lbr__init(&im->lbrs[im->nr_lbrs].agg, user_address, NULL);
+	return &im->lbrs[im->nr_lbrs++];
+}
+
+static int on_sample(void *ctx, const struct perf_sample *s)
+{
+	struct importer *im = ctx;
+	u64 exec_ns = exec_time(im, s->pid);
+	u32 flags = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
+		    (s64)s->ip < 0 ? HSBPF_KEY_KERNEL : 0;
+	struct slot *sl = NULL;
+
+	if (!im->have_attr) {
+		im->attr = *s->attr;
+		im->have_attr = true;
+	}
+	/* the last slot is usually the one: samples repeat their IPs */
+	for (size_t i = im->nr_slots; i-- > 0 && i + 64 > im->nr_slots;)
+		if (im->slots[i].pid == s->pid && im->slots[i].ip == s->ip && im->slots[i].exec_ns == exec_ns) {
+			sl = &im->slots[i];
+			break;
+		}
+	if (!sl) {
+		if (array__reserve((void **)&im->slots, &im->cap_slots, im->nr_slots + 1, sizeof(*im->slots)))
+			return -ENOMEM;
+		sl = &im->slots[im->nr_slots++];
+		*sl = (struct slot){ .pid = s->pid, .flags = flags, .ip = s->ip, .exec_ns = exec_ns };
+	}
+	sl->count++;
+	sl->weight += s->period;
+	if (s->nr_branches) {
+		struct pid_lbr *l = lbr_for(im, s->pid, exec_ns);
+
+		if (!l)
+			return -ENOMEM;
+		return lbr__add(&l->agg, s);
+	}
+	return 0;
+}
+
+static bool exists(const char *p)
+{
+	struct stat st;
+
+	return !stat(p, &st) && S_ISREG(st.st_mode);
+}
+
+/* where a recorded object is on this machine, and its recorded build-id */
+static const char *local_path(struct importer *im, const char *recorded, char *buf, size_t size,
+			      const u8 **id, size_t *id_len)
+{
+	const char *base = strrchr(recorded, '/');
+	const struct perf_import_opts *o = im->o;
+
+	base = base ? base + 1 : recorded;
+	*id = NULL;
+	*id_len = 0;
+	for (size_t i = 0; i < im->nr_ids; i++)
+		if (!strcmp(im->ids[i].path, recorded)) {
+			*id = im->ids[i].id;
+			*id_len = im->ids[i].len;
+		}
+	if (o->binary) {
+		const char *bb = strrchr(o->binary, '/');
+		bool match;
+
+		bb = bb ? bb + 1 : o->binary;
+		match = *id_len ? *id_len == o->binary_id_len && !memcmp(*id, o->binary_id, *id_len) :
+				  !strcmp(bb, base);
+		if (match)
+			return o->binary;
+	}
+	if (o->symfs) {
+		snprintf(buf, size, "%s/%s", o->symfs, recorded);
+		if (exists(buf))
+			return buf;
+		snprintf(buf, size, "%s/%s", o->symfs, base);
+		if (exists(buf))
+			return buf;
+	}
+	return recorded;
+}
+
+static int event_name(const struct perf_event_attr *a, struct profile_meta *m)
+{
+	static const char *hw[] = { "cycles", "instructions", "cache-references", "cache-misses",
+				    "branches", "branch-misses" };
+
+	m->event_type = a->type;
+	m->event_config = a->config;
+	m->precise = a->precise_ip;
+	if (a->type == PERF_TYPE_HARDWARE && a->config < ARRAY_SIZE(hw))
+		snprintf(m->event, sizeof(m->event), "%s", hw[a->config]);
+	else if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_CPU_CLOCK)
+		snprintf(m->event, sizeof(m->event), "cpu-clock");
+	else if (a->type == PERF_TYPE_SOFTWARE && a->config == PERF_COUNT_SW_TASK_CLOCK)
+		snprintf(m->event, sizeof(m->event), "task-clock");
+	else
+		snprintf(m->event, sizeof(m->event), "r%llx", (unsigned long long)a->config);
+	if (a->sample_type & PERF_SAMPLE_BRANCH_STACK) {
+		size_t len = strlen(m->event);
+
+		snprintf(m->event + len, sizeof(m->event) - len, " -b");
+	}
+	snprintf(m->unit, sizeof(m->unit), "%s", a->type == PERF_TYPE_SOFTWARE ? "ns" : "events");
+	if (a->freq)
+		m->freq = a->sample_freq;
+	else
+		m->period = a->sample_period;
+	snprintf(m->period_mode, sizeof(m->period_mode), "fixed");
+	return 0;
+}
+
+int perf_import__run(const char *path, const struct perf_import_opts *o, struct profile *p)
+{
+	struct perf_data_callbacks cb = { .mmap = on_mmap, .comm = on_comm, .fork = on_fork,
+					  .sample = on_sample, .build_id = on_build_id };
+	struct importer im = { .p = p, .o = o };
+	struct perf_data_stats st;
+	int err;
+
+	cb.ctx = &im;
+	err = perf_data__read(path, &cb, &st);
+	if (err)
+		goto out;
+	/* recorded paths to local files, with the recorded build-ids for the symbolizer's check */
+	for (size_t i = 0; i < p->nr_mappings; i++) {
+		struct profile_mapping *m = &p->mappings[i];
+		char buf[PATH_MAX];
+		const u8 *id;
+		size_t id_len;
+		const char *local = local_path(&im, profile__str(p, m->path), buf, sizeof(buf), &id, &id_len);
+		s64 off = profile__intern(p, local);
+
+		if (off < 0) {
+			err = off;
+			goto out;
+		}
+		m->path = off;
+		if (id_len) {
+			memcpy(m->build_id, id, id_len);
+			m->build_id_size = id_len;
+		}
+	}
+	for (size_t i = 0; i < im.nr_slots; i++) {
+		struct profile_sample s = { .pid = im.slots[i].pid, .flags = im.slots[i].flags,
+					    .ip = im.slots[i].ip, .exec_ns = im.slots[i].exec_ns,
+					    .count = im.slots[i].count, .weight = im.slots[i].weight };
+
+		err = profile__add_sample(p, &s);
+		if (err)
+			goto out;
+	}
+	for (size_t i = 0; i < im.nr_lbrs; i++) {
+		const struct pid_lbr *l = &im.lbrs[i];
+		const struct lbr_table *tabs[2] = { &l->agg.edges, &l->agg.ranges };
+
+		for (int k = 0; k < 2; k++)
+			for (size_t j = 0; j < tabs[k]->cap; j++) {
+				const struct lbr_pair *pr = &tabs[k]->slots[j];
+				struct profile_lbr e = { .pid = l->pid, .kind = k ? HSBPF_LBR_RANGE : HSBPF_LBR_EDGE,
+							 .a = pr->a, .b = pr->b, .exec_ns = l->exec_ns,
+							 .count = pr->count };
+
+				if (pr->count && (err = profile__add_lbr(p, &e)))
+					goto out;
+			}
+	}
+	if (im.have_attr)
+		event_name(&im.attr, &p->meta);
+	snprintf(p->meta.target, sizeof(p->meta.target), "imported: %s", path);
+	snprintf(p->meta.version, sizeof(p->meta.version), "perf.data");
+	p->stats.samples = st.samples;
+	p->stats.sideband_lost = st.lost;
+	profile__fill_build_ids(p);
+	profile__finish(p);
+out:
+	if (err == -ENOMEM)
+		error("cannot import '%s': %s", path, strerror(ENOMEM));
+	for (size_t i = 0; i < im.nr_lbrs; i++)
+		lbr__free(&im.lbrs[i].agg);
+	for (size_t i = 0; i < im.nr_ids; i++)
+		free(im.ids[i].path);
+	free(im.ids);
+	free(im.lbrs);
+	free(im.slots);
+	free(im.execs);
+	return err;
+}
