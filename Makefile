@@ -61,7 +61,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan bench bench-overhead bench-truth vmlinux fixtures deps demo
+.PHONY: all clean test check test-asan bench bench-overhead bench-truth vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -161,6 +161,17 @@ bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
 bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/truth.sh
+
+# libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus
+FUZZ_SECONDS ?= 60
+$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/container.c user/util.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
+
+fuzz: $(OUTPUT)/fuzz_perf_data
+	$(OUTPUT)/fuzz_perf_data -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
+		tests/fuzz/corpus
 
 # Regenerate the committed vmlinux.h from this machine's BTF.
 vmlinux:

@@ -220,3 +220,42 @@ Test(lbr, import_and_report)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "truncated") || strstr(r.err, "corrupt"), "%s", r.err);
 }
+
+/* the fuzzer's corpus (tests/fuzz/corpus, make fuzz), read again on every run: under ASan in
+ * make check, any memory error in the reader on these inputs fails the suite */
+Test(lbr, fuzz_corpus_replays_cleanly, .init = cr_redirect_stderr)
+{
+	struct perf_data_callbacks cb = {};
+	struct perf_data_stats st;
+	struct run_result r;
+	char list[600], path[1200];
+	FILE *f;
+	int n = 0;
+
+	snprintf(list, sizeof(list), "%s/corpus.txt", tmpdir());
+	cr_assert_eq(run(&r, "ls -d %s/../tests/fuzz/corpus/* > %s", getenv("OUTPUT") ? getenv("OUTPUT") : ".output",
+			 list), 0, "%s", r.err);
+	f = fopen(list, "r");
+	cr_assert(f);
+	while (fgets(path, sizeof(path), f)) {
+		void *buf;
+		size_t size;
+		FILE *in;
+
+		path[strcspn(path, "\n")] = 0;
+		in = fopen(path, "rb");
+		if (!in)
+			continue;
+		fseek(in, 0, SEEK_END);
+		size = ftell(in);
+		rewind(in);
+		buf = malloc(size + 1);
+		if (fread(buf, 1, size, in) == size)
+			perf_data__parse(buf, size, path, &cb, &st);
+		free(buf);
+		fclose(in);
+		n++;
+	}
+	fclose(f);
+	cr_expect_gt(n, 20, "corpus of %d files", n);
+}
