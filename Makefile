@@ -122,6 +122,10 @@ $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
+# the real LBR recordings: shared/ beside the checkout (CI, the workplace), or LBR_DATA=DIR
+LBR_DATA ?= $(firstword $(wildcard $(CURDIR)/../shared/data/lbr /work/shared/data/lbr) \
+	$(CURDIR)/../shared/data/lbr)
+
 # one binary for every suite, so that Criterion prints one synthesis
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
@@ -129,7 +133,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
 test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
-	$(Q)LBR_DATA=$(CURDIR)/../shared/data/lbr HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the whole suite again with ASan and UBSan (slower; separate output folder)
