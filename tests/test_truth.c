@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "bblock.h"
 #include "callgrind.h"
+#include "eval.h"
+#include "elf_util.h"
 #include "disasm.h"
 #include "elf_image.h"
 #include "helpers.h"
@@ -479,4 +481,48 @@ Test(truth, experiment_end_to_end)
 	cr_expect_eq(access(csv, F_OK), 0, "no figure");
 	snprintf(csv, sizeof(csv), "%s/exp/ae-by-mode.svg", tmpdir());
 	cr_expect_eq(access(csv, F_OK), 0, "no figure");
+}
+
+/* the LBR estimator: ranges that cover each executed block once per execution give the exact
+ * block counts back, so the accuracy error is 0 where IP samples alone cannot do that */
+Test(truth, lbr_estimator_recovers_exact_counts)
+{
+	const char *bin = fixture("counts");
+	struct truth *t = collect(tpath("l.truth"), "%s", bin);
+	struct elf_image *img = elf_image__open(bin);
+	struct bblock_table *bt = bblock_table__build(img);
+	struct profile *p = profile__new();
+	const u64 base = 0x555555554000ull;
+	struct profile_sample s = { .pid = 7, .ip = base + func(img, "inner")->addr, .count = 1, .weight = 1 };
+	struct symbolizer *sy;
+	struct eval_result res;
+	u32 obj = truth__object(t, bin);
+	u8 id[20];
+	size_t len;
+
+	cr_assert(bt && obj != TRUTH_NO_OBJECT);
+	cr_assert_eq(elf__build_id(bin, id, sizeof(id), &len), 0);
+	profile__add_mapping(p, 7, 0, base, 0x6000, 0, bin, id, len);
+	profile__add_sample(p, &s);
+	for (size_t i = 0; i < bt->nr; i++) {
+		const struct truth_insn *in = truth__insn(t, obj, bt->blocks[i].start);
+		struct profile_lbr l = { .pid = 7, .kind = 2, .a = base + bt->blocks[i].start,
+					 .b = base + bt->blocks[i].last };
+
+		if (!in || !in->count)
+			continue;
+		l.count = in->count;
+		profile__add_lbr(p, &l);
+	}
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	cr_assert_eq(eval__object(p, sy, t, obj, &res), 0);
+	cr_expect(strstr(res.estimator, "lbr ranges"), "%s", res.estimator);
+	cr_expect(res.m.ae < 0.01, "accuracy error %f", res.m.ae);
+	cr_expect_eq(res.m.top_blocks, 20);
+	symbolizer__free(sy);
+	profile__free(p);
+	bblock_table__free(bt);
+	elf_image__close(img);
+	truth__free(t);
 }

@@ -138,6 +138,37 @@ static int object_samples(const struct profile *p, struct symbolizer *sy, const 
 	return 0;
 }
 
+/* The LBR estimator: every fall-through range ran each block between its first and its
+ * last instruction once per occurrence. Ranges are kept inside one function of the object; the
+ * executions are then scaled so that their instructions add up to the exact total. */
+static int lbr_estimate(const struct profile *p, struct symbolizer *sy, const char *path,
+			const struct bblock_table *bt, double *execs, u64 *used)
+{
+	*used = 0;
+	for (size_t i = 0; i < p->nr_lbr; i++) {
+		const struct profile_lbr *l = &p->lbr[i];
+		struct profile_sample sa = { .pid = l->pid, .ip = l->a, .exec_ns = l->exec_ns };
+		struct profile_sample sb = { .pid = l->pid, .ip = l->b, .exec_ns = l->exec_ns };
+		const struct bblock *first, *last;
+		struct sym_result ra, rb;
+
+		if (l->kind != HSBPF_LBR_RANGE)
+			continue;
+		symbolizer__resolve(sy, &sa, &ra);
+		symbolizer__resolve(sy, &sb, &rb);
+		if (strcmp(ra.dso, path) || strcmp(rb.dso, path) || ra.vaddr > rb.vaddr)
+			continue;
+		first = bblock_table__find(bt, ra.vaddr);
+		last = bblock_table__find(bt, rb.vaddr);
+		if (!first || !last || first->func != last->func)
+			continue;	/* outside the object's functions, or across two */
+		for (const struct bblock *b = first; b <= last; b++)
+			execs[b - bt->blocks] += l->count;
+		(*used)++;
+	}
+	return 0;
+}
+
 int eval__objects(const struct profile *p, struct symbolizer *sy, const struct truth *t,
 		  const u32 *objs, size_t nr_objs, struct eval_result *res)
 {
@@ -184,6 +215,48 @@ int eval__objects(const struct profile *p, struct symbolizer *sy, const struct t
 	res->insns_per_sample = k;
 	for (size_t i = 0; i < nr_objs && !err; i++)
 		err = add_object(p, sy, t, objs[i], k, !by_period, &acc, s[i], nr[i]);
+	/* with branch stacks, block estimates come from the ranges instead */
+	if (!err && p->nr_lbr) {
+		double *est = calloc(acc.nr_blocks + 1, sizeof(double)), total = 0;
+		size_t base = 0;
+		u64 used = 0, n;
+
+		for (size_t i = 0; est && i < nr_objs; i++) {
+			const char *path = truth__str(t, t->objects[objs[i]].path);
+			const struct bblock_table *bt = symbolizer__blocks(sy, path);
+
+			lbr_estimate(p, sy, path, bt, est + base, &n);
+			used += n;
+			for (size_t b = 0; b < bt->nr; b++) {
+				est[base + b] *= bt->blocks[b].ninsns;
+				total += est[base + b];
+			}
+			base += bt->nr;
+		}
+		if (!est) {
+			err = -ENOMEM;
+		} else if (used && total > 0) {
+			size_t bb = 0, bf = 0;
+
+			for (size_t i = 0; i < nr_objs; i++) {
+				const struct bblock_table *bt =
+					symbolizer__blocks(sy, truth__str(t, t->objects[objs[i]].path));
+
+				for (size_t f = 0; f < bt->nr_funcs; f++)
+					acc.fe[bf + f] = 0;
+				for (size_t b = 0; b < bt->nr; b++) {
+					acc.blocks[bb + b].est_insns = est[bb + b] * acc.ni / total;
+					acc.fe[bf + bt->blocks[b].func] += acc.blocks[bb + b].est_insns;
+				}
+				bb += bt->nr;
+				bf += bt->nr_funcs;
+			}
+			snprintf(res->estimator, sizeof(res->estimator),
+				 "lbr ranges (%" PRIu64 " distinct), scaled to the exact total", used);
+		}
+		/* no range fell in these objects: the IP estimates stand */
+		free(est);
+	}
 	if (!err)
 		err = metrics__compute(acc.ips, acc.nr_ips, acc.blocks, acc.nr_blocks, acc.ni, &res->m);
 	if (!err)
