@@ -24,7 +24,16 @@ struct mapping {
 	char *path;
 };
 
+/* what an execution callback reads: allocated once per block and never moved, because the
+ * block table may be reallocated by a translation in another thread meanwhile */
+struct block_info {
+	uint32_t id;
+	uint32_t ninsns;
+	uint64_t vaddr, end;	/* guest addresses: first instruction, one past the last */
+};
+
 struct block {
+	struct block_info *info;
 	uint64_t vaddr;		/* guest address of the first instruction */
 	uint64_t key;		/* hash of the instruction bytes */
 	uint32_t ninsns;
@@ -38,12 +47,27 @@ struct edge_slot {
 	uint64_t count;
 };
 
+struct table {
+	struct edge_slot *slots;
+	size_t nr, cap;
+};
+
 struct thread_state {
 	uint64_t *counts;	/* per block id */
 	size_t cap;
 	uint32_t prev;		/* the block that ran last in this thread */
 	struct edge_slot *edges;
 	size_t nr_edges, cap_edges;
+	/* the virtual PMU */
+	const struct block_info *prev_info;
+	int64_t left;		/* events before the next overflow */
+	uint64_t rng;
+	struct {
+		uint32_t from, to;	/* block ids: the branch is from's last instruction */
+	} ring[32];
+	unsigned ring_n, ring_head;
+	int64_t skid_left;	/* > 0: a sample waits this many more instructions (skid) */
+	struct table samples, vedges, vranges;
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -57,6 +81,11 @@ static struct thread_state **threads;
 static size_t nr_threads, cap_threads;
 static char *out_path;
 static int count_edges = 1;	/* edges=off: blocks only, for speed; rep iterations unfolded */
+/* virtual PMU: vpmu=insns|branches, period=N, mode=fixed|prime|random|prime-random, lbr=16|32 */
+enum { VPMU_OFF, VPMU_INSNS, VPMU_BRANCHES };
+static int vpmu, vpmu_mode, vpmu_lbr, vpmu_skid;	/* skid: instructions between overflow and IP */
+static int64_t vpmu_period;
+static uint64_t vpmu_seed = 42;
 static int oom;			/* set if an allocation failed: the output says so */
 
 static __thread struct thread_state *self;
@@ -186,10 +215,145 @@ static void edge_add(struct thread_state *t, uint64_t key, uint64_t n)
 	t->nr_edges++;
 }
 
+static void table_add(struct table *t, uint64_t key, uint64_t n)
+{
+	size_t mask, i;
+
+	if (t->nr * 2 >= t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 1024;
+		struct edge_slot *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns) {
+			oom = 1;
+			return;
+		}
+		for (size_t j = 0; j < t->cap; j++) {
+			if (!t->slots[j].key)
+				continue;
+			i = mix(0, t->slots[j].key) & (ncap - 1);
+			while (ns[i].key)
+				i = (i + 1) & (ncap - 1);
+			ns[i] = t->slots[j];
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->cap = ncap;
+	}
+	mask = t->cap - 1;
+	for (i = mix(0, key) & mask; t->slots[i].key; i = (i + 1) & mask) {
+		if (t->slots[i].key == key) {
+			t->slots[i].count += n;
+			return;
+		}
+	}
+	t->slots[i].key = key;
+	t->slots[i].count = n;
+	t->nr++;
+}
+
+static int is_prime(uint64_t n)
+{
+	if (n < 2)
+		return 0;
+	for (uint64_t d = 2; d * d <= n; d++)
+		if (n % d == 0)
+			return 0;
+	return 1;
+}
+
+/* the next period, as the PMU would be programmed: fixed, prime, randomized or both */
+static int64_t next_period(struct thread_state *t)
+{
+	uint64_t p = vpmu_period;
+
+	if (vpmu_mode & 2) {	/* random: + uniform [0, p/8) */
+		t->rng ^= t->rng << 13;
+		t->rng ^= t->rng >> 7;
+		t->rng ^= t->rng << 17;
+		if (p / 8)
+			p += t->rng % (p / 8);
+	}
+	if (vpmu_mode & 1)	/* prime */
+		while (!is_prime(p))
+			p++;
+	return p;
+}
+
+/* the LBR at an overflow: edges, and ranges between consecutive entries (newest first) */
+static void lbr_snapshot(struct thread_state *t)
+{
+	unsigned n = t->ring_n < (unsigned)vpmu_lbr ? t->ring_n : (unsigned)vpmu_lbr;
+
+	for (unsigned k = 0; k < n; k++) {
+		unsigned i = (t->ring_head + 32 - 1 - k) & 31;
+
+		table_add(&t->vedges, ((uint64_t)t->ring[i].from + 1) << 32 | t->ring[i].to, 1);
+		if (k) {
+			unsigned newer = (t->ring_head + 32 - k) & 31;
+
+			/* from this entry's target to the newer entry's source */
+			table_add(&t->vranges, ((uint64_t)t->ring[i].to + 1) << 32 | t->ring[newer].from, 1);
+		}
+	}
+}
+
+static void vpmu_block(struct thread_state *t, const struct block_info *b)
+{
+	if (!t->left) {
+		t->rng = vpmu_seed + (uintptr_t)t;
+		t->left = next_period(t);
+	}
+	if (vpmu == VPMU_INSNS) {
+		int64_t left = t->left - b->ninsns;
+
+		/* a sample still skidding from an earlier block lands here, or later */
+		if (t->skid_left > 0) {
+			if (t->skid_left <= b->ninsns) {
+				table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | (t->skid_left - 1), 1);
+				t->skid_left = 0;
+			} else {
+				t->skid_left -= b->ninsns;
+			}
+		}
+		/* each overflow inside this block samples the instruction that made it, or the one
+		 * skid instructions later (in this block or a later one) */
+		while (left <= 0) {
+			int64_t idx = b->ninsns + left - 1 + vpmu_skid;
+
+			if (idx < b->ninsns)
+				table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | (uint32_t)idx, 1);
+			else if (!t->skid_left)
+				t->skid_left = idx - b->ninsns + 1;
+			left += next_period(t);
+		}
+		t->left = left;
+		return;
+	}
+	/* taken branches: entering a block that does not follow the last one in memory */
+	if (t->prev_info && t->prev_info->end != b->vaddr) {
+		unsigned i = t->ring_head;
+
+		t->ring[i].from = t->prev_info->id;
+		t->ring[i].to = b->id;
+		t->ring_head = (i + 1) & 31;
+		if (t->ring_n < 32)
+			t->ring_n++;
+		if (--t->left <= 0) {
+			/* a precise sample of the branch: its target is the next instruction */
+			table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | 0, 1);
+			if (vpmu_lbr)
+				lbr_snapshot(t);
+			t->left = next_period(t);
+		}
+	}
+	t->prev_info = b;
+}
+
 static void on_block(unsigned int vcpu, void *udata)
 {
 	struct thread_state *t = self;
-	uint32_t id = (uint32_t)(uintptr_t)udata;
+	const struct block_info *info = udata;
+	uint32_t id = info->id;
 
 	(void)vcpu;
 	if (!t)
@@ -202,6 +366,8 @@ static void on_block(unsigned int vcpu, void *udata)
 		t->counts = c;
 	}
 	t->counts[id]++;
+	if (vpmu)
+		vpmu_block(t, info);
 	if (!count_edges)
 		return;
 	if (t->prev != NO_BLOCK)
@@ -272,6 +438,15 @@ static uint32_t block_id(struct qemu_plugin_tb *tb, size_t n)
 		b->map = find_map(h);
 	}
 	b->file_off = b->map == NO_BLOCK ? 0 : h - maps[b->map].start + maps[b->map].pgoff;
+	b->info = malloc(sizeof(*b->info));
+	if (!b->info) {
+		oom = 1;
+		return NO_BLOCK;
+	}
+	b->info->id = nr_blocks;
+	b->info->ninsns = n;
+	b->info->vaddr = vaddr;
+	b->info->end = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)) + b->sizes[n - 1];
 	index_slots[i] = nr_blocks + 1;
 	return nr_blocks++;
 }
@@ -289,7 +464,7 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_unlock(&lock);
 	if (bid != NO_BLOCK)
 		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
-						     (void *)(uintptr_t)bid);
+						     blocks[bid].info);
 }
 
 /* QEMU has stopped every other guest thread when this runs */
@@ -340,6 +515,24 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 			fprintf(f, "edge %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 				(total.edges[e].key >> 32) - 1, total.edges[e].key & 0xffffffffu,
 				total.edges[e].count);
+	if (vpmu) {
+		static const char *const kinds[] = { "vsample", "vedge", "vrange" };
+
+		fprintf(f, "vpmu %s %" PRId64 " %d %d\n", vpmu == VPMU_INSNS ? "insns" : "branches",
+			vpmu_period, vpmu_mode, vpmu_lbr);
+		for (size_t th = 0; th < nr_threads; th++) {
+			const struct table *tabs[3] = { &threads[th]->samples, &threads[th]->vedges,
+							 &threads[th]->vranges };
+
+			for (int k = 0; k < 3; k++)
+				for (size_t j = 0; j < tabs[k]->cap; j++)
+					if (tabs[k]->slots[j].key)
+						fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", kinds[k],
+							(tabs[k]->slots[j].key >> 32) - 1,
+							tabs[k]->slots[j].key & 0xffffffffu,
+							tabs[k]->slots[j].count);
+		}
+	}
 	fprintf(f, "end\n");
 	if (fclose(f))
 		fprintf(stderr, "hsbpf-ref: cannot write '%s': %s\n", out_path, strerror(errno));
@@ -354,8 +547,26 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			out_path = strdup(argv[i] + 4);
 		else if (!strcmp(argv[i], "edges=off"))
 			count_edges = 0;
+		else if (!strcmp(argv[i], "vpmu=insns"))
+			vpmu = VPMU_INSNS;
+		else if (!strcmp(argv[i], "vpmu=branches"))
+			vpmu = VPMU_BRANCHES;
+		else if (!strncmp(argv[i], "period=", 7))
+			vpmu_period = strtoll(argv[i] + 7, NULL, 10);
+		else if (!strncmp(argv[i], "mode=", 5))
+			vpmu_mode = atoi(argv[i] + 5);	/* bit 0 prime, bit 1 random */
+		else if (!strncmp(argv[i], "lbr=", 4))
+			vpmu_lbr = atoi(argv[i] + 4);
+		else if (!strncmp(argv[i], "skid=", 5))
+			vpmu_skid = atoi(argv[i] + 5);
+		else if (!strncmp(argv[i], "seed=", 5))
+			vpmu_seed = strtoull(argv[i] + 5, NULL, 10);
 	if (!out_path) {
 		fprintf(stderr, "hsbpf-ref: usage: -plugin libhsbpf-ref.so,out=FILE\n");
+		return -1;
+	}
+	if (vpmu && (vpmu_period < 1 || vpmu_lbr < 0 || vpmu_lbr > 32 || vpmu_skid < 0)) {
+		fprintf(stderr, "hsbpf-ref: the virtual PMU needs period=N >= 1 and lbr=0..32\n");
 		return -1;
 	}
 	if (info->system_emulation) {

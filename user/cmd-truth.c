@@ -14,6 +14,8 @@
 #include "refrun.h"
 #include "truth.h"
 #include "truth_export.h"
+#include "period.h"
+#include "profile.h"
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
@@ -22,6 +24,12 @@ static const char usage_text[] =
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
 	"      --no-edges       count blocks only (faster; rep iterations are then not folded)\n"
+	"      --vpmu EVENT     also sample as an exact virtual PMU would: insns or branches (taken)\n"
+	"      --period N       its period in events (default 1000000)\n"
+	"      --period-mode M  fixed, prime, random (+ up to 1/8), prime-random\n"
+	"      --lbr N          branch records per sample (branches; 16 or 32; default 0)\n"
+	"      --skid K         the sampled IP is K instructions after the overflow (insns)\n"
+	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
@@ -34,6 +42,12 @@ int cmd_truth(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "no-edges", no_argument, NULL, 'E' },
+		{ "vpmu", required_argument, NULL, 'V' },
+		{ "period", required_argument, NULL, 'N' },
+		{ "period-mode", required_argument, NULL, 'M' },
+		{ "lbr", required_argument, NULL, 'L' },
+		{ "skid", required_argument, NULL, 'K' },
+		{ "profile", required_argument, NULL, 'R' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "what", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
@@ -42,6 +56,10 @@ int cmd_truth(int argc, char **argv)
 	};
 	const char *output = "truth.data", *input = NULL, *plugin = NULL, *what = NULL;
 	bool json = false, edges = true;
+	struct vpmu_opts v = { .period = 1000000 };
+	const char *vprofile = "vpmu.data";
+	enum period_mode pm;
+	u64 num;
 	struct truth *t = NULL;
 	int c, err;
 
@@ -67,6 +85,34 @@ int cmd_truth(int argc, char **argv)
 		case 'E':
 			edges = false;
 			break;
+		case 'V':
+			if (strcmp(optarg, "insns") && strcmp(optarg, "branches"))
+				return fail(2, "unknown --vpmu '%s' (known: insns, branches)", optarg);
+			v.event = optarg;
+			break;
+		case 'N':
+			if (parse_u64(optarg, &num) || !num)
+				return fail(2, "invalid period '%s'", optarg);
+			v.period = num;
+			break;
+		case 'M':
+			if (period__parse_mode(optarg, &pm))
+				return fail(2, "invalid period mode '%s'", optarg);
+			v.mode = (pm == PERIOD_PRIME || pm == PERIOD_PRIME_RANDOM) | (period__is_random(pm) << 1);
+			break;
+		case 'L':
+			if (parse_u64(optarg, &num) || num > 32)
+				return fail(2, "invalid --lbr '%s' (0 to 32)", optarg);
+			v.lbr = num;
+			break;
+		case 'R':
+			vprofile = optarg;
+			break;
+		case 'K':
+			if (parse_u64(optarg, &num) || num > 1000)
+				return fail(2, "invalid --skid '%s'", optarg);
+			v.skid = num;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -91,9 +137,24 @@ int cmd_truth(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
-	err = refrun__collect(argv + optind, plugin, edges, &t);
-	if (err)
+	if (v.event) {
+		v.out = profile__new();
+		if (!v.out)
+			return 1;
+		err = refrun__collect_vpmu(argv + optind, plugin, &v, &t);
+		if (!err && profile__write(v.out, vprofile))
+			err = -EIO;
+		if (!err)
+			fprintf(stderr, "hsbpf: virtual PMU: %" PRIu64 " samples, %zu branch edges and ranges; "
+				"wrote '%s'\n", profile__total_samples(v.out), v.out->nr_lbr, vprofile);
+		profile__free(v.out);
+	} else {
+		err = refrun__collect(argv + optind, plugin, edges, &t);
+	}
+	if (err) {
+		truth__free(t);
 		return 1;
+	}
 	if (truth__write(t, output)) {
 		truth__free(t);
 		return 1;

@@ -120,6 +120,14 @@ static void emulator_version(char *buf, size_t size)
 
 int refrun__collect(char *const argv[], const char *given_plugin, bool edges, struct truth **out)
 {
+	return refrun__collect_vpmu(argv, given_plugin, edges ? NULL : &(struct vpmu_opts){}, out);
+}
+
+/* v == NULL: edges on; v->event == NULL: blocks only (--no-edges); else the virtual PMU */
+int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const struct vpmu_opts *v,
+			 struct truth **out)
+{
+	bool edges = !v || v->event;
 	char plugin[PATH_MAX], prog[PATH_MAX], raw[] = "/tmp/hsbpf-ref-XXXXXX", arg[PATH_MAX + 64];
 	char crash[] = "/tmp/hsbpf-crash-XXXXXX", catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
 	const char *user_preload = getenv("LD_PRELOAD");
@@ -161,7 +169,11 @@ int refrun__collect(char *const argv[], const char *given_plugin, bool edges, st
 		err = -ENOMEM;
 		goto cleanup;
 	}
-	snprintf(arg, sizeof(arg), "%s,out=%s%s", plugin, raw, edges ? "" : ",edges=off");
+	if (v && v->event)
+		snprintf(arg, sizeof(arg), "%s,out=%s,vpmu=%s,period=%llu,mode=%d,lbr=%d,skid=%d", plugin,
+			 raw, v->event, (unsigned long long)v->period, v->mode, v->lbr, v->skid);
+	else
+		snprintf(arg, sizeof(arg), "%s,out=%s%s", plugin, raw, edges ? "" : ",edges=off");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
 		 user_preload ? user_preload : "");
 	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);
@@ -202,7 +214,7 @@ int refrun__collect(char *const argv[], const char *given_plugin, bool edges, st
 			goto cleanup;
 		}
 	}
-	err = truth__from_raw(raw, &t);
+	err = truth__from_raw(raw, &t, v && v->event ? v->out : NULL);
 	if (err)
 		goto cleanup;
 	truth__drop_object(t, truth__object(t, catcher));

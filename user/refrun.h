@@ -11,6 +11,17 @@ int refrun__find_plugin(const char *given, char *buf, size_t size);
 int refrun__check_program(const char *prog, char *path, size_t size);
 /* run argv under the collector and build its truth; a program that crashes still yields
  * its counts (meta.status says what happened). 0, or -errno after reporting */
+struct vpmu_opts {
+	const char *event;	/* "insns" or "branches"; NULL: no virtual PMU */
+	u64 period;
+	int mode;		/* bit 0 prime, bit 1 random */
+	int lbr;		/* branch records per sample, 0..32 */
+	int skid;		/* instructions between an overflow and the sampled IP */
+	struct profile *out;	/* receives the samples */
+};
+
 int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
+int refrun__collect_vpmu(char *const argv[], const char *plugin, const struct vpmu_opts *v,
+			 struct truth **out);
 
 #endif /* HSBPF_REFRUN_H */

@@ -10,6 +10,8 @@
 #include "disasm.h"
 #include "elf_image.h"
 #include "truth.h"
+#include "profile.h"
+#include <linux/perf_event.h>
 
 _Static_assert(sizeof(struct truth_object) == 32, "truth_object");
 _Static_assert(sizeof(struct truth_insn) == 24, "truth_insn");
@@ -116,6 +118,11 @@ struct raw_edge {
 	u64 src, dst, count;
 };
 
+struct raw_v {
+	int kind;		/* 0 sample (a = block, b = index), 1 edge, 2 range (a, b = blocks) */
+	u64 a, b, count;
+};
+
 struct raw {
 	struct raw_map *maps;
 	size_t nr_maps, cap_maps;
@@ -123,6 +130,11 @@ struct raw {
 	size_t nr_blocks, cap_blocks;
 	struct raw_edge *edges;
 	size_t nr_edges, cap_edges;
+	struct raw_v *v;
+	size_t nr_v, cap_v;
+	char vpmu_event[16];
+	long long vpmu_period;
+	int vpmu_mode, vpmu_lbr;
 	u32 threads;
 	int oom;
 	bool edges_off;
@@ -140,6 +152,7 @@ static void raw_free(struct raw *r)
 	free(r->maps);
 	free(r->blocks);
 	free(r->edges);
+	free(r->v);
 }
 
 static int parse_sizes(const char *s, struct raw_block *b)
@@ -227,6 +240,20 @@ static int raw_parse(const char *path, struct raw *r)
 				break;
 			}
 			r->edges[r->nr_edges++] = (struct raw_edge){ a, b, e };
+		} else if (sscanf(line, "vpmu %15s %lld %d %d", r->vpmu_event, &r->vpmu_period, &r->vpmu_mode,
+				  &r->vpmu_lbr) == 4) {
+			continue;
+		} else if (!strncmp(line, "vsample ", 8) || !strncmp(line, "vedge ", 6) ||
+			   !strncmp(line, "vrange ", 7)) {
+			int kind = line[1] == 's' ? 0 : line[1] == 'e' ? 1 : 2;
+
+			if (sscanf(strchr(line, ' ') + 1, "%llu %llu %llu", &a, &b, &e) != 3 ||
+			    a >= r->nr_blocks || (kind && b >= r->nr_blocks) ||
+			    array__reserve((void **)&r->v, &r->cap_v, r->nr_v + 1, sizeof(*r->v))) {
+				err = -EINVAL;
+				break;
+			}
+			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e };
 		} else if (!strcmp(line, "end")) {
 			r->ended = true;
 		} else {
@@ -394,7 +421,75 @@ static enum edge_kind classify(const struct insn_info *in, u64 src, u64 dst,
 	}
 }
 
-int truth__from_raw(const char *raw_path, struct truth **out)
+/* each object at its own base, so a run-time address is base + file offset */
+static u64 vbase(u32 obj)
+{
+	return ((u64)obj + 1) << 36;
+}
+
+static u64 block_addr(const struct raw *r, u64 id, u32 idx)
+{
+	const struct raw_block *b = &r->blocks[id];
+	u64 off = b->file_off;
+
+	for (u32 k = 0; k < idx && k < b->ninsns; k++)
+		off += b->sizes[k];
+	return vbase(b->obj) + off;
+}
+
+/* the virtual PMU's samples and branch records as a profile: one process, one mapping per
+ * object, the event and the period the plugin counted with */
+static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const struct truth *t,
+			struct profile *p)
+{
+	const u32 pid = 1;
+	int err = 0;
+
+	for (u32 o = 0; o < t->nr_objects && !err; o++)
+		err = profile__add_mapping(p, pid, 0, vbase(o), imgs[o]->size, 0, truth__str(t, t->objects[o].path),
+					   t->objects[o].build_id, t->objects[o].build_id_size);
+	if (!err)
+		err = profile__add_comm(p, pid, 0, "vpmu", false);
+	for (size_t i = 0; i < r->nr_v && !err; i++) {
+		const struct raw_v *v = &r->v[i];
+		const struct raw_block *a = &r->blocks[v->a];
+
+		if (a->obj == TRUTH_NO_OBJECT || (v->kind && r->blocks[v->b].obj == TRUTH_NO_OBJECT))
+			continue;	/* anonymous code */
+		if (v->kind == 0) {
+			struct profile_sample s = { .pid = pid, .ip = block_addr(r, v->a, v->b),
+						    .count = v->count, .weight = v->count * r->vpmu_period };
+
+			err = profile__add_sample(p, &s);
+		} else {
+			const struct raw_block *b = &r->blocks[v->b];
+			/* edge: from a's last instruction to b; range: from a's first to b's last */
+			struct profile_lbr l = { .pid = pid, .kind = v->kind == 1 ? 1 : 2, .count = v->count };
+
+			if (v->kind == 1) {
+				l.a = block_addr(r, v->a, a->kept ? a->kept - 1 : 0);
+				l.b = block_addr(r, v->b, 0);
+			} else {
+				l.a = block_addr(r, v->a, 0);
+				l.b = block_addr(r, v->b, b->kept ? b->kept - 1 : 0);
+			}
+			err = profile__add_lbr(p, &l);
+		}
+	}
+	snprintf(p->meta.event, sizeof(p->meta.event), "%s (virtual PMU)",
+		 !strcmp(r->vpmu_event, "insns") ? "instructions" : "taken-branches");
+	p->meta.event_type = !strcmp(r->vpmu_event, "insns") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
+	p->meta.event_config = !strcmp(r->vpmu_event, "insns") ? PERF_COUNT_HW_INSTRUCTIONS : 0x20c4;
+	p->meta.period = r->vpmu_period;
+	snprintf(p->meta.period_mode, sizeof(p->meta.period_mode), "%s",
+		 (const char *[]){ "fixed", "prime", "random", "prime-random" }[r->vpmu_mode & 3]);
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "events");
+	snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, LBR depth %d", r->vpmu_lbr);
+	profile__finish(p);
+	return err;
+}
+
+int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp)
 {
 	struct elf_image **imgs = NULL;
 	struct insn_table it = {};
@@ -515,6 +610,12 @@ int truth__from_raw(const char *raw_path, struct truth **out)
 			goto cleanup;
 		}
 		t->edges[t->nr_edges++] = e;
+	}
+
+	if (vp && r.nr_v) {
+		err = vpmu_profile(&r, imgs, t, vp);
+		if (err)
+			goto cleanup;
 	}
 
 	/* compact: sorted instructions, merged edges */

@@ -94,7 +94,9 @@ const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
 
 /* read the plugin's raw output (ref/hsbpf-ref.c) and resolve it into objects and ELF
  * addresses; the meta fields the run knows (command, status) are the caller's */
-int truth__from_raw(const char *raw_path, struct truth **out);
+struct profile;
+/* vp, if given, receives the virtual PMU's samples and branch records of the same run */
+int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp);
 
 /* remove an object's instructions and edges (the crash catcher's), and its share of the total */
 void truth__drop_object(struct truth *t, u32 obj);
