@@ -328,6 +328,19 @@ cleanup:
 	return 0;
 }
 
+int container__load(const char *path, container_parse_fn parse, void *out)
+{
+	size_t size;
+	void *buf;
+	int err = container__read_file(path, &buf, &size);
+
+	if (err)
+		return err;
+	err = parse(buf, size, path, out);
+	free(buf);
+	return err;
+}
+
 int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
 			  size_t elem)
 {

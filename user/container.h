@@ -26,6 +26,9 @@ int container__parse(const void *buf, size_t size, const char *name, const char 
 		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx);
 /* the whole file, or -errno after reporting */
 int container__read_file(const char *path, void **buf, size_t *size);
+/* read a whole file and hand it to a parser; what the parser returns */
+typedef int (*container_parse_fn)(const void *buf, size_t size, const char *name, void *out);
+int container__load(const char *path, container_parse_fn parse, void *out);
 /* report "'NAME' is corrupt: WHAT" and return -EINVAL */
 int container__bad(const char *name, const char *what);
 

@@ -450,17 +450,13 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	return 0;
 }
 
+static int parse_any(const void *buf, size_t size, const char *name, void *out)
+{
+	return profile__parse(buf, size, name, out);
+}
+
 int profile__read(const char *path, struct profile **out)
 {
-	size_t size;
-	void *buf;
-	int err;
-
 	*out = NULL;
-	err = container__read_file(path, &buf, &size);
-	if (err)
-		return err;
-	err = profile__parse(buf, size, path, out);
-	free(buf);
-	return err;
+	return container__load(path, parse_any, out);
 }

@@ -781,17 +781,13 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 	return 0;
 }
 
+static int parse_any(const void *buf, size_t size, const char *name, void *out)
+{
+	return truth__parse(buf, size, name, out);
+}
+
 int truth__read(const char *path, struct truth **out)
 {
-	size_t size;
-	void *buf;
-	int err;
-
 	*out = NULL;
-	err = container__read_file(path, &buf, &size);
-	if (err)
-		return err;
-	err = truth__parse(buf, size, path, out);
-	free(buf);
-	return err;
+	return container__load(path, parse_any, out);
 }
