@@ -8,6 +8,15 @@
 #include "hsbpf.h"
 
 const volatile bool filter_pids = false;
+const volatile bool precise = false;	/* the event is precise (PEBS): apply the IP+1 fix */
+
+/* the IP histogram, shared with profile.bpf.c (user space hands over its map) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);
+	__type(key, struct sample_key);
+	__type(value, struct sample_value);
+} samples SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -118,6 +127,40 @@ static long walk_entry(__u64 i, struct walk_ctx *c)
 	return 0;
 }
 
+/* The sample's IP, counted as profile.bpf.c does. A precise sample of a taken branch reports
+ * the instruction after the branch, its target (the "IP+1" problem): when the IP is the newest
+ * record's target, the sample belongs to that record's source, the branch itself. */
+static __always_inline void count_ip(struct bpf_perf_event_data *ctx, struct walk *w, __u32 tgid,
+				     struct proc_state *proc)
+{
+	struct sample_key key = {};
+	struct sample_value one = { 1, ctx->sample_period }, *val;
+
+	key.pid = tgid;
+	key.ip = PT_REGS_IP(&ctx->regs);
+	if (precise && w->n > 0 && key.ip == w->e[0].to)
+		key.ip = w->e[0].from;
+	if ((__s64)key.ip < 0)
+		key.flags |= HSBPF_KEY_KERNEL;
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	key.exec_ns = proc ? proc->exec_ns : 0;
+	val = bpf_map_lookup_elem(&samples, &key);
+	if (val) {
+		__sync_fetch_and_add(&val->count, 1);
+		__sync_fetch_and_add(&val->weight, one.weight);
+		return;
+	}
+	if (bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST)) {
+		val = bpf_map_lookup_elem(&samples, &key);
+		if (val) {
+			__sync_fetch_and_add(&val->count, 1);
+			__sync_fetch_and_add(&val->weight, one.weight);
+		} else {
+			stat_add(HSBPF_LBR_DROPPED, 1);
+		}
+	}
+}
+
 SEC("perf_event")
 int hsbpf_lbr(struct bpf_perf_event_data *ctx)
 {
@@ -153,6 +196,7 @@ int hsbpf_lbr(struct bpf_perf_event_data *ctx)
 		w->first = 1;
 	}
 	c.w = w;
+	count_ip(ctx, w, tgid, proc);
 	bpf_loop(HSBPF_LBR_MAX, walk_entry, &c, 0);
 	if (w->run)
 		count(&w->edge, w->run);

@@ -259,3 +259,55 @@ Test(lbr, fuzz_corpus_replays_cleanly, .init = cr_redirect_stderr)
 	fclose(f);
 	cr_expect_gt(n, 20, "corpus of %d files", n);
 }
+
+/* a one-sample perf.data: a taken branch 0x401000 -> 0x402000 sampled at IP 0x402000 */
+static void write_one_sample(const char *path, int precise)
+{
+	struct perf_event_attr attr = { .size = sizeof(attr), .type = PERF_TYPE_HARDWARE,
+					.sample_period = 1000,
+					.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD |
+						       PERF_SAMPLE_BRANCH_STACK,
+					.precise_ip = precise };
+	struct {
+		struct perf_event_header h;
+		u64 ip;
+		u32 pid, tid;
+		u64 period, nr, from, to, flags;
+	} rec = { { PERF_RECORD_SAMPLE, PERF_RECORD_MISC_USER, sizeof(rec) }, 0x402000, 9, 9, 1000, 1,
+		  0x401000, 0x402000, 0 };
+	u64 hdr[13] = { 0x32454c4946524550ull, 104, sizeof(attr) + 16 };
+	u64 ids[2] = { 0, 0 };
+	FILE *f = fopen(path, "wb");
+
+	hdr[3] = 104;				/* attrs */
+	hdr[4] = sizeof(attr) + 16;
+	hdr[5] = 104 + sizeof(attr) + 16;	/* data */
+	hdr[6] = sizeof(rec);
+	cr_assert(f);
+	fwrite(hdr, 8, 13, f);
+	fwrite(&attr, sizeof(attr), 1, f);
+	fwrite(ids, 8, 2, f);
+	fwrite(&rec, sizeof(rec), 1, f);
+	fclose(f);
+}
+
+/* the IP+1 fix: a precise sample of a taken branch reports its target; the sample belongs to
+ * the branch. Without precise sampling the IP is kept as it is. */
+Test(lbr, ip_plus_one_fix)
+{
+	char in[600], out[600];
+	struct run_result r;
+	struct profile *p;
+
+	snprintf(in, sizeof(in), "%s/one.data", tmpdir());
+	snprintf(out, sizeof(out), "%s/one.prof", tmpdir());
+	for (int precise = 0; precise <= 1; precise++) {
+		write_one_sample(in, precise);
+		cr_assert_eq(run(&r, "%s import %s -o %s", hsbpf_bin(), in, out), 0, "%s", r.err);
+		cr_assert_eq(profile__read(out, &p), 0);
+		cr_assert_eq(p->nr_samples, 1);
+		cr_expect_eq(p->samples[0].ip, precise ? 0x401000 : 0x402000, "precise=%d", precise);
+		cr_expect_eq(p->nr_lbr, 1, "one edge, no range from a single record");
+		profile__free(p);
+	}
+}

@@ -125,6 +125,9 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 {
 	struct importer *im = ctx;
 	u64 exec_ns = exec_time(im, s->pid);
+	/* the IP+1 fix: a precise sample of a taken branch reports the branch's target */
+	u64 ip = s->attr->precise_ip && s->nr_branches && s->ip == s->branches[0].to ?
+		 s->branches[0].from : s->ip;
 	u32 flags = (s->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL ||
 		    (s64)s->ip < 0 ? HSBPF_KEY_KERNEL : 0;
 	struct slot *sl = NULL;
@@ -135,7 +138,7 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	/* the last slot is usually the one: samples repeat their IPs */
 	for (size_t i = im->nr_slots; i-- > 0 && i + 64 > im->nr_slots;)
-		if (im->slots[i].pid == s->pid && im->slots[i].ip == s->ip && im->slots[i].exec_ns == exec_ns) {
+		if (im->slots[i].pid == s->pid && im->slots[i].ip == ip && im->slots[i].exec_ns == exec_ns) {
 			sl = &im->slots[i];
 			break;
 		}
@@ -143,7 +146,7 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 		if (array__reserve((void **)&im->slots, &im->cap_slots, im->nr_slots + 1, sizeof(*im->slots)))
 			return -ENOMEM;
 		sl = &im->slots[im->nr_slots++];
-		*sl = (struct slot){ .pid = s->pid, .flags = flags, .ip = s->ip, .exec_ns = exec_ns };
+		*sl = (struct slot){ .pid = s->pid, .flags = flags, .ip = ip, .exec_ns = exec_ns };
 	}
 	sl->count++;
 	sl->weight += s->period;

@@ -160,8 +160,11 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 			goto fail;
 		}
 		s->lbr->rodata->filter_pids = opts->filter_pids;
-		/* one process table for both: the tracepoints keep it */
+		s->lbr->rodata->precise = opts->ev.precise > 0;
+		/* one process table and one IP histogram for both programs */
 		err = bpf_map__reuse_fd(s->lbr->maps.procs, bpf_map__fd(s->skel->maps.procs));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.samples, bpf_map__fd(s->skel->maps.samples));
 		if (!err && opts->max_entries)
 			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->max_entries);
 		if (!err)
@@ -544,15 +547,16 @@ int sampler__verify_all(void)
 		}
 		empty_bpf__destroy(e);
 	}
-	for (int filter = 0; filter <= 1; filter++) {
+	for (int variant = 0; variant < 4; variant++) {
 		struct lbr_bpf *l = lbr_bpf__open();
-		int err;
+		int filter = variant & 1, err;
 
 		if (!l) {
 			failed++;
 			continue;
 		}
 		l->rodata->filter_pids = filter;
+		l->rodata->precise = variant >> 1;
 		err = lbr_bpf__load(l);
 		if (err) {
 			error("verifier rejected lbr.bpf.c (filter_pids=%d): %s", filter, strerror(-err));
