@@ -4,6 +4,7 @@
  * boundary, through a crash, and with bad input. */
 #include <criterion/criterion.h>
 #include <gelf.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +556,19 @@ Test(truth, virtual_pmu_lbr_beats_classic)
 			cr_expect(strstr(r.out, "lbr ranges"), "%s", r.out);
 	}
 	cr_expect(ae[1] * 3 <= ae[0], "LBR %f against classic %f", ae[1], ae[0]);
+	/* report --sort bb and annotate show the LBR estimate beside the others */
+	cr_assert_eq(run(&r, "%s report -i %s --sort bb --limit 3", hsbpf_bin(), tpath("vl.data")), 0);
+	cr_expect(strstr(r.out, "LBR execs"), "%s", r.out);
+	cr_assert_eq(run(&r, "%s annotate inside_box -i %s --truth %s --format json", hsbpf_bin(),
+			 tpath("vl.data"), tpath("vl.truth")), 0, "%s", r.err);
+	{
+		/* the first block runs once per call: the LBR estimate, weighted by the sampled
+		 * period alone (no truth), within 5% of the exact count */
+		const char *l = strstr(r.out, "\"lbr_execs\":"), *e = strstr(r.out, "\"exact\":");
+		double lbr = l ? atof(l + 12) : 0, exact = e ? atof(e + 8) : 1;
+
+		cr_expect(exact > 0 && fabs(lbr - exact) <= exact * 0.05, "LBR %f, exact %f", lbr, exact);
+	}
 	run(&r, "%s truth --vpmu cycles -o %s -- /bin/true", hsbpf_bin(), tpath("x.truth"));
 	cr_expect_eq(r.status, 2);
 }

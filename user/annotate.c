@@ -10,6 +10,7 @@
 #include "elf_image.h"
 #include "hsbpf.h"
 #include "json_writer.h"
+#include "lbr_estimate.h"
 #include <linux/perf_event.h>
 
 struct insn_samples {
@@ -24,6 +25,7 @@ struct target {
 	struct insn_samples *s;
 	size_t nr, cap;
 	u64 total;		/* every sample of the profile */
+	double *lbr;		/* per block of bt: executions from branch stacks, or NULL */
 	double per_sample;	/* instructions one sample stands for, 0 if unknown */
 	u32 truth_obj;
 };
@@ -165,6 +167,8 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 			jsonw_uint_field(w, "insns", bb->ninsns);
 			jsonw_uint_field(w, "samples", bs);
 			jsonw_float_field(w, "est_execs", est);
+			if (t->lbr)
+				jsonw_float_field(w, "lbr_execs", t->lbr[bb - t->bt->blocks]);
 			if (o->truth) {
 				jsonw_uint_field(w, "exact", first);
 				jsonw_bool_field(w, "mid_entry", mixed);
@@ -174,6 +178,8 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 		} else {
 			fprintf(out, "---- block %#" PRIx64 "-%#" PRIx64 ", %u insns, %" PRIu64
 				" samples, est %.4g execs", bb->start, bb->last, bb->ninsns, bs, est);
+			if (t->lbr)
+				fprintf(out, ", LBR %.4g", t->lbr[bb - t->bt->blocks]);
 			if (o->truth)
 				fprintf(out, ", exact %" PRIu64 "%s", first, mixed ? " (entered mid-block)" : "");
 			fputc('\n', out);
@@ -246,6 +252,19 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 		   p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS && t.total) {
 		t.per_sample = (double)profile__total_weight(p) / t.total;
 	}
+	if (p->nr_lbr) {
+		double scale = lbr__scale(p);
+		u64 used;
+
+		t.lbr = calloc(t.bt->nr + 1, sizeof(*t.lbr));
+		if (!t.lbr) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		lbr__block_execs(p, sy, t.dso, t.bt, t.lbr, &used);
+		for (size_t b = 0; b < t.bt->nr; b++)
+			t.lbr[b] *= scale;
+	}
 	img = elf_image__open(t.dso);
 	if (!img) {
 		err = fail(-errno, "cannot open '%s': %s", t.dso, strerror(errno));
@@ -254,6 +273,7 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 	print(o, &t, sy, img, out);
 cleanup:
 	elf_image__close(img);
+	free(t.lbr);
 	free(t.s);
 	return err;
 }

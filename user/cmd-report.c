@@ -142,6 +142,8 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	err = set_scale(h, p, truth_path);
+	if (!err && nr_keys == 1 && keys[0] == SORT_BB)
+		err = hist__add_lbr(h, p, sy);
 	if (err)
 		goto cleanup;
 	hist__sort(h);

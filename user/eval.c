@@ -10,6 +10,7 @@
 #include "eval.h"
 #include "hsbpf.h"
 #include "json_writer.h"
+#include "lbr_estimate.h"
 
 u32 eval__program_object(const struct truth *t)
 {
@@ -138,37 +139,6 @@ static int object_samples(const struct profile *p, struct symbolizer *sy, const 
 	return 0;
 }
 
-/* The LBR estimator: every fall-through range ran each block between its first and its
- * last instruction once per occurrence. Ranges are kept inside one function of the object; the
- * executions are then scaled so that their instructions add up to the exact total. */
-static int lbr_estimate(const struct profile *p, struct symbolizer *sy, const char *path,
-			const struct bblock_table *bt, double *execs, u64 *used)
-{
-	*used = 0;
-	for (size_t i = 0; i < p->nr_lbr; i++) {
-		const struct profile_lbr *l = &p->lbr[i];
-		struct profile_sample sa = { .pid = l->pid, .ip = l->a, .exec_ns = l->exec_ns };
-		struct profile_sample sb = { .pid = l->pid, .ip = l->b, .exec_ns = l->exec_ns };
-		const struct bblock *first, *last;
-		struct sym_result ra, rb;
-
-		if (l->kind != HSBPF_LBR_RANGE)
-			continue;
-		symbolizer__resolve(sy, &sa, &ra);
-		symbolizer__resolve(sy, &sb, &rb);
-		if (strcmp(ra.dso, path) || strcmp(rb.dso, path) || ra.vaddr > rb.vaddr)
-			continue;
-		first = bblock_table__find(bt, ra.vaddr);
-		last = bblock_table__find(bt, rb.vaddr);
-		if (!first || !last || first->func != last->func)
-			continue;	/* outside the object's functions, or across two */
-		for (const struct bblock *b = first; b <= last; b++)
-			execs[b - bt->blocks] += l->count;
-		(*used)++;
-	}
-	return 0;
-}
-
 int eval__objects(const struct profile *p, struct symbolizer *sy, const struct truth *t,
 		  const u32 *objs, size_t nr_objs, struct eval_result *res)
 {
@@ -225,7 +195,7 @@ int eval__objects(const struct profile *p, struct symbolizer *sy, const struct t
 			const char *path = truth__str(t, t->objects[objs[i]].path);
 			const struct bblock_table *bt = symbolizer__blocks(sy, path);
 
-			lbr_estimate(p, sy, path, bt, est + base, &n);
+			lbr__block_execs(p, sy, path, bt, est + base, &n);
 			used += n;
 			for (size_t b = 0; b < bt->nr; b++) {
 				est[base + b] *= bt->blocks[b].ninsns;

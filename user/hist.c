@@ -6,6 +6,7 @@
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
+#include "lbr_estimate.h"
 
 static const char *const key_names[SORT_NR] = {
 	[SORT_SYM] = "sym", [SORT_IP] = "ip", [SORT_DSO] = "dso", [SORT_LINE] = "line",
@@ -249,6 +250,38 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}
+	return 0;
+}
+
+int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy)
+{
+	double scale = lbr__scale(p);
+
+	if (!p->nr_lbr)
+		return 0;
+	for (size_t i = 0; i < h->nr_rows; i++) {
+		const char *dso = h->rows[i].dso;
+		const struct bblock_table *bt;
+		double *execs;
+		u64 used;
+		bool done = false;
+
+		if (!h->rows[i].bb)
+			continue;
+		for (size_t j = 0; j < i && !done; j++)	/* each object once */
+			done = h->rows[j].bb && h->rows[j].dso == dso;
+		if (done || !(bt = symbolizer__blocks(sy, dso)))
+			continue;
+		execs = calloc(bt->nr + 1, sizeof(*execs));
+		if (!execs)
+			return -ENOMEM;
+		lbr__block_execs(p, sy, dso, bt, execs, &used);
+		for (size_t j = i; j < h->nr_rows; j++)
+			if (h->rows[j].bb && h->rows[j].dso == dso)
+				h->rows[j].lbr_execs = execs[h->rows[j].bb - bt->blocks] * scale;
+		free(execs);
+	}
+	h->has_lbr = true;
 	return 0;
 }
 

@@ -37,6 +37,7 @@ struct hist_row {
 	const char *cgroup;
 	bool kernel;
 	const struct bblock *bb;
+	double lbr_execs;	/* from branch stacks, when the profile has them */
 };
 
 struct hist {
@@ -51,6 +52,7 @@ struct hist {
 	/* block estimates: instructions one sample stands for (0: unknown, estimates in samples) */
 	double insns_per_sample;
 	const char *scale_source;	/* "period", "truth", or NULL */
+	bool has_lbr;			/* block rows carry LBR estimates */
 };
 
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */
@@ -64,6 +66,8 @@ int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_r
 	      const char *cgroup);
 /* resolve and add every sample of p */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
+/* block rows: their executions estimated from the profile's branch stacks */
+int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* most samples first; ties in key order, so output is stable */
 void hist__sort(struct hist *h);
 

@@ -111,6 +111,10 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			snprintf(c[n++].text, 256, "%u", r->bb ? r->bb->ninsns : 0);
 			c[n] = (struct cell){ .title = h->insns_per_sample ? "Est.execs" : "Samp/insn", .width = 10 };
 			snprintf(c[n++].text, 256, "%.4g", bb_execs(h, r));
+			if (h->has_lbr) {
+				c[n] = (struct cell){ .title = "LBR execs", .width = 10 };
+				snprintf(c[n++].text, 256, "%.4g", r->lbr_execs);
+			}
 			c[n] = (struct cell){ .title = "Symbol", .width = 20 };
 			snprintf(c[n++].text, 256, "%s", r->sym);
 			c[n] = (struct cell){ .title = "Object", .width = 0 };
@@ -191,7 +195,7 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 
 static void print_text(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
 {
-	struct cell cells[3 * HIST_MAX_KEYS];
+	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
 	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
 	bool any_low = false;
 	int n;
@@ -307,6 +311,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 				jsonw_uint_field(w, "block_insns", r->bb ? r->bb->ninsns : 0);
 				jsonw_float_field(w, "est_insns_raw", bb_insns(h, r));
 				jsonw_float_field(w, "est_execs_avg", bb_execs(h, r));
+				if (h->has_lbr)
+					jsonw_float_field(w, "lbr_execs", r->lbr_execs);
 				break;
 			}
 			default:
@@ -342,7 +348,7 @@ static void csv_field(FILE *out, const char *s)
 
 static void print_csv(const struct hist *h, size_t limit, FILE *out)
 {
-	struct cell cells[3 * HIST_MAX_KEYS];
+	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
 	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
 	struct hist_row empty = {};
 	int n = row_cells(h, h->nr_rows ? &h->rows[0] : &empty, cells);
