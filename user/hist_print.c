@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "bblock.h"
+#include "containers.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -120,13 +121,21 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			c[n] = (struct cell){ .title = "Object", .width = 0 };
 			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
 			break;
-		case SORT_CGROUP:
+		case SORT_CGROUP: {
+			struct container_id ci;
+
+			c[n] = (struct cell){ .title = "Container", .width = 34 };
+			if (r->cgroup && !container__identify(r->cgroup, &ci))
+				container__describe(&ci, c[n++].text, 256);
+			else
+				snprintf(c[n++].text, 256, "-");
 			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
 			if (r->cgroup)
 				snprintf(c[n++].text, 256, "%s", r->cgroup);
 			else
 				snprintf(c[n++].text, 256, "id %" PRIu64, r->cgroup_id);
 			break;
+		}
 		default:
 			break;
 		}
@@ -297,10 +306,19 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 			case SORT_COMM:
 				jsonw_string_field(w, "comm", r->comm);
 				break;
-			case SORT_CGROUP:
+			case SORT_CGROUP: {
+				struct container_id ci;
+
 				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
 				jsonw_string_field(w, "cgroup", r->cgroup);
+				if (r->cgroup && !container__identify(r->cgroup, &ci)) {
+					jsonw_string_field(w, "runtime", ci.runtime);
+					jsonw_string_field(w, "container", ci.id[0] ? ci.id : NULL);
+					jsonw_string_field(w, "pod", ci.pod[0] ? ci.pod : NULL);
+					jsonw_string_field(w, "unit", ci.unit[0] ? ci.unit : NULL);
+				}
 				break;
+			}
 			case SORT_BB: {
 				char a[32], e[32];
 
