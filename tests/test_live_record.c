@@ -192,6 +192,25 @@ Test(live, cgroup_sees_only_its_members)
 	profile__free(p);
 }
 
+/* a process in its own PID namespace (as in a container) keeps its host pid in the samples
+ * and is also shown with the pid it sees: 1, the namespace's init */
+Test(live, pid_namespace_pid_is_recorded)
+{
+	struct profile *p = record("-- unshare -p -f --mount-proc %s 1", fixture("hot7030"));
+	struct run_result r;
+	u32 pid = 0;
+
+	for (size_t i = 0; i < p->nr_samples && !pid; i++)
+		if (profile__nspid(p, p->samples[i].pid) == 1)
+			pid = p->samples[i].pid;
+	cr_assert_neq(pid, 0, "no sampled process has namespace pid 1 (%zu known)", p->nr_nspids);
+	cr_expect_gt(samples_in_pid(p, pid), 500);
+	profile__free(p);
+	run(&r, "%s report -i %s --sort pid --format json", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "\"ns_pid\":1"), "no ns_pid in %s", r.out);
+}
+
 /* randomized periods: intervals vary sample to sample, their mean is the designed one
  * (base * 17/16), and the weights are the intervals actually measured */
 Test(live, random_periods_vary_per_sample_with_the_right_mean)

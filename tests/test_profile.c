@@ -36,6 +36,8 @@ static struct profile *sample_profile(void)
 	cr_assert_eq(profile__add_fork(p, 42, 1, 4), 0);
 	cr_assert_eq(profile__add_ksym(p, 0xffffffff81000000ull, "do_thing"), 0);
 	cr_assert_eq(profile__add_cgroup(p, 7, "/a/b"), 0);
+	cr_assert_eq(profile__add_nspid(p, 42, 1), 0);
+	cr_assert_eq(profile__add_nspid(p, 42, 1), 0); /* known already: not added twice */
 	return p;
 }
 
@@ -93,6 +95,9 @@ Test(profile, round_trip)
 	cr_expect_eq(q->forks[0].ppid, 1);
 	cr_expect_str_eq(profile__str(q, q->ksyms[0].name), "do_thing");
 	cr_expect_str_eq(profile__str(q, q->cgroups[0].path), "/a/b");
+	cr_expect_eq(q->nr_nspids, 1);
+	cr_expect_eq(profile__nspid(q, 42), 1);
+	cr_expect_eq(profile__nspid(q, 43), 0, "a pid in the host namespace has no ns pid");
 	profile__free(p);
 	profile__free(q);
 }

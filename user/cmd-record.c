@@ -369,6 +369,7 @@ int cmd_record(int argc, char **argv)
 	char cgpath[PATH_MAX];
 	u64 cgid, period, start, deadline, max_rate = 0;
 	u32 command_pid = 0;
+	size_t seen_comms = 0, seen_forks = 0;
 	struct stat st;
 
 	err = parse_args(argc, argv);
@@ -509,6 +510,10 @@ int cmd_record(int argc, char **argv)
 			err = -EIO;
 			goto cleanup;
 		}
+		/* processes in their own PID namespace: read while they are alive */
+		profile__fill_nspids(p, seen_comms, seen_forks);
+		seen_comms = p->nr_comms;
+		seen_forks = p->nr_forks;
 		if (env.argv && waitpid(cmd.pid, &child_status, WNOHANG) == cmd.pid) {
 			cmd.pid = -1;
 			break;
@@ -527,6 +532,7 @@ int cmd_record(int argc, char **argv)
 		cmd.pid = -1;
 	}
 	sideband__drain(sb);
+	profile__fill_nspids(p, seen_comms, seen_forks);
 	p->stats.sideband_lost = sideband__lost(sb);
 
 	err = sampler__collect(sampler, p);

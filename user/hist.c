@@ -205,7 +205,7 @@ int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_r
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
 		.comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = cgroup, .kernel = r->kernel,
-		.bb = r->bb,
+		.bb = r->bb, .nspid = h->nspid_of_next,
 	};
 	size_t i;
 
@@ -247,6 +247,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 		struct sym_result r;
 
 		symbolizer__resolve(sy, s, &r);
+		h->nspid_of_next = profile__nspid(p, s->pid);
 		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}

@@ -38,6 +38,7 @@ struct hist_row {
 	bool kernel;
 	const struct bblock *bb;
 	double lbr_execs;	/* from branch stacks, when the profile has them */
+	u32 nspid;		/* the PID inside its namespace, 0 in the host's */
 };
 
 struct hist {
@@ -53,6 +54,7 @@ struct hist {
 	double insns_per_sample;
 	const char *scale_source;	/* "period", "truth", or NULL */
 	bool has_lbr;			/* block rows carry LBR estimates */
+	u32 nspid_of_next;		/* hist__add_profile tells hist__add the namespace PID */
 };
 
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */

@@ -91,8 +91,11 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			snprintf(c[n++].text, 256, "%s", r->sym);
 			break;
 		case SORT_PID:
-			c[n] = (struct cell){ .title = "Pid", .width = 8 };
-			snprintf(c[n++].text, 256, "%u", r->pid);
+			c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14 };
+			if (r->nspid)
+				snprintf(c[n++].text, 256, "%u (%u)", r->pid, r->nspid);
+			else
+				snprintf(c[n++].text, 256, "%u", r->pid);
 			if (has_key(h, SORT_COMM))
 				break;
 			c[n] = (struct cell){ .title = "Command", .width = 16 };
@@ -301,6 +304,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 				break;
 			case SORT_PID:
 				jsonw_uint_field(w, "pid", r->pid);
+				if (r->nspid)
+					jsonw_uint_field(w, "ns_pid", r->nspid);
 				jsonw_string_field(w, "comm", r->comm);
 				break;
 			case SORT_COMM:

@@ -46,6 +46,7 @@ void profile__free(struct profile *p)
 	free(p->ksyms);
 	free(p->cgroups);
 	free(p->lbr);
+	free(p->nspids);
 	free(p->strs.buf);
 	free(p->strs.slots);
 	free(p);
@@ -199,6 +200,23 @@ int profile__add_lbr(struct profile *p, const struct profile_lbr *l)
 	return APPEND(p, lbr, nr_lbr, cap_lbr, *l);
 }
 
+int profile__add_nspid(struct profile *p, u32 pid, u32 nspid)
+{
+	struct profile_nspid n = { pid, nspid };
+
+	if (profile__nspid(p, pid))
+		return 0;
+	return APPEND(p, nspids, nr_nspids, cap_nspids, n);
+}
+
+u32 profile__nspid(const struct profile *p, u32 pid)
+{
+	for (size_t i = 0; i < p->nr_nspids; i++)
+		if (p->nspids[i].pid == pid)
+			return p->nspids[i].nspid;
+	return 0;
+}
+
 static int cmp_ksym(const void *a, const void *b)
 {
 	const struct profile_ksym *x = a, *y = b;
@@ -312,6 +330,7 @@ int profile__write(struct profile *p, const char *path)
 	secs[nsec++] = (struct container_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
 	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
+	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
 	err = container__write(path, PROFILE_MAGIC, PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
 			       secs, nsec);
 cleanup:
@@ -409,6 +428,10 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	case SEC_CGROUPS:
 		err = take((void **)&p->cgroups, &p->nr_cgroups, &p->cap_cgroups, data, size,
 			   sizeof(*p->cgroups), c->name, "cgroup table size");
+		break;
+	case SEC_NSPIDS:
+		err = take((void **)&p->nspids, &p->nr_nspids, &p->cap_nspids, data, size,
+			   sizeof(*p->nspids), c->name, "namespace pid table size");
 		break;
 	case SEC_LBR:
 		err = take((void **)&p->lbr, &p->nr_lbr, &p->cap_lbr, data, size, sizeof(*p->lbr),

@@ -22,6 +22,7 @@ enum profile_section_type {
 	SEC_KSYMS = 8,		/* struct profile_ksym[], sorted by addr */
 	SEC_CGROUPS = 9,	/* struct profile_cgroup[] */
 	SEC_LBR = 10,		/* struct profile_lbr[] (format 1.1) */
+	SEC_NSPIDS = 11,	/* struct profile_nspid[] (format 1.1) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
@@ -84,6 +85,12 @@ struct profile_lbr {
 	u64 a, b;
 	u64 exec_ns;
 	u64 count;
+};
+
+/* a process in its own PID namespace: the PID it sees there */
+struct profile_nspid {
+	u32 pid;		/* host */
+	u32 nspid;		/* innermost namespace */
 };
 
 struct profile_meta {
@@ -149,6 +156,8 @@ struct profile {
 	size_t nr_cgroups, cap_cgroups;
 	struct profile_lbr *lbr;
 	size_t nr_lbr, cap_lbr;
+	struct profile_nspid *nspids;
+	size_t nr_nspids, cap_nspids;
 	struct strtab strs;
 };
 
@@ -167,6 +176,9 @@ int profile__add_fork(struct profile *p, u32 pid, u32 ppid, u64 time_ns);
 int profile__add_ksym(struct profile *p, u64 addr, const char *name);
 int profile__add_cgroup(struct profile *p, u64 id, const char *path);
 int profile__add_lbr(struct profile *p, const struct profile_lbr *l);
+int profile__add_nspid(struct profile *p, u32 pid, u32 nspid);
+/* the PID pid has inside its own namespace, or 0 when it lives in the host's */
+u32 profile__nspid(const struct profile *p, u32 pid);
 
 /* sorts the tables the readers search (ksyms by address, per-pid events by time) */
 void profile__finish(struct profile *p);

@@ -408,6 +408,47 @@ int procfs__synthesize_all(struct profile *p)
 	return err;
 }
 
+u32 procfs__nspid(u32 pid)
+{
+	char path[64], line[256];
+	u32 inner = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/status", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		char *p, *last = NULL, *save = NULL;
+
+		if (strncmp(line, "NSpid:", 6))
+			continue;
+		for (p = strtok_r(line + 6, " \t\n", &save); p; p = strtok_r(NULL, " \t\n", &save))
+			last = p;
+		if (last)
+			inner = strtoul(last, NULL, 10);
+		break;
+	}
+	fclose(f);
+	return inner == pid ? 0 : inner;
+}
+
+void profile__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork)
+{
+	for (size_t i = from_comm; i < p->nr_comms; i++) {
+		u32 ns = procfs__nspid(p->comms[i].pid);
+
+		if (ns)
+			profile__add_nspid(p, p->comms[i].pid, ns);
+	}
+	for (size_t i = from_fork; i < p->nr_forks; i++) {
+		u32 ns = procfs__nspid(p->forks[i].pid);
+
+		if (ns)
+			profile__add_nspid(p, p->forks[i].pid, ns);
+	}
+}
+
 void profile__fill_build_ids(struct profile *p)
 {
 	/* one ELF read per distinct path: interned strings make the offset the key */

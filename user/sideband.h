@@ -26,6 +26,11 @@ int sideband__record(struct profile *p, const void *rec, size_t size, u64 *lost)
 int procfs__synthesize(struct profile *p, u32 pid);
 int procfs__synthesize_all(struct profile *p);
 
+/* the innermost namespace PID of a live process (0: host namespace, or gone) */
+u32 procfs__nspid(u32 pid);
+/* record the namespace PIDs of the processes p knows (those still alive) */
+void profile__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork);
+
 /* fill in build-ids the kernel did not give, from the files themselves */
 void profile__fill_build_ids(struct profile *p);
 
