@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cgroup.h"
 #include "helpers.h"
@@ -48,18 +49,51 @@ Test(cgroup, mount_in_each_layout)
 
 Test(cgroup, root_id_and_path_on_this_machine)
 {
-	char mnt[PATH_MAX], path[PATH_MAX], abs[PATH_MAX];
+	struct cgroup_names names = {};
+	char mnt[PATH_MAX], abs[PATH_MAX];
 	u64 id, id2;
 	int fd;
 
 	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0,
 		     "this machine has cgroup v2 mounted");
 	cr_assert_eq(cgroup__id(mnt, &id), 0);
-	cr_assert_eq(cgroup__path(id, path, sizeof(path)), 0);
-	cr_expect_str_eq(path, "/");
+	cr_assert_eq(cgroup_names__scan(&names), 0);
+	cr_assert(cgroup_names__find(&names, id));
+	cr_expect_str_eq(cgroup_names__find(&names, id), "/");
+	cgroup_names__free(&names);
 	cr_assert_eq(cgroup__open("/", abs, sizeof(abs), &id2, &fd), 0);
 	cr_expect_eq(id, id2);
 	cr_expect_str_eq(abs, mnt);
 	close(fd);
 	cr_expect_neq(cgroup__open("no-such-cgroup-here", abs, sizeof(abs), &id2, &fd), 0);
+}
+
+/* a cgroup keeps the name it had when scanned after it is removed; one made later is found
+ * by the next scan; scanning twice adds nothing twice */
+Test(cgroup, names_outlive_their_cgroups)
+{
+	struct cgroup_names names = {};
+	char mnt[PATH_MAX], a[PATH_MAX + 32], b[PATH_MAX + 32];
+	u64 ida, idb;
+	size_t n;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(a, sizeof(a), "%s/hsbpf-names-a-%d", mnt, getpid());
+	snprintf(b, sizeof(b), "%s/hsbpf-names-b-%d", mnt, getpid());
+	cr_assert_eq(mkdir(a, 0755), 0, "cannot create %s", a);
+	cr_assert_eq(cgroup__id(a, &ida), 0);
+	cr_assert_eq(cgroup_names__scan(&names), 0);
+	n = names.n;
+	cr_assert_eq(rmdir(a), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	cr_assert_eq(cgroup__id(b, &idb), 0);
+	cr_assert_eq(cgroup_names__scan(&names), 0);
+	rmdir(b);
+	cr_expect_eq(names.n, n + 1, "the second scan added %zu", names.n - n);
+	cr_assert(cgroup_names__find(&names, ida));
+	cr_expect_str_eq(cgroup_names__find(&names, ida), a + strlen(mnt));
+	cr_assert(cgroup_names__find(&names, idb));
+	cr_expect_str_eq(cgroup_names__find(&names, idb), b + strlen(mnt));
+	cr_expect_null(cgroup_names__find(&names, ~0ull));
+	cgroup_names__free(&names);
 }

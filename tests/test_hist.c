@@ -118,3 +118,21 @@ Test(hist, text_fits_100_columns_and_json_has_fields)
 	profile__free(p);
 	hist__free(h);
 }
+
+Test(hist, prepend_key_moves_or_inserts)
+{
+	enum sort_key keys[HIST_MAX_KEYS];
+	int n;
+
+	cr_assert_eq(hist__parse_sort("sym,pid", keys, &n), 0);
+	cr_assert_eq(hist__prepend_key(keys, &n, SORT_CGROUP), 0);
+	cr_expect_eq(n, 3);
+	cr_expect(keys[0] == SORT_CGROUP && keys[1] == SORT_SYM && keys[2] == SORT_PID);
+	cr_assert_eq(hist__prepend_key(keys, &n, SORT_PID), 0);
+	cr_expect_eq(n, 3, "a key already there is moved, not repeated");
+	cr_expect(keys[0] == SORT_PID && keys[1] == SORT_CGROUP && keys[2] == SORT_SYM);
+	n = HIST_MAX_KEYS;
+	for (int i = 0; i < n; i++)
+		keys[i] = SORT_SYM;
+	cr_expect_eq(hist__prepend_key(keys, &n, SORT_CGROUP), -E2BIG);
+}

@@ -3,11 +3,13 @@
  * known answers. Only the hardware-event checks depend on the machine having a PMU, and
  * both answers are checked: the clear refusal here, a recording where there is one. */
 #include <criterion/criterion.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -189,6 +191,143 @@ Test(live, cgroup_sees_only_its_members)
 			     (unsigned long long)p->samples[i].cgroup_id);
 	cr_assert_geq(p->nr_cgroups, 1);
 	cr_expect(strstr(profile__str(p, p->cgroups[0].path), "hsbpf-test-"));
+	profile__free(p);
+}
+
+/* some JSON row (one {...} without nesting) holds both strings */
+static bool row_has(const char *json, const char *x, const char *y)
+{
+	for (const char *p = strstr(json, x); p; p = strstr(p + 1, x)) {
+		const char *start = p, *end = strchr(p, '}'), *q;
+
+		while (start > json && *start != '{')
+			start--;
+		q = strstr(start, y);
+		if (q && end && q < end)
+			return true;
+	}
+	return false;
+}
+
+/* rmdir a cgroup once its processes have gone (they may take a moment to leave) */
+static void remove_cgroup(const char *dir)
+{
+	for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
+		usleep(20000);
+}
+
+/* Two "containers", each a cgroup named as docker names them with its own PID namespace,
+ * and a workload on the host: a machine-wide recording puts each function in its own
+ * container, the report names the containers by their short ids, and the processes inside
+ * are shown with the pid they see (1). */
+Test(live, two_containers_and_the_host)
+{
+	char mnt[PATH_MAX], base[PATH_MAX + 64], a[PATH_MAX + 160], b[PATH_MAX + 160];
+	char cmd[2 * PATH_MAX + 512];
+	struct run_result r;
+	struct symbolizer *sy;
+	struct profile *p;
+	u64 ida, idb, in_a = 0, in_b = 0, host = 0;
+	pid_t pa, pb, ph;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(base, sizeof(base), "%s/hsbpf-test-%d", mnt, getpid());
+	snprintf(a, sizeof(a), "%s/docker-%064d.scope", base, 0);
+	memset(strstr(a, "docker-") + 7, 'a', 64);
+	snprintf(b, sizeof(b), "%s/docker-%064d.scope", base, 0);
+	memset(strstr(b, "docker-") + 7, 'b', 64);
+	cr_assert_eq(mkdir(base, 0755), 0, "cannot create cgroup %s", base);
+	cr_assert_eq(mkdir(a, 0755), 0);
+	cr_assert_eq(mkdir(b, 0755), 0);
+	cr_assert_eq(cgroup__id(a, &ida), 0);
+	cr_assert_eq(cgroup__id(b, &idb), 0);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "
+		 "--mount-proc %s 4", a, fixture("hot7030"));
+	pa = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "
+		 "--mount-proc %s 4", b, fixture("threads"));
+	pb = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s 100000 1", fixture("busywork"));
+	ph = spawn(cmd);
+	usleep(300000);
+	p = record("-a -F 499 -d 1.5");
+	reap(pa);
+	reap(pb);
+	reap(ph);
+	sy = symbolizer__new(p);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *s = &p->samples[i];
+		struct sym_result res;
+
+		symbolizer__resolve(sy, s, &res);
+		if (!strcmp(res.sym, "work_70") || !strcmp(res.sym, "work_30")) {
+			in_a += s->count;
+			cr_expect_eq(s->cgroup_id, ida, "hot7030 sampled in cgroup %llu",
+				     (unsigned long long)s->cgroup_id);
+			cr_expect_eq(profile__nspid(p, s->pid), 1, "hot7030 is pid 1 in its namespace");
+		} else if (!strcmp(res.sym, "thread_a") || !strcmp(res.sym, "thread_b")) {
+			in_b += s->count;
+			cr_expect_eq(s->cgroup_id, idb, "threads sampled in cgroup %llu",
+				     (unsigned long long)s->cgroup_id);
+			cr_expect_eq(profile__nspid(p, s->pid), 1, "threads is pid 1 in its namespace");
+		} else if (!strcmp(res.sym, "spin") && strstr(res.dso, "busywork")) {
+			host += s->count;
+			cr_expect(s->cgroup_id != ida && s->cgroup_id != idb, "host workload in a container");
+			cr_expect_eq(profile__nspid(p, s->pid), 0);
+		}
+	}
+	symbolizer__free(sy);
+	profile__free(p);
+	cr_expect_gt(in_a, 50, "container a: %llu samples", (unsigned long long)in_a);
+	cr_expect_gt(in_b, 50, "container b: %llu samples", (unsigned long long)in_b);
+	cr_expect_gt(host, 50, "host: %llu samples", (unsigned long long)host);
+	run(&r, "%s report -i %s --per-cgroup --format json", hsbpf_bin(), out_path());
+	remove_cgroup(a);
+	remove_cgroup(b);
+	remove_cgroup(base);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	/* each container's hottest function is in a row of its own, under its short id */
+	cr_expect(row_has(r.out, "\"container\":\"aaaaaaaaaaaa\"", "\"symbol\":\"work_70\""),
+		  "no row for work_70 in container a: %s", r.out);
+	cr_expect(row_has(r.out, "\"container\":\"bbbbbbbbbbbb\"", "\"symbol\":\"thread_"),
+		  "no row for threads in container b: %s", r.out);
+	cr_expect(!row_has(r.out, "\"container\":\"aaaaaaaaaaaa\"", "\"symbol\":\"thread_"),
+		  "threads attributed to container a");
+}
+
+/* a container that ends, and whose cgroup is removed, while the machine is being recorded:
+ * the recording carries on and its samples keep the cgroup's name */
+Test(live, cgroup_removed_while_recording)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX + 64], *rel;
+	const char *named = NULL;
+	struct run_result r;
+	struct profile *p;
+	u64 id, in = 0;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(dir, sizeof(dir), "%s/hsbpf-gone-%d", mnt, getpid());
+	rel = dir + strlen(mnt);
+	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
+	cr_assert_eq(cgroup__id(dir, &id), 0);
+	unlink(out_path());
+	run(&r, "sh -c 'echo $$ > %s/cgroup.procs && exec %s 1.5' & w=$!; "
+		"%s record -a -d 3 -o %s & rec=$!; wait $w; sleep 0.2; rmdir %s && echo removed; "
+		"wait $rec", dir, fixture("hot7030"), hsbpf_bin(), out_path(), dir);
+	if (!strstr(r.out, "removed"))
+		remove_cgroup(dir);
+	cr_assert_eq(r.status, 0, "record failed (%d): %s", r.status, r.err);
+	cr_assert(strstr(r.out, "removed"), "the cgroup was not removed during the recording");
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].cgroup_id == id)
+			in += p->samples[i].count;
+	cr_expect_gt(in, 100, "%llu samples from the removed cgroup", (unsigned long long)in);
+	for (size_t i = 0; i < p->nr_cgroups && !named; i++)
+		if (p->cgroups[i].id == id)
+			named = profile__str(p, p->cgroups[i].path);
+	cr_assert(named, "the removed cgroup is not in the cgroup table");
+	cr_expect_str_eq(named, rel);
 	profile__free(p);
 }
 

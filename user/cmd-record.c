@@ -271,8 +271,9 @@ out:
 	free(keep);
 }
 
-static void save_cgroups(struct profile *p)
+static void save_cgroups(struct profile *p, struct cgroup_names *names)
 {
+	cgroup_names__scan(names);	/* the cgroups made since the last scan */
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		u64 id = p->samples[i].cgroup_id;
 		char path[PATH_MAX];
@@ -282,7 +283,9 @@ static void save_cgroups(struct profile *p)
 			seen = p->cgroups[j].id == id;
 		if (seen || !id)
 			continue;
-		if (cgroup__path(id, path, sizeof(path)))
+		if (cgroup_names__find(names, id))
+			snprintf(path, sizeof(path), "%s", cgroup_names__find(names, id));
+		else
 			snprintf(path, sizeof(path), "[removed cgroup %" PRIu64 "]", id);
 		if (profile__add_cgroup(p, id, path))
 			return;
@@ -370,6 +373,8 @@ int cmd_record(int argc, char **argv)
 	u64 cgid, period, start, deadline, max_rate = 0;
 	u32 command_pid = 0;
 	size_t seen_comms = 0, seen_forks = 0;
+	struct cgroup_names cgroups = {};
+	u64 next_scan = 0;
 	struct stat st;
 
 	err = parse_args(argc, argv);
@@ -514,6 +519,11 @@ int cmd_record(int argc, char **argv)
 		profile__fill_nspids(p, seen_comms, seen_forks);
 		seen_comms = p->nr_comms;
 		seen_forks = p->nr_forks;
+		/* cgroup names, once a second: a container gone by the end keeps its name */
+		if (now_ns(CLOCK_MONOTONIC) >= next_scan) {
+			cgroup_names__scan(&cgroups);
+			next_scan = now_ns(CLOCK_MONOTONIC) + 1000000000ull;
+		}
 		if (env.argv && waitpid(cmd.pid, &child_status, WNOHANG) == cmd.pid) {
 			cmd.pid = -1;
 			break;
@@ -545,7 +555,7 @@ int cmd_record(int argc, char **argv)
 		prune_sideband(p, pids, nr_pids);
 	profile__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
-	save_cgroups(p);
+	save_cgroups(p, &cgroups);
 	err = profile__write(p, env.output);
 	if (err)
 		goto cleanup;
@@ -572,6 +582,7 @@ cleanup:
 		command__abort(&cmd);
 	sampler__destroy(sampler);
 	sideband__close(sb);
+	cgroup_names__free(&cgroups);
 	if (so.cgroup_fd >= 0)
 		close(so.cgroup_fd);
 	profile__free(p);

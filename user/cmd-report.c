@@ -15,12 +15,13 @@
 
 static const char usage_text[] =
 	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv] [--limit N]\n"
-	"                    [--truth FILE]\n"
+	"                    [--per-cgroup] [--truth FILE]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
 	"                       bb (basic blocks, with estimated executions); or alone: edge,\n"
 	"                       range (taken branches, fall-through ranges from branch stacks)\n"
+	"      --per-cgroup     break the rows down by cgroup (container): cgroup first in KEYS\n"
 	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
@@ -57,6 +58,7 @@ int cmd_report(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'l' },
 		{ "truth", required_argument, NULL, 't' },
+		{ "per-cgroup", no_argument, NULL, 'G' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -67,7 +69,7 @@ int cmd_report(int argc, char **argv)
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
-	bool limit_set = false;
+	bool limit_set = false, per_cgroup = false;
 	u64 limit = 0;
 	int c, nr_keys, err;
 
@@ -91,6 +93,9 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 't':
 			truth_path = optarg;
+			break;
+		case 'G':
+			per_cgroup = true;
 			break;
 		case 'v':
 			verbose++;
@@ -125,6 +130,8 @@ int cmd_report(int argc, char **argv)
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
 		return 2;
+	if (per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
+		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
 	if (!limit_set)
 		limit = fmt == HIST_TEXT ? 50 : 0;
 

@@ -44,6 +44,22 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 	return 0;
 }
 
+int hist__prepend_key(enum sort_key *keys, int *nr_keys, enum sort_key k)
+{
+	int i;
+
+	for (i = 0; i < *nr_keys && keys[i] != k; i++)
+		;
+	if (i == *nr_keys) {
+		if (*nr_keys == HIST_MAX_KEYS)
+			return -E2BIG;
+		(*nr_keys)++;
+	}
+	memmove(keys + 1, keys, i * sizeof(*keys));
+	keys[0] = k;
+	return 0;
+}
+
 struct hist *hist__new(const enum sort_key *keys, int nr_keys)
 {
 	struct hist *h = calloc(1, sizeof(*h));

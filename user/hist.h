@@ -60,6 +60,8 @@ struct hist {
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */
 int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys);
 const char *hist__key_name(enum sort_key k);
+/* put k first (moving it there if it is already a key): 0, or -E2BIG when the keys are full */
+int hist__prepend_key(enum sort_key *keys, int *nr_keys, enum sort_key k);
 
 struct hist *hist__new(const enum sort_key *keys, int nr_keys);
 void hist__free(struct hist *h);

@@ -127,7 +127,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 		case SORT_CGROUP: {
 			struct container_id ci;
 
-			c[n] = (struct cell){ .title = "Container", .width = 34 };
+			c[n] = (struct cell){ .title = "Container", .width = h->nr_keys > 1 ? 24 : 34 };
 			if (r->cgroup && !container__identify(r->cgroup, &ci))
 				container__describe(&ci, c[n++].text, 256);
 			else
@@ -152,23 +152,26 @@ static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int
 	for (int i = 0; i < n; i++) {
 		const char *s = titles ? c[i].title : c[i].text;
 		int left = TEXT_WIDTH - used - 1;
-		int w = c[i].width && i < n - 1 ? c[i].width : left;
+		/* the last column takes the rest; a flexible one (width 0) before it, 24 */
+		int w = i == n - 1 ? left : c[i].width ? c[i].width : 24;
 		int len = strlen(s);
+		bool last;
 
 		if (w > left)
 			w = left;
 		if (w <= 0)
 			break;
+		/* the last column printed: no padding after it */
+		last = i == n - 1 || left - w - 1 <= 0;
 		if (len > w)
-			fprintf(out, "%.*s+", w - 1, s);
-		else if (i < n - 1)
-			fprintf(out, "%-*s", w, s);
+			fprintf(out, "%.*s+%s", w - 1, s, last ? "" : " ");
+		else if (!last)
+			fprintf(out, "%-*s ", w, s);
 		else
 			fputs(s, out);
-		if (i < n - 1) {
-			fputc(' ', out);
-			used += w + 1;
-		}
+		if (last)
+			break;
+		used += w + 1;
 	}
 	fputc('\n', out);
 }
