@@ -16,6 +16,8 @@ typedef uint16_t u16;
 typedef uint8_t u8;
 typedef int64_t s64;
 
+#define HSBPF_VERSION "0.1.0"
+
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 extern int verbose;

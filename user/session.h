@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A sampling session, what record (and top) run: checks the event, period and target, starts
+ * the command or finds the processes, loads and attaches the sampler, follows the sideband
+ * (maps, comms, forks, namespace pids, cgroup names) while it runs, and at the end gathers
+ * the samples into a profile ready to write. */
+#ifndef HSBPF_SESSION_H
+#define HSBPF_SESSION_H
+
+#include <stdbool.h>
+#include "event.h"
+#include "period.h"
+#include "profile.h"
+
+struct session_opts {
+	const char *event;	/* "cpu-clock" when NULL */
+	u64 freq;		/* -F; 0 for the default (999) unless period is set */
+	u64 period;		/* -c */
+	enum period_mode mode;
+	bool all;		/* -a */
+	const char *pids;	/* -p list */
+	const char *cgroup;	/* --cgroup PATH */
+	const char *cpus;	/* -C list; NULL: online CPUs */
+	u32 map_entries;
+	u64 seed;
+	bool branch_stack;	/* -b */
+	char **argv;		/* a command to run */
+};
+
+struct session;
+
+/* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
+ * event, the period, the pid list); *out is to be closed either way */
+int session__new(const struct session_opts *opts, struct session **out);
+/* set everything up short of sampling: the pids exist, the cgroup opens, the command is
+ * spawned (held before its exec), the sideband and the sampler are loaded */
+int session__open(struct session *s);
+/* attach and, for a command, let it exec; sampling starts here */
+int session__start(struct session *s);
+/* wait up to timeout_ms for sideband records and follow them: 1 when the target has ended
+ * (the command exited, every -p process is gone), 0 to go on, -errno on error */
+int session__poll(struct session *s, int timeout_ms);
+/* stop sampling (a command still running gets SIGTERM) and fill the profile: samples,
+ * counters, metadata, the process history the samples need, build-ids, kernel symbols and
+ * cgroup names */
+int session__finish(struct session *s);
+struct profile *session__profile(struct session *s);
+/* the command's wait status, -1 when there was none or it is still running */
+int session__child_status(const struct session *s);
+const char *session__event_name(const struct session *s);
+int session__nr_cpus(const struct session *s);
+void session__close(struct session *s);
+
+#endif /* HSBPF_SESSION_H */
