@@ -68,7 +68,7 @@ all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 $(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
 
-$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c bpf/hsbpf.h vmlinux/vmlinux.h | $(OUTPUT)/bpf
+$(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.h | $(OUTPUT)/bpf
 	$(call msg,BPF,$@)
 	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
 

@@ -6,17 +6,10 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include "hsbpf.h"
+#include "samples.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool precise = false;	/* the event is precise (PEBS): apply the IP+1 fix */
-
-/* the IP histogram, shared with profile.bpf.c (user space hands over its map) */
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);
-	__type(key, struct sample_key);
-	__type(value, struct sample_value);
-} samples SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -24,13 +17,6 @@ struct {
 	__type(key, struct lbr_key);
 	__type(value, __u64);
 } lbr SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, struct proc_state);
-} procs SEC(".maps");
 
 /* the branch stack and the walk's state live in a per-CPU map value, not on the stack: the
  * verifier does not track map values exactly, so bpf_loop's callback converges at once */
@@ -133,32 +119,12 @@ static long walk_entry(__u64 i, struct walk_ctx *c)
 static __always_inline void count_ip(struct bpf_perf_event_data *ctx, struct walk *w, __u32 tgid,
 				     struct proc_state *proc)
 {
-	struct sample_key key = {};
-	struct sample_value one = { 1, ctx->sample_period }, *val;
+	__u64 ip = PT_REGS_IP(&ctx->regs);
 
-	key.pid = tgid;
-	key.ip = PT_REGS_IP(&ctx->regs);
-	if (precise && w->n > 0 && key.ip == w->e[0].to)
-		key.ip = w->e[0].from;
-	if ((__s64)key.ip < 0)
-		key.flags |= HSBPF_KEY_KERNEL;
-	key.cgroup_id = bpf_get_current_cgroup_id();
-	key.exec_ns = proc ? proc->exec_ns : 0;
-	val = bpf_map_lookup_elem(&samples, &key);
-	if (val) {
-		__sync_fetch_and_add(&val->count, 1);
-		__sync_fetch_and_add(&val->weight, one.weight);
-		return;
-	}
-	if (bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST)) {
-		val = bpf_map_lookup_elem(&samples, &key);
-		if (val) {
-			__sync_fetch_and_add(&val->count, 1);
-			__sync_fetch_and_add(&val->weight, one.weight);
-		} else {
-			stat_add(HSBPF_LBR_DROPPED, 1);
-		}
-	}
+	if (precise && w->n > 0 && ip == w->e[0].to)
+		ip = w->e[0].from;
+	if (!samples__count(tgid, ip, proc, ctx->sample_period))
+		stat_add(HSBPF_LBR_DROPPED, 1);
 }
 
 SEC("perf_event")

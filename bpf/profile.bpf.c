@@ -6,24 +6,11 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "hsbpf.h"
+#include "samples.bpf.h"
 
 /* Tunables, set by user space before load */
 const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] */
 const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);	/* resized by user space before load */
-	__type(key, struct sample_key);
-	__type(value, struct sample_value);
-} samples SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_HASH);
-	__uint(max_entries, 65536);
-	__type(key, __u32);
-	__type(value, struct proc_state);
-} procs SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -92,8 +79,6 @@ static __always_inline void rearm_request(__u64 counter, __u64 interval, bool co
 SEC("perf_event")
 int hsbpf_sample(struct bpf_perf_event_data *ctx)
 {
-	struct sample_value one, *val;
-	struct sample_key key = {};
 	__u64 weight, counter = 0;
 	struct proc_state *proc;
 	__u32 tgid;
@@ -113,33 +98,8 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 	if (random_periods)
 		rearm_request(counter, weight, true);
 
-	key.pid = tgid;
-	key.ip = PT_REGS_IP(&ctx->regs);
-	/* x86-64: the kernel owns the upper canonical half */
-	if ((__s64)key.ip < 0)
-		key.flags |= HSBPF_KEY_KERNEL;
-	key.cgroup_id = bpf_get_current_cgroup_id();
-	if (proc)
-		key.exec_ns = proc->exec_ns;
-
-	val = bpf_map_lookup_elem(&samples, &key);
-	if (val) {
-		__sync_fetch_and_add(&val->count, 1);
-		__sync_fetch_and_add(&val->weight, weight);
-		return 0;
-	}
-	one.count = 1;
-	one.weight = weight;
-	if (!bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST))
-		return 0;
-	/* another CPU inserted the key first, or the map is full */
-	val = bpf_map_lookup_elem(&samples, &key);
-	if (val) {
-		__sync_fetch_and_add(&val->count, 1);
-		__sync_fetch_and_add(&val->weight, weight);
-		return 0;
-	}
-	stat_inc(HSBPF_STAT_DROPPED_FULL);
+	if (!samples__count(tgid, PT_REGS_IP(&ctx->regs), proc, weight))
+		stat_inc(HSBPF_STAT_DROPPED_FULL);
 	return 0;
 }
 

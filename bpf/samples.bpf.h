@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What profile.bpf.c and lbr.bpf.c share: the IP histogram and the process table (one
+ * definition, so that user space can hand one program's maps to the other), and the one way
+ * a sample is counted into the histogram. */
+#ifndef HSBPF_SAMPLES_BPF_H
+#define HSBPF_SAMPLES_BPF_H
+
+#include "hsbpf.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);	/* resized by user space before load */
+	__type(key, struct sample_key);
+	__type(value, struct sample_value);
+} samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 65536);
+	__type(key, __u32);
+	__type(value, struct proc_state);
+} procs SEC(".maps");
+
+/* count one sample of weight at ip in process tgid (proc: its procs[] entry, or NULL);
+ * false when the map is full and the sample was dropped */
+static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_state *proc,
+					   __u64 weight)
+{
+	struct sample_value one = { 1, weight }, *val;
+	struct sample_key key = {};
+
+	key.pid = tgid;
+	key.ip = ip;
+	/* x86-64: the kernel owns the upper canonical half */
+	if ((__s64)ip < 0)
+		key.flags |= HSBPF_KEY_KERNEL;
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	if (proc)
+		key.exec_ns = proc->exec_ns;
+
+	val = bpf_map_lookup_elem(&samples, &key);
+	if (!val) {
+		if (!bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST))
+			return true;
+		/* another CPU inserted the key first, or the map is full */
+		val = bpf_map_lookup_elem(&samples, &key);
+		if (!val)
+			return false;
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
+	return true;
+}
+
+#endif /* HSBPF_SAMPLES_BPF_H */
