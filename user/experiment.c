@@ -343,6 +343,27 @@ static size_t program_objects(const struct workload *w, const struct truth *t, u
 	return nobj;
 }
 
+static struct exp_row *row_init(struct exp_row *r, const struct workload *w, const char *mode,
+				u64 period)
+{
+	r->workload = w->name;
+	r->kind = w->kind;
+	r->mode = mode;
+	r->period_ns = period;
+	return r;
+}
+
+static void print_progress(const struct exp_row *r, size_t nr, size_t total, u64 t0)
+{
+	fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0), nr, total,
+		r->workload, r->mode, r->period_ns / 1e3);
+	if (r->ok)
+		fprintf(stderr, "%6" PRIu64 " samples  OD %.4f  AE %.4f  NRMSE %.4f\n", r->m.ns,
+			r->m.od, r->m.ae, r->m.nrmse);
+	else
+		fprintf(stderr, "not scored\n");
+}
+
 int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_out)
 {
 	struct workload *w = NULL;
@@ -370,38 +391,18 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 			goto out;
 		for (int pi = 0; pi < o->nr_periods; pi++) {
 			for (int mi = 0; mi < o->nr_modes; mi++) {
-				struct exp_row *r = &rows[nr++];
+				struct exp_row *r = row_init(&rows[nr++], &w[i], o->modes[mi], o->periods[pi]);
 
-				r->workload = w[i].name;
-				r->kind = w[i].kind;
-				r->mode = o->modes[mi];
-				r->period_ns = o->periods[pi];
 				r->ok = !record_and_score(o, &w[i], t, r->mode, r->period_ns, &r->m);
-				fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0),
-					nr, total, r->workload, r->mode, r->period_ns / 1e3);
-				if (r->ok)
-					fprintf(stderr, "%6" PRIu64 " samples  OD %.4f  AE %.4f  NRMSE %.4f\n",
-						r->m.ns, r->m.od, r->m.ae, r->m.nrmse);
-				else
-					fprintf(stderr, "not scored\n");
+				print_progress(r, nr, total, t0);
 			}
 			if (o->with_perf) {
-				struct exp_row *r = &rows[nr++];
+				struct exp_row *r = row_init(&rows[nr++], &w[i], "perf-record", o->periods[pi]);
 				u32 objs[4];
 				size_t nobj = program_objects(&w[i], t, objs);
 
-				r->workload = w[i].name;
-				r->kind = w[i].kind;
-				r->mode = "perf-record";
-				r->period_ns = o->periods[pi];
 				r->ok = !perf_and_score(o, &w[i], t, r->period_ns, objs, nobj, &r->m);
-				fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-12s %8.1f us: ", seconds_since(t0),
-					nr, total, r->workload, r->mode, r->period_ns / 1e3);
-				if (r->ok)
-					fprintf(stderr, "%6" PRIu64 " samples  OD %.4f  AE %.4f  NRMSE %.4f\n",
-						r->m.ns, r->m.od, r->m.ae, r->m.nrmse);
-				else
-					fprintf(stderr, "not scored\n");
+				print_progress(r, nr, total, t0);
 			}
 		}
 		truth__free(t);
@@ -452,16 +453,13 @@ int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size
 			struct vpmu_opts v = { .event = table3[m].event, .period = table3[m].period,
 					       .mode = table3[m].mode, .skid = table3[m].skid,
 					       .lbr = table3[m].lbr };
-			struct exp_row *r = &rows[nr++];
+			/* the period is in events here */
+			struct exp_row *r = row_init(&rows[nr++], &w[i], table3[m].name, table3[m].period);
 			struct truth *t = NULL;
 			u32 objs[4];
 			size_t nobj;
 			int saved = dup(1), null = open("/dev/null", O_WRONLY);
 
-			r->workload = w[i].name;
-			r->kind = w[i].kind;
-			r->mode = table3[m].name;
-			r->period_ns = table3[m].period;	/* in events here */
 			v.out = profile__new();
 			fflush(stdout);
 			if (saved >= 0 && null >= 0)
