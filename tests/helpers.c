@@ -50,15 +50,20 @@ const char *hsbpf_bin(void)
 	return b ? b : "./hsbpf";
 }
 
-const char *fixture(const char *name)
+const char *env_path(const char *var, const char *dflt, const char *name)
 {
-	static char bufs[4][512];
+	static char bufs[4][1024];
 	static int next;
-	const char *dir = getenv("FIXTURES");
+	const char *dir = getenv(var);
 	char *b = bufs[next++ % 4];
 
-	snprintf(b, 512, "%s/%s", dir ? dir : ".output/fixtures", name);
+	snprintf(b, 1024, "%s/%s", dir ? dir : dflt, name);
 	return b;
+}
+
+const char *fixture(const char *name)
+{
+	return env_path("FIXTURES", ".output/fixtures", name);
 }
 
 const char *tmpdir(void)

@@ -15,7 +15,10 @@ struct run_result {
 /* run a shell command line; stdout and stderr captured */
 int run(struct run_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 const char *hsbpf_bin(void);
-const char *fixture(const char *name);	/* path of a built fixture (static buffer ring) */
+/* NAME inside the directory environment variable VAR names, DFLT when unset (static
+ * buffer ring of 4) */
+const char *env_path(const char *var, const char *dflt, const char *name);
+const char *fixture(const char *name);	/* path of a built fixture (env_path's ring) */
 /* a fresh temporary directory for this test, removed by cleanup_tmpdir */
 const char *tmpdir(void);
 void cleanup_tmpdir(void);

@@ -27,13 +27,7 @@ struct object_maps {
 
 static const char *lbr_data(const char *file)
 {
-	static char buf[4][1024];
-	static int n;
-	const char *dir = getenv("LBR_DATA");
-	char *b = buf[n++ % 4];
-
-	snprintf(b, 1024, "%s/%s", dir ? dir : "../shared/data/lbr", file);
-	return b;
+	return env_path("LBR_DATA", "../shared/data/lbr", file);
 }
 
 static int on_mmap(void *ctx, u32 pid, u64 s, u64 l, u64 o, const char *p, u64 t)
@@ -233,7 +227,7 @@ Test(lbr, fuzz_corpus_replays_cleanly, .init = cr_redirect_stderr)
 	int n = 0;
 
 	snprintf(list, sizeof(list), "%s/corpus.txt", tmpdir());
-	cr_assert_eq(run(&r, "ls -d %s/../tests/fuzz/corpus/* > %s", getenv("OUTPUT") ? getenv("OUTPUT") : ".output",
+	cr_assert_eq(run(&r, "ls -d %s/* > %s", env_path("OUTPUT", ".output", "../tests/fuzz/corpus"),
 			 list), 0, "%s", r.err);
 	f = fopen(list, "r");
 	cr_assert(f);

@@ -425,7 +425,7 @@ Test(truth, eval_scores_a_kernel)
 	char wl[512], args[600];
 	struct run_result r;
 
-	snprintf(wl, sizeof(wl), "%s/../workloads/callchain", getenv("FIXTURES") ? getenv("FIXTURES") : ".output/fixtures");
+	snprintf(wl, sizeof(wl), "%s", fixture("../workloads/callchain"));
 	snprintf(args, sizeof(args), "%s 400000", wl);
 	truth__free(collect(tpath("w.truth"), "%s", args));
 	cr_assert_eq(run(&r, "%s record -F 4999 -o %s -- %s >/dev/null", hsbpf_bin(), tpath("w.data"), args), 0,
@@ -537,8 +537,7 @@ Test(truth, virtual_pmu_lbr_beats_classic)
 	struct run_result r;
 	double ae[2];
 
-	snprintf(wl, sizeof(wl), "%s/../workloads/shortblocks 2000000",
-		 getenv("FIXTURES") ? getenv("FIXTURES") : ".output/fixtures");
+	snprintf(wl, sizeof(wl), "%s 2000000", fixture("../workloads/shortblocks"));
 	cr_assert_eq(run(&r, "%s truth --vpmu insns --period 1000000 --skid 3 -o %s --profile %s -- %s",
 			 hsbpf_bin(), tpath("vc.truth"), tpath("vc.data"), wl), 0, "%s", r.err);
 	cr_expect(strstr(r.err, "virtual PMU:"), "%s", r.err);
