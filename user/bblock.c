@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Block building: a linear sweep per function, leaders marked, blocks cut at leaders. */
 #include <gelf.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -319,16 +320,9 @@ void bblock_table__free(struct bblock_table *t)
 
 const struct bblock *bblock_table__find(const struct bblock_table *t, u64 vaddr)
 {
-	size_t lo = 0, hi = t->nr;
+	size_t lo = array__count_le(t->blocks, t->nr, sizeof(*t->blocks),
+				    offsetof(struct bblock, start), vaddr);
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (t->blocks[mid].start <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
 	if (!lo || vaddr >= t->blocks[lo - 1].end)
 		return NULL;
 	return &t->blocks[lo - 1];

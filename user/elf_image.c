@@ -210,16 +210,8 @@ u64 elf_image__section_end(const struct elf_image *img, u64 vaddr)
 
 const struct elf_func *elf_image__func_at(const struct elf_image *img, u64 vaddr)
 {
-	size_t lo = 0, hi = img->nr_funcs;
-
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (img->funcs[mid].addr <= vaddr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	size_t lo = array__count_le(img->funcs, img->nr_funcs, sizeof(*img->funcs),
+				    offsetof(struct elf_func, addr), vaddr);
 	if (!lo)
 		return NULL;
 	/* sizeless symbols (hand-written asm) reach up to the next symbol */

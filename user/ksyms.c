@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Kernel symbols: load kallsyms text symbols, keep those that cover sampled kernel IPs. */
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,18 +84,11 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 	}
 	for (size_t i = 0; i < p->nr_samples && nr; i++) {
 		const struct profile_sample *s = &p->samples[i];
-		size_t lo = 0, hi = nr;
+		size_t lo;
 
 		if (!(s->flags & HSBPF_KEY_KERNEL))
 			continue;
-		while (lo < hi) {
-			size_t mid = (lo + hi) / 2;
-
-			if (syms[mid].addr <= s->ip)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
+		lo = array__count_le(syms, nr, sizeof(*syms), offsetof(struct ksym, addr), s->ip);
 		if (lo)
 			hit[lo - 1] = 1;
 	}

@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -402,18 +403,12 @@ out:
 static void resolve_kernel(struct symbolizer *sy, u64 ip, struct sym_result *r)
 {
 	const struct profile *p = sy->p;
-	size_t lo = 0, hi = p->nr_ksyms;
+	size_t lo;
 	const char *name, *mod;
 
 	r->dso = "[kernel.kallsyms]";
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (p->ksyms[mid].addr <= ip)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	lo = array__count_le(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms),
+			     offsetof(struct profile_ksym, addr), ip);
 	if (!lo)
 		return;
 	name = profile__str(p, p->ksyms[lo - 1].name);

@@ -87,3 +87,20 @@ int parse_u64(const char *s, u64 *out)
 	*out = v;
 	return 0;
 }
+
+size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		u64 key;
+
+		memcpy(&key, (const char *)base + mid * size + off, sizeof(key));
+		if (key <= v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
