@@ -20,20 +20,24 @@ static int cmp_ksym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-int ksyms__save_for_samples(struct profile *p, const char *path)
+static void free_syms(struct ksym *syms, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		free(syms[i].name);
+	free(syms);
+}
+
+/* the text symbols of a kallsyms file, sorted by address; 0 with none when it cannot be read */
+static int load(const char *path, struct ksym **out, size_t *nr_out)
 {
 	struct ksym *syms = NULL;
-	char *hit = NULL;
 	size_t nr = 0, cap = 0;
 	char line[512];
-	bool any = false;
 	int err = 0;
 	FILE *f;
 
-	for (size_t i = 0; i < p->nr_samples && !any; i++)
-		any = p->samples[i].flags & HSBPF_KEY_KERNEL;
-	if (!any)
-		return 0;
+	*out = NULL;
+	*nr_out = 0;
 	f = fopen(path, "re");
 	if (!f) {
 		warning("cannot open '%s': %s: kernel samples will be [unknown]", path, strerror(errno));
@@ -69,13 +73,47 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 	}
 	fclose(f);
 	if (err) {
-		error("cannot load kernel symbols: %s", strerror(-err));
-		goto cleanup;
+		free_syms(syms, nr);
+		return fail(err, "cannot load kernel symbols: %s", strerror(-err));
 	}
 	if (!nr)
 		warning("'%s' shows no addresses (kptr_restrict?): kernel samples will be [unknown]", path);
 	if (nr > 1)
 		qsort(syms, nr, sizeof(*syms), cmp_ksym);
+	*out = syms;
+	*nr_out = nr;
+	return 0;
+}
+
+int ksyms__save_all(struct profile *p, const char *path)
+{
+	struct ksym *syms;
+	size_t nr;
+	int err = load(path, &syms, &nr);
+
+	for (size_t i = 0; i < nr && !err; i++)
+		err = profile__add_ksym(p, syms[i].addr, syms[i].name);
+	if (err)
+		error("cannot save kernel symbols: %s", strerror(-err));
+	free_syms(syms, nr);
+	return err;
+}
+
+int ksyms__save_for_samples(struct profile *p, const char *path)
+{
+	struct ksym *syms = NULL;
+	char *hit = NULL;
+	size_t nr = 0;
+	bool any = false;
+	int err;
+
+	for (size_t i = 0; i < p->nr_samples && !any; i++)
+		any = p->samples[i].flags & HSBPF_KEY_KERNEL;
+	if (!any)
+		return 0;
+	err = load(path, &syms, &nr);
+	if (err)
+		return err;
 	hit = calloc(nr + 1, 1);
 	if (!hit) {
 		err = -ENOMEM;
@@ -103,9 +141,7 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 	if (err)
 		error("cannot save kernel symbols: %s", strerror(-err));
 cleanup:
-	for (size_t i = 0; i < nr; i++)
-		free(syms[i].name);
-	free(syms);
+	free_syms(syms, nr);
 	free(hit);
 	return err;
 }

@@ -8,5 +8,7 @@
 
 /* add to p the kallsyms entry that covers each kernel IP sampled; path for tests */
 int ksyms__save_for_samples(struct profile *p, const char *kallsyms_path);
+/* add every text symbol (top: read once, then every new kernel IP resolves without I/O) */
+int ksyms__save_all(struct profile *p, const char *kallsyms_path);
 
 #endif /* HSBPF_KSYMS_H */

@@ -348,7 +348,7 @@ void sampler__stop(struct sampler *s)
 	}
 }
 
-static int collect_stats(struct sampler *s, struct profile *p)
+int sampler__read_counters(struct sampler *s, struct profile_stats *st)
 {
 	int ncpu = libbpf_num_possible_cpus();
 	u64 *vals, sum[HSBPF_STAT_NR] = {};
@@ -370,12 +370,26 @@ static int collect_stats(struct sampler *s, struct profile *p)
 			sum[k] += vals[c];
 	}
 	free(vals);
-	p->stats.samples += sum[HSBPF_STAT_SAMPLES];
-	p->stats.filtered += sum[HSBPF_STAT_FILTERED];
-	p->stats.dropped_full += sum[HSBPF_STAT_DROPPED_FULL] + sum[HSBPF_STAT_DROPPED_RACE];
-	p->stats.rearm_lost += sum[HSBPF_STAT_REARM_LOST];
-	p->stats.exec_full += sum[HSBPF_STAT_EXEC_FULL];
-	p->stats.pids_full += sum[HSBPF_STAT_PIDS_FULL];
+	st->samples = sum[HSBPF_STAT_SAMPLES];
+	st->filtered = sum[HSBPF_STAT_FILTERED];
+	st->dropped_full = sum[HSBPF_STAT_DROPPED_FULL] + sum[HSBPF_STAT_DROPPED_RACE];
+	st->rearm_lost = sum[HSBPF_STAT_REARM_LOST];
+	st->exec_full = sum[HSBPF_STAT_EXEC_FULL];
+	st->pids_full = sum[HSBPF_STAT_PIDS_FULL];
+	return err;
+}
+
+static int collect_stats(struct sampler *s, struct profile *p)
+{
+	struct profile_stats st = {};
+	int err = sampler__read_counters(s, &st);
+
+	p->stats.samples += st.samples;
+	p->stats.filtered += st.filtered;
+	p->stats.dropped_full += st.dropped_full;
+	p->stats.rearm_lost += st.rearm_lost;
+	p->stats.exec_full += st.exec_full;
+	p->stats.pids_full += st.pids_full;
 	if (s->rs.intervals) {
 		p->stats.rearms += s->rs.rearms;
 		p->stats.intervals += s->rs.intervals;
@@ -421,7 +435,7 @@ static int collect_lbr(struct sampler *s, struct profile *p)
 	return err;
 }
 
-int sampler__collect(struct sampler *s, struct profile *p)
+int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
 {
 	const u32 batch = 4096;
 	int fd = bpf_map__fd(s->skel->maps.samples);
@@ -451,25 +465,62 @@ int sampler__collect(struct sampler *s, struct profile *p)
 				.cgroup_id = keys[i].cgroup_id, .exec_ns = keys[i].exec_ns,
 				.count = vals[i].count, .weight = vals[i].weight,
 			};
+			int ret = fn(ctx, &ps);
 
-			if (profile__add_sample(p, &ps)) {
-				err = -ENOMEM;
-				error("cannot store samples: %s", strerror(ENOMEM));
+			if (ret) {
+				err = ret;
 				goto cleanup;
 			}
 		}
-		if (err)	/* ENOENT: that was the last batch */
+		if (err) {	/* ENOENT: that was the last batch */
+			err = 0;
 			break;
+		}
 		in = out;
 		first = false;
 	}
-	err = collect_stats(s, p);
-	if (!err && s->lbr)
-		err = collect_lbr(s, p);
-	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 cleanup:
 	free(keys);
 	free(vals);
+	return err;
+}
+
+int sampler__take_sample(struct sampler *s, struct profile_sample *ps)
+{
+	struct sample_key k = {
+		.pid = ps->pid, .flags = ps->flags, .ip = ps->ip, .cgroup_id = ps->cgroup_id,
+		.exec_ns = ps->exec_ns,
+	};
+	struct sample_value v;
+
+	if (bpf_map_lookup_and_delete_elem(bpf_map__fd(s->skel->maps.samples), &k, &v))
+		return -errno;
+	ps->count = v.count;
+	ps->weight = v.weight;
+	return 0;
+}
+
+u32 sampler__capacity(const struct sampler *s)
+{
+	return bpf_map__max_entries(s->skel->maps.samples);
+}
+
+static int add_to_profile(void *ctx, const struct profile_sample *ps)
+{
+	if (profile__add_sample(ctx, ps))
+		return fail(-ENOMEM, "cannot store samples: %s", strerror(ENOMEM));
+	return 0;
+}
+
+int sampler__collect(struct sampler *s, struct profile *p)
+{
+	int err = sampler__read_samples(s, add_to_profile, p);
+
+	if (!err)
+		err = collect_stats(s, p);
+	if (!err && s->lbr)
+		err = collect_lbr(s, p);
+	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 	return err;
 }
 
@@ -511,6 +562,13 @@ int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt)
 	*run_ns = info.run_time_ns;
 	*run_cnt = info.run_cnt;
 	return 0;
+}
+
+int sampler__enable_run_stats(void)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	return fd < 0 ? -errno : fd;
 }
 
 int sampler__verify_all(void)

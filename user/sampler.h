@@ -34,10 +34,24 @@ int sampler__add_pid(struct sampler *s, u32 pid, bool armed);
 void sampler__stop(struct sampler *s);
 /* copy the sample map and the counters into p */
 int sampler__collect(struct sampler *s, struct profile *p);
+/* the live reads top makes each interval: every slot of the sample map, in batches (fn's
+ * non-zero return stops the walk and is returned) */
+typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s);
+int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx);
+/* remove one slot from the map, returning its final count and weight in *s: 0 or -errno
+ * (-ENOENT when it is not there) */
+int sampler__take_sample(struct sampler *s, struct profile_sample *ps);
+/* the kernel counters so far (samples, filtered, dropped, ...), as totals */
+int sampler__read_counters(struct sampler *s, struct profile_stats *st);
+/* how many slots the sample map has */
+u32 sampler__capacity(const struct sampler *s);
 void sampler__destroy(struct sampler *s);
 
 /* the sample handler's run-time statistics (kernel.bpf_stats_enabled=1); -ENODATA if off */
 int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt);
+/* turn those statistics on for as long as the returned fd is open (top shows the handler's
+ * cost); -errno when the kernel refuses */
+int sampler__enable_run_stats(void);
 
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);

@@ -413,6 +413,21 @@ int session__nr_cpus(const struct session *s)
 	return s->nr_cpus;
 }
 
+u64 session__period(const struct session *s)
+{
+	return s->period;
+}
+
+struct sampler *session__sampler(struct session *s)
+{
+	return s->sampler;
+}
+
+struct cgroup_names *session__cgroup_names(struct session *s)
+{
+	return &s->cgroups;
+}
+
 void session__close(struct session *s)
 {
 	if (!s)

@@ -11,6 +11,9 @@
 #include "period.h"
 #include "profile.h"
 
+struct sampler;
+struct cgroup_names;
+
 struct session_opts {
 	const char *event;	/* "cpu-clock" when NULL */
 	u64 freq;		/* -F; 0 for the default (999) unless period is set */
@@ -48,6 +51,11 @@ struct profile *session__profile(struct session *s);
 int session__child_status(const struct session *s);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
+/* the base period: ns for clock events, events otherwise (0 with -F on a hardware event) */
+u64 session__period(const struct session *s);
+/* for top's live reads: the sampler, and the cgroup names the session keeps scanning */
+struct sampler *session__sampler(struct session *s);
+struct cgroup_names *session__cgroup_names(struct session *s);
 void session__close(struct session *s);
 
 #endif /* HSBPF_SESSION_H */

@@ -47,6 +47,7 @@ struct symbolizer {
 	size_t nr_dsos, cap_dsos;
 	unsigned missing;
 	bool want_blocks;
+	bool skip_lines;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	char **names;			/* strdup'd symbol and file names the cache points to */
@@ -102,6 +103,11 @@ unsigned symbolizer__missing(const struct symbolizer *sy)
 void symbolizer__want_blocks(struct symbolizer *sy)
 {
 	sy->want_blocks = true;
+}
+
+void symbolizer__skip_lines(struct symbolizer *sy)
+{
+	sy->skip_lines = true;
 }
 
 static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
@@ -381,7 +387,7 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 		c->sym = keep(sy, name);
 		c->sym_off = off;
 	}
-	line = dwfl_module_getsrc(d->mod, vaddr);
+	line = sy->skip_lines ? NULL : dwfl_module_getsrc(d->mod, vaddr);
 	if (line) {
 		int lineno = 0;
 		const char *file = dwfl_lineinfo(line, NULL, &lineno, NULL, NULL, NULL);

@@ -37,6 +37,8 @@ const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns);
 unsigned symbolizer__missing(const struct symbolizer *sy);
 /* also find each user sample's basic block (objects are disassembled once, on first use) */
 void symbolizer__want_blocks(struct symbolizer *sy);
+/* leave source lines out (top shows none; DWARF line lookups are its costliest part) */
+void symbolizer__skip_lines(struct symbolizer *sy);
 /* the block table of an object path, built on first use; NULL if it cannot be read */
 const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */
