@@ -1,0 +1,203 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* top's model without the kernel: map slots fed by hand (as the kernel map would hold them
+ * interval after interval), a profile whose process maps the hot7030 fixture, and the text
+ * lines at several widths. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <string.h>
+#include "elf_image.h"
+#include "helpers.h"
+#include "top.h"
+
+#define PID 4242
+#define BASE 0x555555554000ull
+
+static struct profile *p;
+static struct top *t;
+static u64 work_70, work_30;	/* ELF addresses of the fixture's two functions */
+
+static void setup(void)
+{
+	struct elf_image *img = elf_image__open(fixture("hot7030"));
+
+	cr_assert_not_null(img);
+	for (size_t i = 0; i < img->nr_funcs; i++) {
+		if (!strcmp(img->funcs[i].name, "work_70"))
+			work_70 = img->funcs[i].addr;
+		if (!strcmp(img->funcs[i].name, "work_30"))
+			work_30 = img->funcs[i].addr;
+	}
+	elf_image__close(img);
+	cr_assert(work_70 && work_30);
+	p = profile__new();
+	cr_assert_not_null(p);
+	/* the whole file mapped from offset 0, as the loader maps a PIE's first segment */
+	cr_assert_eq(profile__add_mapping(p, PID, 0, BASE, 0x10000, 0, fixture("hot7030"), NULL, 0), 0);
+	cr_assert_eq(profile__add_comm(p, PID, 0, "hot7030", false), 0);
+	cr_assert_eq(profile__add_comm(p, PID + 1, 0, "other", false), 0);
+	t = top__new(p, NULL);
+	cr_assert_not_null(t);
+}
+
+static void teardown(void)
+{
+	top__free(t);
+	profile__free(p);
+}
+
+TestSuite(top, .init = setup, .fini = teardown);
+
+static struct profile_sample slot(u32 pid, u64 ip, u64 count)
+{
+	return (struct profile_sample){ .pid = pid, .ip = ip, .count = count, .weight = count * 1000 };
+}
+
+static double row_count(const struct top_row *rows, size_t nr, const char *sym)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(rows[i].sym, sym))
+			return rows[i].count;
+	return -1;
+}
+
+/* the map holds running totals; top turns them into deltas, accumulates and decays them */
+Test(top, deltas_accumulate_and_decay)
+{
+	struct top_view acc = { .group = TOP_FUNCTIONS }, dec = acc;
+	struct profile_sample s1[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 30) };
+	struct profile_sample s2[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 130) };
+	const struct top_row *rows;
+	size_t nr;
+	double total;
+
+	dec.decay = true;
+	cr_assert_eq(top__update_from(t, s1, 2), 0);
+	top__status(t)->interval_s = 1;
+	cr_assert_eq(top__update_from(t, s2, 2), 0);	/* work_70 idle, work_30 +100 */
+	cr_assert_eq(top__rows(t, &acc, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 2);
+	cr_expect_eq(total, 200);
+	cr_expect_eq(row_count(rows, nr, "work_30"), 130);
+	cr_expect_eq(row_count(rows, nr, "work_70"), 70);
+	cr_expect_str_eq(rows[0].sym, "work_30", "most samples first");
+	cr_expect_eq(top__status(t)->total, 200);
+	cr_expect_eq(top__status(t)->rate, 100, "the last interval's rate: %f", top__status(t)->rate);
+	cr_assert_eq(top__rows(t, &dec, &rows, &nr, &total), 0);
+	cr_expect_float_eq(row_count(rows, nr, "work_70"), 70 * TOP_DECAY, 1e-9);
+	cr_expect_float_eq(row_count(rows, nr, "work_30"), 30 * TOP_DECAY + 100, 1e-9);
+}
+
+/* a slot evicted from the kernel map and made again starts from zero there */
+Test(top, a_slot_made_again_counts_from_zero)
+{
+	struct top_view v = { .group = TOP_IPS };
+	struct profile_sample a = slot(PID, BASE + work_70, 50), b = slot(PID, BASE + work_70, 5);
+	const struct top_row *rows;
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, &a, 1), 0);
+	cr_assert_eq(top__update_from(t, &b, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_eq(rows[0].count, 55);
+	cr_expect_eq(rows[0].addr, work_70, "IPs are shown as ELF addresses");
+	cr_expect_str_eq(rows[0].sym, "work_70");
+}
+
+Test(top, groups_filters_and_zooms)
+{
+	struct profile_sample s[] = {
+		slot(PID, BASE + work_70 + 4, 60), slot(PID, BASE + work_70 + 8, 10),
+		slot(PID, BASE + work_30 + 4, 30), slot(PID + 1, 0x1000, 150),
+	};
+	struct top_view v = { .group = TOP_PROCESSES };
+	const struct top_row *rows;
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, s, 4), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 2);
+	cr_expect_eq(rows[0].count, 150);
+	cr_expect_eq(rows[1].pid, PID);
+	cr_expect_str_eq(rows[1].comm, "hot7030");
+	cr_expect_eq(rows[1].count, 100);
+	/* the two IPs of work_70 make one function row */
+	v.group = TOP_FUNCTIONS;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_eq(row_count(rows, nr, "work_70"), 70);
+	cr_expect_eq(row_count(rows, nr, "[unknown]"), 150, "the other process's unmapped IP");
+	v.zoom_pid = PID;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_eq(nr, 2);
+	cr_expect_eq(total, 100);
+	strcpy(v.filter, "WORK_3");
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_str_eq(rows[0].sym, "work_30");
+	cr_expect_eq(total, 30);
+	v.order = TOP_BY_NAME;
+	v.filter[0] = 0;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_str_eq(rows[0].sym, "work_30", "by name");
+}
+
+/* every line fits the width, and the columns that go first when it is narrow are the
+ * container, then the process, then the object */
+Test(top, lines_fit_the_width)
+{
+	struct profile_sample s[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 30) };
+	static const int widths[] = { 40, 60, 80, 100, 200 };
+	struct top_view v = { 0 };
+	const struct top_row *rows;
+	char l1[512], l2[512], line[512];
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, s, 2), 0);
+	top__status(t)->event = "cpu-clock";
+	top__status(t)->target = "all CPUs";
+	top__status(t)->freq = 999;
+	for (int g = 0; g < TOP_NR_GROUPS; g++) {
+		v.group = g;
+		cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+		for (size_t w = 0; w < ARRAY_SIZE(widths); w++) {
+			top__format_header(top__status(t), &v, total, widths[w], l1, l2, sizeof(l1));
+			cr_expect_leq(strlen(l1), (size_t)widths[w], "%s", l1);
+			cr_expect_leq(strlen(l2), (size_t)widths[w], "%s", l2);
+			top__format_titles(&v, widths[w], line, sizeof(line));
+			cr_expect_leq(strlen(line), (size_t)widths[w], "%s", line);
+			for (size_t i = 0; i < nr; i++) {
+				top__format_row(&v, &rows[i], total, widths[w], line, sizeof(line));
+				cr_expect_leq(strlen(line), (size_t)widths[w], "%s", line);
+			}
+		}
+	}
+	v.group = TOP_FUNCTIONS;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	top__format_titles(&v, 80, line, sizeof(line));
+	cr_expect(strstr(line, "Symbol") && strstr(line, "Object") && strstr(line, "Process"), "%s", line);
+	cr_expect(!strstr(line, "Container"), "%s", line);
+	top__format_titles(&v, 100, line, sizeof(line));
+	cr_expect(strstr(line, "Container"), "%s", line);
+	top__format_row(&v, &rows[0], total, 80, line, sizeof(line));
+	cr_expect(strstr(line, "70.00% +-"), "%s", line);
+	cr_expect(strstr(line, "work_70") && strstr(line, "hot7030 4242"), "%s", line);
+	top__format_header(top__status(t), &v, total, 80, l1, l2, sizeof(l1));
+	cr_expect(strstr(l1, "cpu-clock 999 Hz") && strstr(l1, "dropped 0"), "%s", l1);
+	cr_expect(strstr(l2, "functions by samples"), "%s", l2);
+}
+
+Test(top, grouping_names)
+{
+	enum top_group g;
+
+	cr_expect_eq(top__parse_group("bb", &g), 0);
+	cr_expect_eq(g, TOP_BLOCKS);
+	cr_expect_eq(top__parse_group("cgroup", &g), 0);
+	cr_expect_eq(g, TOP_CONTAINERS);
+	cr_expect_eq(top__parse_group("pid", &g), 0);
+	cr_expect_eq(g, TOP_PROCESSES);
+	cr_expect_eq(top__parse_group("nonsense", &g), -EINVAL);
+}

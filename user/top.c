@@ -1,0 +1,609 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* top's model: map slots with their deltas, their cached symbols, and the rows of a view. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "bblock.h"
+#include "cgroup.h"
+#include "containers.h"
+#include "hist.h"
+#include "hsbpf.h"
+#include "sampler.h"
+#include "symbolizer.h"
+#include "top.h"
+
+/* a slot left unresolved (its mmap record not read yet) is tried again this many times */
+#define RESOLVE_TRIES 5
+
+/* one slot of the kernel map, as top follows it */
+struct entry {
+	struct profile_sample k;	/* key; count and weight: the map's totals at the last read */
+	u64 total;			/* samples since top started */
+	u64 delta;			/* samples in the last interval */
+	double decayed;
+	u32 idle;			/* intervals without a new sample */
+	bool in_map;			/* false once evicted: a new slot starts from zero */
+	bool resolved, has_bb;
+	u8 tries;
+	const char *sym, *dso, *comm;	/* interned */
+	u64 sym_off, addr;
+	const struct bblock *bb;
+	u32 nspid;
+	const char *container, *cgroup;
+};
+
+struct label {
+	u64 id;
+	const char *container, *cgroup;
+};
+
+struct group_slot {
+	u64 a, b;
+	u32 row;		/* row + 1, 0 empty */
+};
+
+struct top {
+	struct profile *p;
+	struct cgroup_names *cgroups;
+	struct symbolizer *sy;
+	bool blocks_on;
+	size_t sorted[4];	/* mappings, comms, forks, ksyms the last sort saw */
+	struct entry *entries;
+	size_t nr_entries, cap_entries;
+	u32 *index;		/* entry + 1, open addressing on the key */
+	size_t nr_slots;
+	struct label *labels;
+	size_t nr_labels, cap_labels;
+	char **strs;		/* interned strings, open addressing */
+	size_t nr_strs_slots, nr_strs;
+	struct top_row *rows;
+	size_t nr_rows, cap_rows;
+	struct group_slot *groups;
+	size_t nr_groups;
+	struct top_status st;
+	u64 in_map;
+};
+
+/* ---- interned strings: stable pointers, whatever the profile's string table does ---- */
+
+static u64 hash_str(const char *s)
+{
+	u64 h = 1469598103934665603ull;
+
+	for (; *s; s++)
+		h = (h ^ (u8)*s) * 1099511628211ull;
+	return h;
+}
+
+static const char *intern(struct top *t, const char *s)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	if ((t->nr_strs + 1) * 2 > t->nr_strs_slots) {
+		size_t n = t->nr_strs_slots ? t->nr_strs_slots * 2 : 1024;
+		char **slots = calloc(n, sizeof(*slots));
+
+		if (!slots)
+			return "[no memory]";
+		for (size_t j = 0; j < t->nr_strs_slots; j++) {
+			if (!t->strs[j])
+				continue;
+			for (i = hash_str(t->strs[j]) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
+				;
+			slots[i] = t->strs[j];
+		}
+		free(t->strs);
+		t->strs = slots;
+		t->nr_strs_slots = n;
+	}
+	for (i = hash_str(s) & (t->nr_strs_slots - 1); t->strs[i]; i = (i + 1) & (t->nr_strs_slots - 1))
+		if (!strcmp(t->strs[i], s))
+			return t->strs[i];
+	t->strs[i] = strdup(s);
+	if (!t->strs[i])
+		return "[no memory]";
+	t->nr_strs++;
+	return t->strs[i];
+}
+
+/* ---- map slots ---- */
+
+static u64 hash_key(const struct profile_sample *k)
+{
+	u64 h = k->ip * 0x9E3779B97F4A7C15ull;
+
+	h ^= ((u64)k->pid << 32 | k->flags) * 0xC2B2AE3D27D4EB4Full;
+	h ^= k->cgroup_id * 0x165667B19E3779F9ull;
+	h ^= k->exec_ns * 0x27D4EB2F165667C5ull;
+	return h ^ (h >> 29);
+}
+
+static bool same_key(const struct profile_sample *a, const struct profile_sample *b)
+{
+	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
+	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns;
+}
+
+static int grow_index(struct top *t)
+{
+	size_t n = t->nr_slots ? t->nr_slots * 2 : 4096;
+	u32 *index = calloc(n, sizeof(*index));
+
+	if (!index)
+		return -ENOMEM;
+	for (size_t e = 0; e < t->nr_entries; e++) {
+		size_t i = hash_key(&t->entries[e].k) & (n - 1);
+
+		while (index[i])
+			i = (i + 1) & (n - 1);
+		index[i] = e + 1;
+	}
+	free(t->index);
+	t->index = index;
+	t->nr_slots = n;
+	return 0;
+}
+
+static struct entry *find_entry(struct top *t, const struct profile_sample *k, bool add)
+{
+	size_t i;
+
+	if ((t->nr_entries + 1) * 2 > t->nr_slots && grow_index(t))
+		return NULL;
+	for (i = hash_key(k) & (t->nr_slots - 1); t->index[i]; i = (i + 1) & (t->nr_slots - 1))
+		if (same_key(&t->entries[t->index[i] - 1].k, k))
+			return &t->entries[t->index[i] - 1];
+	if (!add || array__reserve((void **)&t->entries, &t->cap_entries, t->nr_entries + 1,
+				   sizeof(*t->entries)))
+		return NULL;
+	t->entries[t->nr_entries] = (struct entry){ .k = *k };
+	t->entries[t->nr_entries].k.count = 0;
+	t->entries[t->nr_entries].k.weight = 0;
+	t->index[i] = ++t->nr_entries;
+	return &t->entries[t->nr_entries - 1];
+}
+
+struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->p = p;
+	t->cgroups = cgroups;
+	t->sy = symbolizer__new(p);
+	if (!t->sy) {
+		free(t);
+		return NULL;
+	}
+	symbolizer__skip_lines(t->sy);
+	t->st.cpu = -1;
+	t->st.bpf_cpu = -1;
+	return t;
+}
+
+void top__free(struct top *t)
+{
+	if (!t)
+		return;
+	symbolizer__free(t->sy);
+	for (size_t i = 0; i < t->nr_strs_slots; i++)
+		free(t->strs[i]);
+	free(t->strs);
+	free(t->entries);
+	free(t->index);
+	free(t->labels);
+	free(t->rows);
+	free(t->groups);
+	free(t);
+}
+
+struct top_status *top__status(struct top *t)
+{
+	return &t->st;
+}
+
+/* a slot as the map holds it now: its delta since the last read */
+static int take_slot(void *ctx, const struct profile_sample *ps)
+{
+	struct top *t = ctx;
+	struct entry *e = find_entry(t, ps, true);
+	u64 d;
+
+	if (!e)
+		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
+	/* a count below the last one is a slot that was evicted and made again */
+	d = ps->count >= e->k.count ? ps->count - e->k.count : ps->count;
+	e->k.count = ps->count;
+	e->k.weight = ps->weight;
+	e->delta += d;
+	if (!e->in_map) {
+		e->in_map = true;
+		t->in_map++;
+	}
+	return 0;
+}
+
+static void begin_interval(struct top *t)
+{
+	for (size_t i = 0; i < t->nr_entries; i++)
+		t->entries[i].delta = 0;
+}
+
+static void end_interval(struct top *t)
+{
+	u64 new = 0;
+
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+
+		e->total += e->delta;
+		e->decayed = e->decayed * TOP_DECAY + e->delta;
+		e->idle = e->delta ? 0 : e->idle + 1;
+		new += e->delta;
+	}
+	t->st.total += new;
+	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
+	t->st.slots = t->in_map;
+}
+
+/* keep the kernel map from filling on a long run: slots idle for TOP_EVICT_IDLE intervals
+ * leave it once it is half full. Their totals stay here; the final count comes back with
+ * the delete, so only a sample landing between the read and the delete could be missed. */
+static void evict(struct top *t, struct sampler *s)
+{
+	u32 cap = sampler__capacity(s);
+
+	if (t->in_map * 2 < cap)
+		return;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+		struct profile_sample ps = e->k;
+
+		if (!e->in_map || e->idle < TOP_EVICT_IDLE)
+			continue;
+		if (sampler__take_sample(s, &ps))
+			continue;
+		if (ps.count > e->k.count) {	/* came in since the read: not lost */
+			e->total += ps.count - e->k.count;
+			e->decayed += ps.count - e->k.count;
+			t->st.total += ps.count - e->k.count;
+		}
+		e->k.count = 0;
+		e->k.weight = 0;
+		e->in_map = false;
+		t->in_map--;
+		t->st.evicted++;
+	}
+	t->st.slots = t->in_map;
+}
+
+int top__update(struct top *t, struct sampler *s)
+{
+	struct profile_stats ks = {};
+	int err;
+
+	begin_interval(t);
+	err = sampler__read_samples(s, take_slot, t);
+	if (err)
+		return err;
+	end_interval(t);
+	err = sampler__read_counters(s, &ks);
+	if (err)
+		return err;
+	t->st.dropped = ks.dropped_full;
+	t->st.capacity = sampler__capacity(s);
+	evict(t, s);
+	return 0;
+}
+
+int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr)
+{
+	int err = 0;
+
+	begin_interval(t);
+	for (size_t i = 0; i < nr && !err; i++)
+		err = take_slot(t, &slots[i]);
+	end_interval(t);
+	return err;
+}
+
+/* ---- symbols and labels, each slot once ---- */
+
+/* the symbolizer searches the profile's sideband sorted; top's grows while it runs */
+static void sort_sideband(struct top *t)
+{
+	struct profile *p = t->p;
+
+	if (t->sorted[0] == p->nr_mappings && t->sorted[1] == p->nr_comms &&
+	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms)
+		return;
+	profile__finish(p);
+	t->sorted[0] = p->nr_mappings;
+	t->sorted[1] = p->nr_comms;
+	t->sorted[2] = p->nr_forks;
+	t->sorted[3] = p->nr_ksyms;
+}
+
+static const struct label *cgroup_label(struct top *t, u64 id)
+{
+	struct container_id c;
+	const char *path;
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < t->nr_labels; i++)
+		if (t->labels[i].id == id)
+			return &t->labels[i];
+	if (id == 0)
+		path = "-";
+	else
+		path = t->cgroups ? cgroup_names__find(t->cgroups, id) : NULL;
+	if (!path)
+		return NULL;	/* not scanned yet: asked again next time */
+	if (array__reserve((void **)&t->labels, &t->cap_labels, t->nr_labels + 1, sizeof(*t->labels)))
+		return NULL;
+	if (!strcmp(path, "/") || id == 0)
+		snprintf(buf, sizeof(buf), "host");
+	else if (!container__identify(path, &c))
+		container__describe(&c, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "%s", path);
+	t->labels[i] = (struct label){ .id = id, .container = intern(t, buf), .cgroup = intern(t, path) };
+	return &t->labels[t->nr_labels++];
+}
+
+static void resolve(struct top *t, struct entry *e, bool want_bb)
+{
+	struct sym_result r;
+	bool unknown;
+
+	sort_sideband(t);
+	if (want_bb && !t->blocks_on) {
+		symbolizer__want_blocks(t->sy);
+		t->blocks_on = true;
+	}
+	symbolizer__resolve(t->sy, &e->k, &r);
+	e->sym = intern(t, r.sym);
+	e->dso = intern(t, r.dso);
+	e->comm = intern(t, r.comm);
+	e->sym_off = r.sym_off;
+	e->addr = r.kernel ? e->k.ip : r.vaddr;
+	e->bb = r.bb;
+	e->has_bb = t->blocks_on;
+	e->nspid = profile__nspid(t->p, e->k.pid);
+	unknown = (!r.kernel && !strcmp(r.dso, "[unknown]")) || !strcmp(r.comm, "[unknown]");
+	e->resolved = !unknown || ++e->tries >= RESOLVE_TRIES;
+}
+
+static void label(struct top *t, struct entry *e)
+{
+	const struct label *l;
+
+	if (e->container)
+		return;
+	l = cgroup_label(t, e->k.cgroup_id);
+	if (l) {
+		e->container = l->container;
+		e->cgroup = l->cgroup;
+	}
+}
+
+/* ---- rows ---- */
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+static bool matches(const struct entry *e, const char *filter)
+{
+	return (e->sym && strcasestr(e->sym, filter)) || (e->comm && strcasestr(e->comm, filter)) ||
+	       (e->dso && strcasestr(base_name(e->dso), filter)) ||
+	       (e->container && strcasestr(e->container, filter));
+}
+
+static void group_key(const struct top_view *v, const struct entry *e, u64 *a, u64 *b)
+{
+	switch (v->group) {
+	case TOP_FUNCTIONS:
+		*a = (uintptr_t)e->sym;
+		*b = (uintptr_t)e->dso;
+		/* unresolved code groups by process: one [unknown] per program */
+		if (!strcmp(e->sym, "[unknown]"))
+			*a = 1ull << 63 | e->k.pid;	/* no pointer has the top bit */
+		break;
+	case TOP_IPS:
+		*a = e->addr;
+		*b = !strcmp(e->dso, "[unknown]") ? 1ull << 63 | e->k.pid : (uintptr_t)e->dso;
+		break;
+	case TOP_BLOCKS:
+		*a = e->bb ? (uintptr_t)e->bb : (uintptr_t)e->sym;
+		*b = (uintptr_t)e->dso;
+		break;
+	case TOP_PROCESSES:
+		*a = e->k.pid;
+		*b = (uintptr_t)e->comm;
+		break;
+	default:
+		*a = e->k.cgroup_id;
+		*b = 0;
+		break;
+	}
+}
+
+static struct top_row *find_row(struct top *t, u64 a, u64 b)
+{
+	size_t mask = t->nr_groups - 1, i = ((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full)) & mask;
+
+	for (; t->groups[i].row; i = (i + 1) & mask)
+		if (t->groups[i].a == a && t->groups[i].b == b)
+			return &t->rows[t->groups[i].row - 1];
+	if (array__reserve((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)))
+		return NULL;
+	t->groups[i] = (struct group_slot){ .a = a, .b = b, .row = ++t->nr_rows };
+	return memset(&t->rows[t->nr_rows - 1], 0, sizeof(*t->rows));
+}
+
+static void add_to_row(struct top_row *r, const struct entry *e, double val)
+{
+	if (r->count == 0 && !r->comm) {
+		r->sym = e->sym;
+		r->sym_off = e->sym_off;
+		r->dso = e->dso;
+		r->addr = e->addr;
+		r->bb = e->bb;
+		r->pid = e->k.pid;
+		r->nspid = e->nspid;
+		r->comm = e->comm;
+		r->cgroup_id = e->k.cgroup_id;
+		r->container = e->container ? e->container : "?";
+		r->cgroup = e->cgroup ? e->cgroup : "?";
+	} else {
+		r->many_pids |= r->pid != e->k.pid;
+		r->many_comms |= r->comm != e->comm;
+		r->many_cgroups |= r->cgroup_id != e->k.cgroup_id;
+	}
+	r->count += val;
+}
+
+static const struct top_view *sort_view;
+
+static const char *row_name(const struct top_row *r)
+{
+	switch (sort_view->group) {
+	case TOP_PROCESSES:
+		return r->comm;
+	case TOP_CONTAINERS:
+		return r->container;
+	default:
+		return r->sym;
+	}
+}
+
+static int cmp_rows(const void *x, const void *y)
+{
+	const struct top_row *a = x, *b = y;
+	int c = 0;
+
+	switch (sort_view->order) {
+	case TOP_BY_NAME:
+		c = strcmp(row_name(a), row_name(b));
+		break;
+	case TOP_BY_PROCESS:
+		c = strcmp(a->comm, b->comm);
+		if (!c)
+			c = a->pid < b->pid ? -1 : a->pid > b->pid;
+		break;
+	case TOP_BY_CONTAINER:
+		c = strcmp(a->container, b->container);
+		break;
+	default:
+		break;
+	}
+	if (c)
+		return c;
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	/* stable on ties: the names, then the address */
+	c = strcmp(row_name(a), row_name(b));
+	if (c)
+		return c;
+	return a->addr < b->addr ? -1 : a->addr > b->addr;
+}
+
+int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
+	      double *view_total)
+{
+	size_t need = 1024;
+	double total = 0;
+
+	while (need < t->nr_entries * 2)
+		need *= 2;
+	if (need != t->nr_groups) {
+		free(t->groups);
+		t->groups = calloc(need, sizeof(*t->groups));
+		t->nr_groups = t->groups ? need : 0;
+		if (!t->groups)
+			return -ENOMEM;
+	} else {
+		memset(t->groups, 0, need * sizeof(*t->groups));
+	}
+	t->nr_rows = 0;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+		double val = v->decay ? e->decayed : (double)e->total;
+		struct top_row *r;
+		u64 a, b;
+
+		if (val < 0.01)
+			continue;
+		if (v->zoom_pid && e->k.pid != v->zoom_pid)
+			continue;
+		if (v->zoomed_cgroup && e->k.cgroup_id != v->zoom_cgroup)
+			continue;
+		if (!e->resolved || (v->group == TOP_BLOCKS && !e->has_bb))
+			resolve(t, e, v->group == TOP_BLOCKS);
+		label(t, e);
+		if (v->filter[0] && !matches(e, v->filter))
+			continue;
+		group_key(v, e, &a, &b);
+		r = find_row(t, a, b);
+		if (!r)
+			return -ENOMEM;
+		add_to_row(r, e, val);
+		total += val;
+	}
+	sort_view = v;
+	qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
+	*rows = t->rows;
+	*nr = t->nr_rows;
+	*view_total = total;
+	return 0;
+}
+
+/* ---- names ---- */
+
+static const char *const group_names[TOP_NR_GROUPS] = {
+	"functions", "IPs", "blocks", "processes", "containers",
+};
+static const char *const order_names[TOP_NR_ORDERS] = {
+	"samples", "name", "process", "container",
+};
+
+const char *top__group_name(enum top_group g)
+{
+	return g < TOP_NR_GROUPS ? group_names[g] : "?";
+}
+
+const char *top__order_name(enum top_order o)
+{
+	return o < TOP_NR_ORDERS ? order_names[o] : "?";
+}
+
+int top__parse_group(const char *s, enum top_group *g)
+{
+	static const struct { const char *name; enum top_group g; } names[] = {
+		{ "functions", TOP_FUNCTIONS }, { "function", TOP_FUNCTIONS }, { "sym", TOP_FUNCTIONS },
+		{ "ips", TOP_IPS }, { "ip", TOP_IPS },
+		{ "blocks", TOP_BLOCKS }, { "block", TOP_BLOCKS }, { "bb", TOP_BLOCKS },
+		{ "processes", TOP_PROCESSES }, { "process", TOP_PROCESSES }, { "pid", TOP_PROCESSES },
+		{ "comm", TOP_PROCESSES },
+		{ "containers", TOP_CONTAINERS }, { "container", TOP_CONTAINERS },
+		{ "cgroup", TOP_CONTAINERS },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		if (!strcasecmp(s, names[i].name)) {
+			*g = names[i].g;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "unknown grouping '%s' (known: sym, ip, bb, pid, cgroup)", s);
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The live model behind `hsbpf top`: each interval it reads the kernel's sample map (in
+ * batches), turns the running totals into per-slot deltas, decays or accumulates them,
+ * symbolizes new slots once (cached), and groups them into rows for a view: functions, IPs,
+ * basic blocks, processes or containers, zoomed and filtered. It also lays the rows out as
+ * text lines of a given width, which the ncurses screen and --stdio both print. */
+#ifndef HSBPF_TOP_H
+#define HSBPF_TOP_H
+
+#include <stdio.h>
+#include "profile.h"
+
+struct sampler;
+struct cgroup_names;
+struct bblock;
+
+enum top_group { TOP_FUNCTIONS, TOP_IPS, TOP_BLOCKS, TOP_PROCESSES, TOP_CONTAINERS, TOP_NR_GROUPS };
+enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, TOP_NR_ORDERS };
+
+/* decay mode: each interval keeps this share of what came before (a window of ~8 intervals) */
+#define TOP_DECAY 0.875
+/* a slot idle this many intervals may leave the kernel map when the map is half full */
+#define TOP_EVICT_IDLE 30
+
+struct top_view {
+	enum top_group group;
+	enum top_order order;
+	bool decay;		/* exponentially decayed counts instead of totals since the start */
+	u32 zoom_pid;		/* 0: every process */
+	u64 zoom_cgroup;	/* 0: every cgroup */
+	bool zoomed_cgroup;	/* zoom_cgroup is set (cgroup id 0 is a valid "no cgroup v2") */
+	char filter[64];	/* substring of a symbol, object, command or container; "" none */
+};
+
+struct top_row {
+	double count;		/* samples, decayed in decay mode */
+	const char *sym;	/* functions, IPs, blocks: the symbol ("[unknown]") */
+	u64 sym_off;		/* IPs */
+	const char *dso;
+	u64 addr;		/* IPs: the ELF address (user) or the kernel address */
+	const struct bblock *bb;	/* blocks */
+	u32 pid, nspid;		/* the first process seen in the row */
+	const char *comm;
+	bool many_pids, many_comms;
+	u64 cgroup_id;
+	const char *container;	/* "docker 3f2a9c1d7e4b", "unit foo.service", a cgroup path, "-" */
+	const char *cgroup;	/* the cgroup path, "-" when unknown */
+	bool many_cgroups;
+};
+
+struct top_status {
+	const char *event;
+	const char *target;
+	u64 freq;		/* samples per second per CPU asked for, 0 when -c */
+	u64 period;
+	double interval_s;	/* the last interval's length */
+	double rate;		/* samples per second in the last interval */
+	u64 total;		/* samples read since top started */
+	u64 dropped;		/* the kernel map was full */
+	u64 sideband_lost;
+	u64 slots;		/* sample map slots in use */
+	u32 capacity;
+	u64 evicted;		/* idle slots moved out of the kernel map to keep room */
+	double cpu;		/* hsbpf's own CPU use, percent of one core, -1 unknown */
+	double bpf_cpu;		/* the sample handler's, percent of one core, -1 unknown */
+	bool paused, ended;
+};
+
+struct top;
+
+/* p is the session's live profile: its sideband (maps, comms, forks) grows while top runs */
+struct top *top__new(struct profile *p, struct cgroup_names *cgroups);
+void top__free(struct top *t);
+/* read the map once: deltas since the last read, decay, eviction of idle slots; 0 or -errno */
+int top__update(struct top *t, struct sampler *s);
+/* the same from a list of map slots, for tests: totals as the kernel map holds them */
+int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
+/* group, filter and sort for v; the rows stay valid until the next call */
+int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
+	      double *view_total);
+struct top_status *top__status(struct top *t);
+
+const char *top__group_name(enum top_group g);
+const char *top__order_name(enum top_order o);
+/* "functions", "sym", "ip", "bb", "pid", "comm", "cgroup", ...: 0 or -EINVAL after saying so */
+int top__parse_group(const char *s, enum top_group *g);
+
+/* text lines `width` columns wide at most: the header (two lines), the column titles, a row */
+void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
+			int width, char *line1, char *line2, size_t size);
+void top__format_titles(const struct top_view *v, int width, char *buf, size_t size);
+void top__format_row(const struct top_view *v, const struct top_row *r, double view_total,
+		     int width, char *buf, size_t size);
+/* a whole snapshot for --stdio: header, titles and at most limit rows */
+int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out);
+
+#endif /* HSBPF_TOP_H */

@@ -1,0 +1,310 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* top's rows as text lines of a given width: which columns fit, in what order they go. */
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+#include "bblock.h"
+#include "hist.h"
+#include "top.h"
+
+#define FLEX_MIN 20	/* the flexible column (symbol, command, container) gets at least this */
+#define MAX_CELLS 8
+
+struct cell {
+	const char *title;
+	char text[192];
+	int width;		/* 0: the flexible column, which takes what is left */
+	bool right;
+	int drop;		/* 0: always shown; higher numbers go first when the line is narrow */
+};
+
+static const char *base_name(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}
+
+static void process_text(const struct top_row *r, char *buf, size_t size)
+{
+	if (r->many_comms)
+		snprintf(buf, size, "[several]");
+	else if (r->many_pids)
+		snprintf(buf, size, "%s +", r->comm);
+	else
+		snprintf(buf, size, "%s %u", r->comm, r->pid);
+}
+
+/* the cells of a row, or with r NULL the titles only */
+static int make_cells(const struct top_view *v, const struct top_row *r, double total, struct cell *c)
+{
+	int n = 0;
+
+	c[n] = (struct cell){ .title = "Samples", .width = 8, .right = true };
+	if (r)
+		snprintf(c[n].text, sizeof(c[n].text), "%.0f", r->count);
+	n++;
+	c[n] = (struct cell){ .title = "Percent +-CI95", .width = 14, .right = true };
+	if (r && total > 0)
+		snprintf(c[n].text, sizeof(c[n].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
+			 100.0 * hist__ci95(llround(r->count), llround(total)));
+	n++;
+	switch (v->group) {
+	case TOP_IPS:
+		c[n] = (struct cell){ .title = "Address", .width = 18 };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64, r->addr);
+		n++;
+		c[n] = (struct cell){ .title = "Symbol" };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), r->sym_off ? "%s+%#" PRIx64 : "%s",
+				 r->sym, r->sym_off);
+		n++;
+		break;
+	case TOP_BLOCKS:
+		c[n] = (struct cell){ .title = "Block", .width = 21 };
+		if (r && r->bb)
+			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64 "-%#" PRIx64, r->bb->start,
+				 r->bb->last);
+		else if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "[no block]");
+		n++;
+		c[n] = (struct cell){ .title = "Insns", .width = 5, .right = true, .drop = 4 };
+		if (r && r->bb)
+			snprintf(c[n].text, sizeof(c[n].text), "%u", r->bb->ninsns);
+		n++;
+		c[n] = (struct cell){ .title = "Symbol" };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->sym);
+		n++;
+		break;
+	case TOP_PROCESSES:
+		c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14, .right = true };
+		if (r && r->nspid)
+			snprintf(c[n].text, sizeof(c[n].text), "%u (%u)", r->pid, r->nspid);
+		else if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%u", r->pid);
+		n++;
+		c[n] = (struct cell){ .title = "Command", .width = 16 };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->comm);
+		n++;
+		c[n] = (struct cell){ .title = "Container" };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
+		n++;
+		return n;
+	case TOP_CONTAINERS:
+		c[n] = (struct cell){ .title = "Container" };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->container);
+		n++;
+		c[n] = (struct cell){ .title = "Cgroup", .width = 32, .drop = 1 };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->cgroup);
+		n++;
+		return n;
+	default:
+		c[n] = (struct cell){ .title = "Symbol" };
+		if (r)
+			snprintf(c[n].text, sizeof(c[n].text), "%s", r->sym);
+		n++;
+		break;
+	}
+	c[n] = (struct cell){ .title = "Object", .width = 16, .drop = 1 };
+	if (r)
+		snprintf(c[n].text, sizeof(c[n].text), "%s",
+			 !strcmp(r->dso, "[kernel.kallsyms]") ? "[kernel]" : base_name(r->dso));
+	n++;
+	c[n] = (struct cell){ .title = "Process", .width = 14, .drop = 2 };
+	if (r)
+		process_text(r, c[n].text, sizeof(c[n].text));
+	n++;
+	c[n] = (struct cell){ .title = "Container", .width = 14, .drop = 3 };
+	if (r)
+		snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
+	n++;
+	return n;
+}
+
+/* which cells fit in width, and the flexible one's width */
+static int fit(struct cell *c, int n, int width, bool *keep)
+{
+	for (;;) {
+		int used = 0, worst = -1, flex;
+
+		for (int i = 0; i < n; i++) {
+			if (!keep[i])
+				continue;
+			used += c[i].width + (used ? 1 : 0);
+			if (c[i].drop && (worst < 0 || c[i].drop > c[worst].drop))
+				worst = i;
+		}
+		flex = width - used - 1;
+		if (flex >= FLEX_MIN || worst < 0)
+			return flex < 4 ? 4 : flex;
+		keep[worst] = false;
+	}
+}
+
+static void render(struct cell *c, int n, int width, bool titles, char *buf, size_t size)
+{
+	bool keep[MAX_CELLS];
+	size_t off = 0;
+	int flex;
+
+	for (int i = 0; i < n; i++)
+		keep[i] = true;
+	flex = fit(c, n, width, keep);
+	buf[0] = 0;
+	for (int i = 0; i < n && off + 1 < size; i++) {
+		const char *s = titles ? c[i].title : c[i].text;
+		int w = c[i].width ? c[i].width : flex;
+		int len = strlen(s);
+
+		if (!keep[i])
+			continue;
+		if (len > w)
+			len = w;
+		off += snprintf(buf + off, size - off, "%s%*s%.*s", off ? " " : "",
+				c[i].right ? w - len : 0, "", len, s);
+		if (!c[i].right && i + 1 < n)
+			off += snprintf(buf + off, size - off, "%*s", w - len, "");
+		if (off >= size)
+			off = size - 1;
+	}
+	if (off > (size_t)width)	/* narrower than the fixed columns: cut */
+		buf[off = width] = 0;
+	while (off > 0 && buf[off - 1] == ' ')	/* no trailing padding */
+		buf[--off] = 0;
+}
+
+void top__format_titles(const struct top_view *v, int width, char *buf, size_t size)
+{
+	struct cell c[MAX_CELLS];
+
+	render(c, make_cells(v, NULL, 0, c), width, true, buf, size);
+}
+
+void top__format_row(const struct top_view *v, const struct top_row *r, double view_total,
+		     int width, char *buf, size_t size)
+{
+	struct cell c[MAX_CELLS];
+
+	render(c, make_cells(v, r, view_total, c), width, false, buf, size);
+}
+
+/* 1234567 -> "1,234,567" */
+static const char *thousands(u64 v, char *buf, size_t size)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%" PRIu64, v), o = 0;
+
+	for (int i = 0; i < len && o + 2 < (int)size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/* append " | part" (or part) while it fits in width */
+static void append(char *line, size_t size, int width, const char *part)
+{
+	size_t len = strlen(line);
+
+	if ((int)(len + strlen(part) + 3) > width && len)
+		return;
+	snprintf(line + len, size - len, "%s%s", len ? " | " : "", part);
+}
+
+void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
+			int width, char *line1, char *line2, size_t size)
+{
+	char part[160], a[32], b[32];
+	time_t now = time(NULL);
+	struct tm tm;
+
+	line1[0] = line2[0] = 0;
+	/* line 1: what is sampled and what it costs */
+	if (st->freq)
+		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", st->event, st->freq);
+	else
+		snprintf(part, sizeof(part), "%s every %" PRIu64, st->event, st->period);
+	append(line1, size, width, part);
+	snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
+	append(line1, size, width, part);
+	snprintf(part, sizeof(part), "dropped %s", thousands(st->dropped + st->sideband_lost, a, sizeof(a)));
+	append(line1, size, width, part);
+	if (st->cpu >= 0 && st->bpf_cpu >= 0)
+		snprintf(part, sizeof(part), "hsbpf %.1f%% CPU + BPF %.1f%%", st->cpu, st->bpf_cpu);
+	else if (st->cpu >= 0)
+		snprintf(part, sizeof(part), "hsbpf %.1f%% CPU", st->cpu);
+	else
+		part[0] = 0;
+	if (part[0])
+		append(line1, size, width, part);
+
+	/* line 2: what is shown */
+	if (st->ended)
+		append(line2, size, width, "TARGET ENDED");
+	else if (st->paused)
+		append(line2, size, width, "PAUSED");
+	append(line2, size, width, st->target);
+	snprintf(part, sizeof(part), "%s by %s, %s", top__group_name(v->group), top__order_name(v->order),
+		 v->decay ? "decaying" : "accumulated");
+	append(line2, size, width, part);
+	if (v->zoom_pid) {
+		snprintf(part, sizeof(part), "zoom: pid %u", v->zoom_pid);
+		append(line2, size, width, part);
+	}
+	if (v->zoomed_cgroup) {
+		snprintf(part, sizeof(part), "zoom: cgroup %" PRIu64, v->zoom_cgroup);
+		append(line2, size, width, part);
+	}
+	if (v->filter[0]) {
+		snprintf(part, sizeof(part), "filter: %s", v->filter);
+		append(line2, size, width, part);
+	}
+	if (v->zoom_pid || v->zoomed_cgroup || v->filter[0]) {
+		snprintf(part, sizeof(part), "view %s", thousands(llround(view_total), a, sizeof(a)));
+		append(line2, size, width, part);
+	}
+	snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
+	append(line2, size, width, part);
+	snprintf(part, sizeof(part), "slots %s/%s", thousands(st->slots, a, sizeof(a)),
+		 thousands(st->capacity, b, sizeof(b)));
+	append(line2, size, width, part);
+	localtime_r(&now, &tm);
+	snprintf(part, sizeof(part), "%02d:%02d:%02d", tm.tm_hour, tm.tm_min, tm.tm_sec);
+	append(line2, size, width, part);
+	line1[width < (int)size ? width : (int)size - 1] = 0;
+	line2[width < (int)size ? width : (int)size - 1] = 0;
+}
+
+int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out)
+{
+	const struct top_row *rows;
+	char l1[512], l2[512], line[1024];
+	double total;
+	size_t nr;
+	int err;
+
+	if (width >= (int)sizeof(l1))
+		width = sizeof(l1) - 1;
+	err = top__rows(t, v, &rows, &nr, &total);
+	if (err)
+		return fail(err, "cannot group the samples: %s", strerror(-err));
+	top__format_header(top__status(t), v, total, width, l1, l2, sizeof(l1));
+	fprintf(out, "%s\n%s\n", l1, l2);
+	top__format_titles(v, width, line, sizeof(line));
+	fprintf(out, "%s\n", line);
+	for (size_t i = 0; i < nr && (!limit || i < limit); i++) {
+		top__format_row(v, &rows[i], total, width, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+	}
+	fprintf(out, "\n");
+	return fflush(out) ? -errno : 0;
+}
