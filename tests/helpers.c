@@ -1,9 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Test helpers shared by the live suites. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "helpers.h"
@@ -112,4 +117,38 @@ u64 samples_in_pid(const struct profile *p, u32 pid)
 		if (p->samples[i].pid == pid)
 			n += p->samples[i].count;
 	return n;
+}
+
+pid_t spawn(const char *cmdline)
+{
+	pid_t pid = fork();
+
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		int fd = open("/dev/null", O_WRONLY);
+
+		dup2(fd, 1);
+		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+void reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+void remove_cgroup(const char *dir)
+{
+	for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
+		usleep(20000);
+}
+
+void make_docker_cgroup(const char *base, char c, char *out, size_t size)
+{
+	snprintf(out, size, "%s/docker-%064d.scope", base, 0);
+	memset(strstr(out, "docker-") + 7, c, 64);
+	cr_assert_eq(mkdir(out, 0755), 0, "cannot create cgroup %s: %s", out, strerror(errno));
 }

@@ -4,6 +4,7 @@
 #define HSBPF_TEST_HELPERS_H
 
 #include <stddef.h>
+#include <sys/types.h>
 #include "profile.h"
 
 struct run_result {
@@ -25,5 +26,14 @@ void cleanup_tmpdir(void);
 /* samples of p in symbol sym (any object), or in objects whose path ends in dso_suffix */
 u64 samples_in_symbol(const struct profile *p, const char *sym);
 u64 samples_in_pid(const struct profile *p, u32 pid);
+/* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
+ * test when it cannot fork) */
+pid_t spawn(const char *cmdline);
+/* SIGKILL and wait */
+void reap(pid_t pid);
+/* rmdir a cgroup once its processes have gone (they may take a moment to leave) */
+void remove_cgroup(const char *dir);
+/* a cgroup named as docker names a container's: BASE/docker-<64 x c>.scope, made */
+void make_docker_cgroup(const char *base, char c, char *out, size_t size);
 
 #endif

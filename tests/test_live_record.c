@@ -61,27 +61,6 @@ static void expect_share(u64 k, u64 n, double want, const char *what)
 		  (unsigned long long)n, want, tol);
 }
 
-static pid_t spawn(const char *cmdline)
-{
-	pid_t pid = fork();
-
-	cr_assert_geq(pid, 0);
-	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, 1);
-		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
-		_exit(127);
-	}
-	return pid;
-}
-
-static void reap(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 Test(live, every_bpf_program_passes_the_verifier)
 {
 	cr_expect_eq(sampler__verify_all(), 0);
@@ -209,13 +188,6 @@ static bool row_has(const char *json, const char *x, const char *y)
 	return false;
 }
 
-/* rmdir a cgroup once its processes have gone (they may take a moment to leave) */
-static void remove_cgroup(const char *dir)
-{
-	for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
-		usleep(20000);
-}
-
 /* Two "containers", each a cgroup named as docker names them with its own PID namespace,
  * and a workload on the host: a machine-wide recording puts each function in its own
  * container, the report names the containers by their short ids, and the processes inside
@@ -232,13 +204,9 @@ Test(live, two_containers_and_the_host)
 
 	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
 	snprintf(base, sizeof(base), "%s/hsbpf-test-%d", mnt, getpid());
-	snprintf(a, sizeof(a), "%s/docker-%064d.scope", base, 0);
-	memset(strstr(a, "docker-") + 7, 'a', 64);
-	snprintf(b, sizeof(b), "%s/docker-%064d.scope", base, 0);
-	memset(strstr(b, "docker-") + 7, 'b', 64);
 	cr_assert_eq(mkdir(base, 0755), 0, "cannot create cgroup %s", base);
-	cr_assert_eq(mkdir(a, 0755), 0);
-	cr_assert_eq(mkdir(b, 0755), 0);
+	make_docker_cgroup(base, 'a', a, sizeof(a));
+	make_docker_cgroup(base, 'b', b, sizeof(b));
 	cr_assert_eq(cgroup__id(a, &ida), 0);
 	cr_assert_eq(cgroup__id(b, &idb), 0);
 	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "

@@ -11,6 +11,7 @@ static const struct cmd {
 	const char *help;
 } cmds[] = {
 	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
+	{ "top", cmd_top, "a live view of where the machine's (or a container's) CPU time goes" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
 	{ "eval", cmd_eval, "score a profile against the exact truth of its program" },

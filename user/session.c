@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A sampling session: the set-up, the wait and the gathering that record and top share. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -166,10 +167,30 @@ static void fill_meta(struct session *s)
 	m->nr_cpus = s->nr_cpus;
 }
 
+/* a zombie (exited, its parent has not waited yet) has ended too */
+static bool pid_alive(u32 pid)
+{
+	char path[64], buf[512], *close_paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	close_paren = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
+	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
+}
+
 static bool pids_alive(const u32 *pids, int nr)
 {
 	for (int i = 0; i < nr; i++)
-		if (!kill(pids[i], 0) || errno != ESRCH)
+		if (pid_alive(pids[i]))
 			return true;
 	return false;
 }

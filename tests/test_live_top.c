@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf top for real: its --stdio snapshots against workloads with known hot functions and
+ * containers, and its full screen driven in tmux (send-keys, capture-pane): keys, resizing,
+ * and the terminal given back on every way out. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "cgroup.h"
+#include "helpers.h"
+
+TestSuite(live_top, .fini = cleanup_tmpdir, .timeout = 120);
+
+/* the Samples column of the first row of the last snapshot naming sym */
+static double last_samples(const char *out, const char *sym)
+{
+	const char *last = out, *s;
+	double v = -1;
+
+	for (s = strstr(out, "samples/s"); s; s = strstr(s + 1, "samples/s"))
+		last = s;
+	for (s = strstr(last, sym); s; s = NULL) {
+		const char *line = s;
+
+		while (line > out && line[-1] != '\n')
+			line--;
+		v = strtod(line, NULL);
+	}
+	return v;
+}
+
+static size_t count(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *s = strstr(hay, needle); s; s = strstr(s + 1, needle))
+		n++;
+	return n;
+}
+
+static size_t longest_line(const char *s)
+{
+	size_t max = 0;
+
+	while (*s) {
+		size_t len = strcspn(s, "\n");
+
+		if (len > max)
+			max = len;
+		s += len + (s[len] ? 1 : 0);
+	}
+	return max;
+}
+
+Test(live_top, stdio_snapshots_show_the_hot_functions)
+{
+	char cmd[PATH_MAX + 32];
+	struct run_result r;
+	double a, b;
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 8", fixture("hot7030"));
+	w = spawn(cmd);
+	usleep(200000);
+	/* a pipe is not a terminal: snapshots without --stdio */
+	run(&r, "%s top -z -d 1 -n 3 --rows 12 --width 100 | cat", hsbpf_bin());
+	reap(w);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count(r.out, "samples/s"), 3, "three snapshots: %s", r.out);
+	cr_expect_leq(longest_line(r.out), 100, "%s", r.out);
+	cr_expect(strstr(r.out, "Percent +-CI95"), "%s", r.out);
+	a = last_samples(r.out, "work_70");
+	b = last_samples(r.out, "work_30");
+	cr_assert_gt(a + b, 1000, "too few samples: %s", r.out);
+	/* binomial tolerance, 4 standard deviations (and 3 points of scheduling noise) */
+	cr_expect(fabs(a / (a + b) - 0.7) <= fmax(4 * sqrt(0.21 / (a + b)), 0.03),
+		  "work_70 %.0f, work_30 %.0f: %s", a, b, r.out);
+}
+
+/* -p: only that process; top ends by itself when it exits */
+Test(live_top, a_process_that_ends_ends_top)
+{
+	char cmd[PATH_MAX + 32], pidtag[32];
+	struct run_result r;
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 2", fixture("hot7030"));
+	w = spawn(cmd);
+	usleep(100000);
+	run(&r, "timeout 20 %s top --stdio -z -d 0.5 -p %d --rows 50 --width 120", hsbpf_bin(), w);
+	reap(w);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "every target process has exited"), "%s", r.err);
+	cr_expect(strstr(r.out, "TARGET ENDED"), "%s", r.out);
+	cr_expect(strstr(r.out, "work_70"), "%s", r.out);
+	cr_expect(!strstr(r.out, "swapper"), "another process in a -p view: %s", r.out);
+	snprintf(pidtag, sizeof(pidtag), "hot7030 %d", w);
+	cr_expect(strstr(r.out, pidtag), "%s", r.out);
+}
+
+/* two docker-named cgroups and a host workload: the container view names both, and
+ * --cgroup sees only its own */
+Test(live_top, containers)
+{
+	char mnt[PATH_MAX], base[PATH_MAX + 64], a[PATH_MAX + 160], b[PATH_MAX + 160];
+	char cmd[2 * PATH_MAX + 512];
+	struct run_result r, rc, rp;
+	pid_t pa, pb, ph;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(base, sizeof(base), "%s/hsbpf-top-%d", mnt, getpid());
+	cr_assert_eq(mkdir(base, 0755), 0, "cannot create cgroup %s", base);
+	make_docker_cgroup(base, 'a', a, sizeof(a));
+	make_docker_cgroup(base, 'b', b, sizeof(b));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "
+		 "--mount-proc %s 10", a, fixture("hot7030"));
+	pa = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 10", b, fixture("threads"));
+	pb = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s 100000 1", fixture("busywork"));
+	ph = spawn(cmd);
+	usleep(300000);
+	run(&r, "%s top --stdio -z -s cgroup -d 1.5 -n 1 --width 120", hsbpf_bin());
+	run(&rp, "%s top --stdio -z -s pid -d 1 -n 1 --width 120", hsbpf_bin());
+	run(&rc, "%s top --stdio -z -d 1.5 -n 1 --width 120 --rows 0 --cgroup %s", hsbpf_bin(),
+	    a + strlen(mnt));
+	reap(pa);
+	reap(pb);
+	reap(ph);
+	remove_cgroup(a);
+	remove_cgroup(b);
+	remove_cgroup(base);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "docker aaaaaaaaaaaa"), "%s", r.out);
+	cr_expect(strstr(r.out, "docker bbbbbbbbbbbb"), "%s", r.out);
+	cr_expect(strstr(r.out, "Cgroup"), "%s", r.out);
+	/* the process in its own PID namespace, with the pid it sees, in its container */
+	cr_assert_eq(rp.status, 0, "%s", rp.err);
+	for (const char *s = strstr(rp.out, "hot7030"); s; s = NULL) {
+		const char *line = s, *end = strchr(s, '\n');
+
+		while (line > rp.out && line[-1] != '\n')
+			line--;
+		cr_expect(strstr(line, "(1)") && strstr(line, "(1)") < s, "no namespace pid: %.*s",
+			  (int)(end - line), line);
+		cr_expect(strstr(line, "docker aaaaaaaaaaaa") && strstr(line, "docker") < end,
+			  "not in its container: %.*s", (int)(end - line), line);
+	}
+	cr_expect(strstr(rp.out, "hot7030"), "%s", rp.out);
+	cr_assert_eq(rc.status, 0, "%s", rc.err);
+	cr_expect(strstr(rc.out, "work_70"), "%s", rc.out);
+	cr_expect(!strstr(rc.out, "thread_"), "container b seen from a: %s", rc.out);
+	cr_expect(!strstr(rc.out, "busywork"), "the host seen from a: %s", rc.out);
+}
+
+/* ---- the full screen, in tmux ---- */
+
+static char sock[64];
+
+__attribute__((format(printf, 1, 2))) static int tmux(const char *fmt, ...)
+{
+	struct run_result r;
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return run(&r, "TERM=xterm tmux -L %s %s", sock, args);
+}
+
+/* the pane's text now */
+static const char *screen(void)
+{
+	static struct run_result r;
+
+	run(&r, "tmux -L %s capture-pane -p -t top", sock);
+	return r.out;
+}
+
+static const char *pane(const char *format)
+{
+	static struct run_result r;
+
+	run(&r, "tmux -L %s display -p -t top '%s'", sock, format);
+	r.out[strcspn(r.out, "\n")] = 0;
+	return r.out;
+}
+
+/* up to ms for the screen to show text */
+static bool wait_for(const char *text, int ms)
+{
+	for (int i = 0; i < ms / 100; i++) {
+		if (strstr(screen(), text))
+			return true;
+		usleep(100000);
+	}
+	return strstr(screen(), text);
+}
+
+/* the wrapper's record of top's exit status, waited for up to ms; -1 if none */
+static int exit_status(int ms)
+{
+	char path[300];
+	int st = -1;
+
+	snprintf(path, sizeof(path), "%s/status", tmpdir());
+	for (int i = 0; i < ms / 100 && st < 0; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (f) {
+			if (fscanf(f, "%d", &st) != 1)
+				st = -1;
+			fclose(f);
+		}
+		if (st < 0)
+			usleep(100000);
+	}
+	return st;
+}
+
+/* top in the pane, under a shell that writes its exit status (tmux 3.3 does not always reap
+ * a pane's process that exits on a signal it handles, so #{pane_dead_status} cannot be
+ * relied on) */
+static void tmux_run(const char *env, const char *args)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/status", tmpdir());
+	unlink(path);
+	cr_assert_eq(tmux("respawn-pane -k -t top \"%s %s top %s; echo \\$? > %s\"", env, hsbpf_bin(),
+			  args, path), 0);
+}
+
+static void tmux_start(int w, int h, const char *args)
+{
+	snprintf(sock, sizeof(sock), "hsbpf-test-%d", getpid());
+	tmux("kill-server");
+	cr_assert_eq(tmux("new-session -d -s top -x %d -y %d 'sleep 600'", w, h), 0, "tmux");
+	tmux("set -g remain-on-exit on");
+	tmux_run("", args);
+}
+
+/* top's pid: the child of the pane's shell */
+static pid_t top_pid(void)
+{
+	struct run_result r;
+
+	run(&r, "pgrep -P %s hsbpf", pane("#{pane_pid}"));
+	return atoi(r.out);
+}
+
+static void tmux_stop(void)
+{
+	tmux("kill-server");
+	cleanup_tmpdir();
+}
+
+Test(live_top, screen_keys_and_resizing, .fini = tmux_stop)
+{
+	char mnt[PATH_MAX], base[PATH_MAX + 64], a[PATH_MAX + 160], cmd[2 * PATH_MAX];
+	static char before[65536];
+	pid_t wa, wh;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(base, sizeof(base), "%s/hsbpf-tmux-%d", mnt, getpid());
+	cr_assert_eq(mkdir(base, 0755), 0, "cannot create cgroup %s", base);
+	make_docker_cgroup(base, 'c', a, sizeof(a));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 40", a, fixture("hot7030"));
+	wa = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s 400000 1", fixture("busywork"));
+	wh = spawn(cmd);
+
+	tmux_start(80, 24, "-d 1");
+	cr_expect(wait_for("work_70", 8000), "%s", screen());
+	cr_expect_str_eq(pane("#{alternate_on}"), "1", "not on the alternate screen");
+	cr_expect_leq(longest_line(screen()), 80, "%s", screen());
+	cr_expect(strstr(screen(), "cpu-clock 999 Hz"), "%s", screen());
+	cr_expect(strstr(screen(), "% CPU"), "no CPU cost in the header: %s", screen());
+	cr_expect(strstr(screen(), "Symbol") && strstr(screen(), "Object"), "%s", screen());
+
+	/* containers, filtered to docker ones, zoomed into, and back */
+	tmux("send-keys -t top 5");
+	cr_expect(wait_for("docker cccccccccccc", 3000), "%s", screen());
+	tmux("send-keys -t top / d o c k e r Enter");
+	cr_expect(wait_for("filter: docker", 3000), "%s", screen());
+	cr_expect(!strstr(screen(), "host "), "filtered out: %s", screen());
+	tmux("send-keys -t top Enter");
+	cr_expect(wait_for("zoom: cgroup", 3000), "%s", screen());
+	cr_expect(wait_for("hot7030", 3000), "zoomed into the container: %s", screen());
+	cr_expect(!strstr(screen(), "busywork"), "zoomed, yet the host shows: %s", screen());
+	tmux("send-keys -t top BSpace");
+	cr_expect(wait_for("containers by", 3000), "%s", screen());
+	cr_expect(!strstr(screen(), "zoom:"), "%s", screen());
+	tmux("send-keys -t top / BSpace BSpace BSpace BSpace BSpace BSpace Enter");
+	cr_expect(wait_for("no filter", 3000), "%s", screen());
+
+	/* grouping, sort, decay, pause, help */
+	tmux("send-keys -t top 4");
+	cr_expect(wait_for("processes by", 3000), "%s", screen());
+	cr_expect(wait_for("busywork", 3000), "%s", screen());
+	tmux("send-keys -t top s");
+	cr_expect(wait_for("processes by name", 3000), "%s", screen());
+	tmux("send-keys -t top d");
+	cr_expect(wait_for("accumulated", 3000), "%s", screen());
+	tmux("send-keys -t top 1 p");
+	cr_expect(wait_for("PAUSED", 3000), "%s", screen());
+	snprintf(before, sizeof(before), "%s", screen());
+	usleep(2200000);
+	cr_expect_str_eq(screen(), before, "the screen moved while paused");
+	tmux("send-keys -t top p");
+	cr_expect(wait_for("h: help", 3000), "%s", screen());
+	tmux("send-keys -t top h");
+	cr_expect(wait_for("hsbpf top: keys", 3000), "%s", screen());
+	tmux("send-keys -t top x");
+	cr_expect(wait_for("Percent", 3000), "%s", screen());
+
+	/* resizing: wider shows the container column, narrower still fits */
+	tmux("resize-window -t top -x 130 -y 30");
+	cr_expect(wait_for("Container", 3000), "%s", screen());
+	tmux("resize-window -t top -x 60 -y 15");
+	usleep(1500000);
+	cr_expect_leq(longest_line(screen()), 60, "%s", screen());
+	cr_expect(strstr(screen(), "Samples"), "%s", screen());
+
+	tmux("send-keys -t top q");
+	cr_expect_eq(exit_status(3000), 0, "q did not quit cleanly");
+	cr_expect_str_eq(pane("#{alternate_on}"), "0", "the terminal was not given back");
+	reap(wa);
+	reap(wh);
+	remove_cgroup(a);
+	remove_cgroup(base);
+}
+
+/* SIGTERM and Ctrl-C end top with the terminal given back; a terminal it cannot drive is
+ * an error, said */
+Test(live_top, the_terminal_is_given_back, .fini = tmux_stop)
+{
+	struct run_result r;
+	pid_t pid;
+
+	tmux_start(100, 30, "-d 1");
+	cr_assert(wait_for("samples/s", 8000), "%s", screen());
+	pid = top_pid();
+	cr_assert_gt(pid, 0);
+	kill(pid, SIGTERM);
+	cr_expect_eq(exit_status(3000), 0, "SIGTERM did not end top cleanly");
+	cr_expect_str_eq(pane("#{alternate_on}"), "0", "SIGTERM: the terminal was not given back");
+
+	tmux_run("", "-d 1");
+	cr_assert(wait_for("samples/s", 8000), "%s", screen());
+	tmux("send-keys -t top C-c");
+	cr_expect_eq(exit_status(3000), 0, "Ctrl-C did not end top cleanly");
+	cr_expect_str_eq(pane("#{alternate_on}"), "0", "Ctrl-C: the terminal was not given back");
+
+	tmux_run("TERM=no-such-terminal", "");
+	cr_expect_eq(exit_status(5000), 1, "top went on without a terminal it can drive");
+	/* what the dead pane printed is in its history */
+	run(&r, "tmux -L %s capture-pane -p -S - -t top", sock);
+	cr_expect(strstr(r.out, "cannot drive the terminal (TERM=no-such-terminal)"), "%s", r.out);
+}
+
+Test(live_top, bad_input)
+{
+	struct run_result r;
+
+	run(&r, "%s top --stdio -p 999999999", hsbpf_bin());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "999999999"), "%s", r.err);
+	run(&r, "%s top --stdio -s nonsense", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "unknown grouping 'nonsense'"), "%s", r.err);
+	run(&r, "%s top --stdio -- ls", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "use record to run a command"), "%s", r.err);
+	run(&r, "%s top --stdio -e cycles -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "hardware PMU"), "%s", r.err);
+	run(&r, "%s top --stdio --cgroup /no/such/cgroup -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "no/such/cgroup"), "%s", r.err);
+}

@@ -1,0 +1,359 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf top: run a session (user/session.c) with no end, and every interval read the kernel
+ * map into the live model (user/top.c) and show it: full screen (user/top_tui.c), or a text
+ * snapshot per interval with --stdio or when stdout is not a terminal. */
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "ksyms.h"
+#include "sampler.h"
+#include "session.h"
+#include "top.h"
+#include "top_tui.h"
+
+static struct env {
+	struct session_opts so;
+	double delay;
+	struct top_view view;
+	bool stdio;
+	u64 iterations;
+	u64 rows;
+	u64 width;
+} env;
+
+static volatile sig_atomic_t exiting;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	exiting = 1;
+}
+
+static const char usage_text[] =
+	"usage: hsbpf top [-e EVENT] [-F HZ | -c PERIOD] [-a | -p PID[,PID...] | --cgroup PATH]\n"
+	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n"
+	"\n"
+	"  -e, --event EVENT      cpu-clock (default) or any event record takes\n"
+	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
+	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
+	"  -a, --all-cpus         the whole machine (the default)\n"
+	"  -p, --pid PIDS         running processes, all their threads and later children\n"
+	"  -G, --cgroup PATH      one cgroup v2 (a container), filtered in the kernel\n"
+	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
+	"  -d, --delay SECONDS    between refreshes (default 2)\n"
+	"  -s, --sort GROUP       rows by sym (default), ip, bb, pid or cgroup\n"
+	"      --order ORDER      samples (default), name, process, container\n"
+	"  -z, --accumulate       totals since the start instead of decaying counts\n"
+	"      --filter TEXT      only rows whose symbol, object, command or container has TEXT\n"
+	"      --stdio            a text snapshot per refresh (also when stdout is not a terminal)\n"
+	"  -n, --iterations N     stop after N refreshes\n"
+	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
+	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
+	"      --map-entries N    sample map slots (default 262144)\n"
+	"  -v, --verbose          more messages\n"
+	"\n"
+	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
+	"      Enter zoom into a process or container, Backspace zoom out\n";
+
+static int usage(void)
+{
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER, OPT_MAP_ENTRIES };
+
+static int parse_args(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "cgroup", required_argument, NULL, 'G' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "delay", required_argument, NULL, 'd' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "order", required_argument, NULL, OPT_ORDER },
+		{ "accumulate", no_argument, NULL, 'z' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "iterations", required_argument, NULL, 'n' },
+		{ "rows", required_argument, NULL, OPT_ROWS },
+		{ "width", required_argument, NULL, OPT_WIDTH },
+		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	int c, targets;
+	char *end;
+	u64 v;
+
+	memset(&env, 0, sizeof(env));
+	env.so.event = "cpu-clock";
+	env.delay = 2;
+	env.rows = 25;
+	env.view.decay = true;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "e:F:c:ap:G:C:d:s:zn:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			env.so.event = optarg;
+			break;
+		case 'F':
+			if (parse_u64(optarg, &env.so.freq) || !env.so.freq)
+				return fail(-EINVAL, "invalid frequency '%s'", optarg);
+			break;
+		case 'c':
+			if (parse_u64(optarg, &env.so.period) || !env.so.period)
+				return fail(-EINVAL, "invalid period '%s'", optarg);
+			break;
+		case 'a':
+			env.so.all = true;
+			break;
+		case 'p':
+			env.so.pids = optarg;
+			break;
+		case 'G':
+			env.so.cgroup = optarg;
+			break;
+		case 'C':
+			env.so.cpus = optarg;
+			break;
+		case 'd':
+			env.delay = strtod(optarg, &end);
+			if (*end || !(env.delay >= 0.1 && env.delay <= 3600))
+				return fail(-EINVAL, "invalid delay '%s' (0.1 to 3600 seconds)", optarg);
+			break;
+		case 's':
+			if (top__parse_group(optarg, &env.view.group))
+				return -EINVAL;
+			break;
+		case OPT_ORDER: {
+			bool found = false;
+
+			for (int o = 0; o < TOP_NR_ORDERS && !found; o++) {
+				if (!strcmp(optarg, top__order_name(o))) {
+					env.view.order = o;
+					found = true;
+				}
+			}
+			if (!found)
+				return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, "
+					    "container)", optarg);
+			break;
+		}
+		case 'z':
+			env.view.decay = false;
+			break;
+		case OPT_FILTER:
+			snprintf(env.view.filter, sizeof(env.view.filter), "%s", optarg);
+			break;
+		case OPT_STDIO:
+			env.stdio = true;
+			break;
+		case 'n':
+			if (parse_u64(optarg, &env.iterations) || !env.iterations)
+				return fail(-EINVAL, "invalid iterations '%s'", optarg);
+			break;
+		case OPT_ROWS:
+			if (parse_u64(optarg, &env.rows))
+				return fail(-EINVAL, "invalid rows '%s'", optarg);
+			break;
+		case OPT_WIDTH:
+			if (parse_u64(optarg, &env.width) || env.width < 40 || env.width > 500)
+				return fail(-EINVAL, "invalid width '%s' (40 to 500)", optarg);
+			break;
+		case OPT_MAP_ENTRIES:
+			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 26))
+				return fail(-EINVAL, "invalid --map-entries '%s' (1 to 67108864)", optarg);
+			env.so.map_entries = v;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			exit(0);
+		default:
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		return fail(-EINVAL, "top watches running processes: use record to run a command");
+	targets = !!env.so.all + !!env.so.pids + !!env.so.cgroup;
+	if (targets > 1 && !(env.so.cgroup && env.so.all && targets == 2))
+		return fail(-EINVAL, "choose one target: -a, -p or --cgroup");
+	if (!targets)
+		env.so.all = true;
+	if (env.so.freq && env.so.period)
+		return fail(-EINVAL, "-F and -c exclude each other");
+	return 0;
+}
+
+static double cpu_seconds(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return ru.ru_utime.tv_sec + ru.ru_stime.tv_sec + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
+/* what this interval cost: hsbpf's process, and the sample handler in the kernel */
+struct cost {
+	u64 wall;
+	double cpu;
+	u64 bpf_ns;
+};
+
+static void measure(struct session *sess, struct top_status *st, struct cost *last)
+{
+	struct cost now = { .wall = now_ns(CLOCK_MONOTONIC), .cpu = cpu_seconds() };
+	double wall = (now.wall - last->wall) / 1e9;
+	u64 cnt;
+
+	if (wall <= 0)
+		return;
+	st->interval_s = wall;
+	st->cpu = now.cpu >= 0 && last->cpu >= 0 ? 100.0 * (now.cpu - last->cpu) / wall : -1;
+	if (!sampler__prog_stats(session__sampler(sess), &now.bpf_ns, &cnt))
+		st->bpf_cpu = 100.0 * (now.bpf_ns - last->bpf_ns) / 1e9 / wall;
+	*last = now;
+}
+
+static int refresh(struct session *sess, struct top *t, struct cost *cost, struct top_tui *tui)
+{
+	struct top_status *st = top__status(t);
+	int err;
+
+	measure(sess, st, cost);
+	err = top__update(t, session__sampler(sess));
+	if (err)
+		return err;
+	st->sideband_lost = session__profile(sess)->stats.sideband_lost;
+	if (tui)
+		return top_tui__refresh(tui, t, &env.view);
+	return top__print(t, &env.view, env.rows, env.width, stdout);
+}
+
+int cmd_top(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct session *sess = NULL;
+	struct top_tui *tui = NULL;
+	struct top *t = NULL;
+	struct cost cost = {};
+	struct top_status *st = NULL;
+	int err, stats_fd = -1;
+	u64 next, done = 0;
+	bool ended = false;
+
+	err = parse_args(argc, argv);
+	if (err)
+		return usage();
+	if (!isatty(STDOUT_FILENO))
+		env.stdio = true;
+	if (!env.width) {
+		const char *cols = getenv("COLUMNS");
+
+		env.width = cols && atoi(cols) >= 40 ? (u64)atoi(cols) : 100;
+	}
+	err = session__new(&env.so, &sess);
+	if (err) {
+		session__close(sess);
+		return err == -EINVAL ? 2 : 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	err = session__open(sess);
+	if (err)
+		goto cleanup;
+	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again */
+	err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
+	if (err)
+		goto cleanup;
+	t = top__new(session__profile(sess), session__cgroup_names(sess));
+	if (!t) {
+		err = -ENOMEM;
+		error("cannot start top: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	st = top__status(t);
+	st->event = session__event_name(sess);
+	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";
+	st->freq = env.so.period ? 0 : env.so.freq ? env.so.freq : 999;
+	st->period = session__period(sess);
+	stats_fd = sampler__enable_run_stats();
+	err = session__start(sess);
+	if (err)
+		goto cleanup;
+	if (!env.stdio) {
+		tui = top_tui__open();
+		if (!tui) {
+			err = -ENOTTY;
+			goto cleanup;
+		}
+	}
+	cost = (struct cost){ .wall = now_ns(CLOCK_MONOTONIC), .cpu = cpu_seconds() };
+	next = cost.wall + (u64)(env.delay * 1e9);
+	while (!exiting) {
+		u64 now = now_ns(CLOCK_MONOTONIC);
+		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
+
+		if (wait > 100)
+			wait = 100;
+		if (!ended) {
+			err = session__poll(sess, tui ? 0 : wait);
+			if (err < 0)
+				goto cleanup;
+			if (err > 0) {
+				/* one last look at what the targets left */
+				ended = st->ended = true;
+				next = 0;
+			}
+			err = 0;
+		}
+		if (tui) {
+			enum tui_action a = top_tui__key(tui, t, &env.view, ended ? 100 : wait);
+
+			if (a == TUI_QUIT)
+				break;
+		}
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now < next || (tui && top_tui__paused(tui)) || (ended && next == UINT64_MAX))
+			continue;
+		err = refresh(sess, t, &cost, tui);
+		if (err)
+			goto cleanup;
+		next = ended ? UINT64_MAX : next + (u64)(env.delay * 1e9);
+		if (next < now)
+			next = now + (u64)(env.delay * 1e9);
+		if (env.iterations && ++done >= env.iterations)
+			break;
+		if (ended && !tui)
+			break;
+	}
+cleanup:
+	top_tui__close(tui);
+	if (st && st->dropped)
+		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
+			st->dropped);
+	if (ended)
+		fprintf(stderr, "hsbpf: every target process has exited\n");
+	if (stats_fd >= 0)
+		close(stats_fd);
+	top__free(t);
+	session__close(sess);
+	return err ? 1 : 0;
+}
