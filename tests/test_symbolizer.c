@@ -2,6 +2,10 @@
 /* symbolizer: process images across exec and fork, kernel symbols, and a real ELF fixture
  * mapped like a PIE. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -154,4 +158,56 @@ Test(symbolizer, real_elf_with_lines_and_build_id_check)
 	cr_expect_eq(symbolizer__missing(sy), 1);
 	symbolizer__free(sy);
 	profile__free(p);
+}
+
+/* the sorted symbol table answers as dwfl_module_addrinfo does, at addresses spread over the
+ * code of a large library, of hsbpf itself and of a fixture */
+Test(symbolizer, sorted_symbols_agree_with_dwfl)
+{
+	const char *objs[] = { "/lib/x86_64-linux-gnu/libc.so.6", hsbpf_bin(), fixture("hot7030") };
+	const u64 base = 0x7f0000000000ull;
+
+	elf_version(EV_CURRENT);
+	for (size_t o = 0; o < sizeof(objs) / sizeof(objs[0]); o++) {
+		struct profile *p = profile__new();
+		struct symbolizer *fast, *ref;
+		size_t nph, checked = 0, named = 0;
+		int fd = open(objs[o], O_RDONLY);
+		Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+		struct stat st;
+
+		cr_assert(elf && !fstat(fd, &st) && !elf_getphdrnum(elf, &nph), "%s", objs[o]);
+		profile__add_mapping(p, 7, 0, base, st.st_size, 0, objs[o], NULL, 0);
+		profile__add_comm(p, 7, 0, "x", false);
+		profile__finish(p);
+		fast = symbolizer__new(p);
+		ref = symbolizer__new(p);
+		symbolizer__skip_lines(fast);
+		symbolizer__skip_lines(ref);
+		symbolizer__use_dwfl_search(ref);
+		for (size_t i = 0; i < nph; i++) {
+			GElf_Phdr ph;
+
+			if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+				continue;
+			for (u64 off = 0; off < ph.p_filesz; off += 61) {
+				struct profile_sample s = { .pid = 7, .ip = base + ph.p_offset + off, .count = 1 };
+				struct sym_result a, b;
+
+				symbolizer__resolve(fast, &s, &a);
+				symbolizer__resolve(ref, &s, &b);
+				cr_assert_str_eq(a.sym, b.sym, "%s at %#llx: %s+%#llx, dwfl %s+%#llx", objs[o], (unsigned long long)b.vaddr, a.sym, (unsigned long long)a.sym_off, b.sym, (unsigned long long)b.sym_off);
+				cr_assert_eq(a.sym_off, b.sym_off, "%s at %#llx (%s)", objs[o],
+					     (unsigned long long)b.vaddr, b.sym);
+				checked++;
+				named += strcmp(a.sym, "[unknown]") != 0;
+			}
+		}
+		cr_expect_gt(named, checked / 2, "%s: %zu of %zu addresses named", objs[o], named, checked);
+		symbolizer__free(fast);
+		symbolizer__free(ref);
+		elf_end(elf);
+		close(fd);
+		profile__free(p);
+	}
 }

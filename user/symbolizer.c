@@ -29,6 +29,20 @@ struct dso {
 	struct elf_image *img;	/* for blocks, opened on demand */
 	struct bblock_table *blocks;
 	bool blocks_failed;
+	struct dso_sym *syms;	/* the module's symbols by address, built on first use */
+	size_t nr_syms;
+	bool syms_built;
+};
+
+/* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
+ * answers in a binary search, which top needs for thousands of new addresses a second */
+struct dso_sym {
+	u64 addr;
+	u64 size;
+	const char *name;	/* in the module's string table, alive until dwfl_end */
+	int rank;		/* at one address: global first, then weak, then local */
+	u64 section_end;	/* a sizeless symbol reaches no further than its section */
+	u32 index;		/* among equals the first in the table wins, as in dwfl */
 };
 
 struct cache_entry {
@@ -48,6 +62,7 @@ struct symbolizer {
 	unsigned missing;
 	bool want_blocks;
 	bool skip_lines;
+	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	char **names;			/* strdup'd symbol and file names the cache points to */
@@ -84,6 +99,7 @@ void symbolizer__free(struct symbolizer *sy)
 		if (sy->dsos[i].dwfl)
 			dwfl_end(sy->dsos[i].dwfl);
 		free(sy->dsos[i].loads);
+		free(sy->dsos[i].syms);
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
 	}
@@ -108,6 +124,11 @@ void symbolizer__want_blocks(struct symbolizer *sy)
 void symbolizer__skip_lines(struct symbolizer *sy)
 {
 	sy->skip_lines = true;
+}
+
+void symbolizer__use_dwfl_search(struct symbolizer *sy)
+{
+	sy->dwfl_search = true;
 }
 
 static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
@@ -364,6 +385,91 @@ static const char *keep(struct symbolizer *sy, const char *s)
 	return c;
 }
 
+static int cmp_dso_sym(const void *a, const void *b)
+{
+	const struct dso_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank - y->rank;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;	/* sized before sizeless */
+	return x->index < y->index ? -1 : x->index > y->index;
+}
+
+static void build_syms(struct dso *d)
+{
+	int n = dwfl_module_getsymtab(d->mod);
+	size_t cap = 0;
+
+	d->syms_built = true;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias = 0;
+		GElf_Word shndx;
+		GElf_Shdr sh;
+		Elf *elf = NULL;
+		Elf_Scn *scn;
+		const char *name = dwfl_module_getsym_info(d->mod, i, &sym, &addr, &shndx, &elf, &bias);
+		int type = GELF_ST_TYPE(sym.st_info), bind = GELF_ST_BIND(sym.st_info);
+		u64 end = UINT64_MAX;
+
+		if (!name || !*name || shndx == SHN_UNDEF || shndx == SHN_ABS || type == STT_SECTION ||
+		    type == STT_FILE || type == STT_TLS)
+			continue;
+		scn = elf ? elf_getscn(elf, shndx) : NULL;
+		if (scn && gelf_getshdr(scn, &sh)) {
+			if (!(sh.sh_flags & SHF_ALLOC))
+				continue;
+			end = sh.sh_addr + sh.sh_size + bias;
+		}
+		if (array__reserve((void **)&d->syms, &cap, d->nr_syms + 1, sizeof(*d->syms))) {
+			d->nr_syms = 0;	/* dwfl_module_addrinfo answers instead */
+			return;
+		}
+		d->syms[d->nr_syms++] = (struct dso_sym){
+			.addr = addr, .size = sym.st_size, .name = name,
+			.rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+			.section_end = end,
+			.index = i,
+		};
+	}
+	if (d->nr_syms > 1)
+		qsort(d->syms, d->nr_syms, sizeof(*d->syms), cmp_dso_sym);
+}
+
+/* the symbol holding vaddr: the closest start whose size covers it, or else a sizeless
+ * one that is the closest symbol before it, as dwfl_module_addrinfo chooses */
+static const struct dso_sym *find_sym(struct dso *d, u64 vaddr)
+{
+	size_t i = array__count_le(d->syms, d->nr_syms, sizeof(*d->syms),
+				   offsetof(struct dso_sym, addr), vaddr);
+	const struct dso_sym *sizeless = NULL;
+	bool closest = true;
+
+	/* a few symbols back: a sized symbol may enclose smaller ones (rare) */
+	for (size_t steps = 0; i > 0 && steps < 64; i--, steps++) {
+		const struct dso_sym *s = &d->syms[i - 1];
+		size_t first = i - 1;
+
+		/* the best of this address comes first: go to it */
+		while (first > 0 && d->syms[first - 1].addr == s->addr)
+			first--;
+		for (size_t j = first; j < i; j++) {
+			s = &d->syms[j];
+			if (s->size && vaddr - s->addr < s->size)
+				return s;
+			/* a sizeless symbol reaches up to the next symbol at most */
+			if (!s->size && closest && !sizeless && vaddr < s->section_end)
+				sizeless = s;
+		}
+		closest = false;
+		i = first + 1;
+	}
+	return sizeless;
+}
+
 static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
 {
 	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
@@ -382,10 +488,21 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 	c->sym_off = 0;
 	c->file = NULL;
 	c->line = 0;
-	name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
-	if (name) {
-		c->sym = keep(sy, name);
-		c->sym_off = off;
+	if (!d->syms_built && !sy->dwfl_search)
+		build_syms(d);
+	if (d->nr_syms && !sy->dwfl_search) {
+		const struct dso_sym *ds = find_sym(d, vaddr);
+
+		if (ds) {
+			c->sym = ds->name;
+			c->sym_off = vaddr - ds->addr;
+		}
+	} else {
+		name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
+		if (name) {
+			c->sym = keep(sy, name);
+			c->sym_off = off;
+		}
 	}
 	line = sy->skip_lines ? NULL : dwfl_module_getsrc(d->mod, vaddr);
 	if (line) {

@@ -39,6 +39,9 @@ unsigned symbolizer__missing(const struct symbolizer *sy);
 void symbolizer__want_blocks(struct symbolizer *sy);
 /* leave source lines out (top shows none; DWARF line lookups are its costliest part) */
 void symbolizer__skip_lines(struct symbolizer *sy);
+/* look symbols up with dwfl_module_addrinfo, a linear search each time, instead of the
+ * sorted table (the tests compare the two) */
+void symbolizer__use_dwfl_search(struct symbolizer *sy);
 /* the block table of an object path, built on first use; NULL if it cannot be read */
 const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */
