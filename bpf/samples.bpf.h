@@ -1,7 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* What profile.bpf.c and lbr.bpf.c share: the IP histogram and the process table (one
  * definition, so that user space can hand one program's maps to the other), and the one way
- * a sample is counted into the histogram. */
+ * a sample is counted into the histogram.
+ *
+ * The histogram is two maps: samples counts while live[0] is even, samples_odd while it is
+ * odd. A recording never turns it; top does once per interval, then reads and empties the
+ * map that was counting, so each interval costs what that interval sampled, not every key
+ * ever seen, and its counts are already deltas. */
 #ifndef HSBPF_SAMPLES_BPF_H
 #define HSBPF_SAMPLES_BPF_H
 
@@ -13,6 +18,21 @@ struct {
 	__type(key, struct sample_key);
 	__type(value, struct sample_value);
 } samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);	/* 1 unless live: resized before load */
+	__type(key, struct sample_key);
+	__type(value, struct sample_value);
+} samples_odd SEC(".maps");
+
+/* [0]: the generation, turned by user space */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} live SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -28,6 +48,8 @@ static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_sta
 {
 	struct sample_value one = { 1, weight }, *val;
 	struct sample_key key = {};
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&live, &zero);
+	void *map = gen && (*gen & 1) ? (void *)&samples_odd : (void *)&samples;
 
 	key.pid = tgid;
 	key.ip = ip;
@@ -38,12 +60,12 @@ static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_sta
 	if (proc)
 		key.exec_ns = proc->exec_ns;
 
-	val = bpf_map_lookup_elem(&samples, &key);
+	val = bpf_map_lookup_elem(map, &key);
 	if (!val) {
-		if (!bpf_map_update_elem(&samples, &key, &one, BPF_NOEXIST))
+		if (!bpf_map_update_elem(map, &key, &one, BPF_NOEXIST))
 			return true;
 		/* another CPU inserted the key first, or the map is full */
-		val = bpf_map_lookup_elem(&samples, &key);
+		val = bpf_map_lookup_elem(map, &key);
 		if (!val)
 			return false;
 	}

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* top's model without the kernel: map slots fed by hand (as the kernel map would hold them
- * interval after interval), a profile whose process maps the hot7030 fixture, and the text
+/* top's model without the kernel: the slots of each interval's map fed by hand, a profile whose process maps the hot7030 fixture, and the text
  * lines at several widths. */
 #include <criterion/criterion.h>
 #include <math.h>
@@ -60,12 +59,12 @@ static double row_count(const struct top_row *rows, size_t nr, const char *sym)
 	return -1;
 }
 
-/* the map holds running totals; top turns them into deltas, accumulates and decays them */
-Test(top, deltas_accumulate_and_decay)
+/* each interval's map holds that interval's samples; top accumulates and decays them per key */
+Test(top, intervals_accumulate_and_decay)
 {
 	struct top_view acc = { .group = TOP_FUNCTIONS }, dec = acc;
 	struct profile_sample s1[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 30) };
-	struct profile_sample s2[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 130) };
+	struct profile_sample s2[] = { slot(PID, BASE + work_30 + 4, 100) };
 	const struct top_row *rows;
 	size_t nr;
 	double total;
@@ -73,7 +72,7 @@ Test(top, deltas_accumulate_and_decay)
 	dec.decay = true;
 	cr_assert_eq(top__update_from(t, s1, 2), 0);
 	top__status(t)->interval_s = 1;
-	cr_assert_eq(top__update_from(t, s2, 2), 0);	/* work_70 idle, work_30 +100 */
+	cr_assert_eq(top__update_from(t, s2, 1), 0);	/* work_70 idle, work_30 +100 */
 	cr_assert_eq(top__rows(t, &acc, &rows, &nr, &total), 0);
 	cr_assert_eq(nr, 2);
 	cr_expect_eq(total, 200);
@@ -82,13 +81,15 @@ Test(top, deltas_accumulate_and_decay)
 	cr_expect_str_eq(rows[0].sym, "work_30", "most samples first");
 	cr_expect_eq(top__status(t)->total, 200);
 	cr_expect_eq(top__status(t)->rate, 100, "the last interval's rate: %f", top__status(t)->rate);
+	cr_expect_eq(top__status(t)->keys, 2);
+	cr_expect_eq(top__status(t)->slots, 1, "the last interval's map");
 	cr_assert_eq(top__rows(t, &dec, &rows, &nr, &total), 0);
 	cr_expect_float_eq(row_count(rows, nr, "work_70"), 70 * TOP_DECAY, 1e-9);
 	cr_expect_float_eq(row_count(rows, nr, "work_30"), 30 * TOP_DECAY + 100, 1e-9);
 }
 
-/* a slot evicted from the kernel map and made again starts from zero there */
-Test(top, a_slot_made_again_counts_from_zero)
+/* a key back after idle intervals adds to what it had; IPs show as ELF addresses */
+Test(top, a_key_seen_again_adds_up)
 {
 	struct top_view v = { .group = TOP_IPS };
 	struct profile_sample a = slot(PID, BASE + work_70, 50), b = slot(PID, BASE + work_70, 5);
@@ -97,6 +98,7 @@ Test(top, a_slot_made_again_counts_from_zero)
 	double total;
 
 	cr_assert_eq(top__update_from(t, &a, 1), 0);
+	cr_assert_eq(top__update_from(t, NULL, 0), 0);
 	cr_assert_eq(top__update_from(t, &b, 1), 0);
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	cr_assert_eq(nr, 1);

@@ -103,6 +103,7 @@ static int parse_args(int argc, char **argv)
 	env.delay = 2;
 	env.rows = 25;
 	env.view.decay = true;
+	env.so.live = true;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "e:F:c:ap:G:C:d:s:zn:vh", opts, NULL)) != -1) {
 		switch (c) {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/membarrier.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -45,6 +46,7 @@ struct sampler {
 	double *bias;			/* per event index: how late re-arms land, averaged */
 	struct profile_stats rs;	/* re-arm statistics, owned by the thread until joined */
 	int rearm_err;
+	u32 gen;			/* live reads: the histogram generation counting now */
 };
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -116,7 +118,7 @@ nomem:
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
-	int err;
+	int err = 0;
 
 	s = sampler_alloc(opts);
 	if (!s)
@@ -129,12 +131,15 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	s->skel->rodata->filter_pids = opts->filter_pids;
 	s->skel->rodata->random_periods = period__is_random(opts->mode);
-	if (opts->max_entries) {
+	if (opts->max_entries)
 		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
-		if (err) {
-			load_error("profile (map size)", err);
-			goto fail;
-		}
+	/* the second histogram map counts only when live reads turn the generation */
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.samples_odd, !opts->live ? 1 :
+					       opts->max_entries ? opts->max_entries : HSBPF_DEFAULT_ENTRIES);
+	if (err) {
+		load_error("profile (map size)", err);
+		goto fail;
 	}
 	if (!opts->filter_pids) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
@@ -165,6 +170,10 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		err = bpf_map__reuse_fd(s->lbr->maps.procs, bpf_map__fd(s->skel->maps.procs));
 		if (!err)
 			err = bpf_map__reuse_fd(s->lbr->maps.samples, bpf_map__fd(s->skel->maps.samples));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.samples_odd, bpf_map__fd(s->skel->maps.samples_odd));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.live, bpf_map__fd(s->skel->maps.live));
 		if (!err && opts->max_entries)
 			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->max_entries);
 		if (!err)
@@ -435,10 +444,10 @@ static int collect_lbr(struct sampler *s, struct profile *p)
 	return err;
 }
 
-int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
+/* every slot of one histogram map, in batches; with take, each batch leaves the map */
+static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 {
 	const u32 batch = 4096;
-	int fd = bpf_map__fd(s->skel->maps.samples);
 	struct sample_key *keys = calloc(batch, sizeof(*keys));
 	struct sample_value *vals = calloc(batch, sizeof(*vals));
 	struct sample_key in, out;
@@ -453,7 +462,10 @@ int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
 	for (;;) {
 		u32 n = batch;
 
-		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (take)
+			err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		else
+			err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
 		if (err && errno != ENOENT) {
 			err = -errno;
 			error("cannot read the sample map: %s", strerror(-err));
@@ -485,19 +497,31 @@ cleanup:
 	return err;
 }
 
-int sampler__take_sample(struct sampler *s, struct profile_sample *ps)
+int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
 {
-	struct sample_key k = {
-		.pid = ps->pid, .flags = ps->flags, .ip = ps->ip, .cgroup_id = ps->cgroup_id,
-		.exec_ns = ps->exec_ns,
-	};
-	struct sample_value v;
+	int err = walk_samples(bpf_map__fd(s->skel->maps.samples), false, fn, ctx);
 
-	if (bpf_map_lookup_and_delete_elem(bpf_map__fd(s->skel->maps.samples), &k, &v))
-		return -errno;
-	ps->count = v.count;
-	ps->weight = v.weight;
-	return 0;
+	if (!err)
+		err = walk_samples(bpf_map__fd(s->skel->maps.samples_odd), false, fn, ctx);
+	return err;
+}
+
+int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx)
+{
+	u32 zero = 0, next = s->gen + 1;
+	int err, fd = bpf_map__fd(s->gen & 1 ? s->skel->maps.samples_odd : s->skel->maps.samples);
+
+	if (!s->opts.live)
+		return fail(-EINVAL, "the sampler was not opened for live reads");
+	err = bpf_map__update_elem(s->skel->maps.live, &zero, sizeof(zero), &next, sizeof(next), 0);
+	if (err)
+		return fail(err, "cannot turn the sample map: %s", strerror(-err));
+	s->gen = next;
+	/* handlers run with interrupts off, inside RCU read-side sections: once a grace period
+	 * has passed, none still holds a value of the map that was counting */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);	/* nohz_full machines refuse it: handlers take well under 10 ms */
+	return walk_samples(fd, true, fn, ctx);
 }
 
 u32 sampler__capacity(const struct sampler *s)

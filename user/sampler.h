@@ -20,6 +20,7 @@ struct sampler_opts {
 	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
 	u32 max_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
+	bool live;		/* read by intervals (sampler__take_interval), as top does */
 };
 
 struct sampler;
@@ -34,16 +35,17 @@ int sampler__add_pid(struct sampler *s, u32 pid, bool armed);
 void sampler__stop(struct sampler *s);
 /* copy the sample map and the counters into p */
 int sampler__collect(struct sampler *s, struct profile *p);
-/* the live reads top makes each interval: every slot of the sample map, in batches (fn's
- * non-zero return stops the walk and is returned) */
+/* every slot of the sample maps, in batches (fn's non-zero return stops the walk and is
+ * returned) */
 typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s);
 int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx);
-/* remove one slot from the map, returning its final count and weight in *s: 0 or -errno
- * (-ENOENT when it is not there) */
-int sampler__take_sample(struct sampler *s, struct profile_sample *ps);
+/* live reads (opts.live): start counting into the other map, wait until no handler still
+ * counts into this one, then read and empty it: each slot holds what its key gained since
+ * the last call */
+int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx);
 /* the kernel counters so far (samples, filtered, dropped, ...), as totals */
 int sampler__read_counters(struct sampler *s, struct profile_stats *st);
-/* how many slots the sample map has */
+/* how many slots a sample map has */
 u32 sampler__capacity(const struct sampler *s);
 void sampler__destroy(struct sampler *s);
 

@@ -304,6 +304,7 @@ int session__open(struct session *s)
 	s->so.filter_pids = o->pids || o->argv;
 	s->so.max_entries = o->map_entries;
 	s->so.seed = o->seed;
+	s->so.live = o->live;
 	if (o->cgroup) {
 		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
 		if (err)

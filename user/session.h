@@ -26,6 +26,7 @@ struct session_opts {
 	u32 map_entries;
 	u64 seed;
 	bool branch_stack;	/* -b */
+	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
 };
 

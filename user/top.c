@@ -17,14 +17,12 @@
 /* a slot left unresolved (its mmap record not read yet) is tried again this many times */
 #define RESOLVE_TRIES 5
 
-/* one slot of the kernel map, as top follows it */
+/* one key of the kernel's histogram, as top follows it */
 struct entry {
-	struct profile_sample k;	/* key; count and weight: the map's totals at the last read */
+	struct profile_sample k;	/* the key (count and weight unused) */
 	u64 total;			/* samples since top started */
 	u64 delta;			/* samples in the last interval */
 	double decayed;
-	u32 idle;			/* intervals without a new sample */
-	bool in_map;			/* false once evicted: a new slot starts from zero */
 	bool resolved, has_bb;
 	u8 tries;
 	const char *sym, *dso, *comm;	/* interned */
@@ -63,7 +61,7 @@ struct top {
 	struct group_slot *groups;
 	size_t nr_groups;
 	struct top_status st;
-	u64 in_map;
+	u64 interval_slots;
 };
 
 /* ---- interned strings: stable pointers, whatever the profile's string table does ---- */
@@ -161,8 +159,6 @@ static struct entry *find_entry(struct top *t, const struct profile_sample *k, b
 				   sizeof(*t->entries)))
 		return NULL;
 	t->entries[t->nr_entries] = (struct entry){ .k = *k };
-	t->entries[t->nr_entries].k.count = 0;
-	t->entries[t->nr_entries].k.weight = 0;
 	t->index[i] = ++t->nr_entries;
 	return &t->entries[t->nr_entries - 1];
 }
@@ -207,24 +203,16 @@ struct top_status *top__status(struct top *t)
 	return &t->st;
 }
 
-/* a slot as the map holds it now: its delta since the last read */
+/* a slot of the interval's map: what its key gained in the interval */
 static int take_slot(void *ctx, const struct profile_sample *ps)
 {
 	struct top *t = ctx;
 	struct entry *e = find_entry(t, ps, true);
-	u64 d;
 
 	if (!e)
 		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
-	/* a count below the last one is a slot that was evicted and made again */
-	d = ps->count >= e->k.count ? ps->count - e->k.count : ps->count;
-	e->k.count = ps->count;
-	e->k.weight = ps->weight;
-	e->delta += d;
-	if (!e->in_map) {
-		e->in_map = true;
-		t->in_map++;
-	}
+	e->delta += ps->count;
+	t->interval_slots++;
 	return 0;
 }
 
@@ -232,6 +220,7 @@ static void begin_interval(struct top *t)
 {
 	for (size_t i = 0; i < t->nr_entries; i++)
 		t->entries[i].delta = 0;
+	t->interval_slots = 0;
 }
 
 static void end_interval(struct top *t)
@@ -243,43 +232,12 @@ static void end_interval(struct top *t)
 
 		e->total += e->delta;
 		e->decayed = e->decayed * TOP_DECAY + e->delta;
-		e->idle = e->delta ? 0 : e->idle + 1;
 		new += e->delta;
 	}
 	t->st.total += new;
 	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
-	t->st.slots = t->in_map;
-}
-
-/* keep the kernel map from filling on a long run: slots idle for TOP_EVICT_IDLE intervals
- * leave it once it is half full. Their totals stay here; the final count comes back with
- * the delete, so only a sample landing between the read and the delete could be missed. */
-static void evict(struct top *t, struct sampler *s)
-{
-	u32 cap = sampler__capacity(s);
-
-	if (t->in_map * 2 < cap)
-		return;
-	for (size_t i = 0; i < t->nr_entries; i++) {
-		struct entry *e = &t->entries[i];
-		struct profile_sample ps = e->k;
-
-		if (!e->in_map || e->idle < TOP_EVICT_IDLE)
-			continue;
-		if (sampler__take_sample(s, &ps))
-			continue;
-		if (ps.count > e->k.count) {	/* came in since the read: not lost */
-			e->total += ps.count - e->k.count;
-			e->decayed += ps.count - e->k.count;
-			t->st.total += ps.count - e->k.count;
-		}
-		e->k.count = 0;
-		e->k.weight = 0;
-		e->in_map = false;
-		t->in_map--;
-		t->st.evicted++;
-	}
-	t->st.slots = t->in_map;
+	t->st.slots = t->interval_slots;
+	t->st.keys = t->nr_entries;
 }
 
 int top__update(struct top *t, struct sampler *s)
@@ -288,7 +246,7 @@ int top__update(struct top *t, struct sampler *s)
 	int err;
 
 	begin_interval(t);
-	err = sampler__read_samples(s, take_slot, t);
+	err = sampler__take_interval(s, take_slot, t);
 	if (err)
 		return err;
 	end_interval(t);
@@ -297,7 +255,6 @@ int top__update(struct top *t, struct sampler *s)
 		return err;
 	t->st.dropped = ks.dropped_full;
 	t->st.capacity = sampler__capacity(s);
-	evict(t, s);
 	return 0;
 }
 

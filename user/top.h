@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The live model behind `hsbpf top`: each interval it reads the kernel's sample map (in
- * batches), turns the running totals into per-slot deltas, decays or accumulates them,
+/* The live model behind `hsbpf top`: each interval it takes the kernel's sample map of that
+ * interval (in batches; its slots are the deltas), decays or accumulates them per key,
  * symbolizes new slots once (cached), and groups them into rows for a view: functions, IPs,
  * basic blocks, processes or containers, zoomed and filtered. It also lays the rows out as
- * text lines of a given width, which the ncurses screen and --stdio both print. */
+ * text lines of a given width, which the ncurses screen and --stdio both print.
+ * The kernel side counts each interval into a map of its own (bpf/samples.bpf.h), so an
+ * interval costs what it sampled, however many keys came before. */
 #ifndef HSBPF_TOP_H
 #define HSBPF_TOP_H
 
@@ -19,8 +21,6 @@ enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, 
 
 /* decay mode: each interval keeps this share of what came before (a window of ~8 intervals) */
 #define TOP_DECAY 0.875
-/* a slot idle this many intervals may leave the kernel map when the map is half full */
-#define TOP_EVICT_IDLE 30
 
 struct top_view {
 	enum top_group group;
@@ -58,9 +58,9 @@ struct top_status {
 	u64 total;		/* samples read since top started */
 	u64 dropped;		/* the kernel map was full */
 	u64 sideband_lost;
-	u64 slots;		/* sample map slots in use */
+	u64 keys;		/* distinct (process image, IP, cgroup) keys seen since the start */
+	u64 slots;		/* map slots the last interval filled, of capacity (drops beyond) */
 	u32 capacity;
-	u64 evicted;		/* idle slots moved out of the kernel map to keep room */
 	double cpu;		/* hsbpf's own CPU use, percent of one core, -1 unknown */
 	double bpf_cpu;		/* the sample handler's, percent of one core, -1 unknown */
 	bool paused, ended;
@@ -71,9 +71,9 @@ struct top;
 /* p is the session's live profile: its sideband (maps, comms, forks) grows while top runs */
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups);
 void top__free(struct top *t);
-/* read the map once: deltas since the last read, decay, eviction of idle slots; 0 or -errno */
+/* take the interval's map (its slots are the interval's deltas), then decay; 0 or -errno */
 int top__update(struct top *t, struct sampler *s);
-/* the same from a list of map slots, for tests: totals as the kernel map holds them */
+/* the same from a list of an interval's slots, for tests */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
 /* group, filter and sort for v; the rows stay valid until the next call */
 int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,

@@ -274,7 +274,9 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 	}
 	snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
 	append(line2, size, width, part);
-	snprintf(part, sizeof(part), "slots %s/%s", thousands(st->slots, a, sizeof(a)),
+	snprintf(part, sizeof(part), "keys %s", thousands(st->keys, a, sizeof(a)));
+	append(line2, size, width, part);
+	snprintf(part, sizeof(part), "map %s/%s", thousands(st->slots, a, sizeof(a)),
 		 thousands(st->capacity, b, sizeof(b)));
 	append(line2, size, width, part);
 	localtime_r(&now, &tm);
