@@ -61,7 +61,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan bench bench-overhead bench-truth vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan bench bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -156,11 +156,19 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth
+bench: bench-overhead bench-truth bench-top
 
 bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/overhead.sh
+
+$(OUTPUT)/bench/sled: bench/sled.S
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -DSLED_NOPS=64 $< -o $@
+
+bench-top: hsbpf $(OUTPUT)/bench/sled
+	$(Q)HSBPF=$(CURDIR)/hsbpf OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
 
 bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
