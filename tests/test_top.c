@@ -203,3 +203,30 @@ Test(top, grouping_names)
 	cr_expect_eq(g, TOP_PROCESSES);
 	cr_expect_eq(top__parse_group("nonsense", &g), -EINVAL);
 }
+
+/* past the key limit, keys that faded are forgotten and their samples counted as aged out */
+Test(top, faded_keys_age_out_past_the_limit)
+{
+	struct profile_sample old = slot(PID, BASE + work_30, 7), hot = slot(PID, BASE + work_70, 1);
+	struct profile_sample both[] = { hot, slot(PID, BASE + work_70 + 1, 1) };
+	struct top_view v = { .group = TOP_IPS };
+	const struct top_row *rows;
+	size_t nr;
+	double total;
+
+	top__limit_keys(t, 2);
+	cr_assert_eq(top__update_from(t, &old, 1), 0);
+	for (int i = 0; i < 50; i++)	/* 0.875^50 x 7 < 0.01 */
+		cr_assert_eq(top__update_from(t, &hot, 1), 0);
+	cr_expect_eq(top__status(t)->keys, 2, "within the limit nothing goes");
+	cr_assert_eq(top__update_from(t, both, 2), 0);
+	cr_expect_eq(top__status(t)->keys, 2);
+	cr_expect_eq(top__status(t)->aged_out, 7);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_eq(nr, 2);
+	cr_expect_eq(total, 52, "work_70's keys stay whole");
+	cr_assert_eq(top__update_from(t, &hot, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_eq(total, 53, "the index still finds the keys kept");
+	cr_expect_eq(top__status(t)->keys, 2);
+}

@@ -62,6 +62,7 @@ struct top {
 	size_t nr_groups;
 	struct top_status st;
 	u64 interval_slots;
+	size_t max_keys;
 };
 
 /* ---- interned strings: stable pointers, whatever the profile's string table does ---- */
@@ -129,8 +130,11 @@ static bool same_key(const struct profile_sample *a, const struct profile_sample
 static int grow_index(struct top *t)
 {
 	size_t n = t->nr_slots ? t->nr_slots * 2 : 4096;
-	u32 *index = calloc(n, sizeof(*index));
+	u32 *index;
 
+	while (n < (t->nr_entries + 1) * 2)
+		n *= 2;
+	index = calloc(n, sizeof(*index));
 	if (!index)
 		return -ENOMEM;
 	for (size_t e = 0; e < t->nr_entries; e++) {
@@ -177,6 +181,7 @@ struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
 		return NULL;
 	}
 	symbolizer__skip_lines(t->sy);
+	t->max_keys = TOP_MAX_KEYS;
 	t->st.cpu = -1;
 	t->st.bpf_cpu = -1;
 	return t;
@@ -196,6 +201,11 @@ void top__free(struct top *t)
 	free(t->rows);
 	free(t->groups);
 	free(t);
+}
+
+void top__limit_keys(struct top *t, size_t max_keys)
+{
+	t->max_keys = max_keys;
 }
 
 struct top_status *top__status(struct top *t)
@@ -223,6 +233,29 @@ static void begin_interval(struct top *t)
 	t->interval_slots = 0;
 }
 
+/* a long run on a busy machine sees keys without end (processes come and go): past
+ * max_keys, the keys whose decayed count has faded below 0.01 (idle for 35 intervals
+ * or more) are forgotten, and their totals counted as aged out, which the header shows */
+static void age_out(struct top *t)
+{
+	size_t o = 0;
+
+	if (t->nr_entries <= t->max_keys)
+		return;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		if (t->entries[i].decayed < 0.01)
+			t->st.aged_out += t->entries[i].total;
+		else
+			t->entries[o++] = t->entries[i];
+	}
+	t->nr_entries = o;
+	free(t->index);
+	t->index = NULL;
+	t->nr_slots = 0;
+	if (grow_index(t))
+		t->nr_entries = 0;	/* no memory for the index: start over rather than crash */
+}
+
 static void end_interval(struct top *t)
 {
 	u64 new = 0;
@@ -236,6 +269,7 @@ static void end_interval(struct top *t)
 	}
 	t->st.total += new;
 	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
+	age_out(t);
 	t->st.slots = t->interval_slots;
 	t->st.keys = t->nr_entries;
 }

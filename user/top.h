@@ -21,6 +21,8 @@ enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, 
 
 /* decay mode: each interval keeps this share of what came before (a window of ~8 intervals) */
 #define TOP_DECAY 0.875
+/* keys followed before the faded ones are forgotten (about 100 bytes each) */
+#define TOP_MAX_KEYS 1000000
 
 struct top_view {
 	enum top_group group;
@@ -58,7 +60,8 @@ struct top_status {
 	u64 total;		/* samples read since top started */
 	u64 dropped;		/* the kernel map was full */
 	u64 sideband_lost;
-	u64 keys;		/* distinct (process image, IP, cgroup) keys seen since the start */
+	u64 keys;		/* distinct (process image, IP, cgroup) keys followed */
+	u64 aged_out;		/* samples of keys forgotten past TOP_MAX_KEYS (accumulate lacks them) */
 	u64 slots;		/* map slots the last interval filled, of capacity (drops beyond) */
 	u32 capacity;
 	double cpu;		/* hsbpf's own CPU use, percent of one core, -1 unknown */
@@ -71,6 +74,8 @@ struct top;
 /* p is the session's live profile: its sideband (maps, comms, forks) grows while top runs */
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups);
 void top__free(struct top *t);
+/* forget faded keys past max_keys instead of TOP_MAX_KEYS */
+void top__limit_keys(struct top *t, size_t max_keys);
 /* take the interval's map (its slots are the interval's deltas), then decay; 0 or -errno */
 int top__update(struct top *t, struct sampler *s);
 /* the same from a list of an interval's slots, for tests */

@@ -276,6 +276,10 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 	append(line2, size, width, part);
 	snprintf(part, sizeof(part), "keys %s", thousands(st->keys, a, sizeof(a)));
 	append(line2, size, width, part);
+	if (st->aged_out) {
+		snprintf(part, sizeof(part), "aged out %s", thousands(st->aged_out, a, sizeof(a)));
+		append(line2, size, width, part);
+	}
 	snprintf(part, sizeof(part), "map %s/%s", thousands(st->slots, a, sizeof(a)),
 		 thousands(st->capacity, b, sizeof(b)));
 	append(line2, size, width, part);
