@@ -121,7 +121,7 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 	if (r)
 		process_text(r, c[n].text, sizeof(c[n].text));
 	n++;
-	c[n] = (struct cell){ .title = "Container", .width = 14, .drop = 3 };
+	c[n] = (struct cell){ .title = "Container", .width = 19, .drop = 3 };
 	if (r)
 		snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
 	n++;
