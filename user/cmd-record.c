@@ -59,66 +59,31 @@ static int usage(const char *msg)
 	return 2;
 }
 
-enum { OPT_PERIOD_MODE = 256, OPT_MAP_ENTRIES, OPT_SEED };
-
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "period-mode", required_argument, NULL, OPT_PERIOD_MODE },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "cpu", required_argument, NULL, 'C' },
+		SESSION_LONG_OPTIONS,
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
-		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
-		{ "seed", required_argument, NULL, OPT_SEED },
 		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int c, targets;
-	u64 v;
+	int c, targets, err;
 	char *end;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
 	env.output = "hsbpf.data";
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+e:F:c:ap:G:C:d:o:bvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+" SESSION_SHORT_OPTIONS "d:o:bvh", opts, NULL)) != -1) {
+		err = session_opts__parse(&env.so, c, optarg);
+		if (err < 0)
+			return err;
+		if (err)
+			continue;
 		switch (c) {
-		case 'e':
-			env.so.event = optarg;
-			break;
-		case 'F':
-			if (parse_u64(optarg, &env.so.freq) || !env.so.freq)
-				return fail(-EINVAL, "invalid frequency '%s'", optarg);
-			break;
-		case 'c':
-			if (parse_u64(optarg, &env.so.period) || !env.so.period)
-				return fail(-EINVAL, "invalid period '%s'", optarg);
-			break;
-		case OPT_PERIOD_MODE:
-			if (period__parse_mode(optarg, &env.so.mode))
-				return fail(-EINVAL, "invalid period mode '%s' (known: fixed, prime, random, "
-					     "prime-random)", optarg);
-			break;
-		case 'a':
-			env.so.all = true;
-			break;
-		case 'p':
-			env.so.pids = optarg;
-			break;
-		case 'G':
-			env.so.cgroup = optarg;
-			break;
-		case 'C':
-			env.so.cpus = optarg;
-			break;
 		case 'd':
 			env.duration = strtod(optarg, &end);
 			if (*end || !(env.duration > 0))
@@ -126,15 +91,6 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'o':
 			env.output = optarg;
-			break;
-		case OPT_MAP_ENTRIES:
-			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 26))
-				return fail(-EINVAL, "invalid --map-entries '%s' (1 to 67108864)", optarg);
-			env.so.map_entries = v;
-			break;
-		case OPT_SEED:
-			if (parse_u64(optarg, &env.so.seed))
-				return fail(-EINVAL, "invalid seed '%s'", optarg);
 			break;
 		case 'b':
 			env.so.branch_stack = true;

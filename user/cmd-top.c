@@ -43,6 +43,7 @@ static const char usage_text[] =
 	"  -e, --event EVENT      cpu-clock (default) or any event record takes\n"
 	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
 	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
+	"      --period-mode M    fixed, prime, random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine (the default)\n"
 	"  -p, --pid PIDS         running processes, all their threads and later children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (a container), filtered in the kernel\n"
@@ -56,7 +57,8 @@ static const char usage_text[] =
 	"  -n, --iterations N     stop after N refreshes\n"
 	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
-	"      --map-entries N    sample map slots (default 262144)\n"
+	"      --map-entries N    sample map slots per interval (default 262144)\n"
+	"      --seed N           seed for randomized periods\n"
 	"  -v, --verbose          more messages\n"
 	"\n"
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
@@ -68,18 +70,12 @@ static int usage(void)
 	return 2;
 }
 
-enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER, OPT_MAP_ENTRIES };
+enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER };
 
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "freq", required_argument, NULL, 'F' },
-		{ "count", required_argument, NULL, 'c' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "cpu", required_argument, NULL, 'C' },
+		SESSION_LONG_OPTIONS,
 		{ "delay", required_argument, NULL, 'd' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "order", required_argument, NULL, OPT_ORDER },
@@ -89,14 +85,12 @@ static int parse_args(int argc, char **argv)
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	int c, targets;
+	int c, targets, err;
 	char *end;
-	u64 v;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
@@ -105,31 +99,13 @@ static int parse_args(int argc, char **argv)
 	env.view.decay = true;
 	env.so.live = true;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "e:F:c:ap:G:C:d:s:zn:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, SESSION_SHORT_OPTIONS "d:s:zn:vh", opts, NULL)) != -1) {
+		err = session_opts__parse(&env.so, c, optarg);
+		if (err < 0)
+			return err;
+		if (err)
+			continue;
 		switch (c) {
-		case 'e':
-			env.so.event = optarg;
-			break;
-		case 'F':
-			if (parse_u64(optarg, &env.so.freq) || !env.so.freq)
-				return fail(-EINVAL, "invalid frequency '%s'", optarg);
-			break;
-		case 'c':
-			if (parse_u64(optarg, &env.so.period) || !env.so.period)
-				return fail(-EINVAL, "invalid period '%s'", optarg);
-			break;
-		case 'a':
-			env.so.all = true;
-			break;
-		case 'p':
-			env.so.pids = optarg;
-			break;
-		case 'G':
-			env.so.cgroup = optarg;
-			break;
-		case 'C':
-			env.so.cpus = optarg;
-			break;
 		case 'd':
 			env.delay = strtod(optarg, &end);
 			if (*end || !(env.delay >= 0.1 && env.delay <= 3600))
@@ -173,11 +149,6 @@ static int parse_args(int argc, char **argv)
 		case OPT_WIDTH:
 			if (parse_u64(optarg, &env.width) || env.width < 40 || env.width > 500)
 				return fail(-EINVAL, "invalid width '%s' (40 to 500)", optarg);
-			break;
-		case OPT_MAP_ENTRIES:
-			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 26))
-				return fail(-EINVAL, "invalid --map-entries '%s' (1 to 67108864)", optarg);
-			env.so.map_entries = v;
 			break;
 		case 'v':
 			verbose++;

@@ -32,6 +32,25 @@ struct session_opts {
 
 struct session;
 
+/* the options record and top share; their long-option entries and short letters */
+enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SEED };
+#define SESSION_LONG_OPTIONS							\
+	{ "event", required_argument, NULL, 'e' },				\
+	{ "freq", required_argument, NULL, 'F' },				\
+	{ "count", required_argument, NULL, 'c' },				\
+	{ "period-mode", required_argument, NULL, SESSION_OPT_PERIOD_MODE },	\
+	{ "all-cpus", no_argument, NULL, 'a' },				\
+	{ "pid", required_argument, NULL, 'p' },				\
+	{ "cgroup", required_argument, NULL, 'G' },				\
+	{ "cpu", required_argument, NULL, 'C' },				\
+	{ "map-entries", required_argument, NULL, SESSION_OPT_MAP_ENTRIES },	\
+	{ "seed", required_argument, NULL, SESSION_OPT_SEED }
+#define SESSION_SHORT_OPTIONS "e:F:c:ap:G:C:"
+
+/* one getopt result: 1 when it was a session option (taken into o), 0 when it is not one,
+ * -EINVAL after saying what is wrong with its argument */
+int session_opts__parse(struct session_opts *o, int c, const char *arg);
+
 /* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
  * event, the period, the pid list); *out is to be closed either way */
 int session__new(const struct session_opts *opts, struct session **out);
