@@ -1,13 +1,8 @@
-.output-asan/user/cmd-record.o: user/cmd-record.c user/cgroup.h \
- user/util.h user/cmds.h user/ksyms.h user/profile.h user/sampler.h \
- user/event.h user/period.h user/sideband.h user/target.h
-user/cgroup.h:
-user/util.h:
+.output-asan/user/cmd-record.o: user/cmd-record.c user/cmds.h user/util.h \
+ user/profile.h user/session.h user/event.h user/period.h
 user/cmds.h:
-user/ksyms.h:
+user/util.h:
 user/profile.h:
-user/sampler.h:
+user/session.h:
 user/event.h:
 user/period.h:
-user/sideband.h:
-user/target.h:

@@ -1,8 +1,11 @@
-.output-asan/user/cmd-report.o: user/cmd-report.c user/cmds.h user/hist.h \
- user/profile.h user/util.h user/symbolizer.h user/truth.h
+.output-asan/user/cmd-report.o: user/cmd-report.c user/cmds.h user/util.h \
+ user/hist.h user/profile.h user/symbolizer.h bpf/hsbpf.h \
+ user/lbr_report.h user/truth.h
 user/cmds.h:
+user/util.h:
 user/hist.h:
 user/profile.h:
-user/util.h:
 user/symbolizer.h:
+bpf/hsbpf.h:
+user/lbr_report.h:
 user/truth.h:
