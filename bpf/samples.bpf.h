@@ -41,15 +41,33 @@ struct {
 	__type(value, struct proc_state);
 } procs SEC(".maps");
 
+/* add one sample to map: each call site names one map, so that the verifier can inline the
+ * hash lookups (a map pointer chosen at run time would turn them into calls) */
+static __always_inline bool samples__add(void *map, struct sample_key *key, __u64 weight)
+{
+	struct sample_value one = { 1, weight }, *val;
+
+	val = bpf_map_lookup_elem(map, key);
+	if (!val) {
+		if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+			return true;
+		/* another CPU inserted the key first, or the map is full */
+		val = bpf_map_lookup_elem(map, key);
+		if (!val)
+			return false;
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
+	return true;
+}
+
 /* count one sample of weight at ip in process tgid (proc: its procs[] entry, or NULL);
  * false when the map is full and the sample was dropped */
 static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_state *proc,
 					   __u64 weight)
 {
-	struct sample_value one = { 1, weight }, *val;
 	struct sample_key key = {};
 	__u32 zero = 0, *gen = bpf_map_lookup_elem(&live, &zero);
-	void *map = gen && (*gen & 1) ? (void *)&samples_odd : (void *)&samples;
 
 	key.pid = tgid;
 	key.ip = ip;
@@ -59,19 +77,9 @@ static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_sta
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	if (proc)
 		key.exec_ns = proc->exec_ns;
-
-	val = bpf_map_lookup_elem(map, &key);
-	if (!val) {
-		if (!bpf_map_update_elem(map, &key, &one, BPF_NOEXIST))
-			return true;
-		/* another CPU inserted the key first, or the map is full */
-		val = bpf_map_lookup_elem(map, &key);
-		if (!val)
-			return false;
-	}
-	__sync_fetch_and_add(&val->count, 1);
-	__sync_fetch_and_add(&val->weight, weight);
-	return true;
+	if (gen && (*gen & 1))
+		return samples__add(&samples_odd, &key, weight);
+	return samples__add(&samples, &key, weight);
 }
 
 #endif /* HSBPF_SAMPLES_BPF_H */
