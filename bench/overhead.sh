@@ -30,6 +30,14 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# SIGINT, then SIGKILL if the tool has not gone within 10 s (bpftrace 0.17 can miss a SIGINT
+# that lands while it attaches)
+stop() {
+	kill -INT "$1" 2>/dev/null || true
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
 now() { date +%s%N; }
 workload() { "$FIX/busywork" "$ITERS" 2 >/dev/null; }
 
@@ -65,7 +73,7 @@ measure() {
 	esac
 	pids=("$pid")
 	t0=$(now); workload; t1=$(now)
-	if [ -n "$pid" ]; then kill -INT "$pid"; wait "$pid" || true; fi
+	if [ -n "$pid" ]; then stop "$pid"; fi
 	pids=()
 	echo "$t0 $t1" | awk '{ printf "%.4f\n", ($2 - $1) / 1e9 }'
 }

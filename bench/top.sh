@@ -37,6 +37,14 @@ trap cleanup EXIT
 "$SLED" & pids+=($!)
 "$SLED" & pids+=($!)
 
+# SIGINT, then SIGKILL if the tool has not gone within 10 s (bpftrace 0.17 can miss a SIGINT
+# that lands while it attaches)
+stop() {
+	kill -INT "$1" 2>/dev/null || true
+	for _ in $(seq 100); do kill -0 "$1" 2>/dev/null || break; sleep 0.1; done
+	kill -KILL "$1" 2>/dev/null || true
+	wait "$1" 2>/dev/null || true
+}
 ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
 rss_kb() { awk '/VmRSS/ { print $2 }' "/proc/$1/status"; }
 hz=$(getconf CLK_TCK)
@@ -60,7 +68,7 @@ c0=$(ticks "$tp"); t0=$(now_ms)
 sleep "$WINDOW"
 c1=$(ticks "$tp"); t1=$(now_ms)
 s1=$(slots "$log"); rss=$(rss_kb "$tp")
-kill -INT "$tp"; wait "$tp" || true
+stop "$tp"
 top_cpu=$(pct "$c0" "$c1" $((t1 - t0)))
 self=$(grep -ao 'hsbpf [0-9.]*% CPU + BPF [0-9.]*%' "$log" | tail -"$WINDOW" |
 	awk '{ c += $2; b += $6 } END { printf "%.2f %.2f", c / NR, b / NR }')
@@ -76,16 +84,16 @@ measure() {	# name, pid
 }
 
 "$HSBPF" record -a -F "$HZ" -o "$OUT/top-baseline.data" 2>"$OUT/record.log" & p=$!; pids+=($p)
-base=$(measure record "$p"); kill -INT "$p"; wait "$p" || true
+base=$(measure record "$p"); stop "$p"
 
 # perf top reads keys from stdin: give it one that never sends any
 perf top --stdio -e cpu-clock -F "$HZ" -a -d 1 < <(sleep 86399) >"$OUT/perf-top.log" 2>&1 & p=$!; pids+=($p)
-perf_res=$(measure "perf-top" "$p"); kill -INT "$p"; wait "$p" || true
+perf_res=$(measure "perf-top" "$p"); stop "$p"
 pkill -f "sleep 86399" || true
 
 BPFTRACE_MAP_KEYS_MAX=262144 bpftrace -q -e "profile:hz:$HZ { @[pid, reg(\"ip\")] = count(); } interval:s:1 { print(@); }" \
 	>/dev/null 2>"$OUT/bpftrace.log" & p=$!; pids+=($p)
-bt=$(measure bpftrace "$p"); kill -INT "$p"; wait "$p" || true
+bt=$(measure bpftrace "$p"); stop "$p"
 
 echo
 echo "hsbpf top's own CPU, $HZ Hz on 2 CPUs, 1 s refresh, two sleds of 102,400 IPs each"
