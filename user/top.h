@@ -21,7 +21,7 @@ enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, 
 
 /* decay mode: each interval keeps this share of what came before (a window of ~8 intervals) */
 #define TOP_DECAY 0.875
-/* keys followed before the faded ones are forgotten (about 140 bytes each) */
+/* keys followed before the faded ones are forgotten (152 bytes each) */
 #define TOP_MAX_KEYS 1000000
 
 struct top_view {
