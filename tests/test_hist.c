@@ -136,3 +136,56 @@ Test(hist, prepend_key_moves_or_inserts)
 		keys[i] = SORT_SYM;
 	cr_expect_eq(hist__prepend_key(keys, &n, SORT_CGROUP), -E2BIG);
 }
+
+/* the text of a two-key report's title line */
+static void titles(enum sort_key a, enum sort_key b, char *out, size_t size)
+{
+	enum sort_key keys[2] = { a, b };
+	struct hist *h = hist__new(keys, 2);
+	struct profile *p = profile__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	add(h, 1, "work_70", "/usr/lib/x86_64-linux-gnu/libsomething.so.1", 10);
+	hist__sort(h);
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	/* the first line that is not a # comment */
+	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (*l != '#') {
+			snprintf(out, size, "%.*s", (int)strcspn(l, "\n"), l);
+			break;
+		}
+	}
+	free(buf);
+	profile__free(p);
+	hist__free(h);
+}
+
+static int occurrences(const char *s, const char *w)
+{
+	int n = 0;
+
+	for (const char *q = strstr(s, w); q; q = strstr(q + 1, w))
+		n++;
+	return n;
+}
+
+/* with two keys every key's columns fit, and the object is shown once */
+Test(hist, two_keys_keep_their_columns)
+{
+	char t[512];
+
+	titles(SORT_SYM, SORT_PID, t, sizeof(t));
+	cr_expect(strstr(t, "Symbol") && strstr(t, "Object") && strstr(t, "Pid") && strstr(t, "Command"),
+		  "%s", t);
+	titles(SORT_DSO, SORT_SYM, t, sizeof(t));
+	cr_expect_eq(occurrences(t, "Object"), 1, "%s", t);
+	cr_expect(strstr(t, "Symbol"), "%s", t);
+	titles(SORT_COMM, SORT_SYM, t, sizeof(t));
+	cr_expect(strstr(t, "Command") && strstr(t, "Symbol") && strstr(t, "Object"), "%s", t);
+	titles(SORT_IP, SORT_PID, t, sizeof(t));
+	cr_expect(strstr(t, "Address") && strstr(t, "Pid"), "%s", t);
+}

@@ -57,8 +57,10 @@ static bool has_key(const struct hist *h, enum sort_key k)
 
 static int row_cells(const struct hist *h, const struct hist_row *r, struct cell *c)
 {
-	/* narrower symbols when other keys need room too */
-	int symw = h->nr_keys > 1 ? 30 : 44;
+	/* narrower symbols and objects when other keys need room too */
+	int symw = h->nr_keys > 1 ? 26 : 44, objw = h->nr_keys > 1 ? 16 : 0;
+	/* an object key shows the object (whole path) once */
+	bool obj = !has_key(h, SORT_DSO);
 	int n = 0;
 
 	for (int k = 0; k < h->nr_keys; k++) {
@@ -66,15 +68,19 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 		case SORT_SYM:
 			c[n] = (struct cell){ .title = "Symbol", .width = symw };
 			snprintf(c[n++].text, 256, "%s%s", r->kernel ? "[k] " : "", r->sym);
-			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			if (!obj)
+				break;
+			c[n] = (struct cell){ .title = "Object", .width = objw };
 			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
 			break;
 		case SORT_IP:
 			c[n] = (struct cell){ .title = "Address", .width = 18 };
 			snprintf(c[n++].text, 256, "%#" PRIx64, r->vaddr);
-			c[n] = (struct cell){ .title = "Symbol+offset", .width = 34 };
+			c[n] = (struct cell){ .title = "Symbol+offset", .width = h->nr_keys > 1 ? 26 : 34 };
 			snprintf(c[n++].text, 256, "%s+%#" PRIx64, r->sym, r->sym_off);
-			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			if (!obj)
+				break;
+			c[n] = (struct cell){ .title = "Object", .width = objw };
 			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
 			break;
 		case SORT_DSO:
@@ -121,7 +127,9 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			}
 			c[n] = (struct cell){ .title = "Symbol", .width = 20 };
 			snprintf(c[n++].text, 256, "%s", r->sym);
-			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			if (!obj)
+				break;
+			c[n] = (struct cell){ .title = "Object", .width = objw };
 			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
 			break;
 		case SORT_CGROUP: {
