@@ -386,3 +386,22 @@ Test(live_top, bad_input)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "no/such/cgroup"), "%s", r.err);
 }
+
+/* thousands of short processes: top forgets the history of those that exited (its memory
+ * stays bounded), and a long-running hot process is still named after it does */
+Test(live_top, history_of_exited_processes_is_forgotten)
+{
+	char cmd[PATH_MAX + 64];
+	struct run_result r;
+	pid_t churn, hot;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 12", fixture("hot7030"));
+	hot = spawn(cmd);
+	churn = spawn("i=0; while [ $i -lt 20000 ]; do /bin/true; i=$((i + 1)); done");
+	run(&r, "%s top --stdio -v -z -d 1 -n 9 --rows 40 --width 120", hsbpf_bin());
+	reap(churn);
+	reap(hot);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "forgot the history of exited processes"), "%s", r.err);
+	cr_expect(last_samples(r.out, "work_70") > 100, "work_70 no longer named: %s", r.out);
+}

@@ -212,3 +212,32 @@ Test(profile, failed_write_leaves_nothing)
 	cr_expect_eq(n, 0, "temporary files left behind");
 	profile__free(p);
 }
+
+/* the history of the pids kept, of the pids with samples and of their fork ancestors stays;
+ * the rest goes */
+Test(profile, keep_pids_keeps_ancestors_and_sampled)
+{
+	struct profile *p = profile__new();
+	struct profile_sample s = { .pid = 7, .count = 1 };
+	u32 keep[] = { 3, 3, 99 };
+	bool seen[10] = {};
+
+	for (u32 pid = 1; pid <= 7; pid++) {
+		cr_assert_eq(profile__add_mapping(p, pid, 0, 0x1000 * pid, 0x1000, 0, "/bin/x", NULL, 0), 0);
+		cr_assert_eq(profile__add_comm(p, pid, 0, "x", false), 0);
+	}
+	cr_assert_eq(profile__add_fork(p, 3, 2, 10), 0);	/* 3 forked from 2, 2 from 1 */
+	cr_assert_eq(profile__add_fork(p, 2, 1, 5), 0);
+	cr_assert_eq(profile__add_fork(p, 5, 4, 5), 0);	/* 4 and 5: nobody keeps them */
+	cr_assert_eq(profile__add_sample(p, &s), 0);	/* 7 has samples */
+	cr_assert_eq(profile__keep_pids(p, keep, 3), 0);
+	for (size_t i = 0; i < p->nr_mappings; i++)
+		seen[p->mappings[i].pid] = true;
+	cr_expect(seen[1] && seen[2] && seen[3] && seen[7], "kept: 1 %d 2 %d 3 %d 7 %d", seen[1],
+		  seen[2], seen[3], seen[7]);
+	cr_expect(!seen[4] && !seen[5] && !seen[6], "dropped: 4 %d 5 %d 6 %d", seen[4], seen[5], seen[6]);
+	cr_expect_eq(p->nr_mappings, 4);
+	cr_expect_eq(p->nr_comms, 4);
+	cr_expect_eq(p->nr_forks, 2);
+	profile__free(p);
+}

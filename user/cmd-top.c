@@ -203,6 +203,39 @@ static void measure(struct session *sess, struct top_status *st, struct cost *la
 	*last = now;
 }
 
+/* the process history of exited processes goes once it has grown by this many records, or
+ * once a minute: what is symbolized stays symbolized */
+#define FORGET_RECORDS 20000
+#define FORGET_NS (60 * 1000000000ull)
+
+static size_t history(const struct profile *p)
+{
+	return p->nr_mappings + p->nr_comms + p->nr_forks;
+}
+
+static int forget_exited(struct session *sess, struct top *t, size_t *last_size, u64 *last_time)
+{
+	struct profile *p = session__profile(sess);
+	u64 now = now_ns(CLOCK_MONOTONIC);
+	size_t nr, before = history(p);
+	u32 *pids;
+	int err;
+
+	if (history(p) < *last_size + FORGET_RECORDS && now < *last_time + FORGET_NS)
+		return 0;
+	err = top__unresolved_pids(t, &pids, &nr);
+	if (!err)
+		err = session__forget_exited(sess, pids, nr);
+	free(pids);
+	debug("forgot the history of exited processes: %zu records, %zu kept", before - history(p),
+	      history(p));
+	/* sorted now: top re-sorts only when the record counts change, and they may not */
+	profile__finish(p);
+	*last_size = history(p);
+	*last_time = now;
+	return err;
+}
+
 static int refresh(struct session *sess, struct top *t, struct cost *cost, struct top_tui *tui)
 {
 	struct top_status *st = top__status(t);
@@ -227,7 +260,8 @@ int cmd_top(int argc, char **argv)
 	struct cost cost = {};
 	struct top_status *st = NULL;
 	int err, stats_fd = -1;
-	u64 next, done = 0;
+	u64 next, done = 0, forgot_at;
+	size_t forgot_size = 0;
 	bool ended = false;
 
 	err = parse_args(argc, argv);
@@ -279,6 +313,7 @@ int cmd_top(int argc, char **argv)
 	}
 	cost = (struct cost){ .wall = now_ns(CLOCK_MONOTONIC), .cpu = cpu_seconds() };
 	next = cost.wall + (u64)(env.delay * 1e9);
+	forgot_at = cost.wall;
 	while (!exiting) {
 		u64 now = now_ns(CLOCK_MONOTONIC);
 		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
@@ -294,7 +329,9 @@ int cmd_top(int argc, char **argv)
 				ended = st->ended = true;
 				next = 0;
 			}
-			err = 0;
+			err = forget_exited(sess, t, &forgot_size, &forgot_at);
+			if (err)
+				goto cleanup;
 		}
 		if (tui) {
 			enum tui_action a = top_tui__key(tui, t, &env.view, ended ? 100 : wait);

@@ -266,6 +266,76 @@ void profile__finish(struct profile *p)
 	sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static bool in_set(const u32 *set, size_t n, u32 pid)
+{
+	return bsearch(&pid, set, n, sizeof(*set), cmp_u32) != NULL;
+}
+
+/* sort and deduplicate */
+static size_t make_set(u32 *v, size_t n)
+{
+	size_t o = 0;
+
+	qsort(v, n, sizeof(*v), cmp_u32);
+	for (size_t i = 0; i < n; i++)
+		if (!o || v[o - 1] != v[i])
+			v[o++] = v[i];
+	return o;
+}
+
+int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
+{
+	size_t cap = 0, nr = 0;
+	u32 *keep = NULL;
+	bool grew = true;
+	int err = -ENOMEM;
+
+	if (array__reserve((void **)&keep, &cap, nr_pids + p->nr_samples + 1, sizeof(*keep)))
+		return err;
+	for (size_t i = 0; i < nr_pids; i++)
+		keep[nr++] = pids[i];
+	for (size_t i = 0; i < p->nr_samples; i++)
+		keep[nr++] = p->samples[i].pid;
+	nr = make_set(keep, nr);
+	/* a forked child that never exec'd runs in its parent's image: keep the ancestors */
+	while (grew) {
+		size_t before = nr;
+
+		for (size_t i = 0; i < p->nr_forks; i++) {
+			if (!in_set(keep, before, p->forks[i].pid) || in_set(keep, before, p->forks[i].ppid))
+				continue;
+			if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
+				goto out;
+			keep[nr++] = p->forks[i].ppid;
+		}
+		grew = nr > before;
+		nr = make_set(keep, nr);
+	}
+#define KEEP(arr, n)								\
+	do {									\
+		size_t o = 0;							\
+		for (size_t i = 0; i < p->n; i++)				\
+			if (in_set(keep, nr, p->arr[i].pid))			\
+				p->arr[o++] = p->arr[i];			\
+		p->n = o;							\
+	} while (0)
+	KEEP(mappings, nr_mappings);
+	KEEP(comms, nr_comms);
+	KEEP(forks, nr_forks);
+#undef KEEP
+	err = 0;
+out:
+	free(keep);
+	return err;
+}
+
 u64 profile__total_samples(const struct profile *p)
 {
 	u64 n = 0;

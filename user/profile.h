@@ -180,6 +180,9 @@ int profile__add_nspid(struct profile *p, u32 pid, u32 nspid);
 /* the PID pid has inside its own namespace, or 0 when it lives in the host's */
 u32 profile__nspid(const struct profile *p, u32 pid);
 
+/* keep the process history (mappings, comms, forks) of these pids, of the pids that have
+ * samples, and of their fork ancestors; drop the rest. 0 or -ENOMEM (nothing dropped) */
+int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids);
 /* sorts the tables the readers search (ksyms by address, per-pid events by time) */
 void profile__finish(struct profile *p);
 

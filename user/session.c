@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -55,60 +56,6 @@ static int max_sample_rate(u64 *rate)
 		return -EINVAL;
 	*rate = v;
 	return 0;
-}
-
-/* keep only the process history the samples need: their pids and their fork ancestors, and
- * the targets themselves (annotate and eval look at a target's objects even without samples) */
-static void prune_sideband(struct profile *p, const u32 *targets, int nr_targets)
-{
-	size_t cap = 0, nr = 0, j;
-	u32 *keep = NULL;
-	bool grew = true;
-
-	for (int i = 0; i < nr_targets; i++) {
-		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
-			goto out;
-		keep[nr++] = targets[i];
-	}
-	for (size_t i = 0; i < p->nr_samples; i++) {
-		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
-			goto out;
-		keep[nr++] = p->samples[i].pid;
-	}
-	while (grew) {
-		grew = false;
-		for (size_t i = 0; i < p->nr_forks; i++) {
-			bool child = false, parent = false;
-
-			for (j = 0; j < nr; j++) {
-				child |= keep[j] == p->forks[i].pid;
-				parent |= keep[j] == p->forks[i].ppid;
-			}
-			if (child && !parent) {
-				if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
-					goto out;
-				keep[nr++] = p->forks[i].ppid;
-				grew = true;
-			}
-		}
-	}
-#define PRUNE(arr, n)								\
-	do {									\
-		size_t o = 0;							\
-		for (size_t i = 0; i < p->n; i++) {				\
-			for (j = 0; j < nr && keep[j] != p->arr[i].pid; j++)	\
-				;						\
-			if (j < nr)						\
-				p->arr[o++] = p->arr[i];			\
-		}								\
-		p->n = o;							\
-	} while (0)
-	PRUNE(mappings, nr_mappings);
-	PRUNE(comms, nr_comms);
-	PRUNE(forks, nr_forks);
-#undef PRUNE
-out:
-	free(keep);
 }
 
 static void save_cgroups(struct profile *p, struct cgroup_names *names)
@@ -454,13 +401,52 @@ int session__finish(struct session *s)
 		return err;
 	fill_meta(s);
 	if (o->argv)
-		prune_sideband(p, &s->command_pid, 1);
+		profile__keep_pids(p, &s->command_pid, 1);
 	else if (!o->all && !o->cgroup)
-		prune_sideband(p, s->pids, s->nr_pids);
+		profile__keep_pids(p, s->pids, s->nr_pids);
 	profile__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p, &s->cgroups);
 	return 0;
+}
+
+int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
+{
+	size_t nr = 0, cap = 0;
+	u32 *keep = NULL;
+	struct dirent *d;
+	int err = 0;
+	DIR *dir;
+
+	dir = opendir("/proc");
+	if (!dir)
+		return fail(-errno, "cannot list /proc: %s", strerror(errno));
+	while ((d = readdir(dir))) {
+		char *end;
+		unsigned long pid = strtoul(d->d_name, &end, 10);
+
+		if (*end || !pid)
+			continue;
+		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep))) {
+			err = -ENOMEM;
+			break;
+		}
+		keep[nr++] = pid;
+	}
+	closedir(dir);
+	for (size_t i = 0; i < nr_also && !err; i++) {
+		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
+			err = -ENOMEM;
+		else
+			keep[nr++] = also[i];
+	}
+	if (!err)
+		err = profile__keep_pids(s->p, keep, nr);
+	free(keep);
+	/* what the namespace-pid pass has not seen yet stays after what it has */
+	s->seen_comms = s->p->nr_comms;
+	s->seen_forks = s->p->nr_forks;
+	return err;
 }
 
 struct profile *session__profile(struct session *s)

@@ -67,6 +67,10 @@ int session__poll(struct session *s, int timeout_ms);
  * cgroup names */
 int session__finish(struct session *s);
 struct profile *session__profile(struct session *s);
+/* a long live session (top) forgets the process history (maps, comms, forks) of processes
+ * that have exited, except those in also (and the fork ancestors of what stays); call it
+ * right after session__poll */
+int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
 const char *session__event_name(const struct session *s);

@@ -384,6 +384,26 @@ static void label(struct top *t, struct entry *e)
 	}
 }
 
+int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
+{
+	size_t cap = 0;
+
+	*pids = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		if (t->entries[i].resolved)
+			continue;
+		if (array__reserve((void **)pids, &cap, *nr + 1, sizeof(**pids))) {
+			free(*pids);
+			*pids = NULL;
+			*nr = 0;
+			return -ENOMEM;
+		}
+		(*pids)[(*nr)++] = t->entries[i].k.pid;
+	}
+	return 0;
+}
+
 /* ---- rows ---- */
 
 static const char *base_name(const char *path)

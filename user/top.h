@@ -84,6 +84,8 @@ int top__update_from(struct top *t, const struct profile_sample *slots, size_t n
 int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
 	      double *view_total);
 struct top_status *top__status(struct top *t);
+/* the pids of keys not symbolized yet (their process history must stay); *pids to free */
+int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr);
 
 const char *top__group_name(enum top_group g);
 const char *top__order_name(enum top_order o);
