@@ -15,6 +15,7 @@
 #include "elf_image.h"
 #include "elf_util.h"
 #include "hsbpf.h"
+#include "strset.h"
 #include "symbolizer.h"
 
 #define MAX_FORK_DEPTH 32
@@ -65,8 +66,7 @@ struct symbolizer {
 	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
-	char **names;			/* strdup'd symbol and file names the cache points to */
-	size_t nr_names, cap_names;
+	struct strset names;		/* symbol and file names the cache points to */
 };
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -103,9 +103,7 @@ void symbolizer__free(struct symbolizer *sy)
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
 	}
-	for (size_t i = 0; i < sy->nr_names; i++)
-		free(sy->names[i]);
-	free(sy->names);
+	strset__free(&sy->names);
 	free(sy->dsos);
 	free(sy->cache);
 	free(sy);
@@ -369,20 +367,7 @@ static bool to_vaddr(const struct dso *d, const struct profile_mapping *m, u64 i
 
 static const char *keep(struct symbolizer *sy, const char *s)
 {
-	char *c;
-
-	if (!s)
-		return NULL;
-	/* interned names are shared by every cache entry that uses them */
-	for (size_t i = sy->nr_names; i-- > 0 && i + 8 >= sy->nr_names;)
-		if (!strcmp(sy->names[i], s))
-			return sy->names[i];
-	if (array__reserve((void **)&sy->names, &sy->cap_names, sy->nr_names + 1, sizeof(char *)))
-		return NULL;
-	c = strdup(s);
-	if (c)
-		sy->names[sy->nr_names++] = c;
-	return c;
+	return s ? strset__intern(&sy->names, s) : NULL;
 }
 
 static int cmp_dso_sym(const void *a, const void *b)
@@ -539,10 +524,14 @@ static void resolve_kernel(struct symbolizer *sy, u64 ip, struct sym_result *r)
 		return;
 	r->sym = name;
 	r->sym_off = ip - p->ksyms[lo - 1].addr;
-	/* "sym [module]" names the module as the object, as perf does */
+	/* "sym [module]": the module is the object, as perf shows it */
 	mod = strchr(name, ' ');
-	if (mod)
+	if (mod) {
+		const char *sym = strset__intern_n(&sy->names, name, mod - name);
+
+		r->sym = sym ? sym : name;
 		r->dso = mod + 1;
+	}
 }
 
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)

@@ -11,6 +11,7 @@
 #include "hist.h"
 #include "hsbpf.h"
 #include "sampler.h"
+#include "strset.h"
 #include "symbolizer.h"
 #include "top.h"
 
@@ -54,8 +55,7 @@ struct top {
 	size_t nr_slots;
 	struct label *labels;
 	size_t nr_labels, cap_labels;
-	char **strs;		/* interned strings, open addressing */
-	size_t nr_strs_slots, nr_strs;
+	struct strset strs;
 	struct top_row *rows;
 	size_t nr_rows, cap_rows;
 	struct group_slot *groups;
@@ -65,48 +65,15 @@ struct top {
 	size_t max_keys;
 };
 
-/* ---- interned strings: stable pointers, whatever the profile's string table does ---- */
-
-static u64 hash_str(const char *s)
-{
-	u64 h = 1469598103934665603ull;
-
-	for (; *s; s++)
-		h = (h ^ (u8)*s) * 1099511628211ull;
-	return h;
-}
-
+/* interned strings: stable pointers, whatever the profile's string table does */
 static const char *intern(struct top *t, const char *s)
 {
-	size_t i;
+	const char *c;
 
 	if (!s)
 		return NULL;
-	if ((t->nr_strs + 1) * 2 > t->nr_strs_slots) {
-		size_t n = t->nr_strs_slots ? t->nr_strs_slots * 2 : 1024;
-		char **slots = calloc(n, sizeof(*slots));
-
-		if (!slots)
-			return "[no memory]";
-		for (size_t j = 0; j < t->nr_strs_slots; j++) {
-			if (!t->strs[j])
-				continue;
-			for (i = hash_str(t->strs[j]) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
-				;
-			slots[i] = t->strs[j];
-		}
-		free(t->strs);
-		t->strs = slots;
-		t->nr_strs_slots = n;
-	}
-	for (i = hash_str(s) & (t->nr_strs_slots - 1); t->strs[i]; i = (i + 1) & (t->nr_strs_slots - 1))
-		if (!strcmp(t->strs[i], s))
-			return t->strs[i];
-	t->strs[i] = strdup(s);
-	if (!t->strs[i])
-		return "[no memory]";
-	t->nr_strs++;
-	return t->strs[i];
+	c = strset__intern(&t->strs, s);
+	return c ? c : "[no memory]";
 }
 
 /* ---- map slots ---- */
@@ -192,9 +159,7 @@ void top__free(struct top *t)
 	if (!t)
 		return;
 	symbolizer__free(t->sy);
-	for (size_t i = 0; i < t->nr_strs_slots; i++)
-		free(t->strs[i]);
-	free(t->strs);
+	strset__free(&t->strs);
 	free(t->entries);
 	free(t->index);
 	free(t->labels);
