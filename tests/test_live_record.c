@@ -543,3 +543,19 @@ Test(live, report_refuses_damaged_profiles)
 	run(&r, "%s report -i %s --sort nonsense", hsbpf_bin(), out_path());
 	cr_expect_eq(r.status, 2);
 }
+
+/* BPF programs loaded while recording reach the profile's kernel symbols through the
+ * kernel's KSYMBOL records: hsbpf's own sample handler, loaded after the sideband starts */
+Test(live, bpf_programs_loaded_while_recording_are_named)
+{
+	struct profile *p = record("-a -d 0.3");
+	bool found = false;
+
+	for (size_t i = 0; i < p->nr_ksyms && !found; i++) {
+		const char *name = profile__str(p, p->ksyms[i].name);
+
+		found = !strncmp(name, "bpf_prog_", 9) && strstr(name, "_hsbpf_sample [bpf]");
+	}
+	cr_expect(found, "no KSYMBOL name for the sample handler among %zu kernel symbols", p->nr_ksyms);
+	profile__free(p);
+}

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "sideband.h"
+#include "symbolizer.h"
 
 struct rec {
 	u8 buf[512];
@@ -130,5 +131,52 @@ Test(sideband, procfs_synthesis_of_this_process)
 	}
 	cr_expect(found, "libc not among our executable mappings");
 	cr_expect_eq(procfs__synthesize(p, 999999999), -ENOENT);
+	profile__free(p);
+}
+
+static struct rec ksymbol(u64 addr, u32 len, u16 type, u16 flags, const char *name)
+{
+	struct rec r = { .len = sizeof(struct perf_event_header) };
+	struct { u64 addr; u32 len; u16 type, flags; } k = { addr, len, type, flags };
+
+	put(&r, &k, sizeof(k));
+	put(&r, name, strlen(name) + 1);
+	finish(&r, PERF_RECORD_KSYMBOL, 0, 5);
+	return r;
+}
+
+/* kernel code made while running (a BPF program): named as kallsyms names it, bounded by
+ * its length, and kept after it is unloaded; a bound never hides a symbol at its address */
+Test(sideband, ksymbol_names_bpf_programs)
+{
+	struct profile *p = profile__new();
+	struct rec r = ksymbol(0xffffffffa0001000ull, 0x100, PERF_RECORD_KSYMBOL_TYPE_BPF, 0,
+			       "bpf_prog_0123456789abcdef_hot");
+	struct profile_sample s = { .pid = 1, .flags = 1 /* kernel */, .count = 1 };
+	struct symbolizer *sy;
+	struct sym_result res;
+
+	cr_assert_eq(sideband__record(p, r.buf, r.len, NULL), 0);
+	/* the next program right after it */
+	r = ksymbol(0xffffffffa0001100ull, 0x80, PERF_RECORD_KSYMBOL_TYPE_BPF, 0, "bpf_prog_fedcba9876543210_next");
+	cr_assert_eq(sideband__record(p, r.buf, r.len, NULL), 0);
+	r = ksymbol(0xffffffffa0001000ull, 0x100, PERF_RECORD_KSYMBOL_TYPE_BPF,
+		    PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER, "bpf_prog_0123456789abcdef_hot");
+	cr_assert_eq(sideband__record(p, r.buf, r.len, NULL), 0);
+	cr_expect_eq(p->nr_ksyms, 4, "two symbols and their bounds");
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	s.ip = 0xffffffffa0001010ull;
+	symbolizer__resolve(sy, &s, &res);
+	cr_expect_str_eq(res.sym, "bpf_prog_0123456789abcdef_hot");
+	cr_expect_str_eq(res.dso, "[bpf]");
+	cr_expect_eq(res.sym_off, 0x10);
+	s.ip = 0xffffffffa0001100ull;
+	symbolizer__resolve(sy, &s, &res);
+	cr_expect_str_eq(res.sym, "bpf_prog_fedcba9876543210_next", "the bound hid the next program");
+	s.ip = 0xffffffffa0001200ull;
+	symbolizer__resolve(sy, &s, &res);
+	cr_expect_str_eq(res.sym, "[unknown]", "past the last program's end");
+	symbolizer__free(sy);
 	profile__free(p);
 }

@@ -221,7 +221,10 @@ static int cmp_ksym(const void *a, const void *b)
 {
 	const struct profile_ksym *x = a, *y = b;
 
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	/* at one address a bound ("", offset 0) goes before a name: lookups take the last */
+	return (x->name != 0) - (y->name != 0);
 }
 
 static int cmp_mapping(const void *a, const void *b)

@@ -18,6 +18,8 @@
 
 #define RING_PAGES	128	/* data pages per CPU: 512 KiB */
 
+#define KSYM_NAME_MAX 512
+
 #ifndef PERF_RECORD_MISC_MMAP_BUILD_ID
 #define PERF_RECORD_MISC_MMAP_BUILD_ID (1 << 14)
 #endif
@@ -74,6 +76,7 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p)
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,	/* the BPF side's bpf_ktime_get_ns() */
 		.build_id = 1,
+		.ksymbol = 1,		/* BPF programs and other kernel code made while running */
 		.watermark = 1,
 	};
 	long page = sysconf(_SC_PAGESIZE);
@@ -103,6 +106,11 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p)
 		if (fd < 0 && errno == EINVAL && attr.build_id) {
 			/* kernels before 5.12: no build-ids in MMAP2; read them from files */
 			attr.build_id = 0;
+			fd = perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		}
+		if (fd < 0 && errno == EINVAL && attr.ksymbol) {
+			/* before 5.1: kernel code made while running is named from kallsyms only */
+			attr.ksymbol = 0;
 			fd = perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
 		}
 		if (fd < 0) {
@@ -252,6 +260,28 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 		if (f.pid != f.tid || f.pid == f.ppid)	/* a thread, not a process */
 			return 0;
 		return profile__add_fork(p, f.pid, f.ppid, f.time);
+	}
+	case PERF_RECORD_KSYMBOL: {
+		struct {
+			u64 addr;
+			u32 len;
+			u16 type, flags;
+		} k;
+		const char *name;
+		char full[KSYM_NAME_MAX + 8];
+		int err;
+
+		if (fixed_and_string(rec, size, &k, sizeof(k), &name, &id))
+			return -EINVAL;
+		/* an unloaded program's name stays: its samples were taken while it was there */
+		if (k.flags & PERF_RECORD_KSYMBOL_FLAGS_UNREGISTER || !*name)
+			return 0;
+		/* as kallsyms shows them, so that reports name the object [bpf] */
+		snprintf(full, sizeof(full), k.type == PERF_RECORD_KSYMBOL_TYPE_BPF ? "%s [bpf]" : "%s",
+			 name);
+		err = profile__add_ksym(p, k.addr, full);
+		/* bounded: an address past its end is not this symbol's */
+		return err ? err : profile__add_ksym(p, k.addr + k.len, "");
 	}
 	case PERF_RECORD_LOST: {
 		struct {
