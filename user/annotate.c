@@ -208,9 +208,7 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 				continue;
 			}
 			if (file && (line != last_line || !last_file || strcmp(file, last_file))) {
-				const char *base = strrchr(file, '/');
-
-				fprintf(out, "%36s%s:%d\n", "", base ? base + 1 : file, line);
+				fprintf(out, "%36s%s:%d\n", "", path__base(file), line);
 				last_file = file;
 				last_line = line;
 			}

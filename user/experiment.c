@@ -333,9 +333,8 @@ static size_t program_objects(const struct workload *w, const struct truth *t, u
 
 	objs[nobj++] = eval__program_object(t);
 	for (u32 i = 0; i < t->nr_objects && nobj < 4; i++) {
-		const char *path = truth__str(t, t->objects[i].path), *base = strrchr(path, '/');
+		const char *base = path__base(truth__str(t, t->objects[i].path));
 
-		base = base ? base + 1 : path;
 		for (int l = 0; l < 2 && w->libs[l]; l++)
 			if (!strncmp(base, w->libs[l], strlen(w->libs[l])))
 				objs[nobj++] = i;

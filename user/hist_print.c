@@ -22,13 +22,6 @@ int hist__parse_format(const char *s, enum hist_format *fmt)
 	return 0;
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
 /* the literature's two IP-sample estimates of a block: the instructions its samples stand for
  * ("raw"), and that spread over the block's instructions (executions, "averaged") */
 static double bb_insns(const struct hist *h, const struct hist_row *r)
@@ -71,7 +64,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			if (!obj)
 				break;
 			c[n] = (struct cell){ .title = "Object", .width = objw };
-			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
+			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_IP:
 			c[n] = (struct cell){ .title = "Address", .width = 18 };
@@ -81,7 +74,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			if (!obj)
 				break;
 			c[n] = (struct cell){ .title = "Object", .width = objw };
-			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
+			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_DSO:
 			c[n] = (struct cell){ .title = "Object", .width = 0 };
@@ -90,7 +83,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 		case SORT_LINE:
 			c[n] = (struct cell){ .title = "Source", .width = 40 };
 			if (r->file)
-				snprintf(c[n++].text, 256, "%s:%d", base_name(r->file), r->line);
+				snprintf(c[n++].text, 256, "%s:%d", path__base(r->file), r->line);
 			else
 				snprintf(c[n++].text, 256, "[unknown]");
 			c[n] = (struct cell){ .title = "Symbol", .width = 0 };
@@ -130,7 +123,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			if (!obj)
 				break;
 			c[n] = (struct cell){ .title = "Object", .width = objw };
-			snprintf(c[n++].text, 256, "%s", base_name(r->dso));
+			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_CGROUP: {
 			struct container_id ci;

@@ -84,10 +84,8 @@ int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind, 
 			jsonw_string_field(w, "dso", ra.dso);
 			jsonw_end_object(w);
 		} else {
-			const char *base = strrchr(ra.dso, '/');
-
 			fprintf(out, "%9" PRIu64 " %7.2f%%  %-34.34s %-34.34s %.12s\n", l->count,
-				100.0 * l->count / total, a, b, base ? base + 1 : ra.dso);
+				100.0 * l->count / total, a, b, path__base(ra.dso));
 		}
 	}
 	if (w) {

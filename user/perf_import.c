@@ -171,10 +171,9 @@ static bool exists(const char *p)
 static const char *local_path(struct importer *im, const char *recorded, char *buf, size_t size,
 			      const u8 **id, size_t *id_len)
 {
-	const char *base = strrchr(recorded, '/');
+	const char *base = path__base(recorded);
 	const struct perf_import_opts *o = im->o;
 
-	base = base ? base + 1 : recorded;
 	*id = NULL;
 	*id_len = 0;
 	for (size_t i = 0; i < im->nr_ids; i++)
@@ -183,10 +182,9 @@ static const char *local_path(struct importer *im, const char *recorded, char *b
 			*id_len = im->ids[i].len;
 		}
 	if (o->binary) {
-		const char *bb = strrchr(o->binary, '/');
+		const char *bb = path__base(o->binary);
 		bool match;
 
-		bb = bb ? bb + 1 : o->binary;
 		match = *id_len ? *id_len == o->binary_id_len && !memcmp(*id, o->binary_id, *id_len) :
 				  !strcmp(bb, base);
 		if (match)

@@ -371,17 +371,10 @@ int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
 
 /* ---- rows ---- */
 
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
 static bool matches(const struct entry *e, const char *filter)
 {
 	return (e->sym && strcasestr(e->sym, filter)) || (e->comm && strcasestr(e->comm, filter)) ||
-	       (e->dso && strcasestr(base_name(e->dso), filter)) ||
+	       (e->dso && strcasestr(path__base(e->dso), filter)) ||
 	       (e->container && strcasestr(e->container, filter));
 }
 

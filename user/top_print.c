@@ -19,13 +19,6 @@ struct cell {
 	int drop;		/* 0: always shown; higher numbers go first when the line is narrow */
 };
 
-static const char *base_name(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path ? path : "";
-}
-
 static void process_text(const struct top_row *r, char *buf, size_t size)
 {
 	if (r->many_comms)
@@ -115,7 +108,7 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 	c[n] = (struct cell){ .title = "Object", .width = 16, .drop = 1 };
 	if (r)
 		snprintf(c[n].text, sizeof(c[n].text), "%s",
-			 !strcmp(r->dso, "[kernel.kallsyms]") ? "[kernel]" : base_name(r->dso));
+			 !strcmp(r->dso, "[kernel.kallsyms]") ? "[kernel]" : path__base(r->dso));
 	n++;
 	c[n] = (struct cell){ .title = "Process", .width = 14, .drop = 2 };
 	if (r)

@@ -104,3 +104,10 @@ size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 
 	}
 	return lo;
 }
+
+const char *path__base(const char *path)
+{
+	const char *s = path ? strrchr(path, '/') : NULL;
+
+	return s ? s + 1 : path ? path : "";
+}

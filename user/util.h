@@ -46,4 +46,7 @@ static inline int cmp_u64_desc(u64 a, u64 b)
 
 int parse_u64(const char *s, u64 *out);
 
+/* the part of a path after its last '/': the path itself without one, "" for NULL */
+const char *path__base(const char *path);
+
 #endif /* HSBPF_UTIL_H */
