@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A sampling session: the set-up, the wait and the gathering that record and top share. */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/epoll.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -114,30 +112,10 @@ static void fill_meta(struct session *s)
 	m->nr_cpus = s->nr_cpus;
 }
 
-/* a zombie (exited, its parent has not waited yet) has ended too */
-static bool pid_alive(u32 pid)
-{
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT && errno != ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	close_paren = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
-	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
-}
-
 static bool pids_alive(const u32 *pids, int nr)
 {
 	for (int i = 0; i < nr; i++)
-		if (pid_alive(pids[i]))
+		if (procfs__alive(pids[i]))
 			return true;
 	return false;
 }
@@ -412,36 +390,21 @@ int session__finish(struct session *s)
 
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 {
-	size_t nr = 0, cap = 0;
-	u32 *keep = NULL;
-	struct dirent *d;
-	int err = 0;
-	DIR *dir;
+	size_t nr;
+	u32 *keep, *all;
+	int err = procfs__pids(&keep, &nr);
 
-	dir = opendir("/proc");
-	if (!dir)
-		return fail(-errno, "cannot list /proc: %s", strerror(errno));
-	while ((d = readdir(dir))) {
-		char *end;
-		unsigned long pid = strtoul(d->d_name, &end, 10);
-
-		if (*end || !pid)
-			continue;
-		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep))) {
+	if (!err) {
+		all = realloc(keep, (nr + nr_also + 1) * sizeof(*keep));
+		if (all) {
+			keep = all;
+			if (nr_also)
+				memcpy(keep + nr, also, nr_also * sizeof(*keep));
+			err = profile__keep_pids(s->p, keep, nr + nr_also);
+		} else {
 			err = -ENOMEM;
-			break;
 		}
-		keep[nr++] = pid;
 	}
-	closedir(dir);
-	for (size_t i = 0; i < nr_also && !err; i++) {
-		if (array__reserve((void **)&keep, &cap, nr + 1, sizeof(*keep)))
-			err = -ENOMEM;
-		else
-			keep[nr++] = also[i];
-	}
-	if (!err)
-		err = profile__keep_pids(s->p, keep, nr);
 	free(keep);
 	/* what the namespace-pid pass has not seen yet stays after what it has */
 	s->seen_comms = s->p->nr_comms;

@@ -2,6 +2,7 @@
 /* Sideband records: per-CPU dummy perf events with mmap2, comm and task records, read from
  * their ring buffers; and the /proc synthesis for processes older than the recording. */
 #include <dirent.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
@@ -415,27 +416,66 @@ int procfs__synthesize(struct profile *p, u32 pid)
 	return err;
 }
 
-int procfs__synthesize_all(struct profile *p)
+int procfs__pids(u32 **pids, size_t *nr)
 {
 	struct dirent *de;
 	DIR *d = opendir("/proc");
+	size_t cap = 0;
 	int err = 0;
 
+	*pids = NULL;
+	*nr = 0;
 	if (!d) {
 		err = -errno;
 		return fail(err, "cannot open /proc: %s", strerror(-err));
 	}
-	while (!err && (de = readdir(d))) {
+	while ((de = readdir(d))) {
 		u64 pid;
 
 		if (parse_u64(de->d_name, &pid) || !pid)
 			continue;
-		err = procfs__synthesize(p, pid);
-		if (err == -ENOENT || err == -ESRCH || err == -EACCES)
-			err = 0;	/* gone meanwhile, or a kernel thread */
+		if (array__reserve((void **)pids, &cap, *nr + 1, sizeof(**pids))) {
+			err = fail(-ENOMEM, "cannot list processes: %s", strerror(ENOMEM));
+			break;
+		}
+		(*pids)[(*nr)++] = pid;
 	}
 	closedir(d);
 	return err;
+}
+
+int procfs__synthesize_all(struct profile *p)
+{
+	size_t nr;
+	u32 *pids;
+	int err = procfs__pids(&pids, &nr);
+
+	for (size_t i = 0; i < nr && !err; i++) {
+		err = procfs__synthesize(p, pids[i]);
+		if (err == -ENOENT || err == -ESRCH || err == -EACCES)
+			err = 0;	/* gone meanwhile, or a kernel thread */
+	}
+	free(pids);
+	return err;
+}
+
+bool procfs__alive(u32 pid)
+{
+	char path[64], buf[512], *close_paren;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno != ENOENT && errno != ESRCH;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = 0;
+	close_paren = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
+	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
 }
 
 u32 procfs__nspid(u32 pid)

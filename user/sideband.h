@@ -26,6 +26,10 @@ int sideband__record(struct profile *p, const void *rec, size_t size, u64 *lost)
 int procfs__synthesize(struct profile *p, u32 pid);
 int procfs__synthesize_all(struct profile *p);
 
+/* the processes alive now (their pids; *pids to free): 0 or -errno after saying why */
+int procfs__pids(u32 **pids, size_t *nr);
+/* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
+bool procfs__alive(u32 pid);
 /* the innermost namespace PID of a live process (0: host namespace, or gone) */
 u32 procfs__nspid(u32 pid);
 /* record the namespace PIDs of the processes p knows (those still alive) */
