@@ -229,8 +229,6 @@ static int forget_exited(struct session *sess, struct top *t, size_t *last_size,
 	free(pids);
 	debug("forgot the history of exited processes: %zu records, %zu kept", before - history(p),
 	      history(p));
-	/* sorted now: top re-sorts only when the record counts change, and they may not */
-	profile__finish(p);
 	*last_size = history(p);
 	*last_time = now;
 	return err;

@@ -333,6 +333,9 @@ int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
 	KEEP(comms, nr_comms);
 	KEEP(forks, nr_forks);
 #undef KEEP
+	/* sorted as readers want them: a reader that re-sorts when a table's size changes
+	 * (top) would otherwise miss a tail added before a prune of the same size */
+	profile__finish(p);
 	err = 0;
 out:
 	free(keep);

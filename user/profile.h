@@ -181,7 +181,8 @@ int profile__add_nspid(struct profile *p, u32 pid, u32 nspid);
 u32 profile__nspid(const struct profile *p, u32 pid);
 
 /* keep the process history (mappings, comms, forks) of these pids, of the pids that have
- * samples, and of their fork ancestors; drop the rest. 0 or -ENOMEM (nothing dropped) */
+ * samples, and of their fork ancestors; drop the rest, and leave the tables sorted
+ * (profile__finish). 0 or -ENOMEM (nothing dropped) */
 int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids);
 /* sorts the tables the readers search (ksyms by address, per-pid events by time) */
 void profile__finish(struct profile *p);
