@@ -115,20 +115,10 @@ static int parse_args(int argc, char **argv)
 			if (top__parse_group(optarg, &env.view.group))
 				return -EINVAL;
 			break;
-		case OPT_ORDER: {
-			bool found = false;
-
-			for (int o = 0; o < TOP_NR_ORDERS && !found; o++) {
-				if (!strcmp(optarg, top__order_name(o))) {
-					env.view.order = o;
-					found = true;
-				}
-			}
-			if (!found)
-				return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, "
-					    "container)", optarg);
+		case OPT_ORDER:
+			if (top__parse_order(optarg, &env.view.order))
+				return -EINVAL;
 			break;
-		}
 		case 'z':
 			env.view.decay = false;
 			break;
@@ -296,7 +286,7 @@ int cmd_top(int argc, char **argv)
 	st = top__status(t);
 	st->event = session__event_name(sess);
 	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";
-	st->freq = env.so.period ? 0 : env.so.freq ? env.so.freq : 999;
+	st->freq = session__freq(sess);
 	st->period = session__period(sess);
 	stats_fd = sampler__enable_run_stats();
 	err = session__start(sess);

@@ -432,6 +432,11 @@ int session__nr_cpus(const struct session *s)
 	return s->nr_cpus;
 }
 
+u64 session__freq(const struct session *s)
+{
+	return s->opts.period ? 0 : s->opts.freq ? s->opts.freq : DEFAULT_FREQ;
+}
+
 u64 session__period(const struct session *s)
 {
 	return s->period;

@@ -75,6 +75,8 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 int session__child_status(const struct session *s);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
+/* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */
+u64 session__freq(const struct session *s);
 /* the base period: ns for clock events, events otherwise (0 with -F on a hardware event) */
 u64 session__period(const struct session *s);
 /* for top's live reads: the sampler, and the cgroup names the session keeps scanning */

@@ -1,15 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* top's model: map slots with their deltas, their cached symbols, and the rows of a view. */
-#include <ctype.h>
-#include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bblock.h"
 #include "cgroup.h"
 #include "containers.h"
-#include "hist.h"
-#include "hsbpf.h"
 #include "sampler.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -442,11 +436,9 @@ static void add_to_row(struct top_row *r, const struct entry *e, double val)
 	r->count += val;
 }
 
-static const struct top_view *sort_view;
-
-static const char *row_name(const struct top_row *r)
+static const char *row_name(const struct top_view *v, const struct top_row *r)
 {
-	switch (sort_view->group) {
+	switch (v->group) {
 	case TOP_PROCESSES:
 		return r->comm;
 	case TOP_CONTAINERS:
@@ -456,14 +448,15 @@ static const char *row_name(const struct top_row *r)
 	}
 }
 
-static int cmp_rows(const void *x, const void *y)
+static int cmp_rows(const void *x, const void *y, void *view)
 {
 	const struct top_row *a = x, *b = y;
+	const struct top_view *v = view;
 	int c = 0;
 
-	switch (sort_view->order) {
+	switch (v->order) {
 	case TOP_BY_NAME:
-		c = strcmp(row_name(a), row_name(b));
+		c = strcmp(row_name(v, a), row_name(v, b));
 		break;
 	case TOP_BY_PROCESS:
 		c = strcmp(a->comm, b->comm);
@@ -481,7 +474,7 @@ static int cmp_rows(const void *x, const void *y)
 	if (a->count != b->count)
 		return a->count < b->count ? 1 : -1;
 	/* stable on ties: the names, then the address */
-	c = strcmp(row_name(a), row_name(b));
+	c = strcmp(row_name(v, a), row_name(v, b));
 	if (c)
 		return c;
 	return a->addr < b->addr ? -1 : a->addr > b->addr;
@@ -529,8 +522,7 @@ int top__rows(struct top *t, const struct top_view *v, const struct top_row **ro
 		add_to_row(r, e, val);
 		total += val;
 	}
-	sort_view = v;
-	qsort(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows);
+	qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, (void *)v);
 	*rows = t->rows;
 	*nr = t->nr_rows;
 	*view_total = total;
@@ -554,6 +546,17 @@ const char *top__group_name(enum top_group g)
 const char *top__order_name(enum top_order o)
 {
 	return o < TOP_NR_ORDERS ? order_names[o] : "?";
+}
+
+int top__parse_order(const char *s, enum top_order *o)
+{
+	for (int i = 0; i < TOP_NR_ORDERS; i++) {
+		if (!strcmp(s, order_names[i])) {
+			*o = i;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, container)", s);
 }
 
 int top__parse_group(const char *s, enum top_group *g)

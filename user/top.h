@@ -91,6 +91,8 @@ const char *top__group_name(enum top_group g);
 const char *top__order_name(enum top_order o);
 /* "functions", "sym", "ip", "bb", "pid", "comm", "cgroup", ...: 0 or -EINVAL after saying so */
 int top__parse_group(const char *s, enum top_group *g);
+/* "samples", "name", "process", "container": 0 or -EINVAL after saying so */
+int top__parse_order(const char *s, enum top_order *o);
 
 /* text lines `width` columns wide at most: the header (two lines), the column titles, a row */
 void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
