@@ -328,7 +328,7 @@ int cmd_top(int argc, char **argv)
 				break;
 		}
 		now = now_ns(CLOCK_MONOTONIC);
-		if (now < next || (tui && top_tui__paused(tui)) || (ended && next == UINT64_MAX))
+		if (now < next || st->paused || (ended && next == UINT64_MAX))
 			continue;
 		err = refresh(sess, t, &cost, tui);
 		if (err)

@@ -22,7 +22,6 @@ struct top_tui {
 	int saved_stderr;	/* messages written while the screen is up wait in a file */
 	FILE *held;
 	enum mode mode;
-	bool paused;
 	size_t sel, first;	/* selected row, first row shown */
 	const struct top_row *rows;
 	size_t nr_rows;
@@ -126,11 +125,6 @@ void top_tui__close(struct top_tui *u)
 	if (active_tui == u)
 		active_tui = NULL;
 	free(u);
-}
-
-bool top_tui__paused(const struct top_tui *u)
-{
-	return u->paused;
 }
 
 static const char *const help_lines[] = {
@@ -354,9 +348,9 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		break;
 	case 'p':
 	case ' ':
-		u->paused = !u->paused;
-		top__status(t)->paused = u->paused;
-		snprintf(u->message, sizeof(u->message), u->paused ? "paused: p to go on" : "h: help  q: quit");
+		top__status(t)->paused = !top__status(t)->paused;
+		snprintf(u->message, sizeof(u->message),
+			 top__status(t)->paused ? "paused: p to go on" : "h: help  q: quit");
 		break;
 	case '/':
 		u->mode = MODE_FILTER;

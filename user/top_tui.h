@@ -18,6 +18,5 @@ void top_tui__close(struct top_tui *u);
 int top_tui__refresh(struct top_tui *u, struct top *t, struct top_view *v);
 /* wait up to timeout_ms for a key and act on it */
 enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *v, int timeout_ms);
-bool top_tui__paused(const struct top_tui *u);
 
 #endif /* HSBPF_TOP_TUI_H */
