@@ -54,7 +54,9 @@ struct proc_state {
 };
 
 /* Ring buffer token for randomized periods: the handler asks user space to re-arm this
- * CPU's event with a fresh period, at most once per sample. */
+ * CPU's event with a fresh period, at most once per sample. Each CPU has its own ring. */
+#define HSBPF_REARM_RING_BYTES	(64 * 1024)
+
 struct rearm_token {
 	__u32 cpu;
 	__u32 counted;		/* the sample was in the target (its interval is a target's) */

@@ -26,9 +26,19 @@ struct {
 	__type(value, struct cpu_state);
 } cpu_states SEC(".maps");
 
-struct {
+/* random periods: one ring per CPU, so that a token wakes the re-arm thread pinned to the
+ * sample's CPU (a local wake-up and a local PERF_EVENT_IOC_PERIOD, no IPI); user space puts a
+ * ring in each sampled CPU's slot */
+struct rearm_ring {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 256 * 1024);
+	__uint(max_entries, HSBPF_REARM_RING_BYTES);
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, HSBPF_MAX_CPUS);
+	__type(key, __u32);
+	__array(values, struct rearm_ring);
 } rearm SEC(".maps");
 
 static __always_inline void stat_inc(__u32 slot)
@@ -61,14 +71,17 @@ static __always_inline __u64 measure(struct bpf_perf_event_data *ctx, __u64 *cou
 /* ask user space for a fresh period on this CPU: one token per sample */
 static __always_inline void rearm_request(__u64 counter, __u64 interval, bool counted)
 {
+	__u32 cpu = bpf_get_smp_processor_id();
 	struct rearm_token *tok;
+	void *ring;
 
-	tok = bpf_ringbuf_reserve(&rearm, sizeof(*tok), 0);
+	ring = bpf_map_lookup_elem(&rearm, &cpu);
+	tok = ring ? bpf_ringbuf_reserve(ring, sizeof(*tok), 0) : NULL;
 	if (!tok) {
 		stat_inc(HSBPF_STAT_REARM_LOST);
 		return;
 	}
-	tok->cpu = bpf_get_smp_processor_id();
+	tok->cpu = cpu;
 	tok->counted = counted;
 	tok->time_ns = bpf_ktime_get_ns();
 	tok->counter = counter;

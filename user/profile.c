@@ -379,6 +379,8 @@ static const struct kv_field stats_fields[] = {
 	S_U64(intervals), S_U64(interval_sum), S_U64(interval_min), S_U64(interval_max),
 	{ "interval_sumsq", KV_DBL, offsetof(struct profile_stats, interval_sumsq), 8 },
 	S_U64(interval_repeats), S_U64(interval_outside), S_U64(bpf_run_ns), S_U64(bpf_run_cnt),
+	S_U64(rearm_late), S_U64(rearm_failed), S_U64(intervals_armed), S_U64(interval_err_sum),
+	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
 };
 
 int profile__write(struct profile *p, const char *path)

@@ -121,15 +121,21 @@ struct profile_stats {
 	u64 pids_full;
 	u64 sideband_lost;	/* mmap/comm/fork records the kernel could not deliver */
 	u64 rearms;		/* random periods: re-arms done */
-	u64 intervals;		/* random periods: measured intervals ... */
+	u64 rearm_late;		/* ... whose token came too late to meet the drawn interval */
+	u64 rearm_failed;	/* ... whose PERF_EVENT_IOC_PERIOD failed */
+	u64 rearm_cpu_ns;	/* CPU time the re-arm threads took, all CPUs */
+	u64 intervals;		/* random periods: measured intervals of the target ... */
 	u64 interval_sum;
 	u64 interval_min;
 	u64 interval_max;
 	double interval_sumsq;
 	u64 interval_repeats;	/* consecutive equal intervals on one CPU */
-	u64 interval_outside;
+	u64 interval_outside;	/* outside the promised window (rearm__in_window) */
+	u64 intervals_armed;	/* ... that a re-arm aimed at: their error against the draw */
+	u64 interval_err_sum;	/* sum of |measured - drawn| */
+	u64 interval_err_max;
 	u64 bpf_run_ns;		/* handler run time, with kernel.bpf_stats_enabled=1 */
-	u64 bpf_run_cnt;	/* outside [0.98, 1.25] x the base period: host or IRQ delays */
+	u64 bpf_run_cnt;
 };
 
 struct strtab {

@@ -3,6 +3,8 @@
  * thread for randomized periods, and the map drain. Nothing else touches map fds. */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include <inttypes.h>
+#include <sched.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -17,6 +19,7 @@
 #include "profile.skel.h"
 #include "empty.skel.h"
 #include "lbr.skel.h"
+#include "rearm.h"
 #include "sampler.h"
 
 _Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
@@ -35,19 +38,34 @@ struct sampler {
 	int nr_events;
 	int *cpu_index;			/* CPU number -> index in fds, -1 if not sampled */
 	int max_cpu;
-	/* randomized periods */
-	struct ring_buffer *rb;
-	pthread_t thread;
-	bool thread_running;
+	/* randomized periods: one re-arm thread per sampled CPU, per event index */
+	struct rearmer *rearmers;
 	volatile bool stop;
-	u64 rng;
-	u64 *last_interval;		/* per event index */
-	u64 *target;			/* per event index: the interval asked for */
-	double *bias;			/* per event index: how late re-arms land, averaged */
-	struct profile_stats rs;	/* re-arm statistics, owned by the thread until joined */
-	int rearm_err;
 	u32 gen;			/* live reads: the histogram generation counting now */
 };
+
+/* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
+ * the PERF_EVENT_IOC_PERIOD it makes are local to the CPU and are not queued behind whatever
+ * else runs there (a thread elsewhere, or at normal priority, lands its write 100-300 us after
+ * the sample on a VM, and misses some by milliseconds when a CPU is busy). */
+struct rearmer {
+	struct sampler *s;
+	int idx;			/* event index; its CPU is s->opts.cpus[idx] */
+	int ring_fd;
+	struct ring_buffer *rb;
+	pthread_t thread;
+	bool running;
+	bool realtime, pinned;
+	struct rearm_ctl ctl;		/* owned by the thread until joined */
+	struct rearm_token newest;	/* of the last poll: only the newest is re-armed */
+	bool have_newest;
+	int err;			/* the first write or poll error */
+	u64 cpu_ns;			/* the thread's own CPU time, at its end */
+};
+
+/* SCHED_FIFO priority of the re-arm threads: above every normal task, below the kernel's
+ * own real-time threads (watchdog, migration: 99) and threaded interrupts (50) */
+#define REARM_RT_PRIORITY	10
 
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
@@ -86,7 +104,6 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	if (!s)
 		goto nomem;
 	s->opts = *opts;
-	s->rng = opts->seed ? opts->seed : now_ns(CLOCK_MONOTONIC);
 	for (int i = 0; i < opts->nr_cpus; i++)
 		if (opts->cpus[i] > max)
 			max = opts->cpus[i];
@@ -94,10 +111,8 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	s->fds = calloc(opts->nr_cpus, sizeof(*s->fds));
 	s->links = calloc(opts->nr_cpus, sizeof(*s->links));
 	s->cpu_index = calloc(max + 1, sizeof(*s->cpu_index));
-	s->last_interval = calloc(opts->nr_cpus, sizeof(*s->last_interval));
-	s->target = calloc(opts->nr_cpus, sizeof(*s->target));
-	s->bias = calloc(opts->nr_cpus, sizeof(*s->bias));
-	if (!s->fds || !s->links || !s->cpu_index || !s->last_interval || !s->target || !s->bias) {
+	s->rearmers = calloc(opts->nr_cpus, sizeof(*s->rearmers));
+	if (!s->fds || !s->links || !s->cpu_index || !s->rearmers) {
 		sampler__destroy(s);
 		goto nomem;
 	}
@@ -106,8 +121,8 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	for (int i = 0; i < opts->nr_cpus; i++) {
 		s->fds[i] = -1;
 		s->cpu_index[opts->cpus[i]] = i;
+		s->rearmers[i].ring_fd = -1;
 	}
-	s->rs.interval_min = UINT64_MAX;
 	return s;
 nomem:
 	errno = ENOMEM;
@@ -211,75 +226,167 @@ struct sampler *sampler__open_empty(const struct sampler_opts *opts)
 	return s;
 }
 
-static int rearm_one(void *ctx, void *data, size_t size)
+/* every token is accounted; the newest of a poll is the one to re-arm from (older ones are
+ * for intervals that have already ended) */
+static int rearm_take(void *ctx, void *data, size_t size)
 {
-	struct sampler *s = ctx;
+	struct rearmer *r = ctx;
 	const struct rearm_token *t = data;
-	struct profile_stats *rs = &s->rs;
-	u64 next;
-	int idx;
 
-	if (size < sizeof(*t) || t->cpu > (u32)s->max_cpu || (idx = s->cpu_index[t->cpu]) < 0)
+	if (size < sizeof(*t))
 		return 0;
-	next = period__draw(s->opts.mode, s->opts.period, &s->rng);
-	/* the ioctl restarts the period from now: take off what has already elapsed since
-	 * the sample and how late re-arms have landed on average, so that the interval is the
-	 * drawn one (clock events count nanoseconds; other events cannot be corrected) */
-	if (s->opts.ev.is_clock) {
-		double late;
-
-		/* learn only from intervals this thread armed */
-		if (s->target[idx] && t->interval)
-			s->bias[idx] += ((double)t->interval - s->target[idx] - s->bias[idx]) / 16;
-		if (s->bias[idx] < 0 || s->bias[idx] > next / 4)
-			s->bias[idx] = s->bias[idx] < 0 ? 0 : next / 4;
-		late = now_ns(CLOCK_MONOTONIC) - t->time_ns + s->bias[idx];
-		if (late >= next / 2) {
-			/* the token waited too long: cutting the running interval short would
-			 * bias it; keep the period in force and re-arm at the next sample */
-			s->target[idx] = 0;
-			goto account;
-		}
-		s->target[idx] = next;
-		next -= (u64)late;
-	}
-	if (ioctl(s->fds[idx], PERF_EVENT_IOC_PERIOD, &next) && !s->rearm_err)
-		s->rearm_err = -errno;
-	else
-		rs->rearms++;
-account:
-	/* the first interval on a CPU runs from enable; intervals outside the target (idle CPUs
-	 * with no timer tick) say nothing about the target's sampling */
-	if (t->counted && t->interval && t->counter != t->interval) {
-		rs->intervals++;
-		rs->interval_sum += t->interval;
-		rs->interval_sumsq += (double)t->interval * t->interval;
-		if (t->interval < rs->interval_min)
-			rs->interval_min = t->interval;
-		if (t->interval > rs->interval_max)
-			rs->interval_max = t->interval;
-		if (t->interval == s->last_interval[idx])
-			rs->interval_repeats++;
-		if (t->interval < s->opts.period / 50 * 49 || t->interval > s->opts.period / 4 * 5)
-			rs->interval_outside++;
-	}
-	s->last_interval[idx] = t->interval;
+	rearm_ctl__account(&r->ctl, t);
+	r->newest = *t;
+	r->have_newest = true;
 	return 0;
+}
+
+static void rearm_write(struct rearmer *r)
+{
+	u64 before = now_ns(CLOCK_MONOTONIC), next, after;
+	int err = 0;
+
+	next = rearm_ctl__plan(&r->ctl, &r->newest, before);
+	if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &next))
+		err = -errno;
+	after = now_ns(CLOCK_MONOTONIC);
+	rearm_ctl__written(&r->ctl, before, after, err);
+	if (err && !r->err)
+		r->err = err;
+	r->have_newest = false;
 }
 
 static void *rearm_thread(void *arg)
 {
-	struct sampler *s = arg;
+	struct rearmer *r = arg;
 
-	while (!s->stop) {
-		int n = ring_buffer__poll(s->rb, 100);
+	while (!r->s->stop) {
+		int n = ring_buffer__poll(r->rb, 100);
 
 		if (n < 0 && n != -EINTR) {
-			s->rearm_err = n;
+			if (!r->err)
+				r->err = n;
 			break;
 		}
+		if (r->have_newest)
+			rearm_write(r);
 	}
+	r->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
 	return NULL;
+}
+
+/* the ring of the CPU at event index idx, in the handler's per-CPU slot */
+static int rearm_ring(struct sampler *s, struct rearmer *r)
+{
+	u32 cpu = s->opts.cpus[r->idx];
+	int err;
+
+	r->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "hsbpf_rearm", 0, 0, HSBPF_REARM_RING_BYTES, NULL);
+	if (r->ring_fd < 0)
+		return fail(-errno, "cannot create the re-arm ring of CPU %u: %s", cpu, strerror(errno));
+	err = bpf_map__update_elem(s->skel->maps.rearm, &cpu, sizeof(cpu), &r->ring_fd,
+				   sizeof(r->ring_fd), 0);
+	if (err)
+		return fail(err, "cannot install the re-arm ring of CPU %u: %s", cpu, strerror(-err));
+	r->rb = ring_buffer__new(r->ring_fd, rearm_take, r, NULL);
+	if (!r->rb)
+		return fail(-errno, "cannot open the re-arm ring of CPU %u: %s", cpu, strerror(errno));
+	return 0;
+}
+
+/* start the thread pinned and real-time; where the system refuses either (no CAP_SYS_NICE,
+ * a CPU outside this process's cpuset), without it, said under -v and in the stop summary */
+static int rearm_start(struct sampler *s, struct rearmer *r)
+{
+	struct sched_param sp = { .sched_priority = REARM_RT_PRIORITY };
+	int cpu = s->opts.cpus[r->idx], err = EPERM;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	for (int attempt = 0; attempt < 4 && err; attempt++) {
+		bool rt = !(attempt & 1), pin = attempt < 2;
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		if (pin)
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (rt) {
+			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+			pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+			pthread_attr_setschedparam(&attr, &sp);
+		}
+		err = pthread_create(&r->thread, &attr, rearm_thread, r);
+		pthread_attr_destroy(&attr);
+		if (!err) {
+			r->realtime = rt;
+			r->pinned = pin;
+		}
+	}
+	if (err)
+		return fail(-err, "cannot start the re-arm thread of CPU %d: %s", cpu, strerror(err));
+	r->running = true;
+	if (!r->realtime || !r->pinned)
+		debug("re-arm thread of CPU %d runs %s%s", cpu, r->realtime ? "" : "at normal priority",
+		      r->pinned ? "" : (r->realtime ? "unpinned" : " and unpinned"));
+	return 0;
+}
+
+static int rearm_setup(struct sampler *s)
+{
+	const struct sampler_opts *o = &s->opts;
+	u64 seed = o->seed ? o->seed : now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < o->nr_cpus; i++) {
+		struct rearmer *r = &s->rearmers[i];
+		int err;
+
+		r->s = s;
+		r->idx = i;
+		/* each CPU its own stream: reproducible with --seed whatever the threads' order */
+		rearm_ctl__init(&r->ctl, o->mode, o->period, o->ev.is_clock,
+				seed ^ (0x9E3779B97F4A7C15ull * (u64)(o->cpus[i] + 1)), verbose > 0);
+		err = rearm_ring(s, r);
+		if (!err)
+			err = rearm_start(s, r);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* -v: each interval with what it was drawn and written as, so that a miss can be traced */
+static void rearm_print_log(struct sampler *s)
+{
+	u64 t0 = UINT64_MAX;
+
+	for (int i = 0; i < s->opts.nr_cpus; i++)
+		if (s->rearmers[i].ctl.nr_log && s->rearmers[i].ctl.log[0].time_ns < t0)
+			t0 = s->rearmers[i].ctl.log[0].time_ns;
+	if (t0 == UINT64_MAX)
+		return;
+	debug("randomized periods: every interval's cpu, end (s since the first), measured and drawn "
+	      "length, their difference, the period written for it and how long after the sample "
+	      "(ns; '-': no re-arm aimed at it), whether the target ran, and 'outside' the window");
+	for (int i = 0; i < s->opts.nr_cpus; i++) {
+		const struct rearm_ctl *c = &s->rearmers[i].ctl;
+
+		for (size_t k = 0; k < c->nr_log; k++) {
+			const struct rearm_record *l = &c->log[k];
+			const char *off = l->counted && !rearm__in_window(c->base, l->interval) ? " outside" : "";
+			char drawn[96] = "drawn=- err=- written=- after=-";
+
+			if (l->designed)
+				snprintf(drawn, sizeof(drawn), "drawn=%" PRIu64 " err=%+" PRId64 " written=%" PRIu64
+					 " after=%" PRIu64, l->designed, (s64)(l->interval - l->designed),
+					 l->written, l->elapsed);
+			debug("interval cpu=%u t=%.6f measured=%" PRIu64 " %s target=%u%s", l->cpu,
+			      (l->time_ns - t0) / 1e9, l->interval, drawn, l->counted, off);
+		}
+		if (c->nr_log == REARM_LOG_MAX)
+			debug("the interval log of CPU %d stops at its first %d intervals", s->opts.cpus[i],
+			      REARM_LOG_MAX);
+	}
 }
 
 int sampler__attach(struct sampler *s)
@@ -310,15 +417,9 @@ int sampler__attach(struct sampler *s)
 		s->nr_events++;
 	}
 	if (s->skel && period__is_random(o->mode)) {
-		s->rb = ring_buffer__new(bpf_map__fd(s->skel->maps.rearm), rearm_one, s, NULL);
-		if (!s->rb) {
-			err = -errno;
-			return fail(err, "cannot open the re-arm ring buffer: %s", strerror(-err));
-		}
-		err = pthread_create(&s->thread, NULL, rearm_thread, s);
+		err = rearm_setup(s);
 		if (err)
-			return fail(-err, "cannot start the re-arm thread: %s", strerror(err));
-		s->thread_running = true;
+			return err;
 	}
 	/* libbpf enables each event once its program is attached */
 	for (int i = 0; i < s->nr_events; i++) {
@@ -344,17 +445,32 @@ int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
 	return 0;
 }
 
+static void rearm_join(struct sampler *s)
+{
+	s->stop = true;
+	for (int i = 0; s->rearmers && i < s->opts.nr_cpus; i++) {
+		struct rearmer *r = &s->rearmers[i];
+
+		if (!r->running)
+			continue;
+		pthread_join(r->thread, NULL);
+		r->running = false;
+		/* tokens still queued were for intervals that have ended: count them too */
+		ring_buffer__consume(r->rb);
+	}
+}
+
 void sampler__stop(struct sampler *s)
 {
+	bool random = false;
+
 	for (int i = 0; i < s->nr_events; i++)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
-	if (s->thread_running) {
-		s->stop = true;
-		pthread_join(s->thread, NULL);
-		s->thread_running = false;
-		/* tokens still queued were for intervals that have ended: count them too */
-		ring_buffer__consume(s->rb);
-	}
+	for (int i = 0; i < s->opts.nr_cpus; i++)
+		random |= s->rearmers[i].running;
+	rearm_join(s);
+	if (random)
+		rearm_print_log(s);
 }
 
 int sampler__read_counters(struct sampler *s, struct profile_stats *st)
@@ -399,18 +515,17 @@ static int collect_stats(struct sampler *s, struct profile *p)
 	p->stats.rearm_lost += st.rearm_lost;
 	p->stats.exec_full += st.exec_full;
 	p->stats.pids_full += st.pids_full;
-	if (s->rs.intervals) {
-		p->stats.rearms += s->rs.rearms;
-		p->stats.intervals += s->rs.intervals;
-		p->stats.interval_sum += s->rs.interval_sum;
-		p->stats.interval_sumsq += s->rs.interval_sumsq;
-		p->stats.interval_min = s->rs.interval_min;
-		p->stats.interval_max = s->rs.interval_max;
-		p->stats.interval_repeats += s->rs.interval_repeats;
-		p->stats.interval_outside += s->rs.interval_outside;
+	for (int i = 0; i < s->opts.nr_cpus; i++) {
+		const struct rearmer *r = &s->rearmers[i];
+
+		if (!r->rb)
+			continue;
+		rearm_ctl__merge(&r->ctl, &p->stats);
+		p->stats.rearm_cpu_ns += r->cpu_ns;
+		if (r->err)
+			warning("re-arming the randomized period of CPU %d failed: %s", s->opts.cpus[i],
+				strerror(-r->err));
 	}
-	if (s->rearm_err)
-		warning("re-arming a randomized period failed: %s", strerror(-s->rearm_err));
 	return err;
 }
 
@@ -552,24 +667,24 @@ void sampler__destroy(struct sampler *s)
 {
 	if (!s)
 		return;
-	if (s->thread_running) {
-		s->stop = true;
-		pthread_join(s->thread, NULL);
-	}
+	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
 		bpf_link__destroy(s->links[i]);
 	for (int i = 0; s->fds && i < s->nr_events; i++)
 		close(s->fds[i]);
-	ring_buffer__free(s->rb);
+	for (int i = 0; s->rearmers && i < s->opts.nr_cpus; i++) {
+		ring_buffer__free(s->rearmers[i].rb);
+		if (s->rearmers[i].ring_fd >= 0)
+			close(s->rearmers[i].ring_fd);
+		rearm_ctl__free(&s->rearmers[i].ctl);
+	}
+	free(s->rearmers);
 	profile_bpf__destroy(s->skel);
 	empty_bpf__destroy(s->empty);
 	lbr_bpf__destroy(s->lbr);
 	free(s->fds);
 	free(s->links);
 	free(s->cpu_index);
-	free(s->last_interval);
-	free(s->target);
-	free(s->bias);
 	free(s);
 }
 
