@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "profile.h"
+#include "rearm.h"
 #include "session.h"
 
 static struct env {
@@ -137,6 +138,25 @@ static int check_output(const char *path)
 	return err;
 }
 
+/* randomized periods take one wake-up and one write per sample on the sampled CPU: say what
+ * that cost, and warn when it is a share of the CPU that disturbs what is measured */
+static void report_rearm_cost(const struct profile *p, int nr_cpus)
+{
+	const struct profile_stats *st = &p->stats;
+	double share;
+
+	if (!st->rearms || !p->meta.duration_ns || nr_cpus <= 0)
+		return;
+	share = (double)st->rearm_cpu_ns / ((double)p->meta.duration_ns * nr_cpus);
+	debug("randomized periods: %" PRIu64 " re-arms, %.1f us of CPU each, %.2f%% of the sampled "
+	      "CPUs; %" PRIu64 " too late for their draw", st->rearms,
+	      st->rearm_cpu_ns / 1e3 / st->rearms, 100 * share, st->rearm_late);
+	if (share > REARM_COST_WARN)
+		warning("re-arming randomized periods took %.0f%% of the sampled CPUs (%.1f us a "
+			"sample): a longer period disturbs the program less", 100 * share,
+			st->rearm_cpu_ns / 1e3 / st->rearms);
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -200,6 +220,7 @@ int cmd_record(int argc, char **argv)
 			p->stats.sideband_lost);
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
+	report_rearm_cost(p, session__nr_cpus(sess));
 	if (p->stats.pids_full || p->stats.exec_full)
 		warning("process tables were full: %" PRIu64 " forks not followed, %" PRIu64
 			" execs not told apart", p->stats.pids_full, p->stats.exec_full);

@@ -200,11 +200,19 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
 	if (p->stats.intervals) {
-		double mean = (double)p->stats.interval_sum / p->stats.intervals;
+		const struct profile_stats *st = &p->stats;
+		double mean = (double)st->interval_sum / st->intervals;
 
 		fprintf(out, "# intervals: mean %.0f, min %" PRIu64 ", max %" PRIu64 " %s over %" PRIu64
-			" samples\n", mean, p->stats.interval_min, p->stats.interval_max, m->unit,
-			p->stats.intervals);
+			" samples; %.2f%% outside the window", mean, st->interval_min, st->interval_max,
+			m->unit, st->intervals, 100.0 * st->interval_outside / st->intervals);
+		if (st->intervals_armed)
+			fprintf(out, "; mean |measured - drawn| %.0f %s", (double)st->interval_err_sum /
+				st->intervals_armed, m->unit);
+		fprintf(out, "\n");
+		if (st->rearm_late || st->rearm_failed)
+			fprintf(out, "# WARNING: %" PRIu64 " re-arms came too late to meet their draw, %"
+				PRIu64 " failed\n", st->rearm_late, st->rearm_failed);
 	}
 	fprintf(out, "#\n");
 }
