@@ -61,7 +61,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan bench bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan bench bench-periods bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -156,7 +156,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top
+bench: bench-overhead bench-truth bench-top bench-periods
 
 bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
@@ -169,6 +169,9 @@ $(OUTPUT)/bench/sled: bench/sled.S
 
 bench-top: hsbpf $(OUTPUT)/bench/sled
 	$(Q)HSBPF=$(CURDIR)/hsbpf OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
+
+bench-periods: hsbpf $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
 
 bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
