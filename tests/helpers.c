@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Test helpers shared by the live suites. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -132,6 +133,97 @@ pid_t spawn(const char *cmdline)
 		_exit(127);
 	}
 	return pid;
+}
+
+static bool read_small(const char *path, char *buf, size_t size)
+{
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	if (!f)
+		return false;
+	n = fread(buf, 1, size - 1, f);
+	buf[n] = 0;
+	fclose(f);
+	return n > 0;
+}
+
+/* the parent of pid from /proc/PID/stat (after the command's closing parenthesis) */
+static pid_t parent_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	if (!read_small(path, buf, sizeof(buf)) || !(p = strrchr(buf, ')')))
+		return 0;
+	return strtol(p + 4, NULL, 10);	/* ") S PPID" */
+}
+
+static bool descends_from(pid_t pid, pid_t root)
+{
+	for (int depth = 0; pid > 1 && depth < 64; depth++, pid = parent_of(pid))
+		if (pid == root)
+			return true;
+	return false;
+}
+
+static int nr_threads(pid_t pid)
+{
+	char path[64];
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d));)
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
+pid_t wait_descendant(pid_t root, const char *comm, int min_threads)
+{
+	for (int i = 0; i < 1500; i++) {
+		DIR *d = opendir("/proc");
+		pid_t found = 0;
+
+		for (struct dirent *e; d && !found && (e = readdir(d));) {
+			char path[300], name[64];
+			pid_t pid = strtol(e->d_name, NULL, 10);
+
+			if (pid <= 0)
+				continue;
+			snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+			if (!read_small(path, name, sizeof(name)))
+				continue;
+			name[strcspn(name, "\n")] = 0;
+			if (!strcmp(name, comm) && descends_from(pid, root) && nr_threads(pid) >= min_threads)
+				found = pid;
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return found;
+		usleep(10000);
+	}
+	cr_assert_fail("no process '%s' with %d threads under pid %d after 15 s", comm, min_threads, root);
+	return 0;
+}
+
+bool wait_file_contains(const char *path, const char *text, int timeout_ms)
+{
+	static char buf[1 << 20];
+
+	for (int waited = 0;; waited += 10) {
+		slurp(path, buf, sizeof(buf));
+		if (strstr(buf, text))
+			return true;
+		if (waited >= timeout_ms)
+			return false;
+		usleep(10000);
+	}
 }
 
 void reap(pid_t pid)

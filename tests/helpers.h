@@ -3,6 +3,7 @@
 #ifndef HSBPF_TEST_HELPERS_H
 #define HSBPF_TEST_HELPERS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
 #include "profile.h"
@@ -29,6 +30,11 @@ u64 samples_in_pid(const struct profile *p, u32 pid);
 /* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
  * test when it cannot fork) */
 pid_t spawn(const char *cmdline);
+/* the process that root is or has among its descendants whose comm is comm, once it exists
+ * with at least min_threads threads; waited for up to 15 s, else the test fails */
+pid_t wait_descendant(pid_t root, const char *comm, int min_threads);
+/* up to timeout_ms for the file to contain text */
+bool wait_file_contains(const char *path, const char *text, int timeout_ms);
 /* SIGKILL and wait */
 void reap(pid_t pid);
 /* rmdir a cgroup once its processes have gone (they may take a moment to leave) */
