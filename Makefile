@@ -61,7 +61,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan bench bench-periods bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -135,6 +135,12 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
+
+# the live suites N times beside CPU hogs on the other cores: pass counts per test
+N ?= 10
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 
 # the whole suite again with ASan and UBSan (slower; separate output folder)
 test-asan:
