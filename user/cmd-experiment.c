@@ -102,9 +102,8 @@ int cmd_experiment(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf experiment");
 		}
 	}
 	if (optind < argc || !o.nr_periods || !o.nr_modes) {

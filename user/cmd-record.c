@@ -51,14 +51,7 @@ static const char usage_text[] =
 	"      --seed N           seed for randomized periods\n"
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n";
 
-static int usage(const char *msg)
-{
-	if (msg)
-		error("%s", msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
-
+/* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -100,8 +93,8 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			exit(0);
-		default:
+			return 1;
+		default:	/* getopt said what is wrong */
 			return -EINVAL;
 		}
 	}
@@ -148,7 +141,7 @@ int cmd_record(int argc, char **argv)
 
 	err = parse_args(argc, argv);
 	if (err)
-		return usage(NULL);
+		return err > 0 ? 0 : usage_hint("hsbpf record");
 	err = session__new(&env.so, &sess);
 	if (err) {
 		session__close(sess);

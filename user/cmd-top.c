@@ -64,14 +64,9 @@ static const char usage_text[] =
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
 	"      Enter zoom into a process or container, Backspace zoom out\n";
 
-static int usage(void)
-{
-	fputs(usage_text, stderr);
-	return 2;
-}
-
 enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER };
 
+/* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -145,8 +140,8 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			exit(0);
-		default:
+			return 1;
+		default:	/* getopt said what is wrong */
 			return -EINVAL;
 		}
 	}
@@ -254,7 +249,7 @@ int cmd_top(int argc, char **argv)
 
 	err = parse_args(argc, argv);
 	if (err)
-		return usage();
+		return err > 0 ? 0 : usage_hint("hsbpf top");
 	if (!isatty(STDOUT_FILENO))
 		env.stdio = true;
 	if (!env.width) {

@@ -35,6 +35,12 @@ void warning(const char *fmt, ...)
 	va_end(ap);
 }
 
+int usage_hint(const char *cmd)
+{
+	fprintf(stderr, "try '%s --help' for more information\n", cmd);
+	return 2;
+}
+
 void debug(const char *fmt, ...)
 {
 	va_list ap;

@@ -28,6 +28,9 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 #define fail(err, ...) (error(__VA_ARGS__), (err))
 
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+/* the last line of a subcommand's usage error ("hsbpf record"), after what was wrong was
+ * said: where the options are described; evaluates to the usage exit status, 2 */
+int usage_hint(const char *cmd);
 __attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
 
 u64 now_ns(int clockid);
