@@ -53,3 +53,48 @@ Test(live_cli, every_command_has_help_and_rejects_unknown_options)
 	cr_expect_eq(r.status, 2, "selftest took an argument: %s", r.out);
 	cr_expect(strstr(r.err, "unexpected argument 'unexpected'"), "%s", r.err);
 }
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+/* durations and intervals that would overflow a deadline, or are not numbers of seconds: a
+ * usage error that names the option, and nothing recorded */
+Test(live_cli, durations_are_checked)
+{
+	static const struct {
+		const char *args;
+		const char *msg;
+	} cases[] = {
+		{ "record -o p.data -d inf -- true", "invalid duration 'inf'" },
+		{ "record -o p.data -d 1e10 -- true", "invalid duration '1e10'" },
+		{ "record -o p.data -d 2e10 -- true", "invalid duration '2e10'" },
+		{ "record -o p.data -d nan -- true", "invalid duration 'nan'" },
+		{ "record -o p.data -d 0x10 -- true", "invalid duration '0x10'" },
+		{ "record -o p.data -d 0 -- true", "invalid duration '0'" },
+		{ "record -o p.data -c 18446744073709551615 -- true", "invalid period '18446744073709551615'" },
+		{ "top --stdio -n 1 -d inf", "invalid delay 'inf'" },
+		{ "top --stdio -n 1 -d nan", "invalid delay 'nan'" },
+	};
+	struct run_result r;
+	struct profile *p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unlink(out_path());
+		run(&r, "cd %s && %s %s", tmpdir(), hsbpf_bin(), cases[i].args);
+		cr_expect_eq(r.status, 2, "'%s': status %d: %s", cases[i].args, r.status, r.err);
+		cr_expect(strstr(r.err, cases[i].msg), "'%s': %s", cases[i].args, r.err);
+		cr_expect_neq(access(out_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
+	}
+	/* the longest duration taken still leaves the deadline ahead: the command is recorded */
+	unlink(out_path());
+	run(&r, "%s record -d 31536000 -o %s -- %s 0.3", hsbpf_bin(), out_path(), fixture("hot7030"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_gt(profile__total_samples(p), 100);
+	profile__free(p);
+}

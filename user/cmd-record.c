@@ -21,6 +21,10 @@ static struct env {
 	const char *output;
 } env;
 
+/* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
+#define DURATION_MIN 0.001
+#define DURATION_MAX (365 * 86400.0)
+
 static volatile sig_atomic_t exiting;
 
 static void on_signal(int sig)
@@ -45,7 +49,8 @@ static const char usage_text[] =
 	"  -p, --pid PIDS         running processes, all their threads and later children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
-	"  -d, --duration SEC     stop after SEC seconds (a command still running is sent SIGTERM)\n"
+	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"
+	"                         still running is sent SIGTERM\n"
 	"  -o, --output FILE      profile to write (default hsbpf.data)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
@@ -64,7 +69,6 @@ static int parse_args(int argc, char **argv)
 		{},
 	};
 	int c, targets, err;
-	char *end;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
@@ -78,9 +82,9 @@ static int parse_args(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'd':
-			env.duration = strtod(optarg, &end);
-			if (*end || !(env.duration > 0))
-				return fail(-EINVAL, "invalid duration '%s'", optarg);
+			if (parse_seconds(optarg, DURATION_MIN, DURATION_MAX, &env.duration))
+				return fail(-EINVAL, "invalid duration '%s' (%g to %.0f seconds)", optarg,
+					    DURATION_MIN, DURATION_MAX);
 			break;
 		case 'o':
 			env.output = optarg;

@@ -85,7 +85,6 @@ static int parse_args(int argc, char **argv)
 		{},
 	};
 	int c, targets, err;
-	char *end;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
@@ -102,8 +101,7 @@ static int parse_args(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'd':
-			env.delay = strtod(optarg, &end);
-			if (*end || !(env.delay >= 0.1 && env.delay <= 3600))
+			if (parse_seconds(optarg, 0.1, 3600, &env.delay))
 				return fail(-EINVAL, "invalid delay '%s' (0.1 to 3600 seconds)", optarg);
 			break;
 		case 's':

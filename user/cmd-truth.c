@@ -91,8 +91,8 @@ int cmd_truth(int argc, char **argv)
 			v.event = optarg;
 			break;
 		case 'N':
-			if (parse_u64(optarg, &num) || !num)
-				return fail(2, "invalid period '%s'", optarg);
+			if (parse_u64(optarg, &num) || !num || num > PERIOD_MAX)
+				return fail(2, "invalid period '%s' (1 to %llu)", optarg, PERIOD_MAX);
 			v.period = num;
 			break;
 		case 'M':

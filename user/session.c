@@ -198,8 +198,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return fail(-EINVAL, "invalid frequency '%s'", arg);
 		break;
 	case 'c':
-		if (parse_u64(arg, &o->period) || !o->period)
-			return fail(-EINVAL, "invalid period '%s'", arg);
+		if (parse_u64(arg, &o->period) || !o->period || o->period > PERIOD_MAX)
+			return fail(-EINVAL, "invalid period '%s' (1 to %llu)", arg, PERIOD_MAX);
 		break;
 	case SESSION_OPT_PERIOD_MODE:
 		if (period__parse_mode(arg, &o->mode))

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Error reporting, clocks and growable arrays shared by every module. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,6 +90,22 @@ int parse_u64(const char *s, u64 *out)
 	errno = 0;
 	v = strtoull(s, &end, 0);
 	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	/* strtod alone takes " 1", "inf", "nan" and "0x1p4" */
+	if (!s || !*s || s[strspn(s, "0123456789.eE+-")])
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v) || !(v >= min && v <= max))
 		return -EINVAL;
 	*out = v;
 	return 0;

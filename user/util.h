@@ -48,6 +48,10 @@ static inline int cmp_u64_desc(u64 a, u64 b)
 }
 
 int parse_u64(const char *s, u64 *out);
+/* a number of seconds within [min, max], written in decimal ("2", "0.5", "1e3"): no inf,
+ * nan, hex or blanks, so that whatever passes converts to nanoseconds without overflow;
+ * 0 or -EINVAL (not reported: the caller knows which option it was) */
+int parse_seconds(const char *s, double min, double max, double *out);
 
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
