@@ -98,3 +98,36 @@ Test(live_cli, durations_are_checked)
 	cr_expect_gt(profile__total_samples(p), 100);
 	profile__free(p);
 }
+
+/* -C: a CPU the machine does not have, and lists that are not lists, said before anything
+ * is opened */
+Test(live_cli, cpu_lists_are_checked)
+{
+	static const struct {
+		const char *cpus;
+		int status;
+		const char *msg;
+	} cases[] = {
+		{ "8191", 1, "CPU 8191 does not exist (this machine has CPUs 0" },
+		{ "0,8000-8001", 1, "CPU 8000 does not exist (this machine has CPUs 0" },
+		{ "8192", 2, "invalid CPU list '8192': no kernel numbers a CPU above 8191" },
+		{ "1-0", 2, "invalid CPU list '1-0': the range '1-0' goes down" },
+		{ "0,", 2, "invalid CPU list '0,': an empty entry" },
+		{ "0x1", 2, "invalid CPU list '0x1': '0x1' is not a CPU or a range such as 0-3" },
+		{ "", 2, "empty CPU list" },
+	};
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unlink(out_path());
+		run(&r, "%s record -o %s -C '%s' -- true", hsbpf_bin(), out_path(), cases[i].cpus);
+		cr_expect_eq(r.status, cases[i].status, "-C '%s': status %d: %s", cases[i].cpus, r.status,
+			     r.err);
+		cr_expect(strstr(r.err, cases[i].msg), "-C '%s': %s", cases[i].cpus, r.err);
+		cr_expect(!strstr(r.err, "sideband"), "-C '%s': %s", cases[i].cpus, r.err);
+		cr_expect_neq(access(out_path(), F_OK), 0, "-C '%s' left a profile", cases[i].cpus);
+	}
+	/* the online CPUs themselves are taken */
+	run(&r, "%s record -o %s -C 0 -- true", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+}

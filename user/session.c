@@ -145,7 +145,8 @@ static void pids_to_tgids(u32 *pids, int nr)
 	}
 }
 
-/* the event and its period: usage errors only */
+/* the event, its period, the pid and CPU lists: usage errors (-EINVAL), and CPUs that are
+ * not online (-ENODEV) */
 static int check_event(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -182,6 +183,12 @@ static int check_event(struct session *s)
 	}
 	if (o->pids && target__parse_pids(o->pids, &s->pids, &s->nr_pids))
 		return -EINVAL;
+	/* -C before anything opens: a CPU that is not there is said as such */
+	if (o->cpus) {
+		if (cpus__parse(o->cpus, &s->cpus, &s->nr_cpus))
+			return -EINVAL;
+		return cpus__check_machine(s->cpus, s->nr_cpus);
+	}
 	return 0;
 }
 
@@ -260,10 +267,10 @@ int session__open(struct session *s)
 			return err;
 		pids_to_tgids(s->pids, s->nr_pids);
 	}
-	err = o->cpus ? cpus__parse(o->cpus, &s->cpus, &s->nr_cpus) : cpus__online(&s->cpus, &s->nr_cpus);
-	if (err) {
-		error("invalid CPU list '%s'", o->cpus ? o->cpus : "(online)");
-		return err;
+	if (!o->cpus) {
+		err = cpus__online(&s->cpus, &s->nr_cpus);
+		if (err)
+			return fail(err, "cannot read the online CPUs: %s", strerror(-err));
 	}
 	s->p = profile__new();
 	if (!s->p)

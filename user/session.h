@@ -52,7 +52,8 @@ enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SE
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
 
 /* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
- * event, the period, the pid list); *out is to be closed either way */
+ * event, the period, the pid or CPU list), -ENODEV a CPU that is not online; *out is to be
+ * closed either way */
 int session__new(const struct session_opts *opts, struct session **out);
 /* set everything up short of sampling: the pids exist, the cgroup opens, the command is
  * spawned (held before its exec), the sideband and the sampler are loaded */
