@@ -3,15 +3,19 @@
  * option errors, and what record does when its terminal closes, when it is killed, when its
  * command will not die, when it is given nonsense, or when it is not root. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "sideband.h"
 
 TestSuite(live_cli, .fini = cleanup_tmpdir, .timeout = 60);
 
@@ -130,4 +134,150 @@ Test(live_cli, cpu_lists_are_checked)
 	/* the online CPUs themselves are taken */
 	run(&r, "%s record -o %s -C 0 -- true", hsbpf_bin(), out_path());
 	cr_expect_eq(r.status, 0, "%s", r.err);
+}
+
+/* ---- signals, and the command record starts ---- */
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+/* the pid of parent's child that runs comm, waited for up to ms; 0 if none came. Seen under
+ * its own name, the command has exec'd: record is sampling it. */
+static pid_t child_named(pid_t parent, const char *comm, int ms)
+{
+	for (double end = now_s() + ms / 1000.0; now_s() < end; usleep(20000)) {
+		DIR *d = opendir("/proc");
+		struct dirent *e;
+		pid_t found = 0;
+
+		while (d && !found && (e = readdir(d))) {
+			char path[300], buf[512], *open_paren, *close_paren;
+			int ppid;
+			FILE *f;
+
+			if (e->d_name[0] < '1' || e->d_name[0] > '9')
+				continue;
+			snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
+			f = fopen(path, "r");
+			if (!f)
+				continue;
+			buf[0] = 0;
+			if (!fgets(buf, sizeof(buf), f))
+				buf[0] = 0;
+			fclose(f);
+			open_paren = strchr(buf, '(');
+			close_paren = strrchr(buf, ')');
+			if (!open_paren || !close_paren || sscanf(close_paren + 2, "%*c %d", &ppid) != 1)
+				continue;
+			*close_paren = 0;
+			if (ppid == parent && !strcmp(open_paren + 1, comm))
+				found = atoi(e->d_name);
+		}
+		if (d)
+			closedir(d);
+		if (found)
+			return found;
+	}
+	return 0;
+}
+
+/* up to ms for pid to be gone from /proc, or dead there (a zombie): true if it went */
+static bool wait_gone(pid_t pid, int ms)
+{
+	for (double end = now_s() + ms / 1000.0; now_s() < end; usleep(20000))
+		if (!procfs__alive(pid))
+			return true;
+	return !procfs__alive(pid);
+}
+
+/* waitpid for up to ms: the wait status, or -1 if pid has not ended by then */
+static int wait_exit(pid_t pid, int ms)
+{
+	int st;
+
+	for (double end = now_s() + ms / 1000.0; now_s() < end; usleep(20000))
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			return st;
+	return waitpid(pid, &st, WNOHANG) == pid ? st : -1;
+}
+
+/* record of hot7030 in the background, once hot7030 has exec'd; its pid and the command's */
+static pid_t start_record(const char *opts, pid_t *cmd)
+{
+	char line[1024];
+	pid_t pid;
+
+	unlink(out_path());
+	snprintf(line, sizeof(line), "exec %s record %s -o %s -- %s 20 2>/dev/null", hsbpf_bin(), opts,
+		 out_path(), fixture("hot7030"));
+	pid = spawn(line);
+	*cmd = child_named(pid, "hot7030", 15000);
+	if (!*cmd)
+		reap(pid);
+	cr_assert_gt(*cmd, 0, "record did not start hot7030");
+	return pid;
+}
+
+/* a closed terminal (SIGHUP) and Ctrl-\ (SIGQUIT) end a recording as Ctrl-C does: exit 0,
+ * the profile written, the command ended */
+Test(live_cli, sighup_and_sigquit_write_the_profile)
+{
+	const int sigs[] = { SIGHUP, SIGQUIT };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		struct profile *p;
+		pid_t pid, cmd;
+		int st;
+
+		pid = start_record("", &cmd);
+		kill(pid, sigs[i]);
+		st = wait_exit(pid, 20000);
+		if (st < 0) {
+			reap(pid);
+			kill(cmd, SIGKILL);
+		}
+		cr_assert_geq(st, 0, "signal %d: record went on", sigs[i]);
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signal %d: status %#x", sigs[i], st);
+		cr_assert_eq(profile__read(out_path(), &p), 0, "signal %d: no profile", sigs[i]);
+		cr_expect_str_eq(p->meta.event, "cpu-clock");
+		profile__free(p);
+		cr_expect(!procfs__alive(cmd), "signal %d: hot7030 (pid %d) outlived record", sigs[i], cmd);
+		if (procfs__alive(cmd))
+			kill(cmd, SIGKILL);
+	}
+}
+
+/* SIGKILL gives record no say: the kernel kills its command with it (PR_SET_PDEATHSIG);
+ * --no-kill-with-parent leaves the command running. This process becomes the subreaper, so
+ * that the orphaned command's end can be waited for and its cause read. */
+Test(live_cli, sigkill_of_record_kills_its_command)
+{
+	pid_t pid, cmd;
+	int st;
+
+	cr_assert_eq(prctl(PR_SET_CHILD_SUBREAPER, 1), 0);
+	pid = start_record("", &cmd);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	cr_expect(wait_gone(cmd, 10000), "hot7030 (pid %d) outlived a killed record", cmd);
+	st = wait_exit(cmd, 10000);
+	if (st < 0)
+		reap(cmd);
+	cr_expect(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL, "hot7030: status %#x", st);
+
+	pid = start_record("--no-kill-with-parent", &cmd);
+	kill(pid, SIGKILL);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	/* a SIGKILL sent at record's death would already be pending: it would win over this */
+	kill(cmd, SIGTERM);
+	st = wait_exit(cmd, 10000);
+	if (st < 0)
+		reap(cmd);
+	cr_expect(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
+		  "--no-kill-with-parent: hot7030 status %#x", st);
 }

@@ -109,12 +109,12 @@ Test(target, command_waits_at_the_gate_and_reports_exec_failure)
 	struct command cmd;
 	int st;
 
-	cr_assert_eq(command__spawn(ok, &cmd), 0);
+	cr_assert_eq(command__spawn(ok, true, &cmd), 0);
 	cr_expect_eq(waitpid(cmd.pid, &st, WNOHANG), 0, "child ran before the gate opened");
 	cr_assert_eq(command__start(&cmd, "true"), 0);
 	cr_expect_eq(waitpid(cmd.pid, &st, 0), cmd.pid);
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0);
 
-	cr_assert_eq(command__spawn(bad, &cmd), 0);
+	cr_assert_eq(command__spawn(bad, true, &cmd), 0);
 	cr_expect_eq(command__start(&cmd, bad[0]), -ENOENT);
 }

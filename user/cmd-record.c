@@ -52,9 +52,17 @@ static const char usage_text[] =
 	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"
 	"                         still running is sent SIGTERM\n"
 	"  -o, --output FILE      profile to write (default hsbpf.data)\n"
+	"      --no-kill-with-parent\n"
+	"                         let the command outlive hsbpf if hsbpf is killed (by default\n"
+	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
-	"  -v, --verbose          more messages (twice: libbpf debug output)\n";
+	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
+	"\n"
+	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
+	"-d does: the profile is written, and a command still running is sent SIGTERM.\n";
+
+enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
 
 /* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
@@ -64,6 +72,7 @@ static int parse_args(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "branch-stack", no_argument, NULL, 'b' },
+		{ "no-kill-with-parent", no_argument, NULL, OPT_NO_KILL_WITH_PARENT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -92,6 +101,9 @@ static int parse_args(int argc, char **argv)
 		case 'b':
 			env.so.branch_stack = true;
 			break;
+		case OPT_NO_KILL_WITH_PARENT:
+			env.so.no_kill_with_parent = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -111,6 +123,8 @@ static int parse_args(int argc, char **argv)
 		return fail(-EINVAL, "choose one target: a command, -p, -a or --cgroup");
 	if (env.so.freq && env.so.period)
 		return fail(-EINVAL, "-F and -c exclude each other");
+	if (env.so.no_kill_with_parent && !env.so.argv)
+		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
 	return 0;
 }
 
@@ -160,8 +174,12 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
+	/* a closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT) ends the recording as Ctrl-C does: the
+	 * profile is written */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
 	if (err)
 		goto cleanup;

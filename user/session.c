@@ -291,7 +291,7 @@ int session__open(struct session *s)
 			return err;
 	}
 	if (o->argv) {
-		err = command__spawn(o->argv, &s->cmd);
+		err = command__spawn(o->argv, !o->no_kill_with_parent, &s->cmd);
 		if (err) {
 			error("cannot start '%s': %s", o->argv[0], strerror(-err));
 			return err;

@@ -28,6 +28,7 @@ struct session_opts {
 	bool branch_stack;	/* -b */
 	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
+	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
 };
 
 struct session;

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "target.h"
@@ -58,8 +59,9 @@ int target__check_pids(const u32 *pids, int nr)
 	return 0;
 }
 
-int command__spawn(char *const argv[], struct command *cmd)
+int command__spawn(char *const argv[], bool kill_with_parent, struct command *cmd)
 {
+	pid_t parent = getpid();
 	int gate[2], status[2];
 	char c;
 
@@ -87,6 +89,12 @@ int command__spawn(char *const argv[], struct command *cmd)
 		close(status[0]);
 		signal(SIGINT, SIG_DFL);
 		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGQUIT, SIG_DFL);
+		/* hsbpf killed (SIGKILL leaves it no say) takes the command with it; a parent that
+		 * died before the prctl is seen by getppid */
+		if (kill_with_parent && (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent))
+			_exit(127);
 		if (read(gate[0], &c, 1) != 1)
 			_exit(127);	/* the recorder went away */
 		execvp(argv[0], argv);

@@ -4,6 +4,7 @@
 #ifndef HSBPF_TARGET_H
 #define HSBPF_TARGET_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 #include "util.h"
 
@@ -18,8 +19,10 @@ struct command {
 	int status;	/* read end: EOF on a successful exec, errno otherwise */
 };
 
-/* fork a child that waits at the gate before exec; 0 or -errno */
-int command__spawn(char *const argv[], struct command *cmd);
+/* fork a child that waits at the gate before exec; with kill_with_parent it gets SIGKILL
+ * when hsbpf dies, however it dies (PR_SET_PDEATHSIG: the command itself, not what it forks,
+ * and not past the exec of a set-user-ID program); 0 or -errno */
+int command__spawn(char *const argv[], bool kill_with_parent, struct command *cmd);
 /* open the gate; 0 if exec succeeded, -errno (reported) if it did not */
 int command__start(struct command *cmd, const char *name);
 /* kill and reap a child that never started */
