@@ -281,3 +281,86 @@ Test(live_cli, sigkill_of_record_kills_its_command)
 	cr_expect(st >= 0 && WIFSIGNALED(st) && WTERMSIG(st) == SIGTERM,
 		  "--no-kill-with-parent: hot7030 status %#x", st);
 }
+
+/* up to ms for the file at path to hold text */
+static bool wait_for_text(const char *path, const char *text, int ms)
+{
+	for (double end = now_s() + ms / 1000.0; ; usleep(20000)) {
+		char buf[8192] = "";
+		FILE *f = fopen(path, "r");
+		bool found;
+
+		if (f) {
+			buf[fread(buf, 1, sizeof(buf) - 1, f)] = 0;
+			fclose(f);
+		}
+		found = strstr(buf, text);
+		if (found || now_s() >= end)
+			return found;
+	}
+}
+
+/* a command that ignores SIGTERM (the disposition survives its exec) and ends by itself after
+ * 20 s, so that nothing runs on if record fails to stop it */
+#define STUBBORN "sh -c 'trap \"\" TERM; exec %s 20'"
+
+/* -d passes and the command ignores SIGTERM: record says what it waits for, and SIGKILLs it
+ * after the documented 5 s; the profile is written */
+Test(live_cli, a_command_that_ignores_sigterm_is_killed_after_a_while)
+{
+	struct run_result r;
+	struct profile *p;
+	const char *s;
+	double t0 = now_s();
+	int cmd = 0;
+
+	run(&r, "%s record -d 0.5 -o %s -- " STUBBORN, hsbpf_bin(), out_path(), fixture("hot7030"));
+	cr_expect_lt(now_s() - t0, 15, "record took %.1f s", now_s() - t0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	s = strstr(r.err, "hsbpf: waiting for 'sh' (pid ");
+	cr_assert(s, "nothing said while waiting: %s", r.err);
+	cr_expect(strstr(s, "to exit after SIGTERM; SIGKILL in 5 s, or at once on Ctrl-C"), "%s", r.err);
+	cmd = atoi(s + strlen("hsbpf: waiting for 'sh' (pid "));
+	cr_expect(strstr(r.err, "did not exit within 5 s of SIGTERM: killed it with SIGKILL"), "%s",
+		  r.err);
+	cr_expect(!strstr(r.err, "was killed by signal"), "said twice: %s", r.err);
+	cr_assert_gt(cmd, 0);
+	cr_expect(!procfs__alive(cmd), "the command (pid %d) outlived record", cmd);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_gt(profile__total_samples(p), 100);
+	profile__free(p);
+}
+
+/* Ctrl-C ends the recording, the command ignores the SIGTERM that follows; a second Ctrl-C
+ * has it killed at once */
+Test(live_cli, a_second_ctrl_c_kills_a_command_that_ignores_sigterm)
+{
+	char line[1024], errp[300];
+	struct profile *p;
+	pid_t pid, cmd;
+	int st;
+
+	snprintf(errp, sizeof(errp), "%s/err", tmpdir());
+	unlink(out_path());
+	snprintf(line, sizeof(line), "exec %s record -o %s -- " STUBBORN " 2>%s", hsbpf_bin(),
+		 out_path(), fixture("hot7030"), errp);
+	pid = spawn(line);
+	cmd = child_named(pid, "hot7030", 15000);
+	if (!cmd)
+		reap(pid);
+	cr_assert_gt(cmd, 0, "record did not start the command");
+	kill(pid, SIGINT);
+	cr_expect(wait_for_text(errp, "to exit after SIGTERM", 4000), "nothing said while waiting");
+	kill(pid, SIGINT);
+	st = wait_exit(pid, 20000);
+	if (st < 0)
+		reap(pid);
+	cr_assert_geq(st, 0, "record went on after a second Ctrl-C");
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %#x", st);
+	/* killed because it was asked to, not because 5 s went by */
+	cr_expect(wait_for_text(errp, "had not exited on SIGTERM: killed it with SIGKILL", 0),
+		  "the second Ctrl-C did not kill the command");
+	cr_expect(!procfs__alive(cmd), "the command (pid %d) outlived record", cmd);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	profile__free(p);
+}

@@ -25,12 +25,14 @@ static struct env {
 #define DURATION_MIN 0.001
 #define DURATION_MAX (365 * 86400.0)
 
-static volatile sig_atomic_t exiting;
+/* how many ending signals came: the first ends the recording, the next one (while a command
+ * that ignores SIGTERM is waited for) has it killed */
+static volatile sig_atomic_t interrupts;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	exiting = 1;
+	interrupts++;
 }
 
 static const char usage_text[] =
@@ -60,7 +62,9 @@ static const char usage_text[] =
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
-	"-d does: the profile is written, and a command still running is sent SIGTERM.\n";
+	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
+	"has not exited 5 s later is sent SIGKILL, at once on a second Ctrl-C or SIGTERM;\n"
+	"record says what it is waiting for.\n";
 
 enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
 
@@ -160,6 +164,7 @@ int cmd_record(int argc, char **argv)
 	err = parse_args(argc, argv);
 	if (err)
 		return err > 0 ? 0 : usage_hint("hsbpf record");
+	env.so.interrupts = &interrupts;
 	err = session__new(&env.so, &sess);
 	if (err) {
 		session__close(sess);
@@ -190,7 +195,7 @@ int cmd_record(int argc, char **argv)
 	if (verbose || isatty(STDERR_FILENO))
 		fprintf(stderr, "hsbpf: recording %s on %d CPUs%s\n", session__event_name(sess),
 			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
-	while (!exiting && now_ns(CLOCK_MONOTONIC) < deadline) {
+	while (!interrupts && now_ns(CLOCK_MONOTONIC) < deadline) {
 		err = session__poll(sess, 100);
 		if (err < 0)
 			goto cleanup;
@@ -221,7 +226,8 @@ int cmd_record(int argc, char **argv)
 	child_status = session__child_status(sess);
 	if (child_status > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		warning("'%s' exited with status %d", env.so.argv[0], WEXITSTATUS(child_status));
-	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM)
+	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
+		 !session__command_killed(sess))
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
 cleanup:
 	session__close(sess);
