@@ -364,3 +364,63 @@ Test(live_cli, a_second_ctrl_c_kills_a_command_that_ignores_sigterm)
 	cr_assert_eq(profile__read(out_path(), &p), 0);
 	profile__free(p);
 }
+
+/* ---- privileges ---- */
+
+#define NOBODY "setpriv --reuid=65534 --regid=65534 --clear-groups"
+
+/* a user who may not load BPF programs gets one line that says what is needed, exit 1, and
+ * nothing left behind */
+Test(live_cli, an_unprivileged_user_gets_one_clear_message)
+{
+	static const struct {
+		const char *cmd;
+		const char *args;
+	} cases[] = {
+		{ "selftest", "" },
+		{ "record", "-o %s -- true" },
+		{ "record", "-a -d 1 -o %s" },
+		{ "top", "--stdio -n 1" },
+	};
+	struct run_result r;
+	char args[512], want[256];
+
+	if (run(&r, "command -v setpriv"))
+		cr_skip_test("no setpriv (util-linux) to drop root with");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(args, sizeof(args), cases[i].args, out_path());
+		snprintf(want, sizeof(want), "hsbpf %s: need root or CAP_BPF and CAP_PERFMON to load BPF "
+			 "programs\n", cases[i].cmd);
+		unlink(out_path());
+		run(&r, "cd / && " NOBODY " %s %s %s", hsbpf_bin(), cases[i].cmd, args);
+		cr_expect_eq(r.status, 1, "%s %s: status %d", cases[i].cmd, args, r.status);
+		cr_expect_str_eq(r.err, want, "%s %s", cases[i].cmd, args);
+		cr_expect_str_eq(r.out, "", "%s %s", cases[i].cmd, args);
+		cr_expect_neq(access(out_path(), F_OK), 0, "%s %s left a profile", cases[i].cmd, args);
+	}
+	/* usage errors come first: they do not depend on who asks */
+	run(&r, NOBODY " %s record -d inf -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+}
+
+/* CAP_BPF and CAP_PERFMON without root are enough, and the check does not stand in the way */
+Test(live_cli, cap_bpf_and_cap_perfmon_are_enough)
+{
+	struct run_result r;
+	int last = 0;
+	FILE *f = fopen("/proc/sys/kernel/cap_last_cap", "r");
+
+	if (f) {
+		if (fscanf(f, "%d", &last) != 1)
+			last = 0;
+		fclose(f);
+	}
+	if (last < 39)
+		cr_skip_test("this kernel has no CAP_BPF (5.8 and later do)");
+	if (run(&r, "command -v setpriv"))
+		cr_skip_test("no setpriv (util-linux) to drop root with");
+	run(&r, "cd / && " NOBODY " --inh-caps=+bpf,+perfmon --ambient-caps=+bpf,+perfmon %s selftest",
+	    hsbpf_bin());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "every BPF program loads on this kernel"), "%s", r.out);
+}

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "cmds.h"
 #include "profile.h"
 #include "session.h"
@@ -170,6 +171,9 @@ int cmd_record(int argc, char **argv)
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
+	err = caps__check("hsbpf record");
+	if (err)
+		goto cleanup;
 	if (!stat(env.output, &st) && S_ISDIR(st.st_mode)) {
 		err = -EISDIR;
 		error("cannot write '%s': it is a directory", env.output);

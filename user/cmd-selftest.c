@@ -3,6 +3,7 @@
  * user can check a machine before recording on it. */
 #include <getopt.h>
 #include <stdio.h>
+#include "caps.h"
 #include "cmds.h"
 #include "sampler.h"
 
@@ -40,7 +41,7 @@ int cmd_selftest(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf selftest");
 	}
-	if (sampler__verify_all())
+	if (caps__check("hsbpf selftest") || sampler__verify_all())
 		return 1;
 	printf("every BPF program loads on this kernel\n");
 	return 0;

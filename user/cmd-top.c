@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "cmds.h"
 #include "ksyms.h"
 #include "sampler.h"
@@ -260,6 +261,9 @@ int cmd_top(int argc, char **argv)
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
+	err = caps__check("hsbpf top");
+	if (err)
+		goto cleanup;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
