@@ -424,3 +424,74 @@ Test(live_cli, cap_bpf_and_cap_perfmon_are_enough)
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "every BPF program loads on this kernel"), "%s", r.out);
 }
+
+/* ---- text from the profile on the terminal ---- */
+
+#define HOSTILE_NAME "\033[2J\033]0;X\007"
+#define ESCAPED_NAME "\\x1b[2J\\x1b]0;X\\x07"
+#define ESCAPED_CUT "\\x1b[2J\\x1b]0;X"	/* what a 16-column cell has room for */
+
+/* output as a failure message may show it: escaped, or the test's own report is the attack */
+static const char *shown(const char *text)
+{
+	static char buf[4 * sizeof(((struct run_result *)0)->out)];
+
+	return str__escape(text, buf, sizeof(buf));
+}
+
+static void expect_no_controls(const char *what, const char *text)
+{
+	cr_expect(!strchr(text, '\033') && !strchr(text, '\007'), "%s: terminal controls in the output",
+		  what);
+}
+
+/* the name of the process that runs pid, waited for up to ms to become name */
+static bool wait_comm(pid_t pid, const char *name, int ms)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	return wait_for_text(path, name, ms);
+}
+
+/* a process that names itself with escape sequences: report (text and CSV) and top --stdio
+ * show the name escaped, and no ESC or BEL reaches the terminal */
+Test(live_cli, hostile_process_names_are_escaped)
+{
+	/* where the command is a 16-column cell, the escaped name is cut to fit */
+	static const struct {
+		const char *args;
+		const char *want;
+	} reports[] = {
+		{ "--sort comm", ESCAPED_NAME },
+		{ "--sort comm --format csv", ESCAPED_NAME },
+		{ "--sort pid,sym", ESCAPED_CUT },
+		{ "--sort comm,sym --per-cgroup", ESCAPED_CUT },
+	};
+	char cmd[1024];
+	struct run_result r;
+	pid_t pid;
+
+	run(&r, "%s record -o %s -- %s 1", hsbpf_bin(), out_path(), fixture("escname"));
+	cr_assert_eq(r.status, 0, "%s", shown(r.err));
+	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
+		run(&r, "%s report -i %s %s", hsbpf_bin(), out_path(), reports[i].args);
+		cr_assert_eq(r.status, 0, "%s: %s", reports[i].args, shown(r.err));
+		expect_no_controls(reports[i].args, r.out);
+		expect_no_controls(reports[i].args, r.err);
+		cr_expect(strstr(r.out, reports[i].want), "%s: the name is not shown escaped: %s",
+			  reports[i].args, shown(r.out));
+	}
+
+	snprintf(cmd, sizeof(cmd), "exec %s 20", fixture("escname"));
+	pid = spawn(cmd);
+	if (!wait_comm(pid, HOSTILE_NAME, 5000))
+		reap(pid);
+	cr_assert(procfs__alive(pid), "escname did not rename itself");
+	run(&r, "%s top --stdio -s pid -p %d -d 0.5 -n 2 --width 120", hsbpf_bin(), pid);
+	reap(pid);
+	cr_assert_eq(r.status, 0, "%s", shown(r.err));
+	expect_no_controls("top --stdio", r.out);
+	expect_no_controls("top --stdio", r.err);
+	cr_expect(strstr(r.out, ESCAPED_CUT), "top: the name is not shown escaped: %s", shown(r.out));
+}

@@ -10,11 +10,16 @@
 
 int verbose;
 
+/* messages quote paths, names and symbols from profiles and binaries: escaped whole */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		str__fputs_escaped(msg, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 int error(const char *fmt, ...)
@@ -126,6 +131,86 @@ size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 
 			hi = mid;
 	}
 	return lo;
+}
+
+/* the length of the printable character at s: 1 to 4 bytes of UTF-8, or 0 when s starts
+ * with a control character or with bytes that are not UTF-8 (overlong, surrogate, beyond
+ * U+10FFFF, cut short) */
+static size_t printable_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)	/* C0, DEL, a lone continuation, an overlong lead */
+		return 0;
+	if (c < 0xe0) {
+		n = 2;
+		if (c == 0xc2)
+			lo = 0xa0;	/* U+0080 to U+009F: the C1 controls */
+	} else if (c < 0xf0) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* beyond U+10FFFF */
+	}
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+const char *str__escape(const char *src, char *dst, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	size_t off = 0;
+
+	if (!size)
+		return dst;
+	while (*s) {
+		size_t n = printable_len(s);
+
+		if (n) {
+			if (off + n >= size)
+				break;
+			memcpy(dst + off, s, n);
+			off += n;
+			s += n;
+		} else {
+			if (off + 4 >= size)
+				break;
+			snprintf(dst + off, 5, "\\x%02x", *s++);
+			off += 4;
+		}
+	}
+	dst[off] = 0;
+	return dst;
+}
+
+void str__fputs_escaped(const char *src, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+
+	while (*s) {
+		size_t n = printable_len(s);
+
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fprintf(f, "\\x%02x", *s++);
+		}
+	}
 }
 
 const char *path__base(const char *path)

@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 typedef uint64_t u64;
@@ -52,6 +53,15 @@ int parse_u64(const char *s, u64 *out);
  * nan, hex or blanks, so that whatever passes converts to nanoseconds without overflow;
  * 0 or -EINVAL (not reported: the caller knows which option it was) */
 int parse_seconds(const char *s, double min, double max, double *out);
+
+/* Text from a profile, a binary or a process (names, paths, symbols: anyone can name a
+ * process "\033]0;...\007") made harmless for a terminal: control characters (C0, DEL, and C1
+ * both raw and UTF-8 encoded) and bytes that do not form UTF-8 become \xNN; valid UTF-8 and
+ * backslashes stay as they are (systemd's unit names are full of \x2d). str__escape writes at
+ * most size - 1 bytes and a NUL, never half an escape or half a character (NULL: ""), and
+ * returns dst; str__fputs_escaped writes all of it. */
+const char *str__escape(const char *src, char *dst, size_t size);
+void str__fputs_escaped(const char *s, FILE *f);
 
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
