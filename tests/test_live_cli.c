@@ -495,3 +495,68 @@ Test(live_cli, hostile_process_names_are_escaped)
 	expect_no_controls("top --stdio", r.err);
 	cr_expect(strstr(r.out, ESCAPED_CUT), "top: the name is not shown escaped: %s", shown(r.out));
 }
+
+/* ---- hsbpf truth's emulator ---- */
+
+/* the emulator's out= file: its temporary output, which hsbpf is to remove */
+static void emulator_output(pid_t qemu, char *path, size_t size)
+{
+	char proc[64], args[4096] = "";
+	size_t n = 0;
+	FILE *f;
+
+	snprintf(proc, sizeof(proc), "/proc/%d/cmdline", qemu);
+	f = fopen(proc, "r");
+	if (f) {
+		n = fread(args, 1, sizeof(args) - 1, f);
+		fclose(f);
+	}
+	path[0] = 0;
+	for (size_t i = 0; i < n; i += strlen(args + i) + 1) {
+		const char *out = strstr(args + i, ",out=");
+
+		if (out)
+			snprintf(path, size, "%.*s", (int)strcspn(out + 5, ","), out + 5);
+	}
+}
+
+/* a signal to hsbpf truth stops the emulator too and leaves no temporary file and no truth;
+ * SIGKILL takes the emulator with it */
+Test(live_cli, interrupted_truth_leaves_nothing_running)
+{
+	char line[1024], raw[512], outp[300];
+	struct run_result r;
+	pid_t pid, qemu;
+	int st;
+
+	if (run(&r, "command -v qemu-x86_64"))
+		cr_skip_test("no qemu-x86_64 (qemu-user): hsbpf truth cannot run");
+	snprintf(outp, sizeof(outp), "%s/t.data", tmpdir());
+	for (int kill9 = 0; kill9 < 2; kill9++) {
+		snprintf(line, sizeof(line), "exec %s truth -o %s -- %s 30 2>/dev/null", hsbpf_bin(), outp,
+			 fixture("hot7030"));
+		pid = spawn(line);
+		qemu = child_named(pid, "qemu-x86_64", 15000);
+		if (!qemu)
+			reap(pid);
+		cr_assert_gt(qemu, 0, "hsbpf truth did not start the emulator");
+		emulator_output(qemu, raw, sizeof(raw));
+		cr_expect_neq(raw[0], 0, "no out= among the emulator's arguments");
+		kill(pid, kill9 ? SIGKILL : SIGTERM);
+		st = wait_exit(pid, 20000);
+		if (st < 0)
+			reap(pid);
+		cr_expect(wait_gone(qemu, 10000), "%s: the emulator (pid %d) outlived hsbpf truth",
+			  kill9 ? "SIGKILL" : "SIGTERM", qemu);
+		if (procfs__alive(qemu))
+			kill(qemu, SIGKILL);
+		cr_expect_neq(access(outp, F_OK), 0, "a truth file was written");
+		if (kill9) {
+			unlink(raw);	/* nobody is left to remove it */
+			continue;
+		}
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "SIGTERM: status %#x", st);
+		cr_expect(raw[0] && access(raw, F_OK), "'%s' was left behind", raw);
+		unlink(raw);
+	}
+}

@@ -33,7 +33,10 @@ static const char usage_text[] =
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
-	"  -v, --verbose        more messages\n";
+	"  -v, --verbose        more messages\n"
+	"\n"
+	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
+	"then no truth file is written.\n";
 
 int cmd_truth(int argc, char **argv)
 {
