@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -559,4 +560,66 @@ Test(live_cli, interrupted_truth_leaves_nothing_running)
 		cr_expect(raw[0] && access(raw, F_OK), "'%s' was left behind", raw);
 		unlink(raw);
 	}
+}
+
+/* ---- top's screen ---- */
+
+static char sock[64];
+
+__attribute__((format(printf, 1, 2))) static int tmux(const char *fmt, ...)
+{
+	struct run_result r;
+	char args[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return run(&r, "TERM=xterm tmux -L %s %s", sock, args);
+}
+
+static const char *pane(const char *format)
+{
+	static struct run_result r;
+
+	run(&r, "tmux -L %s display -p -t cli '%s'", sock, format);
+	r.out[strcspn(r.out, "\n")] = 0;
+	return r.out;
+}
+
+static void tmux_stop(void)
+{
+	tmux("kill-server");
+	cleanup_tmpdir();
+}
+
+/* Ctrl-\ on top's full screen: top ends as on Ctrl-C (exit 0), and the terminal is given back
+ * (the default action of SIGQUIT would dump core with the screen still in curses mode) */
+Test(live_cli, ctrl_backslash_gives_the_terminal_back, .fini = tmux_stop)
+{
+	char status[300];
+	FILE *f;
+	int st = -1;
+
+	snprintf(sock, sizeof(sock), "hsbpf-cli-%d", getpid());
+	snprintf(status, sizeof(status), "%s/status", tmpdir());
+	tmux("kill-server");
+	cr_assert_eq(tmux("new-session -d -s cli -x 100 -y 30 'sleep 600'"), 0, "tmux");
+	tmux("set -g remain-on-exit on");
+	/* the pane's shell writes top's exit status (tmux 3.3 does not always reap a pane's
+	 * process that exits on a signal it handles) */
+	cr_assert_eq(tmux("respawn-pane -k -t cli \"%s top -d 1; echo \\$? > %s\"", hsbpf_bin(),
+			  status), 0);
+	for (double end = now_s() + 10; now_s() < end && strcmp(pane("#{alternate_on}"), "1"); )
+		usleep(50000);
+	cr_assert_str_eq(pane("#{alternate_on}"), "1", "top did not take the screen");
+	tmux("send-keys -t cli 'C-\\'");
+	f = wait_for_text(status, "\n", 5000) ? fopen(status, "r") : NULL;
+	if (f) {
+		if (fscanf(f, "%d", &st) != 1)
+			st = -1;
+		fclose(f);
+	}
+	cr_expect_eq(st, 0, "Ctrl-\\ did not end top cleanly (status %d)", st);
+	cr_expect_str_eq(pane("#{alternate_on}"), "0", "Ctrl-\\: the terminal was not given back");
 }

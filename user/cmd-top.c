@@ -264,9 +264,11 @@ int cmd_top(int argc, char **argv)
 	err = caps__check("hsbpf top");
 	if (err)
 		goto cleanup;
+	/* Ctrl-\ (SIGQUIT) too: its default action would leave the terminal in curses mode */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
 	if (err)
 		goto cleanup;
