@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -622,4 +624,42 @@ Test(live_cli, ctrl_backslash_gives_the_terminal_back, .fini = tmux_stop)
 	}
 	cr_expect_eq(st, 0, "Ctrl-\\ did not end top cleanly (status %d)", st);
 	cr_expect_str_eq(pane("#{alternate_on}"), "0", "Ctrl-\\: the terminal was not given back");
+}
+
+/* ---- the output file ---- */
+
+/* -o naming a device or a pipe: refused before recording, and left as it was (the atomic
+ * rename would put a file in place of /dev/null); a link to a file stays a link */
+Test(live_cli, output_that_is_not_a_regular_file_is_kept)
+{
+	char dev[300], fifo[300], real[300], link[300];
+	const char *outs[2];
+	struct run_result r;
+	struct profile *p;
+	struct stat st;
+
+	snprintf(dev, sizeof(dev), "%s/null", tmpdir());
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir());
+	snprintf(real, sizeof(real), "%s/real.data", tmpdir());
+	snprintf(link, sizeof(link), "%s/link.data", tmpdir());
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)))	/* another /dev/null */
+		snprintf(dev, sizeof(dev), "%s", fifo);	/* no CAP_MKNOD here */
+	outs[0] = dev;
+	outs[1] = fifo;
+	for (size_t i = 0; i < 2; i++) {
+		run(&r, "%s record -o %s -- true", hsbpf_bin(), outs[i]);
+		cr_expect_eq(r.status, 1, "-o %s: status %d", outs[i], r.status);
+		cr_expect(strstr(r.err, "is not a regular file"), "-o %s: %s", outs[i], r.err);
+		cr_assert_eq(stat(outs[i], &st), 0);
+		cr_expect(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode), "-o %s: replaced by a file", outs[i]);
+	}
+	run(&r, "echo old > %s", real);
+	cr_assert_eq(symlink("real.data", link), 0);
+	run(&r, "%s record -o %s -- true", hsbpf_bin(), link);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+	cr_assert_eq(profile__read(real, &p), 0);
+	profile__free(p);
 }

@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include "caps.h"
 #include "cmds.h"
+#include "container.h"
 #include "profile.h"
 #include "session.h"
 
@@ -133,26 +133,6 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-/* fail before recording, not after: a temporary file next to the output */
-static int check_output(const char *path)
-{
-	char *tmp;
-	int fd, err = 0;
-
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		error("cannot create '%s': %s", path, strerror(-err));
-	} else {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
-	return err;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -160,7 +140,6 @@ int cmd_record(int argc, char **argv)
 	struct profile *p;
 	u64 deadline;
 	int err, child_status;
-	struct stat st;
 
 	err = parse_args(argc, argv);
 	if (err)
@@ -174,12 +153,8 @@ int cmd_record(int argc, char **argv)
 	err = caps__check("hsbpf record");
 	if (err)
 		goto cleanup;
-	if (!stat(env.output, &st) && S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		error("cannot write '%s': it is a directory", env.output);
-		goto cleanup;
-	}
-	err = check_output(env.output);
+	/* fail before recording, not after */
+	err = container__check_output(env.output);
 	if (err)
 		goto cleanup;
 
