@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The command line as a hostile or unlucky user meets it: every subcommand's --help and
- * option errors, and what record does when its terminal closes, when it is killed, when its
- * command will not die, when it is given nonsense, or when it is not root. */
+ * option errors; nonsense durations and CPU lists; record when its terminal closes, when it
+ * is killed, when its command will not die; no root; process names that carry terminal
+ * controls; truth interrupted; Ctrl-\ on top's screen; an output that is not a file. Every
+ * wait is on a condition (a process, a file, a line), with a time limit. */
 #include <criterion/criterion.h>
 #include <dirent.h>
 #include <errno.h>
@@ -21,6 +23,14 @@
 #include "sideband.h"
 
 TestSuite(live_cli, .fini = cleanup_tmpdir, .timeout = 60);
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
 
 static const char *const commands[] = {
 	"record", "top", "report", "annotate", "eval", "experiment", "import", "truth", "selftest",
@@ -59,14 +69,6 @@ Test(live_cli, every_command_has_help_and_rejects_unknown_options)
 	run(&r, "%s selftest unexpected", hsbpf_bin());
 	cr_expect_eq(r.status, 2, "selftest took an argument: %s", r.out);
 	cr_expect(strstr(r.err, "unexpected argument 'unexpected'"), "%s", r.err);
-}
-
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
 }
 
 /* durations and intervals that would overflow a deadline, or are not numbers of seconds: a
