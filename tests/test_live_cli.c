@@ -108,6 +108,29 @@ Test(live_cli, durations_are_checked)
 	profile__free(p);
 }
 
+/* numbers in options are decimal, or hex after 0x: -F 010 is 10 Hz (strtoull's base 0 read
+ * it as octal, 8) */
+Test(live_cli, option_numbers_are_decimal)
+{
+	struct run_result r;
+	struct profile *p;
+
+	run(&r, "%s record -F 010 -o %s -- true", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_eq(p->meta.period, 100000000, "-F 010: period %llu ns",
+		     (unsigned long long)p->meta.period);
+	profile__free(p);
+	/* an explicit 0x is hex, as perf takes it */
+	run(&r, "%s record -c 0x100000 -o %s -- true", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_eq(p->meta.period, 0x100000);
+	profile__free(p);
+	run(&r, "%s record -c ' 100000' -o %s -- true", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+}
+
 /* -C: a CPU the machine does not have, and lists that are not lists, said before anything
  * is opened */
 Test(live_cli, cpu_lists_are_checked)

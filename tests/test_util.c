@@ -127,3 +127,47 @@ Test(util, escape_into_a_short_buffer)
 		cr_expect_eq(buf[cases[i].size], 'Z', "case %zu: wrote past size", i);
 	}
 }
+
+/* option numbers are decimal, or hex after 0x: '-p 0123' is pid 123, not 83 */
+Test(util, parse_u64)
+{
+	static const struct {
+		const char *s;
+		int err;
+		u64 v;
+	} cases[] = {
+		{ "0", 0, 0 },
+		{ "12", 0, 12 },
+		{ "010", 0, 10 },
+		{ "0123", 0, 123 },
+		{ "18446744073709551615", 0, UINT64_MAX },
+		{ "18446744073709551616", -EINVAL },
+		{ "0x10", 0, 16 },
+		{ "0X1c4", 0, 0x1c4 },
+		{ "0x", -EINVAL },
+		{ "0x-1", -EINVAL },
+		{ "0x 1", -EINVAL },
+		{ " 1", -EINVAL },
+		{ "1 ", -EINVAL },
+		{ "+1", -EINVAL },
+		{ "-1", -EINVAL },
+		{ "1e3", -EINVAL },
+		{ "", -EINVAL },
+	};
+	u64 v;
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		v = 42;
+		cr_expect_eq(parse_u64(cases[i].s, &v), cases[i].err, "'%s'", cases[i].s);
+		cr_expect_eq(v, cases[i].err ? 42 : cases[i].v, "'%s': %llu", cases[i].s,
+			     (unsigned long long)v);
+	}
+	cr_expect_eq(parse_u64(NULL, &v), -EINVAL);
+	cr_expect_eq(parse_hex_u64("20c4", &v), 0);
+	cr_expect_eq(v, 0x20c4);
+	cr_expect_eq(parse_hex_u64("01C4", &v), 0);
+	cr_expect_eq(v, 0x1c4);
+	cr_expect_eq(parse_hex_u64("0x1c4", &v), -EINVAL);
+	cr_expect_eq(parse_hex_u64("1g", &v), -EINVAL);
+	cr_expect_eq(parse_hex_u64("", &v), -EINVAL);
+}

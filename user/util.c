@@ -85,19 +85,35 @@ int array__reserve(void **arr, size_t *cap, size_t n, size_t elem_size)
 	return 0;
 }
 
-int parse_u64(const char *s, u64 *out)
+/* digits of the given base only: strtoull alone also takes blanks and signs, and with base 0
+ * reads 010 as 8, which turned '-p 0123' into pid 83 */
+static int parse_digits(const char *s, int base, u64 *out)
 {
+	const char *digits = base == 16 ? "0123456789abcdefABCDEF" : "0123456789";
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || s[strspn(s, digits)])
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end)
 		return -EINVAL;
 	*out = v;
 	return 0;
+}
+
+int parse_u64(const char *s, u64 *out)
+{
+	/* an explicit 0x stays hex, as perf's -c takes it */
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return parse_digits(s + 2, 16, out);
+	return parse_digits(s, 10, out);
+}
+
+int parse_hex_u64(const char *s, u64 *out)
+{
+	return parse_digits(s, 16, out);
 }
 
 int parse_seconds(const char *s, double min, double max, double *out)

@@ -48,7 +48,10 @@ static inline int cmp_u64_desc(u64 a, u64 b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* a number, digits only (no blanks, no sign): decimal, leading zeros included, or hex after
+ * 0x (parse_u64); hex without a prefix (parse_hex_u64); 0 or -EINVAL */
 int parse_u64(const char *s, u64 *out);
+int parse_hex_u64(const char *s, u64 *out);
 /* a number of seconds within [min, max], written in decimal ("2", "0.5", "1e3"): no inf,
  * nan, hex or blanks, so that whatever passes converts to nanoseconds without overflow;
  * 0 or -EINVAL (not reported: the caller knows which option it was) */
