@@ -688,3 +688,36 @@ Test(live_cli, output_that_is_not_a_regular_file_is_kept)
 	cr_assert_eq(profile__read(real, &p), 0);
 	profile__free(p);
 }
+
+/* stdin not a terminal (top < /dev/null): no screen whose key reads return at once and spin a
+ * core, but --stdio snapshots on the terminal, at the usual cost */
+Test(live_cli, top_without_a_terminal_on_stdin_uses_stdio, .fini = tmux_stop)
+{
+	struct run_result r;
+	char status[300];
+	const char *cpu;
+	FILE *f;
+	int st = -1;
+
+	snprintf(sock, sizeof(sock), "hsbpf-cli-%d", getpid());
+	snprintf(status, sizeof(status), "%s/status", tmpdir());
+	tmux("kill-server");
+	cr_assert_eq(tmux("new-session -d -s cli -x 120 -y 40 'sleep 600'"), 0, "tmux");
+	tmux("set -g remain-on-exit on");
+	cr_assert_eq(tmux("respawn-pane -k -t cli \"%s top -d 1 -n 3 < /dev/null; echo \\$? > %s\"",
+			  hsbpf_bin(), status), 0);
+	f = wait_for_text(status, "\n", 20000) ? fopen(status, "r") : NULL;
+	if (f) {
+		if (fscanf(f, "%d", &st) != 1)
+			st = -1;
+		fclose(f);
+	}
+	cr_expect_eq(st, 0, "top < /dev/null: status %d", st);
+	/* snapshots stay on the normal screen; the full screen's would have gone with it */
+	run(&r, "tmux -L %s capture-pane -p -S - -t cli", sock);
+	cpu = strstr(r.out, "samples/s | dropped");
+	cr_assert(cpu, "no snapshot on the terminal: %s", shown(r.out));
+	cpu = strstr(cpu, "hsbpf ");
+	cr_assert(cpu, "%s", shown(r.out));
+	cr_expect_lt(strtod(cpu + 6, NULL), 50, "top used %.1f%% of a CPU", strtod(cpu + 6, NULL));
+}

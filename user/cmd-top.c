@@ -54,7 +54,8 @@ static const char usage_text[] =
 	"      --order ORDER      samples (default), name, process, container\n"
 	"  -z, --accumulate       totals since the start instead of decaying counts\n"
 	"      --filter TEXT      only rows whose symbol, object, command or container has TEXT\n"
-	"      --stdio            a text snapshot per refresh (also when stdout is not a terminal)\n"
+	"      --stdio            a text snapshot per refresh (also when stdout or stdin is not a\n"
+	"                         terminal)\n"
 	"  -n, --iterations N     stop after N refreshes\n"
 	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
@@ -249,7 +250,9 @@ int cmd_top(int argc, char **argv)
 	err = parse_args(argc, argv);
 	if (err)
 		return err > 0 ? 0 : usage_hint("hsbpf top");
-	if (!isatty(STDOUT_FILENO))
+	/* the screen needs keys too: with stdin not a terminal, ncurses' reads return at once
+	 * and the loop spun a core at 100% */
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		env.stdio = true;
 	if (!env.width) {
 		const char *cols = getenv("COLUMNS");
