@@ -635,7 +635,7 @@ Test(live, bad_input)
 		{ "-a -p 1", 2, "choose one target" },
 		{ "", 2, "nothing to record" },
 		{ "--cgroup no-such-cgroup -d 1", 1, "cannot open cgroup" },
-		{ "-C 4000 -- true", 1, "" },
+		{ "-C 4000 -- true", 1, "CPU 4000 does not exist (this machine has CPUs " },
 	};
 	struct run_result r;
 

@@ -213,6 +213,33 @@ Test(profile, failed_write_leaves_nothing)
 	profile__free(p);
 }
 
+/* a pipe, a device or a link at the output path: the atomic rename must not put a file in
+ * place of a pipe or a device (-o /dev/null), and a link to a file stays a link */
+Test(profile, write_keeps_what_is_not_a_regular_file, .init = cr_redirect_stderr)
+{
+	struct profile *p = sample_profile(), *q;
+	char fifo[512], real[512], link[512];
+	struct stat st;
+
+	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir());
+	snprintf(real, sizeof(real), "%s/real.data", tmpdir());
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	cr_expect_eq(profile__write(p, fifo), -EINVAL);
+	cr_assert_eq(stat(fifo, &st), 0);
+	cr_expect(S_ISFIFO(st.st_mode), "the pipe was replaced");
+
+	snprintf(link, sizeof(link), "%s/link", tmpdir());
+	cr_assert_eq(symlink("real.data", link), 0);
+	cr_assert_eq(profile__write(p, real), 0);
+	cr_expect_eq(profile__write(p, link), 0);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
+	cr_expect_eq(profile__read(real, &q), 0);
+	profile__free(q);
+	profile__free(p);
+}
+
 /* the history of the pids kept, of the pids with samples and of their fork ancestors stays;
  * the rest goes */
 Test(profile, keep_pids_keeps_ancestors_and_sampled)

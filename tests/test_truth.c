@@ -18,6 +18,7 @@
 #include "elf_image.h"
 #include "helpers.h"
 #include "truth.h"
+#include "truth_export.h"
 
 TestSuite(truth, .fini = cleanup_tmpdir, .timeout = 300);
 
@@ -589,4 +590,35 @@ Test(truth, experiment_methods)
 
 		cr_expect(ae_l < ae_c, "LBR %f against classic %f", ae_l, ae_c);
 	}
+}
+
+/* text exports of a truth file and of a score: a command line or a path with terminal
+ * controls in it (the file may come from anyone) reaches the terminal escaped */
+Test(truth, text_output_escapes_terminal_controls)
+{
+	struct eval_result res = {};
+	struct truth *t = truth__new();
+	char *text;
+	size_t len;
+	FILE *f;
+
+	cr_assert_not_null(t);
+	snprintf(t->meta.command, sizeof(t->meta.command), "prog \033]0;X\007 arg");
+	snprintf(t->meta.status, sizeof(t->meta.status), "exited with status 0");
+	f = open_memstream(&text, &len);
+	cr_assert_eq(truth__export(t, "summary", false, f), 0);
+	fclose(f);
+	cr_expect(!strchr(text, '\033') && !strchr(text, '\007'), "controls in the export");
+	cr_expect(strstr(text, "# command prog \\x1b]0;X\\x07 arg\n"), "%s", text);
+	free(text);
+	truth__free(t);
+
+	snprintf(res.object, sizeof(res.object), "/tmp/\033[2Jevil");
+	snprintf(res.estimator, sizeof(res.estimator), "ip samples x period (instructions)");
+	f = open_memstream(&text, &len);
+	eval__print(&res, 1, false, f);
+	fclose(f);
+	cr_expect(!strchr(text, '\033'), "controls in the score");
+	cr_expect(strstr(text, "/tmp/\\x1b[2Jevil\n"), "%s", text);
+	free(text);
 }

@@ -137,8 +137,11 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 		jsonw_name(w, "blocks");
 		jsonw_start_array(w);
 	} else {
-		fprintf(out, "# %s in %s%s\n", f->name, t->dso,
-			o->truth ? ", exact counts from the truth file" : "");
+		fputs("# ", out);
+		str__fputs_escaped(f->name, out);
+		fputs(" in ", out);
+		str__fputs_escaped(t->dso, out);
+		fprintf(out, "%s\n", o->truth ? ", exact counts from the truth file" : "");
 		fprintf(out, "# Est.execs: block samples x %.4g insns per sample / block insns%s\n",
 			t->per_sample ? t->per_sample : 1.0, t->per_sample ? "" : " (unscaled)");
 		fprintf(out, "%9s %12s  %10s  %s\n", "Samples", o->truth ? "Exact" : "", "Address",
@@ -208,7 +211,9 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 				continue;
 			}
 			if (file && (line != last_line || !last_file || strcmp(file, last_file))) {
-				fprintf(out, "%36s%s:%d\n", "", path__base(file), line);
+				fprintf(out, "%36s", "");
+				str__fputs_escaped(path__base(file), out);
+				fprintf(out, ":%d\n", line);
 				last_file = file;
 				last_line = line;
 			}

@@ -8,7 +8,11 @@
 #include "json_writer.h"
 
 static const char usage_text[] =
-	"usage: hsbpf annotate SYMBOL [-i PROFILE] [--truth FILE] [--format text|json]\n";
+	"usage: hsbpf annotate SYMBOL [-i PROFILE] [--truth FILE] [--format text|json]\n"
+	"\n"
+	"  -i, --input FILE   profile to read (default hsbpf.data)\n"
+	"      --truth FILE   exact counts of the same program (hsbpf truth) beside the samples\n"
+	"      --format FMT   text (default) or json\n";
 
 int cmd_annotate(int argc, char **argv)
 {
@@ -42,9 +46,8 @@ int cmd_annotate(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf annotate");
 		}
 	}
 	if (optind != argc - 1) {

@@ -12,8 +12,11 @@ static const char usage_text[] =
 	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
 	"                  [--format text|json]\n"
 	"\n"
-	"  --object PATH   score these objects together (default: the program itself)\n"
-	"  --per-object    score every object with samples, each on its own\n";
+	"  -i, --input FILE   profile to score (default hsbpf.data)\n"
+	"      --truth FILE   the exact counts of the same program (hsbpf truth)\n"
+	"      --object PATH  score these objects together (default: the program itself)\n"
+	"      --per-object   score every object with samples, each on its own\n"
+	"      --format FMT   text (default) or json\n";
 
 int cmd_eval(int argc, char **argv)
 {
@@ -60,9 +63,8 @@ int cmd_eval(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf eval");
 		}
 	}
 	if (!truth_path || optind < argc) {

@@ -69,8 +69,8 @@ int cmd_experiment(int argc, char **argv)
 			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				u64 v;
 
-				if (parse_u64(tok, &v) || v < 10000 || o.nr_periods == 16)
-					return fail(2, "invalid period '%s' (ns, at least 10000)", tok);
+				if (parse_u64(tok, &v) || v < 10000 || v > PERIOD_MAX || o.nr_periods == 16)
+					return fail(2, "invalid period '%s' (ns, 10000 to %llu)", tok, PERIOD_MAX);
 				o.periods[o.nr_periods++] = v;
 			}
 			break;
@@ -102,9 +102,8 @@ int cmd_experiment(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf experiment");
 		}
 	}
 	if (optind < argc || !o.nr_periods || !o.nr_modes) {

@@ -46,9 +46,8 @@ int cmd_import(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf import");
 		}
 	}
 	if (optind != argc - 1) {

@@ -7,11 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "cmds.h"
+#include "container.h"
 #include "profile.h"
 #include "rearm.h"
 #include "session.h"
@@ -22,12 +23,18 @@ static struct env {
 	const char *output;
 } env;
 
-static volatile sig_atomic_t exiting;
+/* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
+#define DURATION_MIN 0.001
+#define DURATION_MAX (365 * 86400.0)
+
+/* how many ending signals came: the first ends the recording, the next one (while a command
+ * that ignores SIGTERM is waited for) has it killed */
+static volatile sig_atomic_t interrupts;
 
 static void on_signal(int sig)
 {
 	(void)sig;
-	exiting = 1;
+	interrupts++;
 }
 
 static const char usage_text[] =
@@ -46,20 +53,24 @@ static const char usage_text[] =
 	"  -p, --pid PIDS         running processes, all their threads and later children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
-	"  -d, --duration SEC     stop after SEC seconds (a command still running is sent SIGTERM)\n"
+	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"
+	"                         still running is sent SIGTERM\n"
 	"  -o, --output FILE      profile to write (default hsbpf.data)\n"
+	"      --no-kill-with-parent\n"
+	"                         let the command outlive hsbpf if hsbpf is killed (by default\n"
+	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
-	"  -v, --verbose          more messages (twice: libbpf debug output)\n";
+	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
+	"\n"
+	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
+	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
+	"has not exited 5 s later is sent SIGKILL, at once on a second Ctrl-C or SIGTERM;\n"
+	"record says what it is waiting for.\n";
 
-static int usage(const char *msg)
-{
-	if (msg)
-		error("%s", msg);
-	fputs(usage_text, stderr);
-	return 2;
-}
+enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
 
+/* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -67,12 +78,12 @@ static int parse_args(int argc, char **argv)
 		{ "duration", required_argument, NULL, 'd' },
 		{ "output", required_argument, NULL, 'o' },
 		{ "branch-stack", no_argument, NULL, 'b' },
+		{ "no-kill-with-parent", no_argument, NULL, OPT_NO_KILL_WITH_PARENT },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	int c, targets, err;
-	char *end;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
@@ -86,9 +97,9 @@ static int parse_args(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'd':
-			env.duration = strtod(optarg, &end);
-			if (*end || !(env.duration > 0))
-				return fail(-EINVAL, "invalid duration '%s'", optarg);
+			if (parse_seconds(optarg, DURATION_MIN, DURATION_MAX, &env.duration))
+				return fail(-EINVAL, "invalid duration '%s' (%g to %.0f seconds)", optarg,
+					    DURATION_MIN, DURATION_MAX);
 			break;
 		case 'o':
 			env.output = optarg;
@@ -96,13 +107,16 @@ static int parse_args(int argc, char **argv)
 		case 'b':
 			env.so.branch_stack = true;
 			break;
+		case OPT_NO_KILL_WITH_PARENT:
+			env.so.no_kill_with_parent = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			exit(0);
-		default:
+			return 1;
+		default:	/* getopt said what is wrong */
 			return -EINVAL;
 		}
 	}
@@ -115,27 +129,9 @@ static int parse_args(int argc, char **argv)
 		return fail(-EINVAL, "choose one target: a command, -p, -a or --cgroup");
 	if (env.so.freq && env.so.period)
 		return fail(-EINVAL, "-F and -c exclude each other");
+	if (env.so.no_kill_with_parent && !env.so.argv)
+		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
 	return 0;
-}
-
-/* fail before recording, not after: a temporary file next to the output */
-static int check_output(const char *path)
-{
-	char *tmp;
-	int fd, err = 0;
-
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		error("cannot create '%s': %s", path, strerror(-err));
-	} else {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
-	return err;
 }
 
 /* randomized periods take one wake-up and one write per sample on the sampled CPU: say what
@@ -164,27 +160,30 @@ int cmd_record(int argc, char **argv)
 	struct profile *p;
 	u64 deadline;
 	int err, child_status;
-	struct stat st;
 
 	err = parse_args(argc, argv);
 	if (err)
-		return usage(NULL);
+		return err > 0 ? 0 : usage_hint("hsbpf record");
+	env.so.interrupts = &interrupts;
 	err = session__new(&env.so, &sess);
 	if (err) {
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
-	if (!stat(env.output, &st) && S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		error("cannot write '%s': it is a directory", env.output);
+	err = caps__check("hsbpf record");
+	if (err)
 		goto cleanup;
-	}
-	err = check_output(env.output);
+	/* fail before recording, not after */
+	err = container__check_output(env.output);
 	if (err)
 		goto cleanup;
 
+	/* a closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT) ends the recording as Ctrl-C does: the
+	 * profile is written */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
 	if (err)
 		goto cleanup;
@@ -195,7 +194,7 @@ int cmd_record(int argc, char **argv)
 	if (verbose || isatty(STDERR_FILENO))
 		fprintf(stderr, "hsbpf: recording %s on %d CPUs%s\n", session__event_name(sess),
 			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
-	while (!exiting && now_ns(CLOCK_MONOTONIC) < deadline) {
+	while (!interrupts && now_ns(CLOCK_MONOTONIC) < deadline) {
 		err = session__poll(sess, 100);
 		if (err < 0)
 			goto cleanup;
@@ -227,7 +226,8 @@ int cmd_record(int argc, char **argv)
 	child_status = session__child_status(sess);
 	if (child_status > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		warning("'%s' exited with status %d", env.so.argv[0], WEXITSTATUS(child_status));
-	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM)
+	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
+		 !session__command_killed(sess))
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
 cleanup:
 	session__close(sess);

@@ -103,15 +103,13 @@ int cmd_report(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf report");
 		}
 	}
 	if (optind < argc) {
 		error("unexpected argument '%s'", argv[optind]);
-		fputs(usage_text, stderr);
-		return 2;
+		return usage_hint("hsbpf report");
 	}
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
 		if (fmt == HIST_CSV)

@@ -11,6 +11,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include "caps.h"
 #include "cmds.h"
 #include "ksyms.h"
 #include "sampler.h"
@@ -53,7 +54,8 @@ static const char usage_text[] =
 	"      --order ORDER      samples (default), name, process, container\n"
 	"  -z, --accumulate       totals since the start instead of decaying counts\n"
 	"      --filter TEXT      only rows whose symbol, object, command or container has TEXT\n"
-	"      --stdio            a text snapshot per refresh (also when stdout is not a terminal)\n"
+	"      --stdio            a text snapshot per refresh (also when stdout or stdin is not a\n"
+	"                         terminal)\n"
 	"  -n, --iterations N     stop after N refreshes\n"
 	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
@@ -64,14 +66,9 @@ static const char usage_text[] =
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
 	"      Enter zoom into a process or container, Backspace zoom out\n";
 
-static int usage(void)
-{
-	fputs(usage_text, stderr);
-	return 2;
-}
-
 enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER };
 
+/* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -90,7 +87,6 @@ static int parse_args(int argc, char **argv)
 		{},
 	};
 	int c, targets, err;
-	char *end;
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
@@ -107,8 +103,7 @@ static int parse_args(int argc, char **argv)
 			continue;
 		switch (c) {
 		case 'd':
-			env.delay = strtod(optarg, &end);
-			if (*end || !(env.delay >= 0.1 && env.delay <= 3600))
+			if (parse_seconds(optarg, 0.1, 3600, &env.delay))
 				return fail(-EINVAL, "invalid delay '%s' (0.1 to 3600 seconds)", optarg);
 			break;
 		case 's':
@@ -145,8 +140,8 @@ static int parse_args(int argc, char **argv)
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
-			exit(0);
-		default:
+			return 1;
+		default:	/* getopt said what is wrong */
 			return -EINVAL;
 		}
 	}
@@ -254,8 +249,10 @@ int cmd_top(int argc, char **argv)
 
 	err = parse_args(argc, argv);
 	if (err)
-		return usage();
-	if (!isatty(STDOUT_FILENO))
+		return err > 0 ? 0 : usage_hint("hsbpf top");
+	/* the screen needs keys too: with stdin not a terminal, ncurses' reads return at once
+	 * and the loop spun a core at 100% */
+	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))
 		env.stdio = true;
 	if (!env.width) {
 		const char *cols = getenv("COLUMNS");
@@ -267,9 +264,14 @@ int cmd_top(int argc, char **argv)
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
+	err = caps__check("hsbpf top");
+	if (err)
+		goto cleanup;
+	/* Ctrl-\ (SIGQUIT) too: its default action would leave the terminal in curses mode */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
 	if (err)
 		goto cleanup;

@@ -33,7 +33,10 @@ static const char usage_text[] =
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
-	"  -v, --verbose        more messages\n";
+	"  -v, --verbose        more messages\n"
+	"\n"
+	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
+	"then no truth file is written.\n";
 
 int cmd_truth(int argc, char **argv)
 {
@@ -91,8 +94,8 @@ int cmd_truth(int argc, char **argv)
 			v.event = optarg;
 			break;
 		case 'N':
-			if (parse_u64(optarg, &num) || !num)
-				return fail(2, "invalid period '%s'", optarg);
+			if (parse_u64(optarg, &num) || !num || num > PERIOD_MAX)
+				return fail(2, "invalid period '%s' (1 to %llu)", optarg, PERIOD_MAX);
 			v.period = num;
 			break;
 		case 'M':
@@ -119,9 +122,8 @@ int cmd_truth(int argc, char **argv)
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
+		default:	/* getopt said what is wrong */
+			return usage_hint("hsbpf truth");
 		}
 	}
 	if (input) {

@@ -142,17 +142,71 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+/* where a write to path lands: path itself when nothing is there yet, else the regular file
+ * it is or links to, so that the rename keeps a link a link (-o /dev/stdout would otherwise
+ * replace the link in /dev) and never puts a file in place of a device or a pipe (-o
+ * /dev/null would replace the system's /dev/null); -errno after saying what is wrong */
+static int write_target(const char *path, char **target)
+{
+	struct stat st;
+
+	*target = NULL;
+	if (stat(path, &st)) {
+		if (errno != ENOENT)
+			return fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+		*target = strdup(path);
+	} else if (S_ISDIR(st.st_mode)) {
+		return fail(-EISDIR, "cannot write '%s': it is a directory", path);
+	} else if (!S_ISREG(st.st_mode)) {
+		return fail(-EINVAL, "cannot write '%s': it is not a regular file (the file is written "
+			    "whole, then renamed into place)", path);
+	} else {
+		*target = realpath(path, NULL);
+		if (!*target)
+			return fail(-errno, "cannot write '%s': %s", path, strerror(errno));
+	}
+	return *target ? 0 : fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+}
+
+int container__check_output(const char *path)
+{
+	char *target, *tmp = NULL;
+	int fd, err = write_target(path, &target);
+
+	if (err)
+		return err;
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", target) < 0) {
+		tmp = NULL;
+		err = fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+		goto cleanup;
+	}
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		err = fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+		goto cleanup;
+	}
+	close(fd);
+	unlink(tmp);
+cleanup:
+	free(tmp);
+	free(target);
+	return err;
+}
+
 int container__write(const char *path, const char magic[8], u16 major, u16 minor,
 		     const struct container_section *secs, size_t nr)
 {
 	struct section_desc descs[MAX_SECTIONS];
 	struct file_header hdr = {};
-	char *tmp = NULL;
+	char *tmp = NULL, *target = NULL;
 	u64 off;
 	int fd = -1, err;
 
 	if (nr > MAX_SECTIONS)
 		return -E2BIG;
+	err = write_target(path, &target);
+	if (err)
+		return err;
 	off = sizeof(hdr) + nr * sizeof(struct section_desc);
 	for (size_t i = 0; i < nr; i++) {
 		descs[i].type = secs[i].type;
@@ -171,7 +225,7 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 	hdr.table_crc = crc32(0, (const void *)descs, nr * sizeof(descs[0]));
 	hdr.header_crc = crc32(0, (const void *)&hdr, sizeof(hdr));
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
+	if (asprintf(&tmp, "%s.tmp.XXXXXX", target) < 0) {
 		tmp = NULL;
 		err = -ENOMEM;
 		error("cannot write '%s': %s", path, strerror(-err));
@@ -195,7 +249,7 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 	if (!err && close(fd))
 		err = -errno;
 	fd = -1;
-	if (!err && rename(tmp, path))
+	if (!err && rename(tmp, target))
 		err = -errno;
 	if (err)
 		error("cannot write '%s': %s", path, strerror(-err));
@@ -205,6 +259,7 @@ cleanup:
 	if (err && tmp)
 		unlink(tmp);
 	free(tmp);
+	free(target);
 	return err;
 }
 

@@ -13,9 +13,13 @@ struct container_section {
 	size_t size;
 };
 
-/* atomic write: temporary file in the same folder, mode 0600, fsync, rename */
+/* atomic write: temporary file in the same folder, mode 0600, fsync, rename; path must be
+ * absent or a regular file (or a link to one, which stays a link) */
 int container__write(const char *path, const char magic[8], u16 major, u16 minor,
 		     const struct container_section *secs, size_t nr);
+/* before a long run that ends in container__write: 0 when path can be written (what it is,
+ * and a temporary file next to it); otherwise -errno after saying why */
+int container__check_output(const char *path);
 
 /* called once per section, in file order; a non-zero return stops the walk and is returned */
 typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);

@@ -260,11 +260,14 @@ void eval__print(const struct eval_result *res, size_t nr, bool json, FILE *out)
 		const struct metrics *m = &res[i].m;
 
 		if (!w) {
+			char obj[4 * sizeof(res[i].object)], est[4 * sizeof(res[i].estimator)];
+
 			fprintf(out, "%s\n  %" PRIu64 " samples at %zu addresses, %" PRIu64 " instructions executed\n"
 				"  estimator: %s, %.4g instructions per sample\n"
 				"  NRMSE %.4f  SC %.4f  OD %.4f  AE %.4f\n"
 				"  top-10 functions %d/10  top-20 blocks %d/20  rank correlation %.4f\n",
-				res[i].object, m->ns, m->m, m->ni, res[i].estimator, res[i].insns_per_sample,
+				str__escape(res[i].object, obj, sizeof(obj)), m->ns, m->m, m->ni,
+				str__escape(res[i].estimator, est, sizeof(est)), res[i].insns_per_sample,
 				m->nrmse, m->sc, m->od, m->ae, m->top_funcs, m->top_blocks, m->spearman);
 			continue;
 		}

@@ -61,10 +61,8 @@ int event__parse(const char *name, struct event_spec *ev)
 		ev->branch_stack = true;
 	} else if (base[0] == 'r' && base[1]) {
 		u64 cfg;
-		char hex[80];
 
-		snprintf(hex, sizeof(hex), "0x%s", base + 1);
-		if (parse_u64(hex, &cfg))
+		if (parse_hex_u64(base + 1, &cfg))
 			goto unknown;
 		ev->type = PERF_TYPE_RAW;
 		ev->config = cfg;

@@ -151,7 +151,8 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int used)
 {
 	for (int i = 0; i < n; i++) {
-		const char *s = titles ? c[i].title : c[i].text;
+		char esc[4 * sizeof(c[i].text)];
+		const char *s = titles ? c[i].title : str__escape(c[i].text, esc, sizeof(esc));
 		int left = TEXT_WIDTH - used - 1;
 		/* the last column takes the rest; a flexible one (width 0) before it, 24 */
 		int w = i == n - 1 ? left : c[i].width ? c[i].width : 24;
@@ -177,19 +178,22 @@ static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int
 	fputc('\n', out);
 }
 
+/* the meta strings come from the profile file, which anyone may have written */
 static void print_header(const struct profile *p, const struct hist *h, FILE *out)
 {
 	const struct profile_meta *m = &p->meta;
+	char a[4 * sizeof(m->target)], b[4 * sizeof(m->host)], c[4 * sizeof(m->kernel)];
 
-	fprintf(out, "# event %s, ", m->event);
+	fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
 	if (m->freq)
 		fprintf(out, "%" PRIu64 " Hz", m->freq);
 	else
-		fprintf(out, "period %" PRIu64 " %s", m->period, m->unit);
-	fprintf(out, " (%s), %" PRIu64 " samples", m->period_mode, h->total);
+		fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
+	fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)), h->total);
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
-	fprintf(out, "# target %s, %.2f s on %s (%s)\n", m->target, m->duration_ns / 1e9, m->host,
-		m->kernel);
+	fprintf(out, "# target %s, %.2f s on %s (%s)\n", str__escape(m->target, a, sizeof(a)),
+		m->duration_ns / 1e9, str__escape(m->host, b, sizeof(b)),
+		str__escape(m->kernel, c, sizeof(c)));
 	if (p->stats.dropped_full)
 		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
 			"full (raise --map-entries)\n", p->stats.dropped_full);
@@ -364,19 +368,21 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_destroy(&w);
 }
 
-static void csv_field(FILE *out, const char *s)
+/* escaped first: a CSV file is read on terminals too */
+static void csv_field(FILE *out, const char *raw)
 {
-	if (!s)
-		s = "";
-	if (!strpbrk(s, ",\"\n")) {
+	char s[4 * 4096];
+
+	str__escape(raw, s, sizeof(s));
+	if (!strpbrk(s, ",\"")) {
 		fputs(s, out);
 		return;
 	}
 	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"')
+	for (const char *q = s; *q; q++) {
+		if (*q == '"')
 			fputc('"', out);
-		fputc(*s, out);
+		fputc(*q, out);
 	}
 	fputc('"', out);
 }

@@ -84,8 +84,11 @@ int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind, 
 			jsonw_string_field(w, "dso", ra.dso);
 			jsonw_end_object(w);
 		} else {
+			char ea[4 * sizeof(a)], eb[4 * sizeof(b)], eo[64];
+
 			fprintf(out, "%9" PRIu64 " %7.2f%%  %-34.34s %-34.34s %.12s\n", l->count,
-				100.0 * l->count / total, a, b, path__base(ra.dso));
+				100.0 * l->count / total, str__escape(a, ea, sizeof(ea)),
+				str__escape(b, eb, sizeof(eb)), str__escape(path__base(ra.dso), eo, sizeof(eo)));
 		}
 	}
 	if (w) {

@@ -40,9 +40,16 @@ int main(int argc, char **argv)
 		printf("hsbpf %s\n", HSBPF_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++)
-		if (!strcmp(argv[1], cmds[i].name))
-			return cmds[i].fn(argc - 1, argv + 1);
+	for (size_t i = 0; i < ARRAY_SIZE(cmds); i++) {
+		char name[32];
+
+		if (strcmp(argv[1], cmds[i].name))
+			continue;
+		/* getopt names the program by argv[0] in its messages: "hsbpf record: ..." */
+		snprintf(name, sizeof(name), "hsbpf %s", cmds[i].name);
+		argv[1] = name;
+		return cmds[i].fn(argc - 1, argv + 1);
+	}
 	error("unknown command '%s'", argv[1]);
 	return usage(stderr, 2);
 }

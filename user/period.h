@@ -13,6 +13,10 @@ enum period_mode {
 	PERIOD_PRIME_RANDOM,
 };
 
+/* the longest base period taken: the kernel refuses periods with bit 63 set, and a
+ * randomized one may grow by 1/8 */
+#define PERIOD_MAX (1ull << 62)
+
 int period__parse_mode(const char *s, enum period_mode *mode);
 const char *period__mode_name(enum period_mode mode);
 bool period__is_random(enum period_mode mode);

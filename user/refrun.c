@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The reference run: checks, the qemu-x86_64 child with the plugin, its status, its truth. */
+#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
@@ -7,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -94,6 +96,21 @@ int refrun__check_program(const char *prog, char *path, size_t size)
 	return 0;
 }
 
+/* while the emulator runs, an ending signal to hsbpf goes on to it (a second one kills it),
+ * so that the run ends, nothing is left running and the temporary files go */
+static volatile pid_t emulator_pid;
+static volatile sig_atomic_t forwarded;
+static const int ending_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void forward_signal(int sig)
+{
+	int saved = errno;
+
+	if (emulator_pid > 0)
+		kill(emulator_pid, forwarded++ ? SIGKILL : sig == SIGINT ? SIGINT : SIGTERM);
+	errno = saved;
+}
+
 static void describe_status(int st, struct truth_meta *m)
 {
 	if (WIFSIGNALED(st)) {
@@ -136,7 +153,9 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	unsigned char sig = 0;
 	u64 t0, wall0;
 	char **qargv = NULL;
-	pid_t pid;
+	struct sigaction saved[ARRAY_SIZE(ending_signals)];
+	bool saved_set = false;
+	pid_t pid, parent;
 
 	*out = NULL;
 	err = refrun__check_program(argv[0], prog, sizeof(prog));
@@ -190,21 +209,40 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 
 	wall0 = now_ns(CLOCK_REALTIME);
 	t0 = now_ns(CLOCK_MONOTONIC);
+	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+		sigaction(ending_signals[i], &(struct sigaction){ .sa_handler = forward_signal },
+			  &saved[i]);
+	saved_set = true;
+	forwarded = 0;
+	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
 		err = fail(-errno, "cannot fork: %s", strerror(errno));
 		goto cleanup;
 	}
 	if (pid == 0) {
+		for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+			signal(ending_signals[i], SIG_DFL);
+		/* and hsbpf killed outright takes the emulator with it */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(127);
 		execvp(EMULATOR, qargv);
 		fprintf(stderr, "hsbpf: cannot run %s: %s (install qemu-user)\n", EMULATOR, strerror(errno));
 		_exit(127);
 	}
+	emulator_pid = pid;
 	while (waitpid(pid, &st, 0) < 0) {
 		if (errno != EINTR) {
 			err = fail(-errno, "cannot wait for %s: %s", EMULATOR, strerror(errno));
 			goto cleanup;
 		}
+	}
+	emulator_pid = 0;
+	if (forwarded) {
+		/* what the collector wrote, if anything, is not an exact count of the run */
+		err = fail(-EINTR, "interrupted: '%s' was stopped, and no truth file is written",
+			   argv[0]);
+		goto cleanup;
 	}
 	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
 		struct stat rs;
@@ -244,6 +282,10 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	*out = t;
 	t = NULL;
 cleanup:
+	emulator_pid = 0;
+	if (saved_set)
+		for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
+			sigaction(ending_signals[i], &saved[i], NULL);
 	if (crash_fd >= 0)
 		close(crash_fd);
 	unlink(raw);

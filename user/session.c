@@ -32,6 +32,7 @@ struct session {
 	struct command cmd;
 	u32 command_pid;
 	int child_status;
+	bool command_killed;
 	u32 *pids;
 	int nr_pids;
 	int *cpus, nr_cpus;
@@ -145,7 +146,8 @@ static void pids_to_tgids(u32 *pids, int nr)
 	}
 }
 
-/* the event and its period: usage errors only */
+/* the event, its period, the pid and CPU lists: usage errors (-EINVAL), and CPUs that are
+ * not online (-ENODEV) */
 static int check_event(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -182,6 +184,12 @@ static int check_event(struct session *s)
 	}
 	if (o->pids && target__parse_pids(o->pids, &s->pids, &s->nr_pids))
 		return -EINVAL;
+	/* -C before anything opens: a CPU that is not there is said as such */
+	if (o->cpus) {
+		if (cpus__parse(o->cpus, &s->cpus, &s->nr_cpus))
+			return -EINVAL;
+		return cpus__check_machine(s->cpus, s->nr_cpus);
+	}
 	return 0;
 }
 
@@ -198,8 +206,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return fail(-EINVAL, "invalid frequency '%s'", arg);
 		break;
 	case 'c':
-		if (parse_u64(arg, &o->period) || !o->period)
-			return fail(-EINVAL, "invalid period '%s'", arg);
+		if (parse_u64(arg, &o->period) || !o->period || o->period > PERIOD_MAX)
+			return fail(-EINVAL, "invalid period '%s' (1 to %llu)", arg, PERIOD_MAX);
 		break;
 	case SESSION_OPT_PERIOD_MODE:
 		if (period__parse_mode(arg, &o->mode))
@@ -260,10 +268,10 @@ int session__open(struct session *s)
 			return err;
 		pids_to_tgids(s->pids, s->nr_pids);
 	}
-	err = o->cpus ? cpus__parse(o->cpus, &s->cpus, &s->nr_cpus) : cpus__online(&s->cpus, &s->nr_cpus);
-	if (err) {
-		error("invalid CPU list '%s'", o->cpus ? o->cpus : "(online)");
-		return err;
+	if (!o->cpus) {
+		err = cpus__online(&s->cpus, &s->nr_cpus);
+		if (err)
+			return fail(err, "cannot read the online CPUs: %s", strerror(-err));
 	}
 	s->p = profile__new();
 	if (!s->p)
@@ -284,7 +292,7 @@ int session__open(struct session *s)
 			return err;
 	}
 	if (o->argv) {
-		err = command__spawn(o->argv, &s->cmd);
+		err = command__spawn(o->argv, !o->no_kill_with_parent, &s->cmd);
 		if (err) {
 			error("cannot start '%s': %s", o->argv[0], strerror(-err));
 			return err;
@@ -356,6 +364,48 @@ int session__poll(struct session *s, int timeout_ms)
 	return 0;
 }
 
+#define SAY_AFTER_NS 500000000ull	/* a command that takes longer to exit is waited for aloud */
+
+/* stopped by -d or a signal: the command goes too, as with perf; SIGKILL if it will not go,
+ * and never left running behind */
+static void stop_command(struct session *s)
+{
+	sig_atomic_t seen = s->opts.interrupts ? *s->opts.interrupts : 0;
+	u64 start = now_ns(CLOCK_MONOTONIC), waited;
+	pid_t pid = s->cmd.pid;
+	bool said = false, asked = false;
+
+	kill(pid, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(pid, &s->child_status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			goto out;
+		waited = now_ns(CLOCK_MONOTONIC) - start;
+		asked = s->opts.interrupts && *s->opts.interrupts != seen;
+		if (asked || waited >= SESSION_KILL_AFTER * 1000000000ull)
+			break;
+		if (!said && waited >= SAY_AFTER_NS) {
+			fprintf(stderr, "hsbpf: waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in "
+				"%d s, or at once on Ctrl-C\n", s->opts.argv[0], pid, SESSION_KILL_AFTER);
+			said = true;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	if (asked)
+		warning("'%s' (pid %d) had not exited on SIGTERM: killed it with SIGKILL",
+			s->opts.argv[0], pid);
+	else
+		warning("'%s' (pid %d) did not exit within %d s of SIGTERM: killed it with SIGKILL",
+			s->opts.argv[0], pid, SESSION_KILL_AFTER);
+	s->command_killed = true;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &s->child_status, 0) < 0 && errno == EINTR)
+		;
+out:
+	s->cmd.pid = -1;
+}
+
 int session__finish(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -364,12 +414,8 @@ int session__finish(struct session *s)
 
 	sampler__stop(s->sampler);
 	p->meta.duration_ns = now_ns(CLOCK_MONOTONIC) - s->start;
-	if (o->argv && s->cmd.pid > 0) {
-		/* stopped by -d or a signal: the command goes too, as with perf */
-		kill(s->cmd.pid, SIGTERM);
-		waitpid(s->cmd.pid, &s->child_status, 0);
-		s->cmd.pid = -1;
-	}
+	if (o->argv && s->cmd.pid > 0)
+		stop_command(s);
 	sideband__drain(s->sb);
 	profile__fill_nspids(p, s->seen_comms, s->seen_forks);
 	p->stats.sideband_lost = sideband__lost(s->sb);
@@ -420,6 +466,11 @@ struct profile *session__profile(struct session *s)
 int session__child_status(const struct session *s)
 {
 	return s->child_status;
+}
+
+bool session__command_killed(const struct session *s)
+{
+	return s->command_killed;
 }
 
 const char *session__event_name(const struct session *s)

@@ -6,6 +6,7 @@
 #ifndef HSBPF_SESSION_H
 #define HSBPF_SESSION_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include "event.h"
 #include "period.h"
@@ -28,6 +29,10 @@ struct session_opts {
 	bool branch_stack;	/* -b */
 	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
+	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
+	/* a count of ending signals, bumped by the caller's handler: one more while a command
+	 * that ignores SIGTERM is waited for has it killed at once */
+	const volatile sig_atomic_t *interrupts;
 };
 
 struct session;
@@ -52,7 +57,8 @@ enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SE
 int session_opts__parse(struct session_opts *o, int c, const char *arg);
 
 /* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
- * event, the period, the pid list); *out is to be closed either way */
+ * event, the period, the pid or CPU list), -ENODEV a CPU that is not online; *out is to be
+ * closed either way */
 int session__new(const struct session_opts *opts, struct session **out);
 /* set everything up short of sampling: the pids exist, the cgroup opens, the command is
  * spawned (held before its exec), the sideband and the sampler are loaded */
@@ -62,9 +68,11 @@ int session__start(struct session *s);
 /* wait up to timeout_ms for sideband records and follow them: 1 when the target has ended
  * (the command exited, every -p process is gone), 0 to go on, -errno on error */
 int session__poll(struct session *s, int timeout_ms);
-/* stop sampling (a command still running gets SIGTERM) and fill the profile: samples,
- * counters, metadata, the process history the samples need, build-ids, kernel symbols and
- * cgroup names */
+/* stop sampling and fill the profile: samples, counters, metadata, the process history the
+ * samples need, build-ids, kernel symbols and cgroup names. A command still running gets
+ * SIGTERM; if it has not exited after SESSION_KILL_AFTER seconds, or at once when
+ * opts.interrupts grows meanwhile, SIGKILL; what is waited for is said after a moment. */
+#define SESSION_KILL_AFTER 5
 int session__finish(struct session *s);
 struct profile *session__profile(struct session *s);
 /* a long live session (top) forgets the process history (maps, comms, forks) of processes
@@ -73,6 +81,8 @@ struct profile *session__profile(struct session *s);
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
+/* whether session__finish had to SIGKILL the command (and said so) */
+bool session__command_killed(const struct session *s);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
 /* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */

@@ -152,7 +152,9 @@ static void render(struct cell *c, int n, int width, bool titles, char *buf, siz
 	flex = fit(c, n, width, keep);
 	buf[0] = 0;
 	for (int i = 0; i < n && off + 1 < size; i++) {
-		const char *s = titles ? c[i].title : c[i].text;
+		/* names come from processes and binaries: no terminal controls get through */
+		char esc[4 * sizeof(c[i].text)];
+		const char *s = titles ? c[i].title : str__escape(c[i].text, esc, sizeof(esc));
 		int w = c[i].width ? c[i].width : flex;
 		int len = strlen(s);
 
@@ -216,16 +218,18 @@ static void append(char *line, size_t size, int width, const char *part)
 void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
 			int width, char *line1, char *line2, size_t size)
 {
-	char part[160], a[32], b[32];
+	char part[160], a[32], b[32], esc[4 * sizeof(v->filter)];
 	time_t now = time(NULL);
 	struct tm tm;
 
 	line1[0] = line2[0] = 0;
 	/* line 1: what is sampled and what it costs */
 	if (st->freq)
-		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", st->event, st->freq);
+		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
+			 st->freq);
 	else
-		snprintf(part, sizeof(part), "%s every %" PRIu64, st->event, st->period);
+		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
+			 st->period);
 	append(line1, size, width, part);
 	snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
 	append(line1, size, width, part);
@@ -245,7 +249,7 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 		append(line2, size, width, "TARGET ENDED");
 	else if (st->paused)
 		append(line2, size, width, "PAUSED");
-	append(line2, size, width, st->target);
+	append(line2, size, width, str__escape(st->target, esc, sizeof(esc)));
 	snprintf(part, sizeof(part), "%s by %s, %s", top__group_name(v->group), top__order_name(v->order),
 		 v->decay ? "decaying" : "accumulated");
 	append(line2, size, width, part);
@@ -258,7 +262,7 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 		append(line2, size, width, part);
 	}
 	if (v->filter[0]) {
-		snprintf(part, sizeof(part), "filter: %s", v->filter);
+		snprintf(part, sizeof(part), "filter: %s", str__escape(v->filter, esc, sizeof(esc)));
 		append(line2, size, width, part);
 	}
 	if (v->zoom_pid || v->zoomed_cgroup || v->filter[0]) {

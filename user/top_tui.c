@@ -221,6 +221,7 @@ static void zoom_in(struct top_tui *u, struct top_view *v)
 {
 	const struct top_row *r;
 	struct top_view next = *v;
+	char name[4 * 64];
 
 	if (u->sel >= u->nr_rows)
 		return;
@@ -233,12 +234,13 @@ static void zoom_in(struct top_tui *u, struct top_view *v)
 		next.zoom_cgroup = r->cgroup_id;
 		next.zoomed_cgroup = true;
 		next.group = TOP_PROCESSES;
-		snprintf(u->message, sizeof(u->message), "zoomed into %s; Backspace to go back", r->container);
+		snprintf(u->message, sizeof(u->message), "zoomed into %s; Backspace to go back",
+			 str__escape(r->container, name, sizeof(name)));
 	} else if (!r->many_pids) {
 		next.zoom_pid = r->pid;
 		next.group = TOP_FUNCTIONS;
 		snprintf(u->message, sizeof(u->message), "zoomed into %s %u; Backspace to go back",
-			 r->comm, r->pid);
+			 str__escape(r->comm, name, sizeof(name)), r->pid);
 	} else {
 		snprintf(u->message, sizeof(u->message), "this row spans several containers: nothing to zoom into");
 		return;
@@ -269,6 +271,7 @@ static void zoom_out(struct top_tui *u, struct top_view *v)
 
 static enum tui_action filter_key(struct top_tui *u, struct top_view *v, int c)
 {
+	char filter[4 * sizeof(v->filter)];
 	size_t len = strlen(u->input);
 
 	switch (c) {
@@ -277,7 +280,8 @@ static enum tui_action filter_key(struct top_tui *u, struct top_view *v, int c)
 		snprintf(v->filter, sizeof(v->filter), "%s", u->input);
 		u->mode = MODE_ROWS;
 		u->sel = u->first = 0;
-		snprintf(u->message, sizeof(u->message), v->filter[0] ? "filter: %s" : "no filter", v->filter);
+		snprintf(u->message, sizeof(u->message), v->filter[0] ? "filter: %s" : "no filter",
+			 str__escape(v->filter, filter, sizeof(filter)));
 		return TUI_REDRAW;
 	case 27:	/* Esc */
 		u->mode = MODE_ROWS;

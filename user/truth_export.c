@@ -43,6 +43,16 @@ static const char *obj_path(const struct truth *t, u32 obj)
 	return obj < t->nr_objects ? truth__str(t, t->objects[obj].path) : "[anon]";
 }
 
+/* text export: an object's path made harmless for a terminal (a ring of two, for the edge
+ * lines that name two) */
+static const char *obj_text(const struct truth *t, u32 obj)
+{
+	static char bufs[2][4 * 4096];
+	static int next;
+
+	return str__escape(obj_path(t, obj), bufs[next++ % 2], sizeof(bufs[0]));
+}
+
 /* one executed block: its count is its first instruction's; mixed counts mean control
  * entered (or left) in the middle */
 struct block_row {
@@ -83,7 +93,7 @@ static void block_text(void *ctx, u32 obj, const struct block_row *r)
 {
 	struct out_ctx *c = ctx;
 
-	fprintf(c->f, "block %s %#" PRIx64 " %#" PRIx64 " %u %" PRIu64 "%s\n", obj_path(c->t, obj),
+	fprintf(c->f, "block %s %#" PRIx64 " %#" PRIx64 " %u %" PRIu64 "%s\n", obj_text(c->t, obj),
 		r->b->start, r->b->last, r->b->ninsns, r->count, r->mixed ? " mid-entry" : "");
 }
 
@@ -132,19 +142,30 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 		return err;
 	if (mask == W_TUNABLES) {
 		/* just the value, for GLIBC_TUNABLES="$(hsbpf truth -i T --what tunables)" */
-		fprintf(f, "%.*s\n", (int)strcspn(m->glibc_tunables, " "), m->glibc_tunables);
+		char value[sizeof(m->glibc_tunables)];
+
+		snprintf(value, sizeof(value), "%.*s", (int)strcspn(m->glibc_tunables, " "),
+			 m->glibc_tunables);
+		str__fputs_escaped(value, f);
+		fputc('\n', f);
 		return ferror(f) ? -EIO : 0;
 	}
 	if (!json) {
-		if (mask & W_SUMMARY)
-			fprintf(f, "# command %s\n# %s, %u threads, %s%s\n# glibc tunables for native runs: %s\n"
-				"total %" PRIu64 "\nanonymous %" PRIu64 "\nrep_iterations_folded %" PRIu64 "\n",
-				m->command, m->status, m->threads, m->emulator,
-				m->edges_off ? ", blocks only (rep iterations not folded)" : "",
-				m->glibc_tunables[0] ? m->glibc_tunables : "(none)", m->total_insns,
-				m->anon_insns, m->rep_iterations);
+		if (mask & W_SUMMARY) {
+			fputs("# command ", f);
+			str__fputs_escaped(m->command, f);
+			fputs("\n# ", f);
+			str__fputs_escaped(m->status, f);
+			fprintf(f, ", %u threads, ", m->threads);
+			str__fputs_escaped(m->emulator, f);
+			fprintf(f, "%s\n# glibc tunables for native runs: ",
+				m->edges_off ? ", blocks only (rep iterations not folded)" : "");
+			str__fputs_escaped(m->glibc_tunables[0] ? m->glibc_tunables : "(none)", f);
+			fprintf(f, "\ntotal %" PRIu64 "\nanonymous %" PRIu64 "\nrep_iterations_folded %"
+				PRIu64 "\n", m->total_insns, m->anon_insns, m->rep_iterations);
+		}
 		for (size_t i = 0; (mask & W_INSNS) && i < t->nr_insns; i++)
-			fprintf(f, "insn %s %#" PRIx64 " %" PRIu64 "\n", obj_path(t, t->insns[i].obj),
+			fprintf(f, "insn %s %#" PRIx64 " %" PRIu64 "\n", obj_text(t, t->insns[i].obj),
 				t->insns[i].vaddr, t->insns[i].count);
 		if (mask & W_BLOCKS)
 			blocks(t, &c, false);
@@ -152,7 +173,7 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 			const struct truth_edge *e = &t->edges[i];
 
 			fprintf(f, "edge %s %#" PRIx64 " %s %#" PRIx64 " %s %" PRIu64 "\n",
-				obj_path(t, e->src_obj), e->src, obj_path(t, e->dst_obj), e->dst,
+				obj_text(t, e->src_obj), e->src, obj_text(t, e->dst_obj), e->dst,
 				edge__kind_name(e->kind), e->count);
 		}
 		return ferror(f) ? -EIO : 0;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Error reporting, clocks and growable arrays shared by every module. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,11 +10,16 @@
 
 int verbose;
 
+/* messages quote paths, names and symbols from profiles and binaries: escaped whole */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
+	char *msg = NULL;
+
 	fputs(prefix, stderr);
-	vfprintf(stderr, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) >= 0)
+		str__fputs_escaped(msg, stderr);
 	fputc('\n', stderr);
+	free(msg);
 }
 
 int error(const char *fmt, ...)
@@ -33,6 +39,12 @@ void warning(const char *fmt, ...)
 	va_start(ap, fmt);
 	vreport("hsbpf: warning: ", fmt, ap);
 	va_end(ap);
+}
+
+int usage_hint(const char *cmd)
+{
+	fprintf(stderr, "try '%s --help' for more information\n", cmd);
+	return 2;
 }
 
 void debug(const char *fmt, ...)
@@ -73,16 +85,48 @@ int array__reserve(void **arr, size_t *cap, size_t n, size_t elem_size)
 	return 0;
 }
 
-int parse_u64(const char *s, u64 *out)
+/* digits of the given base only: strtoull alone also takes blanks and signs, and with base 0
+ * reads 010 as 8, which turned '-p 0123' into pid 83 */
+static int parse_digits(const char *s, int base, u64 *out)
 {
+	const char *digits = base == 16 ? "0123456789abcdefABCDEF" : "0123456789";
 	unsigned long long v;
 	char *end;
 
-	if (!s || !*s || *s == '-')
+	if (!s || !*s || s[strspn(s, digits)])
 		return -EINVAL;
 	errno = 0;
-	v = strtoull(s, &end, 0);
+	v = strtoull(s, &end, base);
 	if (errno || *end)
+		return -EINVAL;
+	*out = v;
+	return 0;
+}
+
+int parse_u64(const char *s, u64 *out)
+{
+	/* an explicit 0x stays hex, as perf's -c takes it */
+	if (s && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return parse_digits(s + 2, 16, out);
+	return parse_digits(s, 10, out);
+}
+
+int parse_hex_u64(const char *s, u64 *out)
+{
+	return parse_digits(s, 16, out);
+}
+
+int parse_seconds(const char *s, double min, double max, double *out)
+{
+	char *end;
+	double v;
+
+	/* strtod alone takes " 1", "inf", "nan" and "0x1p4" */
+	if (!s || !*s || s[strspn(s, "0123456789.eE+-")])
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (*end || errno || !isfinite(v) || !(v >= min && v <= max))
 		return -EINVAL;
 	*out = v;
 	return 0;
@@ -103,6 +147,86 @@ size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 
 			hi = mid;
 	}
 	return lo;
+}
+
+/* the length of the printable character at s: 1 to 4 bytes of UTF-8, or 0 when s starts
+ * with a control character or with bytes that are not UTF-8 (overlong, surrogate, beyond
+ * U+10FFFF, cut short) */
+static size_t printable_len(const unsigned char *s)
+{
+	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
+	size_t n;
+
+	if (c >= 0x20 && c < 0x7f)
+		return 1;
+	if (c < 0xc2 || c > 0xf4)	/* C0, DEL, a lone continuation, an overlong lead */
+		return 0;
+	if (c < 0xe0) {
+		n = 2;
+		if (c == 0xc2)
+			lo = 0xa0;	/* U+0080 to U+009F: the C1 controls */
+	} else if (c < 0xf0) {
+		n = 3;
+		if (c == 0xe0)
+			lo = 0xa0;	/* overlong */
+		else if (c == 0xed)
+			hi = 0x9f;	/* surrogates */
+	} else {
+		n = 4;
+		if (c == 0xf0)
+			lo = 0x90;	/* overlong */
+		else if (c == 0xf4)
+			hi = 0x8f;	/* beyond U+10FFFF */
+	}
+	if (s[1] < lo || s[1] > hi)
+		return 0;
+	for (size_t i = 2; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+const char *str__escape(const char *src, char *dst, size_t size)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+	size_t off = 0;
+
+	if (!size)
+		return dst;
+	while (*s) {
+		size_t n = printable_len(s);
+
+		if (n) {
+			if (off + n >= size)
+				break;
+			memcpy(dst + off, s, n);
+			off += n;
+			s += n;
+		} else {
+			if (off + 4 >= size)
+				break;
+			snprintf(dst + off, 5, "\\x%02x", *s++);
+			off += 4;
+		}
+	}
+	dst[off] = 0;
+	return dst;
+}
+
+void str__fputs_escaped(const char *src, FILE *f)
+{
+	const unsigned char *s = (const unsigned char *)(src ? src : "");
+
+	while (*s) {
+		size_t n = printable_len(s);
+
+		if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else {
+			fprintf(f, "\\x%02x", *s++);
+		}
+	}
 }
 
 const char *path__base(const char *path)

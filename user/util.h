@@ -8,6 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <linux/types.h>
 
 typedef uint64_t u64;
@@ -28,6 +29,9 @@ __attribute__((format(printf, 1, 2))) int error(const char *fmt, ...);
 #define fail(err, ...) (error(__VA_ARGS__), (err))
 
 __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
+/* the last line of a subcommand's usage error ("hsbpf record"), after what was wrong was
+ * said: where the options are described; evaluates to the usage exit status, 2 */
+int usage_hint(const char *cmd);
 __attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
 
 u64 now_ns(int clockid);
@@ -44,7 +48,23 @@ static inline int cmp_u64_desc(u64 a, u64 b)
 	return a < b ? 1 : a > b ? -1 : 0;
 }
 
+/* a number, digits only (no blanks, no sign): decimal, leading zeros included, or hex after
+ * 0x (parse_u64); hex without a prefix (parse_hex_u64); 0 or -EINVAL */
 int parse_u64(const char *s, u64 *out);
+int parse_hex_u64(const char *s, u64 *out);
+/* a number of seconds within [min, max], written in decimal ("2", "0.5", "1e3"): no inf,
+ * nan, hex or blanks, so that whatever passes converts to nanoseconds without overflow;
+ * 0 or -EINVAL (not reported: the caller knows which option it was) */
+int parse_seconds(const char *s, double min, double max, double *out);
+
+/* Text from a profile, a binary or a process (names, paths, symbols: anyone can name a
+ * process "\033]0;...\007") made harmless for a terminal: control characters (C0, DEL, and C1
+ * both raw and UTF-8 encoded) and bytes that do not form UTF-8 become \xNN; valid UTF-8 and
+ * backslashes stay as they are (systemd's unit names are full of \x2d). str__escape writes at
+ * most size - 1 bytes and a NUL, never half an escape or half a character (NULL: ""), and
+ * returns dst; str__fputs_escaped writes all of it. */
+const char *str__escape(const char *src, char *dst, size_t size);
+void str__fputs_escaped(const char *s, FILE *f);
 
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
