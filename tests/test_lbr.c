@@ -25,6 +25,8 @@ struct object_maps {
 	size_t id_len;
 };
 
+
+TestSuite(lbr, .fini = cleanup_tmpdir);
 static const char *lbr_data(const char *file)
 {
 	return env_path("LBR_DATA", "../shared/data/lbr", file);

@@ -194,8 +194,11 @@ int cmd_record(int argc, char **argv)
 	if (verbose || isatty(STDERR_FILENO))
 		fprintf(stderr, "hsbpf: recording %s on %d CPUs%s\n", session__event_name(sess),
 			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
-	while (!interrupts && now_ns(CLOCK_MONOTONIC) < deadline) {
-		err = session__poll(sess, 100);
+	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
+		/* wake at the deadline rather than up to 100 ms after it */
+		u64 left_ms = (deadline - now + 999999) / 1000000;
+
+		err = session__poll(sess, left_ms < 100 ? (int)left_ms : 100);
 		if (err < 0)
 			goto cleanup;
 		if (err > 0)
