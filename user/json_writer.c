@@ -75,23 +75,35 @@ void jsonw_end_object(json_writer_t *w) { close_(w, '}'); }
 void jsonw_start_array(json_writer_t *w) { open_(w, '['); }
 void jsonw_end_array(json_writer_t *w) { close_(w, ']'); }
 
-static void put_string(FILE *f, const char *s)
+/* JSON strings are Unicode: controls (C0, DEL, C1) as \u escapes, valid UTF-8 as it is, and a
+ * byte that is not UTF-8 as the text \xNN, as the text output shows it */
+static void put_string(FILE *f, const char *str)
 {
-	fputc('"', f);
-	for (; s && *s; s++) {
-		unsigned char c = *s;
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
 
-		switch (c) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (c < 0x20)
-				fprintf(f, "\\u%04x", c);
+	fputc('"', f);
+	while (*s) {
+		size_t n = str__printable_len(s);
+
+		if (n == 1 && (*s == '"' || *s == '\\')) {
+			fputc('\\', f);
+			fputc(*s++, f);
+		} else if (n) {
+			fwrite(s, 1, n, f);
+			s += n;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			static const char short_form[] = { ['\n'] = 'n', ['\t'] = 't', ['\r'] = 'r' };
+
+			if (*s < sizeof(short_form) && short_form[*s])
+				fprintf(f, "\\%c", short_form[*s]);
 			else
-				fputc(c, f);
+				fprintf(f, "\\u%04x", *s);
+			s++;
+		} else if (s[0] == 0xc2 && s[1] >= 0x80 && s[1] <= 0x9f) {
+			fprintf(f, "\\u%04x", s[1]);	/* C1: U+0080 to U+009F */
+			s += 2;
+		} else {
+			fprintf(f, "\\\\x%02x", *s++);
 		}
 	}
 	fputc('"', f);

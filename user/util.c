@@ -152,7 +152,7 @@ size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 
 /* the length of the printable character at s: 1 to 4 bytes of UTF-8, or 0 when s starts
  * with a control character or with bytes that are not UTF-8 (overlong, surrogate, beyond
  * U+10FFFF, cut short) */
-static size_t printable_len(const unsigned char *s)
+size_t str__printable_len(const unsigned char *s)
 {
 	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
 	size_t n;
@@ -194,7 +194,7 @@ const char *str__escape(const char *src, char *dst, size_t size)
 	if (!size)
 		return dst;
 	while (*s) {
-		size_t n = printable_len(s);
+		size_t n = str__printable_len(s);
 
 		if (n) {
 			if (off + n >= size)
@@ -218,7 +218,7 @@ void str__fputs_escaped(const char *src, FILE *f)
 	const unsigned char *s = (const unsigned char *)(src ? src : "");
 
 	while (*s) {
-		size_t n = printable_len(s);
+		size_t n = str__printable_len(s);
 
 		if (n) {
 			fwrite(s, 1, n, f);

@@ -64,6 +64,9 @@ int parse_seconds(const char *s, double min, double max, double *out);
  * most size - 1 bytes and a NUL, never half an escape or half a character (NULL: ""), and
  * returns dst; str__fputs_escaped writes all of it. */
 const char *str__escape(const char *src, char *dst, size_t size);
+/* the length of the printable character at s: 1 to 4 bytes of UTF-8, or 0 when s starts with
+ * a control character (C0, DEL, C1) or with bytes that are not UTF-8 */
+size_t str__printable_len(const unsigned char *s);
 void str__fputs_escaped(const char *s, FILE *f);
 
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
