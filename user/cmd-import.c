@@ -58,7 +58,7 @@ int cmd_import(int argc, char **argv)
 	if (o.binary) {
 		err = elf__build_id(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);
 		if (err && err != -ENOENT)
-			return fail(1, "cannot read '%s': %s", o.binary, strerror(-err));
+			return fail(1, "cannot read '%s': %s", o.binary, file__strerror(err));
 	}
 	p = profile__new();
 	if (!p)

@@ -283,20 +283,12 @@ int container__read_file(const char *path, void **out, size_t *size)
 	size_t got = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		error("cannot open '%s': %s", path, strerror(-err));
-		return err;
-	}
+	fd = file__open_regular(path);
+	if (fd < 0)
+		return file__open_error(path, fd);
 	if (fstat(fd, &st)) {
 		err = -errno;
 		error("cannot stat '%s': %s", path, strerror(-err));
-		goto cleanup;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		error("'%s' is not a regular file", path);
 		goto cleanup;
 	}
 	buf = malloc(st.st_size ? st.st_size : 1);

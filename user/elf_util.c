@@ -15,9 +15,10 @@ int elf__build_id(const char *path, u8 *buf, size_t size, size_t *len)
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* a path from a recording: never a FIFO or a device */
+	fd = file__open_regular(path);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
 		close(fd);

@@ -79,9 +79,9 @@ int refrun__check_program(const char *prog, char *path, size_t size)
 		if (!found)
 			return fail(-ENOENT, "cannot run '%s': No such file or directory", prog);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file__open_regular(path);
 	if (fd < 0)
-		return fail(-errno, "cannot run '%s': %s", prog, strerror(errno));
+		return fail(fd, "cannot run '%s': %s", prog, file__strerror(fd));
 	if (read(fd, e, sizeof(e)) != sizeof(e) || memcmp(e, ELFMAG, SELFMAG)) {
 		close(fd);
 		return fail(-ENOEXEC, "'%s' is not an ELF program (scripts run as: hsbpf truth -- "

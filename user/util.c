@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Error reporting, clocks and growable arrays shared by every module. */
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "util.h"
 
 int verbose;
@@ -110,4 +113,56 @@ const char *path__base(const char *path)
 	const char *s = path ? strrchr(path, '/') : NULL;
 
 	return s ? s + 1 : path ? path : "";
+}
+
+static int regular_or_error(const struct stat *st)
+{
+	if (S_ISREG(st->st_mode))
+		return 0;
+	return S_ISDIR(st->st_mode) ? -EISDIR : -ENOTREGULAR;
+}
+
+int file__open_regular(const char *path)
+{
+	struct stat st;
+	int fd, err;
+
+	/* refused before opening: opening a device can have effects (a watchdog, a tape) */
+	if (stat(path, &st))
+		return -errno;
+	err = regular_or_error(&st);
+	if (err)
+		return err;
+	/* O_NONBLOCK: a FIFO put there meanwhile must not block the open */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+	} else {
+		err = regular_or_error(&st);
+		if (!err && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+			err = -errno;
+	}
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+const char *file__strerror(int err)
+{
+	if (err < 0)
+		err = -err;
+	return err == ENOTREGULAR ? "not a regular file" : strerror(err);
+}
+
+int file__open_error(const char *path, int err)
+{
+	if (err == -ENOTREGULAR || err == -EISDIR)
+		error("'%s' is not a regular file", path);
+	else
+		error("cannot open '%s': %s", path, strerror(-err));
+	return err;
 }

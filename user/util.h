@@ -49,4 +49,18 @@ int parse_u64(const char *s, u64 *out);
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
 
+/* file__open_regular's refusal of a FIFO, a device or a socket: an errno that opening a path
+ * to read never gives otherwise, so that callers can word it (file__strerror) */
+#define ENOTREGULAR EMEDIUMTYPE
+/* open a file to read that a profile, a truth file or the command line names, without
+ * blocking on it and without opening a device: anything but a regular file is refused before
+ * the open (stat) and again after it (fstat of an O_NONBLOCK open, in case it was swapped
+ * meanwhile). A close-on-exec fd, or -ENOTREGULAR, -EISDIR, -errno; nothing reported */
+int file__open_regular(const char *path);
+/* strerror(err), but "not a regular file" for ENOTREGULAR */
+const char *file__strerror(int err);
+/* report a failed file__open_regular once ("'PATH' is not a regular file", "cannot open
+ * 'PATH': ..."); returns err */
+int file__open_error(const char *path, int err);
+
 #endif /* HSBPF_UTIL_H */

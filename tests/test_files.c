@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* files: what the commands do with unlucky or hostile files (FIFOs and devices, full disks,
+ * huge or forged inputs, odd names), run through the hsbpf binary. A hang fails: every command
+ * runs under timeout(1) with SIGKILL, and 137 is then its status. */
+#include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "elf_image.h"
+#include "helpers.h"
+#include "truth.h"
+
+#define TIMEOUT "timeout -s KILL 20"	/* status 137: it hung */
+
+TestSuite(files, .fini = cleanup_tmpdir, .timeout = 240);
+
+static const char *tpath(const char *name)
+{
+	static char buf[8][600];
+	static int n;
+	char *b = buf[n++ % 8];
+
+	snprintf(b, 600, "%s/%s", tmpdir(), name);
+	return b;
+}
+
+static const char *lbr(const char *name)
+{
+	return env_path("LBR_DATA", "../shared/data/lbr", name);
+}
+
+/* a profile and a truth file that read (contents do not matter), a FIFO and a device that
+ * reads forever (like /dev/zero) */
+static void make_inputs(void)
+{
+	struct profile *p = profile__new();
+	struct profile_sample s = { .pid = 1, .ip = 0x1000, .count = 1 };
+	struct truth *t = truth__new();
+
+	cr_assert(p && t);
+	cr_assert_eq(profile__add_sample(p, &s), 0);
+	cr_assert_eq(profile__write(p, tpath("good.data")), 0);
+	cr_assert_eq(truth__write(t, tpath("good.truth")), 0);
+	profile__free(p);
+	truth__free(t);
+	cr_assert_eq(mkfifo(tpath("fifo"), 0600), 0);
+	cr_assert_eq(mknod(tpath("zero"), S_IFCHR | 0666, makedev(1, 5)), 0, "mknod: %s", strerror(errno));
+}
+
+/* tmpl with {bad} and {dir} replaced */
+static void fill(char *out, size_t size, const char *tmpl, const char *bad, const char *dir)
+{
+	size_t o = 0;
+
+	for (const char *p = tmpl; *p && o + 1 < size; ) {
+		const char *with = !strncmp(p, "{bad}", 5) ? bad : !strncmp(p, "{dir}", 5) ? dir : NULL;
+
+		if (with) {
+			o += snprintf(out + o, size - o, "%s", with);
+			p += 5;
+		} else {
+			out[o++] = *p++;
+		}
+	}
+	out[o < size ? o : size - 1] = 0;
+}
+
+/* 3. a FIFO or a device as any input: refused at once, never waited on */
+Test(files, fifo_and_device_inputs_are_refused)
+{
+	static const char *const cmds[] = {
+		"report -i {bad}", "report -i {dir}/good.data --truth {bad}", "annotate main -i {bad}",
+		"annotate main -i {dir}/good.data --truth {bad}", "eval -i {bad} --truth {dir}/good.truth",
+		"eval -i {dir}/good.data --truth {bad}", "import {bad} -o {dir}/x.data", "truth -i {bad}",
+		"truth -o {dir}/x.truth -- {bad}", "import {dir}/good.lbr --binary {bad} -o {dir}/x.data",
+	};
+	static const char *const bad[] = { "fifo", "zero" };
+	struct run_result r;
+
+	make_inputs();
+	cr_assert_eq(symlink(lbr("test.lbr"), tpath("good.lbr")), 0);
+	for (size_t b = 0; b < 2; b++)
+		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+			char args[2000];
+
+			fill(args, sizeof(args), cmds[i], tpath(bad[b]), tmpdir());
+			run(&r, TIMEOUT " %s %s", hsbpf_bin(), args);
+			cr_expect_eq(r.status, 1, "%s: status %d: %s", args, r.status, r.err);
+			cr_expect(strstr(r.err, "not a regular file"), "%s: %s", args, r.err);
+		}
+	cr_expect_neq(access(tpath("x.data"), F_OK), 0);
+	cr_expect_neq(access(tpath("x.truth"), F_OK), 0);
+}
+
+/* 3. objects named by a profile or a truth file, or debug files beside them, that are FIFOs or
+ * devices: reports go on without them, none is opened to block */
+Test(files, fifo_and_device_objects_are_never_opened)
+{
+	struct profile *p = profile__new();
+	struct truth *t = truth__new();
+	struct elf_image *img = elf_image__open(fixture("hot7030"));
+	const struct elf_func *f = NULL;
+	struct run_result r;
+	char dir[600], stripped[700], fifo[700], zero[700];
+	const char *objs[3] = { fifo, zero, stripped };
+	size_t size;
+	u8 *buf;
+
+	cr_assert(p && t && img);
+	make_inputs();
+	snprintf(dir, sizeof(dir), "%s", tpath("stripped"));
+	snprintf(fifo, sizeof(fifo), "%s", tpath("fifo"));
+	snprintf(zero, sizeof(zero), "%s", tpath("zero"));
+	for (size_t i = 0; i < img->nr_funcs; i++)
+		if (!strcmp(img->funcs[i].name, "work_70"))
+			f = &img->funcs[i];
+	cr_assert(f);
+	/* a copy without its debug sections, and a FIFO where its separate debug file would be */
+	cr_assert_eq(mkdir(dir, 0755), 0);
+	snprintf(stripped, sizeof(stripped), "%s/hot7030", dir);
+	cr_assert_eq(run(&r, "objcopy --strip-debug %s %s && mkfifo %s/hot7030.debug", fixture("hot7030"),
+			 stripped, dir), 0, "%s", r.err);
+	for (u32 i = 0; i < 3; i++) {
+		/* text is mapped at file offset = vaddr in the fixture: ip = start + vaddr */
+		struct profile_sample s = { .pid = 10 + i, .ip = 0x10000000 + f->addr, .count = 5 };
+
+		cr_assert_eq(profile__add_mapping(p, 10 + i, 0, 0x10000000, 0x10000, 0, objs[i], NULL, 0), 0);
+		cr_assert_eq(profile__add_comm(p, 10 + i, 0, "x", false), 0);
+		cr_assert_eq(profile__add_sample(p, &s), 0);
+	}
+	cr_assert_eq(profile__write(p, tpath("objs.data")), 0);
+	/* a truth file whose objects are the FIFO and the device */
+	buf = calloc(1, 1 + strlen(objs[0]) + 1 + strlen(objs[1]) + 1);
+	strcpy((char *)buf + 1, objs[0]);
+	strcpy((char *)buf + 2 + strlen(objs[0]), objs[1]);
+	size = 1 + strlen(objs[0]) + 1 + strlen(objs[1]) + 1;
+	free(t->strs);
+	t->strs = (char *)buf;
+	t->strs_len = t->strs_cap = size;
+	t->objects = calloc(2, sizeof(*t->objects));
+	t->objects[0].path = 1;
+	t->objects[1].path = 2 + strlen(objs[0]);
+	t->nr_objects = t->cap_objects = 2;
+	snprintf(t->meta.program, sizeof(t->meta.program), "%s", objs[0]);
+	cr_assert_eq(truth__write(t, tpath("objs.truth")), 0);
+
+	for (int k = 0; k < 4; k++) {
+		static const char *const sorts[] = { "sym", "line", "bb", "dso" };
+
+		run(&r, TIMEOUT " %s report -i %s --sort %s", hsbpf_bin(), tpath("objs.data"), sorts[k]);
+		cr_expect_eq(r.status, 0, "--sort %s: status %d: %s", sorts[k], r.status, r.err);
+		cr_expect(strstr(r.err, "not a regular file"), "--sort %s: %s", sorts[k], r.err);
+	}
+	/* the stripped copy still resolves, from its own symbol table */
+	run(&r, TIMEOUT " %s report -i %s --sort line", hsbpf_bin(), tpath("objs.data"));
+	cr_expect(strstr(r.out, "work_70") || strstr(r.out, "hot7030"), "%s", r.out);
+	cr_expect(strstr(r.err, "debug file candidate"), "%s", r.err);
+	run(&r, TIMEOUT " %s truth -i %s --what blocks", hsbpf_bin(), tpath("objs.truth"));
+	cr_expect_neq(r.status, 137, "truth -i hung on an object");
+	cr_expect(strstr(r.err, "not a regular file"), "%s", r.err);
+	for (int k = 0; k < 2; k++) {
+		run(&r, TIMEOUT " %s eval -i %s --truth %s --object %s", hsbpf_bin(), tpath("objs.data"),
+		    tpath("objs.truth"), objs[k]);
+		cr_expect_eq(r.status, 1, "eval %s: %d: %s", objs[k], r.status, r.err);
+		cr_expect(strstr(r.err, "not a regular file"), "eval %s: %s", objs[k], r.err);
+	}
+	run(&r, TIMEOUT " %s annotate work_70 -i %s --truth %s", hsbpf_bin(), tpath("objs.data"),
+	    tpath("objs.truth"));
+	cr_expect_neq(r.status, 137, "annotate hung: %s", r.err);
+	elf_image__close(img);
+	profile__free(p);
+	truth__free(t);
+}
