@@ -152,3 +152,12 @@ void make_docker_cgroup(const char *base, char c, char *out, size_t size)
 	memset(strstr(out, "docker-") + 7, c, 64);
 	cr_assert_eq(mkdir(out, 0755), 0, "cannot create cgroup %s: %s", out, strerror(errno));
 }
+
+void write_bytes(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(buf, 1, size, f), size);
+	cr_assert_eq(fclose(f), 0);
+}

@@ -36,4 +36,7 @@ void remove_cgroup(const char *dir);
 /* a cgroup named as docker names a container's: BASE/docker-<64 x c>.scope, made */
 void make_docker_cgroup(const char *base, char c, char *out, size_t size);
 
+/* write size bytes to path (fails the test if it cannot) */
+void write_bytes(const char *path, const void *buf, size_t size);
+
 #endif

@@ -182,3 +182,48 @@ Test(files, fifo_and_device_objects_are_never_opened)
 	profile__free(p);
 	truth__free(t);
 }
+
+/* 8. a 3 GB sparse file that claims to be a profile, a truth file or a perf.data: refused from
+ * its header in well under a second and without reading it into memory */
+Test(files, huge_inputs_are_refused_from_their_header)
+{
+	static const struct {
+		const char *magic, *cmd;
+	} cases[] = {
+		{ "HSBPFPRF", "report -i %s" },
+		{ "HSBPFTRU", "truth -i %s" },
+		{ "PERFILE2", "import %s -o /dev/null" },
+	};
+	const char *path = tpath("huge");
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char head[128] = {}, args[800], err[800];
+		struct rusage ru;
+		u64 t0;
+		pid_t pid;
+		int st;
+
+		memcpy(head, cases[i].magic, 8);
+		write_bytes(path, head, sizeof(head));
+		cr_assert_eq(truncate(path, 3ll << 30), 0);
+		snprintf(args, sizeof(args), cases[i].cmd, path);
+		snprintf(err, sizeof(err), "%s.err", path);
+		t0 = now_ns(CLOCK_MONOTONIC);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			char cmd[1000];
+			int fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			dup2(fd, 2);
+			snprintf(cmd, sizeof(cmd), "exec %s %s", hsbpf_bin(), args);
+			execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+			_exit(127);
+		}
+		cr_assert_eq(wait4(pid, &st, 0, &ru), pid);
+		t0 = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status %#x", args, st);
+		cr_expect_lt(t0, 1000, "%s: %llu ms", args, (unsigned long long)t0);
+		cr_expect_lt(ru.ru_maxrss, 64 * 1024, "%s: peak memory %ld kB", args, ru.ru_maxrss);
+	}
+}

@@ -6,7 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "helpers.h"
@@ -65,6 +67,22 @@ static void *read_file(const char *path, size_t *size)
 }
 
 TestSuite(profile, .fini = cleanup_tmpdir);
+
+/* what the test wrote to its redirected stderr holds text */
+static bool stderr_has(const char *text)
+{
+	static char buf[8192];
+	FILE *f;
+	size_t n;
+
+	fflush(stderr);
+	f = cr_get_redirected_stderr();
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	buf[n] = 0;
+	if (!strstr(buf, text))
+		fprintf(stdout, "stderr: %s\n", buf);
+	return strstr(buf, text);
+}
 
 Test(profile, round_trip)
 {
@@ -240,4 +258,28 @@ Test(profile, keep_pids_keeps_ancestors_and_sampled)
 	cr_expect_eq(p->nr_comms, 4);
 	cr_expect_eq(p->nr_forks, 2);
 	profile__free(p);
+}
+
+/* a 3 GB sparse file with a profile's magic and a bogus header: refused from its first bytes,
+ * not after reading 3 GB */
+Test(profile, huge_file_refused_from_its_header, .init = cr_redirect_stderr)
+{
+	const char *path = path_in_tmp("huge.data");
+	struct profile *q;
+	struct rusage ru;
+	char head[64] = PROFILE_MAGIC;
+	u64 t0;
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f);
+	cr_assert_eq(fwrite(head, 1, sizeof(head), f), sizeof(head));
+	cr_assert_eq(fclose(f), 0);
+	cr_assert_eq(truncate(path, 3ll << 30), 0);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	cr_expect_eq(profile__read(path, &q), -EINVAL);
+	cr_expect_lt(now_ns(CLOCK_MONOTONIC) - t0, 500000000ull, "took %llu ms",
+		     (unsigned long long)(now_ns(CLOCK_MONOTONIC) - t0) / 1000000);
+	cr_assert_eq(getrusage(RUSAGE_SELF, &ru), 0);
+	cr_expect_lt(ru.ru_maxrss, 200 * 1024, "peak memory %ld kB", ru.ru_maxrss);
+	cr_expect(stderr_has("is corrupt: header checksum mismatch"));
 }

@@ -214,54 +214,82 @@ int container__bad(const char *name, const char *what)
 	return -EINVAL;
 }
 
-int container__parse(const void *buf, size_t size, const char *name, const char magic[8],
-		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx)
+/* the header, from the file's first head_len (at most 64) bytes, against the file's size */
+static int check_header(const u8 *head, size_t head_len, u64 size, const char *name,
+			const struct container_format *f, struct file_header *hdr)
+{
+	u32 want_crc;
+
+	if (head_len < 8 || memcmp(head, f->magic, 8)) {
+		error("'%s' is not an %s", name, f->kind);
+		return -EINVAL;
+	}
+	if (head_len < sizeof(*hdr)) {
+		error("'%s' is truncated: %" PRIu64 " bytes, shorter than the header", name, size);
+		return -EINVAL;
+	}
+	memcpy(hdr, head, sizeof(*hdr));
+	if (hdr->version_major > f->major) {
+		error("'%s' has format version %u.%u, newer than this hsbpf reads (%u.%u): upgrade hsbpf",
+		      name, hdr->version_major, hdr->version_minor, f->major, f->minor);
+		return -EPROTO;
+	}
+	want_crc = hdr->header_crc;
+	hdr->header_crc = 0;
+	if (crc32(0, (const void *)hdr, sizeof(*hdr)) != want_crc)
+		return container__bad(name, "header checksum mismatch");
+	hdr->header_crc = want_crc;
+	if (hdr->file_size != size) {
+		if (size < hdr->file_size)
+			error("'%s' is truncated: %" PRIu64 " of %" PRIu64 " bytes", name, size,
+			      (u64)hdr->file_size);
+		else
+			error("'%s' is corrupt: %" PRIu64 " bytes where the header says %" PRIu64, name,
+			      size, (u64)hdr->file_size);
+		return -EINVAL;
+	}
+	if (hdr->header_size < sizeof(*hdr) || hdr->nr_sections > MAX_SECTIONS ||
+	    hdr->section_table > size ||
+	    hdr->nr_sections * sizeof(struct section_desc) > size - hdr->section_table)
+		return container__bad(name, "section table out of bounds");
+	return 0;
+}
+
+/* the section table: its checksum, every section within the file */
+static int check_table(const void *table, const struct file_header *hdr, u64 size,
+		       const char *name)
+{
+	struct section_desc d[MAX_SECTIONS];
+
+	memcpy(d, table, hdr->nr_sections * sizeof(d[0]));
+	if (crc32(0, (const void *)d, hdr->nr_sections * sizeof(d[0])) != hdr->table_crc)
+		return container__bad(name, "section table checksum mismatch");
+	for (u32 i = 0; i < hdr->nr_sections; i++) {
+		if (d[i].offset > size || d[i].size > size - d[i].offset)
+			return container__bad(name, "section out of bounds");
+	}
+	return 0;
+}
+
+int container__parse(const void *buf, size_t size, const char *name,
+		     const struct container_format *f, container_section_fn fn, void *ctx)
 {
 	const u8 *base = buf;
 	const struct section_desc *descs;
 	struct file_header hdr;
-	u32 want_crc;
 	int err;
 
-	if (size < 8 || memcmp(base, magic, 8)) {
-		error("'%s' is not an %s", name, kind);
-		return -EINVAL;
-	}
-	if (size < sizeof(hdr)) {
-		error("'%s' is truncated: %zu bytes, shorter than the header", name, size);
-		return -EINVAL;
-	}
-	memcpy(&hdr, base, sizeof(hdr));
-	if (hdr.version_major > major) {
-		error("'%s' has format version %u.%u, newer than this hsbpf reads (%u.%u): upgrade hsbpf",
-		      name, hdr.version_major, hdr.version_minor, major, minor);
-		return -EPROTO;
-	}
-	want_crc = hdr.header_crc;
-	hdr.header_crc = 0;
-	if (crc32(0, (const void *)&hdr, sizeof(hdr)) != want_crc)
-		return container__bad(name, "header checksum mismatch");
-	if (hdr.file_size != size) {
-		if (size < hdr.file_size)
-			error("'%s' is truncated: %zu of %" PRIu64 " bytes", name, size, (u64)hdr.file_size);
-		else
-			error("'%s' is corrupt: %zu bytes where the header says %" PRIu64, name, size,
-			      (u64)hdr.file_size);
-		return -EINVAL;
-	}
-	if (hdr.header_size < sizeof(hdr) || hdr.nr_sections > MAX_SECTIONS ||
-	    hdr.section_table > size ||
-	    hdr.nr_sections * sizeof(*descs) > size - hdr.section_table)
-		return container__bad(name, "section table out of bounds");
+	err = check_header(base, size < sizeof(hdr) ? size : sizeof(hdr), size, name, f, &hdr);
+	if (err)
+		return err;
 	descs = (const void *)(base + hdr.section_table);
-	if (crc32(0, (const void *)descs, hdr.nr_sections * sizeof(*descs)) != hdr.table_crc)
-		return container__bad(name, "section table checksum mismatch");
+	err = check_table(descs, &hdr, size, name);
+	if (err)
+		return err;
 	for (u32 i = 0; i < hdr.nr_sections; i++) {
 		struct section_desc d;
 
 		memcpy(&d, &descs[i], sizeof(d));
-		if (d.offset > size || d.size > size - d.offset)
-			return container__bad(name, "section out of bounds");
 		if (crc32(0, base + d.offset, d.size) != d.crc)
 			return container__bad(name, "section checksum mismatch");
 	}
@@ -276,11 +304,49 @@ int container__parse(const void *buf, size_t size, const char *name, const char 
 	return 0;
 }
 
-int container__read_file(const char *path, void **out, size_t *size)
+/* len bytes at off, or -errno / -EIO (the file shrank) */
+static int pread_all(int fd, void *buf, size_t len, u64 off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, off + got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	return 0;
+}
+
+int container__check_head(int fd, u64 size, const char *name, const void *arg)
+{
+	const struct container_format *f = arg;
+	u8 head[sizeof(struct file_header)];
+	u8 table[MAX_SECTIONS * sizeof(struct section_desc)];
+	size_t head_len = size < sizeof(head) ? size : sizeof(head);
+	struct file_header hdr;
+	int err;
+
+	err = pread_all(fd, head, head_len, 0);
+	if (err)
+		return fail(err, "cannot read '%s': %s", name, strerror(-err));
+	err = check_header(head, head_len, size, name, f, &hdr);
+	if (err)
+		return err;
+	err = pread_all(fd, table, hdr.nr_sections * sizeof(struct section_desc), hdr.section_table);
+	if (err)
+		return fail(err, "cannot read '%s': %s", name, strerror(-err));
+	return check_table(table, &hdr, size, name);
+}
+
+int container__read_file(const char *path, file_head_fn head, const void *arg, void **out,
+			 size_t *size)
 {
 	struct stat st;
 	void *buf = NULL;
-	size_t got = 0;
 	int fd, err = 0;
 
 	fd = file__open_regular(path);
@@ -291,24 +357,22 @@ int container__read_file(const char *path, void **out, size_t *size)
 		error("cannot stat '%s': %s", path, strerror(-err));
 		goto cleanup;
 	}
+	/* what the first bytes say before the rest is read: a huge file that is not what it
+	 * claims to be is refused without reading it */
+	if (head) {
+		err = head(fd, st.st_size, path, arg);
+		if (err)
+			goto cleanup;
+	}
 	buf = malloc(st.st_size ? st.st_size : 1);
 	if (!buf) {
 		err = -ENOMEM;
 		error("cannot read '%s': %s", path, strerror(-err));
 		goto cleanup;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, (char *)buf + got, st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			error("cannot read '%s': %s", path, strerror(-err));
-			goto cleanup;
-		}
-		got += n;
-	}
+	err = pread_all(fd, buf, st.st_size, 0);
+	if (err)
+		error("cannot read '%s': %s", path, strerror(-err));
 cleanup:
 	close(fd);
 	if (err) {
@@ -316,15 +380,16 @@ cleanup:
 		return err;
 	}
 	*out = buf;
-	*size = got;
+	*size = st.st_size;
 	return 0;
 }
 
-int container__load(const char *path, container_parse_fn parse, void *out)
+int container__load(const char *path, const struct container_format *f,
+		    container_parse_fn parse, void *out)
 {
 	size_t size;
 	void *buf;
-	int err = container__read_file(path, &buf, &size);
+	int err = container__read_file(path, container__check_head, f, &buf, &size);
 
 	if (err)
 		return err;

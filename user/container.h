@@ -7,6 +7,12 @@
 
 #include "util.h"
 
+struct container_format {
+	const char *magic;	/* 8 bytes */
+	const char *kind;	/* "hsbpf profile": what the messages call it */
+	u16 major, minor;	/* what this hsbpf writes; a newer major is refused */
+};
+
 struct container_section {
 	u32 type;
 	const void *data;
@@ -21,14 +27,25 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
 /* checks magic, version (a newer major is refused), sizes and checksums; what is wrong is
- * reported once, naming the file; kind names the expected file ("hsbpf profile") */
-int container__parse(const void *buf, size_t size, const char *name, const char magic[8],
-		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx);
-/* the whole file, or -errno after reporting */
-int container__read_file(const char *path, void **buf, size_t *size);
-/* read a whole file and hand it to a parser; what the parser returns */
+ * reported once, naming the file */
+int container__parse(const void *buf, size_t size, const char *name,
+		     const struct container_format *f, container_section_fn fn, void *ctx);
+
+/* a check of a file's first bytes before it is read whole: 0 to read on, or -errno after
+ * reporting. fd is the open file (pread it), size its size */
+typedef int (*file_head_fn)(int fd, u64 size, const char *name, const void *arg);
+/* a regular file (file__open_regular), whole, once head (if given) accepted it; -errno after
+ * reporting */
+int container__read_file(const char *path, file_head_fn head, const void *arg, void **buf,
+			 size_t *size);
+/* the head check of the container format f (a struct container_format): header, section
+ * table and section bounds, without reading the sections */
+int container__check_head(int fd, u64 size, const char *name, const void *f);
+/* read a whole container file (header and table checked first) and hand it to a parser;
+ * what the parser returns */
 typedef int (*container_parse_fn)(const void *buf, size_t size, const char *name, void *out);
-int container__load(const char *path, container_parse_fn parse, void *out);
+int container__load(const char *path, const struct container_format *f,
+		    container_parse_fn parse, void *out);
 /* report "'NAME' is corrupt: WHAT" and return -EINVAL */
 int container__bad(const char *name, const char *what);
 

@@ -381,6 +381,10 @@ static const struct kv_field stats_fields[] = {
 	S_U64(interval_repeats), S_U64(interval_outside), S_U64(bpf_run_ns), S_U64(bpf_run_cnt),
 };
 
+static const struct container_format profile_format = {
+	PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
+};
+
 int profile__write(struct profile *p, const char *path)
 {
 	struct container_section secs[16];
@@ -532,8 +536,7 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	c.p->strs.len = 0;
 	c.p->strs.nused = 0;
 	memset(c.p->strs.slots, 0, c.p->strs.nslots * sizeof(*c.p->strs.slots));
-	err = container__parse(buf, size, name, PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR,
-			       PROFILE_VERSION_MINOR, parse_section, &c);
+	err = container__parse(buf, size, name, &profile_format, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)
@@ -557,5 +560,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int profile__read(const char *path, struct profile **out)
 {
 	*out = NULL;
-	return container__load(path, parse_any, out);
+	return container__load(path, &profile_format, parse_any, out);
 }

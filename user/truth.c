@@ -689,6 +689,10 @@ static const struct kv_field meta_fields[] = {
 	T_U64(duration_ns), T_U32(edges_off),
 };
 
+static const struct container_format truth_format = {
+	TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR,
+};
+
 int truth__write(struct truth *t, const char *path)
 {
 	struct container_section secs[5];
@@ -760,8 +764,7 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 	c.t = truth__new();
 	if (!c.t)
 		return -ENOMEM;
-	err = container__parse(buf, size, name, TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR,
-			       TRUTH_VERSION_MINOR, tparse_section, &c);
+	err = container__parse(buf, size, name, &truth_format, tparse_section, &c);
 	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
 		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
 			err = container__bad(name, "object refers outside the string table");
@@ -789,5 +792,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int truth__read(const char *path, struct truth **out)
 {
 	*out = NULL;
-	return container__load(path, parse_any, out);
+	return container__load(path, &truth_format, parse_any, out);
 }
