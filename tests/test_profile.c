@@ -283,3 +283,76 @@ Test(profile, huge_file_refused_from_its_header, .init = cr_redirect_stderr)
 	cr_expect_lt(ru.ru_maxrss, 200 * 1024, "peak memory %ld kB", ru.ru_maxrss);
 	cr_expect(stderr_has("is corrupt: header checksum mismatch"));
 }
+
+/* the same section twice: which copy is meant? Refused, for a known and an unknown type */
+Test(profile, duplicate_section_is_refused, .init = cr_redirect_stderr)
+{
+	static const char meta[] = "event=cpu-clock\n";
+	struct profile_sample s = { .pid = 1, .ip = 0x1000, .count = 1 };
+	struct test_section secs[3] = {
+		{ SEC_META, meta, sizeof(meta) - 1 }, { SEC_SAMPLES, &s, sizeof(s) },
+		{ SEC_SAMPLES, &s, sizeof(s) },
+	};
+	struct profile *q;
+	size_t size;
+	void *buf = build_container(PROFILE_MAGIC, 1, 2, secs, 2, &size);
+
+	cr_assert_eq(profile__parse(buf, size, "once", &q), 0);
+	profile__free(q);
+	free(buf);
+	buf = build_container(PROFILE_MAGIC, 1, 2, secs, 3, &size);
+	cr_expect_eq(profile__parse(buf, size, "twice", &q), -EINVAL);
+	free(buf);
+	secs[1].type = secs[2].type = 99;	/* a newer version's: still one of each */
+	buf = build_container(PROFILE_MAGIC, 1, 2, secs, 3, &size);
+	cr_expect_eq(profile__parse(buf, size, "twice", &q), -EINVAL);
+	free(buf);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hsbpf: 'twice' is corrupt: section 3 appears twice\n"
+				"hsbpf: 'twice' is corrupt: section 99 appears twice\n");
+}
+
+/* counts whose sum wraps (2^63 + 2^63 = 0) printed as 92233720368547758080.00% and -nan%:
+ * refused, for samples, weights and branch records */
+Test(profile, overflowing_counts_are_refused, .init = cr_redirect_stderr)
+{
+	struct profile_sample s[2] = {
+		{ .pid = 1, .ip = 0x1000, .count = 1ull << 63, .weight = 1 },
+		{ .pid = 1, .ip = 0x1004, .count = 1ull << 63, .weight = 1 },
+	};
+	struct profile_lbr l[2] = {
+		{ .pid = 1, .kind = 1, .a = 1, .b = 2, .count = UINT64_MAX },
+		{ .pid = 1, .kind = 1, .a = 3, .b = 4, .count = 1 },
+	};
+	struct test_section sec = { SEC_SAMPLES, s, sizeof(s) };
+	struct profile *q;
+	size_t size;
+	void *buf;
+
+	for (int i = 0; i < 4; i++) {
+		if (i == 1) {
+			s[0].count = s[1].count = 1;
+			s[0].weight = s[1].weight = 1ull << 63;
+		} else if (i == 2) {
+			sec = (struct test_section){ SEC_LBR, l, sizeof(l) };
+		} else if (i == 3) {
+			s[0].weight = (1ull << 63) - 1;	/* the largest sums that fit */
+			l[0].count = UINT64_MAX - 1;
+			buf = build_container(PROFILE_MAGIC, 1, 2,
+					      (struct test_section[]){ { SEC_SAMPLES, s, sizeof(s) },
+								       { SEC_LBR, l, sizeof(l) } }, 2, &size);
+			cr_expect_eq(profile__parse(buf, size, "fits", &q), 0);
+			cr_expect_eq(profile__total_weight(q), UINT64_MAX);
+			profile__free(q);
+			free(buf);
+			break;
+		}
+		buf = build_container(PROFILE_MAGIC, 1, 2, &sec, 1, &size);
+		cr_expect_eq(profile__parse(buf, size, "hostile", &q), -EINVAL, "case %d", i);
+		free(buf);
+	}
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hsbpf: 'hostile' is corrupt: sample counts overflow\n"
+				"hsbpf: 'hostile' is corrupt: sample counts overflow\n"
+				"hsbpf: 'hostile' is corrupt: branch record counts overflow\n");
+}

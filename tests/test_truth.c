@@ -590,3 +590,48 @@ Test(truth, experiment_methods)
 		cr_expect(ae_l < ae_c, "LBR %f against classic %f", ae_l, ae_c);
 	}
 }
+
+/* hand-built hostile truth files: a section twice; counts whose sums wrap (an eval of one
+ * printed AE 18446744073709551616) */
+Test(truth, hostile_files_are_refused)
+{
+	struct truth_object obj = { .path = 1 };
+	struct truth_insn in[2] = {
+		{ .obj = 0, .size = 1, .vaddr = 0x1000, .count = 1ull << 63 },
+		{ .obj = 0, .size = 1, .vaddr = 0x1001, .count = 1ull << 63 },
+	};
+	struct truth_edge ed[2] = {
+		{ .src = 0x1000, .dst = 0x1001, .count = UINT64_MAX },
+		{ .src = 0x1001, .dst = 0x1000, .count = 1 },
+	};
+	static const char strs[] = "\0/bin/x";
+	struct test_section secs[5] = {
+		{ 2, strs, sizeof(strs) }, { 3, &obj, sizeof(obj) }, { 4, in, sizeof(in) },
+		{ 5, ed, sizeof(ed) }, { 3, &obj, sizeof(obj) },
+	};
+	static const char *const msgs[] = {
+		"section 3 appears twice", "instruction counts overflow", "edge counts overflow",
+	};
+	struct run_result r;
+	struct truth *t;
+	size_t size;
+	void *buf;
+
+	for (int i = 0; i < 3; i++) {
+		/* 0: fine counts, a section twice; 1: instructions wrap; 2: edges wrap */
+		in[1].count = i == 1 ? 1ull << 63 : 1;
+		ed[0].count = i == 0 ? 1 : UINT64_MAX;
+		buf = build_container(TRUTH_MAGIC, 1, 1, secs, i == 0 ? 5 : 4, &size);
+		write_bytes(tpath("h.truth"), buf, size);
+		free(buf);
+		run(&r, "%s truth -i %s", hsbpf_bin(), tpath("h.truth"));
+		cr_expect_eq(r.status, 1, "%d: %s", i, r.err);
+		cr_expect(strstr(r.err, msgs[i]), "%d: %s", i, r.err);
+	}
+	/* the largest sums that fit: 2^63 + 1 instructions, 2^64 - 1 edges */
+	ed[0].count = UINT64_MAX - 1;
+	buf = build_container(TRUTH_MAGIC, 1, 1, secs, 4, &size);
+	cr_expect_eq(truth__parse(buf, size, "fits", &t), 0);
+	truth__free(t);
+	free(buf);
+}

@@ -255,7 +255,7 @@ static int check_header(const u8 *head, size_t head_len, u64 size, const char *n
 	return 0;
 }
 
-/* the section table: its checksum, every section within the file */
+/* the section table: its checksum, every section within the file, no type twice */
 static int check_table(const void *table, const struct file_header *hdr, u64 size,
 		       const char *name)
 {
@@ -267,6 +267,12 @@ static int check_table(const void *table, const struct file_header *hdr, u64 siz
 	for (u32 i = 0; i < hdr->nr_sections; i++) {
 		if (d[i].offset > size || d[i].size > size - d[i].offset)
 			return container__bad(name, "section out of bounds");
+		/* a second copy would replace the first: which one is meant? */
+		for (u32 j = 0; j < i; j++)
+			if (d[j].type == d[i].type) {
+				error("'%s' is corrupt: section %u appears twice", name, d[i].type);
+				return -EINVAL;
+			}
 	}
 	return 0;
 }

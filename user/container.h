@@ -26,8 +26,8 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 /* called once per section, in file order; a non-zero return stops the walk and is returned */
 typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
-/* checks magic, version (a newer major is refused), sizes and checksums; what is wrong is
- * reported once, naming the file */
+/* checks magic, version (a newer major is refused), sizes, checksums, and that no section
+ * type appears twice; what is wrong is reported once, naming the file */
 int container__parse(const void *buf, size_t size, const char *name,
 		     const struct container_format *f, container_section_fn fn, void *ctx);
 

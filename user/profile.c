@@ -447,6 +447,22 @@ static int validate_refs(struct profile *p, const char *name)
 	return 0;
 }
 
+/* every total a reader forms (samples, weights, branch records) must fit: a wrapped sum
+ * would print as a share of 0, or as nonsense */
+static int check_sums(const struct profile *p, const char *name)
+{
+	u64 n = 0, w = 0, l = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (__builtin_add_overflow(n, p->samples[i].count, &n) ||
+		    __builtin_add_overflow(w, p->samples[i].weight, &w))
+			return bad(name, "sample counts overflow");
+	for (size_t i = 0; i < p->nr_lbr; i++)
+		if (__builtin_add_overflow(l, p->lbr[i].count, &l))
+			return bad(name, "branch record counts overflow");
+	return 0;
+}
+
 struct parse_ctx {
 	struct profile *p;
 	const char *name;
@@ -541,6 +557,8 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 		err = -ENOMEM;
 	if (!err)
 		err = validate_refs(c.p, name);
+	if (!err)
+		err = check_sums(c.p, name);
 	if (err) {
 		if (err == -ENOMEM)
 			error("cannot read '%s': %s", name, strerror(ENOMEM));

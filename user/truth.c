@@ -758,6 +758,7 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 int truth__parse(const void *buf, size_t size, const char *name, struct truth **out)
 {
 	struct tparse c = { .name = name };
+	u64 sum = 0;
 	int err;
 
 	*out = NULL;
@@ -776,6 +777,14 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
 		    c.t->edges[i].kind >= EDGE_NR)
 			err = container__bad(name, "edge refers to no object");
+	/* readers sum counts (per object, per function, per block): no sum may wrap */
+	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
+		if (__builtin_add_overflow(sum, c.t->insns[i].count, &sum))
+			err = container__bad(name, "instruction counts overflow");
+	sum = 0;
+	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
+		if (__builtin_add_overflow(sum, c.t->edges[i].count, &sum))
+			err = container__bad(name, "edge counts overflow");
 	if (err) {
 		truth__free(c.t);
 		return err;
