@@ -40,6 +40,13 @@ static const char *lbr(const char *name)
 	return env_path("LBR_DATA", "../shared/data/lbr", name);
 }
 
+static bool is_char_device(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISCHR(st.st_mode);
+}
+
 /* a profile and a truth file that read (contents do not matter), a FIFO and a device that
  * reads forever (like /dev/zero) */
 static void make_inputs(void)
@@ -56,6 +63,62 @@ static void make_inputs(void)
 	truth__free(t);
 	cr_assert_eq(mkfifo(tpath("fifo"), 0600), 0);
 	cr_assert_eq(mknod(tpath("zero"), S_IFCHR | 0666, makedev(1, 5)), 0, "mknod: %s", strerror(errno));
+}
+
+/* 2. an output that is a device is written to, not replaced (it became a 0600 file) */
+Test(files, device_outputs_stay_devices)
+{
+	static const char *const cmds[] = { "record -o %s -- true", "import %s -o %%s",
+					    "truth -o %s -- /bin/true" };
+	const char *null = tpath("null");
+	struct run_result r;
+
+	cr_assert_eq(mknod(null, S_IFCHR | 0666, makedev(1, 3)), 0, "mknod: %s", strerror(errno));
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char args[1200];
+
+		if (i == 1) {
+			char fmt[100];
+
+			snprintf(fmt, sizeof(fmt), cmds[i], lbr("test.lbr"));
+			snprintf(args, sizeof(args), fmt, null);
+		} else {
+			snprintf(args, sizeof(args), cmds[i], null);
+		}
+		run(&r, TIMEOUT " %s %s", hsbpf_bin(), args);
+		cr_expect_eq(r.status, 0, "%s: %s", args, r.err);
+		cr_expect(is_char_device(null), "%s replaced the device", args);
+	}
+}
+
+/* 2. a FIFO as output: its reader gets the file (record, import, truth) */
+Test(files, fifo_outputs_feed_their_reader)
+{
+	const char *fifo = tpath("out.fifo"), *got = tpath("got");
+	struct run_result r;
+	struct profile *p;
+	struct truth *t;
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	run(&r, TIMEOUT " cat %s > %s & " TIMEOUT " %s import %s -o %s; wait", fifo, got, hsbpf_bin(),
+	    lbr("test.lbr"), fifo);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(got, &p), 0);
+	cr_expect_eq(profile__total_samples(p), 9232);
+	profile__free(p);
+	run(&r, TIMEOUT " cat %s > %s & " TIMEOUT " %s record -o %s -- %s 0.2; wait", fifo, got, hsbpf_bin(),
+	    fifo, fixture("hot7030"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(got, &p), 0);
+	cr_expect_gt(profile__total_samples(p), 0);
+	profile__free(p);
+	run(&r, TIMEOUT " cat %s > %s & " TIMEOUT " %s truth -o %s -- %s; wait", fifo, got, hsbpf_bin(), fifo,
+	    fixture("counts"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(truth__read(got, &t), 0);
+	cr_expect_gt(t->meta.total_insns, 0);
+	truth__free(t);
+	cr_expect(!access(fifo, F_OK));
 }
 
 /* tmpl with {bad} and {dir} replaced */
@@ -226,4 +289,33 @@ Test(files, huge_inputs_are_refused_from_their_header)
 		cr_expect_lt(t0, 1000, "%s: %llu ms", args, (unsigned long long)t0);
 		cr_expect_lt(ru.ru_maxrss, 64 * 1024, "%s: peak memory %ld kB", args, ru.ru_maxrss);
 	}
+}
+
+/* 9. an output name of 250 characters (the temporary's name exceeded NAME_MAX) */
+Test(files, output_name_of_250_characters)
+{
+	static const char *const cmds[] = { "import %s -o %%s", "record -o %s -- true",
+					    "truth -o %s -- /bin/true" };
+	char name[251], path[900];
+	struct run_result r;
+
+	memset(name, 'x', 250);
+	name[250] = 0;
+	snprintf(path, sizeof(path), "%s/%s", tmpdir(), name);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		char args[2000], fmt[200];
+
+		unlink(path);
+		if (i == 0) {
+			snprintf(fmt, sizeof(fmt), cmds[i], lbr("test.lbr"));
+			snprintf(args, sizeof(args), fmt, path);
+		} else {
+			snprintf(args, sizeof(args), cmds[i], path);
+		}
+		run(&r, TIMEOUT " %s %s", hsbpf_bin(), args);
+		cr_expect_eq(r.status, 0, "%s: %s", cmds[i], r.err);
+		cr_expect_eq(access(path, F_OK), 0, "%s wrote nothing", cmds[i]);
+	}
+	run(&r, "ls -A %s | grep -v '^\\.out$\\|^\\.err$\\|^xxxxxxxx'", tmpdir());
+	cr_expect_str_eq(r.out, "", "left behind: %s", r.out);
 }

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -210,24 +212,41 @@ Test(profile, not_a_profile)
 	cr_expect_neq(profile__read(tmpdir(), &q), 0);
 }
 
-Test(profile, failed_write_leaves_nothing)
+/* the folder holds nothing but the names given (and the test's own .out/.err) */
+static int others_in(const char *dir, const char *const *names, size_t nr)
 {
-	struct profile *p = sample_profile();
-	char dir[512];
 	struct dirent *de;
 	int n = 0;
-	DIR *d;
+	DIR *d = opendir(dir);
+
+	cr_assert(d);
+	while ((de = readdir(d))) {
+		bool known = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+
+		for (size_t i = 0; i < nr; i++)
+			known |= !strcmp(de->d_name, names[i]);
+		if (!known) {
+			fprintf(stderr, "left behind: %s\n", de->d_name);
+			n++;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+Test(profile, failed_write_leaves_nothing, .init = cr_redirect_stderr)
+{
+	struct profile *p = sample_profile();
+	const char *const keep[] = { "ro" };
+	char dir[512];
 
 	snprintf(dir, sizeof(dir), "%s/ro", tmpdir());
 	cr_assert_eq(mkdir(dir, 0755), 0);
 	cr_expect_neq(profile__write(p, "/nonexistent-dir/p.data"), 0);
-	/* a path that is a directory: the rename fails after the data was written */
+	/* a path that is a directory */
 	cr_expect_neq(profile__write(p, dir), 0);
-	d = opendir(tmpdir());
-	while ((de = readdir(d)))
-		n += !!strstr(de->d_name, ".tmp.");
-	closedir(d);
-	cr_expect_eq(n, 0, "temporary files left behind");
+	/* no temporary file of any name: every entry but the folder itself is left over */
+	cr_expect_eq(others_in(tmpdir(), keep, 1), 0, "temporary files left behind");
 	profile__free(p);
 }
 
@@ -355,4 +374,62 @@ Test(profile, overflowing_counts_are_refused, .init = cr_redirect_stderr)
 	cr_expect_stderr_eq_str("hsbpf: 'hostile' is corrupt: sample counts overflow\n"
 				"hsbpf: 'hostile' is corrupt: sample counts overflow\n"
 				"hsbpf: 'hostile' is corrupt: branch record counts overflow\n");
+}
+
+/* a device stays a device (a record -o /dev/null replaced it with a 0600 file); a FIFO with a
+ * reader gets the profile's bytes */
+Test(profile, devices_and_fifos_are_written_in_place)
+{
+	struct profile *p = sample_profile(), *q;
+	char null[512], fifo[512], got[512];
+	struct stat st;
+	int status;
+	pid_t pid;
+
+	snprintf(null, sizeof(null), "%s", path_in_tmp("null"));
+	snprintf(fifo, sizeof(fifo), "%s", path_in_tmp("fifo"));
+	cr_assert_eq(mknod(null, S_IFCHR | 0666, makedev(1, 3)), 0, "mknod: %s", strerror(errno));
+	cr_assert_eq(profile__write(p, null), 0);
+	cr_assert_eq(stat(null, &st), 0);
+	cr_expect(S_ISCHR(st.st_mode), "the device became mode %o", st.st_mode);
+	cr_expect_eq(st.st_rdev, makedev(1, 3));
+
+	cr_assert_eq(mkfifo(fifo, 0600), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (pid == 0) {
+		/* the reader: the FIFO's bytes into got.data */
+		char cmd[1200];
+
+		snprintf(cmd, sizeof(cmd), "cat '%s' > '%s'", fifo, path_in_tmp("got.data"));
+		_exit(system(cmd) ? 1 : 0);
+	}
+	cr_assert_eq(profile__write(p, fifo), 0);
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	cr_expect_eq(status, 0);
+	cr_assert_eq(stat(fifo, &st), 0);
+	cr_expect(S_ISFIFO(st.st_mode));
+	snprintf(got, sizeof(got), "%s", path_in_tmp("got.data"));
+	cr_assert_eq(profile__read(got, &q), 0);
+	cr_expect_eq(profile__total_samples(q), profile__total_samples(p));
+	profile__free(q);
+	profile__free(p);
+}
+
+/* a valid output name of 250 characters: the temporary file's name must not exceed NAME_MAX */
+Test(profile, output_name_of_250_characters)
+{
+	struct profile *p = sample_profile(), *q;
+	char name[251], path[1024];
+	const char *const keep[] = { name };
+
+	memset(name, 'n', 250);
+	name[250] = 0;
+	snprintf(path, sizeof(path), "%s/%s", tmpdir(), name);
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_expect_eq(profile__total_samples(q), 4);
+	cr_expect_eq(others_in(tmpdir(), keep, 1), 0);
+	profile__free(q);
+	profile__free(p);
 }

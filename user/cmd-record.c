@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "container.h"
 #include "profile.h"
 #include "session.h"
 
@@ -117,23 +118,19 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-/* fail before recording, not after: a temporary file next to the output */
+/* fail before recording, not after: the output can be created. A device or a FIFO is
+ * opened when written (a FIFO's reader would see its end now) */
 static int check_output(const char *path)
 {
-	char *tmp;
-	int fd, err = 0;
+	struct outfile o;
+	struct stat st;
+	int err;
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0)
-		return -ENOMEM;
-	fd = mkstemp(tmp);
-	if (fd < 0) {
-		err = -errno;
-		error("cannot create '%s': %s", path, strerror(-err));
-	} else {
-		close(fd);
-		unlink(tmp);
-	}
-	free(tmp);
+	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return 0;
+	err = outfile__open(&o, path);
+	if (!err)
+		outfile__discard(&o);
 	return err;
 }
 

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "container.h"
@@ -124,6 +125,8 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 	return 0;
 }
 
+/* ---- writing ---- */
+
 static int write_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
@@ -142,17 +145,203 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int container__write(const char *path, const char magic[8], u16 major, u16 minor,
-		     const struct container_section *secs, size_t nr)
+/* the folder of path, for the temporary file: "." for a bare name */
+static char *dir_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
+}
+
+/* DIR/.hsbpf-XXXXXXXX.tmp: short, so that the output's own name may be NAME_MAX long */
+static char *tmp_name(const char *dir)
+{
+	char *name;
+	u64 r = now_ns(CLOCK_MONOTONIC) ^ ((u64)getpid() << 32);
+	static unsigned counter;
+
+	r ^= (u64)++counter * 0x9E3779B97F4A7C15ull;
+	r *= 0xff51afd7ed558ccdull;
+	if (asprintf(&name, "%s/.hsbpf-%08x.tmp", dir, (u32)(r >> 32)) < 0)
+		return NULL;
+	return name;
+}
+
+static bool proc_fd_works(void)
+{
+	return !access("/proc/self/fd", X_OK);
+}
+
+static int open_temp(struct outfile *o)
+{
+	char *dir = dir_of(o->path);
+	int err = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	/* unnamed: a recording killed by SIGKILL leaves nothing; linked through /proc at
+	 * commit, which needs no privilege (AT_EMPTY_PATH would) */
+	if (proc_fd_works()) {
+		o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (o->fd >= 0) {
+			o->unnamed = true;
+			goto out;
+		}
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+			err = -errno;
+			goto out;
+		}
+	}
+	/* a filesystem without O_TMPFILE: a short name */
+	for (int tries = 0; tries < 100; tries++) {
+		o->tmp = tmp_name(dir);
+		if (!o->tmp) {
+			err = -ENOMEM;
+			goto out;
+		}
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (o->fd >= 0 || errno != EEXIST)
+			break;
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	if (o->fd < 0) {
+		err = -errno;
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+out:
+	free(dir);
+	return err;
+}
+
+int outfile__open(struct outfile *o, const char *path)
+{
+	struct stat st;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
+		goto fail;
+	}
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO: in place (a FIFO's open waits for its reader) */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (o->fd < 0) {
+			err = -errno;
+			error("cannot open '%s': %s", path, strerror(-err));
+			goto fail;
+		}
+		if (!fstat(o->fd, &st) && !S_ISREG(st.st_mode)) {
+			o->in_place = true;
+			return 0;
+		}
+		close(o->fd);	/* it became a regular file meanwhile: as one */
+		o->fd = -1;
+	}
+	err = open_temp(o);
+	if (err) {
+		error("cannot create '%s': %s", path, strerror(-err));
+		goto fail;
+	}
+	return 0;
+fail:
+	outfile__discard(o);
+	return err;
+}
+
+int outfile__commit(struct outfile *o)
+{
+	int err = 0;
+
+	if (o->in_place) {
+		if (close(o->fd) && errno != EINTR)
+			err = -errno;
+		o->fd = -1;
+		goto out;
+	}
+	if (fsync(o->fd)) {
+		err = -errno;
+		goto out;
+	}
+	if (o->unnamed) {
+		char *dir = dir_of(o->path), proc[64];
+
+		if (!dir) {
+			err = -ENOMEM;
+			goto out;
+		}
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+		for (int tries = 0; tries < 100; tries++) {
+			o->tmp = tmp_name(dir);
+			if (!o->tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW)) {
+				err = 0;
+				break;
+			}
+			err = -errno;
+			free(o->tmp);
+			o->tmp = NULL;
+			if (err != -EEXIST)
+				break;
+		}
+		free(dir);
+		if (err)
+			goto out;
+	}
+	if (close(o->fd) && errno != EINTR)
+		err = -errno;
+	o->fd = -1;
+	if (!err && rename(o->tmp, o->path))
+		err = -errno;
+out:
+	if (err)
+		error("cannot write '%s': %s", o->path, strerror(-err));
+	if (!err) {
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	outfile__discard(o);
+	return err;
+}
+
+void outfile__discard(struct outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	free(o->path);
+	o->path = NULL;
+}
+
+int container__write_out(struct outfile *o, const struct container_format *f,
+			 const struct container_section *secs, size_t nr)
 {
 	struct section_desc descs[MAX_SECTIONS];
 	struct file_header hdr = {};
-	char *tmp = NULL;
 	u64 off;
-	int fd = -1, err;
+	int err;
 
-	if (nr > MAX_SECTIONS)
-		return -E2BIG;
+	if (nr > MAX_SECTIONS) {
+		err = -E2BIG;
+		goto cleanup;
+	}
 	off = sizeof(hdr) + nr * sizeof(struct section_desc);
 	for (size_t i = 0; i < nr; i++) {
 		descs[i].type = secs[i].type;
@@ -161,9 +350,9 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 		descs[i].crc = crc32(0, secs[i].data, secs[i].size);
 		off += secs[i].size;
 	}
-	memcpy(hdr.magic, magic, 8);
-	hdr.version_major = major;
-	hdr.version_minor = minor;
+	memcpy(hdr.magic, f->magic, 8);
+	hdr.version_major = f->major;
+	hdr.version_minor = f->minor;
 	hdr.header_size = sizeof(hdr);
 	hdr.file_size = off;
 	hdr.section_table = sizeof(hdr);
@@ -171,42 +360,30 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 	hdr.table_crc = crc32(0, (const void *)descs, nr * sizeof(descs[0]));
 	hdr.header_crc = crc32(0, (const void *)&hdr, sizeof(hdr));
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", path) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		error("cannot write '%s': %s", path, strerror(-err));
-		goto cleanup;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
-	if (fd < 0) {
-		err = -errno;
-		error("cannot create '%s': %s", path, strerror(-err));
-		free(tmp);
-		tmp = NULL;
-		goto cleanup;
-	}
-	err = write_all(fd, &hdr, sizeof(hdr));
+	err = write_all(o->fd, &hdr, sizeof(hdr));
 	if (!err)
-		err = write_all(fd, descs, nr * sizeof(descs[0]));
+		err = write_all(o->fd, descs, nr * sizeof(descs[0]));
 	for (size_t i = 0; !err && i < nr; i++)
-		err = write_all(fd, secs[i].data, secs[i].size);
-	if (!err && fsync(fd))
-		err = -errno;
-	if (!err && close(fd))
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err)
-		error("cannot write '%s': %s", path, strerror(-err));
+		err = write_all(o->fd, secs[i].data, secs[i].size);
 cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
-	return err;
+	if (err) {
+		error("cannot write '%s': %s", o->path, strerror(-err));
+		outfile__discard(o);
+		return err;
+	}
+	return outfile__commit(o);
 }
+
+int container__write(const char *path, const struct container_format *f,
+		     const struct container_section *secs, size_t nr)
+{
+	struct outfile o;
+	int err = outfile__open(&o, path);
+
+	return err ? err : container__write_out(&o, f, secs, nr);
+}
+
+/* ---- reading ---- */
 
 int container__bad(const char *name, const char *what)
 {

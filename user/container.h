@@ -19,8 +19,32 @@ struct container_section {
 	size_t size;
 };
 
-/* atomic write: temporary file in the same folder, mode 0600, fsync, rename */
-int container__write(const char *path, const char magic[8], u16 major, u16 minor,
+/* Where a file is written. A regular file (or a new one) atomically: an unnamed temporary
+ * file in the same folder (O_TMPFILE; a short-named one where the filesystem has none),
+ * linked in under its name only once complete, so that nothing is left behind even by a
+ * SIGKILL and a name of NAME_MAX characters works. Anything else, a device or a FIFO, is
+ * written in place, as perf does: /dev/null stays /dev/null. */
+struct outfile {
+	char *path;
+	char *tmp;		/* the temporary's name, while it has one */
+	int fd;
+	bool in_place;
+	bool unnamed;
+};
+
+/* open; 0, or -errno after reporting */
+int outfile__open(struct outfile *o, const char *path);
+/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
+ * reporting; on failure nothing is left behind */
+int outfile__commit(struct outfile *o);
+/* close and remove what was written; for an outfile that failed or was never opened too */
+void outfile__discard(struct outfile *o);
+
+/* write the container to an open outfile and commit it (discard it on failure) */
+int container__write_out(struct outfile *o, const struct container_format *f,
+			 const struct container_section *secs, size_t nr);
+/* the same through outfile__open */
+int container__write(const char *path, const struct container_format *f,
 		     const struct container_section *secs, size_t nr);
 
 /* called once per section, in file order; a non-zero return stops the walk and is returned */

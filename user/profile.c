@@ -411,8 +411,7 @@ int profile__write(struct profile *p, const char *path)
 	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
-	err = container__write(path, PROFILE_MAGIC, PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
-			       secs, nsec);
+	err = container__write(path, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
 	free(stats);

@@ -190,7 +190,8 @@ void profile__finish(struct profile *p);
 u64 profile__total_samples(const struct profile *p);
 u64 profile__total_weight(const struct profile *p);
 
-/* atomic write: temporary file in the same folder, mode 0600, then rename */
+/* atomic write: temporary file in the same folder, mode 0600, then rename; a device or a
+ * FIFO is written in place */
 int profile__write(struct profile *p, const char *path);
 /* validates everything; reports what is wrong once and returns -EINVAL, -ENOENT, ... */
 int profile__read(const char *path, struct profile **out);

@@ -707,7 +707,7 @@ int truth__write(struct truth *t, const char *path)
 	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
 	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
 	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = container__write(path, TRUTH_MAGIC, TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR, secs, 5);
+	err = container__write(path, &truth_format, secs, 5);
 	free(meta);
 	return err;
 }
