@@ -246,6 +246,44 @@ Test(files, fifo_and_device_objects_are_never_opened)
 	truth__free(t);
 }
 
+/* 5. a full file system: record and truth fail before the work, at once, leaving nothing */
+static char mnt[600];
+
+static void unmount_tmpfs(void)
+{
+	if (mnt[0])
+		umount2(mnt, MNT_DETACH);
+	mnt[0] = 0;
+	cleanup_tmpdir();
+}
+
+Test(files, full_disk_is_found_before_recording, .fini = unmount_tmpfs)
+{
+	static const char *const cmds[] = { "record -o %s/out.data -d 20 -- %s 30",
+					    "truth -o %s/out.truth -- %s 30" };
+	struct run_result r;
+
+	snprintf(mnt, sizeof(mnt), "%s", tpath("mnt"));
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	cr_assert_eq(mount("tmpfs", mnt, "tmpfs", 0, "size=64k"), 0, "mount: %s", strerror(errno));
+	run(&r, "dd if=/dev/zero of=%s/fill bs=4k 2>/dev/null; df -k %s | tail -1", mnt, mnt);
+	cr_assert(strstr(r.out, " 100% "), "not full: %s", r.out);
+	for (size_t i = 0; i < 2; i++) {
+		char args[1500];
+		u64 t0 = now_ns(CLOCK_MONOTONIC), ms;
+
+		snprintf(args, sizeof(args), cmds[i], mnt, fixture("hot7030"));
+		run(&r, TIMEOUT " %s %s", hsbpf_bin(), args);
+		ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1000000;
+		cr_expect_eq(r.status, 1, "%s: %d: %s", args, r.status, r.err);
+		cr_expect(strstr(r.err, "No space left on device"), "%s: %s", args, r.err);
+		cr_expect_lt(ms, 5000, "%s: failed after %llu ms, not before the work", args,
+			     (unsigned long long)ms);
+		run(&r, "ls -A %s", mnt);
+		cr_expect_str_eq(r.out, "fill\n", "%s left: %s", args, r.out);
+	}
+}
+
 /* 8. a 3 GB sparse file that claims to be a profile, a truth file or a perf.data: refused from
  * its header in well under a second and without reading it into memory */
 Test(files, huge_inputs_are_refused_from_their_header)
@@ -318,4 +356,16 @@ Test(files, output_name_of_250_characters)
 	}
 	run(&r, "ls -A %s | grep -v '^\\.out$\\|^\\.err$\\|^xxxxxxxx'", tmpdir());
 	cr_expect_str_eq(r.out, "", "left behind: %s", r.out);
+}
+
+/* truth --vpmu writes two files: one name for both lost the first */
+Test(files, truth_outputs_are_two_files)
+{
+	struct run_result r;
+
+	run(&r, "cd %s && %s truth --vpmu insns -o v.out --profile ./v.out -- /bin/true", tmpdir(),
+	    hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "name the same file"), "%s", r.err);
+	cr_expect_neq(access(tpath("v.out"), F_OK), 0);
 }

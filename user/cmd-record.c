@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -118,30 +117,14 @@ static int parse_args(int argc, char **argv)
 	return 0;
 }
 
-/* fail before recording, not after: the output can be created. A device or a FIFO is
- * opened when written (a FIFO's reader would see its end now) */
-static int check_output(const char *path)
-{
-	struct outfile o;
-	struct stat st;
-	int err;
-
-	if (!stat(path, &st) && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
-		return 0;
-	err = outfile__open(&o, path);
-	if (!err)
-		outfile__discard(&o);
-	return err;
-}
-
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
 	struct profile *p;
 	u64 deadline;
 	int err, child_status;
-	struct stat st;
 
 	err = parse_args(argc, argv);
 	if (err)
@@ -151,12 +134,9 @@ int cmd_record(int argc, char **argv)
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
-	if (!stat(env.output, &st) && S_ISDIR(st.st_mode)) {
-		err = -EISDIR;
-		error("cannot write '%s': it is a directory", env.output);
-		goto cleanup;
-	}
-	err = check_output(env.output);
+	/* fail before recording, not after: the output is opened now, with room for its head
+	 * (a full disk is told in a moment, not at the end; a FIFO waits for its reader here) */
+	err = outfile__open(&out, env.output, CONTAINER_HEAD_MAX);
 	if (err)
 		goto cleanup;
 
@@ -183,7 +163,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	p = session__profile(sess);
-	err = profile__write(p, env.output);
+	err = profile__write_out(p, &out);	/* commits or discards out */
 	if (err)
 		goto cleanup;
 
@@ -206,6 +186,7 @@ int cmd_record(int argc, char **argv)
 	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM)
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
 cleanup:
+	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
 	return err ? 1 : 0;
 }

@@ -35,6 +35,8 @@ struct section_desc {
 _Static_assert(sizeof(struct section_desc) == 24, "section_desc");
 
 #define MAX_SECTIONS 64
+_Static_assert(CONTAINER_HEAD_MAX == sizeof(struct file_header) +
+	       MAX_SECTIONS * sizeof(struct section_desc), "CONTAINER_HEAD_MAX");
 
 char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len)
 {
@@ -219,7 +221,7 @@ out:
 	return err;
 }
 
-int outfile__open(struct outfile *o, const char *path)
+int outfile__open(struct outfile *o, const char *path, size_t reserve)
 {
 	struct stat st;
 	int err;
@@ -252,6 +254,13 @@ int outfile__open(struct outfile *o, const char *path)
 	if (err) {
 		error("cannot create '%s': %s", path, strerror(-err));
 		goto fail;
+	}
+	if (reserve) {
+		err = -posix_fallocate(o->fd, 0, reserve);
+		if (err) {
+			error("cannot write '%s': %s", path, strerror(-err));
+			goto fail;
+		}
 	}
 	return 0;
 fail:
@@ -365,6 +374,9 @@ int container__write_out(struct outfile *o, const struct container_format *f,
 		err = write_all(o->fd, descs, nr * sizeof(descs[0]));
 	for (size_t i = 0; !err && i < nr; i++)
 		err = write_all(o->fd, secs[i].data, secs[i].size);
+	/* the reservation may have made it longer */
+	if (!err && !o->in_place && ftruncate(o->fd, off))
+		err = -errno;
 cleanup:
 	if (err) {
 		error("cannot write '%s': %s", o->path, strerror(-err));
@@ -378,7 +390,7 @@ int container__write(const char *path, const struct container_format *f,
 		     const struct container_section *secs, size_t nr)
 {
 	struct outfile o;
-	int err = outfile__open(&o, path);
+	int err = outfile__open(&o, path, 0);
 
 	return err ? err : container__write_out(&o, f, secs, nr);
 }

@@ -7,6 +7,9 @@
 
 #include "util.h"
 
+/* the file header and the largest section table: what an output reserves when opened */
+#define CONTAINER_HEAD_MAX (64 + 64 * 24)
+
 struct container_format {
 	const char *magic;	/* 8 bytes */
 	const char *kind;	/* "hsbpf profile": what the messages call it */
@@ -32,8 +35,9 @@ struct outfile {
 	bool unnamed;
 };
 
-/* open; 0, or -errno after reporting */
-int outfile__open(struct outfile *o, const char *path);
+/* open, and for a regular file reserve reserve bytes, so that a full disk is found before
+ * the work and not after it. 0, or -errno after reporting */
+int outfile__open(struct outfile *o, const char *path, size_t reserve);
 /* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
  * reporting; on failure nothing is left behind */
 int outfile__commit(struct outfile *o);

@@ -387,6 +387,14 @@ static const struct container_format profile_format = {
 
 int profile__write(struct profile *p, const char *path)
 {
+	struct outfile o;
+	int err = outfile__open(&o, path, 0);
+
+	return err ? err : profile__write_out(p, &o);
+}
+
+int profile__write_out(struct profile *p, struct outfile *o)
+{
 	struct container_section secs[16];
 	char *meta = NULL, *stats = NULL;
 	size_t meta_len = 0, stats_len = 0, nsec = 0;
@@ -398,6 +406,7 @@ int profile__write(struct profile *p, const char *path)
 	if (!meta || !stats) {
 		err = -ENOMEM;
 		error("cannot format profile: %s", strerror(-err));
+		outfile__discard(o);
 		goto cleanup;
 	}
 	secs[nsec++] = (struct container_section){ SEC_META, meta, meta_len };
@@ -411,7 +420,7 @@ int profile__write(struct profile *p, const char *path)
 	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
-	err = container__write(path, &profile_format, secs, nsec);
+	err = container__write_out(o, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
 	free(stats);

@@ -695,19 +695,30 @@ static const struct container_format truth_format = {
 
 int truth__write(struct truth *t, const char *path)
 {
+	struct outfile o;
+	int err = outfile__open(&o, path, 0);
+
+	return err ? err : truth__write_out(t, &o);
+}
+
+int truth__write_out(struct truth *t, struct outfile *o)
+{
 	struct container_section secs[5];
 	size_t meta_len;
 	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	int err;
 
-	if (!meta)
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!meta) {
+		err = fail(-ENOMEM, "cannot write '%s': %s", o->path, strerror(ENOMEM));
+		outfile__discard(o);
+		return err;
+	}
 	secs[0] = (struct container_section){ TSEC_META, meta, meta_len };
 	secs[1] = (struct container_section){ TSEC_STRINGS, t->strs, t->strs_len };
 	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
 	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
 	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = container__write(path, &truth_format, secs, 5);
+	err = container__write_out(o, &truth_format, secs, 5);
 	free(meta);
 	return err;
 }

@@ -102,6 +102,9 @@ int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp
 void truth__drop_object(struct truth *t, u32 obj);
 
 int truth__write(struct truth *t, const char *path);
+/* to an outfile opened earlier; commits it, or discards it on failure */
+struct outfile;
+int truth__write_out(struct truth *t, struct outfile *o);
 int truth__read(const char *path, struct truth **out);
 int truth__parse(const void *buf, size_t size, const char *name, struct truth **out);
 

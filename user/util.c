@@ -166,3 +166,35 @@ int file__open_error(const char *path, int err)
 		error("cannot open '%s': %s", path, strerror(-err));
 	return err;
 }
+
+/* realpath of path's folder, then its last component */
+static char *canonical(const char *path)
+{
+	const char *base = path__base(path);
+	char *dir = base == path ? strdup(".") : strndup(path, base - path), *real, *out = NULL;
+
+	if (!dir)
+		return NULL;
+	real = realpath(*dir ? dir : "/", NULL);
+	if (real && asprintf(&out, "%s/%s", real, base) < 0)
+		out = NULL;
+	free(real);
+	free(dir);
+	return out;
+}
+
+bool file__same(const char *a, const char *b)
+{
+	struct stat sa, sb;
+	char *ca, *cb;
+	bool same;
+
+	if (!stat(a, &sa) && !stat(b, &sb))
+		return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+	ca = canonical(a);
+	cb = canonical(b);
+	same = ca && cb ? !strcmp(ca, cb) : !strcmp(a, b);
+	free(ca);
+	free(cb);
+	return same;
+}

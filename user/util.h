@@ -49,6 +49,10 @@ int parse_u64(const char *s, u64 *out);
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
 
+/* whether two paths name one file: the same device and inode when both exist, else the same
+ * real folder and name (a file about to be created) */
+bool file__same(const char *a, const char *b);
+
 /* file__open_regular's refusal of a FIFO, a device or a socket: an errno that opening a path
  * to read never gives otherwise, so that callers can word it (file__strerror) */
 #define ENOTREGULAR EMEDIUMTYPE
