@@ -65,6 +65,29 @@ static void make_inputs(void)
 	cr_assert_eq(mknod(tpath("zero"), S_IFCHR | 0666, makedev(1, 5)), 0, "mknod: %s", strerror(errno));
 }
 
+/* 1. a newline in a command's argument: the profile (and the truth file) written read back */
+Test(files, newline_in_a_command_reads_back)
+{
+	struct run_result r;
+	struct profile *p;
+	struct truth *t;
+
+	run(&r, "%s record -o %s -- sh -c \"$(printf 'true\\ntrue')\"", hsbpf_bin(), tpath("nl.data"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s report -i %s", hsbpf_bin(), tpath("nl.data"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(tpath("nl.data"), &p), 0);
+	cr_expect(strstr(p->meta.target, "true\ntrue"), "%s", p->meta.target);
+	profile__free(p);
+	run(&r, "%s truth -o %s -- /bin/sh -c \"$(printf 'true\\ntrue')\"", hsbpf_bin(), tpath("nl.truth"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s truth -i %s --what summary", hsbpf_bin(), tpath("nl.truth"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(truth__read(tpath("nl.truth"), &t), 0);
+	cr_expect(strstr(t->meta.command, "true\ntrue"), "%s", t->meta.command);
+	truth__free(t);
+}
+
 /* 2. an output that is a device is written to, not replaced (it became a 0600 file) */
 Test(files, device_outputs_stay_devices)
 {

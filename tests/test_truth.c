@@ -591,6 +591,66 @@ Test(truth, experiment_methods)
 	}
 }
 
+/* the metadata fields as truth.c lists them: every string with every byte it can hold, filled
+ * to its maximum length, and numbers at their extremes, come back as written (a command with
+ * a newline in an argument broke the key=value section) */
+#define TS(f) { #f, 's', offsetof(struct truth_meta, f), sizeof(((struct truth_meta *)0)->f) }
+#define TN(f) { #f, 'n', offsetof(struct truth_meta, f), sizeof(((struct truth_meta *)0)->f) }
+static const struct {
+	const char *key;
+	char kind;
+	size_t off, size;
+} truth_meta_fields[] = {
+	TS(command), TS(program), TS(status), TN(exit_code), TN(signal), TN(threads), TS(emulator),
+	TS(glibc_tunables), TN(total_insns), TN(anon_insns), TN(rep_iterations),
+	TN(page_cross_dropped), TN(start_realtime_ns), TN(duration_ns), TN(edges_off),
+};
+
+Test(truth, metadata_round_trips_every_byte)
+{
+	const char *path = tpath("m.truth");
+
+	/* status[64] needs 5 rounds of 63 bytes to see all 255 */
+	for (size_t r = 0; r < 5; r++) {
+		struct truth *t = truth__new(), *q;
+
+		cr_assert(t);
+		for (size_t i = 0; i < sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0]); i++) {
+			char *f = (char *)&t->meta + truth_meta_fields[i].off;
+			size_t n = truth_meta_fields[i].size;
+
+			if (truth_meta_fields[i].kind == 's') {
+				for (size_t k = 0; k + 1 < n; k++)
+					f[k] = 1 + (r * (n - 1) + k) % 255;
+				f[n - 1] = 0;
+			} else if (n == 8) {
+				*(u64 *)f = r & 1 ? UINT64_MAX - r : r;
+			} else {
+				*(u32 *)f = r & 1 ? UINT32_MAX - r : r;
+			}
+		}
+		cr_assert_eq(truth__write(t, path), 0, "round %zu", r);
+		cr_assert_eq(truth__read(path, &q), 0, "round %zu: the written truth does not read back", r);
+		for (size_t i = 0; i < sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0]); i++)
+			cr_expect_eq(memcmp((char *)&t->meta + truth_meta_fields[i].off,
+					    (char *)&q->meta + truth_meta_fields[i].off, truth_meta_fields[i].size),
+				     0, "round %zu: %s differs", r, truth_meta_fields[i].key);
+		truth__free(t);
+		truth__free(q);
+	}
+	/* the list above is truth.c's: a field added there and not here fails */
+	{
+		struct truth *t = truth__new();
+		struct run_result r;
+
+		cr_assert_eq(truth__write(t, path), 0);
+		truth__free(t);
+		run(&r, "tail -c +$((64 + 5 * 24 + 1)) %s | tr -cd '\\n' | wc -c", path);
+		cr_expect_eq(atoi(r.out), (int)(sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0])),
+			     "%s keys", r.out);
+	}
+}
+
 /* hand-built hostile truth files: a section twice; counts whose sums wrap (an eval of one
  * printed AE 18446744073709551616) */
 Test(truth, hostile_files_are_refused)

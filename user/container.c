@@ -38,6 +38,20 @@ _Static_assert(sizeof(struct section_desc) == 24, "section_desc");
 _Static_assert(CONTAINER_HEAD_MAX == sizeof(struct file_header) +
 	       MAX_SECTIONS * sizeof(struct section_desc), "CONTAINER_HEAD_MAX");
 
+/* ---- key=value sections ---- */
+
+static void put_escaped(FILE *fp, const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i]; i++) {
+		if (s[i] == '\\')
+			fputs("\\\\", fp);
+		else if (s[i] == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(s[i], fp);
+	}
+}
+
 char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len)
 {
 	char *buf = NULL;
@@ -51,7 +65,10 @@ char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *le
 
 		switch (f[i].kind) {
 		case KV_STR:
-			fprintf(fp, "%s=%.*s\n", f[i].key, (int)f[i].size, field);
+			fprintf(fp, "%s=", f[i].key);
+			/* a full field has no NUL: never more than it holds */
+			put_escaped(fp, field, f[i].size - 1);
+			fputc('\n', fp);
 			break;
 		case KV_U64:
 			fprintf(fp, "%s=%" PRIu64 "\n", f[i].key, *(const u64 *)field);
@@ -72,7 +89,35 @@ char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *le
 	return buf;
 }
 
-int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len)
+/* the value v (vlen bytes) into a field of size bytes, NUL-terminated; -EINVAL if too long
+ * or (escaped) not a valid escape */
+static int take_string(char *field, size_t size, const char *v, size_t vlen, bool escaped)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < vlen; i++) {
+		char c = v[i];
+
+		if (escaped && c == '\\') {
+			if (++i == vlen)
+				return -EINVAL;
+			if (v[i] == '\\')
+				c = '\\';
+			else if (v[i] == 'n')
+				c = '\n';
+			else
+				return -EINVAL;
+		}
+		if (o + 1 >= size)
+			return -EINVAL;
+		field[o++] = c;
+	}
+	field[o] = 0;
+	return 0;
+}
+
+int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len,
+	      bool escaped)
 {
 	const char *p = buf, *end = buf + len;
 
@@ -94,10 +139,8 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 			if (strlen(f[i].key) != klen || memcmp(f[i].key, p, klen))
 				continue;
 			if (f[i].kind == KV_STR) {
-				if (vlen >= f[i].size)
+				if (take_string(field, f[i].size, eq + 1, vlen, escaped))
 					return -EINVAL;
-				memcpy(field, eq + 1, vlen);
-				field[vlen] = 0;
 				break;
 			}
 			if (vlen == 0 || vlen >= sizeof(num))
@@ -115,10 +158,13 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 
 				if (parse_u64(num, &v))
 					return -EINVAL;
-				if (f[i].kind == KV_U32)
+				if (f[i].kind == KV_U32) {
+					if (v > UINT32_MAX)
+						return -EINVAL;
 					*(u32 *)field = v;
-				else
+				} else {
 					*(u64 *)field = v;
+				}
 			}
 			break;
 		}
@@ -467,7 +513,8 @@ static int check_table(const void *table, const struct file_header *hdr, u64 siz
 }
 
 int container__parse(const void *buf, size_t size, const char *name,
-		     const struct container_format *f, container_section_fn fn, void *ctx)
+		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+		     void *ctx)
 {
 	const u8 *base = buf;
 	const struct section_desc *descs;
@@ -488,6 +535,8 @@ int container__parse(const void *buf, size_t size, const char *name,
 		if (crc32(0, base + d.offset, d.size) != d.crc)
 			return container__bad(name, "section checksum mismatch");
 	}
+	if (file_minor)
+		*file_minor = hdr.version_minor;
 	for (u32 i = 0; i < hdr.nr_sections; i++) {
 		struct section_desc d;
 

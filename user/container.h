@@ -55,9 +55,11 @@ int container__write(const char *path, const struct container_format *f,
 typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
 /* checks magic, version (a newer major is refused), sizes, checksums, and that no section
- * type appears twice; what is wrong is reported once, naming the file */
+ * type appears twice; what is wrong is reported once, naming the file. *file_minor (if
+ * given) receives the file's minor version before the first section is handed over */
 int container__parse(const void *buf, size_t size, const char *name,
-		     const struct container_format *f, container_section_fn fn, void *ctx);
+		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+		     void *ctx);
 
 /* a check of a file's first bytes before it is read whole: 0 to read on, or -errno after
  * reporting. fd is the open file (pread it), size its size */
@@ -77,7 +79,9 @@ int container__load(const char *path, const struct container_format *f,
 /* report "'NAME' is corrupt: WHAT" and return -EINVAL */
 int container__bad(const char *name, const char *what);
 
-/* key=value sections over a struct */
+/* key=value sections over a struct. Strings are written escaped (a backslash as \\, a
+ * newline as \n), so that any byte but NUL survives; kv__parse unescapes them when the file
+ * is of a version that escapes (older files hold strings as they are) */
 enum kv_kind { KV_STR, KV_U64, KV_U32, KV_DBL };
 
 struct kv_field {
@@ -89,7 +93,8 @@ struct kv_field {
 
 char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len);
 /* unknown keys are skipped: a newer minor version may add some */
-int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len);
+int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len,
+	      bool escaped);
 
 /* copy a section holding an array of elem-sized records; -EINVAL if the size is not a multiple */
 int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,

@@ -474,6 +474,7 @@ static int check_sums(const struct profile *p, const char *name)
 struct parse_ctx {
 	struct profile *p;
 	const char *name;
+	u16 minor;		/* the file's */
 };
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
@@ -492,11 +493,13 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 
 	switch (type) {
 	case SEC_META:
-		if (kv__parse(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size))
+		if (kv__parse(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
+			      c->minor >= PROFILE_MINOR_ESCAPES))
 			err = bad(c->name, "bad metadata");
 		break;
 	case SEC_STATS:
-		if (kv__parse(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), data, size))
+		if (kv__parse(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), data, size,
+			      c->minor >= PROFILE_MINOR_ESCAPES))
 			err = bad(c->name, "bad counters");
 		break;
 	case SEC_STRINGS:
@@ -560,7 +563,7 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	c.p->strs.len = 0;
 	c.p->strs.nused = 0;
 	memset(c.p->strs.slots, 0, c.p->strs.nslots * sizeof(*c.p->strs.slots));
-	err = container__parse(buf, size, name, &profile_format, parse_section, &c);
+	err = container__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)

@@ -8,7 +8,9 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	1
+#define PROFILE_VERSION_MINOR	2
+/* 1.2: metadata strings are escaped (docs/profile-format.md) */
+#define PROFILE_MINOR_ESCAPES	2
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {

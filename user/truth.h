@@ -9,7 +9,9 @@
 
 #define TRUTH_MAGIC		"HSBPFTRU"
 #define TRUTH_VERSION_MAJOR	1
-#define TRUTH_VERSION_MINOR	0
+#define TRUTH_VERSION_MINOR	1
+/* 1.1: metadata strings are escaped (docs/truth-format.md) */
+#define TRUTH_MINOR_ESCAPES	1
 #define TRUTH_NO_OBJECT		UINT32_MAX
 
 enum edge_kind {
