@@ -269,6 +269,49 @@ Test(files, fifo_and_device_objects_are_never_opened)
 	truth__free(t);
 }
 
+/* 4. standard output on a full device: one message, status 1, for every command that writes
+ * there; and the same commands on /dev/null succeed */
+Test(files, standard_output_write_errors)
+{
+	char cmds[12][1500];
+	size_t n = 0;
+	struct run_result r;
+
+	cr_assert_eq(run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), lbr("test.lbr"),
+			 lbr("test.binary"), tpath("lbr.data")), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s truth --vpmu insns --period 10000 -o %s --profile %s -- %s", hsbpf_bin(),
+			 tpath("v.truth"), tpath("v.data"), fixture("counts")), 0, "%s", r.err);
+	snprintf(cmds[n++], 1500, "--version");
+	snprintf(cmds[n++], 1500, "--help");
+	snprintf(cmds[n++], 1500, "report -i %s", tpath("lbr.data"));
+	snprintf(cmds[n++], 1500, "report -i %s --format json", tpath("lbr.data"));
+	snprintf(cmds[n++], 1500, "report -i %s --format csv", tpath("lbr.data"));
+	snprintf(cmds[n++], 1500, "report -i %s --sort edge", tpath("lbr.data"));
+	snprintf(cmds[n++], 1500, "annotate longest_match -i %s", tpath("lbr.data"));
+	snprintf(cmds[n++], 1500, "eval -i %s --truth %s", tpath("v.data"), tpath("v.truth"));
+	snprintf(cmds[n++], 1500, "truth -i %s", tpath("v.truth"));
+	snprintf(cmds[n++], 1500, "truth -i %s --format json", tpath("v.truth"));
+	snprintf(cmds[n++], 1500, "top --stdio -a -d 0.2 -n 2");
+	snprintf(cmds[n++], 1500, "selftest");
+	for (size_t i = 0; i < n; i++) {
+		const char *m;
+
+		run(&r, TIMEOUT " %s %s >/dev/null", hsbpf_bin(), cmds[i]);
+		cr_expect_eq(r.status, 0, "%s >/dev/null: %d: %s", cmds[i], r.status, r.err);
+		run(&r, TIMEOUT " %s %s >/dev/full", hsbpf_bin(), cmds[i]);
+		cr_expect_eq(r.status, 1, "%s >/dev/full: %d: %s", cmds[i], r.status, r.err);
+		m = strstr(r.err, "hsbpf: cannot write standard output: No space left on device\n");
+		cr_expect(m, "%s >/dev/full: %s", cmds[i], r.err);
+		cr_expect(!m || !strstr(m + 10, "cannot write standard output"), "%s: said twice: %s",
+			  cmds[i], r.err);
+	}
+	/* commands that write nothing there are not disturbed by it */
+	run(&r, "%s import %s -o %s >/dev/full", hsbpf_bin(), lbr("test.lbr"), tpath("i.data"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s record -o %s -- true >/dev/full", hsbpf_bin(), tpath("i.data"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+}
+
 /* 5. a full file system: record and truth fail before the work, at once, leaving nothing */
 static char mnt[600];
 

@@ -198,3 +198,30 @@ bool file__same(const char *a, const char *b)
 	free(cb);
 	return same;
 }
+
+/* the first failure's errno: stdio forgets it, and a later flush that finds the buffer
+ * already dropped only has the error flag */
+static int stdout_errno;
+
+int stdout__flush(void)
+{
+	if (fflush(stdout)) {
+		if (!stdout_errno)
+			stdout_errno = errno;
+		return -errno;
+	}
+	return ferror(stdout) ? -(stdout_errno ? stdout_errno : EIO) : 0;
+}
+
+int stdout__close(void)
+{
+	int err = stdout__flush();
+
+	/* fclose too: a file system may report a failed write only at close (NFS). A stdout
+	 * that was never open (EBADF) lost nothing if nothing was written to it */
+	if (fclose(stdout) && !err && errno != EBADF)
+		err = -errno;
+	if (err)
+		error("cannot write standard output: %s", strerror(-err));
+	return err;
+}

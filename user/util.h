@@ -53,6 +53,14 @@ const char *path__base(const char *path);
  * real folder and name (a file about to be created) */
 bool file__same(const char *a, const char *b);
 
+/* flush and close standard output at the end of main, as git does: a write that failed
+ * anywhere in a command (a full disk, /dev/full, a closed pipe with SIGPIPE ignored) is
+ * reported here, once ("cannot write standard output: ..."). 0 or -errno after reporting */
+int stdout__close(void);
+/* flush standard output: 0, or -errno without reporting (stdout__close will); for a command
+ * that writes repeatedly (top) and should stop once its output is gone */
+int stdout__flush(void);
+
 /* file__open_regular's refusal of a FIFO, a device or a socket: an errno that opening a path
  * to read never gives otherwise, so that callers can word it (file__strerror) */
 #define ENOTREGULAR EMEDIUMTYPE
