@@ -424,6 +424,38 @@ Test(files, output_name_of_250_characters)
 	cr_expect_str_eq(r.out, "", "left behind: %s", r.out);
 }
 
+/* 6. import onto its own input (by another name too) is refused and the input kept; a
+ * --binary or --symfs that is not there is an error, not ignored */
+Test(files, import_keeps_its_input_and_checks_its_options)
+{
+	struct run_result r;
+
+	cr_assert_eq(run(&r, "cp %s %s && ln %s %s", lbr("test.lbr"), tpath("s.data"), tpath("s.data"),
+			 tpath("h.data")), 0);
+	run(&r, "%s import %s -o %s", hsbpf_bin(), tpath("s.data"), tpath("s.data"));
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "it is the input"), "%s", r.err);
+	run(&r, "cd %s && %s import s.data -o ./h.data", tmpdir(), hsbpf_bin());
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "it is the input"), "%s", r.err);
+	cr_expect_eq(run(&r, "cmp %s %s", lbr("test.lbr"), tpath("s.data")), 0, "the input changed");
+
+	run(&r, "%s import %s --binary /nonexistent -o %s", hsbpf_bin(), tpath("s.data"), tpath("o.data"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot read '/nonexistent': No such file or directory"), "%s", r.err);
+	run(&r, "%s import %s --binary /etc/passwd -o %s", hsbpf_bin(), tpath("s.data"), tpath("o.data"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "'/etc/passwd' is not an ELF file"), "%s", r.err);
+	run(&r, "%s import %s --symfs /nonexistent -o %s", hsbpf_bin(), tpath("s.data"), tpath("o.data"));
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "cannot use --symfs '/nonexistent'"), "%s", r.err);
+	cr_expect_neq(access(tpath("o.data"), F_OK), 0);
+	/* a binary without a build-id (test.binary has none) is matched by name */
+	run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), tpath("s.data"), lbr("test.binary"),
+	    tpath("o.data"));
+	cr_expect_eq(r.status, 0, "%s", r.err);
+}
+
 /* truth --vpmu writes two files: one name for both lost the first */
 Test(files, truth_outputs_are_two_files)
 {
