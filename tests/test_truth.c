@@ -3,12 +3,16 @@
  * independent exact tool) on a fixture and on Debian's gzip, with threads, across a page
  * boundary, through a crash, and with bad input. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "bblock.h"
 #include "callgrind.h"
@@ -694,4 +698,106 @@ Test(truth, hostile_files_are_refused)
 	cr_expect_eq(truth__parse(buf, size, "fits", &t), 0);
 	truth__free(t);
 	free(buf);
+}
+
+/* the processes (other than skip) whose command line holds marker: how many; with kill_them,
+ * each is sent SIGKILL (by its pid: a test's leftovers, never anything else) */
+static int procs_with(const char *marker, pid_t skip, bool kill_them)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int n = 0;
+
+	cr_assert(d);
+	while ((de = readdir(d))) {
+		char path[300], buf[8192];
+		pid_t pid = atoi(de->d_name);
+		ssize_t len;
+		int fd;
+
+		if (pid <= 0 || pid == skip)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (ssize_t i = 0; i < len; i++)
+			buf[i] = buf[i] ? buf[i] : ' ';
+		buf[len > 0 ? len : 0] = 0;
+		if (!strstr(buf, marker))
+			continue;
+		n++;
+		if (kill_them)
+			kill(pid, SIGKILL);
+	}
+	closedir(d);
+	return n;
+}
+
+/* hsbpf truth ended by SIGINT, SIGTERM, SIGHUP or SIGKILL while the program runs: the emulator
+ * goes with it, and nothing is left in the temporary folder or beside the output */
+Test(truth, signals_leave_nothing_behind)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char dir[600], marker[700], out[700], errf[800];
+		int st = -1, n = -1;
+		pid_t pid, w = 0;
+
+		snprintf(dir, sizeof(dir), "%s/sig%d", tmpdir(), sigs[i]);
+		cr_assert_eq(mkdir(dir, 0700), 0);
+		/* a name only this run's processes carry: the program, through a symlink */
+		snprintf(marker, sizeof(marker), "%s/hsbpf-marker-%d-%d", tmpdir(), getpid(), sigs[i]);
+		cr_assert_eq(symlink(fixture("hot7030"), marker), 0);
+		snprintf(out, sizeof(out), "%s/t.truth", dir);
+		snprintf(errf, sizeof(errf), "%s.err", dir);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			dup2(fd, 2);
+			fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			setenv("TMPDIR", dir, 1);
+			execl(hsbpf_bin(), "hsbpf", "truth", "-o", out, "--", marker, "60", (char *)NULL);
+			_exit(127);
+		}
+		/* the emulator is up: a process other than hsbpf with the marker */
+		for (int k = 0; k < 400 && (n = procs_with(marker, pid, false)) == 0; k++)
+			usleep(50000);
+		cr_assert_gt(n, 0, "%s: no emulator started", strsignal(sigs[i]));
+		usleep(200000);
+		kill(pid, sigs[i]);
+		for (int k = 0; k < 200 && (w = waitpid(pid, &st, WNOHANG)) == 0; k++)
+			usleep(50000);
+		if (w == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		}
+		cr_expect_eq(w, pid, "%s: hsbpf did not end", strsignal(sigs[i]));
+		if (sigs[i] == SIGKILL) {
+			cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		} else {
+			struct run_result r;
+
+			cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status %#x", strsignal(sigs[i]), st);
+			run(&r, "cat %s", errf);
+			cr_expect(strstr(r.out, "interrupted"), "%s: %s", strsignal(sigs[i]), r.out);
+		}
+		for (int k = 0; k < 100 && (n = procs_with(marker, 0, false)) > 0; k++)
+			usleep(50000);
+		cr_expect_eq(n, 0, "%s: %d emulator processes left running", strsignal(sigs[i]), n);
+		procs_with(marker, 0, true);
+		/* nothing in TMPDIR (the collector's output), no output and no temporary beside it */
+		{
+			struct run_result r;
+
+			run(&r, "ls -A %s", dir);
+			cr_expect_str_eq(r.out, "", "%s: left behind: %s", strsignal(sigs[i]), r.out);
+		}
+	}
 }

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "container.h"
 #include "disasm.h"
 #include "elf_image.h"
@@ -172,15 +173,21 @@ static int parse_sizes(const char *s, struct raw_block *b)
 	return 0;
 }
 
-static int raw_parse(const char *path, struct raw *r)
+static int raw_parse(int fd, const char *name, struct raw *r)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	int err = 0, lineno = 0;
-	FILE *f = fopen(path, "re");
+	int err = 0, lineno = 0, dfd = dup(fd);
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "r");
 
-	if (!f)
-		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	if (!f || fseek(f, 0, SEEK_SET)) {
+		err = -errno;
+		if (f)
+			fclose(f);
+		else if (dfd >= 0)
+			close(dfd);
+		return fail(err, "cannot read %s: %s", name, strerror(-err));
+	}
 	while (!err && getline(&line, &cap, f) > 0) {
 		unsigned long long a, b, c, d, e;
 		long long m;
@@ -263,11 +270,11 @@ static int raw_parse(const char *path, struct raw *r)
 	free(line);
 	fclose(f);
 	if (err == -EINVAL)
-		return fail(err, "'%s' is corrupt at line %d", path, lineno);
+		return fail(err, "%s is corrupt at line %d", name, lineno);
 	if (err)
-		return fail(err, "cannot read '%s': %s", path, strerror(-err));
+		return fail(err, "cannot read %s: %s", name, strerror(-err));
 	if (!r->ended)
-		return fail(-EINVAL, "'%s' is truncated: the collector did not finish writing it", path);
+		return fail(-EINVAL, "%s is truncated: the collector did not finish writing it", name);
 	return 0;
 }
 
@@ -489,7 +496,7 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 	return err;
 }
 
-int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp)
+int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
 {
 	struct elf_image **imgs = NULL;
 	struct insn_table it = {};
@@ -500,7 +507,7 @@ int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp
 	int err;
 
 	*out = NULL;
-	err = raw_parse(raw_path, &r);
+	err = raw_parse(raw_fd, name, &r);
 	if (err)
 		goto cleanup;
 	if (r.oom) {
