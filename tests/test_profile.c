@@ -561,3 +561,23 @@ Test(profile, older_metadata_reads_unescaped, .init = cr_redirect_stderr)
 		free(buf);
 	}
 }
+
+/* -o through a link to a file replaces the file, not the link (it became a regular file) */
+Test(profile, a_link_to_a_file_stays_a_link)
+{
+	struct profile *p = sample_profile(), *q;
+	char file[512], link[512];
+	struct stat st;
+
+	snprintf(file, sizeof(file), "%s", path_in_tmp("real.data"));
+	snprintf(link, sizeof(link), "%s", path_in_tmp("link.data"));
+	write_bytes(file, "old", 3);
+	cr_assert_eq(symlink(file, link), 0);
+	cr_assert_eq(profile__write(p, link), 0);
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISLNK(st.st_mode), "the link became mode %o", st.st_mode);
+	cr_assert_eq(profile__read(file, &q), 0, "the file the link names was not written");
+	cr_expect_eq(profile__total_samples(q), 4);
+	profile__free(q);
+	profile__free(p);
+}

@@ -226,7 +226,7 @@ static bool proc_fd_works(void)
 
 static int open_temp(struct outfile *o)
 {
-	char *dir = dir_of(o->path);
+	char *dir = dir_of(o->target);
 	int err = 0;
 
 	if (!dir)
@@ -296,6 +296,13 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 		close(o->fd);	/* it became a regular file meanwhile: as one */
 		o->fd = -1;
 	}
+	/* a file that is there, maybe through links: the rename replaces the file, not a link */
+	o->target = stat(path, &st) ? strdup(path) : realpath(path, NULL);
+	if (!o->target) {
+		err = -errno;
+		error("cannot write '%s': %s", path, strerror(-err));
+		goto fail;
+	}
 	err = open_temp(o);
 	if (err) {
 		error("cannot create '%s': %s", path, strerror(-err));
@@ -329,7 +336,7 @@ int outfile__commit(struct outfile *o)
 		goto out;
 	}
 	if (o->unnamed) {
-		char *dir = dir_of(o->path), proc[64];
+		char *dir = dir_of(o->target), proc[64];
 
 		if (!dir) {
 			err = -ENOMEM;
@@ -359,7 +366,7 @@ int outfile__commit(struct outfile *o)
 	if (close(o->fd) && errno != EINTR)
 		err = -errno;
 	o->fd = -1;
-	if (!err && rename(o->tmp, o->path))
+	if (!err && rename(o->tmp, o->target))
 		err = -errno;
 out:
 	if (err)
@@ -383,6 +390,8 @@ void outfile__discard(struct outfile *o)
 	o->tmp = NULL;
 	free(o->path);
 	o->path = NULL;
+	free(o->target);
+	o->target = NULL;
 }
 
 int container__write_out(struct outfile *o, const struct container_format *f,

@@ -26,9 +26,11 @@ struct container_section {
  * file in the same folder (O_TMPFILE; a short-named one where the filesystem has none),
  * linked in under its name only once complete, so that nothing is left behind even by a
  * SIGKILL and a name of NAME_MAX characters works. Anything else, a device or a FIFO, is
- * written in place, as perf does: /dev/null stays /dev/null. */
+ * written in place, as perf does: /dev/null stays /dev/null. A link to a file stays a link:
+ * the file it names is replaced. */
 struct outfile {
-	char *path;
+	char *path;		/* as given, for messages */
+	char *target;		/* what is replaced: path, or the file a link at path names */
 	char *tmp;		/* the temporary's name, while it has one */
 	int fd;
 	bool in_place;
