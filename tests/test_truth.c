@@ -736,11 +736,11 @@ static int procs_with(const char *marker, pid_t skip, bool kill_them)
 	return n;
 }
 
-/* hsbpf truth ended by SIGINT, SIGTERM, SIGHUP or SIGKILL while the program runs: the emulator
- * goes with it, and nothing is left in the temporary folder or beside the output */
+/* hsbpf truth ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGKILL while the program runs: the
+ * emulator goes with it, and nothing is left in the temporary folder or beside the output */
 Test(truth, signals_leave_nothing_behind)
 {
-	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGKILL };
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGKILL };
 
 	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
 		char dir[600], marker[700], out[700], errf[800];

@@ -147,7 +147,7 @@ static int unnamed_tmp(void)
 	return fd;
 }
 
-/* wait for the collector; SIGINT, SIGTERM or SIGHUP to hsbpf meanwhile kill it. The signals
+/* wait for the collector; SIGINT, SIGTERM, SIGHUP or SIGQUIT to hsbpf meanwhile kill it. The signals
  * are blocked and taken with sigwaitinfo (stop holds them and SIGCHLD), so none is lost
  * between a check and a wait. 0 and *st, or the signal that interrupted the run */
 static int wait_collector(pid_t pid, const sigset_t *stop, int *st)
@@ -254,6 +254,7 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	sigaddset(&stop, SIGINT);
 	sigaddset(&stop, SIGTERM);
 	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &stop, &old_mask);
 	sigaction(SIGCHLD, &dfl, &old_chld);	/* not SIG_IGN, which would reap it for us */
 	wall0 = now_ns(CLOCK_REALTIME);
