@@ -49,7 +49,10 @@ static int run_command(int argc, char **argv)
 
 int main(int argc, char **argv)
 {
-	int status = run_command(argc, argv);
+	int status;
+
+	stdout__open();
+	status = run_command(argc, argv);
 
 	/* every command's output is checked here, once: a report that did not reach the disk
 	 * is an error, not a success */

@@ -199,28 +199,79 @@ bool file__same(const char *a, const char *b)
 	return same;
 }
 
-/* the first failure's errno: stdio forgets it, and a later flush that finds the buffer
- * already dropped only has the error flag */
+/* the first failed write's errno: stdio keeps only a flag, and once a failed flush has
+ * dropped its buffer, a later flush succeeds with nothing to write */
 static int stdout_errno;
+
+/* standard output's writes, through a stream that notes the first failure's errno */
+static ssize_t stdout_write(void *cookie, const char *buf, size_t len)
+{
+	size_t done = 0;
+
+	(void)cookie;
+	while (done < len) {
+		ssize_t n = write(STDOUT_FILENO, buf + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!stdout_errno)
+				stdout_errno = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += n;
+	}
+	return len;
+}
+
+static int stdout_close(void *cookie)
+{
+	(void)cookie;
+	/* a file system may report a failed write only at close (NFS) */
+	if (close(STDOUT_FILENO) && errno != EBADF && errno != EINTR) {
+		if (!stdout_errno)
+			stdout_errno = errno;
+		return -1;
+	}
+	return 0;
+}
+
+void stdout__open(void)
+{
+	static const cookie_io_functions_t io = { .write = stdout_write, .close = stdout_close };
+	FILE *f;
+
+	/* a terminal keeps the real stream: line-buffered, and ncurses wants its descriptor */
+	if (isatty(STDOUT_FILENO))
+		return;
+	f = fopencookie(NULL, "w", io);
+	if (f)
+		stdout = f;
+}
 
 int stdout__flush(void)
 {
-	if (fflush(stdout)) {
-		if (!stdout_errno)
-			stdout_errno = errno;
-		return -errno;
-	}
-	return ferror(stdout) ? -(stdout_errno ? stdout_errno : EIO) : 0;
+	int err = 0;
+
+	if (fflush(stdout))
+		err = errno;
+	else if (!ferror(stdout))
+		return 0;
+	/* the first failure is the one to tell; a terminal's stream (not ours) may only
+	 * have the flag */
+	if (!stdout_errno)
+		stdout_errno = err ? err : EIO;
+	return -stdout_errno;
 }
 
 int stdout__close(void)
 {
 	int err = stdout__flush();
 
-	/* fclose too: a file system may report a failed write only at close (NFS). A stdout
-	 * that was never open (EBADF) lost nothing if nothing was written to it */
+	/* fclose too, for the close. A stdout that was never open (EBADF) lost nothing if
+	 * nothing was written to it */
 	if (fclose(stdout) && !err && errno != EBADF)
-		err = -errno;
+		err = -(stdout_errno ? stdout_errno : errno);
 	if (err)
 		error("cannot write standard output: %s", strerror(-err));
 	return err;

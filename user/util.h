@@ -53,6 +53,9 @@ const char *path__base(const char *path);
  * real folder and name (a file about to be created) */
 bool file__same(const char *a, const char *b);
 
+/* at the start of main: standard output (unless a terminal) through a stream that keeps the
+ * errno of its first failed write, which stdio does not, for stdout__close to report */
+void stdout__open(void);
 /* flush and close standard output at the end of main, as git does: a write that failed
  * anywhere in a command (a full disk, /dev/full, a closed pipe with SIGPIPE ignored) is
  * reported here, once ("cannot write standard output: ..."). 0 or -errno after reporting */
