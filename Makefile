@@ -183,16 +183,24 @@ bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/truth.sh
 
-# libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus
+# libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus, minimized: the
+# run's new inputs go to a scratch folder, then -merge=1 keeps only the inputs that add
+# coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
+FUZZ_CORPUS := tests/fuzz/corpus
 $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/container.c user/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
 fuzz: $(OUTPUT)/fuzz_perf_data
+	$(Q)rm -rf $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min && mkdir -p $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min
 	$(OUTPUT)/fuzz_perf_data -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
-		tests/fuzz/corpus
+		$(OUTPUT)/fuzz-new $(FUZZ_CORPUS)
+	$(OUTPUT)/fuzz_perf_data -merge=1 -close_fd_mask=2 -max_len=65536 \
+		$(OUTPUT)/fuzz-min $(FUZZ_CORPUS) $(OUTPUT)/fuzz-new
+	$(Q)rm -rf $(FUZZ_CORPUS) && mv $(OUTPUT)/fuzz-min $(FUZZ_CORPUS) && rm -rf $(OUTPUT)/fuzz-new
+	$(Q)echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs in $(FUZZ_CORPUS)"
 
 # Regenerate the committed vmlinux.h from this machine's BTF.
 vmlinux:
