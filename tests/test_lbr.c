@@ -108,8 +108,8 @@ Test(lbr, autofdo_expectations_on_westmere)
 	cr_expect_eq(lbr_table__get(&g.ranges, 0x4e80, 0x4e8e), 1134);
 	cr_expect_eq(lbr_table__get(&g.ips, 0xfe0, 0), 55);
 	cr_expect_eq(lbr_table__get(&g.ips, 0x1005, 0), 18);
-	for (size_t i = 0; i < g.ranges.cap; i++) {
-		const struct lbr_pair *r = &g.ranges.slots[i];
+	for (size_t i = 0; i < g.ranges.nr; i++) {
+		const struct lbr_pair *r = &g.ranges.pairs[i];
 
 		sum += r->count;
 		weighted += r->count * (r->b - r->a + 1);

@@ -68,12 +68,6 @@ struct hist *hist__new(const enum sort_key *keys, int nr_keys)
 		return NULL;
 	memcpy(h->keys, keys, nr_keys * sizeof(*keys));
 	h->nr_keys = nr_keys;
-	h->nr_slots = 1024;
-	h->index = calloc(h->nr_slots, sizeof(*h->index));
-	if (!h->index) {
-		free(h);
-		return NULL;
-	}
 	return h;
 }
 
@@ -82,25 +76,13 @@ void hist__free(struct hist *h)
 	if (!h)
 		return;
 	free(h->rows);
-	free(h->index);
+	hashidx__free(&h->idx);
 	free(h);
 }
 
 static int strcmp0(const char *a, const char *b)
 {
 	return strcmp(a ? a : "", b ? b : "");
-}
-
-static u64 hash_mix(u64 h, u64 v)
-{
-	return (h ^ v) * 0x100000001b3ull;
-}
-
-static u64 hash_s(u64 h, const char *s)
-{
-	for (; s && *s; s++)
-		h = hash_mix(h, (u8)*s);
-	return hash_mix(h, 0xff);
 }
 
 /* ordering of two rows by the sort keys alone */
@@ -157,35 +139,35 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 
 static u64 key_hash(const struct hist *h, const struct hist_row *r)
 {
-	u64 x = 0xcbf29ce484222325ull;
+	u64 x = 0;
 
 	for (int i = 0; i < h->nr_keys; i++) {
 		switch (h->keys[i]) {
 		case SORT_SYM:
-			x = hash_s(hash_s(x, r->sym), r->dso);
+			x = hashidx__hash_str(r->dso, hashidx__hash_str(r->sym, x));
 			break;
 		case SORT_IP:
-			x = hash_mix(hash_s(x, r->dso), r->vaddr);
+			x = hashidx__hash_u64(r->vaddr, hashidx__hash_str(r->dso, x));
 			break;
 		case SORT_DSO:
-			x = hash_s(x, r->dso);
+			x = hashidx__hash_str(r->dso, x);
 			break;
 		case SORT_LINE:
-			x = hash_mix(hash_s(x, r->file), r->line);
-			x = hash_s(hash_s(x, r->file ? NULL : r->sym), r->dso);
+			x = hashidx__hash_u64(r->line, hashidx__hash_str(r->file, x));
+			x = hashidx__hash_str(r->dso, hashidx__hash_str(r->file ? NULL : r->sym, x));
 			break;
 		case SORT_PID:
-			x = hash_mix(x, r->pid);
+			x = hashidx__hash_u64(r->pid, x);
 			break;
 		case SORT_COMM:
-			x = hash_s(x, r->comm);
+			x = hashidx__hash_str(r->comm, x);
 			break;
 		case SORT_CGROUP:
-			x = hash_mix(x, r->cgroup_id);
+			x = hashidx__hash_u64(r->cgroup_id, x);
 			break;
 		case SORT_BB:
-			x = hash_s(x, r->dso);
-			x = r->bb ? hash_mix(x, r->bb->start) : hash_s(x, r->sym);
+			x = hashidx__hash_str(r->dso, x);
+			x = r->bb ? hashidx__hash_u64(r->bb->start, x) : hashidx__hash_str(r->sym, x);
 			break;
 		default:
 			break;
@@ -194,23 +176,23 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 	return x;
 }
 
-static int grow_index(struct hist *h)
+static bool same_keys(const void *key, u32 pos, void *ctx)
 {
-	size_t n = h->nr_slots * 2;
-	u32 *idx = calloc(n, sizeof(*idx));
+	const struct hist *h = ctx;
 
-	if (!idx)
-		return -ENOMEM;
+	return !key_cmp(h, &h->rows[pos], key);
+}
+
+/* every row again, at its position (after a sort) */
+static int index_rows(struct hist *h)
+{
+	hashidx__clear(&h->idx);
 	for (size_t r = 0; r < h->nr_rows; r++) {
-		size_t i = key_hash(h, &h->rows[r]) & (n - 1);
+		int err = hashidx__insert(&h->idx, key_hash(h, &h->rows[r]), r);
 
-		while (idx[i])
-			i = (i + 1) & (n - 1);
-		idx[i] = r + 1;
+		if (err)
+			return err;
 	}
-	free(h->index);
-	h->index = idx;
-	h->nr_slots = n;
 	return 0;
 }
 
@@ -223,25 +205,20 @@ int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_r
 		.comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = cgroup, .kernel = r->kernel,
 		.bb = r->bb, .nspid = h->nspid_of_next,
 	};
-	size_t i;
+	u64 hash = key_hash(h, &row);
+	s64 pos = hashidx__find(&h->idx, hash, &row, same_keys, h);
 
-	if (h->nr_rows * 2 >= h->nr_slots && grow_index(h))
-		return -ENOMEM;
 	h->total += s->count;
 	h->total_weight += s->weight;
-	for (i = key_hash(h, &row) & (h->nr_slots - 1); h->index[i]; i = (i + 1) & (h->nr_slots - 1)) {
-		struct hist_row *old = &h->rows[h->index[i] - 1];
-
-		if (!key_cmp(h, old, &row)) {
-			old->count += row.count;
-			old->weight += row.weight;
-			return 0;
-		}
+	if (pos >= 0) {
+		h->rows[pos].count += row.count;
+		h->rows[pos].weight += row.weight;
+		return 0;
 	}
-	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)))
+	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)) ||
+	    hashidx__insert(&h->idx, hash, h->nr_rows))
 		return -ENOMEM;
 	h->rows[h->nr_rows++] = row;
-	h->index[i] = h->nr_rows;
 	return 0;
 }
 
@@ -318,15 +295,9 @@ void hist__sort(struct hist *h)
 	if (h->nr_rows > 1)
 		qsort(h->rows, h->nr_rows, sizeof(*h->rows), row_cmp);
 	sort_ctx = NULL;
-	/* the index points at old positions: rebuild it for later adds */
-	memset(h->index, 0, h->nr_slots * sizeof(*h->index));
-	for (size_t r = 0; r < h->nr_rows; r++) {
-		size_t i = key_hash(h, &h->rows[r]) & (h->nr_slots - 1);
-
-		while (h->index[i])
-			i = (i + 1) & (h->nr_slots - 1);
-		h->index[i] = r + 1;
-	}
+	/* the index points at old positions: again, for later adds (into as many slots as
+	 * before, so it cannot fail) */
+	index_rows(h);
 }
 
 double hist__ci95(u64 count, u64 total)

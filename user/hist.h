@@ -5,6 +5,7 @@
 #define HSBPF_HIST_H
 
 #include <stdio.h>
+#include "hashidx.h"
 #include "profile.h"
 #include "symbolizer.h"
 
@@ -48,8 +49,7 @@ struct hist {
 	size_t nr_rows, cap_rows;
 	u64 total;		/* samples in all rows */
 	u64 total_weight;
-	u32 *index;		/* open addressing: row + 1 */
-	size_t nr_slots;
+	struct hashidx idx;	/* the rows by their keys */
 	/* block estimates: instructions one sample stands for (0: unknown, estimates in samples) */
 	double insns_per_sample;
 	const char *scale_source;	/* "period", "truth", or NULL */

@@ -276,13 +276,14 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 		const struct lbr_table *tabs[2] = { &l->agg.edges, &l->agg.ranges };
 
 		for (int k = 0; k < 2; k++)
-			for (size_t j = 0; j < tabs[k]->cap; j++) {
-				const struct lbr_pair *pr = &tabs[k]->slots[j];
+			for (size_t j = 0; j < tabs[k]->nr; j++) {
+				const struct lbr_pair *pr = &tabs[k]->pairs[j];
 				struct profile_lbr e = { .pid = l->pid, .kind = k ? HSBPF_LBR_RANGE : HSBPF_LBR_EDGE,
 							 .a = pr->a, .b = pr->b, .exec_ns = l->exec_ns,
 							 .count = pr->count };
 
-				if (pr->count && (err = profile__add_lbr(p, &e)))
+				err = profile__add_lbr(p, &e);
+				if (err)
 					goto out;
 			}
 	}

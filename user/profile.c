@@ -48,71 +48,61 @@ void profile__free(struct profile *p)
 	free(p->lbr);
 	free(p->nspids);
 	free(p->strs.buf);
-	free(p->strs.slots);
+	hashidx__free(&p->strs.idx);
 	free(p);
 }
 
-static u64 hash_str(const char *s)
+static bool str_at(const void *key, u32 off, void *ctx)
 {
-	u64 h = 1469598103934665603ull;
+	const struct strtab *st = ctx;
 
-	for (; *s; s++)
-		h = (h ^ (u8)*s) * 1099511628211ull;
-	return h;
+	return !strcmp(st->buf + off, key);
 }
 
-/* nslots: at least this many, grown to twice the strings held, a power of two */
-static int strtab_rehash(struct strtab *st, size_t nslots)
+/* index every string of the table, the first of equal ones (a table from a file that is not
+ * terminated is refused later, by validate_refs: no string is read past its end) */
+static int strtab_index(struct strtab *st)
 {
-	size_t off, i, nstr = 0;
-	u32 *slots;
+	size_t off, len;
 
-	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1)
-		nstr++;
-	while (nslots < 2 * nstr + 2)
-		nslots *= 2;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1) {
-		i = hash_str(st->buf + off) & (nslots - 1);
-		while (slots[i])
-			i = (i + 1) & (nslots - 1);
-		slots[i] = off + 1;
+	hashidx__clear(&st->idx);
+	for (off = 0; off < st->len; off += len + 1) {
+		u64 hash;
+		int err;
+
+		len = strnlen(st->buf + off, st->len - off);
+		if (off + len == st->len)
+			break;
+		hash = hashidx__hash_str(st->buf + off, 0);
+		if (hashidx__find(&st->idx, hash, st->buf + off, str_at, st) >= 0)
+			continue;
+		err = hashidx__insert(&st->idx, hash, off);
+		if (err)
+			return err;
 	}
-	free(st->slots);
-	st->slots = slots;
-	st->nslots = nslots;
-	st->nused = nstr;
 	return 0;
 }
 
 s64 profile__intern(struct profile *p, const char *s)
 {
 	struct strtab *st = &p->strs;
-	size_t n = strlen(s) + 1, i, off;
+	size_t n = strlen(s) + 1, off;
+	u64 hash = hashidx__hash_str(s, 0);
+	s64 found = hashidx__find(&st->idx, hash, s, str_at, st);
 	int err;
 
-	if (st->nused * 2 >= st->nslots) {
-		err = strtab_rehash(st, st->nslots ? st->nslots * 2 : 256);
-		if (err)
-			return err;
-	}
-	i = hash_str(s) & (st->nslots - 1);
-	while (st->slots[i]) {
-		if (!strcmp(st->buf + st->slots[i] - 1, s))
-			return st->slots[i] - 1;
-		i = (i + 1) & (st->nslots - 1);
-	}
+	if (found >= 0)
+		return found;
 	if (st->len + n > UINT32_MAX - 1)
 		return -E2BIG;
 	if (array__reserve((void **)&st->buf, &st->cap, st->len + n, 1))
 		return -ENOMEM;
 	off = st->len;
+	err = hashidx__insert(&st->idx, hash, off);
+	if (err)
+		return err;
 	memcpy(st->buf + off, s, n);
 	st->len += n;
-	st->slots[i] = off + 1;
-	st->nused++;
 	return off;
 }
 
@@ -512,7 +502,7 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 			break;
 		memcpy(p->strs.buf, data, size);
 		p->strs.len = size;
-		err = strtab_rehash(&p->strs, 256);
+		err = strtab_index(&p->strs);
 		break;
 	case SEC_SAMPLES:
 		err = take((void **)&p->samples, &p->nr_samples, &p->cap_samples, data, size,
@@ -563,8 +553,7 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 		return -ENOMEM;
 	/* drop the "" that profile__new interned; the file's table replaces it */
 	c.p->strs.len = 0;
-	c.p->strs.nused = 0;
-	memset(c.p->strs.slots, 0, c.p->strs.nslots * sizeof(*c.p->strs.slots));
+	hashidx__clear(&c.p->strs.idx);
 	err = container__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;

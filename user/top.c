@@ -2,8 +2,10 @@
 /* top's model: map slots with their deltas, their cached symbols, and the rows of a view. */
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cgroup.h"
 #include "containers.h"
+#include "hashidx.h"
 #include "sampler.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -32,9 +34,9 @@ struct label {
 	const char *container, *cgroup;
 };
 
-struct group_slot {
+/* a row's identity in a view */
+struct group_key {
 	u64 a, b;
-	u32 row;		/* row + 1, 0 empty */
 };
 
 struct top {
@@ -45,15 +47,15 @@ struct top {
 	size_t sorted[4];	/* mappings, comms, forks, ksyms the last sort saw */
 	struct entry *entries;
 	size_t nr_entries, cap_entries;
-	u32 *index;		/* entry + 1, open addressing on the key */
-	size_t nr_slots;
+	struct hashidx index;	/* the entries by their keys */
 	struct label *labels;
 	size_t nr_labels, cap_labels;
 	struct strset strs;
 	struct top_row *rows;
 	size_t nr_rows, cap_rows;
-	struct group_slot *groups;
-	size_t nr_groups;
+	struct group_key *row_keys;	/* rows[i]'s */
+	size_t cap_row_keys;
+	struct hashidx groups;	/* the rows by their keys */
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -72,60 +74,35 @@ static const char *intern(struct top *t, const char *s)
 
 /* ---- map slots ---- */
 
+/* the key's fields, pid to exec_ns, hashed as they lie */
+#define KEY_SIZE (offsetof(struct profile_sample, exec_ns) + sizeof(u64))
+
 static u64 hash_key(const struct profile_sample *k)
 {
-	u64 h = k->ip * 0x9E3779B97F4A7C15ull;
-
-	h ^= ((u64)k->pid << 32 | k->flags) * 0xC2B2AE3D27D4EB4Full;
-	h ^= k->cgroup_id * 0x165667B19E3779F9ull;
-	h ^= k->exec_ns * 0x27D4EB2F165667C5ull;
-	return h ^ (h >> 29);
+	return hashidx__hash(k, KEY_SIZE, 0);
 }
 
-static bool same_key(const struct profile_sample *a, const struct profile_sample *b)
+static bool same_key(const void *key, u32 pos, void *ctx)
 {
+	const struct profile_sample *a = key, *b = &((const struct top *)ctx)->entries[pos].k;
+
 	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
 	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns;
 }
 
-static int grow_index(struct top *t)
-{
-	size_t n = t->nr_slots ? t->nr_slots * 2 : 4096;
-	u32 *index;
-
-	while (n < (t->nr_entries + 1) * 2)
-		n *= 2;
-	index = calloc(n, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	for (size_t e = 0; e < t->nr_entries; e++) {
-		size_t i = hash_key(&t->entries[e].k) & (n - 1);
-
-		while (index[i])
-			i = (i + 1) & (n - 1);
-		index[i] = e + 1;
-	}
-	free(t->index);
-	t->index = index;
-	t->nr_slots = n;
-	return 0;
-}
-
 static struct entry *find_entry(struct top *t, const struct profile_sample *k, bool add)
 {
-	size_t i;
+	u64 hash = hash_key(k);
+	s64 pos = hashidx__find(&t->index, hash, k, same_key, t);
 
-	if ((t->nr_entries + 1) * 2 > t->nr_slots && grow_index(t))
-		return NULL;
-	for (i = hash_key(k) & (t->nr_slots - 1); t->index[i]; i = (i + 1) & (t->nr_slots - 1))
-		if (same_key(&t->entries[t->index[i] - 1].k, k))
-			return &t->entries[t->index[i] - 1];
+	if (pos >= 0)
+		return &t->entries[pos];
 	if (!add || array__reserve((void **)&t->entries, &t->cap_entries, t->nr_entries + 1,
-				   sizeof(*t->entries)))
+				   sizeof(*t->entries)) ||
+	    hashidx__insert(&t->index, hash, t->nr_entries))
 		return NULL;
 	t->entries[t->nr_entries] = (struct entry){ .k = *k };
-	t->index[i] = ++t->nr_entries;
-	return &t->entries[t->nr_entries - 1];
+	return &t->entries[t->nr_entries++];
 }
 
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
@@ -155,10 +132,11 @@ void top__free(struct top *t)
 	symbolizer__free(t->sy);
 	strset__free(&t->strs);
 	free(t->entries);
-	free(t->index);
+	hashidx__free(&t->index);
 	free(t->labels);
 	free(t->rows);
-	free(t->groups);
+	free(t->row_keys);
+	hashidx__free(&t->groups);
 	free(t);
 }
 
@@ -202,17 +180,22 @@ static void age_out(struct top *t)
 	if (t->nr_entries <= t->max_keys)
 		return;
 	for (size_t i = 0; i < t->nr_entries; i++) {
-		if (t->entries[i].decayed < 0.01)
-			t->st.aged_out += t->entries[i].total;
-		else
-			t->entries[o++] = t->entries[i];
+		struct entry *e = &t->entries[i];
+		u64 hash = hash_key(&e->k);
+
+		if (e->decayed < 0.01) {
+			t->st.aged_out += e->total;
+			hashidx__delete(&t->index, hash, i);
+			continue;
+		}
+		/* kept in their order: rows take their first entry's details */
+		if (o != i) {
+			hashidx__move(&t->index, hash, i, o);
+			t->entries[o] = *e;
+		}
+		o++;
 	}
 	t->nr_entries = o;
-	free(t->index);
-	t->index = NULL;
-	t->nr_slots = 0;
-	if (grow_index(t))
-		t->nr_entries = 0;	/* no memory for the index: start over rather than crash */
 }
 
 static void end_interval(struct top *t)
@@ -401,17 +384,28 @@ static void group_key(const struct top_view *v, const struct entry *e, u64 *a, u
 	}
 }
 
+static bool same_group(const void *key, u32 pos, void *ctx)
+{
+	const struct group_key *k = key, *r = &((const struct top *)ctx)->row_keys[pos];
+
+	return r->a == k->a && r->b == k->b;
+}
+
 static struct top_row *find_row(struct top *t, u64 a, u64 b)
 {
-	size_t mask = t->nr_groups - 1, i = ((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full)) & mask;
+	struct group_key k = { a, b };
+	u64 hash = hashidx__hash(&k, sizeof(k), 0);
+	s64 pos = hashidx__find(&t->groups, hash, &k, same_group, t);
 
-	for (; t->groups[i].row; i = (i + 1) & mask)
-		if (t->groups[i].a == a && t->groups[i].b == b)
-			return &t->rows[t->groups[i].row - 1];
-	if (array__reserve((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)))
+	if (pos >= 0)
+		return &t->rows[pos];
+	if (array__reserve((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)) ||
+	    array__reserve((void **)&t->row_keys, &t->cap_row_keys, t->nr_rows + 1,
+			   sizeof(*t->row_keys)) ||
+	    hashidx__insert(&t->groups, hash, t->nr_rows))
 		return NULL;
-	t->groups[i] = (struct group_slot){ .a = a, .b = b, .row = ++t->nr_rows };
-	return memset(&t->rows[t->nr_rows - 1], 0, sizeof(*t->rows));
+	t->row_keys[t->nr_rows] = k;
+	return memset(&t->rows[t->nr_rows++], 0, sizeof(*t->rows));
 }
 
 static void add_to_row(struct top_row *r, const struct entry *e, double val)
@@ -483,20 +477,9 @@ static int cmp_rows(const void *x, const void *y, void *view)
 int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
 	      double *view_total)
 {
-	size_t need = 1024;
 	double total = 0;
 
-	while (need < t->nr_entries * 2)
-		need *= 2;
-	if (need != t->nr_groups) {
-		free(t->groups);
-		t->groups = calloc(need, sizeof(*t->groups));
-		t->nr_groups = t->groups ? need : 0;
-		if (!t->groups)
-			return -ENOMEM;
-	} else {
-		memset(t->groups, 0, need * sizeof(*t->groups));
-	}
+	hashidx__clear(&t->groups);
 	t->nr_rows = 0;
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];

@@ -10,6 +10,7 @@
 #include "container.h"
 #include "disasm.h"
 #include "elf_image.h"
+#include "hashidx.h"
 #include "truth.h"
 #include "profile.h"
 #include <linux/perf_event.h>
@@ -278,45 +279,39 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 	return 0;
 }
 
-/* per-instruction counts while building: open addressing on (obj, vaddr) */
+/* per-instruction counts while building: the instructions in the order first seen, indexed
+ * by (obj, vaddr) */
 struct insn_table {
-	struct truth_insn *slots;
+	struct truth_insn *insns;
 	size_t nr, cap;
+	struct hashidx idx;
 };
 
 static u64 insn_hash(u32 obj, u64 vaddr)
 {
-	return ((vaddr ^ ((u64)obj << 48)) * 0x9E3779B97F4A7C15ull) >> 7;
+	return hashidx__hash_u64(vaddr, obj);
+}
+
+static bool same_insn(const void *key, u32 pos, void *ctx)
+{
+	const struct truth_insn *k = key, *in = &((const struct insn_table *)ctx)->insns[pos];
+
+	return in->obj == k->obj && in->vaddr == k->vaddr;
 }
 
 static struct truth_insn *insn_slot(struct insn_table *it, u32 obj, u64 vaddr, u32 size)
 {
-	size_t i;
+	struct truth_insn key = { .obj = obj, .size = size, .vaddr = vaddr };
+	u64 hash = insn_hash(obj, vaddr);
+	s64 pos = hashidx__find(&it->idx, hash, &key, same_insn, it);
 
-	if (it->nr * 2 >= it->cap) {
-		size_t ncap = it->cap ? it->cap * 2 : 4096;
-		struct truth_insn *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (size_t j = 0; j < it->cap; j++) {
-			if (!it->slots[j].size)
-				continue;
-			i = insn_hash(it->slots[j].obj, it->slots[j].vaddr) & (ncap - 1);
-			while (ns[i].size)
-				i = (i + 1) & (ncap - 1);
-			ns[i] = it->slots[j];
-		}
-		free(it->slots);
-		it->slots = ns;
-		it->cap = ncap;
-	}
-	for (i = insn_hash(obj, vaddr) & (it->cap - 1); it->slots[i].size; i = (i + 1) & (it->cap - 1))
-		if (it->slots[i].obj == obj && it->slots[i].vaddr == vaddr)
-			return &it->slots[i];
-	it->slots[i] = (struct truth_insn){ .obj = obj, .size = size, .vaddr = vaddr };
-	it->nr++;
-	return &it->slots[i];
+	if (pos >= 0)
+		return &it->insns[pos];
+	if (array__reserve((void **)&it->insns, &it->cap, it->nr + 1, sizeof(*it->insns)) ||
+	    hashidx__insert(&it->idx, hash, it->nr))
+		return NULL;
+	it->insns[it->nr] = key;
+	return &it->insns[it->nr++];
 }
 
 static int cmp_insn(const void *a, const void *b)
@@ -626,15 +621,10 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 	}
 
 	/* compact: sorted instructions, merged edges */
-	t->insns = malloc((it.nr ? it.nr : 1) * sizeof(*t->insns));
-	if (!t->insns) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	for (size_t j = 0; j < it.cap; j++)
-		if (it.slots[j].size)
-			t->insns[t->nr_insns++] = it.slots[j];
-	t->cap_insns = t->nr_insns;
+	t->insns = it.insns;
+	t->nr_insns = it.nr;
+	t->cap_insns = it.cap;
+	it.insns = NULL;
 	if (t->nr_insns > 1)
 		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
 	if (t->nr_edges > 1)
@@ -656,7 +646,8 @@ cleanup:
 	for (size_t i = 0; i < nr_objs; i++)
 		elf_image__close(imgs[i]);
 	free(imgs);
-	free(it.slots);
+	free(it.insns);
+	hashidx__free(&it.idx);
 	disasm__free(d);
 	raw_free(&r);
 	truth__free(t);
