@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* top's model: map slots with their deltas, their cached symbols, and the rows of a view. */
+/* top's model: map slots with their deltas and their cached symbols, made into the rows of a
+ * view through hist. */
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
 #include "cgroup.h"
 #include "containers.h"
 #include "hashidx.h"
+#include "hsbpf.h"
 #include "sampler.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -34,10 +36,6 @@ struct label {
 	const char *container, *cgroup;
 };
 
-/* a row's identity in a view */
-struct group_key {
-	u64 a, b;
-};
 
 struct top {
 	struct profile *p;
@@ -51,11 +49,7 @@ struct top {
 	struct label *labels;
 	size_t nr_labels, cap_labels;
 	struct strset strs;
-	struct top_row *rows;
-	size_t nr_rows, cap_rows;
-	struct group_key *row_keys;	/* rows[i]'s */
-	size_t cap_row_keys;
-	struct hashidx groups;	/* the rows by their keys */
+	struct hist *view;	/* the rows of the last view */
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -119,6 +113,15 @@ struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
 		return NULL;
 	}
 	symbolizer__skip_lines(t->sy);
+	t->view = hist__new(top_keys, 1);
+	if (!t->view) {
+		symbolizer__free(t->sy);
+		free(t);
+		return NULL;
+	}
+	/* what top groups is interned: strings compare by pointer */
+	t->view->interned = true;
+	t->view->unknown_per_process = true;
 	t->max_keys = TOP_MAX_KEYS;
 	t->st.cpu = -1;
 	t->st.bpf_cpu = -1;
@@ -134,9 +137,7 @@ void top__free(struct top *t)
 	free(t->entries);
 	hashidx__free(&t->index);
 	free(t->labels);
-	free(t->rows);
-	free(t->row_keys);
-	hashidx__free(&t->groups);
+	hist__free(t->view);
 	free(t);
 }
 
@@ -348,94 +349,12 @@ int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
 
 /* ---- rows ---- */
 
-static bool matches(const struct entry *e, const char *filter)
+static const char *row_name(const struct top_view *v, const struct hist_row *r)
 {
-	return (e->sym && strcasestr(e->sym, filter)) || (e->comm && strcasestr(e->comm, filter)) ||
-	       (e->dso && strcasestr(path__base(e->dso), filter)) ||
-	       (e->container && strcasestr(e->container, filter));
-}
-
-static void group_key(const struct top_view *v, const struct entry *e, u64 *a, u64 *b)
-{
-	switch (v->group) {
-	case TOP_FUNCTIONS:
-		*a = (uintptr_t)e->sym;
-		*b = (uintptr_t)e->dso;
-		/* unresolved code groups by process: one [unknown] per program */
-		if (!strcmp(e->sym, "[unknown]"))
-			*a = 1ull << 63 | e->k.pid;	/* no pointer has the top bit */
-		break;
-	case TOP_IPS:
-		*a = e->addr;
-		*b = !strcmp(e->dso, "[unknown]") ? 1ull << 63 | e->k.pid : (uintptr_t)e->dso;
-		break;
-	case TOP_BLOCKS:
-		*a = e->bb ? (uintptr_t)e->bb : (uintptr_t)e->sym;
-		*b = (uintptr_t)e->dso;
-		break;
-	case TOP_PROCESSES:
-		*a = e->k.pid;
-		*b = (uintptr_t)e->comm;
-		break;
-	default:
-		*a = e->k.cgroup_id;
-		*b = 0;
-		break;
-	}
-}
-
-static bool same_group(const void *key, u32 pos, void *ctx)
-{
-	const struct group_key *k = key, *r = &((const struct top *)ctx)->row_keys[pos];
-
-	return r->a == k->a && r->b == k->b;
-}
-
-static struct top_row *find_row(struct top *t, u64 a, u64 b)
-{
-	struct group_key k = { a, b };
-	u64 hash = hashidx__hash(&k, sizeof(k), 0);
-	s64 pos = hashidx__find(&t->groups, hash, &k, same_group, t);
-
-	if (pos >= 0)
-		return &t->rows[pos];
-	if (array__reserve((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)) ||
-	    array__reserve((void **)&t->row_keys, &t->cap_row_keys, t->nr_rows + 1,
-			   sizeof(*t->row_keys)) ||
-	    hashidx__insert(&t->groups, hash, t->nr_rows))
-		return NULL;
-	t->row_keys[t->nr_rows] = k;
-	return memset(&t->rows[t->nr_rows++], 0, sizeof(*t->rows));
-}
-
-static void add_to_row(struct top_row *r, const struct entry *e, double val)
-{
-	if (r->count == 0 && !r->comm) {
-		r->sym = e->sym;
-		r->sym_off = e->sym_off;
-		r->dso = e->dso;
-		r->addr = e->addr;
-		r->bb = e->bb;
-		r->pid = e->k.pid;
-		r->nspid = e->nspid;
-		r->comm = e->comm;
-		r->cgroup_id = e->k.cgroup_id;
-		r->container = e->container ? e->container : "?";
-		r->cgroup = e->cgroup ? e->cgroup : "?";
-	} else {
-		r->many_pids |= r->pid != e->k.pid;
-		r->many_comms |= r->comm != e->comm;
-		r->many_cgroups |= r->cgroup_id != e->k.cgroup_id;
-	}
-	r->count += val;
-}
-
-static const char *row_name(const struct top_view *v, const struct top_row *r)
-{
-	switch (v->group) {
-	case TOP_PROCESSES:
+	switch (v->key) {
+	case SORT_PID:
 		return r->comm;
-	case TOP_CONTAINERS:
+	case SORT_CGROUP:
 		return r->container;
 	default:
 		return r->sym;
@@ -444,7 +363,7 @@ static const char *row_name(const struct top_view *v, const struct top_row *r)
 
 static int cmp_rows(const void *x, const void *y, void *view)
 {
-	const struct top_row *a = x, *b = y;
+	const struct hist_row *a = x, *b = y;
 	const struct top_view *v = view;
 	int c = 0;
 
@@ -471,60 +390,70 @@ static int cmp_rows(const void *x, const void *y, void *view)
 	c = strcmp(row_name(v, a), row_name(v, b));
 	if (c)
 		return c;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
 }
 
-int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
+/* what a key followed is, for hist; its count the view's (decayed or accumulated) */
+static void entry_sample(const struct entry *e, double count, struct hist_sample *s)
+{
+	*s = (struct hist_sample){
+		.pid = e->k.pid, .nspid = e->nspid, .cgroup_id = e->k.cgroup_id,
+		.cgroup = e->cgroup, .container = e->container, .count = count,
+		.r = { .sym = e->sym, .sym_off = e->sym_off, .dso = e->dso, .vaddr = e->addr,
+		       .kernel = e->k.flags & HSBPF_KEY_KERNEL, .comm = e->comm, .bb = e->bb },
+	};
+}
+
+int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
 	      double *view_total)
 {
-	double total = 0;
+	/* a process that execs is two rows, one per program */
+	const enum sort_key keys[] = { v->key, SORT_COMM };
+	struct hist *h = t->view;
 
-	hashidx__clear(&t->groups);
-	t->nr_rows = 0;
+	hist__reset(h, keys, v->key == SORT_PID ? 2 : 1);
+	h->filter = (struct hist_filter){
+		.pid = v->zoom_pid, .by_cgroup = v->zoomed_cgroup, .cgroup_id = v->zoom_cgroup,
+		.text = v->filter[0] ? v->filter : NULL,
+	};
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 		double val = v->decay ? e->decayed : (double)e->total;
-		struct top_row *r;
-		u64 a, b;
+		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
 
 		if (val < 0.01)
 			continue;
-		if (v->zoom_pid && e->k.pid != v->zoom_pid)
+		/* resolved only when the view shows it */
+		if (!hist_filter__wants(&h->filter, &s))
 			continue;
-		if (v->zoomed_cgroup && e->k.cgroup_id != v->zoom_cgroup)
-			continue;
-		if (!e->resolved || (v->group == TOP_BLOCKS && !e->has_bb))
-			resolve(t, e, v->group == TOP_BLOCKS);
+		if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
+			resolve(t, e, v->key == SORT_BB);
 		label(t, e);
-		if (v->filter[0] && !matches(e, v->filter))
-			continue;
-		group_key(v, e, &a, &b);
-		r = find_row(t, a, b);
-		if (!r)
+		entry_sample(e, val, &s);
+		if (hist__add(h, &s))
 			return -ENOMEM;
-		add_to_row(r, e, val);
-		total += val;
 	}
-	qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, (void *)v);
-	*rows = t->rows;
-	*nr = t->nr_rows;
-	*view_total = total;
+	/* cgroups not named yet */
+	for (size_t i = 0; i < h->nr_rows; i++) {
+		if (!h->rows[i].container)
+			h->rows[i].container = "?";
+		if (!h->rows[i].cgroup)
+			h->rows[i].cgroup = "?";
+	}
+	hist__sort_by(h, cmp_rows, (void *)v);
+	*rows = h->rows;
+	*nr = h->nr_rows;
+	*view_total = h->total;
 	return 0;
 }
 
 /* ---- names ---- */
 
-static const char *const group_names[TOP_NR_GROUPS] = {
-	"functions", "IPs", "blocks", "processes", "containers",
-};
+const enum sort_key top_keys[TOP_NR_KEYS] = { SORT_SYM, SORT_IP, SORT_BB, SORT_PID, SORT_CGROUP };
+
 static const char *const order_names[TOP_NR_ORDERS] = {
 	"samples", "name", "process", "container",
 };
-
-const char *top__group_name(enum top_group g)
-{
-	return g < TOP_NR_GROUPS ? group_names[g] : "?";
-}
 
 const char *top__order_name(enum top_order o)
 {
@@ -542,23 +471,22 @@ int top__parse_order(const char *s, enum top_order *o)
 	return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, container)", s);
 }
 
-int top__parse_group(const char *s, enum top_group *g)
+int top__parse_key(const char *s, enum sort_key *k)
 {
-	static const struct { const char *name; enum top_group g; } names[] = {
-		{ "functions", TOP_FUNCTIONS }, { "function", TOP_FUNCTIONS }, { "sym", TOP_FUNCTIONS },
-		{ "ips", TOP_IPS }, { "ip", TOP_IPS },
-		{ "blocks", TOP_BLOCKS }, { "block", TOP_BLOCKS }, { "bb", TOP_BLOCKS },
-		{ "processes", TOP_PROCESSES }, { "process", TOP_PROCESSES }, { "pid", TOP_PROCESSES },
-		{ "comm", TOP_PROCESSES },
-		{ "containers", TOP_CONTAINERS }, { "container", TOP_CONTAINERS },
-		{ "cgroup", TOP_CONTAINERS },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!strcasecmp(s, names[i].name)) {
-			*g = names[i].g;
-			return 0;
-		}
+	if (!hist__parse_key(s, k)) {
+		if (*k == SORT_COMM)
+			*k = SORT_PID;
+		for (size_t i = 0; i < TOP_NR_KEYS; i++)
+			if (top_keys[i] == *k)
+				return 0;
 	}
 	return fail(-EINVAL, "unknown grouping '%s' (known: sym, ip, bb, pid, cgroup)", s);
+}
+
+enum sort_key top__next_key(enum sort_key k)
+{
+	for (size_t i = 0; i < TOP_NR_KEYS; i++)
+		if (top_keys[i] == k)
+			return top_keys[(i + 1) % TOP_NR_KEYS];
+	return top_keys[0];
 }
