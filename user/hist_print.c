@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "bblock.h"
-#include "containers.h"
+#include "container_id.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -129,8 +129,8 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			struct container_id ci;
 
 			c[n] = (struct cell){ .title = "Container", .width = h->nr_keys > 1 ? 24 : 34 };
-			if (r->cgroup && !container__identify(r->cgroup, &ci))
-				container__describe(&ci, c[n++].text, 256);
+			if (r->cgroup && !container_id__identify(r->cgroup, &ci))
+				container_id__describe(&ci, c[n++].text, 256);
 			else
 				snprintf(c[n++].text, 256, "-");
 			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
@@ -335,7 +335,7 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 
 				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
 				jsonw_string_field(w, "cgroup", r->cgroup);
-				if (r->cgroup && !container__identify(r->cgroup, &ci)) {
+				if (r->cgroup && !container_id__identify(r->cgroup, &ci)) {
 					jsonw_string_field(w, "runtime", ci.runtime);
 					jsonw_string_field(w, "container", ci.id[0] ? ci.id : NULL);
 					jsonw_string_field(w, "pod", ci.pod[0] ? ci.pod : NULL);

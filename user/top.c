@@ -5,7 +5,7 @@
 #include <string.h>
 #include <stddef.h>
 #include "cgroup.h"
-#include "containers.h"
+#include "container_id.h"
 #include "hashidx.h"
 #include "hsbpf.h"
 #include "sampler.h"
@@ -283,8 +283,8 @@ static const struct label *cgroup_label(struct top *t, u64 id)
 		return NULL;
 	if (!strcmp(path, "/") || id == 0)
 		snprintf(buf, sizeof(buf), "host");
-	else if (!container__identify(path, &c))
-		container__describe(&c, buf, sizeof(buf));
+	else if (!container_id__identify(path, &c))
+		container_id__describe(&c, buf, sizeof(buf));
 	else
 		snprintf(buf, sizeof(buf), "%s", path);
 	t->labels[i] = (struct label){ .id = id, .container = intern(t, buf), .cgroup = intern(t, path) };
