@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "container.h"
+#include "file_format.h"
 #include "profile.h"
 
 _Static_assert(sizeof(struct profile_sample) == 48, "profile_sample");
@@ -373,7 +373,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
 };
 
-static const struct container_format profile_format = {
+static const struct file_format profile_format = {
 	PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
 };
 
@@ -387,7 +387,7 @@ int profile__write(struct profile *p, const char *path)
 
 int profile__write_out(struct profile *p, struct outfile *o)
 {
-	struct container_section secs[16];
+	struct file_section secs[16];
 	char *meta = NULL, *stats = NULL;
 	size_t meta_len = 0, stats_len = 0, nsec = 0;
 	int err;
@@ -401,18 +401,18 @@ int profile__write_out(struct profile *p, struct outfile *o)
 		outfile__discard(o);
 		goto cleanup;
 	}
-	secs[nsec++] = (struct container_section){ SEC_META, meta, meta_len };
-	secs[nsec++] = (struct container_section){ SEC_STATS, stats, stats_len };
-	secs[nsec++] = (struct container_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
-	secs[nsec++] = (struct container_section){ SEC_SAMPLES, p->samples, p->nr_samples * sizeof(*p->samples) };
-	secs[nsec++] = (struct container_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
-	secs[nsec++] = (struct container_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
-	secs[nsec++] = (struct container_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
-	secs[nsec++] = (struct container_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
-	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
-	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
-	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
-	err = container__write_out(o, &profile_format, secs, nsec);
+	secs[nsec++] = (struct file_section){ SEC_META, meta, meta_len };
+	secs[nsec++] = (struct file_section){ SEC_STATS, stats, stats_len };
+	secs[nsec++] = (struct file_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
+	secs[nsec++] = (struct file_section){ SEC_SAMPLES, p->samples, p->nr_samples * sizeof(*p->samples) };
+	secs[nsec++] = (struct file_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
+	secs[nsec++] = (struct file_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
+	secs[nsec++] = (struct file_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
+	secs[nsec++] = (struct file_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
+	secs[nsec++] = (struct file_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
+	secs[nsec++] = (struct file_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
+	secs[nsec++] = (struct file_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
+	err = file_format__write_out(o, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
 	free(stats);
@@ -421,7 +421,7 @@ cleanup:
 
 /* ---- reading ---- */
 
-#define bad container__bad
+#define bad file_format__bad
 
 static bool str_ok(const struct profile *p, u32 off)
 {
@@ -472,7 +472,7 @@ struct parse_ctx {
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
 		const char *name, const char *what)
 {
-	int err = container__take_array(dst, nr, cap, src, size, elem);
+	int err = file_format__take_array(dst, nr, cap, src, size, elem);
 
 	return err == -EINVAL ? bad(name, what) : err;
 }
@@ -554,7 +554,7 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	/* drop the "" that profile__new interned; the file's table replaces it */
 	c.p->strs.len = 0;
 	hashidx__clear(&c.p->strs.idx);
-	err = container__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
+	err = file_format__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)
@@ -580,5 +580,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int profile__read(const char *path, struct profile **out)
 {
 	*out = NULL;
-	return container__load(path, &profile_format, parse_any, out);
+	return file_format__load(path, &profile_format, parse_any, out);
 }

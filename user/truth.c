@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "container.h"
+#include "file_format.h"
 #include "disasm.h"
 #include "elf_image.h"
 #include "hashidx.h"
@@ -687,7 +687,7 @@ static const struct kv_field meta_fields[] = {
 	T_U64(duration_ns), T_U32(edges_off),
 };
 
-static const struct container_format truth_format = {
+static const struct file_format truth_format = {
 	TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR,
 };
 
@@ -701,7 +701,7 @@ int truth__write(struct truth *t, const char *path)
 
 int truth__write_out(struct truth *t, struct outfile *o)
 {
-	struct container_section secs[5];
+	struct file_section secs[5];
 	size_t meta_len;
 	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	int err;
@@ -711,12 +711,12 @@ int truth__write_out(struct truth *t, struct outfile *o)
 		outfile__discard(o);
 		return err;
 	}
-	secs[0] = (struct container_section){ TSEC_META, meta, meta_len };
-	secs[1] = (struct container_section){ TSEC_STRINGS, t->strs, t->strs_len };
-	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
-	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
-	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = container__write_out(o, &truth_format, secs, 5);
+	secs[0] = (struct file_section){ TSEC_META, meta, meta_len };
+	secs[1] = (struct file_section){ TSEC_STRINGS, t->strs, t->strs_len };
+	secs[2] = (struct file_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
+	secs[3] = (struct file_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
+	secs[4] = (struct file_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
+	err = file_format__write_out(o, &truth_format, secs, 5);
 	free(meta);
 	return err;
 }
@@ -730,9 +730,9 @@ struct tparse {
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
 		const char *name)
 {
-	int err = container__take_array(dst, nr, cap, src, size, elem);
+	int err = file_format__take_array(dst, nr, cap, src, size, elem);
 
-	return err == -EINVAL ? container__bad(name, "table size") : err;
+	return err == -EINVAL ? file_format__bad(name, "table size") : err;
 }
 
 static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
@@ -744,10 +744,10 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 	case TSEC_META:
 		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
 				 c->minor >= TRUTH_MINOR_ESCAPES) ?
-			container__bad(c->name, "bad metadata") : 0;
+			file_format__bad(c->name, "bad metadata") : 0;
 	case TSEC_STRINGS:
 		if (!size || ((const char *)data)[size - 1])
-			return container__bad(c->name, "string table is not terminated");
+			return file_format__bad(c->name, "string table is not terminated");
 		free(t->strs);
 		t->strs = NULL;
 		t->strs_len = t->strs_cap = 0;
@@ -776,26 +776,26 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 	c.t = truth__new();
 	if (!c.t)
 		return -ENOMEM;
-	err = container__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
+	err = file_format__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
 	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
 		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
-			err = container__bad(name, "object refers outside the string table");
+			err = file_format__bad(name, "object refers outside the string table");
 	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
 		if (c.t->insns[i].obj >= c.t->nr_objects ||
 		    (i && cmp_insn(&c.t->insns[i - 1], &c.t->insns[i]) >= 0))
-			err = container__bad(name, "instruction table out of order");
+			err = file_format__bad(name, "instruction table out of order");
 	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
 		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
 		    c.t->edges[i].kind >= EDGE_NR)
-			err = container__bad(name, "edge refers to no object");
+			err = file_format__bad(name, "edge refers to no object");
 	/* readers sum counts (per object, per function, per block): no sum may wrap */
 	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
 		if (__builtin_add_overflow(sum, c.t->insns[i].count, &sum))
-			err = container__bad(name, "instruction counts overflow");
+			err = file_format__bad(name, "instruction counts overflow");
 	sum = 0;
 	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
 		if (__builtin_add_overflow(sum, c.t->edges[i].count, &sum))
-			err = container__bad(name, "edge counts overflow");
+			err = file_format__bad(name, "edge counts overflow");
 	if (err) {
 		truth__free(c.t);
 		return err;
@@ -812,5 +812,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int truth__read(const char *path, struct truth **out)
 {
 	*out = NULL;
-	return container__load(path, &truth_format, parse_any, out);
+	return file_format__load(path, &truth_format, parse_any, out);
 }
