@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "helpers.h"
 #include "lbr.h"
 #include "profile.h"
@@ -128,7 +128,7 @@ Test(lbr, propeller_skylake)
 	struct perf_data_stats st;
 	struct lbr_agg g;
 
-	cr_assert_eq(elf__build_id(lbr_data("propeller_sample_1.bin"), om.id, sizeof(om.id), &om.id_len), 0);
+	cr_assert_eq(build_id__read(lbr_data("propeller_sample_1.bin"), om.id, sizeof(om.id), &om.id_len), 0);
 	cr_assert_eq(om.id_len, 8);
 	aggregate(lbr_data("propeller_sample_1.perfdata1"), &om, &g, &st);
 	cr_expect(strstr(om.target, "propeller_sample_1.bin"), "%s", om.target);

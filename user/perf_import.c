@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "hsbpf.h"
 #include "lbr.h"
 #include "perf_import.h"

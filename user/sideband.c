@@ -14,7 +14,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "sideband.h"
 
 #define RING_PAGES	128	/* data pages per CPU: 512 KiB */
@@ -545,7 +545,7 @@ void profile__fill_build_ids(struct profile *p)
 				break;
 			c = &cache[nr++];
 			c->path = m->path;
-			c->err = elf__build_id(path, c->id, sizeof(c->id), &c->len);
+			c->err = build_id__read(path, c->id, sizeof(c->id), &c->len);
 		}
 		if (!c->err) {
 			memcpy(m->build_id, c->id, c->len);

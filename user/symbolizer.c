@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "bblock.h"
 #include "elf_image.h"
-#include "elf_util.h"
+#include "build_id.h"
 #include "hsbpf.h"
 #include "strset.h"
 #include "symbolizer.h"
