@@ -293,7 +293,7 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 	snprintf(p->meta.version, sizeof(p->meta.version), "perf.data");
 	p->stats.samples = st.samples;
 	p->stats.sideband_lost = st.lost;
-	profile__fill_build_ids(p);
+	sideband__fill_build_ids(p);
 	profile__finish(p);
 out:
 	if (err == -ENOMEM)
