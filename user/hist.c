@@ -332,7 +332,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 
 int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
-	double scale = lbr__scale(p);
+	double scale = lbr_estimate__scale(p);
 
 	if (!p->nr_lbr)
 		return 0;
@@ -352,7 +352,7 @@ int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy
 		execs = calloc(bt->nr + 1, sizeof(*execs));
 		if (!execs)
 			return fail(-ENOMEM, "cannot estimate block executions: %s", strerror(ENOMEM));
-		lbr__block_execs(p, sy, dso, bt, execs, &used);
+		lbr_estimate__block_execs(p, sy, dso, bt, execs, &used);
 		for (size_t j = i; j < h->nr_rows; j++)
 			if (h->rows[j].bb && h->rows[j].dso == dso)
 				h->rows[j].lbr_execs = execs[h->rows[j].bb - bt->blocks] * scale;
