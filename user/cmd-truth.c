@@ -81,7 +81,7 @@ int cmd_truth(int argc, char **argv)
 			plugin = optarg;
 			break;
 		case 'f':
-			if (format__text_or_json(optarg, &json))
+			if (jsonw_parse_format(optarg, &json))
 				return 2;
 			break;
 		case 'w':
