@@ -43,11 +43,13 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/accuracy/: the accuracy harness (truth, the reference run, eval, the experiments), the
+# instrument that measures the profiler, in the same library
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/accuracy/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
-TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c tests/callgrind.c
+TEST_SRCS := $(wildcard tests/test_*.c tests/accuracy/test_*.c) tests/helpers.c tests/callgrind.c
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
@@ -65,7 +67,8 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/user/accuracy $(OUTPUT)/tests $(OUTPUT)/tests/accuracy \
+		$(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.h | $(OUTPUT)/bpf
@@ -79,7 +82,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)
 # Only the skeleton users need the skeletons, but generating them first is cheap and keeps
 # the dependency files honest on a clean tree.
 $(LIB_OBJS): | $(SKELS)
-$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -118,7 +121,7 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
 
 $(TEST_OBJS): | $(SKELS)
-$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests $(OUTPUT)/tests/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
@@ -214,4 +217,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-asan hsbpf
 
--include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/user/accuracy/*.d $(OUTPUT)/tests/*.d \
+	$(OUTPUT)/tests/accuracy/*.d)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
-#include "lbr_estimate.h"
+#include "accuracy/lbr_estimate.h"
 
 /* the keys: report's --sort names them, top's -s too, or by what their rows are */
 static const struct {

@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include "bblock.h"
 #include "callgrind.h"
-#include "eval.h"
+#include "accuracy/eval.h"
 #include "build_id.h"
 #include "disasm.h"
 #include "elf_image.h"
 #include "helpers.h"
-#include "truth.h"
-#include "truth_export.h"
+#include "accuracy/truth.h"
+#include "accuracy/truth_export.h"
 
 TestSuite(truth, .fini = cleanup_tmpdir, .timeout = 300);
 
