@@ -126,8 +126,7 @@ $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests $(OUTPUT)/tests/accuracy
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
 # the real LBR recordings: shared/ beside the checkout (CI, the workplace), or LBR_DATA=DIR
-LBR_DATA ?= $(firstword $(wildcard $(CURDIR)/../shared/data/lbr /work/shared/data/lbr) \
-	$(CURDIR)/../shared/data/lbr)
+LBR_DATA ?= $(abspath $(CURDIR)/../shared/data/lbr)
 
 # one binary for every suite, so that Criterion prints one synthesis
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
@@ -167,8 +166,8 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 
 bench: bench-overhead bench-truth bench-top bench-periods
 
-bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+bench-overhead: $(BIN) $(FIXTURES) $(OUTPUT)/bench/floor
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/overhead.sh
 
 $(OUTPUT)/bench/sled: bench/sled.S
@@ -176,14 +175,14 @@ $(OUTPUT)/bench/sled: bench/sled.S
 	$(call msg,CC,$@)
 	$(Q)$(CC) -DSLED_NOPS=64 $< -o $@
 
-bench-top: hsbpf $(OUTPUT)/bench/sled
-	$(Q)HSBPF=$(CURDIR)/hsbpf OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
+bench-top: $(BIN) $(OUTPUT)/bench/sled
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
 
-bench-periods: hsbpf $(FIXTURES)
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
+bench-periods: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
 
-bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+bench-truth: $(BIN) $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/truth.sh
 
 # libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus, minimized: the
