@@ -321,7 +321,9 @@ fail:
 	return err;
 }
 
-int outfile__commit(struct outfile *o)
+/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
+ * reporting; on failure nothing is left behind */
+static int outfile__commit(struct outfile *o)
 {
 	int err = 0;
 
@@ -439,15 +441,6 @@ cleanup:
 		return err;
 	}
 	return outfile__commit(o);
-}
-
-int file_format__write(const char *path, const struct file_format *f,
-		     const struct file_section *secs, size_t nr)
-{
-	struct outfile o;
-	int err = outfile__open(&o, path, 0);
-
-	return err ? err : file_format__write_out(&o, f, secs, nr);
 }
 
 /* ---- reading ---- */
@@ -574,7 +567,9 @@ static int pread_all(int fd, void *buf, size_t len, u64 off)
 	return 0;
 }
 
-int file_format__check_head(int fd, u64 size, const char *name, const void *arg)
+/* the head check of the container format f (a struct file_format): header, section
+ * table and section bounds, without reading the sections */
+static int file_format__check_head(int fd, u64 size, const char *name, const void *arg)
 {
 	const struct file_format *f = arg;
 	u8 head[sizeof(struct file_header)];

@@ -40,18 +40,12 @@ struct outfile {
 /* open, and for a regular file reserve reserve bytes, so that a full disk is found before
  * the work and not after it. 0, or -errno after reporting */
 int outfile__open(struct outfile *o, const char *path, size_t reserve);
-/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
- * reporting; on failure nothing is left behind */
-int outfile__commit(struct outfile *o);
 /* close and remove what was written; for an outfile that failed or was never opened too */
 void outfile__discard(struct outfile *o);
 
 /* write the container to an open outfile and commit it (discard it on failure) */
 int file_format__write_out(struct outfile *o, const struct file_format *f,
 			 const struct file_section *secs, size_t nr);
-/* the same through outfile__open */
-int file_format__write(const char *path, const struct file_format *f,
-		     const struct file_section *secs, size_t nr);
 
 /* called once per section, in file order; a non-zero return stops the walk and is returned */
 typedef int (*file_section_fn)(void *ctx, u32 type, const void *data, size_t size);
@@ -70,9 +64,6 @@ typedef int (*file_head_fn)(int fd, u64 size, const char *name, const void *arg)
  * reporting */
 int file_format__read_file(const char *path, file_head_fn head, const void *arg, void **buf,
 			 size_t *size);
-/* the head check of the container format f (a struct file_format): header, section
- * table and section bounds, without reading the sections */
-int file_format__check_head(int fd, u64 size, const char *name, const void *f);
 /* read a whole container file (header and table checked first) and hand it to a parser;
  * what the parser returns */
 typedef int (*file_format_parse_fn)(const void *buf, size_t size, const char *name, void *out);

@@ -122,7 +122,8 @@ bool hist_filter__wants(const struct hist_filter *f, const struct hist_sample *s
 	return (!f->pid || s->pid == f->pid) && (!f->by_cgroup || s->cgroup_id == f->cgroup_id);
 }
 
-bool hist_filter__match(const struct hist_filter *f, const struct hist_sample *s)
+/* the whole filter, on a resolved sample */
+static bool hist_filter__match(const struct hist_filter *f, const struct hist_sample *s)
 {
 	const struct sym_result *r = &s->r;
 	const char *t = f->text;

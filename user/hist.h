@@ -111,8 +111,6 @@ void hist__free(struct hist *h);
 /* what the filter decides before the sample is resolved (its process, its cgroup): a caller
  * that resolves lazily (top) asks first */
 bool hist_filter__wants(const struct hist_filter *f, const struct hist_sample *s);
-/* the whole filter, on a resolved sample */
-bool hist_filter__match(const struct hist_filter *f, const struct hist_sample *s);
 
 /* add s to its row, unless the filter refuses it; 0 or -ENOMEM */
 int hist__add(struct hist *h, const struct hist_sample *s);

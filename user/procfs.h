@@ -14,8 +14,6 @@ int procfs__synthesize_all(struct profile *p);
 int procfs__pids(u32 **pids, size_t *nr);
 /* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
 bool procfs__alive(u32 pid);
-/* the innermost namespace PID of a live process (0: host namespace, or gone) */
-u32 procfs__nspid(u32 pid);
 /* record the namespace PIDs of the processes p knows (those still alive) */
 void procfs__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork);
 
