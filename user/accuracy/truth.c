@@ -491,6 +491,121 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 	return err;
 }
 
+/* instructions: block counts spread over their instructions, into it */
+static int count_insns(struct raw *r, struct elf_image **imgs, struct disasm *d, struct truth *t,
+		       struct insn_table *it)
+{
+	for (size_t i = 0; i < r->nr_blocks; i++) {
+		struct raw_block *b = &r->blocks[i];
+		struct elf_image *img;
+		u64 off = b->file_off;
+
+		t->meta.total_insns += b->count * b->ninsns;
+		b->kept = b->ninsns;
+		if (b->map < 0 || r->maps[b->map].obj == TRUTH_NO_OBJECT) {
+			t->meta.anon_insns += b->count * b->ninsns;
+			continue;
+		}
+		b->obj = r->maps[b->map].obj;
+		img = imgs[b->obj];
+		b->addrs = calloc(b->ninsns, sizeof(*b->addrs));
+		if (!b->addrs)
+			return -ENOMEM;
+		for (u32 k = 0; k < b->ninsns; off += b->sizes[k++]) {
+			struct truth_insn *in;
+
+			if (elf_image__off_to_vaddr(img, off, &b->addrs[k]))
+				return fail(-EINVAL, "'%s': no segment holds file offset %#" PRIx64,
+					    img->path, off);
+			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
+			 * last of a block that does not execute it; the next block does */
+			if (k == b->ninsns - 1 && k > 0) {
+				struct insn_info ii;
+				size_t avail;
+				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
+
+				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
+				    ii.size != b->sizes[k] && (b->addrs[k] & 4095) + ii.size > 4096) {
+					b->kept = k;
+					t->meta.page_cross_dropped += b->count;
+					t->meta.total_insns -= b->count;
+					break;
+				}
+			}
+			in = insn_slot(it, b->obj, b->addrs[k], b->sizes[k]);
+			if (!in)
+				return -ENOMEM;
+			in->count += b->count;
+		}
+	}
+	return 0;
+}
+
+/* edges: from the last instruction that ran in one block to the first of the next; a rep
+ * string instruction's iterations come off its count in it */
+static int add_edges(const struct raw *r, struct elf_image **imgs, struct disasm *d,
+		     struct truth *t, struct insn_table *it)
+{
+	for (size_t i = 0; i < r->nr_edges; i++) {
+		const struct raw_block *s = &r->blocks[r->edges[i].src], *dd = &r->blocks[r->edges[i].dst];
+		struct truth_edge e = { .count = r->edges[i].count };
+		struct insn_info ii;
+		const u8 *code;
+		size_t avail;
+
+		if (!s->addrs || !dd->addrs || !s->kept)
+			continue;	/* anonymous code at either end */
+		e.src_obj = s->obj;
+		e.dst_obj = dd->obj;
+		e.src = s->addrs[s->kept - 1];
+		e.dst = dd->addrs[0];
+		e.flags = s->obj != dd->obj ? EDGE_CROSS_OBJECT : 0;
+		code = elf_image__bytes(imgs[s->obj], e.src, &avail);
+		if (s->kept < s->ninsns)
+			e.kind = EDGE_FALLTHROUGH;
+		else if (!code || disasm__one(d, code, avail, e.src, &ii))
+			e.kind = EDGE_OTHER;
+		else
+			e.kind = classify(&ii, e.src, e.dst, imgs[s->obj], imgs[dd->obj]);
+		if (e.kind == EDGE_REP) {
+			/* hardware retires a rep string instruction once, however many iterations */
+			struct truth_insn *in = insn_slot(it, e.src_obj, e.src, ii.size);
+
+			if (!in)
+				return -ENOMEM;
+			in->count -= e.count;
+			t->meta.rep_iterations += e.count;
+			t->meta.total_insns -= e.count;
+		}
+		if (array__reserve((void **)&t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(e)))
+			return -ENOMEM;
+		t->edges[t->nr_edges++] = e;
+	}
+	return 0;
+}
+
+/* compact: the instructions of it, sorted, become the truth's; equal edges merge */
+static void compact(struct truth *t, struct insn_table *it)
+{
+	size_t o = 0;
+
+	t->insns = it->insns;
+	t->nr_insns = it->nr;
+	t->cap_insns = it->cap;
+	it->insns = NULL;
+	if (t->nr_insns > 1)
+		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
+	if (t->nr_edges > 1)
+		qsort(t->edges, t->nr_edges, sizeof(*t->edges), cmp_edge);
+	for (size_t j = 0; j < t->nr_edges; j++) {
+		if (o && !cmp_edge(&t->edges[o - 1], &t->edges[j]))
+			t->edges[o - 1].count += t->edges[j].count;
+		else
+			t->edges[o++] = t->edges[j];
+	}
+	t->nr_edges = o;
+}
+
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
 {
 	struct elf_image **imgs = NULL;
@@ -522,124 +637,14 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 	if (err)
 		goto cleanup;
 
-	/* instructions: block counts spread over their instructions */
-	for (size_t i = 0; i < r.nr_blocks; i++) {
-		struct raw_block *b = &r.blocks[i];
-		struct elf_image *img;
-		u64 off = b->file_off;
-
-		t->meta.total_insns += b->count * b->ninsns;
-		b->kept = b->ninsns;
-		if (b->map < 0 || r.maps[b->map].obj == TRUTH_NO_OBJECT) {
-			t->meta.anon_insns += b->count * b->ninsns;
-			continue;
-		}
-		b->obj = r.maps[b->map].obj;
-		img = imgs[b->obj];
-		b->addrs = calloc(b->ninsns, sizeof(*b->addrs));
-		if (!b->addrs) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		for (u32 k = 0; k < b->ninsns; off += b->sizes[k++]) {
-			struct truth_insn *in;
-
-			if (elf_image__off_to_vaddr(img, off, &b->addrs[k])) {
-				err = fail(-EINVAL, "'%s': no segment holds file offset %#" PRIx64,
-					   img->path, off);
-				goto cleanup;
-			}
-			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
-			 * last of a block that does not execute it; the next block does */
-			if (k == b->ninsns - 1 && k > 0) {
-				struct insn_info ii;
-				size_t avail;
-				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
-
-				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
-				    ii.size != b->sizes[k] && (b->addrs[k] & 4095) + ii.size > 4096) {
-					b->kept = k;
-					t->meta.page_cross_dropped += b->count;
-					t->meta.total_insns -= b->count;
-					break;
-				}
-			}
-			in = insn_slot(&it, b->obj, b->addrs[k], b->sizes[k]);
-			if (!in) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			in->count += b->count;
-		}
-	}
-
-	/* edges: from the last instruction that ran in one block to the first of the next */
-	for (size_t i = 0; i < r.nr_edges; i++) {
-		const struct raw_block *s = &r.blocks[r.edges[i].src], *dd = &r.blocks[r.edges[i].dst];
-		struct truth_edge e = { .count = r.edges[i].count };
-		struct insn_info ii;
-		const u8 *code;
-		size_t avail;
-
-		if (!s->addrs || !dd->addrs || !s->kept)
-			continue;	/* anonymous code at either end */
-		e.src_obj = s->obj;
-		e.dst_obj = dd->obj;
-		e.src = s->addrs[s->kept - 1];
-		e.dst = dd->addrs[0];
-		e.flags = s->obj != dd->obj ? EDGE_CROSS_OBJECT : 0;
-		code = elf_image__bytes(imgs[s->obj], e.src, &avail);
-		if (s->kept < s->ninsns)
-			e.kind = EDGE_FALLTHROUGH;
-		else if (!code || disasm__one(d, code, avail, e.src, &ii))
-			e.kind = EDGE_OTHER;
-		else
-			e.kind = classify(&ii, e.src, e.dst, imgs[s->obj], imgs[dd->obj]);
-		if (e.kind == EDGE_REP) {
-			/* hardware retires a rep string instruction once, however many iterations */
-			struct truth_insn *in = insn_slot(&it, e.src_obj, e.src, ii.size);
-
-			if (!in) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			in->count -= e.count;
-			t->meta.rep_iterations += e.count;
-			t->meta.total_insns -= e.count;
-		}
-		if (array__reserve((void **)&t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(e))) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		t->edges[t->nr_edges++] = e;
-	}
-
-	if (vp && r.nr_v) {
+	err = count_insns(&r, imgs, d, t, &it);
+	if (!err)
+		err = add_edges(&r, imgs, d, t, &it);
+	if (!err && vp && r.nr_v)
 		err = vpmu_profile(&r, imgs, t, vp);
-		if (err)
-			goto cleanup;
-	}
-
-	/* compact: sorted instructions, merged edges */
-	t->insns = it.insns;
-	t->nr_insns = it.nr;
-	t->cap_insns = it.cap;
-	it.insns = NULL;
-	if (t->nr_insns > 1)
-		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
-	if (t->nr_edges > 1)
-		qsort(t->edges, t->nr_edges, sizeof(*t->edges), cmp_edge);
-	{
-		size_t o = 0;
-
-		for (size_t j = 0; j < t->nr_edges; j++) {
-			if (o && !cmp_edge(&t->edges[o - 1], &t->edges[j]))
-				t->edges[o - 1].count += t->edges[j].count;
-			else
-				t->edges[o++] = t->edges[j];
-		}
-		t->nr_edges = o;
-	}
+	if (err)
+		goto cleanup;
+	compact(t, &it);
 	*out = t;
 	t = NULL;
 cleanup:
