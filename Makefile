@@ -43,11 +43,13 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
+# user/accuracy/: the accuracy harness (truth, the reference run, eval, the experiments), the
+# instrument that measures the profiler, in the same library
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/accuracy/*.c))
 LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
-TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c tests/callgrind.c
+TEST_SRCS := $(wildcard tests/test_*.c tests/accuracy/test_*.c) tests/helpers.c tests/callgrind.c
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
@@ -65,7 +67,8 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/tests $(OUTPUT)/fixtures:
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/user/accuracy $(OUTPUT)/tests $(OUTPUT)/tests/accuracy \
+		$(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
 
 $(OUTPUT)/bpf/%.bpf.o: bpf/%.bpf.c $(wildcard bpf/*.h) vmlinux/vmlinux.h | $(OUTPUT)/bpf
@@ -79,7 +82,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/bpf/%.bpf.o | $(OUTPUT)
 # Only the skeleton users need the skeletons, but generating them first is cheap and keeps
 # the dependency files honest on a clean tree.
 $(LIB_OBJS): | $(SKELS)
-$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
+$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -118,13 +121,12 @@ $(OUTPUT)/workloads/%: tests/workloads/%.c
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
 
 $(TEST_OBJS): | $(SKELS)
-$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests
+$(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests $(OUTPUT)/tests/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
 # the real LBR recordings: shared/ beside the checkout (CI, the workplace), or LBR_DATA=DIR
-LBR_DATA ?= $(firstword $(wildcard $(CURDIR)/../shared/data/lbr /work/shared/data/lbr) \
-	$(CURDIR)/../shared/data/lbr)
+LBR_DATA ?= $(abspath $(CURDIR)/../shared/data/lbr)
 
 # one binary for every suite, so that Criterion prints one synthesis
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
@@ -164,8 +166,8 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 
 bench: bench-overhead bench-truth bench-top bench-periods
 
-bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+bench-overhead: $(BIN) $(FIXTURES) $(OUTPUT)/bench/floor
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/overhead.sh
 
 $(OUTPUT)/bench/sled: bench/sled.S
@@ -173,14 +175,14 @@ $(OUTPUT)/bench/sled: bench/sled.S
 	$(call msg,CC,$@)
 	$(Q)$(CC) -DSLED_NOPS=64 $< -o $@
 
-bench-top: hsbpf $(OUTPUT)/bench/sled
-	$(Q)HSBPF=$(CURDIR)/hsbpf OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
+bench-top: $(BIN) $(OUTPUT)/bench/sled
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
 
-bench-periods: hsbpf $(FIXTURES)
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
+bench-periods: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
 
-bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
-	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+bench-truth: $(BIN) $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/truth.sh
 
 # libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus, minimized: the
@@ -188,7 +190,7 @@ bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 # coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
 FUZZ_CORPUS := tests/fuzz/corpus
-$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/container.c user/util.c
+$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/file_format.c user/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
@@ -214,4 +216,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-asan hsbpf
 
--include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/user/accuracy/*.d $(OUTPUT)/tests/*.d \
+	$(OUTPUT)/tests/accuracy/*.d)

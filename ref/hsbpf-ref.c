@@ -2,7 +2,7 @@
 /* hsbpf's exact reference collector: a QEMU user-mode plugin that counts every execution of
  * every translated block, per guest thread, and every transfer between blocks. Blocks are
  * tied to the file they came from by the host address QEMU maps guest code at, so counts can
- * be keyed by object and ELF address afterwards (user/truth.c). Output: text, see docs/truth-format.md.
+ * be keyed by object and ELF address afterwards (user/accuracy/truth.c). Output: text, see docs/truth-format.md.
  *
  * Exactness: one callback per block execution (no inline counters: those are not atomic and
  * two guest threads can run the same block at once); per-thread counters, summed at exit while

@@ -8,10 +8,12 @@
 
 static void add(struct hist *h, u32 pid, const char *sym, const char *dso, u64 count)
 {
-	struct profile_sample s = { .pid = pid, .count = count, .weight = count * 10 };
-	struct sym_result r = { .sym = sym, .dso = dso, .comm = pid == 1 ? "one" : "two" };
+	struct hist_sample s = {
+		.pid = pid, .count = count, .weight = count * 10,
+		.r = { .sym = sym, .dso = dso, .comm = pid == 1 ? "one" : "two" },
+	};
 
-	cr_assert_eq(hist__add(h, &s, &r, NULL), 0);
+	cr_assert_eq(hist__add(h, &s), 0);
 }
 
 Test(hist, groups_by_symbol_and_sorts)

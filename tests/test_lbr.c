@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "helpers.h"
 #include "lbr.h"
 #include "profile.h"
@@ -108,8 +108,8 @@ Test(lbr, autofdo_expectations_on_westmere)
 	cr_expect_eq(lbr_table__get(&g.ranges, 0x4e80, 0x4e8e), 1134);
 	cr_expect_eq(lbr_table__get(&g.ips, 0xfe0, 0), 55);
 	cr_expect_eq(lbr_table__get(&g.ips, 0x1005, 0), 18);
-	for (size_t i = 0; i < g.ranges.cap; i++) {
-		const struct lbr_pair *r = &g.ranges.slots[i];
+	for (size_t i = 0; i < g.ranges.nr; i++) {
+		const struct lbr_pair *r = &g.ranges.pairs[i];
 
 		sum += r->count;
 		weighted += r->count * (r->b - r->a + 1);
@@ -128,7 +128,7 @@ Test(lbr, propeller_skylake)
 	struct perf_data_stats st;
 	struct lbr_agg g;
 
-	cr_assert_eq(elf__build_id(lbr_data("propeller_sample_1.bin"), om.id, sizeof(om.id), &om.id_len), 0);
+	cr_assert_eq(build_id__read(lbr_data("propeller_sample_1.bin"), om.id, sizeof(om.id), &om.id_len), 0);
 	cr_assert_eq(om.id_len, 8);
 	aggregate(lbr_data("propeller_sample_1.perfdata1"), &om, &g, &st);
 	cr_expect(strstr(om.target, "propeller_sample_1.bin"), "%s", om.target);

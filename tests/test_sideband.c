@@ -4,6 +4,7 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <unistd.h>
+#include "procfs.h"
 #include "sideband.h"
 #include "symbolizer.h"
 
@@ -120,7 +121,7 @@ Test(sideband, procfs_synthesis_of_this_process)
 	bool found = false;
 
 	cr_assert_eq(procfs__synthesize(p, getpid()), 0);
-	profile__fill_build_ids(p);
+	sideband__fill_build_ids(p);
 	for (size_t i = 0; i < p->nr_mappings; i++) {
 		const char *path = profile__str(p, p->mappings[i].path);
 

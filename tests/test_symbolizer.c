@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "helpers.h"
 #include "hsbpf.h"
 #include "symbolizer.h"
@@ -130,7 +130,7 @@ Test(symbolizer, real_elf_with_lines_and_build_id_check)
 	u8 id[20];
 	size_t len;
 
-	cr_assert_eq(elf__build_id(bin, id, sizeof(id), &len), 0);
+	cr_assert_eq(build_id__read(bin, id, sizeof(id), &len), 0);
 	/* one mapping of the whole file from offset 0: vaddr == file offset for this layout */
 	profile__add_mapping(p, 5, 0, base, 0x4000, 0, bin, id, len);
 	profile__add_comm(p, 5, 0, "hot7030", false);

@@ -51,7 +51,7 @@ static struct profile_sample slot(u32 pid, u64 ip, u64 count)
 	return (struct profile_sample){ .pid = pid, .ip = ip, .count = count, .weight = count * 1000 };
 }
 
-static double row_count(const struct top_row *rows, size_t nr, const char *sym)
+static double row_count(const struct hist_row *rows, size_t nr, const char *sym)
 {
 	for (size_t i = 0; i < nr; i++)
 		if (!strcmp(rows[i].sym, sym))
@@ -62,10 +62,10 @@ static double row_count(const struct top_row *rows, size_t nr, const char *sym)
 /* each interval's map holds that interval's samples; top accumulates and decays them per key */
 Test(top, intervals_accumulate_and_decay)
 {
-	struct top_view acc = { .group = TOP_FUNCTIONS }, dec = acc;
+	struct top_view acc = { .key = SORT_SYM }, dec = acc;
 	struct profile_sample s1[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 30) };
 	struct profile_sample s2[] = { slot(PID, BASE + work_30 + 4, 100) };
-	const struct top_row *rows;
+	const struct hist_row *rows;
 	size_t nr;
 	double total;
 
@@ -91,9 +91,9 @@ Test(top, intervals_accumulate_and_decay)
 /* a key back after idle intervals adds to what it had; IPs show as ELF addresses */
 Test(top, a_key_seen_again_adds_up)
 {
-	struct top_view v = { .group = TOP_IPS };
+	struct top_view v = { .key = SORT_IP };
 	struct profile_sample a = slot(PID, BASE + work_70, 50), b = slot(PID, BASE + work_70, 5);
-	const struct top_row *rows;
+	const struct hist_row *rows;
 	size_t nr;
 	double total;
 
@@ -103,7 +103,7 @@ Test(top, a_key_seen_again_adds_up)
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	cr_assert_eq(nr, 1);
 	cr_expect_eq(rows[0].count, 55);
-	cr_expect_eq(rows[0].addr, work_70, "IPs are shown as ELF addresses");
+	cr_expect_eq(rows[0].vaddr, work_70, "IPs are shown as ELF addresses");
 	cr_expect_str_eq(rows[0].sym, "work_70");
 }
 
@@ -113,8 +113,8 @@ Test(top, groups_filters_and_zooms)
 		slot(PID, BASE + work_70 + 4, 60), slot(PID, BASE + work_70 + 8, 10),
 		slot(PID, BASE + work_30 + 4, 30), slot(PID + 1, 0x1000, 150),
 	};
-	struct top_view v = { .group = TOP_PROCESSES };
-	const struct top_row *rows;
+	struct top_view v = { .key = SORT_PID };
+	const struct hist_row *rows;
 	size_t nr;
 	double total;
 
@@ -126,7 +126,7 @@ Test(top, groups_filters_and_zooms)
 	cr_expect_str_eq(rows[1].comm, "hot7030");
 	cr_expect_eq(rows[1].count, 100);
 	/* the two IPs of work_70 make one function row */
-	v.group = TOP_FUNCTIONS;
+	v.key = SORT_SYM;
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	cr_expect_eq(row_count(rows, nr, "work_70"), 70);
 	cr_expect_eq(row_count(rows, nr, "[unknown]"), 150, "the other process's unmapped IP");
@@ -152,7 +152,7 @@ Test(top, lines_fit_the_width)
 	struct profile_sample s[] = { slot(PID, BASE + work_70 + 4, 70), slot(PID, BASE + work_30 + 4, 30) };
 	static const int widths[] = { 40, 60, 80, 100, 200 };
 	struct top_view v = { 0 };
-	const struct top_row *rows;
+	const struct hist_row *rows;
 	char l1[512], l2[512], line[512];
 	size_t nr;
 	double total;
@@ -161,8 +161,8 @@ Test(top, lines_fit_the_width)
 	top__status(t)->event = "cpu-clock";
 	top__status(t)->target = "all CPUs";
 	top__status(t)->freq = 999;
-	for (int g = 0; g < TOP_NR_GROUPS; g++) {
-		v.group = g;
+	for (int g = 0; g < TOP_NR_KEYS; g++) {
+		v.key = top_keys[g];
 		cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 		for (size_t w = 0; w < ARRAY_SIZE(widths); w++) {
 			top__format_header(top__status(t), &v, total, widths[w], l1, l2, sizeof(l1));
@@ -176,7 +176,7 @@ Test(top, lines_fit_the_width)
 			}
 		}
 	}
-	v.group = TOP_FUNCTIONS;
+	v.key = SORT_SYM;
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	top__format_titles(&v, 80, line, sizeof(line));
 	cr_expect(strstr(line, "Symbol") && strstr(line, "Object") && strstr(line, "Process"), "%s", line);
@@ -193,15 +193,15 @@ Test(top, lines_fit_the_width)
 
 Test(top, grouping_names)
 {
-	enum top_group g;
+	enum sort_key g;
 
-	cr_expect_eq(top__parse_group("bb", &g), 0);
-	cr_expect_eq(g, TOP_BLOCKS);
-	cr_expect_eq(top__parse_group("cgroup", &g), 0);
-	cr_expect_eq(g, TOP_CONTAINERS);
-	cr_expect_eq(top__parse_group("pid", &g), 0);
-	cr_expect_eq(g, TOP_PROCESSES);
-	cr_expect_eq(top__parse_group("nonsense", &g), -EINVAL);
+	cr_expect_eq(top__parse_key("bb", &g), 0);
+	cr_expect_eq(g, SORT_BB);
+	cr_expect_eq(top__parse_key("cgroup", &g), 0);
+	cr_expect_eq(g, SORT_CGROUP);
+	cr_expect_eq(top__parse_key("pid", &g), 0);
+	cr_expect_eq(g, SORT_PID);
+	cr_expect_eq(top__parse_key("nonsense", &g), -EINVAL);
 }
 
 /* past the key limit, keys that faded are forgotten and their samples counted as aged out */
@@ -209,8 +209,8 @@ Test(top, faded_keys_age_out_past_the_limit)
 {
 	struct profile_sample old = slot(PID, BASE + work_30, 7), hot = slot(PID, BASE + work_70, 1);
 	struct profile_sample both[] = { hot, slot(PID, BASE + work_70 + 1, 1) };
-	struct top_view v = { .group = TOP_IPS };
-	const struct top_row *rows;
+	struct top_view v = { .key = SORT_IP };
+	const struct hist_row *rows;
 	size_t nr;
 	double total;
 

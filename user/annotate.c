@@ -10,7 +10,7 @@
 #include "elf_image.h"
 #include "hsbpf.h"
 #include "json_writer.h"
-#include "lbr_estimate.h"
+#include "accuracy/lbr_estimate.h"
 #include <linux/perf_event.h>
 
 struct insn_samples {
@@ -256,7 +256,7 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 		t.per_sample = (double)profile__total_weight(p) / t.total;
 	}
 	if (p->nr_lbr) {
-		double scale = lbr__scale(p);
+		double scale = lbr_estimate__scale(p);
 		u64 used;
 
 		t.lbr = calloc(t.bt->nr + 1, sizeof(*t.lbr));
@@ -264,7 +264,7 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 			err = -ENOMEM;
 			goto cleanup;
 		}
-		lbr__block_execs(p, sy, t.dso, t.bt, t.lbr, &used);
+		lbr_estimate__block_execs(p, sy, t.dso, t.bt, t.lbr, &used);
 		for (size_t b = 0; b < t.bt->nr; b++)
 			t.lbr[b] *= scale;
 	}

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include "profile.h"
 #include "symbolizer.h"
-#include "truth.h"
+#include "accuracy/truth.h"
 
 struct annotate_opts {
 	const char *symbol;

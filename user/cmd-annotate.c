@@ -40,7 +40,7 @@ int cmd_annotate(int argc, char **argv)
 			truth_path = optarg;
 			break;
 		case 'f':
-			if (format__text_or_json(optarg, &o.json))
+			if (jsonw_parse_format(optarg, &o.json))
 				return 2;
 			break;
 		case 'h':

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmds.h"
-#include "elf_util.h"
+#include "build_id.h"
 #include "perf_import.h"
 
 static const char usage_text[] =
@@ -61,7 +61,7 @@ int cmd_import(int argc, char **argv)
 		return fail(1, "cannot write '%s': it is the input", output);
 	if (o.binary) {
 		/* a binary without a build-id is matched by name; one that is not there is a mistake */
-		err = elf__build_id(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);
+		err = build_id__read(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);
 		if (err == -EINVAL)
 			return fail(1, "'%s' is not an ELF file", o.binary);
 		if (err && err != -ENODATA)

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "caps.h"
 #include "cmds.h"
-#include "container.h"
+#include "file_format.h"
 #include "profile.h"
 #include "rearm.h"
 #include "session.h"
@@ -176,7 +176,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	/* fail before recording, not after: the output is opened now, with room for its head
 	 * (a full disk is told in a moment, not at the end; a FIFO waits for its reader here) */
-	err = outfile__open(&out, env.output, CONTAINER_HEAD_MAX);
+	err = outfile__open(&out, env.output, FILE_FORMAT_HEAD_MAX);
 	if (err)
 		goto cleanup;
 

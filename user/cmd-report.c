@@ -10,7 +10,7 @@
 #include "lbr_report.h"
 #include "profile.h"
 #include "symbolizer.h"
-#include "truth.h"
+#include "accuracy/truth.h"
 #include <linux/perf_event.h>
 
 static const char usage_text[] =

@@ -107,7 +107,7 @@ static int parse_args(int argc, char **argv)
 				return fail(-EINVAL, "invalid delay '%s' (0.1 to 3600 seconds)", optarg);
 			break;
 		case 's':
-			if (top__parse_group(optarg, &env.view.group))
+			if (top__parse_key(optarg, &env.view.key))
 				return -EINVAL;
 			break;
 		case OPT_ORDER:

@@ -104,13 +104,3 @@ bool insn__ends_block(enum insn_kind k)
 {
 	return k != INSN_PLAIN;
 }
-
-const char *insn__kind_name(enum insn_kind k)
-{
-	static const char *const names[] = {
-		"plain", "cond-jump", "jump", "indirect-jump", "call", "indirect-call", "ret",
-		"syscall", "halt", "invalid",
-	};
-
-	return k < ARRAY_SIZE(names) ? names[k] : "?";
-}

@@ -35,6 +35,5 @@ void disasm__free(struct disasm *d);
 int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct insn_info *info);
 /* does control leave the straight line after this instruction? */
 bool insn__ends_block(enum insn_kind k);
-const char *insn__kind_name(enum insn_kind k);
 
 #endif /* HSBPF_DISASM_H */

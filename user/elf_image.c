@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "elf_image.h"
-#include "elf_util.h"
+#include "build_id.h"
 
 static int cmp_func(const void *a, const void *b)
 {
@@ -146,7 +146,7 @@ struct elf_image *elf_image__open(const char *path)
 		goto fail;
 	elf_end(elf);
 	elf = NULL;
-	if (elf__build_id_fd(img->fd, img->build_id, sizeof(img->build_id), &img->build_id_size))
+	if (build_id__read_fd(img->fd, img->build_id, sizeof(img->build_id), &img->build_id_size))
 		img->build_id_size = 0;
 	return img;
 fail:

@@ -6,7 +6,7 @@
 #include <string.h>
 #include "event.h"
 
-bool event__cpu_is_amd(void)
+static bool event__cpu_is_amd(void)
 {
 	char line[256];
 	bool amd = false;

@@ -22,7 +22,6 @@ struct event_spec {
 int event__parse(const char *name, struct event_spec *ev);
 /* fill a sampling attr for the event with a fixed period or a frequency */
 void event__attr(const struct event_spec *ev, u64 period, u64 freq, struct perf_event_attr *attr);
-bool event__cpu_is_amd(void);
 /* does this machine have a core PMU (hardware events)? */
 bool event__have_pmu(void);
 /* explain a perf_event_open failure for this event once; returns err */

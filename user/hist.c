@@ -1,21 +1,52 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Histogram rows keyed by the chosen sort keys; a row's identity is the tuple of its key
- * fields, hashed; and the statistics behind each row's confidence interval. */
+ * fields, hashed; the filter; and the statistics behind each row's confidence interval. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
-#include "lbr_estimate.h"
+#include "accuracy/lbr_estimate.h"
 
-static const char *const key_names[SORT_NR] = {
-	[SORT_SYM] = "sym", [SORT_IP] = "ip", [SORT_DSO] = "dso", [SORT_LINE] = "line",
-	[SORT_PID] = "pid", [SORT_COMM] = "comm", [SORT_CGROUP] = "cgroup", [SORT_BB] = "bb",
+/* the keys: report's --sort names them, top's -s too, or by what their rows are */
+static const struct {
+	const char *name;
+	const char *title;	/* what rows grouped by it are */
+	const char *aliases[2];	/* the title's words, as top has always taken them */
+} key_desc[SORT_NR] = {
+	[SORT_SYM] = { "sym", "functions", { "functions", "function" } },
+	[SORT_IP] = { "ip", "IPs", { "ips" } },
+	[SORT_DSO] = { "dso", "objects" },
+	[SORT_LINE] = { "line", "lines" },
+	[SORT_PID] = { "pid", "processes", { "processes", "process" } },
+	[SORT_COMM] = { "comm", "commands" },
+	[SORT_CGROUP] = { "cgroup", "containers", { "containers", "container" } },
+	[SORT_BB] = { "bb", "blocks", { "blocks", "block" } },
 };
 
 const char *hist__key_name(enum sort_key k)
 {
-	return k < SORT_NR ? key_names[k] : "?";
+	return k < SORT_NR ? key_desc[k].name : "?";
+}
+
+const char *hist__key_title(enum sort_key k)
+{
+	return k < SORT_NR ? key_desc[k].title : "?";
+}
+
+int hist__parse_key(const char *name, enum sort_key *k)
+{
+	for (int i = 0; i < SORT_NR; i++) {
+		bool alias = false;
+
+		for (size_t a = 0; a < ARRAY_SIZE(key_desc[i].aliases) && key_desc[i].aliases[a]; a++)
+			alias |= !strcasecmp(name, key_desc[i].aliases[a]);
+		if (alias || !strcasecmp(name, key_desc[i].name)) {
+			*k = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
 }
 
 int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
@@ -27,12 +58,9 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 		return fail(-EINVAL, "invalid --sort '%s'", spec ? spec : "");
 	strcpy(buf, spec);
 	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		int k;
+		enum sort_key k;
 
-		for (k = 0; k < SORT_NR; k++)
-			if (!strcmp(tok, key_names[k]))
-				break;
-		if (k == SORT_NR)
+		if (hist__parse_key(tok, &k))
 			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup, bb)",
 				     tok);
 		if (*nr_keys == HIST_MAX_KEYS)
@@ -64,17 +92,20 @@ struct hist *hist__new(const enum sort_key *keys, int nr_keys)
 {
 	struct hist *h = calloc(1, sizeof(*h));
 
-	if (!h)
-		return NULL;
+	if (h)
+		hist__reset(h, keys, nr_keys);
+	return h;
+}
+
+void hist__reset(struct hist *h, const enum sort_key *keys, int nr_keys)
+{
 	memcpy(h->keys, keys, nr_keys * sizeof(*keys));
 	h->nr_keys = nr_keys;
-	h->nr_slots = 1024;
-	h->index = calloc(h->nr_slots, sizeof(*h->index));
-	if (!h->index) {
-		free(h);
-		return NULL;
-	}
-	return h;
+	h->nr_rows = 0;
+	h->total = 0;
+	h->total_weight = 0;
+	h->has_lbr = false;
+	hashidx__clear(&h->idx);
 }
 
 void hist__free(struct hist *h)
@@ -82,25 +113,36 @@ void hist__free(struct hist *h)
 	if (!h)
 		return;
 	free(h->rows);
-	free(h->index);
+	hashidx__free(&h->idx);
 	free(h);
+}
+
+bool hist_filter__wants(const struct hist_filter *f, const struct hist_sample *s)
+{
+	return (!f->pid || s->pid == f->pid) && (!f->by_cgroup || s->cgroup_id == f->cgroup_id);
+}
+
+/* the whole filter, on a resolved sample */
+static bool hist_filter__match(const struct hist_filter *f, const struct hist_sample *s)
+{
+	const struct sym_result *r = &s->r;
+	const char *t = f->text;
+
+	if (!hist_filter__wants(f, s))
+		return false;
+	return !t || (r->sym && strcasestr(r->sym, t)) || (r->comm && strcasestr(r->comm, t)) ||
+	       (r->dso && strcasestr(path__base(r->dso), t)) ||
+	       (s->container && strcasestr(s->container, t));
 }
 
 static int strcmp0(const char *a, const char *b)
 {
-	return strcmp(a ? a : "", b ? b : "");
+	return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
 }
 
-static u64 hash_mix(u64 h, u64 v)
+static bool unknown(const char *s)
 {
-	return (h ^ v) * 0x100000001b3ull;
-}
-
-static u64 hash_s(u64 h, const char *s)
-{
-	for (; s && *s; s++)
-		h = hash_mix(h, (u8)*s);
-	return hash_mix(h, 0xff);
+	return s && !strcmp(s, "[unknown]");
 }
 
 /* ordering of two rows by the sort keys alone */
@@ -114,11 +156,15 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 			c = strcmp0(a->sym, b->sym);
 			if (!c)
 				c = strcmp0(a->dso, b->dso);
+			if (!c && h->unknown_per_process && unknown(a->sym))
+				c = a->pid < b->pid ? -1 : a->pid > b->pid;
 			break;
 		case SORT_IP:
 			c = strcmp0(a->dso, b->dso);
 			if (!c)
 				c = a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+			if (!c && h->unknown_per_process && unknown(a->dso))
+				c = a->pid < b->pid ? -1 : a->pid > b->pid;
 			break;
 		case SORT_DSO:
 			c = strcmp0(a->dso, b->dso);
@@ -155,37 +201,46 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 	return c;
 }
 
+static u64 hash_str(const struct hist *h, const char *s, u64 x)
+{
+	return h->interned ? hashidx__hash_u64((uintptr_t)s, x) : hashidx__hash_str(s, x);
+}
+
 static u64 key_hash(const struct hist *h, const struct hist_row *r)
 {
-	u64 x = 0xcbf29ce484222325ull;
+	u64 x = 0;
 
 	for (int i = 0; i < h->nr_keys; i++) {
 		switch (h->keys[i]) {
 		case SORT_SYM:
-			x = hash_s(hash_s(x, r->sym), r->dso);
+			x = hash_str(h, r->dso, hash_str(h, r->sym, x));
+			if (h->unknown_per_process && unknown(r->sym))
+				x = hashidx__hash_u64(r->pid, x);
 			break;
 		case SORT_IP:
-			x = hash_mix(hash_s(x, r->dso), r->vaddr);
+			x = hashidx__hash_u64(r->vaddr, hash_str(h, r->dso, x));
+			if (h->unknown_per_process && unknown(r->dso))
+				x = hashidx__hash_u64(r->pid, x);
 			break;
 		case SORT_DSO:
-			x = hash_s(x, r->dso);
+			x = hash_str(h, r->dso, x);
 			break;
 		case SORT_LINE:
-			x = hash_mix(hash_s(x, r->file), r->line);
-			x = hash_s(hash_s(x, r->file ? NULL : r->sym), r->dso);
+			x = hashidx__hash_u64(r->line, hash_str(h, r->file, x));
+			x = hash_str(h, r->dso, hash_str(h, r->file ? NULL : r->sym, x));
 			break;
 		case SORT_PID:
-			x = hash_mix(x, r->pid);
+			x = hashidx__hash_u64(r->pid, x);
 			break;
 		case SORT_COMM:
-			x = hash_s(x, r->comm);
+			x = hash_str(h, r->comm, x);
 			break;
 		case SORT_CGROUP:
-			x = hash_mix(x, r->cgroup_id);
+			x = hashidx__hash_u64(r->cgroup_id, x);
 			break;
 		case SORT_BB:
-			x = hash_s(x, r->dso);
-			x = r->bb ? hash_mix(x, r->bb->start) : hash_s(x, r->sym);
+			x = hash_str(h, r->dso, x);
+			x = r->bb ? hashidx__hash_u64(r->bb->start, x) : hash_str(h, r->sym, x);
 			break;
 		default:
 			break;
@@ -194,54 +249,58 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 	return x;
 }
 
-static int grow_index(struct hist *h)
+static bool same_keys(const void *key, u32 pos, void *ctx)
 {
-	size_t n = h->nr_slots * 2;
-	u32 *idx = calloc(n, sizeof(*idx));
+	const struct hist *h = ctx;
 
-	if (!idx)
-		return -ENOMEM;
+	return !key_cmp(h, &h->rows[pos], key);
+}
+
+/* every row again, at its position (after a sort) */
+static int index_rows(struct hist *h)
+{
+	hashidx__clear(&h->idx);
 	for (size_t r = 0; r < h->nr_rows; r++) {
-		size_t i = key_hash(h, &h->rows[r]) & (n - 1);
+		int err = hashidx__insert(&h->idx, key_hash(h, &h->rows[r]), r);
 
-		while (idx[i])
-			i = (i + 1) & (n - 1);
-		idx[i] = r + 1;
+		if (err)
+			return err;
 	}
-	free(h->index);
-	h->index = idx;
-	h->nr_slots = n;
 	return 0;
 }
 
-int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
-	      const char *cgroup)
+int hist__add(struct hist *h, const struct hist_sample *s)
 {
+	const struct sym_result *r = &s->r;
 	struct hist_row row = {
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
-		.comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = cgroup, .kernel = r->kernel,
-		.bb = r->bb, .nspid = h->nspid_of_next,
+		.nspid = s->nspid, .comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
+		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 	};
-	size_t i;
+	struct hist_row *old;
+	u64 hash;
+	s64 pos;
 
-	if (h->nr_rows * 2 >= h->nr_slots && grow_index(h))
-		return -ENOMEM;
+	if (!hist_filter__match(&h->filter, s))
+		return 0;
+	hash = key_hash(h, &row);
+	pos = hashidx__find(&h->idx, hash, &row, same_keys, h);
 	h->total += s->count;
 	h->total_weight += s->weight;
-	for (i = key_hash(h, &row) & (h->nr_slots - 1); h->index[i]; i = (i + 1) & (h->nr_slots - 1)) {
-		struct hist_row *old = &h->rows[h->index[i] - 1];
-
-		if (!key_cmp(h, old, &row)) {
-			old->count += row.count;
-			old->weight += row.weight;
-			return 0;
-		}
+	if (pos < 0) {
+		if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)) ||
+		    hashidx__insert(&h->idx, hash, h->nr_rows))
+			return -ENOMEM;
+		h->rows[h->nr_rows++] = row;
+		return 0;
 	}
-	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)))
-		return -ENOMEM;
-	h->rows[h->nr_rows++] = row;
-	h->index[i] = h->nr_rows;
+	old = &h->rows[pos];
+	old->count += row.count;
+	old->weight += row.weight;
+	old->many_pids |= old->pid != row.pid;
+	old->many_comms |= strcmp0(old->comm, row.comm) != 0;
+	old->many_cgroups |= old->cgroup_id != row.cgroup_id;
 	return 0;
 }
 
@@ -259,12 +318,14 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 		if (h->keys[k] == SORT_BB)
 			symbolizer__want_blocks(sy);
 	for (size_t i = 0; i < p->nr_samples; i++) {
-		const struct profile_sample *s = &p->samples[i];
-		struct sym_result r;
+		const struct profile_sample *ps = &p->samples[i];
+		struct hist_sample s = {
+			.pid = ps->pid, .nspid = profile__nspid(p, ps->pid), .cgroup_id = ps->cgroup_id,
+			.cgroup = cgroup_path(p, ps->cgroup_id), .count = ps->count, .weight = ps->weight,
+		};
 
-		symbolizer__resolve(sy, s, &r);
-		h->nspid_of_next = profile__nspid(p, s->pid);
-		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
+		symbolizer__resolve(sy, ps, &s.r);
+		if (hist__add(h, &s))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}
 	return 0;
@@ -272,7 +333,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 
 int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
-	double scale = lbr__scale(p);
+	double scale = lbr_estimate__scale(p);
 
 	if (!p->nr_lbr)
 		return 0;
@@ -291,8 +352,8 @@ int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy
 			continue;
 		execs = calloc(bt->nr + 1, sizeof(*execs));
 		if (!execs)
-			return -ENOMEM;
-		lbr__block_execs(p, sy, dso, bt, execs, &used);
+			return fail(-ENOMEM, "cannot estimate block executions: %s", strerror(ENOMEM));
+		lbr_estimate__block_execs(p, sy, dso, bt, execs, &used);
 		for (size_t j = i; j < h->nr_rows; j++)
 			if (h->rows[j].bb && h->rows[j].dso == dso)
 				h->rows[j].lbr_execs = execs[h->rows[j].bb - bt->blocks] * scale;
@@ -302,31 +363,27 @@ int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy
 	return 0;
 }
 
-static const struct hist *sort_ctx;
-
-static int row_cmp(const void *a, const void *b)
+static int row_cmp(const void *a, const void *b, void *h)
 {
 	const struct hist_row *x = a, *y = b;
-	int c = cmp_u64_desc(x->count, y->count);
 
-	return c ? c : key_cmp(sort_ctx, x, y);
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return key_cmp(h, x, y);
+}
+
+void hist__sort_by(struct hist *h, int (*cmp)(const void *, const void *, void *), void *arg)
+{
+	if (h->nr_rows > 1)
+		qsort_r(h->rows, h->nr_rows, sizeof(*h->rows), cmp, arg);
+	/* the index points at old positions: again, for later adds (into as many slots as
+	 * before, so it cannot fail) */
+	index_rows(h);
 }
 
 void hist__sort(struct hist *h)
 {
-	sort_ctx = h;
-	if (h->nr_rows > 1)
-		qsort(h->rows, h->nr_rows, sizeof(*h->rows), row_cmp);
-	sort_ctx = NULL;
-	/* the index points at old positions: rebuild it for later adds */
-	memset(h->index, 0, h->nr_slots * sizeof(*h->index));
-	for (size_t r = 0; r < h->nr_rows; r++) {
-		size_t i = key_hash(h, &h->rows[r]) & (h->nr_slots - 1);
-
-		while (h->index[i])
-			i = (i + 1) & (h->nr_slots - 1);
-		h->index[i] = r + 1;
-	}
+	hist__sort_by(h, row_cmp, h);
 }
 
 double hist__ci95(u64 count, u64 total)

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The histogram report and top share: samples grouped by sort keys, with each row's share
- * and its 95% confidence half-width. */
+/* The rows report and top show: samples grouped by sort keys, each row with its share and
+ * its 95% confidence half-width. One set of keys, one row model and one filter for both:
+ * report adds a profile's samples, top the keys it follows with their (decayed) counts, and
+ * each lays the rows out its own way (user/hist_print.c, user/top_print.c). */
 #ifndef HSBPF_HIST_H
 #define HSBPF_HIST_H
 
 #include <stdio.h>
+#include "hashidx.h"
 #include "profile.h"
 #include "symbolizer.h"
 
@@ -22,58 +25,104 @@ enum sort_key {
 
 #define HIST_MAX_KEYS 4
 
-struct hist_row {
-	u64 count;
+/* what rows are made of: one resolved sample (report), or one key with its count so far
+ * (top) */
+struct hist_sample {
+	u32 pid;
+	u32 nspid;		/* the PID inside its namespace, 0 in the host's */
+	u64 cgroup_id;
+	const char *cgroup;	/* the cgroup's path, or NULL when unknown */
+	const char *container;	/* what the caller calls the cgroup (top's label), or NULL */
+	double count;		/* samples */
 	u64 weight;
+	struct sym_result r;
+};
+
+/* which samples make rows; a zeroed filter takes every one */
+struct hist_filter {
+	u32 pid;		/* 0: every process */
+	bool by_cgroup;		/* only cgroup_id's samples (0 is one: "no cgroup v2") */
+	u64 cgroup_id;
+	const char *text;	/* a substring, in any case, of the symbol, the object's file
+				 * name, the command or the container; NULL: any */
+};
+
+struct hist_row {
+	double count;		/* samples; fractional in top's decay mode */
+	u64 weight;
+	/* the key fields, and for the rest the row's first sample */
 	const char *sym;
 	u64 sym_off;
 	const char *dso;
-	u64 vaddr;
+	u64 vaddr;		/* ELF address of user code, the address itself in the kernel */
 	const char *file;
 	int line;
 	u32 pid;
+	u32 nspid;
 	const char *comm;
 	u64 cgroup_id;
 	const char *cgroup;
+	const char *container;
 	bool kernel;
 	const struct bblock *bb;
+	/* the row holds samples of several processes, commands, cgroups */
+	bool many_pids, many_comms, many_cgroups;
 	double lbr_execs;	/* from branch stacks, when the profile has them */
-	u32 nspid;		/* the PID inside its namespace, 0 in the host's */
 };
 
 struct hist {
 	enum sort_key keys[HIST_MAX_KEYS];
 	int nr_keys;
+	struct hist_filter filter;
+	/* unresolved code ([unknown] symbol or object) makes a row per process under the sym
+	 * and ip keys, rather than one for all (top shows the process beside it) */
+	bool unknown_per_process;
+	/* every string of the samples is interned (one pointer per text): keys hash by
+	 * pointer (top, which groups every key it follows each refresh) */
+	bool interned;
 	struct hist_row *rows;
 	size_t nr_rows, cap_rows;
-	u64 total;		/* samples in all rows */
+	double total;		/* samples in all rows */
 	u64 total_weight;
-	u32 *index;		/* open addressing: row + 1 */
-	size_t nr_slots;
+	struct hashidx idx;	/* the rows by their keys */
 	/* block estimates: instructions one sample stands for (0: unknown, estimates in samples) */
 	double insns_per_sample;
 	const char *scale_source;	/* "period", "truth", or NULL */
 	bool has_lbr;			/* block rows carry LBR estimates */
-	u32 nspid_of_next;		/* hist__add_profile tells hist__add the namespace PID */
 };
 
+/* one key by its name ("sym") or by what a view of it shows ("functions", "processes"), in
+ * any case: 0, or -EINVAL without a word (the caller knows the option) */
+int hist__parse_key(const char *name, enum sort_key *k);
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */
 int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys);
+/* "sym" */
 const char *hist__key_name(enum sort_key k);
+/* what rows grouped by the key are: "functions" */
+const char *hist__key_title(enum sort_key k);
 /* put k first (moving it there if it is already a key): 0, or -E2BIG when the keys are full */
 int hist__prepend_key(enum sort_key *keys, int *nr_keys, enum sort_key k);
 
 struct hist *hist__new(const enum sort_key *keys, int nr_keys);
+/* no rows, grouped by other keys from now on; the memory, the filter and the flags stay */
+void hist__reset(struct hist *h, const enum sort_key *keys, int nr_keys);
 void hist__free(struct hist *h);
-/* cgroup: the sample's cgroup path or NULL */
-int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
-	      const char *cgroup);
-/* resolve and add every sample of p */
+
+/* what the filter decides before the sample is resolved (its process, its cgroup): a caller
+ * that resolves lazily (top) asks first */
+bool hist_filter__wants(const struct hist_filter *f, const struct hist_sample *s);
+
+/* add s to its row, unless the filter refuses it; 0 or -ENOMEM */
+int hist__add(struct hist *h, const struct hist_sample *s);
+/* resolve and add every sample of p; 0, or -ENOMEM after saying so */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
-/* block rows: their executions estimated from the profile's branch stacks */
+/* block rows: their executions estimated from the profile's branch stacks; 0, or -ENOMEM
+ * after saying so */
 int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* most samples first; ties in key order, so output is stable */
 void hist__sort(struct hist *h);
+/* in another order (top's): cmp as for qsort_r, on two struct hist_row, with arg */
+void hist__sort_by(struct hist *h, int (*cmp)(const void *, const void *, void *), void *arg);
 
 /* Wilson score interval for count of total at 95%: the half-width, as a fraction */
 double hist__ci95(u64 count, u64 total);

@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 #include "bblock.h"
-#include "containers.h"
+#include "container_id.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -129,8 +129,8 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			struct container_id ci;
 
 			c[n] = (struct cell){ .title = "Container", .width = h->nr_keys > 1 ? 24 : 34 };
-			if (r->cgroup && !container__identify(r->cgroup, &ci))
-				container__describe(&ci, c[n++].text, 256);
+			if (r->cgroup && !container_id__identify(r->cgroup, &ci))
+				container_id__describe(&ci, c[n++].text, 256);
 			else
 				snprintf(c[n++].text, 256, "-");
 			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
@@ -189,7 +189,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		fprintf(out, "%" PRIu64 " Hz", m->freq);
 	else
 		fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
-	fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)), h->total);
+	fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
+		(u64)h->total);
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
 	fprintf(out, "# target %s, %.2f s on %s (%s)\n", str__escape(m->target, a, sizeof(a)),
 		m->duration_ns / 1e9, str__escape(m->host, b, sizeof(b)),
@@ -238,12 +239,13 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 	print_cells(out, cells, n, true, 29);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
-		bool low = hist__low_confidence(r->count, h->total);
+		u64 count = r->count, total = h->total;	/* a profile's samples: whole */
+		bool low = hist__low_confidence(count, total);
 
 		any_low |= low;
 		n = row_cells(h, r, cells);
-		fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", r->count, 100.0 * r->count / h->total,
-			100.0 * hist__ci95(r->count, h->total), low ? '*' : ' ');
+		fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", count, 100.0 * count / total,
+			100.0 * hist__ci95(count, total), low ? '*' : ' ');
 		print_cells(out, cells, n, false, 29);
 	}
 	if (shown < h->nr_rows)
@@ -280,7 +282,7 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_string_field(w, "period_mode", m->period_mode);
 	jsonw_string_field(w, "unit", m->unit);
 	jsonw_string_field(w, "target", m->target);
-	jsonw_uint_field(w, "total_samples", h->total);
+	jsonw_uint_field(w, "total_samples", (u64)h->total);
 	jsonw_uint_field(w, "total_weight", h->total_weight);
 	jsonw_uint_field(w, "dropped", p->stats.dropped_full);
 	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
@@ -299,13 +301,14 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_start_array(w);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
+		u64 count = r->count, total = h->total;
 		char ip[32];
 
 		jsonw_start_object(w);
-		jsonw_uint_field(w, "samples", r->count);
-		jsonw_float_field(w, "percent", 100.0 * r->count / h->total);
-		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(r->count, h->total));
-		jsonw_bool_field(w, "low_confidence", hist__low_confidence(r->count, h->total));
+		jsonw_uint_field(w, "samples", count);
+		jsonw_float_field(w, "percent", 100.0 * count / total);
+		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(count, total));
+		jsonw_bool_field(w, "low_confidence", hist__low_confidence(count, total));
 		jsonw_uint_field(w, "weight", r->weight);
 		for (int k = 0; k < h->nr_keys; k++) {
 			switch (h->keys[k]) {
@@ -332,7 +335,7 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 
 				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
 				jsonw_string_field(w, "cgroup", r->cgroup);
-				if (r->cgroup && !container__identify(r->cgroup, &ci)) {
+				if (r->cgroup && !container_id__identify(r->cgroup, &ci)) {
 					jsonw_string_field(w, "runtime", ci.runtime);
 					jsonw_string_field(w, "container", ci.id[0] ? ci.id : NULL);
 					jsonw_string_field(w, "pod", ci.pod[0] ? ci.pod : NULL);
@@ -402,10 +405,11 @@ static void print_csv(const struct hist *h, size_t limit, FILE *out)
 	fputc('\n', out);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
+		u64 count = r->count, total = h->total;
 
 		n = row_cells(h, r, cells);
-		fprintf(out, "%" PRIu64 ",%.4f,%.4f,%d", r->count, 100.0 * r->count / h->total,
-			100.0 * hist__ci95(r->count, h->total), hist__low_confidence(r->count, h->total));
+		fprintf(out, "%" PRIu64 ",%.4f,%.4f,%d", count, 100.0 * count / total,
+			100.0 * hist__ci95(count, total), hist__low_confidence(count, total));
 		for (int c = 0; c < n; c++) {
 			fputc(',', out);
 			/* full object paths: CSV has no width to fit */

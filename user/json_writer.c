@@ -15,7 +15,7 @@ struct json_writer {
 	bool after_name;
 };
 
-int format__text_or_json(const char *s, bool *json)
+int jsonw_parse_format(const char *s, bool *json)
 {
 	if (strcmp(s, "text") && strcmp(s, "json"))
 		return fail(2, "unknown format '%s' (known: text, json)", s);

@@ -10,52 +10,48 @@
 
 static u64 pair_hash(u64 a, u64 b)
 {
-	u64 h = (a * 0x9E3779B97F4A7C15ull) ^ (b + 0x632BE59BD9B4E019ull + (a << 6));
+	return hashidx__hash_u64(b, hashidx__hash_u64(a, 0));
+}
 
-	return h ^ (h >> 31);
+static bool same_pair(const void *key, u32 pos, void *ctx)
+{
+	const struct lbr_pair *k = key, *p = &((const struct lbr_table *)ctx)->pairs[pos];
+
+	return p->a == k->a && p->b == k->b;
 }
 
 static int table_add(struct lbr_table *t, u64 a, u64 b, u64 n)
 {
-	size_t i;
+	struct lbr_pair key = { a, b, n };
+	u64 hash = pair_hash(a, b);
+	s64 pos = hashidx__find(&t->idx, hash, &key, same_pair, t);
+	int err;
 
-	if (t->nr * 2 >= t->cap) {
-		size_t ncap = t->cap ? t->cap * 2 : 1024;
-		struct lbr_pair *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return -ENOMEM;
-		for (size_t j = 0; j < t->cap; j++) {
-			if (!t->slots[j].count)
-				continue;
-			i = pair_hash(t->slots[j].a, t->slots[j].b) & (ncap - 1);
-			while (ns[i].count)
-				i = (i + 1) & (ncap - 1);
-			ns[i] = t->slots[j];
-		}
-		free(t->slots);
-		t->slots = ns;
-		t->cap = ncap;
+	if (pos >= 0) {
+		t->pairs[pos].count += n;
+		return 0;
 	}
-	for (i = pair_hash(a, b) & (t->cap - 1); t->slots[i].count; i = (i + 1) & (t->cap - 1)) {
-		if (t->slots[i].a == a && t->slots[i].b == b) {
-			t->slots[i].count += n;
-			return 0;
-		}
-	}
-	t->slots[i] = (struct lbr_pair){ a, b, n };
-	t->nr++;
+	if (array__reserve((void **)&t->pairs, &t->cap, t->nr + 1, sizeof(*t->pairs)))
+		return -ENOMEM;
+	err = hashidx__insert(&t->idx, hash, t->nr);
+	if (err)
+		return err;
+	t->pairs[t->nr++] = key;
 	return 0;
 }
 
 u64 lbr_table__get(const struct lbr_table *t, u64 a, u64 b)
 {
-	if (!t->cap)
-		return 0;
-	for (size_t i = pair_hash(a, b) & (t->cap - 1); t->slots[i].count; i = (i + 1) & (t->cap - 1))
-		if (t->slots[i].a == a && t->slots[i].b == b)
-			return t->slots[i].count;
-	return 0;
+	struct lbr_pair key = { a, b, 0 };
+	s64 pos = hashidx__find(&t->idx, pair_hash(a, b), &key, same_pair, (void *)t);
+
+	return pos >= 0 ? t->pairs[pos].count : 0;
+}
+
+static void table_free(struct lbr_table *t)
+{
+	free(t->pairs);
+	hashidx__free(&t->idx);
 }
 
 void lbr__init(struct lbr_agg *g, lbr_map_fn map, void *ctx)
@@ -67,9 +63,9 @@ void lbr__init(struct lbr_agg *g, lbr_map_fn map, void *ctx)
 
 void lbr__free(struct lbr_agg *g)
 {
-	free(g->ranges.slots);
-	free(g->edges.slots);
-	free(g->ips.slots);
+	table_free(&g->ranges);
+	table_free(&g->edges);
+	table_free(&g->ips);
 	memset(g, 0, sizeof(*g));
 }
 

@@ -5,6 +5,7 @@
 #ifndef HSBPF_LBR_H
 #define HSBPF_LBR_H
 
+#include "hashidx.h"
 #include "perf_data.h"
 
 #define LBR_MAX_SPAN (1u << 20)
@@ -15,8 +16,9 @@ struct lbr_pair {
 };
 
 struct lbr_table {
-	struct lbr_pair *slots;
+	struct lbr_pair *pairs;	/* in the order they were first seen */
 	size_t nr, cap;
+	struct hashidx idx;
 };
 
 struct lbr_stats {

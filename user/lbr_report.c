@@ -14,7 +14,15 @@ static int cmp_count(const void *a, const void *b)
 
 	if (x->count != y->count)
 		return cmp_u64_desc(x->count, y->count);
-	return x->a < y->a ? -1 : x->a > y->a;
+	/* ties whole: the profile's order of branch records is no order (an import's came
+	 * from a hash table's) */
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->exec_ns < y->exec_ns ? -1 : x->exec_ns > y->exec_ns;
 }
 
 static void end_name(struct symbolizer *sy, const struct profile_lbr *l, u64 addr, char *buf,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "container.h"
+#include "file_format.h"
 #include "perf_data.h"
 
 #define PERF_MAGIC2 0x32454c4946524550ull	/* "PERFILE2" */
@@ -98,7 +98,7 @@ static bool in_file(const struct reader *r, const struct section *s)
 
 static int bad(const struct reader *r, const char *what)
 {
-	return container__bad(r->name, what);
+	return file_format__bad(r->name, what);
 }
 
 static const struct attr_entry *attr_by_id(const struct reader *r, u64 id)
@@ -489,7 +489,7 @@ int perf_data__read(const char *path, const struct perf_data_callbacks *cb, stru
 {
 	size_t size;
 	void *buf;
-	int err = container__read_file(path, check_head, NULL, &buf, &size);
+	int err = file_format__read_file(path, check_head, NULL, &buf, &size);
 
 	if (err)
 		return err;

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "hsbpf.h"
 #include "lbr.h"
 #include "perf_import.h"
@@ -276,13 +276,14 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 		const struct lbr_table *tabs[2] = { &l->agg.edges, &l->agg.ranges };
 
 		for (int k = 0; k < 2; k++)
-			for (size_t j = 0; j < tabs[k]->cap; j++) {
-				const struct lbr_pair *pr = &tabs[k]->slots[j];
+			for (size_t j = 0; j < tabs[k]->nr; j++) {
+				const struct lbr_pair *pr = &tabs[k]->pairs[j];
 				struct profile_lbr e = { .pid = l->pid, .kind = k ? HSBPF_LBR_RANGE : HSBPF_LBR_EDGE,
 							 .a = pr->a, .b = pr->b, .exec_ns = l->exec_ns,
 							 .count = pr->count };
 
-				if (pr->count && (err = profile__add_lbr(p, &e)))
+				err = profile__add_lbr(p, &e);
+				if (err)
 					goto out;
 			}
 	}
@@ -292,7 +293,7 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 	snprintf(p->meta.version, sizeof(p->meta.version), "perf.data");
 	p->stats.samples = st.samples;
 	p->stats.sideband_lost = st.lost;
-	profile__fill_build_ids(p);
+	sideband__fill_build_ids(p);
 	profile__finish(p);
 out:
 	if (err == -ENOMEM)

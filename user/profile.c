@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "container.h"
+#include "file_format.h"
 #include "profile.h"
 
 _Static_assert(sizeof(struct profile_sample) == 48, "profile_sample");
@@ -48,71 +48,61 @@ void profile__free(struct profile *p)
 	free(p->lbr);
 	free(p->nspids);
 	free(p->strs.buf);
-	free(p->strs.slots);
+	hashidx__free(&p->strs.idx);
 	free(p);
 }
 
-static u64 hash_str(const char *s)
+static bool str_at(const void *key, u32 off, void *ctx)
 {
-	u64 h = 1469598103934665603ull;
+	const struct strtab *st = ctx;
 
-	for (; *s; s++)
-		h = (h ^ (u8)*s) * 1099511628211ull;
-	return h;
+	return !strcmp(st->buf + off, key);
 }
 
-/* nslots: at least this many, grown to twice the strings held, a power of two */
-static int strtab_rehash(struct strtab *st, size_t nslots)
+/* index every string of the table, the first of equal ones (a table from a file that is not
+ * terminated is refused later, by validate_refs: no string is read past its end) */
+static int strtab_index(struct strtab *st)
 {
-	size_t off, i, nstr = 0;
-	u32 *slots;
+	size_t off, len;
 
-	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1)
-		nstr++;
-	while (nslots < 2 * nstr + 2)
-		nslots *= 2;
-	slots = calloc(nslots, sizeof(*slots));
-	if (!slots)
-		return -ENOMEM;
-	for (off = 0; off < st->len; off += strlen(st->buf + off) + 1) {
-		i = hash_str(st->buf + off) & (nslots - 1);
-		while (slots[i])
-			i = (i + 1) & (nslots - 1);
-		slots[i] = off + 1;
+	hashidx__clear(&st->idx);
+	for (off = 0; off < st->len; off += len + 1) {
+		u64 hash;
+		int err;
+
+		len = strnlen(st->buf + off, st->len - off);
+		if (off + len == st->len)
+			break;
+		hash = hashidx__hash_str(st->buf + off, 0);
+		if (hashidx__find(&st->idx, hash, st->buf + off, str_at, st) >= 0)
+			continue;
+		err = hashidx__insert(&st->idx, hash, off);
+		if (err)
+			return err;
 	}
-	free(st->slots);
-	st->slots = slots;
-	st->nslots = nslots;
-	st->nused = nstr;
 	return 0;
 }
 
 s64 profile__intern(struct profile *p, const char *s)
 {
 	struct strtab *st = &p->strs;
-	size_t n = strlen(s) + 1, i, off;
+	size_t n = strlen(s) + 1, off;
+	u64 hash = hashidx__hash_str(s, 0);
+	s64 found = hashidx__find(&st->idx, hash, s, str_at, st);
 	int err;
 
-	if (st->nused * 2 >= st->nslots) {
-		err = strtab_rehash(st, st->nslots ? st->nslots * 2 : 256);
-		if (err)
-			return err;
-	}
-	i = hash_str(s) & (st->nslots - 1);
-	while (st->slots[i]) {
-		if (!strcmp(st->buf + st->slots[i] - 1, s))
-			return st->slots[i] - 1;
-		i = (i + 1) & (st->nslots - 1);
-	}
+	if (found >= 0)
+		return found;
 	if (st->len + n > UINT32_MAX - 1)
 		return -E2BIG;
 	if (array__reserve((void **)&st->buf, &st->cap, st->len + n, 1))
 		return -ENOMEM;
 	off = st->len;
+	err = hashidx__insert(&st->idx, hash, off);
+	if (err)
+		return err;
 	memcpy(st->buf + off, s, n);
 	st->len += n;
-	st->slots[i] = off + 1;
-	st->nused++;
 	return off;
 }
 
@@ -383,7 +373,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
 };
 
-static const struct container_format profile_format = {
+static const struct file_format profile_format = {
 	PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
 };
 
@@ -397,7 +387,7 @@ int profile__write(struct profile *p, const char *path)
 
 int profile__write_out(struct profile *p, struct outfile *o)
 {
-	struct container_section secs[16];
+	struct file_section secs[16];
 	char *meta = NULL, *stats = NULL;
 	size_t meta_len = 0, stats_len = 0, nsec = 0;
 	int err;
@@ -411,18 +401,18 @@ int profile__write_out(struct profile *p, struct outfile *o)
 		outfile__discard(o);
 		goto cleanup;
 	}
-	secs[nsec++] = (struct container_section){ SEC_META, meta, meta_len };
-	secs[nsec++] = (struct container_section){ SEC_STATS, stats, stats_len };
-	secs[nsec++] = (struct container_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
-	secs[nsec++] = (struct container_section){ SEC_SAMPLES, p->samples, p->nr_samples * sizeof(*p->samples) };
-	secs[nsec++] = (struct container_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
-	secs[nsec++] = (struct container_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
-	secs[nsec++] = (struct container_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
-	secs[nsec++] = (struct container_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
-	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
-	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
-	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
-	err = container__write_out(o, &profile_format, secs, nsec);
+	secs[nsec++] = (struct file_section){ SEC_META, meta, meta_len };
+	secs[nsec++] = (struct file_section){ SEC_STATS, stats, stats_len };
+	secs[nsec++] = (struct file_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
+	secs[nsec++] = (struct file_section){ SEC_SAMPLES, p->samples, p->nr_samples * sizeof(*p->samples) };
+	secs[nsec++] = (struct file_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
+	secs[nsec++] = (struct file_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
+	secs[nsec++] = (struct file_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
+	secs[nsec++] = (struct file_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
+	secs[nsec++] = (struct file_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
+	secs[nsec++] = (struct file_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
+	secs[nsec++] = (struct file_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
+	err = file_format__write_out(o, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
 	free(stats);
@@ -431,7 +421,7 @@ cleanup:
 
 /* ---- reading ---- */
 
-#define bad container__bad
+#define bad file_format__bad
 
 static bool str_ok(const struct profile *p, u32 off)
 {
@@ -482,7 +472,7 @@ struct parse_ctx {
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
 		const char *name, const char *what)
 {
-	int err = container__take_array(dst, nr, cap, src, size, elem);
+	int err = file_format__take_array(dst, nr, cap, src, size, elem);
 
 	return err == -EINVAL ? bad(name, what) : err;
 }
@@ -512,7 +502,7 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 			break;
 		memcpy(p->strs.buf, data, size);
 		p->strs.len = size;
-		err = strtab_rehash(&p->strs, 256);
+		err = strtab_index(&p->strs);
 		break;
 	case SEC_SAMPLES:
 		err = take((void **)&p->samples, &p->nr_samples, &p->cap_samples, data, size,
@@ -563,9 +553,8 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 		return -ENOMEM;
 	/* drop the "" that profile__new interned; the file's table replaces it */
 	c.p->strs.len = 0;
-	c.p->strs.nused = 0;
-	memset(c.p->strs.slots, 0, c.p->strs.nslots * sizeof(*c.p->strs.slots));
-	err = container__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
+	hashidx__clear(&c.p->strs.idx);
+	err = file_format__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)
@@ -591,5 +580,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int profile__read(const char *path, struct profile **out)
 {
 	*out = NULL;
-	return container__load(path, &profile_format, parse_any, out);
+	return file_format__load(path, &profile_format, parse_any, out);
 }

@@ -4,6 +4,7 @@
 #ifndef HSBPF_PROFILE_H
 #define HSBPF_PROFILE_H
 
+#include "hashidx.h"
 #include "util.h"
 
 #define PROFILE_MAGIC		"HSBPFPRF"
@@ -143,8 +144,7 @@ struct profile_stats {
 struct strtab {
 	char *buf;
 	size_t len, cap;
-	u32 *slots;		/* open-addressing dedup index of offsets + 1 */
-	size_t nslots, nused;
+	struct hashidx idx;	/* the offset of each distinct string, for deduplication */
 };
 
 struct profile {

@@ -612,7 +612,7 @@ cleanup:
 	return err;
 }
 
-int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
+static int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
 {
 	int err = walk_samples(bpf_map__fd(s->skel->maps.samples), false, fn, ctx);
 

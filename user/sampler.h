@@ -38,7 +38,6 @@ int sampler__collect(struct sampler *s, struct profile *p);
 /* every slot of the sample maps, in batches (fn's non-zero return stops the walk and is
  * returned) */
 typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s);
-int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx);
 /* live reads (opts.live): start counting into the other map, wait until no handler still
  * counts into this one, then read and empty it: each slot holds what its key gained since
  * the last call */

@@ -16,6 +16,7 @@
 #include "ksyms.h"
 #include "sampler.h"
 #include "session.h"
+#include "procfs.h"
 #include "sideband.h"
 #include "target.h"
 
@@ -345,7 +346,7 @@ int session__poll(struct session *s, int timeout_ms)
 	if (sideband__drain(s->sb))
 		return -EIO;
 	/* processes in their own PID namespace: read while they are alive */
-	profile__fill_nspids(s->p, s->seen_comms, s->seen_forks);
+	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
 	s->seen_comms = s->p->nr_comms;
 	s->seen_forks = s->p->nr_forks;
 	/* cgroup names, once a second: a container gone by the end keeps its name */
@@ -417,7 +418,7 @@ int session__finish(struct session *s)
 	if (o->argv && s->cmd.pid > 0)
 		stop_command(s);
 	sideband__drain(s->sb);
-	profile__fill_nspids(p, s->seen_comms, s->seen_forks);
+	procfs__fill_nspids(p, s->seen_comms, s->seen_forks);
 	p->stats.sideband_lost = sideband__lost(s->sb);
 
 	err = sampler__collect(s->sampler, p);
@@ -428,7 +429,7 @@ int session__finish(struct session *s)
 		profile__keep_pids(p, &s->command_pid, 1);
 	else if (!o->all && !o->cgroup)
 		profile__keep_pids(p, s->pids, s->nr_pids);
-	profile__fill_build_ids(p);
+	sideband__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p, &s->cgroups);
 	return 0;

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Sideband records: per-CPU dummy perf events with mmap2, comm and task records, read from
- * their ring buffers; and the /proc synthesis for processes older than the recording. */
-#include <dirent.h>
+ * their ring buffers; and the build-ids the kernel did not give, from the files. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -14,7 +13,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "elf_util.h"
+#include "build_id.h"
 #include "sideband.h"
 
 #define RING_PAGES	128	/* data pages per CPU: 512 KiB */
@@ -380,146 +379,7 @@ void sideband__close(struct sideband *sb)
 	free(sb);
 }
 
-int procfs__synthesize(struct profile *p, u32 pid)
-{
-	char path[64], line[4096 + 128], comm[64] = "";
-	int err = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	if (fgets(comm, sizeof(comm), f))
-		comm[strcspn(comm, "\n")] = 0;
-	fclose(f);
-	err = profile__add_comm(p, pid, 0, comm, false);
-	if (err)
-		return err;
-
-	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	while (!err && fgets(line, sizeof(line), f)) {
-		unsigned long long start, end, pgoff;
-		char perms[8], file[4096];
-		int n;
-
-		file[0] = 0;
-		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &pgoff, file);
-		if (n < 4 || perms[2] != 'x' || !file[0])
-			continue;
-		err = profile__add_mapping(p, pid, 0, start, end - start, pgoff, file, NULL, 0);
-	}
-	fclose(f);
-	return err;
-}
-
-int procfs__pids(u32 **pids, size_t *nr)
-{
-	struct dirent *de;
-	DIR *d = opendir("/proc");
-	size_t cap = 0;
-	int err = 0;
-
-	*pids = NULL;
-	*nr = 0;
-	if (!d) {
-		err = -errno;
-		return fail(err, "cannot open /proc: %s", strerror(-err));
-	}
-	while ((de = readdir(d))) {
-		u64 pid;
-
-		if (parse_u64(de->d_name, &pid) || !pid)
-			continue;
-		if (array__reserve((void **)pids, &cap, *nr + 1, sizeof(**pids))) {
-			err = fail(-ENOMEM, "cannot list processes: %s", strerror(ENOMEM));
-			break;
-		}
-		(*pids)[(*nr)++] = pid;
-	}
-	closedir(d);
-	return err;
-}
-
-int procfs__synthesize_all(struct profile *p)
-{
-	size_t nr;
-	u32 *pids;
-	int err = procfs__pids(&pids, &nr);
-
-	for (size_t i = 0; i < nr && !err; i++) {
-		err = procfs__synthesize(p, pids[i]);
-		if (err == -ENOENT || err == -ESRCH || err == -EACCES)
-			err = 0;	/* gone meanwhile, or a kernel thread */
-	}
-	free(pids);
-	return err;
-}
-
-bool procfs__alive(u32 pid)
-{
-	char path[64], buf[512], *close_paren;
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno != ENOENT && errno != ESRCH;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	close_paren = strrchr(buf, ')');	/* the command may hold spaces and parentheses */
-	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
-}
-
-u32 procfs__nspid(u32 pid)
-{
-	char path[64], line[256];
-	u32 inner = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *last = NULL, *save = NULL;
-
-		if (strncmp(line, "NSpid:", 6))
-			continue;
-		for (p = strtok_r(line + 6, " \t\n", &save); p; p = strtok_r(NULL, " \t\n", &save))
-			last = p;
-		if (last)
-			inner = strtoul(last, NULL, 10);
-		break;
-	}
-	fclose(f);
-	return inner == pid ? 0 : inner;
-}
-
-void profile__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork)
-{
-	for (size_t i = from_comm; i < p->nr_comms; i++) {
-		u32 ns = procfs__nspid(p->comms[i].pid);
-
-		if (ns)
-			profile__add_nspid(p, p->comms[i].pid, ns);
-	}
-	for (size_t i = from_fork; i < p->nr_forks; i++) {
-		u32 ns = procfs__nspid(p->forks[i].pid);
-
-		if (ns)
-			profile__add_nspid(p, p->forks[i].pid, ns);
-	}
-}
-
-void profile__fill_build_ids(struct profile *p)
+void sideband__fill_build_ids(struct profile *p)
 {
 	/* one ELF read per distinct path: interned strings make the offset the key */
 	struct cached {
@@ -545,7 +405,7 @@ void profile__fill_build_ids(struct profile *p)
 				break;
 			c = &cache[nr++];
 			c->path = m->path;
-			c->err = elf__build_id(path, c->id, sizeof(c->id), &c->len);
+			c->err = build_id__read(path, c->id, sizeof(c->id), &c->len);
 		}
 		if (!c->err) {
 			memcpy(m->build_id, c->id, c->len);

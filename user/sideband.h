@@ -22,20 +22,7 @@ void sideband__close(struct sideband *sb);
  * sample_id_all trailer with TID|TIME is assumed. 0, or -EINVAL for a malformed record */
 int sideband__record(struct profile *p, const void *rec, size_t size, u64 *lost);
 
-/* mappings and comms of processes that predate the recording, from /proc */
-int procfs__synthesize(struct profile *p, u32 pid);
-int procfs__synthesize_all(struct profile *p);
-
-/* the processes alive now (their pids; *pids to free): 0 or -errno after saying why */
-int procfs__pids(u32 **pids, size_t *nr);
-/* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
-bool procfs__alive(u32 pid);
-/* the innermost namespace PID of a live process (0: host namespace, or gone) */
-u32 procfs__nspid(u32 pid);
-/* record the namespace PIDs of the processes p knows (those still alive) */
-void profile__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork);
-
 /* fill in build-ids the kernel did not give, from the files themselves */
-void profile__fill_build_ids(struct profile *p);
+void sideband__fill_build_ids(struct profile *p);
 
 #endif /* HSBPF_SIDEBAND_H */

@@ -1,55 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Interned strings: FNV-1a, linear probing, the table doubled at half full. */
+/* Interned strings: an array of copies and a hash index over it. */
 #include <stdlib.h>
 #include <string.h>
 #include "strset.h"
 
-static u64 hash(const char *s, size_t len)
+struct lookup {
+	const char *s;
+	size_t len;
+};
+
+static bool same(const void *key, u32 pos, void *ctx)
 {
-	u64 h = 1469598103934665603ull;
+	const struct lookup *k = key;
+	const struct strset *set = ctx;
 
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (u8)s[i]) * 1099511628211ull;
-	return h;
-}
-
-static int grow(struct strset *set)
-{
-	size_t n = set->nr_slots ? set->nr_slots * 2 : 1024;
-	char **slots = calloc(n, sizeof(*slots));
-
-	if (!slots)
-		return -ENOMEM;
-	for (size_t j = 0; j < set->nr_slots; j++) {
-		size_t i;
-
-		if (!set->slots[j])
-			continue;
-		for (i = hash(set->slots[j], strlen(set->slots[j])) & (n - 1); slots[i]; i = (i + 1) & (n - 1))
-			;
-		slots[i] = set->slots[j];
-	}
-	free(set->slots);
-	set->slots = slots;
-	set->nr_slots = n;
-	return 0;
+	return !strncmp(set->strs[pos], k->s, k->len) && !set->strs[pos][k->len];
 }
 
 const char *strset__intern_n(struct strset *set, const char *s, size_t len)
 {
-	size_t i, mask;
+	struct lookup k = { s, len };
+	u64 hash = hashidx__hash(s, len, 0);
+	s64 pos = hashidx__find(&set->idx, hash, &k, same, set);
+	char *copy;
 
-	if ((set->nr + 1) * 2 > set->nr_slots && grow(set))
+	if (pos >= 0)
+		return set->strs[pos];
+	if (array__reserve((void **)&set->strs, &set->cap, set->nr + 1, sizeof(*set->strs)))
 		return NULL;
-	mask = set->nr_slots - 1;
-	for (i = hash(s, len) & mask; set->slots[i]; i = (i + 1) & mask)
-		if (!strncmp(set->slots[i], s, len) && !set->slots[i][len])
-			return set->slots[i];
-	set->slots[i] = strndup(s, len);
-	if (!set->slots[i])
+	copy = strndup(s, len);
+	if (!copy)
 		return NULL;
-	set->nr++;
-	return set->slots[i];
+	if (hashidx__insert(&set->idx, hash, set->nr)) {
+		free(copy);
+		return NULL;
+	}
+	set->strs[set->nr++] = copy;
+	return copy;
 }
 
 const char *strset__intern(struct strset *set, const char *s)
@@ -59,8 +46,9 @@ const char *strset__intern(struct strset *set, const char *s)
 
 void strset__free(struct strset *set)
 {
-	for (size_t i = 0; i < set->nr_slots; i++)
-		free(set->slots[i]);
-	free(set->slots);
+	for (size_t i = 0; i < set->nr; i++)
+		free(set->strs[i]);
+	free(set->strs);
+	hashidx__free(&set->idx);
 	memset(set, 0, sizeof(*set));
 }

@@ -3,11 +3,12 @@
 #ifndef HSBPF_STRSET_H
 #define HSBPF_STRSET_H
 
-#include "util.h"
+#include "hashidx.h"
 
 struct strset {
-	char **slots;		/* open addressing; NULL is empty */
-	size_t nr_slots, nr;
+	char **strs;		/* each string once, in the order they came */
+	size_t nr, cap;
+	struct hashidx idx;
 };
 
 /* the set's copy of the first len bytes of s; NULL when out of memory */
@@ -15,4 +16,4 @@ const char *strset__intern_n(struct strset *set, const char *s, size_t len);
 const char *strset__intern(struct strset *set, const char *s);
 void strset__free(struct strset *set);
 
-#endif /* HSBPF_STRSET_H */
+#endif

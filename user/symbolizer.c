@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include "bblock.h"
 #include "elf_image.h"
-#include "elf_util.h"
+#include "build_id.h"
 #include "hsbpf.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -202,24 +202,19 @@ static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *
 
 /* ---- process images ---- */
 
-/* index of the first element of pid in an array sorted by (pid, time) */
-#define LOWER_BOUND_PID(arr, nr, want)						\
-	({									\
-		size_t __lo = 0, __hi = (nr);					\
-		while (__lo < __hi) {						\
-			size_t __mid = (__lo + __hi) / 2;			\
-			if ((arr)[__mid].pid < (want))				\
-				__lo = __mid + 1;				\
-			else							\
-				__hi = __mid;					\
-		}								\
-		__lo;								\
-	})
+/* the index of pid's first element in a table sorted by (pid, time) */
+static size_t first_of_pid(const void *table, size_t nr, size_t size, u32 pid)
+{
+	return array__count_lt_u32(table, nr, size, 0, pid);
+}
+
+_Static_assert(offsetof(struct profile_mapping, pid) == 0 && offsetof(struct profile_comm, pid) == 0 &&
+	       offsetof(struct profile_fork, pid) == 0, "first_of_pid: pid first");
 
 /* the start of the image pid had at time t: its last exec at or before t, 0 if none */
 static u64 image_start(const struct profile *p, u32 pid, u64 t, bool *execd)
 {
-	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
 	u64 start = 0;
 
 	*execd = false;
@@ -235,7 +230,7 @@ static u64 image_start(const struct profile *p, u32 pid, u64 t, bool *execd)
 /* the last moment of the image that the BPF side tagged with exec_ns */
 static u64 image_end(const struct profile *p, u32 pid, u64 exec_ns)
 {
-	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
 
 	for (; i < p->nr_comms && p->comms[i].pid == pid; i++)
 		if (p->comms[i].exec && p->comms[i].time_ns > exec_ns)
@@ -245,7 +240,7 @@ static u64 image_end(const struct profile *p, u32 pid, u64 exec_ns)
 
 static const struct profile_fork *find_fork(const struct profile *p, u32 pid, u64 t)
 {
-	size_t i = LOWER_BOUND_PID(p->forks, p->nr_forks, pid);
+	size_t i = first_of_pid(p->forks, p->nr_forks, sizeof(*p->forks), pid);
 	const struct profile_fork *f = NULL;
 
 	for (; i < p->nr_forks && p->forks[i].pid == pid && p->forks[i].time_ns <= t; i++)
@@ -256,7 +251,7 @@ static const struct profile_fork *find_fork(const struct profile *p, u32 pid, u6
 static const struct profile_mapping *lookup_at(const struct profile *p, u32 pid, u64 t,
 					       u64 ip, int depth)
 {
-	size_t lo = LOWER_BOUND_PID(p->mappings, p->nr_mappings, pid), hi = lo;
+	size_t lo = first_of_pid(p->mappings, p->nr_mappings, sizeof(*p->mappings), pid), hi = lo;
 	const struct profile_fork *f;
 	bool execd;
 	u64 start = image_start(p, pid, t, &execd);
@@ -288,7 +283,7 @@ const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u3
 
 static const char *comm_at(const struct profile *p, u32 pid, u64 t, int depth)
 {
-	size_t i = LOWER_BOUND_PID(p->comms, p->nr_comms, pid);
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
 	const char *comm = NULL;
 	const struct profile_fork *f;
 

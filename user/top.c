@@ -1,9 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* top's model: map slots with their deltas, their cached symbols, and the rows of a view. */
+/* top's model: map slots with their deltas and their cached symbols, made into the rows of a
+ * view through hist. */
 #include <stdlib.h>
 #include <string.h>
+#include <stddef.h>
 #include "cgroup.h"
-#include "containers.h"
+#include "container_id.h"
+#include "hashidx.h"
+#include "hsbpf.h"
 #include "sampler.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -32,10 +36,6 @@ struct label {
 	const char *container, *cgroup;
 };
 
-struct group_slot {
-	u64 a, b;
-	u32 row;		/* row + 1, 0 empty */
-};
 
 struct top {
 	struct profile *p;
@@ -45,15 +45,11 @@ struct top {
 	size_t sorted[4];	/* mappings, comms, forks, ksyms the last sort saw */
 	struct entry *entries;
 	size_t nr_entries, cap_entries;
-	u32 *index;		/* entry + 1, open addressing on the key */
-	size_t nr_slots;
+	struct hashidx index;	/* the entries by their keys */
 	struct label *labels;
 	size_t nr_labels, cap_labels;
 	struct strset strs;
-	struct top_row *rows;
-	size_t nr_rows, cap_rows;
-	struct group_slot *groups;
-	size_t nr_groups;
+	struct hist *view;	/* the rows of the last view */
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -72,60 +68,35 @@ static const char *intern(struct top *t, const char *s)
 
 /* ---- map slots ---- */
 
+/* the key's fields, pid to exec_ns, hashed as they lie */
+#define KEY_SIZE (offsetof(struct profile_sample, exec_ns) + sizeof(u64))
+
 static u64 hash_key(const struct profile_sample *k)
 {
-	u64 h = k->ip * 0x9E3779B97F4A7C15ull;
-
-	h ^= ((u64)k->pid << 32 | k->flags) * 0xC2B2AE3D27D4EB4Full;
-	h ^= k->cgroup_id * 0x165667B19E3779F9ull;
-	h ^= k->exec_ns * 0x27D4EB2F165667C5ull;
-	return h ^ (h >> 29);
+	return hashidx__hash(k, KEY_SIZE, 0);
 }
 
-static bool same_key(const struct profile_sample *a, const struct profile_sample *b)
+static bool same_key(const void *key, u32 pos, void *ctx)
 {
+	const struct profile_sample *a = key, *b = &((const struct top *)ctx)->entries[pos].k;
+
 	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
 	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns;
 }
 
-static int grow_index(struct top *t)
-{
-	size_t n = t->nr_slots ? t->nr_slots * 2 : 4096;
-	u32 *index;
-
-	while (n < (t->nr_entries + 1) * 2)
-		n *= 2;
-	index = calloc(n, sizeof(*index));
-	if (!index)
-		return -ENOMEM;
-	for (size_t e = 0; e < t->nr_entries; e++) {
-		size_t i = hash_key(&t->entries[e].k) & (n - 1);
-
-		while (index[i])
-			i = (i + 1) & (n - 1);
-		index[i] = e + 1;
-	}
-	free(t->index);
-	t->index = index;
-	t->nr_slots = n;
-	return 0;
-}
-
 static struct entry *find_entry(struct top *t, const struct profile_sample *k, bool add)
 {
-	size_t i;
+	u64 hash = hash_key(k);
+	s64 pos = hashidx__find(&t->index, hash, k, same_key, t);
 
-	if ((t->nr_entries + 1) * 2 > t->nr_slots && grow_index(t))
-		return NULL;
-	for (i = hash_key(k) & (t->nr_slots - 1); t->index[i]; i = (i + 1) & (t->nr_slots - 1))
-		if (same_key(&t->entries[t->index[i] - 1].k, k))
-			return &t->entries[t->index[i] - 1];
+	if (pos >= 0)
+		return &t->entries[pos];
 	if (!add || array__reserve((void **)&t->entries, &t->cap_entries, t->nr_entries + 1,
-				   sizeof(*t->entries)))
+				   sizeof(*t->entries)) ||
+	    hashidx__insert(&t->index, hash, t->nr_entries))
 		return NULL;
 	t->entries[t->nr_entries] = (struct entry){ .k = *k };
-	t->index[i] = ++t->nr_entries;
-	return &t->entries[t->nr_entries - 1];
+	return &t->entries[t->nr_entries++];
 }
 
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
@@ -142,6 +113,15 @@ struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
 		return NULL;
 	}
 	symbolizer__skip_lines(t->sy);
+	t->view = hist__new(top_keys, 1);
+	if (!t->view) {
+		symbolizer__free(t->sy);
+		free(t);
+		return NULL;
+	}
+	/* what top groups is interned: strings compare by pointer */
+	t->view->interned = true;
+	t->view->unknown_per_process = true;
 	t->max_keys = TOP_MAX_KEYS;
 	t->st.cpu = -1;
 	t->st.bpf_cpu = -1;
@@ -155,10 +135,9 @@ void top__free(struct top *t)
 	symbolizer__free(t->sy);
 	strset__free(&t->strs);
 	free(t->entries);
-	free(t->index);
+	hashidx__free(&t->index);
 	free(t->labels);
-	free(t->rows);
-	free(t->groups);
+	hist__free(t->view);
 	free(t);
 }
 
@@ -202,17 +181,22 @@ static void age_out(struct top *t)
 	if (t->nr_entries <= t->max_keys)
 		return;
 	for (size_t i = 0; i < t->nr_entries; i++) {
-		if (t->entries[i].decayed < 0.01)
-			t->st.aged_out += t->entries[i].total;
-		else
-			t->entries[o++] = t->entries[i];
+		struct entry *e = &t->entries[i];
+		u64 hash = hash_key(&e->k);
+
+		if (e->decayed < 0.01) {
+			t->st.aged_out += e->total;
+			hashidx__delete(&t->index, hash, i);
+			continue;
+		}
+		/* kept in their order: rows take their first entry's details */
+		if (o != i) {
+			hashidx__move(&t->index, hash, i, o);
+			t->entries[o] = *e;
+		}
+		o++;
 	}
 	t->nr_entries = o;
-	free(t->index);
-	t->index = NULL;
-	t->nr_slots = 0;
-	if (grow_index(t))
-		t->nr_entries = 0;	/* no memory for the index: start over rather than crash */
 }
 
 static void end_interval(struct top *t)
@@ -299,8 +283,8 @@ static const struct label *cgroup_label(struct top *t, u64 id)
 		return NULL;
 	if (!strcmp(path, "/") || id == 0)
 		snprintf(buf, sizeof(buf), "host");
-	else if (!container__identify(path, &c))
-		container__describe(&c, buf, sizeof(buf));
+	else if (!container_id__identify(path, &c))
+		container_id__describe(&c, buf, sizeof(buf));
 	else
 		snprintf(buf, sizeof(buf), "%s", path);
 	t->labels[i] = (struct label){ .id = id, .container = intern(t, buf), .cgroup = intern(t, path) };
@@ -365,83 +349,12 @@ int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
 
 /* ---- rows ---- */
 
-static bool matches(const struct entry *e, const char *filter)
+static const char *row_name(const struct top_view *v, const struct hist_row *r)
 {
-	return (e->sym && strcasestr(e->sym, filter)) || (e->comm && strcasestr(e->comm, filter)) ||
-	       (e->dso && strcasestr(path__base(e->dso), filter)) ||
-	       (e->container && strcasestr(e->container, filter));
-}
-
-static void group_key(const struct top_view *v, const struct entry *e, u64 *a, u64 *b)
-{
-	switch (v->group) {
-	case TOP_FUNCTIONS:
-		*a = (uintptr_t)e->sym;
-		*b = (uintptr_t)e->dso;
-		/* unresolved code groups by process: one [unknown] per program */
-		if (!strcmp(e->sym, "[unknown]"))
-			*a = 1ull << 63 | e->k.pid;	/* no pointer has the top bit */
-		break;
-	case TOP_IPS:
-		*a = e->addr;
-		*b = !strcmp(e->dso, "[unknown]") ? 1ull << 63 | e->k.pid : (uintptr_t)e->dso;
-		break;
-	case TOP_BLOCKS:
-		*a = e->bb ? (uintptr_t)e->bb : (uintptr_t)e->sym;
-		*b = (uintptr_t)e->dso;
-		break;
-	case TOP_PROCESSES:
-		*a = e->k.pid;
-		*b = (uintptr_t)e->comm;
-		break;
-	default:
-		*a = e->k.cgroup_id;
-		*b = 0;
-		break;
-	}
-}
-
-static struct top_row *find_row(struct top *t, u64 a, u64 b)
-{
-	size_t mask = t->nr_groups - 1, i = ((a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full)) & mask;
-
-	for (; t->groups[i].row; i = (i + 1) & mask)
-		if (t->groups[i].a == a && t->groups[i].b == b)
-			return &t->rows[t->groups[i].row - 1];
-	if (array__reserve((void **)&t->rows, &t->cap_rows, t->nr_rows + 1, sizeof(*t->rows)))
-		return NULL;
-	t->groups[i] = (struct group_slot){ .a = a, .b = b, .row = ++t->nr_rows };
-	return memset(&t->rows[t->nr_rows - 1], 0, sizeof(*t->rows));
-}
-
-static void add_to_row(struct top_row *r, const struct entry *e, double val)
-{
-	if (r->count == 0 && !r->comm) {
-		r->sym = e->sym;
-		r->sym_off = e->sym_off;
-		r->dso = e->dso;
-		r->addr = e->addr;
-		r->bb = e->bb;
-		r->pid = e->k.pid;
-		r->nspid = e->nspid;
-		r->comm = e->comm;
-		r->cgroup_id = e->k.cgroup_id;
-		r->container = e->container ? e->container : "?";
-		r->cgroup = e->cgroup ? e->cgroup : "?";
-	} else {
-		r->many_pids |= r->pid != e->k.pid;
-		r->many_comms |= r->comm != e->comm;
-		r->many_cgroups |= r->cgroup_id != e->k.cgroup_id;
-	}
-	r->count += val;
-}
-
-static const char *row_name(const struct top_view *v, const struct top_row *r)
-{
-	switch (v->group) {
-	case TOP_PROCESSES:
+	switch (v->key) {
+	case SORT_PID:
 		return r->comm;
-	case TOP_CONTAINERS:
+	case SORT_CGROUP:
 		return r->container;
 	default:
 		return r->sym;
@@ -450,7 +363,7 @@ static const char *row_name(const struct top_view *v, const struct top_row *r)
 
 static int cmp_rows(const void *x, const void *y, void *view)
 {
-	const struct top_row *a = x, *b = y;
+	const struct hist_row *a = x, *b = y;
 	const struct top_view *v = view;
 	int c = 0;
 
@@ -477,71 +390,70 @@ static int cmp_rows(const void *x, const void *y, void *view)
 	c = strcmp(row_name(v, a), row_name(v, b));
 	if (c)
 		return c;
-	return a->addr < b->addr ? -1 : a->addr > b->addr;
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
 }
 
-int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
+/* what a key followed is, for hist; its count the view's (decayed or accumulated) */
+static void entry_sample(const struct entry *e, double count, struct hist_sample *s)
+{
+	*s = (struct hist_sample){
+		.pid = e->k.pid, .nspid = e->nspid, .cgroup_id = e->k.cgroup_id,
+		.cgroup = e->cgroup, .container = e->container, .count = count,
+		.r = { .sym = e->sym, .sym_off = e->sym_off, .dso = e->dso, .vaddr = e->addr,
+		       .kernel = e->k.flags & HSBPF_KEY_KERNEL, .comm = e->comm, .bb = e->bb },
+	};
+}
+
+int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
 	      double *view_total)
 {
-	size_t need = 1024;
-	double total = 0;
+	/* a process that execs is two rows, one per program */
+	const enum sort_key keys[] = { v->key, SORT_COMM };
+	struct hist *h = t->view;
 
-	while (need < t->nr_entries * 2)
-		need *= 2;
-	if (need != t->nr_groups) {
-		free(t->groups);
-		t->groups = calloc(need, sizeof(*t->groups));
-		t->nr_groups = t->groups ? need : 0;
-		if (!t->groups)
-			return -ENOMEM;
-	} else {
-		memset(t->groups, 0, need * sizeof(*t->groups));
-	}
-	t->nr_rows = 0;
+	hist__reset(h, keys, v->key == SORT_PID ? 2 : 1);
+	h->filter = (struct hist_filter){
+		.pid = v->zoom_pid, .by_cgroup = v->zoomed_cgroup, .cgroup_id = v->zoom_cgroup,
+		.text = v->filter[0] ? v->filter : NULL,
+	};
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 		double val = v->decay ? e->decayed : (double)e->total;
-		struct top_row *r;
-		u64 a, b;
+		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
 
 		if (val < 0.01)
 			continue;
-		if (v->zoom_pid && e->k.pid != v->zoom_pid)
+		/* resolved only when the view shows it */
+		if (!hist_filter__wants(&h->filter, &s))
 			continue;
-		if (v->zoomed_cgroup && e->k.cgroup_id != v->zoom_cgroup)
-			continue;
-		if (!e->resolved || (v->group == TOP_BLOCKS && !e->has_bb))
-			resolve(t, e, v->group == TOP_BLOCKS);
+		if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
+			resolve(t, e, v->key == SORT_BB);
 		label(t, e);
-		if (v->filter[0] && !matches(e, v->filter))
-			continue;
-		group_key(v, e, &a, &b);
-		r = find_row(t, a, b);
-		if (!r)
+		entry_sample(e, val, &s);
+		if (hist__add(h, &s))
 			return -ENOMEM;
-		add_to_row(r, e, val);
-		total += val;
 	}
-	qsort_r(t->rows, t->nr_rows, sizeof(*t->rows), cmp_rows, (void *)v);
-	*rows = t->rows;
-	*nr = t->nr_rows;
-	*view_total = total;
+	/* cgroups not named yet */
+	for (size_t i = 0; i < h->nr_rows; i++) {
+		if (!h->rows[i].container)
+			h->rows[i].container = "?";
+		if (!h->rows[i].cgroup)
+			h->rows[i].cgroup = "?";
+	}
+	hist__sort_by(h, cmp_rows, (void *)v);
+	*rows = h->rows;
+	*nr = h->nr_rows;
+	*view_total = h->total;
 	return 0;
 }
 
 /* ---- names ---- */
 
-static const char *const group_names[TOP_NR_GROUPS] = {
-	"functions", "IPs", "blocks", "processes", "containers",
-};
+const enum sort_key top_keys[TOP_NR_KEYS] = { SORT_SYM, SORT_IP, SORT_BB, SORT_PID, SORT_CGROUP };
+
 static const char *const order_names[TOP_NR_ORDERS] = {
 	"samples", "name", "process", "container",
 };
-
-const char *top__group_name(enum top_group g)
-{
-	return g < TOP_NR_GROUPS ? group_names[g] : "?";
-}
 
 const char *top__order_name(enum top_order o)
 {
@@ -559,23 +471,22 @@ int top__parse_order(const char *s, enum top_order *o)
 	return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, container)", s);
 }
 
-int top__parse_group(const char *s, enum top_group *g)
+int top__parse_key(const char *s, enum sort_key *k)
 {
-	static const struct { const char *name; enum top_group g; } names[] = {
-		{ "functions", TOP_FUNCTIONS }, { "function", TOP_FUNCTIONS }, { "sym", TOP_FUNCTIONS },
-		{ "ips", TOP_IPS }, { "ip", TOP_IPS },
-		{ "blocks", TOP_BLOCKS }, { "block", TOP_BLOCKS }, { "bb", TOP_BLOCKS },
-		{ "processes", TOP_PROCESSES }, { "process", TOP_PROCESSES }, { "pid", TOP_PROCESSES },
-		{ "comm", TOP_PROCESSES },
-		{ "containers", TOP_CONTAINERS }, { "container", TOP_CONTAINERS },
-		{ "cgroup", TOP_CONTAINERS },
-	};
-
-	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
-		if (!strcasecmp(s, names[i].name)) {
-			*g = names[i].g;
-			return 0;
-		}
+	if (!hist__parse_key(s, k)) {
+		if (*k == SORT_COMM)
+			*k = SORT_PID;
+		for (size_t i = 0; i < TOP_NR_KEYS; i++)
+			if (top_keys[i] == *k)
+				return 0;
 	}
 	return fail(-EINVAL, "unknown grouping '%s' (known: sym, ip, bb, pid, cgroup)", s);
+}
+
+enum sort_key top__next_key(enum sort_key k)
+{
+	for (size_t i = 0; i < TOP_NR_KEYS; i++)
+		if (top_keys[i] == k)
+			return top_keys[(i + 1) % TOP_NR_KEYS];
+	return top_keys[0];
 }

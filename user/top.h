@@ -1,22 +1,25 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The live model behind `hsbpf top`: each interval it takes the kernel's sample map of that
  * interval (in batches; its slots are the deltas), decays or accumulates them per key,
- * symbolizes new slots once (cached), and groups them into rows for a view: functions, IPs,
- * basic blocks, processes or containers, zoomed and filtered. It also lays the rows out as
- * text lines of a given width, which the ncurses screen and --stdio both print.
+ * symbolizes new slots once (cached), and groups them into the rows report shows too
+ * (user/hist.h), by one key (functions, IPs, basic blocks, processes or containers), zoomed
+ * and filtered. It also lays the rows out as text lines of a given width, dropping columns
+ * that do not fit, which the ncurses screen and --stdio both print.
  * The kernel side counts each interval into a map of its own (bpf/samples.bpf.h), so an
  * interval costs what it sampled, however many keys came before. */
 #ifndef HSBPF_TOP_H
 #define HSBPF_TOP_H
 
 #include <stdio.h>
-#include "profile.h"
+#include "hist.h"
 
 struct sampler;
 struct cgroup_names;
-struct bblock;
 
-enum top_group { TOP_FUNCTIONS, TOP_IPS, TOP_BLOCKS, TOP_PROCESSES, TOP_CONTAINERS, TOP_NR_GROUPS };
+/* the keys top groups by, in the order Tab and 1-5 go through them */
+#define TOP_NR_KEYS 5
+extern const enum sort_key top_keys[TOP_NR_KEYS];
+
 enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, TOP_NR_ORDERS };
 
 /* decay mode: each interval keeps this share of what came before (a window of ~8 intervals) */
@@ -25,29 +28,13 @@ enum top_order { TOP_BY_SAMPLES, TOP_BY_NAME, TOP_BY_PROCESS, TOP_BY_CONTAINER, 
 #define TOP_MAX_KEYS 1000000
 
 struct top_view {
-	enum top_group group;
+	enum sort_key key;	/* one of top_keys */
 	enum top_order order;
 	bool decay;		/* exponentially decayed counts instead of totals since the start */
 	u32 zoom_pid;		/* 0: every process */
 	u64 zoom_cgroup;	/* 0: every cgroup */
 	bool zoomed_cgroup;	/* zoom_cgroup is set (cgroup id 0 is a valid "no cgroup v2") */
 	char filter[64];	/* substring of a symbol, object, command or container; "" none */
-};
-
-struct top_row {
-	double count;		/* samples, decayed in decay mode */
-	const char *sym;	/* functions, IPs, blocks: the symbol ("[unknown]") */
-	u64 sym_off;		/* IPs */
-	const char *dso;
-	u64 addr;		/* IPs: the ELF address (user) or the kernel address */
-	const struct bblock *bb;	/* blocks */
-	u32 pid, nspid;		/* the first process seen in the row */
-	const char *comm;
-	bool many_pids, many_comms;
-	u64 cgroup_id;
-	const char *container;	/* "docker 3f2a9c1d7e4b", "unit foo.service", a cgroup path, "-" */
-	const char *cgroup;	/* the cgroup path, "-" when unknown */
-	bool many_cgroups;
 };
 
 struct top_status {
@@ -80,17 +67,21 @@ void top__limit_keys(struct top *t, size_t max_keys);
 int top__update(struct top *t, struct sampler *s);
 /* the same from a list of an interval's slots, for tests */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
-/* group, filter and sort for v; the rows stay valid until the next call */
-int top__rows(struct top *t, const struct top_view *v, const struct top_row **rows, size_t *nr,
+/* group, filter and sort for v; the rows stay valid until the next call. A row of several
+ * processes or programs shows as "name +" or "[several]"; its container is top's label
+ * ("docker 3f2a9c1d7e4b", "unit foo.service", "host", a cgroup path) */
+int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
 	      double *view_total);
 struct top_status *top__status(struct top *t);
 /* the pids of keys not symbolized yet (their process history must stay); *pids to free */
 int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr);
 
-const char *top__group_name(enum top_group g);
 const char *top__order_name(enum top_order o);
-/* "functions", "sym", "ip", "bb", "pid", "comm", "cgroup", ...: 0 or -EINVAL after saying so */
-int top__parse_group(const char *s, enum top_group *g);
+/* a key of top_keys by any of its names (hist__parse_key; "comm" is shown by process): 0 or
+ * -EINVAL after saying so */
+int top__parse_key(const char *s, enum sort_key *k);
+/* the key after k in top_keys, round */
+enum sort_key top__next_key(enum sort_key k);
 /* "samples", "name", "process", "container": 0 or -EINVAL after saying so */
 int top__parse_order(const char *s, enum top_order *o);
 
@@ -98,7 +89,7 @@ int top__parse_order(const char *s, enum top_order *o);
 void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
 			int width, char *line1, char *line2, size_t size);
 void top__format_titles(const struct top_view *v, int width, char *buf, size_t size);
-void top__format_row(const struct top_view *v, const struct top_row *r, double view_total,
+void top__format_row(const struct top_view *v, const struct hist_row *r, double view_total,
 		     int width, char *buf, size_t size);
 /* a whole snapshot for --stdio: header, titles and at most limit rows; -EIO if out has failed
  * (the caller flushes) */

@@ -5,7 +5,6 @@
 #include <string.h>
 #include <time.h>
 #include "bblock.h"
-#include "hist.h"
 #include "top.h"
 
 #define FLEX_MIN 20	/* the flexible column (symbol, command, container) gets at least this */
@@ -19,7 +18,7 @@ struct cell {
 	int drop;		/* 0: always shown; higher numbers go first when the line is narrow */
 };
 
-static void process_text(const struct top_row *r, char *buf, size_t size)
+static void process_text(const struct hist_row *r, char *buf, size_t size)
 {
 	if (r->many_comms)
 		snprintf(buf, size, "[several]");
@@ -30,7 +29,7 @@ static void process_text(const struct top_row *r, char *buf, size_t size)
 }
 
 /* the cells of a row, or with r NULL the titles only */
-static int make_cells(const struct top_view *v, const struct top_row *r, double total, struct cell *c)
+static int make_cells(const struct top_view *v, const struct hist_row *r, double total, struct cell *c)
 {
 	int n = 0;
 
@@ -43,11 +42,11 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 		snprintf(c[n].text, sizeof(c[n].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
 			 100.0 * hist__ci95(llround(r->count), llround(total)));
 	n++;
-	switch (v->group) {
-	case TOP_IPS:
+	switch (v->key) {
+	case SORT_IP:
 		c[n] = (struct cell){ .title = "Address", .width = 18 };
 		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64, r->addr);
+			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64, r->vaddr);
 		n++;
 		c[n] = (struct cell){ .title = "Symbol" };
 		if (r)
@@ -55,7 +54,7 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 				 r->sym, r->sym_off);
 		n++;
 		break;
-	case TOP_BLOCKS:
+	case SORT_BB:
 		c[n] = (struct cell){ .title = "Block", .width = 21 };
 		if (r && r->bb)
 			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64 "-%#" PRIx64, r->bb->start,
@@ -72,7 +71,7 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 			snprintf(c[n].text, sizeof(c[n].text), "%s", r->sym);
 		n++;
 		break;
-	case TOP_PROCESSES:
+	case SORT_PID:
 		c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14, .right = true };
 		if (r && r->nspid)
 			snprintf(c[n].text, sizeof(c[n].text), "%u (%u)", r->pid, r->nspid);
@@ -88,7 +87,7 @@ static int make_cells(const struct top_view *v, const struct top_row *r, double 
 			snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
 		n++;
 		return n;
-	case TOP_CONTAINERS:
+	case SORT_CGROUP:
 		c[n] = (struct cell){ .title = "Container" };
 		if (r)
 			snprintf(c[n].text, sizeof(c[n].text), "%s", r->container);
@@ -182,7 +181,7 @@ void top__format_titles(const struct top_view *v, int width, char *buf, size_t s
 	render(c, make_cells(v, NULL, 0, c), width, true, buf, size);
 }
 
-void top__format_row(const struct top_view *v, const struct top_row *r, double view_total,
+void top__format_row(const struct top_view *v, const struct hist_row *r, double view_total,
 		     int width, char *buf, size_t size)
 {
 	struct cell c[MAX_CELLS];
@@ -250,7 +249,7 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 	else if (st->paused)
 		append(line2, size, width, "PAUSED");
 	append(line2, size, width, str__escape(st->target, esc, sizeof(esc)));
-	snprintf(part, sizeof(part), "%s by %s, %s", top__group_name(v->group), top__order_name(v->order),
+	snprintf(part, sizeof(part), "%s by %s, %s", hist__key_title(v->key), top__order_name(v->order),
 		 v->decay ? "decaying" : "accumulated");
 	append(line2, size, width, part);
 	if (v->zoom_pid) {
@@ -289,7 +288,7 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 
 int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out)
 {
-	const struct top_row *rows;
+	const struct hist_row *rows;
 	char l1[512], l2[512], line[1024];
 	double total;
 	size_t nr;

@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hist.h"
 #include "top_tui.h"
 
 #define ZOOM_DEPTH 4
@@ -23,7 +22,7 @@ struct top_tui {
 	FILE *held;
 	enum mode mode;
 	size_t sel, first;	/* selected row, first row shown */
-	const struct top_row *rows;
+	const struct hist_row *rows;
 	size_t nr_rows;
 	double total;
 	struct top_view stack[ZOOM_DEPTH];
@@ -186,7 +185,7 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 	mvaddnstr(2, 0, line, width);
 	attroff(A_REVERSE);
 	for (int i = 0; i < body && u->first + i < u->nr_rows; i++) {
-		const struct top_row *r = &u->rows[u->first + i];
+		const struct hist_row *r = &u->rows[u->first + i];
 		bool low = hist__low_confidence(llround(r->count), llround(u->total));
 		int attr = u->first + i == u->sel ? A_REVERSE : low ? A_DIM : 0;
 
@@ -219,7 +218,7 @@ int top_tui__refresh(struct top_tui *u, struct top *t, struct top_view *v)
 
 static void zoom_in(struct top_tui *u, struct top_view *v)
 {
-	const struct top_row *r;
+	const struct hist_row *r;
 	struct top_view next = *v;
 	char name[4 * 64];
 
@@ -230,15 +229,15 @@ static void zoom_in(struct top_tui *u, struct top_view *v)
 		snprintf(u->message, sizeof(u->message), "zoomed in as far as it goes: Backspace to go back");
 		return;
 	}
-	if (v->group == TOP_CONTAINERS || (r->many_pids && !r->many_cgroups)) {
+	if (v->key == SORT_CGROUP || (r->many_pids && !r->many_cgroups)) {
 		next.zoom_cgroup = r->cgroup_id;
 		next.zoomed_cgroup = true;
-		next.group = TOP_PROCESSES;
+		next.key = SORT_PID;
 		snprintf(u->message, sizeof(u->message), "zoomed into %s; Backspace to go back",
 			 str__escape(r->container, name, sizeof(name)));
 	} else if (!r->many_pids) {
 		next.zoom_pid = r->pid;
-		next.group = TOP_FUNCTIONS;
+		next.key = SORT_SYM;
 		snprintf(u->message, sizeof(u->message), "zoomed into %s %u; Backspace to go back",
 			 str__escape(r->comm, name, sizeof(name)), r->pid);
 	} else {
@@ -261,7 +260,7 @@ static void zoom_out(struct top_tui *u, struct top_view *v)
 	back = u->stack[--u->depth];
 
 	/* the grouping and the zoom go back; the order, the mode and the filter stay */
-	v->group = back.group;
+	v->key = back.key;
 	v->zoom_pid = back.zoom_pid;
 	v->zoom_cgroup = back.zoom_cgroup;
 	v->zoomed_cgroup = back.zoomed_cgroup;
@@ -335,11 +334,11 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		break;
 	case '\t':
 	case 'g':
-		v->group = (v->group + 1) % TOP_NR_GROUPS;
+		v->key = top__next_key(v->key);
 		regroup = true;
 		break;
 	case '1': case '2': case '3': case '4': case '5':
-		v->group = c - '1';
+		v->key = top_keys[c - '1'];
 		regroup = true;
 		break;
 	case 's':

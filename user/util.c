@@ -135,21 +135,42 @@ int parse_seconds(const char *s, double min, double max, double *out)
 	return 0;
 }
 
-size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 v)
+/* how many elements, sorted by a key of key_size bytes (4 or 8) at byte offset off, have
+ * it below v, or at v too */
+static size_t count_before(const void *base, size_t n, size_t size, size_t off, size_t key_size,
+			   u64 v, bool or_equal)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
+		const char *at = (const char *)base + mid * size + off;
 		u64 key;
 
-		memcpy(&key, (const char *)base + mid * size + off, sizeof(key));
-		if (key <= v)
+		if (key_size == sizeof(u32)) {
+			u32 k;
+
+			memcpy(&k, at, sizeof(k));
+			key = k;
+		} else {
+			memcpy(&key, at, sizeof(key));
+		}
+		if (key < v || (or_equal && key == v))
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
 	return lo;
+}
+
+size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 v)
+{
+	return count_before(base, n, size, off, sizeof(u64), v, true);
+}
+
+size_t array__count_lt_u32(const void *base, size_t n, size_t size, size_t off, u32 v)
+{
+	return count_before(base, n, size, off, sizeof(u32), v, false);
 }
 
 /* the length of the printable character at s: 1 to 4 bytes of UTF-8, or 0 when s starts

@@ -41,6 +41,9 @@ int array__reserve(void **arr, size_t *cap, size_t n, size_t elem_size);
 /* in an array of n elements of size bytes sorted by the u64 at byte offset off: how many
  * have that key <= v (so element [result - 1] is the last one at or below v) */
 size_t array__count_le(const void *base, size_t n, size_t size, size_t off, u64 v);
+/* the same for a u32 key: how many have it < v (so element [result] is the first at or
+ * above v, if any) */
+size_t array__count_lt_u32(const void *base, size_t n, size_t size, size_t off, u32 v);
 
 /* 64-bit counts compare without overflow (never return y - x) */
 static inline int cmp_u64_desc(u64 a, u64 b)

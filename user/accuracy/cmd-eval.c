@@ -57,7 +57,7 @@ int cmd_eval(int argc, char **argv)
 			objects[nr_objects++] = optarg;
 			break;
 		case 'f':
-			if (format__text_or_json(optarg, &json))
+			if (jsonw_parse_format(optarg, &json))
 				return 2;
 			break;
 		case 'h':

@@ -2,7 +2,7 @@
 /* metrics: the literature's definitions on small hand-worked examples. */
 #include <criterion/criterion.h>
 #include <math.h>
-#include "metrics.h"
+#include "accuracy/metrics.h"
 
 #define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
 

@@ -18,6 +18,14 @@
 #include "perf_script.h"
 #include "refrun.h"
 
+/* the clock the figures and the CSV convert periods (ns) to cycles at: the seed paper's
+ * machine, so that the periods read as its cycle counts */
+#define PAPER_GHZ 2.2
+/* the real programs experiment__workloads adds after the kernels: gzip, bzip2, xz, sqlite3 */
+#define NR_REAL_WORKLOADS 4
+/* a command line of record or perf record, with the workload's command after it */
+#define MAX_CMD_ARGS (16 + EXP_MAX_ARGS)
+
 static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static char *xprintf(const char *fmt, ...)
 {
@@ -31,8 +39,21 @@ static char *xprintf(const char *fmt, ...)
 	return s;
 }
 
-/* run argv with stdout to /dev/null and, if given, an extra environment entry; exit status */
-static int spawn(char *const argv[], const char *env, bool quiet_err)
+/* in the child: fd (1 or 2) to the file at path, created or truncated; NULL keeps it */
+static void redirect(int fd, const char *path)
+{
+	int f;
+
+	if (!path)
+		return;
+	f = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (f < 0 || dup2(f, fd) < 0)
+		_exit(127);
+}
+
+/* run argv (no shell: paths need no quoting) with stdout and stderr to the files out and
+ * errs (NULL: this process's) and, if given, an extra environment entry; its exit status */
+static int run(char *const argv[], const char *env, const char *out, const char *errs)
 {
 	pid_t pid = fork();
 	int st;
@@ -40,11 +61,8 @@ static int spawn(char *const argv[], const char *env, bool quiet_err)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		int fd = open("/dev/null", O_WRONLY);
-
-		dup2(fd, 1);
-		if (quiet_err)
-			dup2(fd, 2);
+		redirect(1, out);
+		redirect(2, errs);
 		if (env)
 			putenv((char *)env);
 		execvp(argv[0], argv);
@@ -56,10 +74,27 @@ static int spawn(char *const argv[], const char *env, bool quiet_err)
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 }
 
+/* run argv with stdout to /dev/null (stderr too if quiet_err) */
+static int spawn(char *const argv[], const char *env, bool quiet_err)
+{
+	return run(argv, env, "/dev/null", quiet_err ? "/dev/null" : NULL);
+}
+
+/* append the workload's command to argv, after its fixed part (up to the first NULL) */
+static void add_command(char **argv, size_t size, const struct workload *w)
+{
+	size_t a = 0;
+
+	while (argv[a])
+		a++;
+	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i] && a + 1 < size; i++)
+		argv[a++] = w->argv[i];
+}
+
 static int gen_input(const struct exp_opts *o, const char *name, int mb, char **path)
 {
+	char *gen, mbstr[16];
 	struct stat st;
-	char *cmd;
 	int err;
 
 	*path = xprintf("%s/%s", o->dir, name);
@@ -67,9 +102,11 @@ static int gen_input(const struct exp_opts *o, const char *name, int mb, char **
 		return -ENOMEM;
 	if (!stat(*path, &st) && st.st_size > 0)
 		return 0;
-	cmd = xprintf("'%s/gen-input' %d > '%s'", o->fixture_dir, mb, *path);
-	err = cmd && system(cmd) == 0 ? 0 : fail(-EIO, "cannot generate '%s'", *path);
-	free(cmd);
+	gen = xprintf("%s/gen-input", o->fixture_dir);
+	snprintf(mbstr, sizeof(mbstr), "%d", mb);
+	err = gen && run((char *[]){ gen, mbstr, NULL }, NULL, *path, NULL) == 0 ? 0 :
+	      fail(-EIO, "cannot generate '%s'", *path);
+	free(gen);
 	return err;
 }
 
@@ -110,7 +147,7 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 		{ "fragmented", 45000000 },
 	};
 	bool want_k = strcmp(o->set, "real"), want_r = strcmp(o->set, "kernels");
-	struct workload *w = calloc(12, sizeof(*w));
+	struct workload *w = calloc(ARRAY_SIZE(kernels) + NR_REAL_WORKLOADS, sizeof(*w));
 	char *gz = NULL, *bz = NULL, *xz = NULL, *sql = NULL;
 	int n = 0, err;
 
@@ -257,19 +294,18 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 			    const char *mode, u64 period, struct metrics *m)
 {
 	char *prof = xprintf("%s/last.data", o->dir), *env = NULL, pstr[32];
-	char *argv[32] = { (char *)o->self, "record", "-c", pstr, "--period-mode", (char *)mode, "-o",
-			   prof, "--" };
+	char *argv[MAX_CMD_ARGS] = { (char *)o->self, "record", "-c", pstr, "--period-mode",
+				     (char *)mode, "-o", prof, "--" };
 	struct profile *p = NULL;
 	u32 objs[4];
 	size_t nobj;
-	int a = 9, err;
+	int err;
 
 	/* the program's own code, and the library that does its work */
 	nobj = program_objects(w, t, objs);
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
-	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
-		argv[a++] = w->argv[i];
+	add_command(argv, ARRAY_SIZE(argv), w);
 	env = tunables_env(t);
 	err = spawn(argv, env, true);
 	if (err) {
@@ -292,22 +328,22 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 			  u64 period, const u32 *objs, size_t nobj, struct metrics *m)
 {
 	char *data = xprintf("%s/perf.data", o->dir), *txt = xprintf("%s/perf.txt", o->dir);
-	char *cmd = NULL, *env = NULL, pstr[32];
-	char *argv[32] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr, "-o", data, "--" };
+	char *env = NULL, pstr[32];
+	char *argv[MAX_CMD_ARGS] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr,
+				     "-o", data, "--" };
+	char *script[] = { "perf", "script", "-i", data, "-F", "pid,ip", "--show-mmap-events", NULL };
 	struct profile *p = profile__new();
-	int a = 12, err;
+	int err;
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
-	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
-		argv[a++] = w->argv[i];
+	add_command(argv, ARRAY_SIZE(argv), w);
 	env = tunables_env(t);
 	err = p ? spawn(argv, env, true) : -ENOMEM;
 	if (err) {
 		err = fail(-EIO, "perf record of '%s' failed (%d)", w->name, err);
 		goto out;
 	}
-	cmd = xprintf("perf script -i '%s' -F pid,ip --show-mmap-events > '%s' 2>/dev/null", data, txt);
-	if (!cmd || system(cmd)) {
+	if (!data || !txt || run(script, NULL, txt, "/dev/null")) {
 		err = fail(-EIO, "perf script failed on '%s'", data);
 		goto out;
 	}
@@ -322,7 +358,6 @@ out:
 	profile__free(p);
 	free(data);
 	free(txt);
-	free(cmd);
 	free(env);
 	return err;
 }
@@ -502,15 +537,15 @@ int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *pat
 
 	if (!f)
 		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
-	fprintf(f, "workload,kind,event,period_ns,period_cycles_2.2ghz,mode,samples,nrmse,sc,od,ae,"
-		   "spearman,top10_functions,top20_blocks\n");
+	fprintf(f, "workload,kind,event,period_ns,period_cycles_%.1fghz,mode,samples,nrmse,sc,od,ae,"
+		   "spearman,top10_functions,top20_blocks\n", PAPER_GHZ);
 	for (size_t i = 0; i < nr; i++) {
 		const struct exp_row *r = &rows[i];
 
 		if (!r->ok)
 			continue;
 		fprintf(f, "%s,%s,cpu-clock,%" PRIu64 ",%.0f,%s,%" PRIu64 ",%.6f,%.6f,%.6f,%.6f,%.6f,%d,%d\n",
-			r->workload, r->kind, r->period_ns, r->period_ns * 2.2, r->mode, r->m.ns,
+			r->workload, r->kind, r->period_ns, r->period_ns * PAPER_GHZ, r->mode, r->m.ns,
 			r->m.nrmse, r->m.sc, r->m.od, r->m.ae, r->m.spearman, r->m.top_funcs,
 			r->m.top_blocks);
 	}
@@ -539,7 +574,7 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 			fprintf(f, " %s", o->modes[m]);
 	else
 		for (int p = 0; p < o->nr_periods; p++)
-			fprintf(f, " %.0fK", o->periods[p] * 2.2 / 1024);
+			fprintf(f, " %.0fK", o->periods[p] * PAPER_GHZ / 1024);
 	fputc('\n', f);
 	for (size_t i = 0; i < nr; i++) {
 		if (last && !strcmp(last, rows[i].workload))
@@ -572,7 +607,7 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr)
 {
-	char *gp = xprintf("%s/plots.gp", o->dir), *cmd = NULL;
+	char *gp = xprintf("%s/plots.gp", o->dir), *log_path = NULL;
 	FILE *f;
 	int err = 0;
 
@@ -602,12 +637,12 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 					fprintf(f, "set title '%s by method (the paper''s Table 3) on the exact virtual PMU'\n",
 						plot_metrics[i].title);
 				else if (by_mode)
-					fprintf(f, "set title '%s by period mode, cpu-clock, period %.0f us (%.0fK cycles at 2.2 GHz)'\n",
+					fprintf(f, "set title '%s by period mode, cpu-clock, period %.0f us (%.0fK cycles at %.1f GHz)'\n",
 						plot_metrics[i].title, o->periods[o->nr_periods / 2] / 1e3,
-						o->periods[o->nr_periods / 2] * 2.2 / 1024);
+						o->periods[o->nr_periods / 2] * PAPER_GHZ / 1024, PAPER_GHZ);
 				else
-					fprintf(f, "set title '%s by sampling period (cycles at 2.2 GHz), cpu-clock, %s periods'\n",
-						plot_metrics[i].title, o->modes[0]);
+					fprintf(f, "set title '%s by sampling period (cycles at %.1f GHz), cpu-clock, %s periods'\n",
+						plot_metrics[i].title, PAPER_GHZ, o->modes[0]);
 				fprintf(f, "plot for [c=2:%d] '%s' using c:xtic(1) title columnheader\n",
 					ncols + 1, dat);
 			}
@@ -615,12 +650,12 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 		}
 	}
 	fclose(f);
-	cmd = xprintf("gnuplot '%s' 2>'%s/gnuplot.log'", gp, o->dir);
-	if (!cmd || system(cmd)) {
+	log_path = xprintf("%s/gnuplot.log", o->dir);
+	if (!log_path || run((char *[]){ "gnuplot", gp, NULL }, NULL, NULL, log_path)) {
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s/gnuplot.log): the CSV is "
 			   "complete, the figures are not", o->dir);
 	}
-	free(cmd);
+	free(log_path);
 	free(gp);
 	return err;
 }

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "container.h"
+#include "file_format.h"
 
 struct file_header {
 	char magic[8];
@@ -35,8 +35,8 @@ struct section_desc {
 _Static_assert(sizeof(struct section_desc) == 24, "section_desc");
 
 #define MAX_SECTIONS 64
-_Static_assert(CONTAINER_HEAD_MAX == sizeof(struct file_header) +
-	       MAX_SECTIONS * sizeof(struct section_desc), "CONTAINER_HEAD_MAX");
+_Static_assert(FILE_FORMAT_HEAD_MAX == sizeof(struct file_header) +
+	       MAX_SECTIONS * sizeof(struct section_desc), "FILE_FORMAT_HEAD_MAX");
 
 /* ---- key=value sections ---- */
 
@@ -321,7 +321,9 @@ fail:
 	return err;
 }
 
-int outfile__commit(struct outfile *o)
+/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
+ * reporting; on failure nothing is left behind */
+static int outfile__commit(struct outfile *o)
 {
 	int err = 0;
 
@@ -394,8 +396,8 @@ void outfile__discard(struct outfile *o)
 	o->target = NULL;
 }
 
-int container__write_out(struct outfile *o, const struct container_format *f,
-			 const struct container_section *secs, size_t nr)
+int file_format__write_out(struct outfile *o, const struct file_format *f,
+			 const struct file_section *secs, size_t nr)
 {
 	struct section_desc descs[MAX_SECTIONS];
 	struct file_header hdr = {};
@@ -441,18 +443,9 @@ cleanup:
 	return outfile__commit(o);
 }
 
-int container__write(const char *path, const struct container_format *f,
-		     const struct container_section *secs, size_t nr)
-{
-	struct outfile o;
-	int err = outfile__open(&o, path, 0);
-
-	return err ? err : container__write_out(&o, f, secs, nr);
-}
-
 /* ---- reading ---- */
 
-int container__bad(const char *name, const char *what)
+int file_format__bad(const char *name, const char *what)
 {
 	error("'%s' is corrupt: %s", name, what);
 	return -EINVAL;
@@ -460,7 +453,7 @@ int container__bad(const char *name, const char *what)
 
 /* the header, from the file's first head_len (at most 64) bytes, against the file's size */
 static int check_header(const u8 *head, size_t head_len, u64 size, const char *name,
-			const struct container_format *f, struct file_header *hdr)
+			const struct file_format *f, struct file_header *hdr)
 {
 	u32 want_crc;
 
@@ -481,7 +474,7 @@ static int check_header(const u8 *head, size_t head_len, u64 size, const char *n
 	want_crc = hdr->header_crc;
 	hdr->header_crc = 0;
 	if (crc32(0, (const void *)hdr, sizeof(*hdr)) != want_crc)
-		return container__bad(name, "header checksum mismatch");
+		return file_format__bad(name, "header checksum mismatch");
 	hdr->header_crc = want_crc;
 	if (hdr->file_size != size) {
 		if (size < hdr->file_size)
@@ -495,7 +488,7 @@ static int check_header(const u8 *head, size_t head_len, u64 size, const char *n
 	if (hdr->header_size < sizeof(*hdr) || hdr->nr_sections > MAX_SECTIONS ||
 	    hdr->section_table > size ||
 	    hdr->nr_sections * sizeof(struct section_desc) > size - hdr->section_table)
-		return container__bad(name, "section table out of bounds");
+		return file_format__bad(name, "section table out of bounds");
 	return 0;
 }
 
@@ -507,10 +500,10 @@ static int check_table(const void *table, const struct file_header *hdr, u64 siz
 
 	memcpy(d, table, hdr->nr_sections * sizeof(d[0]));
 	if (crc32(0, (const void *)d, hdr->nr_sections * sizeof(d[0])) != hdr->table_crc)
-		return container__bad(name, "section table checksum mismatch");
+		return file_format__bad(name, "section table checksum mismatch");
 	for (u32 i = 0; i < hdr->nr_sections; i++) {
 		if (d[i].offset > size || d[i].size > size - d[i].offset)
-			return container__bad(name, "section out of bounds");
+			return file_format__bad(name, "section out of bounds");
 		/* a second copy would replace the first: which one is meant? */
 		for (u32 j = 0; j < i; j++)
 			if (d[j].type == d[i].type) {
@@ -521,8 +514,8 @@ static int check_table(const void *table, const struct file_header *hdr, u64 siz
 	return 0;
 }
 
-int container__parse(const void *buf, size_t size, const char *name,
-		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+int file_format__parse(const void *buf, size_t size, const char *name,
+		     const struct file_format *f, u16 *file_minor, file_section_fn fn,
 		     void *ctx)
 {
 	const u8 *base = buf;
@@ -542,7 +535,7 @@ int container__parse(const void *buf, size_t size, const char *name,
 
 		memcpy(&d, &descs[i], sizeof(d));
 		if (crc32(0, base + d.offset, d.size) != d.crc)
-			return container__bad(name, "section checksum mismatch");
+			return file_format__bad(name, "section checksum mismatch");
 	}
 	if (file_minor)
 		*file_minor = hdr.version_minor;
@@ -574,9 +567,11 @@ static int pread_all(int fd, void *buf, size_t len, u64 off)
 	return 0;
 }
 
-int container__check_head(int fd, u64 size, const char *name, const void *arg)
+/* the head check of the container format f (a struct file_format): header, section
+ * table and section bounds, without reading the sections */
+static int file_format__check_head(int fd, u64 size, const char *name, const void *arg)
 {
-	const struct container_format *f = arg;
+	const struct file_format *f = arg;
 	u8 head[sizeof(struct file_header)];
 	u8 table[MAX_SECTIONS * sizeof(struct section_desc)];
 	size_t head_len = size < sizeof(head) ? size : sizeof(head);
@@ -595,7 +590,7 @@ int container__check_head(int fd, u64 size, const char *name, const void *arg)
 	return check_table(table, &hdr, size, name);
 }
 
-int container__read_file(const char *path, file_head_fn head, const void *arg, void **out,
+int file_format__read_file(const char *path, file_head_fn head, const void *arg, void **out,
 			 size_t *size)
 {
 	struct stat st;
@@ -637,12 +632,12 @@ cleanup:
 	return 0;
 }
 
-int container__load(const char *path, const struct container_format *f,
-		    container_parse_fn parse, void *out)
+int file_format__load(const char *path, const struct file_format *f,
+		    file_format_parse_fn parse, void *out)
 {
 	size_t size;
 	void *buf;
-	int err = container__read_file(path, container__check_head, f, &buf, &size);
+	int err = file_format__read_file(path, file_format__check_head, f, &buf, &size);
 
 	if (err)
 		return err;
@@ -651,7 +646,7 @@ int container__load(const char *path, const struct container_format *f,
 	return err;
 }
 
-int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
+int file_format__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
 			  size_t elem)
 {
 	if (size % elem)

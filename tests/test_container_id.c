@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* containers: identities from the cgroup paths each runtime makes. */
 #include <criterion/criterion.h>
-#include "containers.h"
+#include "container_id.h"
 
 #define ID "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b"
 
-Test(containers, conventions)
+Test(container_id, conventions)
 {
 	static const struct {
 		const char *path, *want;
@@ -27,11 +27,11 @@ Test(containers, conventions)
 	char buf[256];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		cr_assert_eq(container__identify(cases[i].path, &c), 0, "%s", cases[i].path);
-		container__describe(&c, buf, sizeof(buf));
+		cr_assert_eq(container_id__identify(cases[i].path, &c), 0, "%s", cases[i].path);
+		container_id__describe(&c, buf, sizeof(buf));
 		cr_expect_str_eq(buf, cases[i].want, "%s", cases[i].path);
 	}
-	cr_expect_eq(container__identify("/", &c), -ENOENT);
-	cr_expect_eq(container__identify("/hsbpf-test-42", &c), -ENOENT);
-	cr_expect_eq(container__identify("/docker/notanid", &c), -ENOENT);
+	cr_expect_eq(container_id__identify("/", &c), -ENOENT);
+	cr_expect_eq(container_id__identify("/hsbpf-test-42", &c), -ENOENT);
+	cr_expect_eq(container_id__identify("/docker/notanid", &c), -ENOENT);
 }

@@ -5,10 +5,6 @@
 
 #include "truth.h"
 
-/* the plugin: given, $HSBPF_REF_PLUGIN, or next to the hsbpf binary; 0 or -ENOENT (reported) */
-int refrun__find_plugin(const char *given, char *buf, size_t size);
-/* check that argv[0] is an x86-64 ELF program we can run; fills its resolved path */
-int refrun__check_program(const char *prog, char *path, size_t size);
 /* run argv under the collector and build its truth; a program that crashes still yields
  * its counts (meta.status says what happened). 0, or -errno after reporting */
 struct vpmu_opts {

@@ -9,7 +9,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
-#include "containers.h"
+#include "container_id.h"
 
 static bool hex64(const char *s, size_t len)
 {
@@ -48,7 +48,7 @@ static void find_pod(const char *path, struct container_id *c)
 	}
 }
 
-int container__identify(const char *path, struct container_id *c)
+int container_id__identify(const char *path, struct container_id *c)
 {
 	static const struct {
 		const char *prefix, *runtime;
@@ -107,7 +107,7 @@ int container__identify(const char *path, struct container_id *c)
 	return -ENOENT;
 }
 
-void container__describe(const struct container_id *c, char *buf, size_t size)
+void container_id__describe(const struct container_id *c, char *buf, size_t size)
 {
 	if (c->unit[0])
 		snprintf(buf, size, "unit %s", c->unit);

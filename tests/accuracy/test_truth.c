@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include "bblock.h"
 #include "callgrind.h"
-#include "eval.h"
-#include "elf_util.h"
+#include "accuracy/eval.h"
+#include "build_id.h"
 #include "disasm.h"
 #include "elf_image.h"
 #include "helpers.h"
-#include "truth.h"
-#include "truth_export.h"
+#include "accuracy/truth.h"
+#include "accuracy/truth_export.h"
 
 TestSuite(truth, .fini = cleanup_tmpdir, .timeout = 300);
 
@@ -507,7 +507,7 @@ Test(truth, lbr_estimator_recovers_exact_counts)
 	size_t len;
 
 	cr_assert(bt && obj != TRUTH_NO_OBJECT);
-	cr_assert_eq(elf__build_id(bin, id, sizeof(id), &len), 0);
+	cr_assert_eq(build_id__read(bin, id, sizeof(id), &len), 0);
 	profile__add_mapping(p, 7, 0, base, 0x6000, 0, bin, id, len);
 	profile__add_sample(p, &s);
 	for (size_t i = 0; i < bt->nr; i++) {

@@ -195,7 +195,7 @@ int eval__objects(const struct profile *p, struct symbolizer *sy, const struct t
 			const char *path = truth__str(t, t->objects[objs[i]].path);
 			const struct bblock_table *bt = symbolizer__blocks(sy, path);
 
-			lbr__block_execs(p, sy, path, bt, est + base, &n);
+			lbr_estimate__block_execs(p, sy, path, bt, est + base, &n);
 			used += n;
 			for (size_t b = 0; b < bt->nr; b++) {
 				est[base + b] *= bt->blocks[b].ninsns;

@@ -10,7 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "container.h"
+#include "file_format.h"
 #include "json_writer.h"
 #include "refrun.h"
 #include "truth.h"
@@ -81,7 +81,7 @@ int cmd_truth(int argc, char **argv)
 			plugin = optarg;
 			break;
 		case 'f':
-			if (format__text_or_json(optarg, &json))
+			if (jsonw_parse_format(optarg, &json))
 				return 2;
 			break;
 		case 'w':
@@ -145,9 +145,9 @@ int cmd_truth(int argc, char **argv)
 	 * bad path is told now */
 	if (v.event && file__same(output, vprofile))
 		return fail(2, "-o and --profile name the same file '%s'", output);
-	if (outfile__open(&tout, output, CONTAINER_HEAD_MAX))
+	if (outfile__open(&tout, output, FILE_FORMAT_HEAD_MAX))
 		return 1;
-	if (v.event && outfile__open(&vout, vprofile, CONTAINER_HEAD_MAX)) {
+	if (v.event && outfile__open(&vout, vprofile, FILE_FORMAT_HEAD_MAX)) {
 		outfile__discard(&tout);
 		return 1;
 	}

@@ -1,22 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* The file container hsbpf's files share (profiles, truth files): a header with a magic and a
+/* The file format hsbpf's files share (profiles, truth files): a header with a magic and a
  * version, a checksummed section table, checksummed sections; and key=value text sections.
  * Written atomically with mode 0600; read with every offset checked. */
-#ifndef HSBPF_CONTAINER_H
-#define HSBPF_CONTAINER_H
+#ifndef HSBPF_FILE_FORMAT_H
+#define HSBPF_FILE_FORMAT_H
 
 #include "util.h"
 
 /* the file header and the largest section table: what an output reserves when opened */
-#define CONTAINER_HEAD_MAX (64 + 64 * 24)
+#define FILE_FORMAT_HEAD_MAX (64 + 64 * 24)
 
-struct container_format {
+struct file_format {
 	const char *magic;	/* 8 bytes */
 	const char *kind;	/* "hsbpf profile": what the messages call it */
 	u16 major, minor;	/* what this hsbpf writes; a newer major is refused */
 };
 
-struct container_section {
+struct file_section {
 	u32 type;
 	const void *data;
 	size_t size;
@@ -40,27 +40,21 @@ struct outfile {
 /* open, and for a regular file reserve reserve bytes, so that a full disk is found before
  * the work and not after it. 0, or -errno after reporting */
 int outfile__open(struct outfile *o, const char *path, size_t reserve);
-/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
- * reporting; on failure nothing is left behind */
-int outfile__commit(struct outfile *o);
 /* close and remove what was written; for an outfile that failed or was never opened too */
 void outfile__discard(struct outfile *o);
 
 /* write the container to an open outfile and commit it (discard it on failure) */
-int container__write_out(struct outfile *o, const struct container_format *f,
-			 const struct container_section *secs, size_t nr);
-/* the same through outfile__open */
-int container__write(const char *path, const struct container_format *f,
-		     const struct container_section *secs, size_t nr);
+int file_format__write_out(struct outfile *o, const struct file_format *f,
+			 const struct file_section *secs, size_t nr);
 
 /* called once per section, in file order; a non-zero return stops the walk and is returned */
-typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);
+typedef int (*file_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
 /* checks magic, version (a newer major is refused), sizes, checksums, and that no section
  * type appears twice; what is wrong is reported once, naming the file. *file_minor (if
  * given) receives the file's minor version before the first section is handed over */
-int container__parse(const void *buf, size_t size, const char *name,
-		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+int file_format__parse(const void *buf, size_t size, const char *name,
+		     const struct file_format *f, u16 *file_minor, file_section_fn fn,
 		     void *ctx);
 
 /* a check of a file's first bytes before it is read whole: 0 to read on, or -errno after
@@ -68,18 +62,15 @@ int container__parse(const void *buf, size_t size, const char *name,
 typedef int (*file_head_fn)(int fd, u64 size, const char *name, const void *arg);
 /* a regular file (file__open_regular), whole, once head (if given) accepted it; -errno after
  * reporting */
-int container__read_file(const char *path, file_head_fn head, const void *arg, void **buf,
+int file_format__read_file(const char *path, file_head_fn head, const void *arg, void **buf,
 			 size_t *size);
-/* the head check of the container format f (a struct container_format): header, section
- * table and section bounds, without reading the sections */
-int container__check_head(int fd, u64 size, const char *name, const void *f);
 /* read a whole container file (header and table checked first) and hand it to a parser;
  * what the parser returns */
-typedef int (*container_parse_fn)(const void *buf, size_t size, const char *name, void *out);
-int container__load(const char *path, const struct container_format *f,
-		    container_parse_fn parse, void *out);
+typedef int (*file_format_parse_fn)(const void *buf, size_t size, const char *name, void *out);
+int file_format__load(const char *path, const struct file_format *f,
+		    file_format_parse_fn parse, void *out);
 /* report "'NAME' is corrupt: WHAT" and return -EINVAL */
-int container__bad(const char *name, const char *what);
+int file_format__bad(const char *name, const char *what);
 
 /* key=value sections over a struct. Strings are written escaped (a backslash as \\, a
  * newline as \n), so that any byte but NUL survives; kv__parse unescapes them when the file
@@ -99,7 +90,7 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 	      bool escaped);
 
 /* copy a section holding an array of elem-sized records; -EINVAL if the size is not a multiple */
-int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
+int file_format__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,
 			  size_t elem);
 
-#endif /* HSBPF_CONTAINER_H */
+#endif /* HSBPF_FILE_FORMAT_H */

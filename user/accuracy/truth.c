@@ -7,9 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "container.h"
+#include "file_format.h"
 #include "disasm.h"
 #include "elf_image.h"
+#include "hashidx.h"
 #include "truth.h"
 #include "profile.h"
 #include <linux/perf_event.h>
@@ -278,45 +279,39 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 	return 0;
 }
 
-/* per-instruction counts while building: open addressing on (obj, vaddr) */
+/* per-instruction counts while building: the instructions in the order first seen, indexed
+ * by (obj, vaddr) */
 struct insn_table {
-	struct truth_insn *slots;
+	struct truth_insn *insns;
 	size_t nr, cap;
+	struct hashidx idx;
 };
 
 static u64 insn_hash(u32 obj, u64 vaddr)
 {
-	return ((vaddr ^ ((u64)obj << 48)) * 0x9E3779B97F4A7C15ull) >> 7;
+	return hashidx__hash_u64(vaddr, obj);
+}
+
+static bool same_insn(const void *key, u32 pos, void *ctx)
+{
+	const struct truth_insn *k = key, *in = &((const struct insn_table *)ctx)->insns[pos];
+
+	return in->obj == k->obj && in->vaddr == k->vaddr;
 }
 
 static struct truth_insn *insn_slot(struct insn_table *it, u32 obj, u64 vaddr, u32 size)
 {
-	size_t i;
+	struct truth_insn key = { .obj = obj, .size = size, .vaddr = vaddr };
+	u64 hash = insn_hash(obj, vaddr);
+	s64 pos = hashidx__find(&it->idx, hash, &key, same_insn, it);
 
-	if (it->nr * 2 >= it->cap) {
-		size_t ncap = it->cap ? it->cap * 2 : 4096;
-		struct truth_insn *ns = calloc(ncap, sizeof(*ns));
-
-		if (!ns)
-			return NULL;
-		for (size_t j = 0; j < it->cap; j++) {
-			if (!it->slots[j].size)
-				continue;
-			i = insn_hash(it->slots[j].obj, it->slots[j].vaddr) & (ncap - 1);
-			while (ns[i].size)
-				i = (i + 1) & (ncap - 1);
-			ns[i] = it->slots[j];
-		}
-		free(it->slots);
-		it->slots = ns;
-		it->cap = ncap;
-	}
-	for (i = insn_hash(obj, vaddr) & (it->cap - 1); it->slots[i].size; i = (i + 1) & (it->cap - 1))
-		if (it->slots[i].obj == obj && it->slots[i].vaddr == vaddr)
-			return &it->slots[i];
-	it->slots[i] = (struct truth_insn){ .obj = obj, .size = size, .vaddr = vaddr };
-	it->nr++;
-	return &it->slots[i];
+	if (pos >= 0)
+		return &it->insns[pos];
+	if (array__reserve((void **)&it->insns, &it->cap, it->nr + 1, sizeof(*it->insns)) ||
+	    hashidx__insert(&it->idx, hash, it->nr))
+		return NULL;
+	it->insns[it->nr] = key;
+	return &it->insns[it->nr++];
 }
 
 static int cmp_insn(const void *a, const void *b)
@@ -496,6 +491,121 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 	return err;
 }
 
+/* instructions: block counts spread over their instructions, into it */
+static int count_insns(struct raw *r, struct elf_image **imgs, struct disasm *d, struct truth *t,
+		       struct insn_table *it)
+{
+	for (size_t i = 0; i < r->nr_blocks; i++) {
+		struct raw_block *b = &r->blocks[i];
+		struct elf_image *img;
+		u64 off = b->file_off;
+
+		t->meta.total_insns += b->count * b->ninsns;
+		b->kept = b->ninsns;
+		if (b->map < 0 || r->maps[b->map].obj == TRUTH_NO_OBJECT) {
+			t->meta.anon_insns += b->count * b->ninsns;
+			continue;
+		}
+		b->obj = r->maps[b->map].obj;
+		img = imgs[b->obj];
+		b->addrs = calloc(b->ninsns, sizeof(*b->addrs));
+		if (!b->addrs)
+			return -ENOMEM;
+		for (u32 k = 0; k < b->ninsns; off += b->sizes[k++]) {
+			struct truth_insn *in;
+
+			if (elf_image__off_to_vaddr(img, off, &b->addrs[k]))
+				return fail(-EINVAL, "'%s': no segment holds file offset %#" PRIx64,
+					    img->path, off);
+			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
+			 * last of a block that does not execute it; the next block does */
+			if (k == b->ninsns - 1 && k > 0) {
+				struct insn_info ii;
+				size_t avail;
+				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
+
+				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
+				    ii.size != b->sizes[k] && (b->addrs[k] & 4095) + ii.size > 4096) {
+					b->kept = k;
+					t->meta.page_cross_dropped += b->count;
+					t->meta.total_insns -= b->count;
+					break;
+				}
+			}
+			in = insn_slot(it, b->obj, b->addrs[k], b->sizes[k]);
+			if (!in)
+				return -ENOMEM;
+			in->count += b->count;
+		}
+	}
+	return 0;
+}
+
+/* edges: from the last instruction that ran in one block to the first of the next; a rep
+ * string instruction's iterations come off its count in it */
+static int add_edges(const struct raw *r, struct elf_image **imgs, struct disasm *d,
+		     struct truth *t, struct insn_table *it)
+{
+	for (size_t i = 0; i < r->nr_edges; i++) {
+		const struct raw_block *s = &r->blocks[r->edges[i].src], *dd = &r->blocks[r->edges[i].dst];
+		struct truth_edge e = { .count = r->edges[i].count };
+		struct insn_info ii;
+		const u8 *code;
+		size_t avail;
+
+		if (!s->addrs || !dd->addrs || !s->kept)
+			continue;	/* anonymous code at either end */
+		e.src_obj = s->obj;
+		e.dst_obj = dd->obj;
+		e.src = s->addrs[s->kept - 1];
+		e.dst = dd->addrs[0];
+		e.flags = s->obj != dd->obj ? EDGE_CROSS_OBJECT : 0;
+		code = elf_image__bytes(imgs[s->obj], e.src, &avail);
+		if (s->kept < s->ninsns)
+			e.kind = EDGE_FALLTHROUGH;
+		else if (!code || disasm__one(d, code, avail, e.src, &ii))
+			e.kind = EDGE_OTHER;
+		else
+			e.kind = classify(&ii, e.src, e.dst, imgs[s->obj], imgs[dd->obj]);
+		if (e.kind == EDGE_REP) {
+			/* hardware retires a rep string instruction once, however many iterations */
+			struct truth_insn *in = insn_slot(it, e.src_obj, e.src, ii.size);
+
+			if (!in)
+				return -ENOMEM;
+			in->count -= e.count;
+			t->meta.rep_iterations += e.count;
+			t->meta.total_insns -= e.count;
+		}
+		if (array__reserve((void **)&t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(e)))
+			return -ENOMEM;
+		t->edges[t->nr_edges++] = e;
+	}
+	return 0;
+}
+
+/* compact: the instructions of it, sorted, become the truth's; equal edges merge */
+static void compact(struct truth *t, struct insn_table *it)
+{
+	size_t o = 0;
+
+	t->insns = it->insns;
+	t->nr_insns = it->nr;
+	t->cap_insns = it->cap;
+	it->insns = NULL;
+	if (t->nr_insns > 1)
+		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
+	if (t->nr_edges > 1)
+		qsort(t->edges, t->nr_edges, sizeof(*t->edges), cmp_edge);
+	for (size_t j = 0; j < t->nr_edges; j++) {
+		if (o && !cmp_edge(&t->edges[o - 1], &t->edges[j]))
+			t->edges[o - 1].count += t->edges[j].count;
+		else
+			t->edges[o++] = t->edges[j];
+	}
+	t->nr_edges = o;
+}
+
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
 {
 	struct elf_image **imgs = NULL;
@@ -527,136 +637,22 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 	if (err)
 		goto cleanup;
 
-	/* instructions: block counts spread over their instructions */
-	for (size_t i = 0; i < r.nr_blocks; i++) {
-		struct raw_block *b = &r.blocks[i];
-		struct elf_image *img;
-		u64 off = b->file_off;
-
-		t->meta.total_insns += b->count * b->ninsns;
-		b->kept = b->ninsns;
-		if (b->map < 0 || r.maps[b->map].obj == TRUTH_NO_OBJECT) {
-			t->meta.anon_insns += b->count * b->ninsns;
-			continue;
-		}
-		b->obj = r.maps[b->map].obj;
-		img = imgs[b->obj];
-		b->addrs = calloc(b->ninsns, sizeof(*b->addrs));
-		if (!b->addrs) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		for (u32 k = 0; k < b->ninsns; off += b->sizes[k++]) {
-			struct truth_insn *in;
-
-			if (elf_image__off_to_vaddr(img, off, &b->addrs[k])) {
-				err = fail(-EINVAL, "'%s': no segment holds file offset %#" PRIx64,
-					   img->path, off);
-				goto cleanup;
-			}
-			/* QEMU 7.2 lists a truncated copy of a page-crossing instruction as the
-			 * last of a block that does not execute it; the next block does */
-			if (k == b->ninsns - 1 && k > 0) {
-				struct insn_info ii;
-				size_t avail;
-				const u8 *code = elf_image__bytes(img, b->addrs[k], &avail);
-
-				if (code && !disasm__one(d, code, avail, b->addrs[k], &ii) &&
-				    ii.size != b->sizes[k] && (b->addrs[k] & 4095) + ii.size > 4096) {
-					b->kept = k;
-					t->meta.page_cross_dropped += b->count;
-					t->meta.total_insns -= b->count;
-					break;
-				}
-			}
-			in = insn_slot(&it, b->obj, b->addrs[k], b->sizes[k]);
-			if (!in) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			in->count += b->count;
-		}
-	}
-
-	/* edges: from the last instruction that ran in one block to the first of the next */
-	for (size_t i = 0; i < r.nr_edges; i++) {
-		const struct raw_block *s = &r.blocks[r.edges[i].src], *dd = &r.blocks[r.edges[i].dst];
-		struct truth_edge e = { .count = r.edges[i].count };
-		struct insn_info ii;
-		const u8 *code;
-		size_t avail;
-
-		if (!s->addrs || !dd->addrs || !s->kept)
-			continue;	/* anonymous code at either end */
-		e.src_obj = s->obj;
-		e.dst_obj = dd->obj;
-		e.src = s->addrs[s->kept - 1];
-		e.dst = dd->addrs[0];
-		e.flags = s->obj != dd->obj ? EDGE_CROSS_OBJECT : 0;
-		code = elf_image__bytes(imgs[s->obj], e.src, &avail);
-		if (s->kept < s->ninsns)
-			e.kind = EDGE_FALLTHROUGH;
-		else if (!code || disasm__one(d, code, avail, e.src, &ii))
-			e.kind = EDGE_OTHER;
-		else
-			e.kind = classify(&ii, e.src, e.dst, imgs[s->obj], imgs[dd->obj]);
-		if (e.kind == EDGE_REP) {
-			/* hardware retires a rep string instruction once, however many iterations */
-			struct truth_insn *in = insn_slot(&it, e.src_obj, e.src, ii.size);
-
-			if (!in) {
-				err = -ENOMEM;
-				goto cleanup;
-			}
-			in->count -= e.count;
-			t->meta.rep_iterations += e.count;
-			t->meta.total_insns -= e.count;
-		}
-		if (array__reserve((void **)&t->edges, &t->cap_edges, t->nr_edges + 1, sizeof(e))) {
-			err = -ENOMEM;
-			goto cleanup;
-		}
-		t->edges[t->nr_edges++] = e;
-	}
-
-	if (vp && r.nr_v) {
+	err = count_insns(&r, imgs, d, t, &it);
+	if (!err)
+		err = add_edges(&r, imgs, d, t, &it);
+	if (!err && vp && r.nr_v)
 		err = vpmu_profile(&r, imgs, t, vp);
-		if (err)
-			goto cleanup;
-	}
-
-	/* compact: sorted instructions, merged edges */
-	t->insns = malloc((it.nr ? it.nr : 1) * sizeof(*t->insns));
-	if (!t->insns) {
-		err = -ENOMEM;
+	if (err)
 		goto cleanup;
-	}
-	for (size_t j = 0; j < it.cap; j++)
-		if (it.slots[j].size)
-			t->insns[t->nr_insns++] = it.slots[j];
-	t->cap_insns = t->nr_insns;
-	if (t->nr_insns > 1)
-		qsort(t->insns, t->nr_insns, sizeof(*t->insns), cmp_insn);
-	if (t->nr_edges > 1)
-		qsort(t->edges, t->nr_edges, sizeof(*t->edges), cmp_edge);
-	{
-		size_t o = 0;
-
-		for (size_t j = 0; j < t->nr_edges; j++) {
-			if (o && !cmp_edge(&t->edges[o - 1], &t->edges[j]))
-				t->edges[o - 1].count += t->edges[j].count;
-			else
-				t->edges[o++] = t->edges[j];
-		}
-		t->nr_edges = o;
-	}
+	compact(t, &it);
 	*out = t;
 	t = NULL;
 cleanup:
 	for (size_t i = 0; i < nr_objs; i++)
 		elf_image__close(imgs[i]);
 	free(imgs);
-	free(it.slots);
+	free(it.insns);
+	hashidx__free(&it.idx);
 	disasm__free(d);
 	raw_free(&r);
 	truth__free(t);
@@ -696,7 +692,7 @@ static const struct kv_field meta_fields[] = {
 	T_U64(duration_ns), T_U32(edges_off),
 };
 
-static const struct container_format truth_format = {
+static const struct file_format truth_format = {
 	TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR,
 };
 
@@ -710,7 +706,7 @@ int truth__write(struct truth *t, const char *path)
 
 int truth__write_out(struct truth *t, struct outfile *o)
 {
-	struct container_section secs[5];
+	struct file_section secs[5];
 	size_t meta_len;
 	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	int err;
@@ -720,12 +716,12 @@ int truth__write_out(struct truth *t, struct outfile *o)
 		outfile__discard(o);
 		return err;
 	}
-	secs[0] = (struct container_section){ TSEC_META, meta, meta_len };
-	secs[1] = (struct container_section){ TSEC_STRINGS, t->strs, t->strs_len };
-	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
-	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
-	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = container__write_out(o, &truth_format, secs, 5);
+	secs[0] = (struct file_section){ TSEC_META, meta, meta_len };
+	secs[1] = (struct file_section){ TSEC_STRINGS, t->strs, t->strs_len };
+	secs[2] = (struct file_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
+	secs[3] = (struct file_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
+	secs[4] = (struct file_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
+	err = file_format__write_out(o, &truth_format, secs, 5);
 	free(meta);
 	return err;
 }
@@ -739,9 +735,9 @@ struct tparse {
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
 		const char *name)
 {
-	int err = container__take_array(dst, nr, cap, src, size, elem);
+	int err = file_format__take_array(dst, nr, cap, src, size, elem);
 
-	return err == -EINVAL ? container__bad(name, "table size") : err;
+	return err == -EINVAL ? file_format__bad(name, "table size") : err;
 }
 
 static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
@@ -753,10 +749,10 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 	case TSEC_META:
 		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
 				 c->minor >= TRUTH_MINOR_ESCAPES) ?
-			container__bad(c->name, "bad metadata") : 0;
+			file_format__bad(c->name, "bad metadata") : 0;
 	case TSEC_STRINGS:
 		if (!size || ((const char *)data)[size - 1])
-			return container__bad(c->name, "string table is not terminated");
+			return file_format__bad(c->name, "string table is not terminated");
 		free(t->strs);
 		t->strs = NULL;
 		t->strs_len = t->strs_cap = 0;
@@ -785,26 +781,26 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 	c.t = truth__new();
 	if (!c.t)
 		return -ENOMEM;
-	err = container__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
+	err = file_format__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
 	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
 		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
-			err = container__bad(name, "object refers outside the string table");
+			err = file_format__bad(name, "object refers outside the string table");
 	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
 		if (c.t->insns[i].obj >= c.t->nr_objects ||
 		    (i && cmp_insn(&c.t->insns[i - 1], &c.t->insns[i]) >= 0))
-			err = container__bad(name, "instruction table out of order");
+			err = file_format__bad(name, "instruction table out of order");
 	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
 		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
 		    c.t->edges[i].kind >= EDGE_NR)
-			err = container__bad(name, "edge refers to no object");
+			err = file_format__bad(name, "edge refers to no object");
 	/* readers sum counts (per object, per function, per block): no sum may wrap */
 	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
 		if (__builtin_add_overflow(sum, c.t->insns[i].count, &sum))
-			err = container__bad(name, "instruction counts overflow");
+			err = file_format__bad(name, "instruction counts overflow");
 	sum = 0;
 	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
 		if (__builtin_add_overflow(sum, c.t->edges[i].count, &sum))
-			err = container__bad(name, "edge counts overflow");
+			err = file_format__bad(name, "edge counts overflow");
 	if (err) {
 		truth__free(c.t);
 		return err;
@@ -821,5 +817,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int truth__read(const char *path, struct truth **out)
 {
 	*out = NULL;
-	return container__load(path, &truth_format, parse_any, out);
+	return file_format__load(path, &truth_format, parse_any, out);
 }

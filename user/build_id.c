@@ -6,21 +6,21 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_util.h"
+#include "build_id.h"
 
-int elf__build_id(const char *path, u8 *buf, size_t size, size_t *len)
+int build_id__read(const char *path, u8 *buf, size_t size, size_t *len)
 {
 	/* a path from a recording: never a FIFO or a device */
 	int fd = file__open_regular(path), err;
 
 	if (fd < 0)
 		return fd;
-	err = elf__build_id_fd(fd, buf, size, len);
+	err = build_id__read_fd(fd, buf, size, len);
 	close(fd);
 	return err;
 }
 
-int elf__build_id_fd(int fd, u8 *buf, size_t size, size_t *len)
+int build_id__read_fd(int fd, u8 *buf, size_t size, size_t *len)
 {
 	Elf_Scn *scn = NULL;
 	int err = -ENODATA;

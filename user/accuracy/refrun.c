@@ -24,7 +24,14 @@ static bool is_file(const char *p)
 	return !stat(p, &st) && S_ISREG(st.st_mode);
 }
 
-int refrun__find_plugin(const char *given, char *buf, size_t size)
+/* is dir/rel a file? buf holds the path (a path too long for it is not) */
+static bool beside(char *buf, size_t size, const char *dir, const char *rel)
+{
+	return (size_t)snprintf(buf, size, "%s/%s", dir, rel) < size && is_file(buf);
+}
+
+/* the plugin: given, $HSBPF_REF_PLUGIN, or next to the hsbpf binary; 0 or -ENOENT (reported) */
+static int refrun__find_plugin(const char *given, char *buf, size_t size)
 {
 	const char *env = getenv("HSBPF_REF_PLUGIN");
 	char exe[PATH_MAX], *slash;
@@ -42,14 +49,9 @@ int refrun__find_plugin(const char *given, char *buf, size_t size)
 		slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = 0;
-			snprintf(buf, size, "%s/.output/ref/libhsbpf-ref.so", exe);
-			if (is_file(buf))
-				return 0;
-			snprintf(buf, size, "%s/ref/libhsbpf-ref.so", exe);	/* inside an output folder */
-			if (is_file(buf))
-				return 0;
-			snprintf(buf, size, "%s/../lib/hsbpf/libhsbpf-ref.so", exe);
-			if (is_file(buf))
+			if (beside(buf, size, exe, ".output/ref/libhsbpf-ref.so") ||
+			    beside(buf, size, exe, "ref/libhsbpf-ref.so") ||	/* inside an output folder */
+			    beside(buf, size, exe, "../lib/hsbpf/libhsbpf-ref.so"))
 				return 0;
 		}
 	}
@@ -57,7 +59,8 @@ int refrun__find_plugin(const char *given, char *buf, size_t size)
 		    "make, or give --plugin or HSBPF_REF_PLUGIN)");
 }
 
-int refrun__check_program(const char *prog, char *path, size_t size)
+/* check that argv[0] is an x86-64 ELF program we can run; fills its resolved path */
+static int refrun__check_program(const char *prog, char *path, size_t size)
 {
 	unsigned char e[20];
 	u16 machine;

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Container identity from a cgroup v2 path, by the conventions of the usual runtimes: docker,
  * containerd, CRI-O, podman, Kubernetes pod slices, systemd units and scopes. */
-#ifndef HSBPF_CONTAINERS_H
-#define HSBPF_CONTAINERS_H
+#ifndef HSBPF_CONTAINER_ID_H
+#define HSBPF_CONTAINER_ID_H
 
 #include "util.h"
 
@@ -14,8 +14,8 @@ struct container_id {
 };
 
 /* 0 and *out filled when the path follows a known convention, -ENOENT otherwise */
-int container__identify(const char *path, struct container_id *out);
+int container_id__identify(const char *path, struct container_id *out);
 /* "docker 1a2b3c4d5e6f", "pod 0a1b... containerd 1a2b...", "unit nginx.service" */
-void container__describe(const struct container_id *c, char *buf, size_t size);
+void container_id__describe(const struct container_id *c, char *buf, size_t size);
 
 #endif

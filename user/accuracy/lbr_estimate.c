@@ -7,8 +7,8 @@
 /* The LBR estimator: every fall-through range ran each block between its first and its
  * last instruction once per occurrence. Ranges are kept inside one function of the object; the
  * executions are then scaled so that their instructions add up to the exact total. */
-void lbr__block_execs(const struct profile *p, struct symbolizer *sy, const char *path,
-		      const struct bblock_table *bt, double *execs, u64 *used)
+void lbr_estimate__block_execs(const struct profile *p, struct symbolizer *sy, const char *path,
+			       const struct bblock_table *bt, double *execs, u64 *used)
 {
 	*used = 0;
 	for (size_t i = 0; i < p->nr_lbr; i++) {
@@ -34,7 +34,7 @@ void lbr__block_execs(const struct profile *p, struct symbolizer *sy, const char
 	}
 }
 
-double lbr__scale(const struct profile *p)
+double lbr_estimate__scale(const struct profile *p)
 {
 	u64 ranges = 0, weight = profile__total_weight(p);
 

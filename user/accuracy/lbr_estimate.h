@@ -9,10 +9,10 @@
 
 /* execs[i] += occurrences of ranges that run through block i of the object at path; a range
  * counts when both ends are in one function of that object. *used: ranges counted */
-void lbr__block_execs(const struct profile *p, struct symbolizer *sy, const char *path,
-		      const struct bblock_table *bt, double *execs, u64 *used);
+void lbr_estimate__block_execs(const struct profile *p, struct symbolizer *sy, const char *path,
+			       const struct bblock_table *bt, double *execs, u64 *used);
 /* executions one range occurrence stands for: the sampled period over the ranges seen (each
  * sample's period of taken branches is represented by its ranges); 1 without samples */
-double lbr__scale(const struct profile *p);
+double lbr_estimate__scale(const struct profile *p);
 
 #endif
