@@ -88,7 +88,7 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
-	$(Q)$(AR) rcs $@ $^
+	$(Q)rm -f $@ && $(AR) rcs $@ $^
 
 $(BIN): $(OUTPUT)/user/main.o $(LIB)
 	$(call msg,LINK,$@)
