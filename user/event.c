@@ -57,7 +57,7 @@ int event__parse(const char *name, struct event_spec *ev)
 {
 	char base[64];
 	const char *colon;
-	size_t len;
+	size_t len, i;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!name || !*name || strlen(name) >= sizeof(ev->name))
@@ -68,7 +68,14 @@ int event__parse(const char *name, struct event_spec *ev)
 	memcpy(base, name, len);
 	base[len] = 0;
 
-	if (!strcmp(base, "lbr")) {
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(base, known[i].name))
+			break;
+	if (i < ARRAY_SIZE(known)) {	/* before raw codes: ref-cycles is not r + "ef-cycles" */
+		ev->type = known[i].type;
+		ev->config = known[i].config;
+		ev->is_clock = known[i].clock;
+	} else if (!strcmp(base, "lbr")) {
 		/* taken branches with their stacks: BR_INST_RETIRED.NEAR_TAKEN on Intel; AMD's
 		 * LbrExtV2 (Zen 4) samples branch stacks on retired branches */
 		ev->type = PERF_TYPE_RAW;
@@ -82,16 +89,7 @@ int event__parse(const char *name, struct event_spec *ev)
 		ev->type = PERF_TYPE_RAW;
 		ev->config = cfg;
 	} else {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(known); i++)
-			if (!strcmp(base, known[i].name))
-				break;
-		if (i == ARRAY_SIZE(known))
-			goto unknown;
-		ev->type = known[i].type;
-		ev->config = known[i].config;
-		ev->is_clock = known[i].clock;
+		goto unknown;
 	}
 	for (const char *m = colon ? colon + 1 : ""; *m; m++) {
 		switch (*m) {
