@@ -40,9 +40,10 @@ struct owner {
 	__u64 targets[HSBPF_COUNT_MAX_LEVELS];
 };
 
+/* [0]: the CPU's owner; [1]: scratch, to compare another task's targets with it */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct owner);
 } owners SEC(".maps");
@@ -141,12 +142,14 @@ static __always_inline void add(__u64 cgroup_id, __u32 event, const struct count
 		stat_inc(HSBPF_COUNT_MAP_FULL);
 }
 
-/* Read this CPU's counters and give what they gained since the last read to the owner. At a
- * switch the kernel is about to count it, after this tracepoint: counted here instead, so
- * that a switch belongs to the task switched out, as with perf's cgroup events. */
-static __always_inline void account(struct owner *o, bool at_switch)
+/* Read this CPU's counters and give what they gained since the last read to the owner, or
+ * when it is not certain to be theirs to the unattributed row. At a switch the kernel is about
+ * to count it, after this tracepoint: counted here instead, so that a switch belongs to the
+ * task switched out, as with perf's cgroup events. */
+static __always_inline void account(struct owner *o, bool at_switch, bool certain)
 {
 	__u32 cpu = bpf_get_smp_processor_id();
+	__u32 nr_targets = certain ? o->nr_targets : 1;
 
 	for (__u32 i = 0; i < HSBPF_COUNT_MAX_EVENTS && i < nr_events; i++) {
 		struct bpf_perf_event_value now;
@@ -170,51 +173,79 @@ static __always_inline void account(struct owner *o, bool at_switch)
 		prev->running = now.running;
 		if (!d.counter && !d.enabled)
 			continue;
-		for (__u32 t = 0; t < HSBPF_COUNT_MAX_LEVELS && t < o->nr_targets; t++)
-			add(o->targets[t], i, &d);
+		for (__u32 t = 0; t < HSBPF_COUNT_MAX_LEVELS && t < nr_targets; t++)
+			add(certain ? o->targets[t] : HSBPF_COUNT_UNATTRIBUTED, i, &d);
 	}
 }
 
-static __always_inline struct owner *owner_of_cpu(void)
+static __always_inline struct owner *owner_slot(__u32 slot)
 {
-	__u32 zero = 0;
+	return bpf_map_lookup_elem(&owners, &slot);
+}
 
-	return bpf_map_lookup_elem(&owners, &zero);
+/* whether the counts since the last read are all the owner's though the running task is not
+ * its: with --cgroup, when the task counts toward the same watched cgroups */
+static __always_inline bool same_targets(const struct owner *o, struct task_struct *t)
+{
+	struct owner *x = owner_slot(1);
+
+	if (!hierarchy || !x)
+		return false;
+	owner_set(x, t);
+	if (x->nr_targets != o->nr_targets)
+		return false;
+	for (__u32 i = 0; i < HSBPF_COUNT_MAX_LEVELS && i < x->nr_targets; i++)
+		if (x->targets[i] != o->targets[i])
+			return false;
+	return true;
+}
+
+/* a read while t runs: certain when t is the owner's (its cgroup the one it was switched in
+ * with); else the kernel skipped a switch of this CPU, or t was moved while it ran, and the
+ * counts since the last read are the owner's and t's in a proportion no one knows */
+static __always_inline void account_running(struct owner *o, struct task_struct *t,
+					    bool at_switch)
+{
+	bool certain = task_key(t) == o->key || same_targets(o, t);
+
+	if (!certain)
+		stat_inc(HSBPF_COUNT_UNSURE);
+	account(o, at_switch, certain);
 }
 
 SEC("tp_btf/sched_switch")
 int BPF_PROG(hsbpf_count_switch, bool preempt, struct task_struct *prev, struct task_struct *next)
 {
-	struct owner *o = owner_of_cpu();
+	struct owner *o = owner_slot(0);
 
 	stat_inc(HSBPF_COUNT_SWITCHES);
 	if (!o)
 		return 0;
 	if (!o->valid)		/* the first switch on this CPU: the counts so far are prev's */
 		owner_set(o, prev);
-	/* to a task of the same cgroup: the counts go to the same place at the next read, which
-	 * is saved (and the switch the kernel counts lands there too) */
-	if (task_key(next) == o->key)
+	/* from a task of the owner's cgroup to another: the counts go to the same place at the
+	 * next read, which is saved (and the switch the kernel counts lands there too) */
+	if (task_key(prev) == o->key && task_key(next) == o->key)
 		return 0;
 	stat_inc(HSBPF_COUNT_READS);
-	account(o, true);
+	account_running(o, prev, true);
 	owner_set(o, next);
 	return 0;
 }
 
 /* A task that moves itself to another cgroup (a shell's echo $$ > cgroup.procs, then exec: how
- * containers start) is counted in the new one from now on. One moved by another task while it
- * runs on another CPU stays counted in its old cgroup until it is switched out. */
+ * containers start) is counted in the new one from then on. Runs with interrupts off (the
+ * tracepoint is under a spinlock). */
 SEC("tp_btf/cgroup_attach_task")
 int BPF_PROG(hsbpf_count_attach, struct cgroup *dst, const char *path, struct task_struct *task,
 	     bool threadgroup)
 {
-	struct owner *o = owner_of_cpu();
+	struct owner *o = owner_slot(0);
 
 	if (!o || !o->valid || task != bpf_get_current_task_btf() || task_key(task) == o->key)
 		return 0;
 	stat_inc(HSBPF_COUNT_READS);
-	account(o, false);
+	account(o, false, true);
 	owner_set(o, task);
 	return 0;
 }
@@ -226,13 +257,13 @@ SEC("raw_tp")
 int hsbpf_count_flush(void *ctx)
 {
 	struct task_struct *cur = (struct task_struct *)bpf_get_current_task();
-	struct owner *o = owner_of_cpu();
+	struct owner *o = owner_slot(0);
 
 	stat_inc(HSBPF_COUNT_FLUSHES);
 	if (!o)
 		return 0;
 	if (o->valid)
-		account(o, false);
+		account_running(o, cur, false);
 	/* from here on, the running task's cgroup as it is now */
 	owner_set(o, cur);
 	return 0;

@@ -284,8 +284,9 @@ static void report_run(const struct stat_run *run)
 		const struct stat_cgroup_stats *b = &run->bpf;
 
 		debug("counting per cgroup: %llu context switches, %llu changed cgroup and read the "
-		      "counters, %llu flushes", (unsigned long long)b->switches,
-		      (unsigned long long)b->reads, (unsigned long long)b->flushes);
+		      "counters (%llu of them after a switch the kernel did not show: unattributed), "
+		      "%llu flushes", (unsigned long long)b->switches, (unsigned long long)b->reads,
+		      (unsigned long long)b->unsure, (unsigned long long)b->flushes);
 		if (b->map_full)
 			warning("%llu counts were lost: the cgroup map was full (raise --map-entries)",
 				(unsigned long long)b->map_full);

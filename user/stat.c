@@ -158,7 +158,9 @@ static int take_bpf(void *ctx, u64 cgroup_id, int event, const struct stat_readi
 
 	if (event < 0 || event >= st->nr_bpf_events)
 		return 0;
-	if (st->o->per_cgroup && cgroup_id == STAT_CGROUP_IDLE)
+	if (cgroup_id == STAT_CGROUP_UNATTRIBUTED)
+		kind = STAT_SET_UNATTRIBUTED;
+	else if (st->o->per_cgroup && cgroup_id == STAT_CGROUP_IDLE)
 		kind = STAT_SET_IDLE;
 	s = set_find(st, kind, cgroup_id);
 	if (!s && !(s = set_add(st, kind, cgroup_id)))

@@ -36,6 +36,7 @@ enum stat_set_kind {
 	STAT_SET_TARGET,	/* the whole target */
 	STAT_SET_CGROUP,	/* one cgroup (--cgroup: with its descendants) */
 	STAT_SET_IDLE,		/* --per-cgroup: the idle tasks */
+	STAT_SET_UNATTRIBUTED,	/* counted in the kernel, cgroup not known (stat_cgroup.h) */
 	STAT_SET_TOTAL,		/* --per-cgroup: the same counters read whole, as -a would */
 };
 

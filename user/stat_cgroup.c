@@ -14,6 +14,7 @@ _Static_assert(sizeof(struct cgroup_count_key) == 16, "cgroup_count_key layout i
 _Static_assert(sizeof(struct count_value) == 24, "count_value layout is the seam");
 _Static_assert(STAT_CGROUP_MAX_EVENTS == HSBPF_COUNT_MAX_EVENTS, "one limit on both sides");
 _Static_assert(STAT_CGROUP_IDLE == HSBPF_COUNT_IDLE, "one idle id on both sides");
+_Static_assert(STAT_CGROUP_UNATTRIBUTED == HSBPF_COUNT_UNATTRIBUTED, "one unknown id on both sides");
 
 #define DEFAULT_ENTRIES 65536
 
@@ -216,6 +217,7 @@ int stat_cgroup__stats(struct stat_cgroup *s, struct stat_cgroup_stats *st)
 		return fail(err, "cannot read the counting statistics: %s", strerror(-err));
 	st->switches = sum[HSBPF_COUNT_SWITCHES];
 	st->reads = sum[HSBPF_COUNT_READS];
+	st->unsure = sum[HSBPF_COUNT_UNSURE];
 	st->flushes = sum[HSBPF_COUNT_FLUSHES];
 	st->read_errors = sum[HSBPF_COUNT_READ_ERRORS];
 	st->map_full = sum[HSBPF_COUNT_MAP_FULL];

@@ -23,6 +23,11 @@ struct stat_cgroup_opts {
 
 #define STAT_CGROUP_MAX_EVENTS 16
 #define STAT_CGROUP_IDLE 0	/* the cgroup id given to the idle tasks' counts */
+/* the cgroup id given to counts whose cgroup is not known: the kernel does not run the
+ * program for every context switch (a few in a thousand are not seen), and where one was
+ * missed between two cgroups, what the counters gained in that stretch belongs to one of
+ * them, or to a task moved to another cgroup while it ran */
+#define STAT_CGROUP_UNATTRIBUTED (~0ULL)
 
 struct stat_cgroup;
 
@@ -41,6 +46,7 @@ int stat_cgroup__read(struct stat_cgroup *s, stat_cgroup_fn fn, void *ctx);
 struct stat_cgroup_stats {
 	u64 switches;		/* context switches seen */
 	u64 reads;		/* that changed cgroup, and read the counters */
+	u64 unsure;		/* reads whose counts went to the unattributed row */
 	u64 flushes;
 	u64 read_errors;
 	u64 map_full;		/* (cgroup, event) slots that did not fit: their counts lost */

@@ -12,7 +12,7 @@ struct stat_printer {
 	enum stat_format fmt;
 	struct stat_print_info info;
 	json_writer_t *jw;
-	bool any_ci, any_scaled, any_not_counted, any_idle;
+	bool any_ci, any_scaled, any_not_counted, any_idle, any_unattributed;
 };
 
 int stat_format__parse(const char *s, enum stat_format *out)
@@ -59,7 +59,7 @@ static bool is_clock(const struct stat_row *r)
 
 static const char *set_name(enum stat_set_kind k)
 {
-	static const char *const names[] = { "target", "cgroup", "idle", "total" };
+	static const char *const names[] = { "target", "cgroup", "idle", "unattributed", "total" };
 
 	return names[k];
 }
@@ -187,6 +187,8 @@ static const char *text_set(const struct stat_row *r, char *buf, size_t size)
 		return "[idle]";
 	case STAT_SET_TOTAL:
 		return "[total]";
+	case STAT_SET_UNATTRIBUTED:
+		return "[unattributed]";
 	case STAT_SET_CGROUP:
 		if (r->cgroup)
 			return str__escape(r->cgroup, buf, size);
@@ -285,6 +287,7 @@ static void text_row(struct stat_printer *p, const struct stat_row *r)
 		p->any_scaled = true;
 	}
 	p->any_idle |= r->kind == STAT_SET_IDLE;
+	p->any_unattributed |= r->kind == STAT_SET_UNATTRIBUTED;
 	put_line(p->f, &l);
 }
 
@@ -408,6 +411,10 @@ static void text_footer(struct stat_printer *p, const struct stat_row *e, const 
 		fprintf(f, " <not counted>: enabled, but never scheduled on the PMU\n");
 	if (p->any_idle)
 		fprintf(f, " [idle]: the CPUs' idle tasks (in the root cgroup)\n");
+	if (p->any_unattributed)
+		fprintf(f, " [unattributed]: counted where the kernel did not run the program for a "
+			"switch\n   between cgroups: they belong to one of the cgroups, which is not "
+			"known\n");
 }
 
 void stat_printer__footer(struct stat_printer *p, const struct stat_row *elapsed,

@@ -64,7 +64,8 @@ void stat_report__rows(const struct stat_events *evs, const enum stat_counter_st
 
 static int kind_rank(enum stat_set_kind k)
 {
-	return k == STAT_SET_CGROUP ? 0 : k == STAT_SET_IDLE ? 1 : k == STAT_SET_TARGET ? 2 : 3;
+	return k == STAT_SET_CGROUP ? 0 : k == STAT_SET_IDLE ? 1 : k == STAT_SET_UNATTRIBUTED ? 2 :
+	       k == STAT_SET_TARGET ? 3 : 4;
 }
 
 struct set_ref {
