@@ -287,6 +287,10 @@ static void report_run(const struct stat_run *run)
 		      "counters (%llu of them after a switch the kernel did not show: unattributed), "
 		      "%llu flushes", (unsigned long long)b->switches, (unsigned long long)b->reads,
 		      (unsigned long long)b->unsure, (unsigned long long)b->flushes);
+		if (run->bpf_run_cnt)
+			debug("the switch program ran %llu times, %.0f ns each (kernel.bpf_stats_enabled)",
+			      (unsigned long long)run->bpf_run_cnt,
+			      (double)run->bpf_run_ns / run->bpf_run_cnt);
 		if (b->map_full)
 			warning("%llu counts were lost: the cgroup map was full (raise --map-entries)",
 				(unsigned long long)b->map_full);

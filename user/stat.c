@@ -597,6 +597,8 @@ static int count(struct state *st, stat_interval_fn fn, void *ctx)
 		stop_command(st);
 	if (st->bpf && !stat_cgroup__stats(st->bpf, &st->run->bpf))
 		st->run->has_bpf_stats = true;
+	if (st->bpf)
+		stat_cgroup__prog_stats(st->bpf, &st->run->bpf_run_ns, &st->run->bpf_run_cnt);
 	if (o->per_cgroup)
 		name_sets(st);
 	return err;

@@ -62,6 +62,7 @@ struct stat_run {
 	struct rusage rusage;		/* the command's, and its reaped children's */
 	bool has_bpf_stats;
 	struct stat_cgroup_stats bpf;	/* per-cgroup counting's own statistics */
+	u64 bpf_run_ns, bpf_run_cnt;	/* its switch program's time (kernel.bpf_stats_enabled) */
 };
 
 /* after each -I interval: the sets' iv hold what it counted; t_ns is its end, since the start */
