@@ -536,8 +536,20 @@ Test(stat_live, hardware_events_are_counted_or_said_unsupported)
 	free(json);
 	run(&r, "%s stat -e cycles,task-clock -- true", hsbpf_bin());
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	if (!event__have_pmu())
+	if (!event__have_pmu()) {
 		cr_expect(strstr(r.err, "   <not supported>      cycles\n"), "%s", r.err);
+		cr_expect(strstr(r.err, "'cycles' not supported: no hardware PMU on this machine"),
+			  "%s", r.err);
+	}
+	/* nothing counted is an error, not an empty table */
+	run(&r, "%s stat -e {cycles,instructions} -- true", hsbpf_bin());
+	if (event__have_pmu()) {
+		cr_expect_eq(r.status, 0, "%s", r.err);
+	} else {
+		cr_expect_eq(r.status, 1, "%s", r.err);
+		cr_expect(strstr(r.err, "nothing to count: 'cycles', 'instructions' not supported"),
+			  "%s", r.err);
+	}
 }
 
 /* the machine: every CPU's time; -p: a running process, every thread */

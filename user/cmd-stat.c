@@ -23,6 +23,7 @@ static struct env {
 	const char **cgroups;
 	u32 repeat;
 	bool no_scale;
+	bool default_events;	/* no -e: perf stat's set, whose <not supported> rows say enough */
 	enum stat_format format;
 	const char *output;
 } env;
@@ -169,6 +170,7 @@ static int parse_args(int argc, char **argv)
 	if (optind < argc)
 		env.so.argv = &argv[optind];
 	env.so.cgroups = env.cgroups;
+	env.default_events = !env.events.n;
 	if (!env.events.n && stat_events__add_default(&env.events))
 		return -EINVAL;
 	env.so.events = &env.events;
@@ -300,6 +302,38 @@ static void report_run(const struct stat_run *run)
 	}
 }
 
+/* the <not supported> rows say which; this says why, once. Nothing counted at all is an
+ * error: a script reading the counts must not take an empty table for zeros */
+static int check_supported(const struct stat_run *run)
+{
+	char names[512] = "";
+	size_t len = 0;
+	int nr = 0;
+
+	for (int e = 0; e < run->nr_events; e++) {
+		if (run->status[e] != STAT_COUNTER_NOT_SUPPORTED)
+			continue;
+		if (len < sizeof(names))
+			len += snprintf(names + len, sizeof(names) - len, "%s'%s'", nr ? ", " : "",
+					env.events.v[e].spec.name);
+		nr++;
+	}
+	if (!nr)
+		return 0;
+	if (len >= sizeof(names))
+		snprintf(names + sizeof(names) - 4, 4, "...");
+	if (nr == run->nr_events)
+		return fail(-EOPNOTSUPP, "nothing to count: %s not supported%s", names,
+			    event__have_pmu() ? " by this machine's PMU" :
+			    ": no hardware PMU on this machine, only software events such as "
+			    "task-clock can be counted");
+	if (!env.default_events)
+		warning("%s not supported%s; the others are counted", names,
+			event__have_pmu() ? " by this machine's PMU" :
+			": no hardware PMU on this machine, only software events");
+	return 0;
+}
+
 static void print_totals(struct stat_printer *p, const struct stat_repeats *rp,
 			 const struct rusage *ru)
 {
@@ -372,6 +406,11 @@ int cmd_stat(int argc, char **argv)
 		if (err)
 			goto cleanup;
 		report_run(&run);
+		if (!i) {
+			err = check_supported(&run);
+			if (err)
+				goto cleanup;
+		}
 		err = stat_repeats__add(rp, &run);
 		if (err) {
 			error("cannot count: %s", strerror(-err));
