@@ -74,7 +74,9 @@ static const char usage_text[] =
 	"\n"
 	"A multiplexed count (more hardware events than counters) is scaled by the time its\n"
 	"counter was enabled over the time it ran, with a 95% interval from the spread of its\n"
-	"rate between reads; the README says what that interval assumes.\n";
+	"rate between reads. ( +- ) is half a 95% interval (perf stat's: a standard error).\n"
+	"Exit status: 0 counted, 1 failed (nothing countable included), 2 usage.\n"
+	"What the interval assumes, the output's fields: docs/stat.md.\n";
 
 enum { OPT_PER_CGROUP = 0x3000, OPT_CGROUP_EVENTS, OPT_NO_SCALE, OPT_FORMAT, OPT_MAP_ENTRIES };
 
