@@ -325,8 +325,6 @@ static void expect_bracketed(const char *inner, const char *outer, const char *s
 	}
 }
 
-
-
 /* Two containers, each a cgroup running fixtures with known CPU time (hot7030 runs until its
  * own CPU time reaches its argument), faults and sleeps. Counted in the kernel per cgroup
  * (inner) while perf's per-cgroup events count the same two (outer, around it): each cgroup
@@ -650,6 +648,8 @@ Test(stat_live, bad_input)
 		{ "--cgroup-events -a", 2, "--cgroup-events is for --cgroup" },
 		{ "--format xml -- true", 2, "unknown format 'xml'" },
 		{ "-- /nonexistent/program", 1, "cannot run '/nonexistent/program': No such file or directory" },
+		{ "-- /etc/passwd", 1, "cannot run '/etc/passwd': Permission denied" },
+		{ "-r 3 -- /nonexistent/program", 1, "cannot run '/nonexistent/program'" },
 		{ "--cgroup no-such-cgroup -- true", 1, "cannot open cgroup '" },
 		{ "--cgroup no-such-cgroup --cgroup-events -- true", 1, "no-such-cgroup': No such file or directory" },
 		{ "-o /nonexistent-dir/x -- true", 1, "cannot create '/nonexistent-dir/x'" },
