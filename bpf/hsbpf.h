@@ -101,4 +101,38 @@ struct cpu_state {
 	__u64 seen;
 };
 
+/* Counting per cgroup (bpf/stat_cgroup.bpf.c, hsbpf stat --per-cgroup and --cgroup): each
+ * CPU's counters are read at the context switches that change cgroup, and what they counted
+ * since the last read goes to the cgroup of the task switched out. */
+#define HSBPF_COUNT_MAX_EVENTS	16	/* counters per CPU the program reads */
+#define HSBPF_COUNT_MAX_LEVELS	16	/* cgroup depth walked for --cgroup's watched ancestors */
+#define HSBPF_COUNT_IDLE	0	/* cgroup_count_key.cgroup_id of the idle task (--per-cgroup) */
+/* cgroup_count_key.cgroup_id of counts whose cgroup is not known: the kernel did not run the
+ * program for some switch (it skips a few in a thousand), or a task was moved while it ran */
+#define HSBPF_COUNT_UNATTRIBUTED	(~0ULL)
+
+struct cgroup_count_key {
+	__u64 cgroup_id;	/* cgroup v2 id, or HSBPF_COUNT_IDLE */
+	__u32 event;		/* index in the program's counters */
+	__u32 pad;
+};
+
+/* a counter's reading, or what it gained: the count and its enabled and running times (ns) */
+struct count_value {
+	__u64 counter;
+	__u64 enabled;
+	__u64 running;
+};
+
+/* count_stats[] slots, per CPU */
+enum hsbpf_count_stat {
+	HSBPF_COUNT_SWITCHES = 0,	/* context switches seen */
+	HSBPF_COUNT_READS,		/* of which changed cgroup: the counters were read */
+	HSBPF_COUNT_UNSURE,		/* reads whose counts went unattributed */
+	HSBPF_COUNT_FLUSHES,		/* reads asked by user space (the running task's share) */
+	HSBPF_COUNT_READ_ERRORS,	/* a counter that could not be read: its delta waits */
+	HSBPF_COUNT_MAP_FULL,		/* a (cgroup, event) the full map could not take: lost */
+	HSBPF_COUNT_STAT_NR,
+};
+
 #endif /* HSBPF_H */

@@ -21,6 +21,16 @@ Test(event, parse_table)
 		{ "r01c4", PERF_TYPE_RAW, 0x1c4, 0, false, false, false },
 		{ "r20c4:pp", PERF_TYPE_RAW, 0x20c4, 2, false, false, false },
 		{ "cpu-clock:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_CLOCK, 0, true, false, true },
+		{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, false, false, false },
+		{ "cs:k", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, 0, false, true, false },
+		{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0, false, false, false },
+		{ "page-faults:u", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, false, false, true },
+		{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, 0, false, false, false },
+		{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, 0, false, false, false },
+		{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, 0, false, false, false },
+		{ "cache-references:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 0, false, false, true },
+		{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 0, false, false, false },
+		{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 0, false, false, false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -40,6 +50,7 @@ Test(event, rejects)
 {
 	static const char *bad[] = {
 		"", "foo", "cycles:pppp", "cycles:x", "cpu-clock:p", "rZZ", "r", "cycles:uk",
+		"page-faults:p", "context-switch", "{cycles}",
 		"an-event-name-that-is-much-too-long-to-fit-in-the-buffer-we-keep-for-it",
 	};
 	struct event_spec ev;

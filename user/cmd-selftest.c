@@ -6,12 +6,13 @@
 #include "caps.h"
 #include "cmds.h"
 #include "sampler.h"
+#include "stat_cgroup.h"
 
 static const char usage_text[] =
 	"usage: hsbpf selftest [-v]\n"
 	"\n"
-	"Load every BPF program, in every configuration record and top use, through this\n"
-	"kernel's verifier; nothing is attached. Needs root, or CAP_BPF and CAP_PERFMON.\n"
+	"Load every BPF program, in every configuration record, top and stat use, through\n"
+	"this kernel's verifier; nothing is attached. Needs root, or CAP_BPF and CAP_PERFMON.\n"
 	"\n"
 	"  -v, --verbose   more messages (twice: libbpf debug output)\n";
 
@@ -41,7 +42,7 @@ int cmd_selftest(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf selftest");
 	}
-	if (caps__check("hsbpf selftest") || sampler__verify_all())
+	if (caps__check("hsbpf selftest") || sampler__verify_all() || stat_cgroup__verify())
 		return 1;
 	printf("every BPF program loads on this kernel\n");
 	return 0;

@@ -7,6 +7,7 @@
 
 /* each returns the process exit status: 0 ok, 1 error, 2 usage */
 int cmd_record(int argc, char **argv);
+int cmd_stat(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_selftest(int argc, char **argv);

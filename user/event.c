@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Event parsing: software clocks, generic hardware events, raw events, precise levels and
- * the u/k modifiers; and the one place that turns open failures into plain words. */
+/* Event parsing: software clocks and counts, generic hardware events, raw events, precise
+ * levels and the u/k modifiers; and the one place that turns open failures into plain words. */
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
@@ -36,13 +36,28 @@ static const struct {
 	{ "branches", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
 	{ "branch-instructions", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS, false },
 	{ "branch-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_MISSES, false },
+	{ "cache-references", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, false },
+	{ "cache-misses", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_MISSES, false },
+	{ "bus-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BUS_CYCLES, false },
+	{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, false },
+	{ "stalled-cycles-frontend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, false },
+	{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, false },
+	/* counted by the kernel, on every machine: what hsbpf stat shows by default */
+	{ "context-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false },
+	{ "cs", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CONTEXT_SWITCHES, false },
+	{ "cpu-migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, false },
+	{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, false },
+	{ "page-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
+	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
+	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
+	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
 };
 
 int event__parse(const char *name, struct event_spec *ev)
 {
 	char base[64];
 	const char *colon;
-	size_t len;
+	size_t len, i;
 
 	memset(ev, 0, sizeof(*ev));
 	if (!name || !*name || strlen(name) >= sizeof(ev->name))
@@ -53,7 +68,14 @@ int event__parse(const char *name, struct event_spec *ev)
 	memcpy(base, name, len);
 	base[len] = 0;
 
-	if (!strcmp(base, "lbr")) {
+	for (i = 0; i < ARRAY_SIZE(known); i++)
+		if (!strcmp(base, known[i].name))
+			break;
+	if (i < ARRAY_SIZE(known)) {	/* before raw codes: ref-cycles is not r + "ef-cycles" */
+		ev->type = known[i].type;
+		ev->config = known[i].config;
+		ev->is_clock = known[i].clock;
+	} else if (!strcmp(base, "lbr")) {
 		/* taken branches with their stacks: BR_INST_RETIRED.NEAR_TAKEN on Intel; AMD's
 		 * LbrExtV2 (Zen 4) samples branch stacks on retired branches */
 		ev->type = PERF_TYPE_RAW;
@@ -67,16 +89,7 @@ int event__parse(const char *name, struct event_spec *ev)
 		ev->type = PERF_TYPE_RAW;
 		ev->config = cfg;
 	} else {
-		size_t i;
-
-		for (i = 0; i < ARRAY_SIZE(known); i++)
-			if (!strcmp(base, known[i].name))
-				break;
-		if (i == ARRAY_SIZE(known))
-			goto unknown;
-		ev->type = known[i].type;
-		ev->config = known[i].config;
-		ev->is_clock = known[i].clock;
+		goto unknown;
 	}
 	for (const char *m = colon ? colon + 1 : ""; *m; m++) {
 		switch (*m) {
@@ -101,8 +114,11 @@ int event__parse(const char *name, struct event_spec *ev)
 		return fail(-EINVAL, "invalid event '%s': u and k together exclude everything", name);
 	return 0;
 unknown:
-	error("unknown event '%s' (known: cpu-clock, task-clock, cycles, instructions, branches, "
-	      "branch-misses, lbr, rNNNN; modifiers :p :pp :ppp :u :k)", name);
+	error("unknown event '%s' (known: cpu-clock, task-clock, context-switches, cpu-migrations, "
+	      "page-faults, minor-faults, major-faults, cycles, instructions, branches, "
+	      "branch-misses, cache-references, cache-misses, bus-cycles, ref-cycles, "
+	      "stalled-cycles-frontend, stalled-cycles-backend, lbr, rNNNN; modifiers :p :pp :ppp "
+	      ":u :k)", name);
 	return -EINVAL;
 }
 

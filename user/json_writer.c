@@ -147,6 +147,15 @@ void jsonw_float(json_writer_t *w, double v)
 		fputs("null", w->f);
 }
 
+void jsonw_double(json_writer_t *w, double v)
+{
+	sep(w);
+	if (isfinite(v))
+		fprintf(w->f, "%.15g", v);
+	else
+		fputs("null", w->f);
+}
+
 void jsonw_bool(json_writer_t *w, bool v)
 {
 	sep(w);

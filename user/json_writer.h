@@ -22,6 +22,8 @@ void jsonw_string(json_writer_t *self, const char *value);
 void jsonw_uint(json_writer_t *self, u64 value);
 void jsonw_int(json_writer_t *self, long long value);
 void jsonw_float(json_writer_t *self, double value);
+/* 15 significant digits rather than 6: counts exact up to 10^15 */
+void jsonw_double(json_writer_t *self, double value);
 void jsonw_bool(json_writer_t *self, bool value);
 void jsonw_null(json_writer_t *self);
 /* "name": value shorthands */

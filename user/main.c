@@ -11,6 +11,7 @@ static const struct cmd {
 	const char *help;
 } cmds[] = {
 	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
+	{ "stat", cmd_stat, "count events of a command, processes, cgroups or the machine" },
 	{ "top", cmd_top, "a live view of where the machine's (or a container's) CPU time goes" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
