@@ -101,4 +101,49 @@ struct cpu_state {
 	__u64 seen;
 };
 
+/* ---- call stacks unwound in the kernel from .eh_frame / .debug_frame ---- */
+
+#define HSBPF_MAX_FRAMES	128	/* user frames per stack; the kernel's come from bpf_get_stack */
+#define HSBPF_UNWIND_PAGE_SHIFT	12	/* the page index maps 4 KB of code to its rows */
+
+/* unwind_row.cfa: how to find the canonical frame address (the caller's stack pointer) */
+#define HSBPF_CFA_NONE		0	/* no unwind information here */
+#define HSBPF_CFA_END		1	/* the outermost frame: the return address is undefined */
+#define HSBPF_CFA_REG		2	/* base = register cfa_reg; cfa = base + cfa_off */
+#define HSBPF_CFA_PLT		3	/* ld's PLT rule: rsp + 8, + 8 when (pc & 15) >= cfa_off */
+
+/* unwind_row.flags */
+#define HSBPF_ROW_DEREF		(1u << 0)	/* cfa = *(base + cfa_off) (signal and realigned frames) */
+#define HSBPF_ROW_SIGNAL	(1u << 1)	/* a signal trampoline: the caller's pc is not a return address */
+
+/* unwind_row.ra and .rbp: where the caller's return address and frame pointer were saved */
+#define HSBPF_SAVED_SAME	0	/* rbp only: unchanged (the ABI's default for callee-saved) */
+#define HSBPF_SAVED_CFA		1	/* at cfa + off */
+#define HSBPF_SAVED_BASE	2	/* at base + off (the CFA rule's register, before any deref) */
+#define HSBPF_SAVED_UNDEF	3	/* rbp only: lost */
+
+/* DWARF register numbers on x86-64 that rows name */
+#define HSBPF_DWARF_RBP		6
+#define HSBPF_DWARF_RSP		7
+
+/* One row of an object's unwind table: the rules in force from pc (relative to the object's
+ * table base) to the next row's pc. 16 bytes. */
+struct unwind_row {
+	__u32 pc;
+	__u8 cfa;		/* HSBPF_CFA_* */
+	__u8 cfa_reg;		/* DWARF register number, with HSBPF_CFA_REG */
+	__u8 flags;		/* HSBPF_ROW_* */
+	__u8 saved;		/* low nibble: ra's HSBPF_SAVED_*, high nibble: rbp's */
+	__s32 cfa_off;
+	__s16 ra_off;
+	__s16 rbp_off;
+};
+
+/* the rows of one 4 KB page of an object's code: the row in force at the page's start, then
+ * every row that starts inside it */
+struct unwind_page {
+	__u32 first;		/* index in the global row array */
+	__u32 nr;		/* 0: no unwind information in this page */
+};
+
 #endif /* HSBPF_H */
