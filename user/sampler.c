@@ -130,6 +130,37 @@ nomem:
 	return NULL;
 }
 
+/* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
+ * code, but the maps are created whatever) */
+static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struct sampler_opts *o)
+{
+	const struct {
+		struct bpf_map *map;
+		u32 size;
+	} sizes[] = {
+		{ skel->maps.unwind_rows, o && o->unwind_rows ? o->unwind_rows : HSBPF_UNWIND_ROWS },
+		{ skel->maps.unwind_pages, HSBPF_UNWIND_PAGES },
+		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
+		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
+		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
+		{ skel->maps.stacks, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+	};
+	int err = 0;
+
+	skel->rodata->call_graph = call_graph;
+	if (o && o->max_frames)
+		skel->rodata->max_frames = o->max_frames;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
+		bool needed = call_graph == HSBPF_CALL_GRAPH_DWARF ||
+			      (call_graph == HSBPF_CALL_GRAPH_FP && i >= 5 && i < 7);
+
+		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
+	}
+	return err;
+}
+
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
@@ -717,22 +748,26 @@ int sampler__verify_all(void)
 	quiet_libbpf();
 	for (int filter = 0; filter <= 1; filter++) {
 		for (int random = 0; random <= 1; random++) {
-			struct profile_bpf *skel = profile_bpf__open();
-			int err;
+			for (u32 cg = HSBPF_CALL_GRAPH_NONE; cg <= HSBPF_CALL_GRAPH_DWARF; cg++) {
+				struct profile_bpf *skel = profile_bpf__open();
+				int err;
 
-			if (!skel) {
-				failed++;
-				continue;
+				if (!skel) {
+					failed++;
+					continue;
+				}
+				skel->rodata->filter_pids = filter;
+				skel->rodata->random_periods = random;
+				err = size_stack_maps(skel, cg, NULL);
+				if (!err)
+					err = profile_bpf__load(skel);
+				if (err) {
+					error("verifier rejected profile.bpf.c (filter_pids=%d random=%d "
+					      "call_graph=%u): %s", filter, random, cg, strerror(-err));
+					failed++;
+				}
+				profile_bpf__destroy(skel);
 			}
-			skel->rodata->filter_pids = filter;
-			skel->rodata->random_periods = random;
-			err = profile_bpf__load(skel);
-			if (err) {
-				error("verifier rejected profile.bpf.c (filter_pids=%d random=%d): %s",
-				      filter, random, strerror(-err));
-				failed++;
-			}
-			profile_bpf__destroy(skel);
 		}
 	}
 	{
