@@ -109,7 +109,21 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
 
-fixtures: $(FIXTURES) $(WORKLOADS)
+# Stack fixtures: -O2 without frame pointers, as Debian builds programs and libraries
+STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so
+STACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+
+$(OUTPUT)/fixtures/stacks/libstacks.so: tests/fixtures/stacks/libstacks.c tests/fixtures/stacks/stacks.h
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) -fPIC -shared $< -o $@
+
+$(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fixtures/stacks/stacks.h \
+		$(OUTPUT)/fixtures/stacks/libstacks.so
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
@@ -132,13 +146,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 

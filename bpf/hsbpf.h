@@ -103,7 +103,8 @@ struct cpu_state {
 
 /* ---- call stacks unwound in the kernel from .eh_frame / .debug_frame ---- */
 
-#define HSBPF_MAX_FRAMES	128	/* user frames per stack; the kernel's come from bpf_get_stack */
+#define HSBPF_MAX_FRAMES	256	/* user frames per stack; the kernel's come from bpf_get_stack */
+#define HSBPF_SHORT_FRAMES	32	/* stacks up to this deep are stored in the short map */
 
 /* call_graph (a tunable of profile.bpf.c) */
 #define HSBPF_CALL_GRAPH_NONE	0
@@ -117,6 +118,7 @@ struct cpu_state {
 #define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
 #define HSBPF_UNWIND_PARENTS	16384		/* forked children whose mappings are not copied yet */
 #define HSBPF_PROBE_STACKS	65536		/* the unwinder's test: one stack per address */
+#define HSBPF_LONG_STACKS	16384		/* distinct stacks deeper than HSBPF_SHORT_FRAMES */
 #define HSBPF_UNWIND_PAGE_SHIFT	12	/* the page index maps 4 KB of code to its rows */
 
 /* unwind_row.cfa: how to find the canonical frame address (the caller's stack pointer) */
@@ -202,7 +204,8 @@ enum hsbpf_stack_end {
 	HSBPF_STACK_NR,
 };
 
-/* one distinct stack, stored once under the 64-bit hash of its frames */
+/* one distinct stack, stored once under the 64-bit hash of its frames: in the short map with
+ * HSBPF_SHORT_FRAMES slots (most stacks, 264 bytes) or the long one */
 struct stack_frames {
 	__u32 nr;		/* frames in ip[], the sampled one first */
 	__u16 end;		/* user stacks: HSBPF_STACK_* */

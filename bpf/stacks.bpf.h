@@ -53,13 +53,27 @@ struct {
 	__type(value, __u32);
 } unwind_parent SEC(".maps");
 
+struct stack_short {
+	__u32 nr;
+	__u16 end, nr_fp;
+	__u64 ip[HSBPF_SHORT_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_short);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} stacks SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct stack_frames);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
-} stacks SEC(".maps");
+} stacks_long SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -126,6 +140,7 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 		.addr_lo_be = __builtin_bswap32((__u32)pc),
 	};
 	struct unwind_mapping *m = bpf_map_lookup_elem(&unwind_maps, &k);
+	struct proc_state *proc;
 	__u32 *parent;
 
 	if (m)
@@ -133,8 +148,10 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 	parent = bpf_map_lookup_elem(&unwind_parent, &st->pid);
 	if (!parent)
 		return NULL;
+	/* a child that has not exec'd runs its parent's image, under the parent's tag */
+	proc = bpf_map_lookup_elem(&procs, parent);
 	k.pid_be = __builtin_bswap32(*parent);
-	k.tag_be = 0;	/* a child that has not exec'd runs its parent's image */
+	k.tag_be = __builtin_bswap32(proc ? (__u32)proc->exec_ns : 0);
 	return bpf_map_lookup_elem(&unwind_maps, &k);
 }
 
@@ -297,12 +314,20 @@ static __always_inline __u32 image_tag(struct proc_state *proc)
 	return proc ? (__u32)proc->exec_ns : 0;
 }
 
-/* store a stack under its hash if it is new; false when the map is full */
+/* store a stack under its hash if it is new, in the map of its size (the short map's value is
+ * the head of struct stack_frames); false when the map is full */
 static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 {
-	if (bpf_map_lookup_elem(&stacks, &hash))
+	if (f->nr <= HSBPF_SHORT_FRAMES) {
+		if (bpf_map_lookup_elem(&stacks, &hash))
+			return true;
+		return !bpf_map_update_elem(&stacks, &hash, f, BPF_NOEXIST) ||
+		       bpf_map_lookup_elem(&stacks, &hash);
+	}
+	if (bpf_map_lookup_elem(&stacks_long, &hash))
 		return true;
-	return !bpf_map_update_elem(&stacks, &hash, f, BPF_NOEXIST) || bpf_map_lookup_elem(&stacks, &hash);
+	return !bpf_map_update_elem(&stacks_long, &hash, f, BPF_NOEXIST) ||
+	       bpf_map_lookup_elem(&stacks_long, &hash);
 }
 
 /* the sample's stacks, counted with its weight; the flat histogram is counted apart */

@@ -21,6 +21,7 @@
 #include "lbr.skel.h"
 #include "rearm.h"
 #include "sampler.h"
+#include "unwind_table.h"
 
 _Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
@@ -42,6 +43,8 @@ struct sampler {
 	struct rearmer *rearmers;
 	volatile bool stop;
 	u32 gen;			/* live reads: the histogram generation counting now */
+	/* call stacks: the next free slots of the unwind arrays */
+	u32 next_row, next_page, next_obj;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -145,6 +148,7 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
 		{ skel->maps.stacks, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
 		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks_long, HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
 	};
 	int err = 0;
@@ -154,7 +158,7 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		skel->rodata->max_frames = o->max_frames;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
 		bool needed = call_graph == HSBPF_CALL_GRAPH_DWARF ||
-			      (call_graph == HSBPF_CALL_GRAPH_FP && i >= 5 && i < 7);
+			      (call_graph == HSBPF_CALL_GRAPH_FP && i >= 5 && i < 8);
 
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
 	}
@@ -177,6 +181,13 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	s->skel->rodata->filter_pids = opts->filter_pids;
 	s->skel->rodata->random_periods = period__is_random(opts->mode);
+	err = size_stack_maps(s->skel, opts->call_graph, opts);
+	if (err) {
+		load_error("profile (stack map sizes)", err);
+		goto fail;
+	}
+	/* the unwinder's test probe is attached by tests alone */
+	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
 	if (opts->max_entries)
 		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
 	/* the second histogram map counts only when live reads turn the generation */
@@ -187,7 +198,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile (map size)", err);
 		goto fail;
 	}
-	if (!opts->filter_pids) {
+	if (!opts->filter_pids && opts->call_graph != HSBPF_CALL_GRAPH_DWARF) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
 		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
 	}
@@ -797,4 +808,186 @@ int sampler__verify_all(void)
 		lbr_bpf__destroy(l);
 	}
 	return failed ? -EINVAL : 0;
+}
+
+/* ---- call stacks ---- */
+
+/* write n values of size bytes at consecutive keys from first, in batches */
+static int update_array(int fd, u32 first, const void *vals, size_t size, u32 n)
+{
+	const u32 batch = 4096;
+	u32 *keys = calloc(batch, sizeof(*keys));
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (u32 done = 0; done < n && !err; done += batch) {
+		u32 cnt = n - done < batch ? n - done : batch;
+
+		for (u32 i = 0; i < cnt; i++)
+			keys[i] = first + done + i;
+		if (bpf_map_update_batch(fd, keys, (const char *)vals + (size_t)done * size, &cnt, NULL))
+			err = -errno;
+	}
+	free(keys);
+	return err;
+}
+
+int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj)
+{
+	struct unwind_page *pages = NULL;
+	struct unwind_obj o;
+	int err;
+
+	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF)
+		return -EINVAL;
+	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
+	    t->nr_pages > bpf_map__max_entries(s->skel->maps.unwind_pages) - s->next_page ||
+	    s->next_obj >= bpf_map__max_entries(s->skel->maps.unwind_objs))
+		return -ENOSPC;
+	pages = malloc((t->nr_pages ? t->nr_pages : 1) * sizeof(*pages));
+	if (!pages)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_pages; i++) {
+		pages[i] = t->pages[i];
+		pages[i].first += s->next_row;
+	}
+	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = s->next_page,
+				 .nr_pages = t->nr_pages };
+	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), s->next_row, t->rows, sizeof(*t->rows),
+			   t->nr_rows);
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), s->next_page, pages,
+				   sizeof(*pages), t->nr_pages);
+	/* the object last: the kernel finds no page before its rows are in */
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), s->next_obj, &o, sizeof(o), 1);
+	free(pages);
+	if (err)
+		return err;
+	s->next_row += t->nr_rows;
+	s->next_page += t->nr_pages;
+	*obj = s->next_obj++;
+	return 0;
+}
+
+void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs)
+{
+	*rows = s->next_row;
+	*rows_max = bpf_map__max_entries(s->skel->maps.unwind_rows);
+	*objs = s->next_obj;
+}
+
+int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_maps), k, m, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+void sampler__unwind_forget_parent(struct sampler *s, u32 pid)
+{
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_parent), &pid);
+}
+
+u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
+{
+	struct proc_state st;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &st))
+		return 0;
+	return st.exec_ns;
+}
+
+int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out)
+{
+	/* the short map's values are the head of struct stack_frames */
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &hash, out))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks_long), &hash, out))
+		return -errno;
+	return 0;
+}
+
+int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx)
+{
+	const u32 batch = 4096;
+	int fd = bpf_map__fd(s->skel->maps.stack_samples), err = 0;
+	struct stack_key *keys = calloc(batch, sizeof(*keys)), in, out;
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	bool first = true;
+
+	if (!keys || !vals) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the stack sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			int ret = fn(ctx, &keys[i], &vals[i]);
+
+			if (ret) {
+				err = ret;
+				goto cleanup;
+			}
+		}
+		if (err) {
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (u32 k = 0; k < HSBPF_STACK_STAT_NR; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(s->skel->maps.stack_stats, &k, sizeof(k), vals, ncpu * sizeof(*vals), 0))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link)
+{
+	*link = bpf_program__attach_uprobe(s->skel->progs.hsbpf_unwind_probe, false, -1, path, file_off);
+	return *link ? 0 : -errno;
+}
+
+int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.probe_stacks), &ip, out))
+		return -errno;
+	return 0;
 }

@@ -490,6 +490,32 @@ static int page_index(struct unwind_table *t)
 	return 0;
 }
 
+static void exec_segments(Elf *elf, struct unwind_table *t)
+{
+	size_t n;
+
+	if (elf_getphdrnum(elf, &n))
+		return;
+	for (size_t i = 0; i < n && t->nr_segs < UNWIND_MAX_SEGMENTS; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(elf, i, &ph) && ph.p_type == PT_LOAD && (ph.p_flags & PF_X))
+			t->segs[t->nr_segs++] = (struct unwind_segment){ ph.p_offset, ph.p_vaddr, ph.p_filesz };
+	}
+}
+
+const struct unwind_segment *unwind_table__segment(const struct unwind_table *t, u64 pgoff)
+{
+	for (int i = 0; i < t->nr_segs; i++) {
+		const struct unwind_segment *sg = &t->segs[i];
+
+		/* a mapping starts at the page holding the segment's first byte */
+		if (pgoff >= (sg->offset & ~(PAGE_SIZE_U - 1)) && pgoff < sg->offset + sg->filesz)
+			return sg;
+	}
+	return NULL;
+}
+
 int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out)
 {
 	struct builder b = { 0 };
@@ -505,6 +531,7 @@ int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out)
 	b.t = calloc(1, sizeof(*b.t));
 	if (!b.t)
 		return -ENOMEM;
+	exec_segments(elf, b.t);
 	if ((scn = section(elf, ".eh_frame", &sh))) {
 		Elf_Data *d = elf_getdata(scn, NULL);
 

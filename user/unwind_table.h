@@ -17,7 +17,16 @@ struct unwind_table_stats {
 	u32 rbp_unsupported;		/* rbp rules it cannot follow (rbp taken as lost) */
 };
 
+/* an executable PT_LOAD segment: how file offsets become ELF addresses */
+struct unwind_segment {
+	u64 offset, vaddr, filesz;
+};
+
+#define UNWIND_MAX_SEGMENTS	8
+
 struct unwind_table {
+	struct unwind_segment segs[UNWIND_MAX_SEGMENTS];	/* executable PT_LOAD segments */
+	int nr_segs;
 	u64 base;			/* ELF address of row pc 0 and of page 0, page aligned */
 	u64 end;			/* first address after the code the rows cover */
 	struct unwind_row *rows;	/* sorted by pc; every address in [base, end) has one in force */
@@ -33,6 +42,9 @@ int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out);
 /* the same, by path (a regular file, opened without blocking) */
 int unwind_table__build_path(const char *path, struct unwind_table **out);
 void unwind_table__free(struct unwind_table *t);
+
+/* the executable segment holding file offset pgoff (a mapping's), NULL if none */
+const struct unwind_segment *unwind_table__segment(const struct unwind_table *t, u64 pgoff);
 
 /* the row in force at ELF address vaddr, through the page index as the kernel finds it; NULL
  * outside [base, end) */
