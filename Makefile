@@ -204,9 +204,17 @@ $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/cont
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
-fuzz: $(OUTPUT)/fuzz_perf_data
+# ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
+$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/util.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@
+
+fuzz: $(OUTPUT)/fuzz_perf_data $(OUTPUT)/fuzz_unwind_table
 	$(OUTPUT)/fuzz_perf_data -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
 		tests/fuzz/corpus
+	$(OUTPUT)/fuzz_unwind_table -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
+		tests/fuzz/unwind-corpus
 
 # Regenerate the committed vmlinux.h from this machine's BTF.
 vmlinux:

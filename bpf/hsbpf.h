@@ -112,7 +112,7 @@ struct cpu_state {
 #define HSBPF_CALL_GRAPH_DWARF	2
 
 /* default capacities of the unwind maps */
-#define HSBPF_UNWIND_ROWS	(1u << 20)	/* 16 MB: a few hundred libraries' rows */
+#define HSBPF_UNWIND_ROWS	(1u << 21)	/* 32 MB: a busy machine's objects took 1.1 M */
 #define HSBPF_UNWIND_PAGES	(1u << 18)	/* 1 GB of code */
 #define HSBPF_UNWIND_OBJS	4096
 #define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
@@ -137,9 +137,11 @@ struct cpu_state {
 #define HSBPF_SAVED_BASE	2	/* at base + off (the CFA rule's register, before any deref) */
 #define HSBPF_SAVED_UNDEF	3	/* rbp only: lost */
 
-/* DWARF register numbers on x86-64 that rows name */
+/* DWARF register numbers on x86-64 that rows name: 0-15 are rax, rdx, rcx, rbx, rsi, rdi, rbp,
+ * rsp, r8-r15; beyond the sampled frame only rbp and rsp are known */
 #define HSBPF_DWARF_RBP		6
 #define HSBPF_DWARF_RSP		7
+#define HSBPF_DWARF_LAST_GPR	15
 
 /* One row of an object's unwind table: the rules in force from pc (relative to the object's
  * table base) to the next row's pc. 16 bytes. */

@@ -96,6 +96,7 @@ struct stack_walk {
 	__u32 pid, tag;
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
 	__u32 have_map;
+	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
 	struct stack_frames user;
 	struct stack_frames kernel;
@@ -252,8 +253,14 @@ static long unwind_step(__u64 i, void *ctx)
 	if (r->cfa == HSBPF_CFA_PLT) {
 		base = st->sp;
 		cfa = base + 8 + (((look - st->map.bias) & 15) >= (__u32)r->cfa_off ? 8 : 0);
-	} else if (r->cfa == HSBPF_CFA_REG && (r->cfa_reg == HSBPF_DWARF_RSP || r->cfa_reg == HSBPF_DWARF_RBP)) {
-		base = r->cfa_reg == HSBPF_DWARF_RSP ? st->sp : st->bp;
+	} else if (r->cfa == HSBPF_CFA_REG && (r->cfa_reg == HSBPF_DWARF_RSP || r->cfa_reg == HSBPF_DWARF_RBP ||
+					      (n == 0 && r->cfa_reg <= HSBPF_DWARF_LAST_GPR))) {
+		if (r->cfa_reg == HSBPF_DWARF_RSP)
+			base = st->sp;
+		else if (r->cfa_reg == HSBPF_DWARF_RBP)
+			base = st->bp;
+		else
+			base = st->leaf[r->cfa_reg & HSBPF_DWARF_LAST_GPR];
 		cfa = base + (__s64)r->cfa_off;
 		if ((r->flags & HSBPF_ROW_DEREF) && !read_user(&cfa, cfa)) {
 			st->user.end = HSBPF_STACK_UNREADABLE;
@@ -289,6 +296,20 @@ static long unwind_step(__u64 i, void *ctx)
 	st->pc = ra;
 	return 0;
 }
+
+/* the sampled frame's registers in DWARF order, from a pt_regs that may be read directly (the
+ * program's context) or only through probe reads (the task's saved user registers) */
+#define LEAF_REGS(st, regs, READ) do {							\
+	(st)->leaf[0] = READ(regs, ax);	(st)->leaf[1] = READ(regs, dx);			\
+	(st)->leaf[2] = READ(regs, cx);	(st)->leaf[3] = READ(regs, bx);			\
+	(st)->leaf[4] = READ(regs, si);	(st)->leaf[5] = READ(regs, di);			\
+	(st)->leaf[6] = READ(regs, bp);	(st)->leaf[7] = READ(regs, sp);			\
+	(st)->leaf[8] = READ(regs, r8);	(st)->leaf[9] = READ(regs, r9);			\
+	(st)->leaf[10] = READ(regs, r10);	(st)->leaf[11] = READ(regs, r11);		\
+	(st)->leaf[12] = READ(regs, r12);	(st)->leaf[13] = READ(regs, r13);		\
+	(st)->leaf[14] = READ(regs, r14);	(st)->leaf[15] = READ(regs, r15);		\
+} while (0)
+#define DIRECT(regs, f)	((regs)->f)
 
 /* walk the user stack from these registers into st->user; its hash into st->hash */
 static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp)
@@ -379,10 +400,12 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 			pc = BPF_CORE_READ(regs, ip);
 			sp = BPF_CORE_READ(regs, sp);
 			bp = BPF_CORE_READ(regs, bp);
+			LEAF_REGS(st, regs, BPF_CORE_READ);
 		}
 	} else {
 		sp = ctx->regs.sp;
 		bp = ctx->regs.bp;
+		LEAF_REGS(st, &ctx->regs, DIRECT);
 	}
 	st->pid = tgid;
 	st->tag = image_tag(proc);

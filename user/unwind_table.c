@@ -351,9 +351,12 @@ static bool convert(Dwarf_Frame *fr, struct unwind_row *row, struct unwind_table
 	if (!cfa_rule(fr, row) || !saved_rule(fr, DWARF_RA, row, &ra, &ra_off) ||
 	    (ra != HSBPF_SAVED_CFA && ra != HSBPF_SAVED_BASE))
 		goto unsupported;
-	/* only rsp and rbp are known beyond the sampled frame */
-	if (row->cfa == HSBPF_CFA_REG && row->cfa_reg != HSBPF_DWARF_RSP && row->cfa_reg != HSBPF_DWARF_RBP)
+	/* rsp and rbp are known in every frame, the other registers in the sampled one only
+	 * (hand-written assembly such as OpenSSL's keeps its frame base in rax or r11) */
+	if (row->cfa == HSBPF_CFA_REG && row->cfa_reg > HSBPF_DWARF_LAST_GPR)
 		goto unsupported;
+	if (row->cfa == HSBPF_CFA_REG && row->cfa_reg != HSBPF_DWARF_RSP && row->cfa_reg != HSBPF_DWARF_RBP)
+		st->rows_leaf_only++;
 	if (!saved_rule(fr, HSBPF_DWARF_RBP, row, &rbp, &rbp_off)) {
 		st->rbp_unsupported++;
 		rbp = HSBPF_SAVED_UNDEF;

@@ -14,6 +14,7 @@ struct unwind_table_stats {
 	u32 fdes_debug_frame;		/* ... of them from .debug_frame */
 	u32 fdes_bad;			/* FDEs whose rules could not be read */
 	u32 rows_unsupported;		/* rules the kernel's unwinder cannot follow (kept as no info) */
+	u32 rows_leaf_only;		/* rules it follows in the sampled frame only (other registers) */
 	u32 rbp_unsupported;		/* rbp rules it cannot follow (rbp taken as lost) */
 };
 
