@@ -110,6 +110,7 @@ struct cpu_state {
 #define HSBPF_CALL_GRAPH_NONE	0
 #define HSBPF_CALL_GRAPH_FP	1
 #define HSBPF_CALL_GRAPH_DWARF	2
+#define HSBPF_CALL_GRAPH_LBR	3	/* the LBR's call-stack mode: up to 32 callers, no tables */
 
 /* default capacities of the unwind maps */
 #define HSBPF_UNWIND_ROWS	(1u << 21)	/* 32 MB: a busy machine's objects took 1.1 M */

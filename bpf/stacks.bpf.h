@@ -100,6 +100,7 @@ struct stack_walk {
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
 	struct stack_frames user;
 	struct stack_frames kernel;
+	struct perf_branch_entry lbr[HSBPF_LBR_MAX];	/* --call-graph lbr */
 };
 
 struct {
@@ -329,6 +330,29 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);
 }
 
+/* the user stack from the LBR in call-stack mode: each entry is a call not yet returned from,
+ * the newest first, so the stack is the sampled pc and then every call's source. 32 entries
+ * at most: a full LBR may have lost older callers */
+static __always_inline void unwind_lbr(struct bpf_perf_event_data *ctx, struct stack_walk *st, __u64 pc)
+{
+	long got = bpf_read_branch_records(ctx, st->lbr, sizeof(st->lbr), 0);
+	__u32 n = got > 0 ? got / sizeof(st->lbr[0]) : 0;
+
+	st->user.ip[0] = pc;
+	st->user.nr = 1;
+	st->user.nr_fp = 0;
+	st->hash = stack_mix(0x243F6A8885A308D3ull, pc);
+	for (__u32 i = 0; i < HSBPF_LBR_MAX && i < n; i++) {
+		st->user.ip[i + 1] = st->lbr[i].from;
+		st->hash = stack_mix(st->hash, st->lbr[i].from);
+	}
+	st->user.nr = 1 + (n < HSBPF_LBR_MAX ? n : HSBPF_LBR_MAX);
+	st->user.end = got < 0 ? HSBPF_STACK_UNREADABLE : n >= HSBPF_LBR_MAX ? HSBPF_STACK_DEPTH :
+									    HSBPF_STACK_COMPLETE;
+	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
+	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
+}
+
 /* the image tag of the current process: what the exec tracepoint recorded, 0 if none */
 static __always_inline __u32 image_tag(struct proc_state *proc)
 {
@@ -409,7 +433,10 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 	}
 	st->pid = tgid;
 	st->tag = image_tag(proc);
-	unwind_user(st, pc, sp, bp);
+	if (call_graph == HSBPF_CALL_GRAPH_LBR)
+		unwind_lbr(ctx, st, pc);
+	else
+		unwind_user(st, pc, sp, bp);
 	key.user = st->hash | 1;
 	if (!stacks__store(key.user, &st->user)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);

@@ -157,8 +157,9 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 	if (o && o->max_frames)
 		skel->rodata->max_frames = o->max_frames;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
+		/* the tables for dwarf; the stacks themselves whenever there are stacks */
 		bool needed = call_graph == HSBPF_CALL_GRAPH_DWARF ||
-			      (call_graph == HSBPF_CALL_GRAPH_FP && i >= 5 && i < 8);
+			      (call_graph != HSBPF_CALL_GRAPH_NONE && i >= 5 && i < 8);
 
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
 	}
@@ -759,7 +760,7 @@ int sampler__verify_all(void)
 	quiet_libbpf();
 	for (int filter = 0; filter <= 1; filter++) {
 		for (int random = 0; random <= 1; random++) {
-			for (u32 cg = HSBPF_CALL_GRAPH_NONE; cg <= HSBPF_CALL_GRAPH_DWARF; cg++) {
+			for (u32 cg = HSBPF_CALL_GRAPH_NONE; cg <= HSBPF_CALL_GRAPH_LBR; cg++) {
 				struct profile_bpf *skel = profile_bpf__open();
 				int err;
 
