@@ -252,3 +252,52 @@ Test(unwind_table, bad_input)
 	if (!unwind_table__build_path(path, &t))
 		unwind_table__free(t);
 }
+
+/* the fuzzer's corpus (tests/fuzz/unwind-corpus, make fuzz), built again on every run: under
+ * ASan in make check, any memory error in the builder on these inputs fails the suite */
+Test(unwind_table, fuzz_corpus_replays_cleanly)
+{
+	struct run_result r;
+	char list[600], path[1200];
+	int n = 0, built = 0;
+	FILE *f;
+
+	snprintf(list, sizeof(list), "%s/corpus.txt", tmpdir());
+	cr_assert_eq(run(&r, "ls -d %s/* > %s", env_path("OUTPUT", ".output", "../tests/fuzz/unwind-corpus"),
+			 list), 0, "%s", r.err);
+	f = fopen(list, "r");
+	cr_assert(f);
+	elf_version(EV_CURRENT);
+	while (fgets(path, sizeof(path), f)) {
+		struct unwind_table *t;
+		char *buf;
+		size_t size;
+		FILE *in;
+		Elf *elf;
+
+		path[strcspn(path, "\n")] = 0;
+		in = fopen(path, "rb");
+		if (!in)
+			continue;
+		fseek(in, 0, SEEK_END);
+		size = ftell(in);
+		rewind(in);
+		buf = malloc(size + 1);
+		cr_assert(buf);
+		if (fread(buf, 1, size, in) == size && (elf = elf_memory(buf, size))) {
+			if (!unwind_table__build(elf, NULL, &t)) {
+				for (size_t i = 1; i < t->nr_rows; i++)
+					cr_assert_gt(t->rows[i].pc, t->rows[i - 1].pc, "%s: rows out of order", path);
+				built++;
+				unwind_table__free(t);
+			}
+			elf_end(elf);
+		}
+		free(buf);
+		fclose(in);
+		n++;
+	}
+	fclose(f);
+	cr_expect_gt(n, 50, "corpus of %d files", n);
+	cr_expect_gt(built, 5, "only %d of %d inputs gave a table", built, n);
+}
