@@ -197,8 +197,11 @@ bench-truth: hsbpf $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		bench/truth.sh
 
-# libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus
+# libFuzzer on the perf.data reader; the corpus is kept in tests/fuzz/corpus, minimized: the
+# run's new inputs go to a scratch folder, then -merge=1 keeps only the inputs that add
+# coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
+FUZZ_CORPUS := tests/fuzz/corpus
 $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/container.c user/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
@@ -210,11 +213,18 @@ $(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c 
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@
 
+# Each fuzzer runs, then its corpus is minimized in place (libFuzzer's -merge).
+define fuzz_run
+	$(Q)rm -rf $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min && mkdir -p $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min
+	$(1) -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 $(OUTPUT)/fuzz-new $(2)
+	$(1) -merge=1 -close_fd_mask=2 -max_len=65536 $(OUTPUT)/fuzz-min $(2) $(OUTPUT)/fuzz-new
+	$(Q)rm -rf $(2) && mv $(OUTPUT)/fuzz-min $(2) && rm -rf $(OUTPUT)/fuzz-new
+	$(Q)echo "fuzz: $$(ls $(2) | wc -l) inputs in $(2)"
+endef
+
 fuzz: $(OUTPUT)/fuzz_perf_data $(OUTPUT)/fuzz_unwind_table
-	$(OUTPUT)/fuzz_perf_data -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
-		tests/fuzz/corpus
-	$(OUTPUT)/fuzz_unwind_table -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
-		tests/fuzz/unwind-corpus
+	$(call fuzz_run,$(OUTPUT)/fuzz_perf_data,$(FUZZ_CORPUS))
+	$(call fuzz_run,$(OUTPUT)/fuzz_unwind_table,tests/fuzz/unwind-corpus)
 
 # Regenerate the committed vmlinux.h from this machine's BTF.
 vmlinux:

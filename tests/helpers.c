@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 #include "helpers.h"
 #include "symbolizer.h"
 
@@ -243,4 +244,53 @@ void make_docker_cgroup(const char *base, char c, char *out, size_t size)
 	snprintf(out, size, "%s/docker-%064d.scope", base, 0);
 	memset(strstr(out, "docker-") + 7, c, 64);
 	cr_assert_eq(mkdir(out, 0755), 0, "cannot create cgroup %s: %s", out, strerror(errno));
+}
+
+void *build_container(const char magic[8], u16 major, u16 minor, const struct test_section *secs,
+		      size_t nr, size_t *size)
+{
+	size_t off = 64 + nr * 24;
+	u8 *buf, *hdr;
+	u32 crc;
+
+	for (size_t i = 0; i < nr; i++)
+		off += secs[i].size;
+	buf = calloc(1, off);
+	cr_assert(buf);
+	*size = off;
+	hdr = buf;
+	memcpy(hdr, magic, 8);
+	memcpy(hdr + 8, &major, 2);
+	memcpy(hdr + 10, &minor, 2);
+	crc = 64;
+	memcpy(hdr + 12, &crc, 4);	/* header_size */
+	memcpy(hdr + 16, &(u64){ off }, 8);
+	memcpy(hdr + 24, &(u64){ 64 }, 8);
+	memcpy(hdr + 32, &(u32){ nr }, 4);
+	off = 64 + nr * 24;
+	for (size_t i = 0; i < nr; i++) {
+		u8 *d = buf + 64 + i * 24;
+
+		memcpy(d, &secs[i].type, 4);
+		crc = crc32(0, secs[i].data, secs[i].size);
+		memcpy(d + 4, &crc, 4);
+		memcpy(d + 8, &(u64){ off }, 8);
+		memcpy(d + 16, &(u64){ secs[i].size }, 8);
+		memcpy(buf + off, secs[i].data, secs[i].size);
+		off += secs[i].size;
+	}
+	crc = crc32(0, buf + 64, nr * 24);
+	memcpy(hdr + 40, &crc, 4);
+	crc = crc32(0, buf, 64);
+	memcpy(hdr + 36, &crc, 4);
+	return buf;
+}
+
+void write_bytes(const char *path, const void *buf, size_t size)
+{
+	FILE *f = fopen(path, "wb");
+
+	cr_assert(f, "cannot create %s", path);
+	cr_assert_eq(fwrite(buf, 1, size, f), size);
+	cr_assert_eq(fclose(f), 0);
 }

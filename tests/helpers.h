@@ -42,4 +42,16 @@ void remove_cgroup(const char *dir);
 /* a cgroup named as docker names a container's: BASE/docker-<64 x c>.scope, made */
 void make_docker_cgroup(const char *base, char c, char *out, size_t size);
 
+/* a file in hsbpf's container format built by hand, for hostile files: sections in this
+ * order, checksums right; malloc'd, *size set */
+struct test_section {
+	u32 type;
+	const void *data;
+	size_t size;
+};
+void *build_container(const char magic[8], u16 major, u16 minor, const struct test_section *secs,
+		      size_t nr, size_t *size);
+/* write size bytes to path (fails the test if it cannot) */
+void write_bytes(const char *path, const void *buf, size_t size);
+
 #endif

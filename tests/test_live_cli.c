@@ -526,69 +526,6 @@ Test(live_cli, hostile_process_names_are_escaped)
 
 /* ---- hsbpf truth's emulator ---- */
 
-/* the emulator's out= file: its temporary output, which hsbpf is to remove */
-static void emulator_output(pid_t qemu, char *path, size_t size)
-{
-	char proc[64], args[4096] = "";
-	size_t n = 0;
-	FILE *f;
-
-	snprintf(proc, sizeof(proc), "/proc/%d/cmdline", qemu);
-	f = fopen(proc, "r");
-	if (f) {
-		n = fread(args, 1, sizeof(args) - 1, f);
-		fclose(f);
-	}
-	path[0] = 0;
-	for (size_t i = 0; i < n; i += strlen(args + i) + 1) {
-		const char *out = strstr(args + i, ",out=");
-
-		if (out)
-			snprintf(path, size, "%.*s", (int)strcspn(out + 5, ","), out + 5);
-	}
-}
-
-/* a signal to hsbpf truth stops the emulator too and leaves no temporary file and no truth;
- * SIGKILL takes the emulator with it */
-Test(live_cli, interrupted_truth_leaves_nothing_running)
-{
-	char line[1024], raw[512], outp[300];
-	struct run_result r;
-	pid_t pid, qemu;
-	int st;
-
-	if (run(&r, "command -v qemu-x86_64"))
-		cr_skip_test("no qemu-x86_64 (qemu-user): hsbpf truth cannot run");
-	snprintf(outp, sizeof(outp), "%s/t.data", tmpdir());
-	for (int kill9 = 0; kill9 < 2; kill9++) {
-		snprintf(line, sizeof(line), "exec %s truth -o %s -- %s 30 2>/dev/null", hsbpf_bin(), outp,
-			 fixture("hot7030"));
-		pid = spawn(line);
-		qemu = child_named(pid, "qemu-x86_64", 15000);
-		if (!qemu)
-			reap(pid);
-		cr_assert_gt(qemu, 0, "hsbpf truth did not start the emulator");
-		emulator_output(qemu, raw, sizeof(raw));
-		cr_expect_neq(raw[0], 0, "no out= among the emulator's arguments");
-		kill(pid, kill9 ? SIGKILL : SIGTERM);
-		st = wait_exit(pid, 20000);
-		if (st < 0)
-			reap(pid);
-		cr_expect(wait_gone(qemu, 10000), "%s: the emulator (pid %d) outlived hsbpf truth",
-			  kill9 ? "SIGKILL" : "SIGTERM", qemu);
-		if (procfs__alive(qemu))
-			kill(qemu, SIGKILL);
-		cr_expect_neq(access(outp, F_OK), 0, "a truth file was written");
-		if (kill9) {
-			unlink(raw);	/* nobody is left to remove it */
-			continue;
-		}
-		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "SIGTERM: status %#x", st);
-		cr_expect(raw[0] && access(raw, F_OK), "'%s' was left behind", raw);
-		unlink(raw);
-	}
-}
-
 /* ---- top's screen ---- */
 
 static char sock[64];
@@ -652,42 +589,6 @@ Test(live_cli, ctrl_backslash_gives_the_terminal_back, .fini = tmux_stop)
 }
 
 /* ---- the output file ---- */
-
-/* -o naming a device or a pipe: refused before recording, and left as it was (the atomic
- * rename would put a file in place of /dev/null); a link to a file stays a link */
-Test(live_cli, output_that_is_not_a_regular_file_is_kept)
-{
-	char dev[300], fifo[300], real[300], link[300];
-	const char *outs[2];
-	struct run_result r;
-	struct profile *p;
-	struct stat st;
-
-	snprintf(dev, sizeof(dev), "%s/null", tmpdir());
-	snprintf(fifo, sizeof(fifo), "%s/fifo", tmpdir());
-	snprintf(real, sizeof(real), "%s/real.data", tmpdir());
-	snprintf(link, sizeof(link), "%s/link.data", tmpdir());
-	cr_assert_eq(mkfifo(fifo, 0600), 0);
-	if (mknod(dev, S_IFCHR | 0666, makedev(1, 3)))	/* another /dev/null */
-		snprintf(dev, sizeof(dev), "%s", fifo);	/* no CAP_MKNOD here */
-	outs[0] = dev;
-	outs[1] = fifo;
-	for (size_t i = 0; i < 2; i++) {
-		run(&r, "%s record -o %s -- true", hsbpf_bin(), outs[i]);
-		cr_expect_eq(r.status, 1, "-o %s: status %d", outs[i], r.status);
-		cr_expect(strstr(r.err, "is not a regular file"), "-o %s: %s", outs[i], r.err);
-		cr_assert_eq(stat(outs[i], &st), 0);
-		cr_expect(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode), "-o %s: replaced by a file", outs[i]);
-	}
-	run(&r, "echo old > %s", real);
-	cr_assert_eq(symlink("real.data", link), 0);
-	run(&r, "%s record -o %s -- true", hsbpf_bin(), link);
-	cr_expect_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(lstat(link, &st), 0);
-	cr_expect(S_ISLNK(st.st_mode), "the link was replaced by a file");
-	cr_assert_eq(profile__read(real, &p), 0);
-	profile__free(p);
-}
 
 /* stdin not a terminal (top < /dev/null): no screen whose key reads return at once and spin a
  * core, but --stdio snapshots on the terminal, at the usual cost */

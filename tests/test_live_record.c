@@ -392,7 +392,7 @@ static void check_random_periods(const char *mode, bool prime)
 	struct interval_log log;
 	struct run_result r;
 	struct profile *p;
-	double *v, *err, n_short = 0, weight = 0, span = base / 8.0;
+	double *v, *err, *serr, n_short = 0, weight = 0, span = base / 8.0;
 	size_t n = 0, ne = 0;
 
 	snprintf(log_path, sizeof(log_path), "%s/intervals.log", tmpdir());
@@ -404,7 +404,8 @@ static void check_random_periods(const char *mode, bool prime)
 	read_interval_log(log_path, &log);
 	v = calloc(log.n + 1, sizeof(*v));
 	err = calloc(log.n + 1, sizeof(*err));
-	cr_assert(v && err);
+	serr = calloc(log.n + 1, sizeof(*serr));
+	cr_assert(v && err && serr);
 	for (size_t i = 0; i < log.n; i++) {
 		if (!log.target[i])
 			continue;
@@ -412,7 +413,7 @@ static void check_random_periods(const char *mode, bool prime)
 		if (!log.drawn[i])
 			continue;	/* the first interval of a CPU, or one no re-arm aimed at */
 		v[n++] = log.measured[i];
-		err[ne++] = fabs((double)log.measured[i] - (double)log.drawn[i]);
+		serr[ne++] = (double)log.measured[i] - (double)log.drawn[i];
 		if (log.measured[i] < base - base / 50)
 			n_short++;
 		if (prime)
@@ -428,13 +429,23 @@ static void check_random_periods(const char *mode, bool prime)
 	cr_expect_eq(p->stats.rearm_failed, 0);
 	cr_expect_eq((double)profile__total_weight(p), weight, "weights %llu, intervals %.0f",
 		     (unsigned long long)profile__total_weight(p), weight);
-	/* the controller: half the intervals within 10 us of their draw, nine in ten within
-	 * 50 us (here: 80-90% within 5 us), and under 2% cut short below the window (the
-	 * failure mode of a shortened period left in force) */
-	cr_expect_lt(quantile(err, ne, 0.5), base / 100.0, "median |measured - drawn| %.0f ns",
-		     quantile(err, ne, 0.5));
-	cr_expect_lt(quantile(err, ne, 0.9), base / 20.0, "90th percentile |measured - drawn| %.0f ns",
-		     quantile(err, ne, 0.9));
+	/* the controller: no bias (the signed error's median within 10 us of 0, plus four
+	 * standard errors of that median, 1.2533 x 1.4826 x MAD / sqrt(n), so that a machine
+	 * busier than one hog widens it by what it measurably is), and under 2% of intervals cut
+	 * short below the window (the failure mode of a shortened period left in force). The old
+	 * controller's bias was +43 us; a landing never learned gives +40 us. How close to its
+	 * draw each interval lands is the machine's precision, which make bench-periods measures
+	 * (here: median 0.6 us, p90 5-9 us with the other core busy) */
+	{
+		double med = quantile(serr, ne, 0.5), mad, tol;
+
+		for (size_t i = 0; i < ne; i++)
+			err[i] = fabs(serr[i] - med);
+		mad = quantile(err, ne, 0.5);
+		tol = base / 100.0 + 4 * 1.2533 * 1.4826 * mad / sqrt((double)ne);
+		cr_expect(fabs(med) <= tol, "%s: median measured - drawn %.0f ns, beyond %.0f (MAD %.0f)",
+			  mode, med, tol, mad);
+	}
 	cr_expect_lt(n_short, n * 0.02, "%.0f of %zu intervals short of the window", n_short, n);
 	/* the shape: the quartiles of a uniform [P, P + P/8) are P + span/4, /2, 3/4; a
 	 * sample quartile's standard error is sqrt(q(1-q)/n) x span; 4 of them, plus the 10 us
@@ -450,6 +461,7 @@ static void check_random_periods(const char *mode, bool prime)
 		     samples_in_symbol(p, "work_70") + samples_in_symbol(p, "work_30"), 0.70, "work_70");
 	free(v);
 	free(err);
+	free(serr);
 	free(log.measured);
 	free(log.drawn);
 	free(log.target);

@@ -3,12 +3,16 @@
  * independent exact tool) on a fixture and on Debian's gzip, with threads, across a page
  * boundary, through a crash, and with bad input. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "bblock.h"
 #include "callgrind.h"
@@ -621,4 +625,211 @@ Test(truth, text_output_escapes_terminal_controls)
 	cr_expect(!strchr(text, '\033'), "controls in the score");
 	cr_expect(strstr(text, "/tmp/\\x1b[2Jevil\n"), "%s", text);
 	free(text);
+}
+
+/* the metadata fields as truth.c lists them: every string with every byte it can hold, filled
+ * to its maximum length, and numbers at their extremes, come back as written (a command with
+ * a newline in an argument broke the key=value section) */
+#define TS(f) { #f, 's', offsetof(struct truth_meta, f), sizeof(((struct truth_meta *)0)->f) }
+#define TN(f) { #f, 'n', offsetof(struct truth_meta, f), sizeof(((struct truth_meta *)0)->f) }
+static const struct {
+	const char *key;
+	char kind;
+	size_t off, size;
+} truth_meta_fields[] = {
+	TS(command), TS(program), TS(status), TN(exit_code), TN(signal), TN(threads), TS(emulator),
+	TS(glibc_tunables), TN(total_insns), TN(anon_insns), TN(rep_iterations),
+	TN(page_cross_dropped), TN(start_realtime_ns), TN(duration_ns), TN(edges_off),
+};
+
+Test(truth, metadata_round_trips_every_byte)
+{
+	const char *path = tpath("m.truth");
+
+	/* status[64] needs 5 rounds of 63 bytes to see all 255 */
+	for (size_t r = 0; r < 5; r++) {
+		struct truth *t = truth__new(), *q;
+
+		cr_assert(t);
+		for (size_t i = 0; i < sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0]); i++) {
+			char *f = (char *)&t->meta + truth_meta_fields[i].off;
+			size_t n = truth_meta_fields[i].size;
+
+			if (truth_meta_fields[i].kind == 's') {
+				for (size_t k = 0; k + 1 < n; k++)
+					f[k] = 1 + (r * (n - 1) + k) % 255;
+				f[n - 1] = 0;
+			} else if (n == 8) {
+				*(u64 *)f = r & 1 ? UINT64_MAX - r : r;
+			} else {
+				*(u32 *)f = r & 1 ? UINT32_MAX - r : r;
+			}
+		}
+		cr_assert_eq(truth__write(t, path), 0, "round %zu", r);
+		cr_assert_eq(truth__read(path, &q), 0, "round %zu: the written truth does not read back", r);
+		for (size_t i = 0; i < sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0]); i++)
+			cr_expect_eq(memcmp((char *)&t->meta + truth_meta_fields[i].off,
+					    (char *)&q->meta + truth_meta_fields[i].off, truth_meta_fields[i].size),
+				     0, "round %zu: %s differs", r, truth_meta_fields[i].key);
+		truth__free(t);
+		truth__free(q);
+	}
+	/* the list above is truth.c's: a field added there and not here fails */
+	{
+		struct truth *t = truth__new();
+		struct run_result r;
+
+		cr_assert_eq(truth__write(t, path), 0);
+		truth__free(t);
+		run(&r, "tail -c +$((64 + 5 * 24 + 1)) %s | tr -cd '\\n' | wc -c", path);
+		cr_expect_eq(atoi(r.out), (int)(sizeof(truth_meta_fields) / sizeof(truth_meta_fields[0])),
+			     "%s keys", r.out);
+	}
+}
+
+/* hand-built hostile truth files: a section twice; counts whose sums wrap (an eval of one
+ * printed AE 18446744073709551616) */
+Test(truth, hostile_files_are_refused)
+{
+	struct truth_object obj = { .path = 1 };
+	struct truth_insn in[2] = {
+		{ .obj = 0, .size = 1, .vaddr = 0x1000, .count = 1ull << 63 },
+		{ .obj = 0, .size = 1, .vaddr = 0x1001, .count = 1ull << 63 },
+	};
+	struct truth_edge ed[2] = {
+		{ .src = 0x1000, .dst = 0x1001, .count = UINT64_MAX },
+		{ .src = 0x1001, .dst = 0x1000, .count = 1 },
+	};
+	static const char strs[] = "\0/bin/x";
+	struct test_section secs[5] = {
+		{ 2, strs, sizeof(strs) }, { 3, &obj, sizeof(obj) }, { 4, in, sizeof(in) },
+		{ 5, ed, sizeof(ed) }, { 3, &obj, sizeof(obj) },
+	};
+	static const char *const msgs[] = {
+		"section 3 appears twice", "instruction counts overflow", "edge counts overflow",
+	};
+	struct run_result r;
+	struct truth *t;
+	size_t size;
+	void *buf;
+
+	for (int i = 0; i < 3; i++) {
+		/* 0: fine counts, a section twice; 1: instructions wrap; 2: edges wrap */
+		in[1].count = i == 1 ? 1ull << 63 : 1;
+		ed[0].count = i == 0 ? 1 : UINT64_MAX;
+		buf = build_container(TRUTH_MAGIC, 1, 1, secs, i == 0 ? 5 : 4, &size);
+		write_bytes(tpath("h.truth"), buf, size);
+		free(buf);
+		run(&r, "%s truth -i %s", hsbpf_bin(), tpath("h.truth"));
+		cr_expect_eq(r.status, 1, "%d: %s", i, r.err);
+		cr_expect(strstr(r.err, msgs[i]), "%d: %s", i, r.err);
+	}
+	/* the largest sums that fit: 2^63 + 1 instructions, 2^64 - 1 edges */
+	ed[0].count = UINT64_MAX - 1;
+	buf = build_container(TRUTH_MAGIC, 1, 1, secs, 4, &size);
+	cr_expect_eq(truth__parse(buf, size, "fits", &t), 0);
+	truth__free(t);
+	free(buf);
+}
+
+/* the processes (other than skip) whose command line holds marker: how many; with kill_them,
+ * each is sent SIGKILL (by its pid: a test's leftovers, never anything else) */
+static int procs_with(const char *marker, pid_t skip, bool kill_them)
+{
+	struct dirent *de;
+	DIR *d = opendir("/proc");
+	int n = 0;
+
+	cr_assert(d);
+	while ((de = readdir(d))) {
+		char path[300], buf[8192];
+		pid_t pid = atoi(de->d_name);
+		ssize_t len;
+		int fd;
+
+		if (pid <= 0 || pid == skip)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/cmdline", pid);
+		fd = open(path, O_RDONLY);
+		if (fd < 0)
+			continue;
+		len = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		for (ssize_t i = 0; i < len; i++)
+			buf[i] = buf[i] ? buf[i] : ' ';
+		buf[len > 0 ? len : 0] = 0;
+		if (!strstr(buf, marker))
+			continue;
+		n++;
+		if (kill_them)
+			kill(pid, SIGKILL);
+	}
+	closedir(d);
+	return n;
+}
+
+/* hsbpf truth ended by SIGINT, SIGTERM, SIGHUP, SIGQUIT or SIGKILL while the program runs: the
+ * emulator goes with it, and nothing is left in the temporary folder or beside the output */
+Test(truth, signals_leave_nothing_behind)
+{
+	static const int sigs[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGKILL };
+
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++) {
+		char dir[600], marker[700], out[700], errf[800];
+		int st = -1, n = -1;
+		pid_t pid, w = 0;
+
+		snprintf(dir, sizeof(dir), "%s/sig%d", tmpdir(), sigs[i]);
+		cr_assert_eq(mkdir(dir, 0700), 0);
+		/* a name only this run's processes carry: the program, through a symlink */
+		snprintf(marker, sizeof(marker), "%s/hsbpf-marker-%d-%d", tmpdir(), getpid(), sigs[i]);
+		cr_assert_eq(symlink(fixture("hot7030"), marker), 0);
+		snprintf(out, sizeof(out), "%s/t.truth", dir);
+		snprintf(errf, sizeof(errf), "%s.err", dir);
+		pid = fork();
+		cr_assert_geq(pid, 0);
+		if (pid == 0) {
+			int fd = open(errf, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+			dup2(fd, 2);
+			fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			setenv("TMPDIR", dir, 1);
+			execl(hsbpf_bin(), "hsbpf", "truth", "-o", out, "--", marker, "60", (char *)NULL);
+			_exit(127);
+		}
+		/* the emulator is up: a process other than hsbpf with the marker */
+		for (int k = 0; k < 400 && (n = procs_with(marker, pid, false)) == 0; k++)
+			usleep(50000);
+		cr_assert_gt(n, 0, "%s: no emulator started", strsignal(sigs[i]));
+		usleep(200000);
+		kill(pid, sigs[i]);
+		for (int k = 0; k < 200 && (w = waitpid(pid, &st, WNOHANG)) == 0; k++)
+			usleep(50000);
+		if (w == 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+		}
+		cr_expect_eq(w, pid, "%s: hsbpf did not end", strsignal(sigs[i]));
+		if (sigs[i] == SIGKILL) {
+			cr_expect(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+		} else {
+			struct run_result r;
+
+			cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 1, "%s: status %#x", strsignal(sigs[i]), st);
+			run(&r, "cat %s", errf);
+			cr_expect(strstr(r.out, "interrupted"), "%s: %s", strsignal(sigs[i]), r.out);
+		}
+		for (int k = 0; k < 100 && (n = procs_with(marker, 0, false)) > 0; k++)
+			usleep(50000);
+		cr_expect_eq(n, 0, "%s: %d emulator processes left running", strsignal(sigs[i]), n);
+		procs_with(marker, 0, true);
+		/* nothing in TMPDIR (the collector's output), no output and no temporary beside it */
+		{
+			struct run_result r;
+
+			run(&r, "ls -A %s", dir);
+			cr_expect_str_eq(r.out, "", "%s: left behind: %s", strsignal(sigs[i]), r.out);
+		}
+	}
 }

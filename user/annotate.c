@@ -270,7 +270,7 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 	}
 	img = elf_image__open(t.dso);
 	if (!img) {
-		err = fail(-errno, "cannot open '%s': %s", t.dso, strerror(errno));
+		err = fail(-errno, "cannot open '%s': %s", t.dso, file__strerror(errno));
 		goto cleanup;
 	}
 	print(o, &t, sy, img, out);

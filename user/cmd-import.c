@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "cmds.h"
 #include "elf_util.h"
 #include "perf_import.h"
@@ -29,6 +30,7 @@ int cmd_import(int argc, char **argv)
 	struct perf_import_opts o = {};
 	const char *output = "hsbpf.data";
 	struct profile *p = NULL;
+	struct stat st;
 	int c, err;
 
 	optind = 1;
@@ -54,11 +56,21 @@ int cmd_import(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	/* by device and inode: another name, a link, ./ do not fool it */
+	if (file__same(argv[optind], output))
+		return fail(1, "cannot write '%s': it is the input", output);
 	if (o.binary) {
+		/* a binary without a build-id is matched by name; one that is not there is a mistake */
 		err = elf__build_id(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);
-		if (err && err != -ENOENT)
-			return fail(1, "cannot read '%s': %s", o.binary, strerror(-err));
+		if (err == -EINVAL)
+			return fail(1, "'%s' is not an ELF file", o.binary);
+		if (err && err != -ENODATA)
+			return fail(1, "cannot read '%s': %s", o.binary, file__strerror(err));
 	}
+	if (o.symfs && stat(o.symfs, &st))
+		return fail(1, "cannot use --symfs '%s': %s", o.symfs, strerror(errno));
+	if (o.symfs && !S_ISDIR(st.st_mode))
+		return fail(1, "cannot use --symfs '%s': not a directory", o.symfs);
 	p = profile__new();
 	if (!p)
 		return fail(1, "cannot import: %s", strerror(ENOMEM));

@@ -156,6 +156,7 @@ static void report_rearm_cost(const struct profile *p, int nr_cpus)
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
+	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
 	struct profile *p;
 	u64 deadline;
@@ -173,8 +174,9 @@ int cmd_record(int argc, char **argv)
 	err = caps__check("hsbpf record");
 	if (err)
 		goto cleanup;
-	/* fail before recording, not after */
-	err = container__check_output(env.output);
+	/* fail before recording, not after: the output is opened now, with room for its head
+	 * (a full disk is told in a moment, not at the end; a FIFO waits for its reader here) */
+	err = outfile__open(&out, env.output, CONTAINER_HEAD_MAX);
 	if (err)
 		goto cleanup;
 
@@ -208,7 +210,7 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	p = session__profile(sess);
-	err = profile__write(p, env.output);
+	err = profile__write_out(p, &out);	/* commits or discards out */
 	if (err)
 		goto cleanup;
 
@@ -233,6 +235,7 @@ int cmd_record(int argc, char **argv)
 		 !session__command_killed(sess))
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
 cleanup:
+	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
 	return err ? 1 : 0;
 }

@@ -152,11 +152,7 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	hist__sort(h);
-	hist__print(h, p, fmt, limit, stdout);
-	if (fflush(stdout)) {
-		err = -EIO;
-		error("cannot write the report: %s", strerror(errno));
-	}
+	hist__print(h, p, fmt, limit, stdout);	/* write errors: reported by main */
 cleanup:
 	hist__free(h);
 	symbolizer__free(sy);

@@ -231,7 +231,10 @@ static int refresh(struct session *sess, struct top *t, struct cost *cost, struc
 	st->sideband_lost = session__profile(sess)->stats.sideband_lost;
 	if (tui)
 		return top_tui__refresh(tui, t, &env.view);
-	return top__print(t, &env.view, env.rows, env.width, stdout);
+	/* each snapshot goes out now (a log follows top); one that cannot be written ends top,
+	 * and main says why */
+	err = top__print(t, &env.view, env.rows, env.width, stdout);
+	return stdout__flush() ? -EIO : err;
 }
 
 int cmd_top(int argc, char **argv)

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "container.h"
 #include "json_writer.h"
 #include "refrun.h"
 #include "truth.h"
@@ -63,6 +64,7 @@ int cmd_truth(int argc, char **argv)
 	const char *vprofile = "vpmu.data";
 	enum period_mode pm;
 	u64 num;
+	struct outfile tout = { .fd = -1 }, vout = { .fd = -1 };
 	struct truth *t = NULL;
 	int c, err;
 
@@ -139,12 +141,20 @@ int cmd_truth(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
+	/* the outputs are opened before the run, which may take minutes: a full disk or a
+	 * bad path is told now */
+	if (v.event && file__same(output, vprofile))
+		return fail(2, "-o and --profile name the same file '%s'", output);
+	if (outfile__open(&tout, output, CONTAINER_HEAD_MAX))
+		return 1;
+	if (v.event && outfile__open(&vout, vprofile, CONTAINER_HEAD_MAX)) {
+		outfile__discard(&tout);
+		return 1;
+	}
 	if (v.event) {
 		v.out = profile__new();
-		if (!v.out)
-			return 1;
-		err = refrun__collect_vpmu(argv + optind, plugin, &v, &t);
-		if (!err && profile__write(v.out, vprofile))
+		err = v.out ? refrun__collect_vpmu(argv + optind, plugin, &v, &t) : -ENOMEM;
+		if (!err && profile__write_out(v.out, &vout))
 			err = -EIO;
 		if (!err)
 			fprintf(stderr, "hsbpf: virtual PMU: %" PRIu64 " samples, %zu branch edges and ranges; "
@@ -153,11 +163,11 @@ int cmd_truth(int argc, char **argv)
 	} else {
 		err = refrun__collect(argv + optind, plugin, edges, &t);
 	}
+	if (!err && truth__write_out(t, &tout))
+		err = -EIO;
+	outfile__discard(&vout);	/* what was not written: nothing left behind */
+	outfile__discard(&tout);
 	if (err) {
-		truth__free(t);
-		return 1;
-	}
-	if (truth__write(t, output)) {
 		truth__free(t);
 		return 1;
 	}

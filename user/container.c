@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "container.h"
@@ -34,6 +35,22 @@ struct section_desc {
 _Static_assert(sizeof(struct section_desc) == 24, "section_desc");
 
 #define MAX_SECTIONS 64
+_Static_assert(CONTAINER_HEAD_MAX == sizeof(struct file_header) +
+	       MAX_SECTIONS * sizeof(struct section_desc), "CONTAINER_HEAD_MAX");
+
+/* ---- key=value sections ---- */
+
+static void put_escaped(FILE *fp, const char *s, size_t max)
+{
+	for (size_t i = 0; i < max && s[i]; i++) {
+		if (s[i] == '\\')
+			fputs("\\\\", fp);
+		else if (s[i] == '\n')
+			fputs("\\n", fp);
+		else
+			fputc(s[i], fp);
+	}
+}
 
 char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len)
 {
@@ -48,7 +65,10 @@ char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *le
 
 		switch (f[i].kind) {
 		case KV_STR:
-			fprintf(fp, "%s=%.*s\n", f[i].key, (int)f[i].size, field);
+			fprintf(fp, "%s=", f[i].key);
+			/* a full field has no NUL: never more than it holds */
+			put_escaped(fp, field, f[i].size - 1);
+			fputc('\n', fp);
 			break;
 		case KV_U64:
 			fprintf(fp, "%s=%" PRIu64 "\n", f[i].key, *(const u64 *)field);
@@ -69,7 +89,35 @@ char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *le
 	return buf;
 }
 
-int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len)
+/* the value v (vlen bytes) into a field of size bytes, NUL-terminated; -EINVAL if too long
+ * or (escaped) not a valid escape */
+static int take_string(char *field, size_t size, const char *v, size_t vlen, bool escaped)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < vlen; i++) {
+		char c = v[i];
+
+		if (escaped && c == '\\') {
+			if (++i == vlen)
+				return -EINVAL;
+			if (v[i] == '\\')
+				c = '\\';
+			else if (v[i] == 'n')
+				c = '\n';
+			else
+				return -EINVAL;
+		}
+		if (o + 1 >= size)
+			return -EINVAL;
+		field[o++] = c;
+	}
+	field[o] = 0;
+	return 0;
+}
+
+int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len,
+	      bool escaped)
 {
 	const char *p = buf, *end = buf + len;
 
@@ -91,10 +139,8 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 			if (strlen(f[i].key) != klen || memcmp(f[i].key, p, klen))
 				continue;
 			if (f[i].kind == KV_STR) {
-				if (vlen >= f[i].size)
+				if (take_string(field, f[i].size, eq + 1, vlen, escaped))
 					return -EINVAL;
-				memcpy(field, eq + 1, vlen);
-				field[vlen] = 0;
 				break;
 			}
 			if (vlen == 0 || vlen >= sizeof(num))
@@ -112,10 +158,13 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 
 				if (parse_u64(num, &v))
 					return -EINVAL;
-				if (f[i].kind == KV_U32)
+				if (f[i].kind == KV_U32) {
+					if (v > UINT32_MAX)
+						return -EINVAL;
 					*(u32 *)field = v;
-				else
+				} else {
 					*(u64 *)field = v;
+				}
 			}
 			break;
 		}
@@ -123,6 +172,8 @@ int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, si
 	}
 	return 0;
 }
+
+/* ---- writing ---- */
 
 static int write_all(int fd, const void *buf, size_t len)
 {
@@ -142,71 +193,219 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* where a write to path lands: path itself when nothing is there yet, else the regular file
- * it is or links to, so that the rename keeps a link a link (-o /dev/stdout would otherwise
- * replace the link in /dev) and never puts a file in place of a device or a pipe (-o
- * /dev/null would replace the system's /dev/null); -errno after saying what is wrong */
-static int write_target(const char *path, char **target)
+/* the folder of path, for the temporary file: "." for a bare name */
+static char *dir_of(const char *path)
 {
-	struct stat st;
+	const char *slash = strrchr(path, '/');
 
-	*target = NULL;
-	if (stat(path, &st)) {
-		if (errno != ENOENT)
-			return fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-		*target = strdup(path);
-	} else if (S_ISDIR(st.st_mode)) {
-		return fail(-EISDIR, "cannot write '%s': it is a directory", path);
-	} else if (!S_ISREG(st.st_mode)) {
-		return fail(-EINVAL, "cannot write '%s': it is not a regular file (the file is written "
-			    "whole, then renamed into place)", path);
-	} else {
-		*target = realpath(path, NULL);
-		if (!*target)
-			return fail(-errno, "cannot write '%s': %s", path, strerror(errno));
-	}
-	return *target ? 0 : fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!slash)
+		return strdup(".");
+	if (slash == path)
+		return strdup("/");
+	return strndup(path, slash - path);
 }
 
-int container__check_output(const char *path)
+/* DIR/.hsbpf-XXXXXXXX.tmp: short, so that the output's own name may be NAME_MAX long */
+static char *tmp_name(const char *dir)
 {
-	char *target, *tmp = NULL;
-	int fd, err = write_target(path, &target);
+	char *name;
+	u64 r = now_ns(CLOCK_MONOTONIC) ^ ((u64)getpid() << 32);
+	static unsigned counter;
 
-	if (err)
-		return err;
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", target) < 0) {
-		tmp = NULL;
-		err = fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-		goto cleanup;
+	r ^= (u64)++counter * 0x9E3779B97F4A7C15ull;
+	r *= 0xff51afd7ed558ccdull;
+	if (asprintf(&name, "%s/.hsbpf-%08x.tmp", dir, (u32)(r >> 32)) < 0)
+		return NULL;
+	return name;
+}
+
+static bool proc_fd_works(void)
+{
+	return !access("/proc/self/fd", X_OK);
+}
+
+static int open_temp(struct outfile *o)
+{
+	char *dir = dir_of(o->target);
+	int err = 0;
+
+	if (!dir)
+		return -ENOMEM;
+	/* unnamed: a recording killed by SIGKILL leaves nothing; linked through /proc at
+	 * commit, which needs no privilege (AT_EMPTY_PATH would) */
+	if (proc_fd_works()) {
+		o->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+		if (o->fd >= 0) {
+			o->unnamed = true;
+			goto out;
+		}
+		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL) {
+			err = -errno;
+			goto out;
+		}
 	}
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0) {
-		err = fail(-errno, "cannot create '%s': %s", path, strerror(errno));
-		goto cleanup;
+	/* a filesystem without O_TMPFILE: a short name */
+	for (int tries = 0; tries < 100; tries++) {
+		o->tmp = tmp_name(dir);
+		if (!o->tmp) {
+			err = -ENOMEM;
+			goto out;
+		}
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (o->fd >= 0 || errno != EEXIST)
+			break;
+		free(o->tmp);
+		o->tmp = NULL;
 	}
-	close(fd);
-	unlink(tmp);
-cleanup:
-	free(tmp);
-	free(target);
+	if (o->fd < 0) {
+		err = -errno;
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+out:
+	free(dir);
 	return err;
 }
 
-int container__write(const char *path, const char magic[8], u16 major, u16 minor,
-		     const struct container_section *secs, size_t nr)
+int outfile__open(struct outfile *o, const char *path, size_t reserve)
+{
+	struct stat st;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
+		goto fail;
+	}
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		/* a device or a FIFO: in place (a FIFO's open waits for its reader) */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (o->fd < 0) {
+			err = -errno;
+			error("cannot open '%s': %s", path, strerror(-err));
+			goto fail;
+		}
+		if (!fstat(o->fd, &st) && !S_ISREG(st.st_mode)) {
+			o->in_place = true;
+			return 0;
+		}
+		close(o->fd);	/* it became a regular file meanwhile: as one */
+		o->fd = -1;
+	}
+	/* a file that is there, maybe through links: the rename replaces the file, not a link */
+	o->target = stat(path, &st) ? strdup(path) : realpath(path, NULL);
+	if (!o->target) {
+		err = -errno;
+		error("cannot write '%s': %s", path, strerror(-err));
+		goto fail;
+	}
+	err = open_temp(o);
+	if (err) {
+		error("cannot create '%s': %s", path, strerror(-err));
+		goto fail;
+	}
+	if (reserve) {
+		err = -posix_fallocate(o->fd, 0, reserve);
+		if (err) {
+			error("cannot write '%s': %s", path, strerror(-err));
+			goto fail;
+		}
+	}
+	return 0;
+fail:
+	outfile__discard(o);
+	return err;
+}
+
+int outfile__commit(struct outfile *o)
+{
+	int err = 0;
+
+	if (o->in_place) {
+		if (close(o->fd) && errno != EINTR)
+			err = -errno;
+		o->fd = -1;
+		goto out;
+	}
+	if (fsync(o->fd)) {
+		err = -errno;
+		goto out;
+	}
+	if (o->unnamed) {
+		char *dir = dir_of(o->target), proc[64];
+
+		if (!dir) {
+			err = -ENOMEM;
+			goto out;
+		}
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", o->fd);
+		for (int tries = 0; tries < 100; tries++) {
+			o->tmp = tmp_name(dir);
+			if (!o->tmp) {
+				err = -ENOMEM;
+				break;
+			}
+			if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW)) {
+				err = 0;
+				break;
+			}
+			err = -errno;
+			free(o->tmp);
+			o->tmp = NULL;
+			if (err != -EEXIST)
+				break;
+		}
+		free(dir);
+		if (err)
+			goto out;
+	}
+	if (close(o->fd) && errno != EINTR)
+		err = -errno;
+	o->fd = -1;
+	if (!err && rename(o->tmp, o->target))
+		err = -errno;
+out:
+	if (err)
+		error("cannot write '%s': %s", o->path, strerror(-err));
+	if (!err) {
+		free(o->tmp);
+		o->tmp = NULL;
+	}
+	outfile__discard(o);
+	return err;
+}
+
+void outfile__discard(struct outfile *o)
+{
+	if (o->fd >= 0)
+		close(o->fd);
+	o->fd = -1;
+	if (o->tmp)
+		unlink(o->tmp);
+	free(o->tmp);
+	o->tmp = NULL;
+	free(o->path);
+	o->path = NULL;
+	free(o->target);
+	o->target = NULL;
+}
+
+int container__write_out(struct outfile *o, const struct container_format *f,
+			 const struct container_section *secs, size_t nr)
 {
 	struct section_desc descs[MAX_SECTIONS];
 	struct file_header hdr = {};
-	char *tmp = NULL, *target = NULL;
 	u64 off;
-	int fd = -1, err;
+	int err;
 
-	if (nr > MAX_SECTIONS)
-		return -E2BIG;
-	err = write_target(path, &target);
-	if (err)
-		return err;
+	if (nr > MAX_SECTIONS) {
+		err = -E2BIG;
+		goto cleanup;
+	}
 	off = sizeof(hdr) + nr * sizeof(struct section_desc);
 	for (size_t i = 0; i < nr; i++) {
 		descs[i].type = secs[i].type;
@@ -215,9 +414,9 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 		descs[i].crc = crc32(0, secs[i].data, secs[i].size);
 		off += secs[i].size;
 	}
-	memcpy(hdr.magic, magic, 8);
-	hdr.version_major = major;
-	hdr.version_minor = minor;
+	memcpy(hdr.magic, f->magic, 8);
+	hdr.version_major = f->major;
+	hdr.version_minor = f->minor;
 	hdr.header_size = sizeof(hdr);
 	hdr.file_size = off;
 	hdr.section_table = sizeof(hdr);
@@ -225,43 +424,33 @@ int container__write(const char *path, const char magic[8], u16 major, u16 minor
 	hdr.table_crc = crc32(0, (const void *)descs, nr * sizeof(descs[0]));
 	hdr.header_crc = crc32(0, (const void *)&hdr, sizeof(hdr));
 
-	if (asprintf(&tmp, "%s.tmp.XXXXXX", target) < 0) {
-		tmp = NULL;
-		err = -ENOMEM;
-		error("cannot write '%s': %s", path, strerror(-err));
-		goto cleanup;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC);	/* mode 0600 */
-	if (fd < 0) {
-		err = -errno;
-		error("cannot create '%s': %s", path, strerror(-err));
-		free(tmp);
-		tmp = NULL;
-		goto cleanup;
-	}
-	err = write_all(fd, &hdr, sizeof(hdr));
+	err = write_all(o->fd, &hdr, sizeof(hdr));
 	if (!err)
-		err = write_all(fd, descs, nr * sizeof(descs[0]));
+		err = write_all(o->fd, descs, nr * sizeof(descs[0]));
 	for (size_t i = 0; !err && i < nr; i++)
-		err = write_all(fd, secs[i].data, secs[i].size);
-	if (!err && fsync(fd))
+		err = write_all(o->fd, secs[i].data, secs[i].size);
+	/* the reservation may have made it longer */
+	if (!err && !o->in_place && ftruncate(o->fd, off))
 		err = -errno;
-	if (!err && close(fd))
-		err = -errno;
-	fd = -1;
-	if (!err && rename(tmp, target))
-		err = -errno;
-	if (err)
-		error("cannot write '%s': %s", path, strerror(-err));
 cleanup:
-	if (fd >= 0)
-		close(fd);
-	if (err && tmp)
-		unlink(tmp);
-	free(tmp);
-	free(target);
-	return err;
+	if (err) {
+		error("cannot write '%s': %s", o->path, strerror(-err));
+		outfile__discard(o);
+		return err;
+	}
+	return outfile__commit(o);
 }
+
+int container__write(const char *path, const struct container_format *f,
+		     const struct container_section *secs, size_t nr)
+{
+	struct outfile o;
+	int err = outfile__open(&o, path, 0);
+
+	return err ? err : container__write_out(&o, f, secs, nr);
+}
+
+/* ---- reading ---- */
 
 int container__bad(const char *name, const char *what)
 {
@@ -269,57 +458,94 @@ int container__bad(const char *name, const char *what)
 	return -EINVAL;
 }
 
-int container__parse(const void *buf, size_t size, const char *name, const char magic[8],
-		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx)
+/* the header, from the file's first head_len (at most 64) bytes, against the file's size */
+static int check_header(const u8 *head, size_t head_len, u64 size, const char *name,
+			const struct container_format *f, struct file_header *hdr)
+{
+	u32 want_crc;
+
+	if (head_len < 8 || memcmp(head, f->magic, 8)) {
+		error("'%s' is not an %s", name, f->kind);
+		return -EINVAL;
+	}
+	if (head_len < sizeof(*hdr)) {
+		error("'%s' is truncated: %" PRIu64 " bytes, shorter than the header", name, size);
+		return -EINVAL;
+	}
+	memcpy(hdr, head, sizeof(*hdr));
+	if (hdr->version_major > f->major) {
+		error("'%s' has format version %u.%u, newer than this hsbpf reads (%u.%u): upgrade hsbpf",
+		      name, hdr->version_major, hdr->version_minor, f->major, f->minor);
+		return -EPROTO;
+	}
+	want_crc = hdr->header_crc;
+	hdr->header_crc = 0;
+	if (crc32(0, (const void *)hdr, sizeof(*hdr)) != want_crc)
+		return container__bad(name, "header checksum mismatch");
+	hdr->header_crc = want_crc;
+	if (hdr->file_size != size) {
+		if (size < hdr->file_size)
+			error("'%s' is truncated: %" PRIu64 " of %" PRIu64 " bytes", name, size,
+			      (u64)hdr->file_size);
+		else
+			error("'%s' is corrupt: %" PRIu64 " bytes where the header says %" PRIu64, name,
+			      size, (u64)hdr->file_size);
+		return -EINVAL;
+	}
+	if (hdr->header_size < sizeof(*hdr) || hdr->nr_sections > MAX_SECTIONS ||
+	    hdr->section_table > size ||
+	    hdr->nr_sections * sizeof(struct section_desc) > size - hdr->section_table)
+		return container__bad(name, "section table out of bounds");
+	return 0;
+}
+
+/* the section table: its checksum, every section within the file, no type twice */
+static int check_table(const void *table, const struct file_header *hdr, u64 size,
+		       const char *name)
+{
+	struct section_desc d[MAX_SECTIONS];
+
+	memcpy(d, table, hdr->nr_sections * sizeof(d[0]));
+	if (crc32(0, (const void *)d, hdr->nr_sections * sizeof(d[0])) != hdr->table_crc)
+		return container__bad(name, "section table checksum mismatch");
+	for (u32 i = 0; i < hdr->nr_sections; i++) {
+		if (d[i].offset > size || d[i].size > size - d[i].offset)
+			return container__bad(name, "section out of bounds");
+		/* a second copy would replace the first: which one is meant? */
+		for (u32 j = 0; j < i; j++)
+			if (d[j].type == d[i].type) {
+				error("'%s' is corrupt: section %u appears twice", name, d[i].type);
+				return -EINVAL;
+			}
+	}
+	return 0;
+}
+
+int container__parse(const void *buf, size_t size, const char *name,
+		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+		     void *ctx)
 {
 	const u8 *base = buf;
 	const struct section_desc *descs;
 	struct file_header hdr;
-	u32 want_crc;
 	int err;
 
-	if (size < 8 || memcmp(base, magic, 8)) {
-		error("'%s' is not an %s", name, kind);
-		return -EINVAL;
-	}
-	if (size < sizeof(hdr)) {
-		error("'%s' is truncated: %zu bytes, shorter than the header", name, size);
-		return -EINVAL;
-	}
-	memcpy(&hdr, base, sizeof(hdr));
-	if (hdr.version_major > major) {
-		error("'%s' has format version %u.%u, newer than this hsbpf reads (%u.%u): upgrade hsbpf",
-		      name, hdr.version_major, hdr.version_minor, major, minor);
-		return -EPROTO;
-	}
-	want_crc = hdr.header_crc;
-	hdr.header_crc = 0;
-	if (crc32(0, (const void *)&hdr, sizeof(hdr)) != want_crc)
-		return container__bad(name, "header checksum mismatch");
-	if (hdr.file_size != size) {
-		if (size < hdr.file_size)
-			error("'%s' is truncated: %zu of %" PRIu64 " bytes", name, size, (u64)hdr.file_size);
-		else
-			error("'%s' is corrupt: %zu bytes where the header says %" PRIu64, name, size,
-			      (u64)hdr.file_size);
-		return -EINVAL;
-	}
-	if (hdr.header_size < sizeof(hdr) || hdr.nr_sections > MAX_SECTIONS ||
-	    hdr.section_table > size ||
-	    hdr.nr_sections * sizeof(*descs) > size - hdr.section_table)
-		return container__bad(name, "section table out of bounds");
+	err = check_header(base, size < sizeof(hdr) ? size : sizeof(hdr), size, name, f, &hdr);
+	if (err)
+		return err;
 	descs = (const void *)(base + hdr.section_table);
-	if (crc32(0, (const void *)descs, hdr.nr_sections * sizeof(*descs)) != hdr.table_crc)
-		return container__bad(name, "section table checksum mismatch");
+	err = check_table(descs, &hdr, size, name);
+	if (err)
+		return err;
 	for (u32 i = 0; i < hdr.nr_sections; i++) {
 		struct section_desc d;
 
 		memcpy(&d, &descs[i], sizeof(d));
-		if (d.offset > size || d.size > size - d.offset)
-			return container__bad(name, "section out of bounds");
 		if (crc32(0, base + d.offset, d.size) != d.crc)
 			return container__bad(name, "section checksum mismatch");
 	}
+	if (file_minor)
+		*file_minor = hdr.version_minor;
 	for (u32 i = 0; i < hdr.nr_sections; i++) {
 		struct section_desc d;
 
@@ -331,28 +557,65 @@ int container__parse(const void *buf, size_t size, const char *name, const char 
 	return 0;
 }
 
-int container__read_file(const char *path, void **out, size_t *size)
+/* len bytes at off, or -errno / -EIO (the file shrank) */
+static int pread_all(int fd, void *buf, size_t len, u64 off)
+{
+	size_t got = 0;
+
+	while (got < len) {
+		ssize_t n = pread(fd, (char *)buf + got, len - got, off + got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		got += n;
+	}
+	return 0;
+}
+
+int container__check_head(int fd, u64 size, const char *name, const void *arg)
+{
+	const struct container_format *f = arg;
+	u8 head[sizeof(struct file_header)];
+	u8 table[MAX_SECTIONS * sizeof(struct section_desc)];
+	size_t head_len = size < sizeof(head) ? size : sizeof(head);
+	struct file_header hdr;
+	int err;
+
+	err = pread_all(fd, head, head_len, 0);
+	if (err)
+		return fail(err, "cannot read '%s': %s", name, strerror(-err));
+	err = check_header(head, head_len, size, name, f, &hdr);
+	if (err)
+		return err;
+	err = pread_all(fd, table, hdr.nr_sections * sizeof(struct section_desc), hdr.section_table);
+	if (err)
+		return fail(err, "cannot read '%s': %s", name, strerror(-err));
+	return check_table(table, &hdr, size, name);
+}
+
+int container__read_file(const char *path, file_head_fn head, const void *arg, void **out,
+			 size_t *size)
 {
 	struct stat st;
 	void *buf = NULL;
-	size_t got = 0;
 	int fd, err = 0;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		err = -errno;
-		error("cannot open '%s': %s", path, strerror(-err));
-		return err;
-	}
+	fd = file__open_regular(path);
+	if (fd < 0)
+		return file__open_error(path, fd);
 	if (fstat(fd, &st)) {
 		err = -errno;
 		error("cannot stat '%s': %s", path, strerror(-err));
 		goto cleanup;
 	}
-	if (!S_ISREG(st.st_mode)) {
-		err = -EINVAL;
-		error("'%s' is not a regular file", path);
-		goto cleanup;
+	/* what the first bytes say before the rest is read: a huge file that is not what it
+	 * claims to be is refused without reading it */
+	if (head) {
+		err = head(fd, st.st_size, path, arg);
+		if (err)
+			goto cleanup;
 	}
 	buf = malloc(st.st_size ? st.st_size : 1);
 	if (!buf) {
@@ -360,18 +623,9 @@ int container__read_file(const char *path, void **out, size_t *size)
 		error("cannot read '%s': %s", path, strerror(-err));
 		goto cleanup;
 	}
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, (char *)buf + got, st.st_size - got);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			err = n < 0 ? -errno : -EIO;
-			error("cannot read '%s': %s", path, strerror(-err));
-			goto cleanup;
-		}
-		got += n;
-	}
+	err = pread_all(fd, buf, st.st_size, 0);
+	if (err)
+		error("cannot read '%s': %s", path, strerror(-err));
 cleanup:
 	close(fd);
 	if (err) {
@@ -379,15 +633,16 @@ cleanup:
 		return err;
 	}
 	*out = buf;
-	*size = got;
+	*size = st.st_size;
 	return 0;
 }
 
-int container__load(const char *path, container_parse_fn parse, void *out)
+int container__load(const char *path, const struct container_format *f,
+		    container_parse_fn parse, void *out)
 {
 	size_t size;
 	void *buf;
-	int err = container__read_file(path, &buf, &size);
+	int err = container__read_file(path, container__check_head, f, &buf, &size);
 
 	if (err)
 		return err;

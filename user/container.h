@@ -7,36 +7,83 @@
 
 #include "util.h"
 
+/* the file header and the largest section table: what an output reserves when opened */
+#define CONTAINER_HEAD_MAX (64 + 64 * 24)
+
+struct container_format {
+	const char *magic;	/* 8 bytes */
+	const char *kind;	/* "hsbpf profile": what the messages call it */
+	u16 major, minor;	/* what this hsbpf writes; a newer major is refused */
+};
+
 struct container_section {
 	u32 type;
 	const void *data;
 	size_t size;
 };
 
-/* atomic write: temporary file in the same folder, mode 0600, fsync, rename; path must be
- * absent or a regular file (or a link to one, which stays a link) */
-int container__write(const char *path, const char magic[8], u16 major, u16 minor,
+/* Where a file is written. A regular file (or a new one) atomically: an unnamed temporary
+ * file in the same folder (O_TMPFILE; a short-named one where the filesystem has none),
+ * linked in under its name only once complete, so that nothing is left behind even by a
+ * SIGKILL and a name of NAME_MAX characters works. Anything else, a device or a FIFO, is
+ * written in place, as perf does: /dev/null stays /dev/null. A link to a file stays a link:
+ * the file it names is replaced. */
+struct outfile {
+	char *path;		/* as given, for messages */
+	char *target;		/* what is replaced: path, or the file a link at path names */
+	char *tmp;		/* the temporary's name, while it has one */
+	int fd;
+	bool in_place;
+	bool unnamed;
+};
+
+/* open, and for a regular file reserve reserve bytes, so that a full disk is found before
+ * the work and not after it. 0, or -errno after reporting */
+int outfile__open(struct outfile *o, const char *path, size_t reserve);
+/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
+ * reporting; on failure nothing is left behind */
+int outfile__commit(struct outfile *o);
+/* close and remove what was written; for an outfile that failed or was never opened too */
+void outfile__discard(struct outfile *o);
+
+/* write the container to an open outfile and commit it (discard it on failure) */
+int container__write_out(struct outfile *o, const struct container_format *f,
+			 const struct container_section *secs, size_t nr);
+/* the same through outfile__open */
+int container__write(const char *path, const struct container_format *f,
 		     const struct container_section *secs, size_t nr);
-/* before a long run that ends in container__write: 0 when path can be written (what it is,
- * and a temporary file next to it); otherwise -errno after saying why */
-int container__check_output(const char *path);
 
 /* called once per section, in file order; a non-zero return stops the walk and is returned */
 typedef int (*container_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
-/* checks magic, version (a newer major is refused), sizes and checksums; what is wrong is
- * reported once, naming the file; kind names the expected file ("hsbpf profile") */
-int container__parse(const void *buf, size_t size, const char *name, const char magic[8],
-		     const char *kind, u16 major, u16 minor, container_section_fn fn, void *ctx);
-/* the whole file, or -errno after reporting */
-int container__read_file(const char *path, void **buf, size_t *size);
-/* read a whole file and hand it to a parser; what the parser returns */
+/* checks magic, version (a newer major is refused), sizes, checksums, and that no section
+ * type appears twice; what is wrong is reported once, naming the file. *file_minor (if
+ * given) receives the file's minor version before the first section is handed over */
+int container__parse(const void *buf, size_t size, const char *name,
+		     const struct container_format *f, u16 *file_minor, container_section_fn fn,
+		     void *ctx);
+
+/* a check of a file's first bytes before it is read whole: 0 to read on, or -errno after
+ * reporting. fd is the open file (pread it), size its size */
+typedef int (*file_head_fn)(int fd, u64 size, const char *name, const void *arg);
+/* a regular file (file__open_regular), whole, once head (if given) accepted it; -errno after
+ * reporting */
+int container__read_file(const char *path, file_head_fn head, const void *arg, void **buf,
+			 size_t *size);
+/* the head check of the container format f (a struct container_format): header, section
+ * table and section bounds, without reading the sections */
+int container__check_head(int fd, u64 size, const char *name, const void *f);
+/* read a whole container file (header and table checked first) and hand it to a parser;
+ * what the parser returns */
 typedef int (*container_parse_fn)(const void *buf, size_t size, const char *name, void *out);
-int container__load(const char *path, container_parse_fn parse, void *out);
+int container__load(const char *path, const struct container_format *f,
+		    container_parse_fn parse, void *out);
 /* report "'NAME' is corrupt: WHAT" and return -EINVAL */
 int container__bad(const char *name, const char *what);
 
-/* key=value sections over a struct */
+/* key=value sections over a struct. Strings are written escaped (a backslash as \\, a
+ * newline as \n), so that any byte but NUL survives; kv__parse unescapes them when the file
+ * is of a version that escapes (older files hold strings as they are) */
 enum kv_kind { KV_STR, KV_U64, KV_U32, KV_DBL };
 
 struct kv_field {
@@ -48,7 +95,8 @@ struct kv_field {
 
 char *kv__format(const void *obj, const struct kv_field *f, size_t n, size_t *len);
 /* unknown keys are skipped: a newer minor version may add some */
-int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len);
+int kv__parse(void *obj, const struct kv_field *f, size_t n, const char *buf, size_t len,
+	      bool escaped);
 
 /* copy a section holding an array of elem-sized records; -EINVAL if the size is not a multiple */
 int container__take_array(void **dst, size_t *nr, size_t *cap, const void *src, size_t size,

@@ -102,8 +102,13 @@ struct elf_image *elf_image__open(const char *path)
 		goto fail;
 	}
 	elf_version(EV_CURRENT);
-	img->fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (img->fd < 0 || fstat(img->fd, &st)) {
+	/* a path from a profile or a truth file: never a FIFO or a device */
+	img->fd = file__open_regular(path);
+	if (img->fd < 0) {
+		err = img->fd;
+		goto fail;
+	}
+	if (fstat(img->fd, &st)) {
 		err = -errno;
 		goto fail;
 	}
@@ -141,7 +146,7 @@ struct elf_image *elf_image__open(const char *path)
 		goto fail;
 	elf_end(elf);
 	elf = NULL;
-	if (elf__build_id(path, img->build_id, sizeof(img->build_id), &img->build_id_size))
+	if (elf__build_id_fd(img->fd, img->build_id, sizeof(img->build_id), &img->build_id_size))
 		img->build_id_size = 0;
 	return img;
 fail:

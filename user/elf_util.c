@@ -10,20 +10,31 @@
 
 int elf__build_id(const char *path, u8 *buf, size_t size, size_t *len)
 {
+	/* a path from a recording: never a FIFO or a device */
+	int fd = file__open_regular(path), err;
+
+	if (fd < 0)
+		return fd;
+	err = elf__build_id_fd(fd, buf, size, len);
+	close(fd);
+	return err;
+}
+
+int elf__build_id_fd(int fd, u8 *buf, size_t size, size_t *len)
+{
 	Elf_Scn *scn = NULL;
-	int fd, err = -ENOENT;
+	int err = -ENODATA;
 	Elf *elf;
 
 	elf_version(EV_CURRENT);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	if (!elf) {
-		close(fd);
+	if (!elf)
+		return -EINVAL;
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
 		return -EINVAL;
 	}
-	while (err == -ENOENT && (scn = elf_nextscn(elf, scn))) {
+	while (err == -ENODATA && (scn = elf_nextscn(elf, scn))) {
 		GElf_Shdr sh;
 		Elf_Data *data;
 		GElf_Nhdr nh;
@@ -43,7 +54,6 @@ int elf__build_id(const char *path, u8 *buf, size_t size, size_t *len)
 		}
 	}
 	elf_end(elf);
-	close(fd);
 	return err;
 }
 

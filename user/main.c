@@ -30,7 +30,7 @@ static int usage(FILE *f, int status)
 	return status;
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	if (argc < 2)
 		return usage(stderr, 2);
@@ -52,4 +52,18 @@ int main(int argc, char **argv)
 	}
 	error("unknown command '%s'", argv[1]);
 	return usage(stderr, 2);
+}
+
+int main(int argc, char **argv)
+{
+	int status;
+
+	stdout__open();
+	status = run_command(argc, argv);
+
+	/* every command's output is checked here, once: a report that did not reach the disk
+	 * is an error, not a success */
+	if (stdout__close() && status == 0)
+		status = 1;
+	return status;
 }

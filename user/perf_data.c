@@ -2,9 +2,11 @@
 /* perf.data, read field by field with bounds checks: the header and its sections, each
  * attribute (however old its size) with its ids, records with sample_id_all trailers, samples
  * up to the branch stack (with or without the hardware index), and HEADER_BUILD_ID. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "container.h"
 #include "perf_data.h"
 
@@ -435,6 +437,28 @@ static int parse_attrs(struct reader *r, const struct file_header *fh)
 	return 0;
 }
 
+/* the header, from the file's first head_len bytes, against the file's size */
+static int check_header(const void *head, size_t head_len, u64 size, const char *name,
+			struct file_header *fh)
+{
+	const struct reader r = { .size = size };
+
+	if (head_len < 8 || memcmp(head, "PERFILE2", 8)) {
+		if (head_len >= 8 && !memcmp(head, "PERFFILE", 8))
+			return fail(-EINVAL, "'%s' is a version 1 perf.data file: not supported", name);
+		return fail(-EINVAL, "'%s' is not a perf.data file", name);
+	}
+	if (head_len < sizeof(*fh))
+		return fail(-EINVAL, "'%s' is truncated: %" PRIu64 " bytes, shorter than the header",
+			    name, size);
+	memcpy(fh, head, sizeof(*fh));
+	if (fh->size == 16)
+		return fail(-EINVAL, "'%s' was written to a pipe (perf record -o -): not supported", name);
+	if (fh->size < sizeof(*fh) || !in_file(&r, &fh->attrs) || !in_file(&r, &fh->data))
+		return fail(-EINVAL, "'%s' is truncated or corrupt: its sections lie outside the file", name);
+	return 0;
+}
+
 int perf_data__parse(const void *buf, size_t size, const char *name,
 		     const struct perf_data_callbacks *cb, struct perf_data_stats *st)
 {
@@ -444,18 +468,9 @@ int perf_data__parse(const void *buf, size_t size, const char *name,
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
-	if (size < 8 || memcmp(buf, "PERFILE2", 8)) {
-		if (size >= 8 && !memcmp(buf, "PERFFILE", 8))
-			return fail(-EINVAL, "'%s' is a version 1 perf.data file: not supported", name);
-		return fail(-EINVAL, "'%s' is not a perf.data file", name);
-	}
-	if (size < sizeof(fh))
-		return fail(-EINVAL, "'%s' is truncated: %zu bytes, shorter than the header", name, size);
-	memcpy(&fh, buf, sizeof(fh));
-	if (fh.size == 16)
-		return fail(-EINVAL, "'%s' was written to a pipe (perf record -o -): not supported", name);
-	if (fh.size < sizeof(fh) || !in_file(&r, &fh.attrs) || !in_file(&r, &fh.data))
-		return fail(-EINVAL, "'%s' is truncated or corrupt: its sections lie outside the file", name);
+	err = check_header(buf, size < sizeof(fh) ? size : sizeof(fh), size, name, &fh);
+	if (err)
+		return err;
 	err = parse_attrs(&r, &fh);
 	if (err)
 		goto out;
@@ -492,11 +507,27 @@ out:
 	return err;
 }
 
+/* the header before the file is read whole: a large file that is no perf.data costs nothing */
+static int check_head(int fd, u64 size, const char *name, const void *arg)
+{
+	struct file_header fh;
+	u8 head[sizeof(fh)];
+	ssize_t n;
+
+	(void)arg;
+	n = pread(fd, head, sizeof(head), 0);
+	if (n < 0) {
+		n = -errno;
+		return fail((int)n, "cannot read '%s': %s", name, strerror(-n));
+	}
+	return check_header(head, n, size, name, &fh);
+}
+
 int perf_data__read(const char *path, const struct perf_data_callbacks *cb, struct perf_data_stats *st)
 {
 	size_t size;
 	void *buf;
-	int err = container__read_file(path, &buf, &size);
+	int err = container__read_file(path, check_head, NULL, &buf, &size);
 
 	if (err)
 		return err;

@@ -383,7 +383,19 @@ static const struct kv_field stats_fields[] = {
 	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
 };
 
+static const struct container_format profile_format = {
+	PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
+};
+
 int profile__write(struct profile *p, const char *path)
+{
+	struct outfile o;
+	int err = outfile__open(&o, path, 0);
+
+	return err ? err : profile__write_out(p, &o);
+}
+
+int profile__write_out(struct profile *p, struct outfile *o)
 {
 	struct container_section secs[16];
 	char *meta = NULL, *stats = NULL;
@@ -396,6 +408,7 @@ int profile__write(struct profile *p, const char *path)
 	if (!meta || !stats) {
 		err = -ENOMEM;
 		error("cannot format profile: %s", strerror(-err));
+		outfile__discard(o);
 		goto cleanup;
 	}
 	secs[nsec++] = (struct container_section){ SEC_META, meta, meta_len };
@@ -409,8 +422,7 @@ int profile__write(struct profile *p, const char *path)
 	secs[nsec++] = (struct container_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct container_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	secs[nsec++] = (struct container_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
-	err = container__write(path, PROFILE_MAGIC, PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
-			       secs, nsec);
+	err = container__write_out(o, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
 	free(stats);
@@ -445,9 +457,26 @@ static int validate_refs(struct profile *p, const char *name)
 	return 0;
 }
 
+/* every total a reader forms (samples, weights, branch records) must fit: a wrapped sum
+ * would print as a share of 0, or as nonsense */
+static int check_sums(const struct profile *p, const char *name)
+{
+	u64 n = 0, w = 0, l = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (__builtin_add_overflow(n, p->samples[i].count, &n) ||
+		    __builtin_add_overflow(w, p->samples[i].weight, &w))
+			return bad(name, "sample counts overflow");
+	for (size_t i = 0; i < p->nr_lbr; i++)
+		if (__builtin_add_overflow(l, p->lbr[i].count, &l))
+			return bad(name, "branch record counts overflow");
+	return 0;
+}
+
 struct parse_ctx {
 	struct profile *p;
 	const char *name;
+	u16 minor;		/* the file's */
 };
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
@@ -466,11 +495,13 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 
 	switch (type) {
 	case SEC_META:
-		if (kv__parse(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size))
+		if (kv__parse(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
+			      c->minor >= PROFILE_MINOR_ESCAPES))
 			err = bad(c->name, "bad metadata");
 		break;
 	case SEC_STATS:
-		if (kv__parse(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), data, size))
+		if (kv__parse(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), data, size,
+			      c->minor >= PROFILE_MINOR_ESCAPES))
 			err = bad(c->name, "bad counters");
 		break;
 	case SEC_STRINGS:
@@ -534,12 +565,13 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	c.p->strs.len = 0;
 	c.p->strs.nused = 0;
 	memset(c.p->strs.slots, 0, c.p->strs.nslots * sizeof(*c.p->strs.slots));
-	err = container__parse(buf, size, name, PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR,
-			       PROFILE_VERSION_MINOR, parse_section, &c);
+	err = container__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)
 		err = validate_refs(c.p, name);
+	if (!err)
+		err = check_sums(c.p, name);
 	if (err) {
 		if (err == -ENOMEM)
 			error("cannot read '%s': %s", name, strerror(ENOMEM));
@@ -559,5 +591,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int profile__read(const char *path, struct profile **out)
 {
 	*out = NULL;
-	return container__load(path, parse_any, out);
+	return container__load(path, &profile_format, parse_any, out);
 }

@@ -8,7 +8,9 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	1
+#define PROFILE_VERSION_MINOR	2
+/* 1.2: metadata strings are escaped (docs/profile-format.md) */
+#define PROFILE_MINOR_ESCAPES	2
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -196,8 +198,13 @@ void profile__finish(struct profile *p);
 u64 profile__total_samples(const struct profile *p);
 u64 profile__total_weight(const struct profile *p);
 
-/* atomic write: temporary file in the same folder, mode 0600, then rename */
+/* atomic write: temporary file in the same folder, mode 0600, then rename; a device or a
+ * FIFO is written in place */
 int profile__write(struct profile *p, const char *path);
+/* the same to an outfile opened earlier (record opens it before sampling); commits it, or
+ * discards it on failure */
+struct outfile;
+int profile__write_out(struct profile *p, struct outfile *o);
 /* validates everything; reports what is wrong once and returns -EINVAL, -ENOENT, ... */
 int profile__read(const char *path, struct profile **out);
 /* the same, on a buffer (the fuzz target and the corruption tests use it) */

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The reference run: checks, the qemu-x86_64 child with the plugin, its status, its truth. */
-#include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <limits.h>
@@ -81,9 +80,9 @@ int refrun__check_program(const char *prog, char *path, size_t size)
 		if (!found)
 			return fail(-ENOENT, "cannot run '%s': No such file or directory", prog);
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = file__open_regular(path);
 	if (fd < 0)
-		return fail(-errno, "cannot run '%s': %s", prog, strerror(errno));
+		return fail(fd, "cannot run '%s': %s", prog, file__strerror(fd));
 	if (read(fd, e, sizeof(e)) != sizeof(e) || memcmp(e, ELFMAG, SELFMAG)) {
 		close(fd);
 		return fail(-ENOEXEC, "'%s' is not an ELF program (scripts run as: hsbpf truth -- "
@@ -94,21 +93,6 @@ int refrun__check_program(const char *prog, char *path, size_t size)
 	if (e[EI_CLASS] != ELFCLASS64 || machine != EM_X86_64)
 		return fail(-ENOEXEC, "'%s' is not an x86-64 ELF program", prog);
 	return 0;
-}
-
-/* while the emulator runs, an ending signal to hsbpf goes on to it (a second one kills it),
- * so that the run ends, nothing is left running and the temporary files go */
-static volatile pid_t emulator_pid;
-static volatile sig_atomic_t forwarded;
-static const int ending_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
-
-static void forward_signal(int sig)
-{
-	int saved = errno;
-
-	if (emulator_pid > 0)
-		kill(emulator_pid, forwarded++ ? SIGKILL : sig == SIGINT ? SIGINT : SIGTERM);
-	errno = saved;
 }
 
 static void describe_status(int st, struct truth_meta *m)
@@ -140,22 +124,79 @@ int refrun__collect(char *const argv[], const char *given_plugin, bool edges, st
 	return refrun__collect_vpmu(argv, given_plugin, edges ? NULL : &(struct vpmu_opts){}, out);
 }
 
+/* an unnamed temporary file (O_TMPFILE, else unlinked at once): nothing is left behind
+ * however hsbpf ends, SIGKILL included. A close-on-exec fd or -errno */
+static int unnamed_tmp(void)
+{
+	const char *dir = getenv("TMPDIR");
+	char path[PATH_MAX];
+	int fd;
+
+	if (!dir || !*dir)
+		dir = "/tmp";
+	fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		return fd;
+	if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+		return -errno;
+	snprintf(path, sizeof(path), "%s/hsbpf-ref-XXXXXX", dir);
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	unlink(path);
+	return fd;
+}
+
+/* wait for the collector; SIGINT, SIGTERM, SIGHUP or SIGQUIT to hsbpf meanwhile kill it. The signals
+ * are blocked and taken with sigwaitinfo (stop holds them and SIGCHLD), so none is lost
+ * between a check and a wait. 0 and *st, or the signal that interrupted the run */
+static int wait_collector(pid_t pid, const sigset_t *stop, int *st)
+{
+	sigset_t term = *stop;
+	const struct timespec now = {};
+	int sig;
+
+	sigdelset(&term, SIGCHLD);
+	for (;;) {
+		sig = sigwaitinfo(stop, NULL);
+		if (sig < 0 && errno == EINTR)
+			continue;
+		if (sig == SIGCHLD || sig < 0) {
+			pid_t w = waitpid(pid, st, WNOHANG);
+
+			if (w == pid)
+				break;
+			if (w < 0 && errno != EINTR)
+				return SIGKILL;	/* cannot happen: our child */
+			continue;
+		}
+		kill(pid, SIGKILL);
+		while (waitpid(pid, st, 0) < 0 && errno == EINTR)
+			;
+		return sig;
+	}
+	/* a signal that came with the end (Ctrl-C reaches the emulator too) still counts */
+	sig = sigtimedwait(&term, NULL, &now);
+	return sig > 0 ? sig : 0;
+}
+
 /* v == NULL: edges on; v->event == NULL: blocks only (--no-edges); else the virtual PMU */
 int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const struct vpmu_opts *v,
 			 struct truth **out)
 {
 	bool edges = !v || v->event;
-	char plugin[PATH_MAX], prog[PATH_MAX], raw[] = "/tmp/hsbpf-ref-XXXXXX", arg[PATH_MAX + 64];
-	char crash[] = "/tmp/hsbpf-crash-XXXXXX", catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
+	char plugin[PATH_MAX], prog[PATH_MAX], arg[PATH_MAX + 64];
+	char catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
 	const char *user_preload = getenv("LD_PRELOAD");
+	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
 	struct truth *t = NULL;
-	int fd, st, err, argc = 0, crash_fd = -1, q = 0;
-	unsigned char sig = 0;
+	int st, err, argc = 0, raw_fd = -1, crash_fd = -1, q = 0, sig;
+	unsigned char crash_sig = 0;
+	sigset_t stop, old_mask;
+	pid_t pid, parent = getpid();
 	u64 t0, wall0;
 	char **qargv = NULL;
-	struct sigaction saved[ARRAY_SIZE(ending_signals)];
-	bool saved_set = false;
-	pid_t pid, parent;
+	struct stat rs;
 
 	*out = NULL;
 	err = refrun__check_program(argv[0], prog, sizeof(prog));
@@ -171,16 +212,15 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 			 "libhsbpf-crash.so");
 	if (!is_file(catcher))
 		return fail(-ENOENT, "cannot find the crash catcher '%s' (build it with make)", catcher);
-	fd = mkstemp(raw);
-	if (fd < 0)
-		return fail(-errno, "cannot create a temporary file: %s", strerror(errno));
-	close(fd);
-	crash_fd = mkstemp(crash);	/* inherited by the program: where a fatal signal is told */
-	if (crash_fd < 0) {
-		err = fail(-errno, "cannot create a temporary file: %s", strerror(errno));
+	/* the collector's output, and where a fatal signal is told: files without a name,
+	 * handed to the emulator as inherited descriptors */
+	raw_fd = unnamed_tmp();
+	crash_fd = raw_fd < 0 ? raw_fd : unnamed_tmp();
+	if (raw_fd < 0 || crash_fd < 0) {
+		err = fail(raw_fd < 0 ? raw_fd : crash_fd, "cannot create a temporary file: %s",
+			   strerror(-(raw_fd < 0 ? raw_fd : crash_fd)));
 		goto cleanup;
 	}
-	unlink(crash);
 	while (argv[argc])
 		argc++;
 	qargv = calloc(argc + 10, sizeof(*qargv));
@@ -188,11 +228,13 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	/* /proc/self/fd/N in the emulator is its inherited copy of raw_fd */
 	if (v && v->event)
-		snprintf(arg, sizeof(arg), "%s,out=%s,vpmu=%s,period=%llu,mode=%d,lbr=%d,skid=%d", plugin,
-			 raw, v->event, (unsigned long long)v->period, v->mode, v->lbr, v->skid);
+		snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d,vpmu=%s,period=%llu,mode=%d,lbr=%d,skid=%d",
+			 plugin, raw_fd, v->event, (unsigned long long)v->period, v->mode, v->lbr, v->skid);
 	else
-		snprintf(arg, sizeof(arg), "%s,out=%s%s", plugin, raw, edges ? "" : ",edges=off");
+		snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d%s", plugin, raw_fd,
+			 edges ? "" : ",edges=off");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
 		 user_preload ? user_preload : "");
 	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);
@@ -207,58 +249,57 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	for (int i = 1; i < argc; i++)
 		qargv[q++] = argv[i];
 
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGCHLD);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGHUP);
+	sigaddset(&stop, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &stop, &old_mask);
+	sigaction(SIGCHLD, &dfl, &old_chld);	/* not SIG_IGN, which would reap it for us */
 	wall0 = now_ns(CLOCK_REALTIME);
 	t0 = now_ns(CLOCK_MONOTONIC);
-	for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
-		sigaction(ending_signals[i], &(struct sigaction){ .sa_handler = forward_signal },
-			  &saved[i]);
-	saved_set = true;
-	forwarded = 0;
-	parent = getpid();
 	pid = fork();
 	if (pid < 0) {
-		err = fail(-errno, "cannot fork: %s", strerror(errno));
+		err = -errno;
+		error("cannot fork: %s", strerror(-err));
+		sigaction(SIGCHLD, &old_chld, NULL);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		goto cleanup;
 	}
 	if (pid == 0) {
-		for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
-			signal(ending_signals[i], SIG_DFL);
-		/* and hsbpf killed outright takes the emulator with it */
+		/* the emulator dies with hsbpf, however hsbpf ends; if hsbpf is already gone,
+		 * it does not start */
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
 			_exit(127);
+		fcntl(raw_fd, F_SETFD, 0);
+		fcntl(crash_fd, F_SETFD, 0);
+		sigprocmask(SIG_SETMASK, &old_mask, NULL);
+		sigaction(SIGCHLD, &old_chld, NULL);
 		execvp(EMULATOR, qargv);
 		fprintf(stderr, "hsbpf: cannot run %s: %s (install qemu-user)\n", EMULATOR, strerror(errno));
 		_exit(127);
 	}
-	emulator_pid = pid;
-	while (waitpid(pid, &st, 0) < 0) {
-		if (errno != EINTR) {
-			err = fail(-errno, "cannot wait for %s: %s", EMULATOR, strerror(errno));
-			goto cleanup;
-		}
-	}
-	emulator_pid = 0;
-	if (forwarded) {
-		/* what the collector wrote, if anything, is not an exact count of the run */
-		err = fail(-EINTR, "interrupted: '%s' was stopped, and no truth file is written",
-			   argv[0]);
+	sig = wait_collector(pid, &stop, &st);
+	sigaction(SIGCHLD, &old_chld, NULL);
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	if (sig) {
+		err = fail(-EINTR, "interrupted (%s): %s stopped, no counts written", strsignal(sig),
+			   EMULATOR);
 		goto cleanup;
 	}
-	if (WIFEXITED(st) && WEXITSTATUS(st) == 127) {
-		struct stat rs;
-
-		if (!stat(raw, &rs) && rs.st_size == 0) {
-			err = -ENOENT;	/* the child said why */
-			goto cleanup;
-		}
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 127 && !fstat(raw_fd, &rs) && rs.st_size == 0) {
+		err = -ENOENT;	/* the child said why */
+		goto cleanup;
 	}
-	err = truth__from_raw(raw, &t, v && v->event ? v->out : NULL);
+	err = truth__from_raw(raw_fd, "the reference collector's output", &t,
+			      v && v->event ? v->out : NULL);
 	if (err)
 		goto cleanup;
 	truth__drop_object(t, truth__object(t, catcher));
-	if (pread(crash_fd, &sig, 1, 0) == 1 && sig) {
+	if (pread(crash_fd, &crash_sig, 1, 0) == 1 && crash_sig) {
 		/* the catcher turned the fatal signal into exit_group(128 + sig) */
-		st = sig;	/* as if WIFSIGNALED */
+		st = crash_sig;	/* as if WIFSIGNALED */
 	}
 	describe_status(st, &t->meta);
 	{
@@ -282,13 +323,10 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	*out = t;
 	t = NULL;
 cleanup:
-	emulator_pid = 0;
-	if (saved_set)
-		for (size_t i = 0; i < ARRAY_SIZE(ending_signals); i++)
-			sigaction(ending_signals[i], &saved[i], NULL);
 	if (crash_fd >= 0)
 		close(crash_fd);
-	unlink(raw);
+	if (raw_fd >= 0)
+		close(raw_fd);
 	free(qargv);
 	truth__free(t);
 	return err;

@@ -6,10 +6,12 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "bblock.h"
 #include "elf_image.h"
@@ -69,9 +71,65 @@ struct symbolizer {
 	struct strset names;		/* symbol and file names the cache points to */
 };
 
+/* true if a file is there that is not a regular file */
+static bool not_regular(const char *dir, const char *sub, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (snprintf(path, sizeof(path), "%s%s%s%s%s", dir ? dir : "", dir ? "/" : "", sub ? sub : "",
+		     sub ? "/" : "", name) >= (int)sizeof(path))
+		return false;
+	return !stat(path, &st) && !S_ISREG(st.st_mode);
+}
+
+/* the places elfutils' standard search opens, for file_name's separate debug file */
+static bool debug_search_blocks(const char *file_name, const char *debuglink)
+{
+	const char *base = path__base(file_name);
+	char dir[PATH_MAX], debug_name[NAME_MAX + 8];
+	const char *names[4] = { debuglink, debuglink ? path__base(debuglink) : NULL, base, debug_name };
+
+	snprintf(debug_name, sizeof(debug_name), "%s.debug", base);
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base == file_name ? 0 : base - 1 - file_name),
+		 file_name);
+	for (int i = 0; i < 4; i++) {
+		if (!names[i])
+			continue;
+		if (not_regular(base == file_name ? NULL : dir, NULL, names[i]) ||
+		    not_regular(dir, ".debug", names[i]) || not_regular(dir, ".dwz", names[i]) ||
+		    not_regular("/usr/lib/debug", ".dwz", names[i]))
+			return true;
+		/* /usr/lib/debug/DIR, then DIR without its first component, and so on */
+		for (const char *sub = dir; sub && *sub; sub = strchr(sub + 1, '/'))
+			if (not_regular("/usr/lib/debug", sub + (*sub == '/'), names[i]))
+				return true;
+	}
+	return false;
+}
+
+/* elfutils opens the separate debug file candidates it looks for (NAME.debug, the debuglink
+ * name: next to the object, in its .debug folder, under /usr/lib/debug) without O_NONBLOCK:
+ * a FIFO beside an object that a profile names would block the report. Those are looked at
+ * first, for the object's path and its real path; a FIFO swapped in between is not covered. */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+			  const char *file_name, const char *debuglink, GElf_Word crc, char **out)
+{
+	char real[PATH_MAX];
+
+	if (file_name && (debug_search_blocks(file_name, debuglink) ||
+			  (realpath(file_name, real) && debug_search_blocks(real, debuglink)))) {
+		warning("'%s': a debug file candidate beside it is not a regular file: not searched",
+			file_name);
+		errno = 0;
+		return -1;
+	}
+	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+}
+
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = find_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -138,7 +196,7 @@ static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *
 	d->blocks_failed = !d->blocks;
 	if (d->blocks_failed)
 		warning("cannot build the basic blocks of '%s': %s", profile__str(sy->p, d->path),
-			strerror(errno));
+			file__strerror(errno));
 	return d->blocks;
 }
 
@@ -261,15 +319,24 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 	GElf_Addr bias, vaddr;
 	size_t nph;
 	Elf *elf;
-	int len;
+	int len, fd;
 
+	/* a path from a profile: never a FIFO or a device */
+	fd = file__open_regular(path);
+	if (fd < 0) {
+		warning("cannot open '%s': %s: its samples show as [unknown]", path, file__strerror(fd));
+		return fd;
+	}
 	d->dwfl = dwfl_begin(&offline_callbacks);
-	if (!d->dwfl)
+	if (!d->dwfl) {
+		close(fd);
 		return -ENOMEM;
+	}
 	dwfl_report_begin(d->dwfl);
-	d->mod = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
+	d->mod = dwfl_report_elf(d->dwfl, path, path, fd, 0, true);	/* owns fd if it succeeds */
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod) {
+		close(fd);
 		warning("cannot open '%s': %s: its samples show as [unknown]", path, dwfl_errmsg(-1));
 		return -ENOENT;
 	}

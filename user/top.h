@@ -100,7 +100,8 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 void top__format_titles(const struct top_view *v, int width, char *buf, size_t size);
 void top__format_row(const struct top_view *v, const struct top_row *r, double view_total,
 		     int width, char *buf, size_t size);
-/* a whole snapshot for --stdio: header, titles and at most limit rows */
+/* a whole snapshot for --stdio: header, titles and at most limit rows; -EIO if out has failed
+ * (the caller flushes) */
 int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out);
 
 #endif /* HSBPF_TOP_H */

@@ -309,5 +309,5 @@ int top__print(struct top *t, const struct top_view *v, size_t limit, int width,
 		fprintf(out, "%s\n", line);
 	}
 	fprintf(out, "\n");
-	return fflush(out) ? -errno : 0;
+	return ferror(out) ? -EIO : 0;
 }

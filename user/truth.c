@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "container.h"
 #include "disasm.h"
 #include "elf_image.h"
@@ -172,15 +173,21 @@ static int parse_sizes(const char *s, struct raw_block *b)
 	return 0;
 }
 
-static int raw_parse(const char *path, struct raw *r)
+static int raw_parse(int fd, const char *name, struct raw *r)
 {
 	char *line = NULL;
 	size_t cap = 0;
-	int err = 0, lineno = 0;
-	FILE *f = fopen(path, "re");
+	int err = 0, lineno = 0, dfd = dup(fd);
+	FILE *f = dfd < 0 ? NULL : fdopen(dfd, "r");
 
-	if (!f)
-		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	if (!f || fseek(f, 0, SEEK_SET)) {
+		err = -errno;
+		if (f)
+			fclose(f);
+		else if (dfd >= 0)
+			close(dfd);
+		return fail(err, "cannot read %s: %s", name, strerror(-err));
+	}
 	while (!err && getline(&line, &cap, f) > 0) {
 		unsigned long long a, b, c, d, e;
 		long long m;
@@ -263,11 +270,11 @@ static int raw_parse(const char *path, struct raw *r)
 	free(line);
 	fclose(f);
 	if (err == -EINVAL)
-		return fail(err, "'%s' is corrupt at line %d", path, lineno);
+		return fail(err, "%s is corrupt at line %d", name, lineno);
 	if (err)
-		return fail(err, "cannot read '%s': %s", path, strerror(-err));
+		return fail(err, "cannot read %s: %s", name, strerror(-err));
 	if (!r->ended)
-		return fail(-EINVAL, "'%s' is truncated: the collector did not finish writing it", path);
+		return fail(-EINVAL, "%s is truncated: the collector did not finish writing it", name);
 	return 0;
 }
 
@@ -489,7 +496,7 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 	return err;
 }
 
-int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp)
+int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
 {
 	struct elf_image **imgs = NULL;
 	struct insn_table it = {};
@@ -500,7 +507,7 @@ int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp
 	int err;
 
 	*out = NULL;
-	err = raw_parse(raw_path, &r);
+	err = raw_parse(raw_fd, name, &r);
 	if (err)
 		goto cleanup;
 	if (r.oom) {
@@ -689,21 +696,36 @@ static const struct kv_field meta_fields[] = {
 	T_U64(duration_ns), T_U32(edges_off),
 };
 
+static const struct container_format truth_format = {
+	TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR,
+};
+
 int truth__write(struct truth *t, const char *path)
+{
+	struct outfile o;
+	int err = outfile__open(&o, path, 0);
+
+	return err ? err : truth__write_out(t, &o);
+}
+
+int truth__write_out(struct truth *t, struct outfile *o)
 {
 	struct container_section secs[5];
 	size_t meta_len;
 	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	int err;
 
-	if (!meta)
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!meta) {
+		err = fail(-ENOMEM, "cannot write '%s': %s", o->path, strerror(ENOMEM));
+		outfile__discard(o);
+		return err;
+	}
 	secs[0] = (struct container_section){ TSEC_META, meta, meta_len };
 	secs[1] = (struct container_section){ TSEC_STRINGS, t->strs, t->strs_len };
 	secs[2] = (struct container_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
 	secs[3] = (struct container_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
 	secs[4] = (struct container_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = container__write(path, TRUTH_MAGIC, TRUTH_VERSION_MAJOR, TRUTH_VERSION_MINOR, secs, 5);
+	err = container__write_out(o, &truth_format, secs, 5);
 	free(meta);
 	return err;
 }
@@ -711,6 +733,7 @@ int truth__write(struct truth *t, const char *path)
 struct tparse {
 	struct truth *t;
 	const char *name;
+	u16 minor;		/* the file's */
 };
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
@@ -728,7 +751,8 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 
 	switch (type) {
 	case TSEC_META:
-		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size) ?
+		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
+				 c->minor >= TRUTH_MINOR_ESCAPES) ?
 			container__bad(c->name, "bad metadata") : 0;
 	case TSEC_STRINGS:
 		if (!size || ((const char *)data)[size - 1])
@@ -754,14 +778,14 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 int truth__parse(const void *buf, size_t size, const char *name, struct truth **out)
 {
 	struct tparse c = { .name = name };
+	u64 sum = 0;
 	int err;
 
 	*out = NULL;
 	c.t = truth__new();
 	if (!c.t)
 		return -ENOMEM;
-	err = container__parse(buf, size, name, TRUTH_MAGIC, "hsbpf truth file", TRUTH_VERSION_MAJOR,
-			       TRUTH_VERSION_MINOR, tparse_section, &c);
+	err = container__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
 	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
 		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
 			err = container__bad(name, "object refers outside the string table");
@@ -773,6 +797,14 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
 		    c.t->edges[i].kind >= EDGE_NR)
 			err = container__bad(name, "edge refers to no object");
+	/* readers sum counts (per object, per function, per block): no sum may wrap */
+	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
+		if (__builtin_add_overflow(sum, c.t->insns[i].count, &sum))
+			err = container__bad(name, "instruction counts overflow");
+	sum = 0;
+	for (size_t i = 0; !err && i < c.t->nr_edges; i++)
+		if (__builtin_add_overflow(sum, c.t->edges[i].count, &sum))
+			err = container__bad(name, "edge counts overflow");
 	if (err) {
 		truth__free(c.t);
 		return err;
@@ -789,5 +821,5 @@ static int parse_any(const void *buf, size_t size, const char *name, void *out)
 int truth__read(const char *path, struct truth **out)
 {
 	*out = NULL;
-	return container__load(path, parse_any, out);
+	return container__load(path, &truth_format, parse_any, out);
 }

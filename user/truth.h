@@ -9,7 +9,9 @@
 
 #define TRUTH_MAGIC		"HSBPFTRU"
 #define TRUTH_VERSION_MAJOR	1
-#define TRUTH_VERSION_MINOR	0
+#define TRUTH_VERSION_MINOR	1
+/* 1.1: metadata strings are escaped (docs/truth-format.md) */
+#define TRUTH_MINOR_ESCAPES	1
 #define TRUTH_NO_OBJECT		UINT32_MAX
 
 enum edge_kind {
@@ -92,16 +94,20 @@ u32 truth__object(const struct truth *t, const char *path);
 /* the instruction record at (obj, vaddr), or NULL */
 const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
 
-/* read the plugin's raw output (ref/hsbpf-ref.c) and resolve it into objects and ELF
- * addresses; the meta fields the run knows (command, status) are the caller's */
+/* read the plugin's raw output (ref/hsbpf-ref.c) from the start of the file raw_fd (which
+ * messages call name) and resolve it into objects and ELF addresses; the meta fields the run
+ * knows (command, status) are the caller's */
 struct profile;
 /* vp, if given, receives the virtual PMU's samples and branch records of the same run */
-int truth__from_raw(const char *raw_path, struct truth **out, struct profile *vp);
+int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp);
 
 /* remove an object's instructions and edges (the crash catcher's), and its share of the total */
 void truth__drop_object(struct truth *t, u32 obj);
 
 int truth__write(struct truth *t, const char *path);
+/* to an outfile opened earlier; commits it, or discards it on failure */
+struct outfile;
+int truth__write_out(struct truth *t, struct outfile *o);
 int truth__read(const char *path, struct truth **out);
 int truth__parse(const void *buf, size_t size, const char *name, struct truth **out);
 

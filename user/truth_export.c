@@ -121,7 +121,8 @@ static void blocks(const struct truth *t, struct out_ctx *c, bool json)
 		struct bblock_table *bt = img ? bblock_table__build(img) : NULL;
 
 		if (!bt) {
-			warning("cannot read '%s': its blocks are left out", obj_path(t, o));
+			warning("cannot read '%s': %s: its blocks are left out", obj_path(t, o),
+				file__strerror(errno));
 		} else {
 			for_each_block(t, o, bt, json ? block_json : block_text, c);
 		}

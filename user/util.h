@@ -74,4 +74,33 @@ void str__fputs_escaped(const char *s, FILE *f);
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
 
+/* whether two paths name one file: the same device and inode when both exist, else the same
+ * real folder and name (a file about to be created) */
+bool file__same(const char *a, const char *b);
+
+/* at the start of main: standard output (unless a terminal) through a stream that keeps the
+ * errno of its first failed write, which stdio does not, for stdout__close to report */
+void stdout__open(void);
+/* flush and close standard output at the end of main, as git does: a write that failed
+ * anywhere in a command (a full disk, /dev/full, a closed pipe with SIGPIPE ignored) is
+ * reported here, once ("cannot write standard output: ..."). 0 or -errno after reporting */
+int stdout__close(void);
+/* flush standard output: 0, or -errno without reporting (stdout__close will); for a command
+ * that writes repeatedly (top) and should stop once its output is gone */
+int stdout__flush(void);
+
+/* file__open_regular's refusal of a FIFO, a device or a socket: an errno that opening a path
+ * to read never gives otherwise, so that callers can word it (file__strerror) */
+#define ENOTREGULAR EMEDIUMTYPE
+/* open a file to read that a profile, a truth file or the command line names, without
+ * blocking on it and without opening a device: anything but a regular file is refused before
+ * the open (stat) and again after it (fstat of an O_NONBLOCK open, in case it was swapped
+ * meanwhile). A close-on-exec fd, or -ENOTREGULAR, -EISDIR, -errno; nothing reported */
+int file__open_regular(const char *path);
+/* strerror(err), but "not a regular file" for ENOTREGULAR */
+const char *file__strerror(int err);
+/* report a failed file__open_regular once ("'PATH' is not a regular file", "cannot open
+ * 'PATH': ..."); returns err */
+int file__open_error(const char *path, int err);
+
 #endif /* HSBPF_UTIL_H */

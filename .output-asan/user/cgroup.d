@@ -1,3 +1,0 @@
-.output-asan/user/cgroup.o: user/cgroup.c user/cgroup.h user/util.h
-user/cgroup.h:
-user/util.h:

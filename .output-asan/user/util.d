@@ -1,2 +1,0 @@
-.output-asan/user/util.o: user/util.c user/util.h
-user/util.h:
