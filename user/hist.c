@@ -217,6 +217,12 @@ static int grow_index(struct hist *h)
 int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
 	      const char *cgroup)
 {
+	return hist__add_row(h, s, r, cgroup) < 0 ? -ENOMEM : 0;
+}
+
+s64 hist__add_row(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
+		  const char *cgroup)
+{
 	struct hist_row row = {
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
@@ -235,17 +241,18 @@ int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_r
 		if (!key_cmp(h, old, &row)) {
 			old->count += row.count;
 			old->weight += row.weight;
-			return 0;
+			return h->index[i] - 1;
 		}
 	}
 	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)))
 		return -ENOMEM;
+	row.id = h->nr_rows;
 	h->rows[h->nr_rows++] = row;
 	h->index[i] = h->nr_rows;
-	return 0;
+	return h->nr_rows - 1;
 }
 
-static const char *cgroup_path(const struct profile *p, u64 id)
+const char *hist__cgroup_path(const struct profile *p, u64 id)
 {
 	for (size_t i = 0; i < p->nr_cgroups; i++)
 		if (p->cgroups[i].id == id)
@@ -264,7 +271,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 
 		symbolizer__resolve(sy, s, &r);
 		h->nspid_of_next = profile__nspid(p, s->pid);
-		if (hist__add(h, s, &r, cgroup_path(p, s->cgroup_id)))
+		if (hist__add(h, s, &r, hist__cgroup_path(p, s->cgroup_id)))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}
 	return 0;
@@ -307,8 +314,10 @@ static const struct hist *sort_ctx;
 static int row_cmp(const void *a, const void *b)
 {
 	const struct hist_row *x = a, *y = b;
-	int c = cmp_u64_desc(x->count, y->count);
+	int c = sort_ctx->children ? cmp_u64_desc(x->children, y->children) : 0;
 
+	if (!c)
+		c = cmp_u64_desc(x->count, y->count);
 	return c ? c : key_cmp(sort_ctx, x, y);
 }
 

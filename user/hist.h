@@ -8,6 +8,8 @@
 #include "profile.h"
 #include "symbolizer.h"
 
+struct json_writer;
+
 enum sort_key {
 	SORT_SYM,
 	SORT_IP,
@@ -39,6 +41,8 @@ struct hist_row {
 	const struct bblock *bb;
 	double lbr_execs;	/* from branch stacks, when the profile has them */
 	u32 nspid;		/* the PID inside its namespace, 0 in the host's */
+	u64 children;		/* with call graphs: samples of the stacks this row is in */
+	u32 id;			/* the order it was made in, which sorting does not change */
 };
 
 struct hist {
@@ -55,6 +59,12 @@ struct hist {
 	const char *scale_source;	/* "period", "truth", or NULL */
 	bool has_lbr;			/* block rows carry LBR estimates */
 	u32 nspid_of_next;		/* hist__add_profile tells hist__add the namespace PID */
+	bool children;			/* rows carry children and sort by them (report --children) */
+	/* report's call graphs: text under each row shown, and JSON fields after the rows */
+	void (*print_row_extra)(void *ctx, const struct hist *h, size_t row, FILE *out);
+	void (*print_json_extra)(void *ctx, struct json_writer *w);
+	void *extra_ctx;
+	double percent_limit;		/* rows under this share are not shown */
 };
 
 /* "sym", "comm,dso", ...: 0, or -EINVAL after saying what is wrong */
@@ -68,6 +78,11 @@ void hist__free(struct hist *h);
 /* cgroup: the sample's cgroup path or NULL */
 int hist__add(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
 	      const char *cgroup);
+/* the same, returning the row's index (made if new), or -ENOMEM */
+s64 hist__add_row(struct hist *h, const struct profile_sample *s, const struct sym_result *r,
+		  const char *cgroup);
+/* the path of a cgroup id in p, or NULL */
+const char *hist__cgroup_path(const struct profile *p, u64 id);
 /* resolve and add every sample of p */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* block rows: their executions estimated from the profile's branch stacks */

@@ -694,6 +694,8 @@ static int add_to_profile(void *ctx, const struct profile_sample *ps)
 	return 0;
 }
 
+static int collect_stacks(struct sampler *s, struct profile *p);
+
 int sampler__collect(struct sampler *s, struct profile *p)
 {
 	int err = sampler__read_samples(s, add_to_profile, p);
@@ -702,6 +704,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		err = collect_stats(s, p);
 	if (!err && s->lbr)
 		err = collect_lbr(s, p);
+	if (!err && s->opts.call_graph != HSBPF_CALL_GRAPH_NONE)
+		err = collect_stacks(s, p);
 	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 	return err;
 }
@@ -956,6 +960,118 @@ int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ct
 cleanup:
 	free(keys);
 	free(vals);
+	return err;
+}
+
+/* the stack samples, read whole before their stacks are looked up */
+struct stack_read {
+	struct stack_key *keys;
+	struct sample_value *vals;
+	size_t nr, cap, cap_vals;
+	u64 *hashes;		/* the distinct stacks, sorted: a stack's index is its place here */
+	size_t nr_hashes;
+};
+
+static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct sample_value *v)
+{
+	struct stack_read *r = ctx;
+
+	if (array__reserve((void **)&r->keys, &r->cap, r->nr + 1, sizeof(*k)) ||
+	    array__reserve((void **)&r->vals, &r->cap_vals, r->nr + 1, sizeof(*v)))
+		return -ENOMEM;
+	r->keys[r->nr] = *k;
+	r->vals[r->nr++] = *v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u32 stack_ref(const struct stack_read *r, u64 hash)
+{
+	const u64 *at;
+
+	if (!hash)
+		return 0;
+	at = bsearch(&hash, r->hashes, r->nr_hashes, sizeof(hash), cmp_u64);
+	return at ? (u32)(at - r->hashes) + 1 : 0;
+}
+
+/* the stack samples, each distinct stack once; a stack the kernel's map could not take is
+ * kept as a lost one, with its samples */
+static int collect_stacks(struct sampler *s, struct profile *p)
+{
+	u64 cnt[HSBPF_STACK_STAT_NR];
+	struct stack_read r = {};
+	struct stack_frames *f = malloc(sizeof(*f));
+	size_t n = 0;
+	int err;
+
+	if (!f)
+		return fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+	err = sampler__read_stack_samples(s, keep_stack_sample, &r);
+	if (err == -ENOMEM)
+		error("cannot read stacks: %s", strerror(ENOMEM));
+	if (err)
+		goto cleanup;
+	r.hashes = malloc((2 * r.nr + 1) * sizeof(*r.hashes));
+	if (!r.hashes) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		if (r.keys[i].user)
+			r.hashes[n++] = r.keys[i].user;
+		if (r.keys[i].kernel)
+			r.hashes[n++] = r.keys[i].kernel;
+	}
+	qsort(r.hashes, n, sizeof(*r.hashes), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!r.nr_hashes || r.hashes[r.nr_hashes - 1] != r.hashes[i])
+			r.hashes[r.nr_hashes++] = r.hashes[i];
+	for (size_t i = 0; i < r.nr_hashes; i++) {
+		s64 idx;
+
+		if (sampler__stack(s, r.hashes[i], f))
+			idx = profile__add_stack(p, NULL, 0, PROFILE_STACK_LOST, 0);
+		else
+			idx = profile__add_stack(p, (const u64 *)f->ip, f->nr < HSBPF_MAX_FRAMES ? f->nr : HSBPF_MAX_FRAMES,
+						 f->end, f->nr_fp);
+		if (idx < 0) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		const struct stack_key *k = &r.keys[i];
+		struct profile_stack_sample ss = {
+			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id, .exec_ns = k->exec_ns,
+			.user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
+			.count = r.vals[i].count, .weight = r.vals[i].weight,
+		};
+
+		if (profile__add_stack_sample(p, &ss)) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	if (!sampler__read_stack_counters(s, cnt)) {
+		p->stats.stack_samples = cnt[HSBPF_STACK_STAT_SAMPLES];
+		p->stats.stack_frames = cnt[HSBPF_STACK_STAT_FRAMES];
+		p->stats.stack_fp_frames = cnt[HSBPF_STACK_STAT_FP_FRAMES];
+		p->stats.stacks_full = cnt[HSBPF_STACK_STAT_STACKS_FULL];
+		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
+		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
+	}
+cleanup:
+	free(r.keys);
+	free(r.vals);
+	free(r.hashes);
+	free(f);
 	return err;
 }
 

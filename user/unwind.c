@@ -16,6 +16,7 @@
 #include <unistd.h>
 #include "elf_util.h"
 #include "sampler.h"
+#include "sideband.h"
 #include "unwind.h"
 #include "unwind_table.h"
 
@@ -36,12 +37,24 @@ struct umap {
 struct uproc {
 	u32 pid;
 	u32 tag;			/* of the image whose mappings are below */
+	u64 exec_time;			/* its exec record's time, 0 if not seen */
 	struct umap *maps;
 	size_t nr, cap;
 };
 
+/* a mapping made by an exec the kernel's tracepoint has not finished: its tag is not known */
+struct pending_map {
+	u32 pid;
+	u8 build_id_size;
+	u8 build_id[20];
+	u64 start, len, pgoff, time_ns;
+	char *path;
+};
+
 struct unwinder {
 	struct sampler *s;
+	struct pending_map *pending;
+	size_t nr_pending, cap_pending;
 	struct uobj *objs;
 	size_t nr_objs, cap_objs;
 	struct uproc *procs;		/* sorted by pid */
@@ -65,6 +78,10 @@ static void proc_free(struct uproc *p)
 
 void unwinder__free(struct unwinder *u)
 {
+	for (size_t i = 0; u && i < u->nr_pending; i++)
+		free(u->pending[i].path);
+	if (u)
+		free(u->pending);
 	if (!u)
 		return;
 	for (size_t i = 0; i < u->nr_objs; i++)
@@ -283,8 +300,28 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 
 	if (!exec || !path || path[0] != '/' || !len)
 		return 0;	/* data, anonymous memory, [vdso]: nothing to unwind by table */
-	if (time_ns && time_ns < exec_ns) {
+	p = find_proc(u, pid, true);
+	if (!p)
+		return -ENOMEM;
+	if (time_ns && time_ns < p->exec_time) {
 		u->st.stale++;	/* the image it belonged to is gone */
+		return 0;
+	}
+	/* the exec tracepoint that tags the new image fires after the exec has mapped the
+	 * program and its interpreter: until then, the mapping waits */
+	if (p->exec_time && exec_ns < p->exec_time) {
+		struct pending_map *pm;
+
+		if (array__reserve((void **)&u->pending, &u->cap_pending, u->nr_pending + 1, sizeof(*pm)))
+			return -ENOMEM;
+		pm = &u->pending[u->nr_pending];
+		*pm = (struct pending_map){ .pid = pid, .start = start, .len = len, .pgoff = pgoff,
+					    .time_ns = time_ns, .path = strdup(path),
+					    .build_id_size = build_id_size < 20 ? build_id_size : 20 };
+		if (!pm->path)
+			return -ENOMEM;
+		memcpy(pm->build_id, build_id, pm->build_id_size);
+		u->nr_pending++;
 		return 0;
 	}
 	o = find_obj(u, path, build_id, build_id_size);
@@ -305,7 +342,7 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 		um.m.obj = o->kobj;
 		um.m.bias = start - pgoff + seg->offset - seg->vaddr;
 	}
-	p = find_proc(u, pid, true);
+	p = find_proc(u, pid, true);	/* add_obj may have moved nothing, but be sure */
 	if (!p)
 		return -ENOMEM;
 	if (p->nr && p->tag != (u32)exec_ns)
@@ -333,13 +370,46 @@ int unwinder__fork(struct unwinder *u, u32 pid, u32 ppid)
 	return err;
 }
 
-int unwinder__exec(struct unwinder *u, u32 pid)
+int unwinder__exec(struct unwinder *u, u32 pid, u64 time_ns)
 {
-	struct uproc *p = find_proc(u, pid, false);
+	struct uproc *p = find_proc(u, pid, true);
 
-	if (p)
-		forget_maps(u, p);
+	if (!p)
+		return -ENOMEM;
+	forget_maps(u, p);
+	p->exec_time = time_ns;
 	return 0;
+}
+
+int unwinder__retry(struct unwinder *u)
+{
+	size_t kept = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < u->nr_pending; i++) {
+		struct pending_map *pm = &u->pending[i];
+		struct uproc *p = find_proc(u, pm->pid, false);
+		u64 exec_ns = sampler__image_exec_ns(u->s, pm->pid);
+
+		if (p && p->exec_time && exec_ns < p->exec_time && procfs__alive(pm->pid)) {
+			u->pending[kept++] = *pm;	/* still exec'ing */
+			continue;
+		}
+		if (p && exec_ns >= p->exec_time) {
+			struct pending_map m = *pm;
+
+			/* not queued again: the tag is known now */
+			p->exec_time = 0;
+			err = unwinder__mmap(u, m.pid, m.start, m.len, m.pgoff, true, m.path, m.build_id,
+					     m.build_id_size, m.time_ns);
+			p = find_proc(u, m.pid, false);
+			if (p)
+				p->exec_time = m.time_ns;
+		}
+		free(pm->path);
+	}
+	u->nr_pending = kept;
+	return err;
 }
 
 int unwinder__exit(struct unwinder *u, u32 pid)
@@ -355,6 +425,21 @@ int unwinder__exit(struct unwinder *u, u32 pid)
 	i = p - u->procs;
 	memmove(p, p + 1, (u->nr_procs - i - 1) * sizeof(*p));
 	u->nr_procs--;
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr)
+{
+	for (size_t i = u->nr_procs; i-- > 0;)
+		if (!bsearch(&u->procs[i].pid, pids, nr, sizeof(*pids), cmp_pid))
+			unwinder__exit(u, u->procs[i].pid);
 	return 0;
 }
 
@@ -403,13 +488,37 @@ static void interpreter(const char *program, char *buf, size_t size)
 	close(fd);
 }
 
-int unwinder__prepare(struct unwinder *u, const char *program)
+/* the file execvp would run for name */
+static bool which(const char *name, char *buf, size_t size)
 {
-	char interp[PATH_MAX], line[PATH_MAX + 128];
+	const char *path = getenv("PATH");
+	char *copy, *dir, *save = NULL;
+	bool found = false;
+
+	if (strchr(name, '/')) {
+		snprintf(buf, size, "%s", name);
+		return true;
+	}
+	copy = strdup(path ? path : "/usr/local/bin:/usr/bin:/bin");
+	if (!copy)
+		return false;
+	for (dir = strtok_r(copy, ":", &save); dir && !found; dir = strtok_r(NULL, ":", &save)) {
+		snprintf(buf, size, "%s/%s", *dir ? dir : ".", name);
+		found = !access(buf, X_OK);
+	}
+	free(copy);
+	return found;
+}
+
+int unwinder__prepare(struct unwinder *u, const char *name)
+{
+	char program[PATH_MAX], interp[PATH_MAX], line[PATH_MAX + 128];
 	int pipefd[2], st;
 	pid_t child;
 	FILE *f;
 
+	if (!which(name, program, sizeof(program)))
+		return 0;	/* the exec will fail and say so */
 	interpreter(program, interp, sizeof(interp));
 	prepare_one(u, program);
 	if (!interp[0])

@@ -34,12 +34,17 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 		   const char *path, const u8 *build_id, u8 build_id_size, u64 time_ns);
 /* a new process runs its parent's image until it execs */
 int unwinder__fork(struct unwinder *u, u32 pid, u32 ppid);
-/* pid's image is replaced: its old mappings go */
-int unwinder__exec(struct unwinder *u, u32 pid);
+/* pid's image is replaced at time_ns (its exec record): its old mappings go, and the new
+ * image's wait for the kernel's exec tracepoint, which tags them (unwinder__retry) */
+int unwinder__exec(struct unwinder *u, u32 pid, u64 time_ns);
+/* the mappings that wait for their exec to finish, again */
+int unwinder__retry(struct unwinder *u);
 int unwinder__exit(struct unwinder *u, u32 pid);
+/* every process but these (sorted) has exited */
+int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr);
 /* build, before it runs, the tables a command will map: the program, its interpreter and the
  * libraries the interpreter says it needs (ld.so --list, which maps them and runs nothing) */
-int unwinder__prepare(struct unwinder *u, const char *program);
+int unwinder__prepare(struct unwinder *u, const char *name);
 const struct unwinder_stats *unwinder__stats(const struct unwinder *u);
 
 /* the aligned blocks of [start, end), each as (address, prefix bits of a 64-bit address):
