@@ -216,6 +216,10 @@ struct stack_frames {
 	__u64 ip[HSBPF_MAX_FRAMES];
 };
 
+/* a stack the kernel could not store (its map full, or its bucket busy): the sample is
+ * counted, its frames are lost. Real hashes are odd and never this. */
+#define HSBPF_STACK_LOST_HASH	2
+
 /* a sample with its stacks: per process image, cgroup, user stack and kernel stack */
 struct stack_key {
 	__u32 pid;

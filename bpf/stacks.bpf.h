@@ -410,7 +410,7 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 			key.kernel |= 1;	/* never 0, which means none */
 			if (!stacks__store(key.kernel, &st->kernel)) {
 				stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-				key.kernel = 0;
+				key.kernel = HSBPF_STACK_LOST_HASH;
 			}
 		} else {
 			stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
@@ -440,7 +440,7 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 	key.user = st->hash | 1;
 	if (!stacks__store(key.user, &st->user)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-		key.user = 0;
+		key.user = HSBPF_STACK_LOST_HASH;
 	}
 count:
 	val = bpf_map_lookup_elem(&stack_samples, &key);

@@ -73,13 +73,14 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 			fprintf(out, "%s stack map full %.1f%%", first ? "; truncated:" : ",",
 				100.0 * e.lost / user);
 	}
-	if (e.fp_frames)
+	if (e.fp_frames && strcmp(p->meta.call_graph, "fp"))
 		fprintf(out, "; %.1f%% of user frames by frame pointer (no table)",
 			100.0 * e.fp_frames / (e.frames ? e.frames : 1));
 	fputc('\n', out);
 	if (p->stats.stacks_full)
-		fprintf(out, "%sWARNING: the stack map was full for %" PRIu64 " new stacks: their samples "
-			"are kept without frames (raise --map-entries)\n", prefix, p->stats.stacks_full);
+		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
+			"full, or its bucket busy): their samples are kept without frames (raise "
+			"--map-entries if full)\n", prefix, p->stats.stacks_full);
 	if (p->stats.stack_keys_full)
 		fprintf(out, "%sWARNING: %" PRIu64 " samples are in the flat profile but not in the call "
 			"graphs: the stack-sample map was full (raise --map-entries)\n", prefix,

@@ -30,10 +30,11 @@ static const char usage_text[] =
 	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv; folded: one line per\n"
 	"                       distinct stack, comm;root;...;leaf count (flame graph input)\n"
-	"  -g, --call-graph ORDER  call graphs under each row (the default when the profile has\n"
-	"                       stacks): callee, from the function up to its callers (the\n"
-	"                       default with --no-children), or caller, toward the callees\n"
-	"                       (the default with --children)\n"
+	"  -g                   call graphs under each row (the default when the profile has stacks)\n"
+	"      --call-graph ORDER  callee: from each row's function up to its callers (the\n"
+	"                       default with --no-children); caller: with --children, from the\n"
+	"                       function down to what it calls (the default), without, from\n"
+	"                       the outermost caller down to the function\n"
 	"      --no-call-graph  the flat table only\n"
 	"      --children       rows for every function on the stacks: Children (the samples\n"
 	"                       of stacks it is in) and Self, sorted by Children (the default\n"
@@ -87,7 +88,7 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-enum { OPT_NO_CALL_GRAPH = 0x100, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
+enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -115,7 +116,7 @@ int cmd_report(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "per-cgroup", no_argument, NULL, 'G' },
-		{ "call-graph", optional_argument, NULL, 'g' },
+		{ "call-graph", required_argument, NULL, OPT_CALL_GRAPH },
 		{ "no-call-graph", no_argument, NULL, OPT_NO_CALL_GRAPH },
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
@@ -154,11 +155,14 @@ int cmd_report(int argc, char **argv)
 			break;
 		case 'g':
 			graph = 1;
-			if (optarg && !strcmp(optarg, "caller"))
+			break;
+		case OPT_CALL_GRAPH:
+			graph = 1;
+			if (!strcmp(optarg, "caller"))
 				order = CALLCHAIN_CALLER;
-			else if (optarg && !strcmp(optarg, "callee"))
+			else if (!strcmp(optarg, "callee"))
 				order = CALLCHAIN_CALLEE;
-			else if (optarg)
+			else
 				return fail(2, "invalid --call-graph '%s' (caller or callee)", optarg);
 			break;
 		case OPT_NO_CALL_GRAPH:

@@ -43,6 +43,8 @@ struct session {
 	/* call stacks: the unwinder follows the sideband's records from these on */
 	struct unwinder *unw;
 	size_t unw_maps, unw_comms, unw_forks;
+	u32 *followed;		/* with a command or -p: the processes and their descendants */
+	size_t nr_followed, cap_followed;
 };
 
 static int max_sample_rate(u64 *rate)
@@ -306,6 +308,24 @@ int session__new(const struct session_opts *opts, struct session **out)
 	return check_event(s);
 }
 
+static bool followed(const struct session *s, u32 pid)
+{
+	for (size_t i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == pid)
+			return true;
+	return false;
+}
+
+static int follow(struct session *s, u32 pid)
+{
+	if (followed(s, pid))
+		return 0;
+	if (array__reserve((void **)&s->followed, &s->cap_followed, s->nr_followed + 1, sizeof(pid)))
+		return -ENOMEM;
+	s->followed[s->nr_followed++] = pid;
+	return 0;
+}
+
 /* a sideband record for the unwinder, in time order */
 struct unw_event {
 	u64 time_ns;
@@ -352,7 +372,17 @@ static int feed_unwinder(struct session *s)
 		const struct profile_fork *f = &p->forks[ev[i].idx];
 		const struct profile_comm *c = &p->comms[ev[i].idx];
 		const struct profile_mapping *m = &p->mappings[ev[i].idx];
+		u32 pid = ev[i].kind == 0 ? f->pid : ev[i].kind == 1 ? c->pid : m->pid;
 
+		/* the sideband sees the whole machine: tables only for what is sampled */
+		if (s->so.filter_pids) {
+			if (ev[i].kind == 0 && followed(s, f->ppid) && follow(s, f->pid)) {
+				free(ev);
+				return fail(-ENOMEM, "cannot follow processes: %s", strerror(ENOMEM));
+			}
+			if (!followed(s, pid))
+				continue;
+		}
 		if (ev[i].kind == 0)
 			unwinder__fork(s->unw, f->pid, f->ppid);
 		else if (ev[i].kind == 1)
@@ -372,9 +402,17 @@ static int feed_unwinder(struct session *s)
  * command, before it runs, the program's and its libraries' */
 static int open_unwinder(struct session *s)
 {
+	int err = 0;
+
 	s->unw = unwinder__new(s->sampler);
 	if (!s->unw)
 		return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = follow(s, s->pids[i]);
+	if (!err && s->opts.argv)
+		err = follow(s, s->cmd.pid);
+	if (err)
+		return fail(err, "cannot set up the unwinder: %s", strerror(-err));
 	if (s->opts.argv)
 		unwinder__prepare(s->unw, s->opts.argv[0]);
 	return feed_unwinder(s);
@@ -676,5 +714,6 @@ void session__close(struct session *s)
 	profile__free(s->p);
 	free(s->pids);
 	free(s->cpus);
+	free(s->followed);
 	free(s);
 }

@@ -57,12 +57,12 @@ enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SE
 #define SESSION_SHORT_OPTIONS "e:F:c:ap:G:C:g"
 /* what -g and --call-graph say, for the commands' --help */
 #define SESSION_CALL_GRAPH_HELP								\
-	"  -g                   call stacks: --call-graph dwarf\n"				\
+	"  -g                     call stacks: --call-graph dwarf\n"				\
 	"      --call-graph MODE[,DEPTH]\n"							\
-	"                       dwarf: unwound in the kernel from .eh_frame/.debug_frame tables\n"	\
-	"                       (frame pointers where an object has none); fp: frame pointers\n"	\
-	"                       only; lbr: the LBR's call-stack mode (hardware events, Intel);\n"	\
-	"                       DEPTH: user frames kept, 1 to 256 (default 256)\n"
+	"                         dwarf: unwound in the kernel from .eh_frame and .debug_frame\n"	\
+	"                         tables (frame pointers in objects without them); fp: frame\n"	\
+	"                         pointers only; lbr: the LBR's call-stack mode (a hardware\n"	\
+	"                         event, Intel); DEPTH: user frames kept, 1 to 256 (256)\n"
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
 const char *session__call_graph_name(u32 mode);

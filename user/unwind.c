@@ -283,6 +283,8 @@ static int add_map(struct unwinder *u, struct uproc *p, const struct umap *um)
 	err = trie_put(u, p->pid, p->tag, um, true);
 	if (err)
 		return err;
+	debug("unwind: pid %u tag %#x: %#llx-%#llx obj %d", p->pid, p->tag,
+	      (unsigned long long)um->start, (unsigned long long)um->end, (int)um->m.obj);
 	p->maps[p->nr++] = *um;
 	u->st.mappings++;
 	return 0;
@@ -322,6 +324,8 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 			return -ENOMEM;
 		memcpy(pm->build_id, build_id, pm->build_id_size);
 		u->nr_pending++;
+		debug("unwind: pid %u: %s waits for its exec (%llu < %llu)", pid, path,
+		      (unsigned long long)exec_ns, (unsigned long long)p->exec_time);
 		return 0;
 	}
 	o = find_obj(u, path, build_id, build_id_size);
