@@ -371,3 +371,37 @@ Test(live_stacks, report_formats_carry_the_stacks)
 	free(r);
 	profile__free(p);
 }
+
+/* perf record -g's callchains fill the stacks of an imported profile: each sample's, with the
+ * frame-pointer ends they had */
+Test(live_stacks, import_takes_perf_callchains)
+{
+	struct run_result r;
+	struct profile *p;
+	char path[512];
+	u64 leaf_first = 0, total = 0;
+
+	run(&r, "cd %s && perf record -q -B -g -o perf.data -- %s run 1 && %s import perf.data -o p.data",
+	    tmpdir(), fixture("stacks/callpaths"), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	cr_assert_gt(p->nr_stack_samples, 0);
+	cr_expect_str_eq(p->meta.call_graph, "fp");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+
+		total += ss->count;
+		if (u && u->nr && u->end == HSBPF_STACK_FP_END)
+			leaf_first += ss->count;
+	}
+	/* every sample has its stack, and the flat profile the same samples */
+	cr_expect_eq(total, profile__total_samples(p));
+	cr_expect_geq(leaf_first, 0.9 * total, "%llu of %llu with a user stack",
+		      (unsigned long long)leaf_first, (unsigned long long)total);
+	profile__free(p);
+	run(&r, "%s report -i %s/p.data --format folded", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "callpaths;leaf "), "%.1000s", r.out);
+}
