@@ -61,7 +61,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stacks vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -176,7 +176,22 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods
+bench: bench-overhead bench-truth bench-top bench-periods bench-stacks
+
+# call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
+$(OUTPUT)/bench/deep: bench/deep.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fomit-frame-pointer $< -o $@
+
+$(OUTPUT)/bench/unwind_tables: bench/unwind_tables.c $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+bench-stacks: hsbpf $(OUTPUT)/bench/deep $(OUTPUT)/bench/unwind_tables
+	$(Q)HSBPF=$(CURDIR)/hsbpf OUTPUT=$(CURDIR)/$(OUTPUT) DEEP=$(CURDIR)/$(OUTPUT)/bench/deep \
+		TABLES=$(CURDIR)/$(OUTPUT)/bench/unwind_tables bench/stacks.sh
 
 bench-overhead: hsbpf $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/hsbpf FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \

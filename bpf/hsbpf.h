@@ -119,7 +119,10 @@ struct cpu_state {
 #define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
 #define HSBPF_UNWIND_PARENTS	16384		/* forked children whose mappings are not copied yet */
 #define HSBPF_PROBE_STACKS	65536		/* the unwinder's test: one stack per address */
-#define HSBPF_LONG_STACKS	16384		/* distinct stacks deeper than HSBPF_SHORT_FRAMES */
+/* distinct stacks, preallocated (about 320 bytes a short one, 2.1 KB a long one: 21 MB and
+ * 8.6 MB); --map-entries N makes them N / 4 and N / 64 */
+#define HSBPF_DEFAULT_STACKS	(1u << 16)
+#define HSBPF_LONG_STACKS	4096		/* distinct stacks deeper than HSBPF_SHORT_FRAMES */
 #define HSBPF_UNWIND_PAGE_SHIFT	12	/* the page index maps 4 KB of code to its rows */
 
 /* unwind_row.cfa: how to find the canonical frame address (the caller's stack pointer) */

@@ -64,15 +64,13 @@ struct {
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct stack_short);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-} stacks SEC(".maps");
+} stacks SEC(".maps");	/* preallocated: an allocation in the sample's interrupt can fail */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, 1);
 	__type(key, __u64);
 	__type(value, struct stack_frames);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
 } stacks_long SEC(".maps");
 
 struct {
@@ -92,6 +90,7 @@ struct {
 /* the walk's state lives in a per-CPU map value: bpf_loop's callback is then verified once */
 struct stack_walk {
 	__u64 pc, sp, bp;
+	__u64 stack_top;	/* the main thread's first stack pointer, where argc is */
 	__u64 hash;
 	__u32 pid, tag;
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
@@ -226,6 +225,12 @@ static long unwind_step(__u64 i, void *ctx)
 	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = st->pc;
 	st->user.nr = n + 1;
 	st->hash = stack_mix(st->hash, st->pc);
+	/* a frame whose stack pointer is at the process's argc is its first: the interpreter's
+	 * _start, which has no unwind information to say so */
+	if (n && st->stack_top && st->sp >= st->stack_top) {
+		st->user.end = HSBPF_STACK_COMPLETE;
+		return 1;
+	}
 	if (call_graph == HSBPF_CALL_GRAPH_FP)
 		return fp_step(st, HSBPF_STACK_FP_END);
 
@@ -288,8 +293,9 @@ static long unwind_step(__u64 i, void *ctx)
 		st->user.end = HSBPF_STACK_LOOP;
 		return 1;
 	}
+	/* a zero return address ends some stacks */
 	if (!ra) {
-		st->user.end = HSBPF_STACK_COMPLETE;	/* a zero return address ends some stacks */
+		st->user.end = HSBPF_STACK_COMPLETE;
 		return 1;
 	}
 	st->signal = !!(r->flags & HSBPF_ROW_SIGNAL);
@@ -315,9 +321,12 @@ static long unwind_step(__u64 i, void *ctx)
 /* walk the user stack from these registers into st->user; its hash into st->hash */
 static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp)
 {
+	struct task_struct *task = bpf_get_current_task_btf();
+
 	st->pc = pc;
 	st->sp = sp;
 	st->bp = bp;
+	st->stack_top = BPF_CORE_READ(task, mm, start_stack);
 	st->signal = 0;
 	st->have_map = 0;
 	st->user.nr = 0;

@@ -185,9 +185,9 @@ Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 		expect_share(c.path[i], c.leaf, run_shares[i], path_names[i]);
 	cr_expect_leq(c.path[PATH_OTHER], 0.01 * c.leaf, "%llu leaf samples on no known path",
 		      (unsigned long long)c.path[PATH_OTHER]);
-	/* a stack the kernel could not store is counted, and rare (1 in 6000 here, in a syscall) */
-	cr_expect_leq(p->stats.stacks_full, p->stats.stack_samples / 500 + 1, "%llu stacks not stored",
-		      (unsigned long long)p->stats.stacks_full);
+	/* the stack maps are preallocated: an allocation in the interrupt failed with ENOMEM for
+	 * 1 sample in 300 when they were not */
+	cr_expect_eq(p->stats.stacks_full, 0);
 	profile__free(p);
 }
 

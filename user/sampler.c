@@ -146,9 +146,9 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
 		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
-		{ skel->maps.stacks, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks, o && o->max_entries ? (o->max_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
 		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
-		{ skel->maps.stacks_long, HSBPF_LONG_STACKS },
+		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
 	};
 	int err = 0;
