@@ -166,6 +166,36 @@ Test(callchain, children_count_each_stack_once_and_trees_branch_by_share)
 	profile__free(p);
 }
 
+Test(callchain, links_are_callers_and_callees_with_their_samples)
+{
+	struct profile *p = made_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = callchain__new(p, sy);
+	struct callchain_links l;
+
+	cr_assert(cc);
+	cr_assert_eq(callchain__links(cc, "k_leaf", NULL, &l), 0);
+	cr_expect_eq(l.total, 4);
+	cr_assert_eq(l.nr_callers, 2);
+	cr_expect_str_eq(l.callers[0].sym, "k_mid_a");
+	cr_expect_eq(l.callers[0].count, 3);
+	cr_expect_str_eq(l.callers[1].sym, "k_mid_b");
+	cr_expect_eq(l.callers[1].count, 1);
+	cr_expect_eq(l.nr_callees, 0);
+	callchain__links_free(&l);
+	cr_assert_eq(callchain__links(cc, "k_mid_a", NULL, &l), 0);
+	cr_expect_eq(l.total, 3);
+	cr_assert_eq(l.nr_callers, 1);
+	cr_expect_str_eq(l.callers[0].sym, "k_entry");
+	cr_assert_eq(l.nr_callees, 1);
+	cr_expect_str_eq(l.callees[0].sym, "k_leaf");
+	cr_expect_eq(l.callees[0].count, 3);
+	callchain__links_free(&l);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
 Test(callchain, stacks_are_written_and_read_back)
 {
 	struct profile *p = made_profile(), *q;

@@ -553,3 +553,81 @@ void callchain__print_json(const struct callchain *cc, struct symbolizer *sy, js
 	}
 	jsonw_end_array(w);
 }
+
+/* add count to the link of frame f, once per stack (seen marks the functions counted) */
+static int link_add(struct callchain_link **arr, size_t *nr, const struct callchain_frame *f,
+		    u64 count)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if ((*arr)[i].kernel == f->kernel && !strcmp((*arr)[i].sym, f->sym ? f->sym : "") &&
+		    !strcmp((*arr)[i].dso, f->dso ? f->dso : "")) {
+			(*arr)[i].count += count;
+			return 0;
+		}
+	*arr = realloc(*arr, (*nr + 1) * sizeof(**arr));
+	if (!*arr)
+		return -ENOMEM;
+	(*arr)[(*nr)++] = (struct callchain_link){ f->sym ? f->sym : "", f->dso ? f->dso : "",
+						   f->kernel, count };
+	return 0;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	u64 x = ((const struct callchain_link *)a)->count, y = ((const struct callchain_link *)b)->count;
+
+	return x > y ? -1 : x < y;
+}
+
+int callchain__links(const struct callchain *cc, const char *sym, const char *dso,
+		     struct callchain_links *out)
+{
+	/* the stack (index + 1) that last counted a function as a caller, as a callee */
+	u32 *as_caller = calloc(cc->nr_funcs + 1, sizeof(u32)), *as_callee = calloc(cc->nr_funcs + 1, sizeof(u32));
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!as_caller || !as_callee) {
+		free(as_caller);
+		free(as_callee);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct callchain_frame *f = &cc->frames[st->first];
+		bool in = false;
+
+		for (u32 j = 0; j < st->nr && !err; j++) {
+			if (!f[j].sym || strcmp(f[j].sym, sym) || (dso && (!f[j].dso || strcmp(f[j].dso, dso))))
+				continue;
+			in = true;
+			/* the caller is the next frame out, the callee the next frame in */
+			if (j + 1 < st->nr && as_caller[f[j + 1].func] != i + 1) {
+				as_caller[f[j + 1].func] = i + 1;
+				err = link_add(&out->callers, &out->nr_callers, &f[j + 1], st->count);
+			}
+			if (!err && j > 0 && as_callee[f[j - 1].func] != i + 1) {
+				as_callee[f[j - 1].func] = i + 1;
+				err = link_add(&out->callees, &out->nr_callees, &f[j - 1], st->count);
+			}
+		}
+		if (in)
+			out->total += st->count;
+	}
+	free(as_caller);
+	free(as_callee);
+	if (err) {
+		callchain__links_free(out);
+		return err;
+	}
+	qsort(out->callers, out->nr_callers, sizeof(*out->callers), cmp_link);
+	qsort(out->callees, out->nr_callees, sizeof(*out->callees), cmp_link);
+	return 0;
+}
+
+void callchain__links_free(struct callchain_links *l)
+{
+	free(l->callers);
+	free(l->callees);
+	memset(l, 0, sizeof(*l));
+}

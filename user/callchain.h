@@ -87,4 +87,21 @@ struct callchain_print_opts {
 void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
 			   const struct callchain_print_opts *o, FILE *out);
 
+/* top's view of one function: its callers and its callees, each with the samples of the
+ * stacks where it calls (or is called by) the function, once per stack; most first */
+struct callchain_link {
+	const char *sym, *dso;
+	bool kernel;
+	u64 count;
+};
+struct callchain_links {
+	u64 total;		/* samples of the stacks the function is in */
+	struct callchain_link *callers, *callees;
+	size_t nr_callers, nr_callees;
+};
+/* dso NULL: the function of that name in any object; 0 or -ENOMEM */
+int callchain__links(const struct callchain *cc, const char *sym, const char *dso,
+		     struct callchain_links *out);
+void callchain__links_free(struct callchain_links *l);
+
 #endif /* HSBPF_CALLCHAIN_H */
