@@ -405,3 +405,32 @@ Test(live_stacks, import_takes_perf_callchains)
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "callpaths;leaf "), "%.1000s", r.out);
 }
+
+/* strip keeps .eh_frame: a stripped program's stacks are as complete, only unnamed */
+Test(live_stacks, stripped_programs_unwind_as_well)
+{
+	struct run_result r;
+	struct profile *p;
+	struct leaf_counts c;
+	u64 user = 0, complete = 0;
+
+	/* with its library, which it finds beside itself */
+	run(&r, "cp %s %s/stripped && cp %s %s/ && strip %s/stripped", fixture("stacks/callpaths"),
+	    tmpdir(), fixture("stacks/libstacks.so"), tmpdir(), tmpdir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	p = record("-g -- %s/stripped run 1", tmpdir());
+	count_leaf_stacks(p, &c, false);
+	cr_expect_eq(c.leaf, 0, "a stripped program has no 'leaf' to name");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack *u = profile__stack(p, p->stack_samples[i].user);
+
+		if (!u || u->end == PROFILE_STACK_LOST)
+			continue;
+		user += p->stack_samples[i].count;
+		complete += u->end == HSBPF_STACK_COMPLETE ? p->stack_samples[i].count : 0;
+	}
+	cr_assert_gt(user, 500);
+	cr_expect_geq(complete, 0.99 * user, "%llu of %llu complete", (unsigned long long)complete,
+		      (unsigned long long)user);
+	profile__free(p);
+}
