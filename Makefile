@@ -63,7 +63,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -112,7 +112,21 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
 
-fixtures: $(FIXTURES) $(WORKLOADS)
+# Stack fixtures: -O2 without frame pointers, as Debian builds programs and libraries
+STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so
+STACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
+
+$(OUTPUT)/fixtures/stacks/libstacks.so: tests/fixtures/stacks/libstacks.c tests/fixtures/stacks/stacks.h
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) -fPIC -shared $< -o $@
+
+$(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fixtures/stacks/stacks.h \
+		$(OUTPUT)/fixtures/stacks/libstacks.so
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
@@ -134,13 +148,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 
@@ -164,7 +178,22 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks
+
+# call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
+$(OUTPUT)/bench/deep: bench/deep.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -fomit-frame-pointer $< -o $@
+
+$(OUTPUT)/bench/unwind_tables: bench/unwind_tables.c $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+bench-stacks: $(BIN) $(OUTPUT)/bench/deep $(OUTPUT)/bench/unwind_tables
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) DEEP=$(CURDIR)/$(OUTPUT)/bench/deep \
+		TABLES=$(CURDIR)/$(OUTPUT)/bench/unwind_tables bench/stacks.sh
 
 bench-overhead: $(BIN) $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
@@ -210,14 +239,24 @@ $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/file
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
-fuzz: $(OUTPUT)/fuzz_perf_data
+# ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
+$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/util.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FUZZ,$@)
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@
+
+# Each fuzzer runs, then its corpus is minimized in place (libFuzzer's -merge).
+define fuzz_run
 	$(Q)rm -rf $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min && mkdir -p $(OUTPUT)/fuzz-new $(OUTPUT)/fuzz-min
-	$(OUTPUT)/fuzz_perf_data -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 \
-		$(OUTPUT)/fuzz-new $(FUZZ_CORPUS)
-	$(OUTPUT)/fuzz_perf_data -merge=1 -close_fd_mask=2 -max_len=65536 \
-		$(OUTPUT)/fuzz-min $(FUZZ_CORPUS) $(OUTPUT)/fuzz-new
-	$(Q)rm -rf $(FUZZ_CORPUS) && mv $(OUTPUT)/fuzz-min $(FUZZ_CORPUS) && rm -rf $(OUTPUT)/fuzz-new
-	$(Q)echo "fuzz: $$(ls $(FUZZ_CORPUS) | wc -l) inputs in $(FUZZ_CORPUS)"
+	$(1) -max_total_time=$(FUZZ_SECONDS) -close_fd_mask=2 -max_len=65536 $(OUTPUT)/fuzz-new $(2)
+	$(1) -merge=1 -close_fd_mask=2 -max_len=65536 $(OUTPUT)/fuzz-min $(2) $(OUTPUT)/fuzz-new
+	$(Q)rm -rf $(2) && mv $(OUTPUT)/fuzz-min $(2) && rm -rf $(OUTPUT)/fuzz-new
+	$(Q)echo "fuzz: $$(ls $(2) | wc -l) inputs in $(2)"
+endef
+
+fuzz: $(OUTPUT)/fuzz_perf_data $(OUTPUT)/fuzz_unwind_table
+	$(call fuzz_run,$(OUTPUT)/fuzz_perf_data,$(FUZZ_CORPUS))
+	$(call fuzz_run,$(OUTPUT)/fuzz_unwind_table,tests/fuzz/unwind-corpus)
 
 # Regenerate the committed vmlinux.h from this machine's BTF.
 vmlinux:

@@ -135,4 +135,147 @@ enum hsbpf_count_stat {
 	HSBPF_COUNT_STAT_NR,
 };
 
+/* ---- call stacks unwound in the kernel from .eh_frame / .debug_frame ---- */
+
+#define HSBPF_MAX_FRAMES	256	/* user frames per stack; the kernel's come from bpf_get_stack */
+#define HSBPF_SHORT_FRAMES	32	/* stacks up to this deep are stored in the short map */
+
+/* call_graph (a tunable of profile.bpf.c) */
+#define HSBPF_CALL_GRAPH_NONE	0
+#define HSBPF_CALL_GRAPH_FP	1
+#define HSBPF_CALL_GRAPH_DWARF	2
+#define HSBPF_CALL_GRAPH_LBR	3	/* the LBR's call-stack mode: up to 32 callers, no tables */
+
+/* default capacities of the unwind maps */
+#define HSBPF_UNWIND_ROWS	(1u << 21)	/* 32 MB: a busy machine's objects took 1.1 M */
+#define HSBPF_UNWIND_PAGES	(1u << 18)	/* 1 GB of code */
+#define HSBPF_UNWIND_OBJS	4096
+#define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
+#define HSBPF_UNWIND_PARENTS	16384		/* forked children whose mappings are not copied yet */
+#define HSBPF_PROBE_STACKS	65536		/* the unwinder's test: one stack per address */
+/* distinct stacks, preallocated (about 320 bytes a short one, 2.1 KB a long one: 21 MB and
+ * 8.6 MB); --map-entries N makes them N / 4 and N / 64 */
+#define HSBPF_DEFAULT_STACKS	(1u << 16)
+#define HSBPF_LONG_STACKS	4096		/* distinct stacks deeper than HSBPF_SHORT_FRAMES */
+#define HSBPF_UNWIND_PAGE_SHIFT	12	/* the page index maps 4 KB of code to its rows */
+
+/* unwind_row.cfa: how to find the canonical frame address (the caller's stack pointer) */
+#define HSBPF_CFA_NONE		0	/* no unwind information here */
+#define HSBPF_CFA_END		1	/* the outermost frame: the return address is undefined */
+#define HSBPF_CFA_REG		2	/* base = register cfa_reg; cfa = base + cfa_off */
+#define HSBPF_CFA_PLT		3	/* ld's PLT rule: rsp + 8, + 8 when (pc & 15) >= cfa_off */
+
+/* unwind_row.flags */
+#define HSBPF_ROW_DEREF		(1u << 0)	/* cfa = *(base + cfa_off) (signal and realigned frames) */
+#define HSBPF_ROW_SIGNAL	(1u << 1)	/* a signal trampoline: the caller's pc is not a return address */
+
+/* unwind_row.ra and .rbp: where the caller's return address and frame pointer were saved */
+#define HSBPF_SAVED_SAME	0	/* rbp only: unchanged (the ABI's default for callee-saved) */
+#define HSBPF_SAVED_CFA		1	/* at cfa + off */
+#define HSBPF_SAVED_BASE	2	/* at base + off (the CFA rule's register, before any deref) */
+#define HSBPF_SAVED_UNDEF	3	/* rbp only: lost */
+
+/* DWARF register numbers on x86-64 that rows name: 0-15 are rax, rdx, rcx, rbx, rsi, rdi, rbp,
+ * rsp, r8-r15; beyond the sampled frame only rbp and rsp are known */
+#define HSBPF_DWARF_RBP		6
+#define HSBPF_DWARF_RSP		7
+#define HSBPF_DWARF_LAST_GPR	15
+
+/* One row of an object's unwind table: the rules in force from pc (relative to the object's
+ * table base) to the next row's pc. 16 bytes. */
+struct unwind_row {
+	__u32 pc;
+	__u8 cfa;		/* HSBPF_CFA_* */
+	__u8 cfa_reg;		/* DWARF register number, with HSBPF_CFA_REG */
+	__u8 flags;		/* HSBPF_ROW_* */
+	__u8 saved;		/* low nibble: ra's HSBPF_SAVED_*, high nibble: rbp's */
+	__s32 cfa_off;
+	__s16 ra_off;
+	__s16 rbp_off;
+};
+
+/* the rows of one 4 KB page of an object's code: the row in force at the page's start, then
+ * every row that starts inside it */
+struct unwind_page {
+	__u32 first;		/* index in the global row array */
+	__u32 nr;		/* 0: no unwind information in this page */
+};
+
+/* one object's table in the global arrays */
+struct unwind_obj {
+	__u64 base;		/* ELF address of row pc 0 and of page 0 */
+	__u64 end;		/* first ELF address past the rows' code */
+	__u32 first_page;	/* index in the global page array */
+	__u32 nr_pages;
+};
+
+#define HSBPF_UNWIND_NO_OBJ	0xffffffffu	/* a mapping without a table: frame pointers */
+
+/* The mapping of an address in a process image, found by longest prefix: the key's data is
+ * the pid, the image's exec tag and the address, all big-endian, so that an image's mappings
+ * are never taken for those of the image an exec replaced it with. prefixlen = 64 + the bits
+ * of the address an entry covers. */
+struct unwind_map_key {
+	__u32 prefixlen;
+	__u32 pid_be;
+	__u32 tag_be;		/* (__u32)procs[pid].exec_ns: 0 for an image older than the recording */
+	__u32 addr_hi_be;
+	__u32 addr_lo_be;
+};
+
+struct unwind_mapping {
+	__u64 start, end;	/* the whole mapping: frames in it need no second lookup */
+	__u64 bias;		/* an address less bias is the object's ELF address */
+	__u32 obj;		/* index in the object array, or HSBPF_UNWIND_NO_OBJ */
+	__u32 pad;
+};
+
+/* how a user stack ended (stack_frames.end) */
+enum hsbpf_stack_end {
+	HSBPF_STACK_COMPLETE = 0,	/* the outermost frame: _start, a thread's start */
+	HSBPF_STACK_NO_USER,		/* no user stack: a kernel thread, or idle */
+	HSBPF_STACK_NO_MAPPING,		/* a pc in no mapping known yet, and no frame pointer to follow */
+	HSBPF_STACK_NO_INFO,		/* no unwind information, and no frame pointer to follow */
+	HSBPF_STACK_UNSUPPORTED,	/* a rule the kernel's unwinder does not follow */
+	HSBPF_STACK_UNREADABLE,		/* stack memory that could not be read */
+	HSBPF_STACK_DEPTH,		/* HSBPF_MAX_FRAMES reached */
+	HSBPF_STACK_LOOP,		/* the stack pointer went down: a corrupt or cyclic stack */
+	HSBPF_STACK_FP_END,		/* --call-graph fp: the frame-pointer chain ended */
+	HSBPF_STACK_NR,
+};
+
+/* one distinct stack, stored once under the 64-bit hash of its frames: in the short map with
+ * HSBPF_SHORT_FRAMES slots (most stacks, 264 bytes) or the long one */
+struct stack_frames {
+	__u32 nr;		/* frames in ip[], the sampled one first */
+	__u16 end;		/* user stacks: HSBPF_STACK_* */
+	__u16 nr_fp;		/* user stacks: frames found by frame pointer, for lack of a table */
+	__u64 ip[HSBPF_MAX_FRAMES];
+};
+
+/* a stack the kernel could not store (its map full, or its bucket busy): the sample is
+ * counted, its frames are lost. Real hashes are odd and never this. */
+#define HSBPF_STACK_LOST_HASH	2
+
+/* a sample with its stacks: per process image, cgroup, user stack and kernel stack */
+struct stack_key {
+	__u32 pid;
+	__u32 flags;		/* HSBPF_KEY_KERNEL: the sample was taken in the kernel */
+	__u64 cgroup_id;
+	__u64 exec_ns;
+	__u64 user;		/* hash of the user stack in stacks[], 0 for none */
+	__u64 kernel;		/* hash of the kernel stack in stacks[], 0 for none */
+};
+
+/* stack_stats[] slots, per CPU */
+enum hsbpf_stack_stat {
+	HSBPF_STACK_STAT_SAMPLES = 0,	/* samples with stacks collected */
+	HSBPF_STACK_STAT_FRAMES,	/* user frames unwound */
+	HSBPF_STACK_STAT_FP_FRAMES,	/* ... of them by frame pointer */
+	HSBPF_STACK_STAT_STACKS_FULL,	/* a new stack the stack map could not take: counted, unnamed */
+	HSBPF_STACK_STAT_KEYS_FULL,	/* a sample the stack-sample map could not take: dropped */
+	HSBPF_STACK_STAT_KERNEL_ERR,	/* bpf_get_stack failed for a kernel stack */
+	HSBPF_STACK_STAT_NR,
+};
+
 #endif /* HSBPF_H */

@@ -7,6 +7,7 @@
 #include <bpf/bpf_core_read.h>
 #include "hsbpf.h"
 #include "samples.bpf.h"
+#include "stacks.bpf.h"
 
 /* Tunables, set by user space before load */
 const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] */
@@ -113,6 +114,36 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 
 	if (!samples__count(tgid, PT_REGS_IP(&ctx->regs), proc, weight))
 		stat_inc(HSBPF_STAT_DROPPED_FULL);
+	if (call_graph != HSBPF_CALL_GRAPH_NONE)
+		stacks__sample(ctx, tgid, proc, weight);
+	return 0;
+}
+
+/* The unwinder at any instruction, for the tests: attached as a uprobe at each instruction
+ * of a fixture's functions, it unwinds from the probe's registers exactly as the sample
+ * handler does from the sample's, and keeps the first stack seen at each address */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_frames);
+} probe_stacks SEC(".maps");
+
+SEC("uprobe")
+int hsbpf_unwind_probe(struct pt_regs *ctx)
+{
+	__u32 zero = 0, tgid = bpf_get_current_pid_tgid() >> 32;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct proc_state *proc = bpf_map_lookup_elem(&procs, &tgid);
+	__u64 ip = PT_REGS_IP(ctx);
+
+	if (!st || bpf_map_lookup_elem(&probe_stacks, &ip))
+		return 0;
+	st->pid = tgid;
+	st->tag = image_tag(proc);
+	LEAF_REGS(st, ctx, DIRECT);
+	unwind_user(st, ip, PT_REGS_SP(ctx), ctx->bp);
+	bpf_map_update_elem(&probe_stacks, &ip, &st->user, BPF_NOEXIST);
 	return 0;
 }
 
@@ -122,11 +153,14 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	struct proc_state *pst, cst = {};
 	__u32 ptgid, ctgid;
 
-	if (!filter_pids)
-		return 0;
 	ptgid = BPF_CORE_READ(parent, tgid);
 	ctgid = BPF_CORE_READ(child, tgid);
 	if (ptgid == ctgid)	/* a new thread: already covered by its tgid */
+		return 0;
+	/* until user space copies them, a child unwinds through its parent's mappings */
+	if (call_graph == HSBPF_CALL_GRAPH_DWARF)
+		bpf_map_update_elem(&unwind_parent, &ctgid, &ptgid, BPF_ANY);
+	if (!filter_pids)
 		return 0;
 	pst = bpf_map_lookup_elem(&procs, &ptgid);
 	if (!pst)

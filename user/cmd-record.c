@@ -38,7 +38,7 @@ static void on_signal(int sig)
 }
 
 static const char usage_text[] =
-	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE]\n"
+	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
 	"                    [-o FILE] [-- COMMAND ARGS...]\n"
 	"\n"
@@ -61,6 +61,7 @@ static const char usage_text[] =
 	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
+	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"

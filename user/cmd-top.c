@@ -61,6 +61,7 @@ static const char usage_text[] =
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
 	"      --map-entries N    sample map slots per interval (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
+	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages\n"
 	"\n"
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"

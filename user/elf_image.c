@@ -186,6 +186,19 @@ int elf_image__off_to_vaddr(const struct elf_image *img, u64 off, u64 *vaddr)
 	return -ENOENT;
 }
 
+int elf_image__vaddr_to_off(const struct elf_image *img, u64 vaddr, u64 *off)
+{
+	for (size_t i = 0; i < img->nr_loads; i++) {
+		const struct elf_load *l = &img->loads[i];
+
+		if (vaddr >= l->vaddr && vaddr - l->vaddr < l->filesz) {
+			*off = vaddr - l->vaddr + l->offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
 const u8 *elf_image__bytes(const struct elf_image *img, u64 vaddr, size_t *avail)
 {
 	for (size_t i = 0; i < img->nr_loads; i++) {

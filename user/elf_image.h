@@ -40,6 +40,7 @@ struct elf_image *elf_image__open(const char *path);
 void elf_image__close(struct elf_image *img);
 
 int elf_image__off_to_vaddr(const struct elf_image *img, u64 off, u64 *vaddr);
+int elf_image__vaddr_to_off(const struct elf_image *img, u64 vaddr, u64 *off);
 /* the code bytes at vaddr and how many follow in the same segment; NULL if none */
 const u8 *elf_image__bytes(const struct elf_image *img, u64 vaddr, size_t *avail);
 /* the end of the executable section holding vaddr, or 0 */

@@ -142,6 +142,9 @@ void event__attr(const struct event_spec *ev, u64 period, u64 freq, struct perf_
 	if (ev->branch_stack) {
 		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		attr->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;
+	} else if (ev->lbr_call_stack) {
+		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
+		attr->branch_sample_type = PERF_SAMPLE_BRANCH_CALL_STACK | PERF_SAMPLE_BRANCH_USER;
 	}
 }
 
@@ -167,6 +170,10 @@ int event__explain_open_error(const struct event_spec *ev, int err)
 	if (err == -EACCES || err == -EPERM)
 		error("cannot open event '%s': %s (need root or CAP_PERFMON and CAP_BPF)",
 		      ev->name, strerror(-err));
+	else if (ev->lbr_call_stack && (!event__have_pmu() || err == -EOPNOTSUPP || err == -ENOENT))
+		error("cannot open event '%s' with --call-graph lbr: this machine has no LBR call-stack "
+		      "mode (it needs an Intel PMU from Haswell on)%s", ev->name,
+		      event__have_pmu() ? "" : "; it has no hardware PMU at all");
 	else if (ev->branch_stack && (!event__have_pmu() || err == -EOPNOTSUPP || err == -ENOENT))
 		error("cannot open event '%s' with branch stacks: this machine has no LBR (last branch "
 		      "records need a hardware PMU: Intel LBR or AMD LbrExtV2)%s", ev->name,

@@ -16,6 +16,7 @@ struct event_spec {
 	bool exclude_kernel;
 	bool is_clock;		/* period in ns */
 	bool branch_stack;	/* sample the last branch records too (-e lbr, -b) */
+	bool lbr_call_stack;	/* --call-graph lbr: the LBR in call-stack mode */
 };
 
 /* 0, or -EINVAL after reporting what is wrong with the name */

@@ -271,6 +271,13 @@ static int index_rows(struct hist *h)
 
 int hist__add(struct hist *h, const struct hist_sample *s)
 {
+	s64 row = hist__add_row(h, s);
+
+	return row == -ENOMEM ? -ENOMEM : 0;
+}
+
+s64 hist__add_row(struct hist *h, const struct hist_sample *s)
+{
 	const struct sym_result *r = &s->r;
 	struct hist_row row = {
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
@@ -283,7 +290,7 @@ int hist__add(struct hist *h, const struct hist_sample *s)
 	s64 pos;
 
 	if (!hist_filter__match(&h->filter, s))
-		return 0;
+		return -ENOENT;
 	hash = key_hash(h, &row);
 	pos = hashidx__find(&h->idx, hash, &row, same_keys, h);
 	h->total += s->count;
@@ -292,8 +299,9 @@ int hist__add(struct hist *h, const struct hist_sample *s)
 		if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)) ||
 		    hashidx__insert(&h->idx, hash, h->nr_rows))
 			return -ENOMEM;
+		row.id = h->nr_rows;
 		h->rows[h->nr_rows++] = row;
-		return 0;
+		return h->nr_rows - 1;
 	}
 	old = &h->rows[pos];
 	old->count += row.count;
@@ -301,7 +309,7 @@ int hist__add(struct hist *h, const struct hist_sample *s)
 	old->many_pids |= old->pid != row.pid;
 	old->many_comms |= strcmp0(old->comm, row.comm) != 0;
 	old->many_cgroups |= old->cgroup_id != row.cgroup_id;
-	return 0;
+	return pos;
 }
 
 static const char *cgroup_path(const struct profile *p, u64 id)
@@ -312,19 +320,25 @@ static const char *cgroup_path(const struct profile *p, u64 id)
 	return NULL;
 }
 
+void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
+		  struct symbolizer *sy)
+{
+	*s = (struct hist_sample){
+		.pid = ps->pid, .nspid = profile__nspid(p, ps->pid), .cgroup_id = ps->cgroup_id,
+		.cgroup = cgroup_path(p, ps->cgroup_id), .count = ps->count, .weight = ps->weight,
+	};
+	symbolizer__resolve(sy, ps, &s->r);
+}
+
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
 	for (int k = 0; k < h->nr_keys; k++)
 		if (h->keys[k] == SORT_BB)
 			symbolizer__want_blocks(sy);
 	for (size_t i = 0; i < p->nr_samples; i++) {
-		const struct profile_sample *ps = &p->samples[i];
-		struct hist_sample s = {
-			.pid = ps->pid, .nspid = profile__nspid(p, ps->pid), .cgroup_id = ps->cgroup_id,
-			.cgroup = cgroup_path(p, ps->cgroup_id), .count = ps->count, .weight = ps->weight,
-		};
+		struct hist_sample s;
 
-		symbolizer__resolve(sy, ps, &s.r);
+		hist__sample(&s, p, &p->samples[i], sy);
 		if (hist__add(h, &s))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}
@@ -366,7 +380,10 @@ int hist__add_lbr(struct hist *h, const struct profile *p, struct symbolizer *sy
 static int row_cmp(const void *a, const void *b, void *h)
 {
 	const struct hist_row *x = a, *y = b;
+	const struct hist *hh = h;
 
+	if (hh->children && x->children != y->children)
+		return x->children < y->children ? 1 : -1;
 	if (x->count != y->count)
 		return x->count < y->count ? 1 : -1;
 	return key_cmp(h, x, y);

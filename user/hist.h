@@ -11,6 +11,8 @@
 #include "profile.h"
 #include "symbolizer.h"
 
+struct json_writer;
+
 enum sort_key {
 	SORT_SYM,
 	SORT_IP,
@@ -68,6 +70,8 @@ struct hist_row {
 	/* the row holds samples of several processes, commands, cgroups */
 	bool many_pids, many_comms, many_cgroups;
 	double lbr_execs;	/* from branch stacks, when the profile has them */
+	u64 children;		/* with call graphs: samples of the stacks this row is in */
+	u32 id;			/* the order it was made in, which sorting does not change */
 };
 
 struct hist {
@@ -89,6 +93,12 @@ struct hist {
 	double insns_per_sample;
 	const char *scale_source;	/* "period", "truth", or NULL */
 	bool has_lbr;			/* block rows carry LBR estimates */
+	bool children;			/* rows carry children and sort by them (report --children) */
+	/* report's call graphs: text under each row shown, and JSON fields after the rows */
+	void (*print_row_extra)(void *ctx, const struct hist *h, size_t row, FILE *out);
+	void (*print_json_extra)(void *ctx, struct json_writer *w);
+	void *extra_ctx;
+	double percent_limit;		/* rows under this share are not shown */
 };
 
 /* one key by its name ("sym") or by what a view of it shows ("functions", "processes"), in
@@ -114,6 +124,12 @@ bool hist_filter__wants(const struct hist_filter *f, const struct hist_sample *s
 
 /* add s to its row, unless the filter refuses it; 0 or -ENOMEM */
 int hist__add(struct hist *h, const struct hist_sample *s);
+/* the same, returning the row's index (made if new): -ENOENT when the filter refuses s,
+ * -ENOMEM */
+s64 hist__add_row(struct hist *h, const struct hist_sample *s);
+/* a profile's sample as hist__add takes it, resolved by sy (ip as given) */
+void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
+		  struct symbolizer *sy);
 /* resolve and add every sample of p; 0, or -ENOMEM after saying so */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* block rows: their executions estimated from the profile's branch stacks; 0, or -ENOMEM

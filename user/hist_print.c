@@ -4,6 +4,7 @@
 #include <string.h>
 #include "bblock.h"
 #include "container_id.h"
+#include "callchain.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -204,6 +205,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
+	if (p->nr_stack_samples)
+		callchain__print_ends(p, "# ", out);
 	if (p->stats.intervals) {
 		const struct profile_stats *st = &p->stats;
 		double mean = (double)st->interval_sum / st->intervals;
@@ -222,10 +225,26 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	fprintf(out, "#\n");
 }
 
+/* rows over the percent limit, as far as the row limit goes */
+static size_t rows_shown(const struct hist *h, size_t limit)
+{
+	size_t n = limit && limit < h->nr_rows ? limit : h->nr_rows;
+
+	if (h->percent_limit > 0 && h->total > 0) {
+		size_t k = 0;
+
+		while (k < n && 100.0 * (h->children ? h->rows[k].children : h->rows[k].count) /
+		       h->total >= h->percent_limit)
+			k++;
+		n = k;
+	}
+	return n;
+}
+
 static void print_text(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
 {
 	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
-	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	size_t shown = rows_shown(h, limit);
 	bool any_low = false;
 	int n;
 
@@ -235,21 +254,32 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 		return;
 	}
 	n = row_cells(h, &h->rows[0], cells);
-	fprintf(out, "%9s %8s %7s  ", "Samples", "Percent", "CI95");
+	if (h->children)
+		fprintf(out, "%8s %8s %7s  ", "Children", "Self", "CI95");
+	else
+		fprintf(out, "%9s %8s %7s  ", "Samples", "Percent", "CI95");
 	print_cells(out, cells, n, true, 29);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
 		u64 count = r->count, total = h->total;	/* a profile's samples: whole */
-		bool low = hist__low_confidence(count, total);
+		u64 main = h->children ? r->children : count;
+		bool low = hist__low_confidence(main, total);
 
 		any_low |= low;
 		n = row_cells(h, r, cells);
-		fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", count, 100.0 * count / total,
-			100.0 * hist__ci95(count, total), low ? '*' : ' ');
+		if (h->children)
+			fprintf(out, "%7.2f%% %7.2f%% %6.2f%%%c ", 100.0 * r->children / total,
+				100.0 * count / total, 100.0 * hist__ci95(main, total), low ? '*' : ' ');
+		else
+			fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", count, 100.0 * count / total,
+				100.0 * hist__ci95(count, total), low ? '*' : ' ');
 		print_cells(out, cells, n, false, 29);
+		if (h->print_row_extra)
+			h->print_row_extra(h->extra_ctx, h, i, out);
 	}
 	if (shown < h->nr_rows)
-		fprintf(out, "# ... %zu more rows (--limit 0 shows all)\n", h->nr_rows - shown);
+		fprintf(out, "# ... %zu more rows (%s)\n", h->nr_rows - shown, h->percent_limit > 0 ?
+			"under --percent-limit, or past --limit" : "--limit 0 shows all");
 	if (any_low)
 		fprintf(out, "# * too few samples to rank: the 95%% interval is at least half the share\n");
 	for (int k = 0; k < h->nr_keys; k++) {
@@ -267,7 +297,7 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 static void print_json(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
 {
 	const struct profile_meta *m = &p->meta;
-	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	size_t shown = rows_shown(h, limit);
 	json_writer_t *w = jsonw_new(out);
 	bool sym_known = false;
 
@@ -307,6 +337,10 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 		jsonw_start_object(w);
 		jsonw_uint_field(w, "samples", count);
 		jsonw_float_field(w, "percent", 100.0 * count / total);
+		if (h->children) {
+			jsonw_uint_field(w, "children", r->children);
+			jsonw_float_field(w, "children_percent", 100.0 * r->children / total);
+		}
 		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(count, total));
 		jsonw_bool_field(w, "low_confidence", hist__low_confidence(count, total));
 		jsonw_uint_field(w, "weight", r->weight);
@@ -367,6 +401,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);
+	if (h->print_json_extra)
+		h->print_json_extra(h->extra_ctx, w);
 	jsonw_end_object(w);
 	jsonw_destroy(&w);
 }
@@ -393,11 +429,13 @@ static void csv_field(FILE *out, const char *raw)
 static void print_csv(const struct hist *h, size_t limit, FILE *out)
 {
 	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
-	size_t shown = limit && limit < h->nr_rows ? limit : h->nr_rows;
+	size_t shown = rows_shown(h, limit);
 	struct hist_row empty = {};
 	int n = row_cells(h, h->nr_rows ? &h->rows[0] : &empty, cells);
 
 	fputs("samples,percent,ci95,low_confidence", out);
+	if (h->children)
+		fputs(",children,children_percent", out);
 	for (int i = 0; i < n; i++) {
 		fputc(',', out);
 		csv_field(out, cells[i].title);
@@ -410,6 +448,8 @@ static void print_csv(const struct hist *h, size_t limit, FILE *out)
 		n = row_cells(h, r, cells);
 		fprintf(out, "%" PRIu64 ",%.4f,%.4f,%d", count, 100.0 * count / total,
 			100.0 * hist__ci95(count, total), hist__low_confidence(count, total));
+		if (h->children)
+			fprintf(out, ",%" PRIu64 ",%.4f", r->children, 100.0 * r->children / total);
 		for (int c = 0; c < n; c++) {
 			fputc(',', out);
 			/* full object paths: CSV has no width to fit */

@@ -109,6 +109,8 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 
 	for (size_t i = 0; i < p->nr_samples && !any; i++)
 		any = p->samples[i].flags & HSBPF_KEY_KERNEL;
+	for (size_t i = 0; i < p->nr_stack_samples && !any; i++)
+		any = p->stack_samples[i].kernel;
 	if (!any)
 		return 0;
 	err = load(path, &syms, &nr);
@@ -129,6 +131,19 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 		lo = array__count_le(syms, nr, sizeof(*syms), offsetof(struct ksym, addr), s->ip);
 		if (lo)
 			hit[lo - 1] = 1;
+	}
+	/* and every kernel stack's frames (return addresses: the call is one byte before) */
+	for (size_t i = 0; i < p->nr_stack_samples && nr; i++) {
+		const struct profile_stack *st = profile__stack(p, p->stack_samples[i].kernel);
+
+		for (u32 j = 0; st && j < st->nr; j++) {
+			u64 ip = profile__frames(p, st)[j];
+			size_t lo = array__count_le(syms, nr, sizeof(*syms), offsetof(struct ksym, addr),
+						    j && ip ? ip - 1 : ip);
+
+			if (lo)
+				hit[lo - 1] = 1;
+		}
 	}
 	for (size_t i = 0; i < nr && !err; i++) {
 		if (hit[i])

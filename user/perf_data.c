@@ -45,6 +45,8 @@ struct reader {
 	const struct perf_data_callbacks *cb;
 	struct perf_data_stats *st;
 	struct perf_branch branches[PERF_DATA_MAX_BRANCHES];
+	u64 callchain[PERF_DATA_MAX_CALLCHAIN];
+	u64 regs[64];
 };
 
 /* a cursor over one record */
@@ -200,10 +202,14 @@ static int parse_sample(struct reader *r, const struct perf_event_header *h, con
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		u64 nr = rd64(&c);
 
-		if (nr > (u64)(c.end - c.p) / 8)
+		if (nr > PERF_DATA_MAX_CALLCHAIN || nr > (u64)(c.end - c.p) / 8) {
 			c.bad = true;
-		else
-			skip(&c, nr * 8);
+		} else {
+			for (u64 i = 0; i < nr; i++)
+				r->callchain[i] = rd64(&c);
+			s.nr_callchain = nr;
+			s.callchain = r->callchain;
+		}
 	}
 	if (st & PERF_SAMPLE_RAW)
 		skip(&c, rd32(&c));
@@ -222,6 +228,38 @@ static int parse_sample(struct reader *r, const struct perf_event_header *h, con
 			}
 			s.nr_branches = nr;
 			s.branches = r->branches;
+		}
+	}
+	if (st & PERF_SAMPLE_REGS_USER) {
+		s.regs_abi = rd64(&c);
+		if (s.regs_abi) {
+			u64 nr = __builtin_popcountll(a->attr.sample_regs_user);
+
+			if (nr > 64 || nr > (u64)(c.end - c.p) / 8) {
+				c.bad = true;
+			} else {
+				for (u64 i = 0; i < nr; i++)
+					r->regs[i] = rd64(&c);
+				s.nr_regs = nr;
+				s.regs = r->regs;
+			}
+		}
+	}
+	if ((st & PERF_SAMPLE_STACK_USER) && !c.bad) {
+		u64 size = rd64(&c);
+
+		if (size) {
+			if (size > (u64)(c.end - c.p) - 8) {
+				c.bad = true;
+			} else {
+				const u8 *data = c.p;
+				u64 dyn;
+
+				skip(&c, size);
+				dyn = rd64(&c);
+				s.stack = data;
+				s.stack_size = dyn < size ? dyn : size;
+			}
 		}
 	}
 	if (c.bad)

@@ -9,6 +9,7 @@
 #include "util.h"
 
 #define PERF_DATA_MAX_BRANCHES 128
+#define PERF_DATA_MAX_CALLCHAIN 1024	/* entries, context markers included */
 
 struct perf_branch {
 	u64 from, to, flags;
@@ -21,6 +22,17 @@ struct perf_sample {
 	u16 misc;		/* PERF_RECORD_MISC_*: user or kernel */
 	u64 nr_branches;	/* 0: no branch stack */
 	const struct perf_branch *branches;	/* entry 0 is the newest */
+	/* PERF_SAMPLE_CALLCHAIN: the sampled ip first; PERF_CONTEXT_* markers (>= -4095 as
+	 * signed) say whose frames follow */
+	u64 nr_callchain;
+	const u64 *callchain;
+	/* --call-graph dwarf: PERF_SAMPLE_REGS_USER (in the attribute's sample_regs_user order)
+	 * and the copy of the user stack from the sampled stack pointer up */
+	u64 regs_abi;		/* 0: no user registers */
+	u64 nr_regs;
+	const u64 *regs;
+	u64 stack_size;		/* bytes of stack valid in stack[] */
+	const u8 *stack;
 };
 
 struct perf_data_callbacks {

@@ -24,8 +24,20 @@ struct pid_lbr {
 	struct lbr_agg agg;
 };
 
+/* a sample's callchain, its frames in importer.frames, until the stacks are deduplicated */
+struct raw_stack_sample {
+	u32 pid, flags;
+	u64 exec_ns, weight;
+	u32 kfirst, knr, ufirst, unr;
+	u32 kernel, user;	/* stack references, once deduplicated */
+};
+
 struct importer {
 	struct profile *p;
+	u64 *frames;
+	size_t nr_frames, cap_frames;
+	struct raw_stack_sample *raw;
+	size_t nr_raw, cap_raw;
 	const struct perf_import_opts *o;
 	struct slot *slots;
 	size_t nr_slots, cap_slots;
@@ -121,6 +133,41 @@ static struct pid_lbr *lbr_for(struct importer *im, u32 pid, u64 exec_ns)
 	return &im->lbrs[im->nr_lbrs++];
 }
 
+/* perf's callchain: context markers, then that context's frames, the sampled ip first */
+static int add_callchain(struct importer *im, const struct perf_sample *s, u32 flags, u64 exec_ns)
+{
+	struct raw_stack_sample r = { .pid = s->pid, .flags = flags, .exec_ns = exec_ns,
+				      .weight = s->period };
+	u64 ctx = 0;
+
+	if (array__reserve((void **)&im->raw, &im->cap_raw, im->nr_raw + 1, sizeof(r)) ||
+	    array__reserve((void **)&im->frames, &im->cap_frames, im->nr_frames + s->nr_callchain,
+			   sizeof(*im->frames)))
+		return -ENOMEM;
+	r.kfirst = im->nr_frames;
+	for (u64 i = 0; i < s->nr_callchain; i++) {
+		u64 ip = s->callchain[i];
+
+		if (ip >= (u64)-4095) {
+			ctx = ip;
+			if (ctx == PERF_CONTEXT_USER)
+				r.ufirst = im->nr_frames;
+			continue;
+		}
+		if (ctx == PERF_CONTEXT_KERNEL) {
+			im->frames[im->nr_frames++] = ip;
+			r.knr++;
+		} else if (ctx == PERF_CONTEXT_USER && r.unr < HSBPF_MAX_FRAMES) {
+			im->frames[im->nr_frames++] = ip;
+			r.unr++;
+		}
+	}
+	if (!r.unr)
+		r.ufirst = im->nr_frames;
+	im->raw[im->nr_raw++] = r;
+	return 0;
+}
+
 static int on_sample(void *ctx, const struct perf_sample *s)
 {
 	struct importer *im = ctx;
@@ -150,6 +197,8 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	sl->count++;
 	sl->weight += s->period;
+	if (s->nr_callchain && add_callchain(im, s, flags, exec_ns))
+		return -ENOMEM;
 	if (s->nr_branches) {
 		struct pid_lbr *l = lbr_for(im, s->pid, exec_ns);
 
@@ -231,6 +280,98 @@ static int event_name(const struct perf_event_attr *a, struct profile_meta *m)
 	return 0;
 }
 
+/* ---- the callchains, each distinct one stored once ---- */
+
+static const struct importer *sort_im;
+
+struct stack_ref {
+	u32 first, nr;
+	u32 sample;
+	bool kernel;
+};
+
+static int cmp_ref(const void *a, const void *b)
+{
+	const struct stack_ref *x = a, *y = b;
+	const u64 *f = sort_im->frames;
+
+	if (x->kernel != y->kernel)
+		return x->kernel ? -1 : 1;
+	if (x->nr != y->nr)
+		return x->nr < y->nr ? -1 : 1;
+	for (u32 i = 0; i < x->nr; i++)
+		if (f[x->first + i] != f[y->first + i])
+			return f[x->first + i] < f[y->first + i] ? -1 : 1;
+	return 0;
+}
+
+static int cmp_raw(const void *a, const void *b)
+{
+	const struct raw_stack_sample *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->exec_ns != y->exec_ns)
+		return x->exec_ns < y->exec_ns ? -1 : 1;
+	if (x->flags != y->flags)
+		return x->flags < y->flags ? -1 : 1;
+	if (x->user != y->user)
+		return x->user < y->user ? -1 : 1;
+	return x->kernel < y->kernel ? -1 : x->kernel > y->kernel;
+}
+
+static int add_stacks(struct importer *im, struct profile *p)
+{
+	struct stack_ref *refs = malloc((2 * im->nr_raw + 1) * sizeof(*refs));
+	size_t n = 0;
+	s64 idx = -1;
+	int err = 0;
+
+	if (!refs)
+		return -ENOMEM;
+	for (size_t i = 0; i < im->nr_raw; i++) {
+		const struct raw_stack_sample *r = &im->raw[i];
+
+		if (r->knr)
+			refs[n++] = (struct stack_ref){ r->kfirst, r->knr, i, true };
+		if (r->unr)
+			refs[n++] = (struct stack_ref){ r->ufirst, r->unr, i, false };
+	}
+	sort_im = im;
+	qsort(refs, n, sizeof(*refs), cmp_ref);
+	for (size_t i = 0; i < n; i++) {
+		/* a user stack from perf -g ends where its frame pointers did */
+		if (!i || cmp_ref(&refs[i - 1], &refs[i]))
+			idx = profile__add_stack(p, im->frames + refs[i].first, refs[i].nr,
+						 refs[i].kernel ? 0 : HSBPF_STACK_FP_END, 0);
+		if (idx < 0) {
+			err = -ENOMEM;
+			goto out;
+		}
+		if (refs[i].kernel)
+			im->raw[refs[i].sample].kernel = idx + 1;
+		else
+			im->raw[refs[i].sample].user = idx + 1;
+	}
+	qsort(im->raw, im->nr_raw, sizeof(*im->raw), cmp_raw);
+	for (size_t i = 0; i < im->nr_raw && !err; i++) {
+		const struct raw_stack_sample *r = &im->raw[i];
+		struct profile_stack_sample ss = { .pid = r->pid, .flags = r->flags, .exec_ns = r->exec_ns,
+						   .user = r->user, .kernel = r->kernel };
+
+		for (; i < im->nr_raw && !cmp_raw(r, &im->raw[i]); i++) {
+			ss.count++;
+			ss.weight += im->raw[i].weight;
+		}
+		i--;
+		err = profile__add_stack_sample(p, &ss);
+	}
+out:
+	sort_im = NULL;
+	free(refs);
+	return err;
+}
+
 int perf_import__run(const char *path, const struct perf_import_opts *o, struct profile *p)
 {
 	struct perf_data_callbacks cb = { .mmap = on_mmap, .comm = on_comm, .fork = on_fork,
@@ -287,6 +428,13 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 					goto out;
 			}
 	}
+	if (im.nr_raw) {
+		err = add_stacks(&im, p);
+		if (err)
+			goto out;
+		snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "fp");
+		p->stats.stack_samples = im.nr_raw;
+	}
 	if (im.have_attr)
 		event_name(&im.attr, &p->meta);
 	snprintf(p->meta.target, sizeof(p->meta.target), "imported: %s", path);
@@ -306,5 +454,7 @@ out:
 	free(im.lbrs);
 	free(im.slots);
 	free(im.execs);
+	free(im.raw);
+	free(im.frames);
 	return err;
 }

@@ -19,6 +19,8 @@ _Static_assert(sizeof(struct profile_fork) == 16, "profile_fork");
 _Static_assert(sizeof(struct profile_ksym) == 16, "profile_ksym");
 _Static_assert(sizeof(struct profile_cgroup) == 16, "profile_cgroup");
 _Static_assert(sizeof(struct profile_lbr) == 40, "profile_lbr");
+_Static_assert(sizeof(struct profile_stack) == 16, "profile_stack");
+_Static_assert(sizeof(struct profile_stack_sample) == 48, "profile_stack_sample");
 
 struct profile *profile__new(void)
 {
@@ -47,6 +49,9 @@ void profile__free(struct profile *p)
 	free(p->cgroups);
 	free(p->lbr);
 	free(p->nspids);
+	free(p->stacks);
+	free(p->frames);
+	free(p->stack_samples);
 	free(p->strs.buf);
 	hashidx__free(&p->strs.idx);
 	free(p);
@@ -188,6 +193,34 @@ int profile__add_cgroup(struct profile *p, u64 id, const char *path)
 int profile__add_lbr(struct profile *p, const struct profile_lbr *l)
 {
 	return APPEND(p, lbr, nr_lbr, cap_lbr, *l);
+}
+
+s64 profile__add_stack(struct profile *p, const u64 *ips, u32 nr, u16 end, u16 nr_fp)
+{
+	if (p->nr_frames + nr >= UINT32_MAX || p->nr_stacks >= UINT32_MAX - 1)
+		return -ENOMEM;
+	if (array__reserve((void **)&p->frames, &p->cap_frames, p->nr_frames + nr, sizeof(*ips)) ||
+	    array__reserve((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks)))
+		return -ENOMEM;
+	memcpy(p->frames + p->nr_frames, ips, nr * sizeof(*ips));
+	p->stacks[p->nr_stacks] = (struct profile_stack){ .first = p->nr_frames, .nr = nr,
+							   .end = end, .nr_fp = nr_fp };
+	p->nr_frames += nr;
+	return p->nr_stacks++;
+}
+
+int profile__add_stack_sample(struct profile *p, const struct profile_stack_sample *s)
+{
+	if (array__reserve((void **)&p->stack_samples, &p->cap_stack_samples,
+			   p->nr_stack_samples + 1, sizeof(*s)))
+		return -ENOMEM;
+	p->stack_samples[p->nr_stack_samples++] = *s;
+	return 0;
+}
+
+const struct profile_stack *profile__stack(const struct profile *p, u32 ref)
+{
+	return ref && ref <= p->nr_stacks ? &p->stacks[ref - 1] : NULL;
 }
 
 int profile__add_nspid(struct profile *p, u32 pid, u32 nspid)
@@ -359,7 +392,7 @@ static const struct kv_field meta_fields[] = {
 	M_STR(version), M_STR(event), M_U32(event_type), M_U64(event_config), M_U32(precise),
 	M_U64(period), M_U64(freq), M_STR(period_mode), M_STR(unit), M_STR(target),
 	M_STR(host), M_STR(kernel), M_U64(start_realtime_ns), M_U64(start_mono_ns),
-	M_U64(duration_ns), M_U32(nr_cpus),
+	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -371,6 +404,10 @@ static const struct kv_field stats_fields[] = {
 	S_U64(interval_repeats), S_U64(interval_outside), S_U64(bpf_run_ns), S_U64(bpf_run_cnt),
 	S_U64(rearm_late), S_U64(rearm_failed), S_U64(intervals_armed), S_U64(interval_err_sum),
 	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
+	S_U64(stack_samples), S_U64(stack_frames), S_U64(stack_fp_frames), S_U64(stacks_full),
+	S_U64(stack_keys_full), S_U64(kernel_stack_err), S_U64(unwind_objects),
+	S_U64(unwind_objects_no_cfi), S_U64(unwind_objects_failed), S_U64(unwind_objects_full),
+	S_U64(unwind_rows), S_U64(unwind_table_bytes), S_U64(unwind_build_ns), S_U64(unwind_map_full),
 };
 
 static const struct file_format profile_format = {
@@ -412,6 +449,12 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	secs[nsec++] = (struct file_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct file_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	secs[nsec++] = (struct file_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
+	if (p->nr_stack_samples) {
+		secs[nsec++] = (struct file_section){ SEC_STACKS, p->stacks, p->nr_stacks * sizeof(*p->stacks) };
+		secs[nsec++] = (struct file_section){ SEC_FRAMES, p->frames, p->nr_frames * sizeof(*p->frames) };
+		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLES, p->stack_samples,
+							   p->nr_stack_samples * sizeof(*p->stack_samples) };
+	}
 	err = file_format__write_out(o, &profile_format, secs, nsec);
 cleanup:
 	free(meta);
@@ -444,6 +487,12 @@ static int validate_refs(struct profile *p, const char *name)
 	for (size_t i = 0; i < p->nr_cgroups; i++)
 		if (!str_ok(p, p->cgroups[i].path))
 			return bad(name, "cgroup refers outside the string table");
+	for (size_t i = 0; i < p->nr_stacks; i++)
+		if (p->stacks[i].first > p->nr_frames || p->stacks[i].nr > p->nr_frames - p->stacks[i].first)
+			return bad(name, "stack refers outside the frame table");
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		if (p->stack_samples[i].user > p->nr_stacks || p->stack_samples[i].kernel > p->nr_stacks)
+			return bad(name, "stack sample refers outside the stack table");
 	return 0;
 }
 
@@ -460,6 +509,11 @@ static int check_sums(const struct profile *p, const char *name)
 	for (size_t i = 0; i < p->nr_lbr; i++)
 		if (__builtin_add_overflow(l, p->lbr[i].count, &l))
 			return bad(name, "branch record counts overflow");
+	n = w = 0;
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		if (__builtin_add_overflow(n, p->stack_samples[i].count, &n) ||
+		    __builtin_add_overflow(w, p->stack_samples[i].weight, &w))
+			return bad(name, "stack sample counts overflow");
 	return 0;
 }
 
@@ -535,6 +589,18 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	case SEC_LBR:
 		err = take((void **)&p->lbr, &p->nr_lbr, &p->cap_lbr, data, size, sizeof(*p->lbr),
 			   c->name, "branch record table size");
+		break;
+	case SEC_STACKS:
+		err = take((void **)&p->stacks, &p->nr_stacks, &p->cap_stacks, data, size,
+			   sizeof(*p->stacks), c->name, "stack table size");
+		break;
+	case SEC_FRAMES:
+		err = take((void **)&p->frames, &p->nr_frames, &p->cap_frames, data, size,
+			   sizeof(*p->frames), c->name, "frame table size");
+		break;
+	case SEC_STACK_SAMPLES:
+		err = take((void **)&p->stack_samples, &p->nr_stack_samples, &p->cap_stack_samples,
+			   data, size, sizeof(*p->stack_samples), c->name, "stack sample table size");
 		break;
 	default:
 		break;	/* a newer minor version's section */

@@ -9,9 +9,11 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	2
+#define PROFILE_VERSION_MINOR	3
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
+/* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
+#define PROFILE_MINOR_STACKS	3
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -26,6 +28,9 @@ enum profile_section_type {
 	SEC_CGROUPS = 9,	/* struct profile_cgroup[] */
 	SEC_LBR = 10,		/* struct profile_lbr[] (format 1.1) */
 	SEC_NSPIDS = 11,	/* struct profile_nspid[] (format 1.1) */
+	SEC_STACKS = 12,	/* struct profile_stack[] (format 1.3) */
+	SEC_FRAMES = 13,	/* u64[]: the stacks' frames (format 1.3) */
+	SEC_STACK_SAMPLES = 14,	/* struct profile_stack_sample[] (format 1.3) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
@@ -96,6 +101,30 @@ struct profile_nspid {
 	u32 nspid;		/* innermost namespace */
 };
 
+/* One distinct call stack: frames[first, first + nr), the sampled frame first, then return
+ * addresses. A user stack says how it ended (HSBPF_STACK_*, or PROFILE_STACK_LOST when the
+ * kernel's stack map was full: the sample is kept, its frames are not). */
+#define PROFILE_STACK_LOST	0xffff
+struct profile_stack {
+	u32 first;
+	u32 nr;
+	u16 end;
+	u16 nr_fp;		/* frames found by frame pointer, for lack of a table */
+	u32 pad;
+};
+
+/* samples with their stacks, per process image, cgroup, user stack and kernel stack */
+struct profile_stack_sample {
+	u32 pid;
+	u32 flags;		/* HSBPF_KEY_* */
+	u64 cgroup_id;
+	u64 exec_ns;
+	u32 user;		/* index in stacks + 1; 0: no user stack */
+	u32 kernel;		/* index in stacks + 1; 0: no kernel stack */
+	u64 count;
+	u64 weight;
+};
+
 struct profile_meta {
 	char event[64];		/* as the user wrote it, e.g. "cpu-clock" */
 	u32 event_type;		/* perf_event_attr.type */
@@ -113,6 +142,8 @@ struct profile_meta {
 	u64 duration_ns;
 	u32 nr_cpus;
 	char version[32];	/* hsbpf that wrote it */
+	char call_graph[8];	/* "", "fp", "dwarf", "lbr" (format 1.3) */
+	u32 max_frames;		/* user frames a stack could have */
 };
 
 struct profile_stats {
@@ -139,6 +170,21 @@ struct profile_stats {
 	u64 interval_err_max;
 	u64 bpf_run_ns;		/* handler run time, with kernel.bpf_stats_enabled=1 */
 	u64 bpf_run_cnt;
+	/* call stacks (format 1.3) */
+	u64 stack_samples;	/* samples whose stacks were collected */
+	u64 stack_frames;	/* user frames unwound */
+	u64 stack_fp_frames;	/* ... of them by frame pointer, for lack of a table */
+	u64 stacks_full;	/* new stacks the stack map could not take (the samples kept) */
+	u64 stack_keys_full;	/* samples the stack-sample map could not take (in the flat histogram only) */
+	u64 kernel_stack_err;	/* kernel stacks bpf_get_stack could not take */
+	u64 unwind_objects;	/* object files with an unwind table in the kernel */
+	u64 unwind_objects_no_cfi;	/* ... without unwind information (frame pointers) */
+	u64 unwind_objects_failed;	/* ... that could not be read */
+	u64 unwind_objects_full;	/* ... that did not fit the kernel's tables (frame pointers) */
+	u64 unwind_rows;
+	u64 unwind_table_bytes;
+	u64 unwind_build_ns;	/* time spent building and loading the tables */
+	u64 unwind_map_full;	/* executable mappings the kernel's map could not take */
 };
 
 struct strtab {
@@ -166,6 +212,12 @@ struct profile {
 	size_t nr_lbr, cap_lbr;
 	struct profile_nspid *nspids;
 	size_t nr_nspids, cap_nspids;
+	struct profile_stack *stacks;
+	size_t nr_stacks, cap_stacks;
+	u64 *frames;
+	size_t nr_frames, cap_frames;
+	struct profile_stack_sample *stack_samples;
+	size_t nr_stack_samples, cap_stack_samples;
 	struct strtab strs;
 };
 
@@ -185,6 +237,15 @@ int profile__add_ksym(struct profile *p, u64 addr, const char *name);
 int profile__add_cgroup(struct profile *p, u64 id, const char *path);
 int profile__add_lbr(struct profile *p, const struct profile_lbr *l);
 int profile__add_nspid(struct profile *p, u32 pid, u32 nspid);
+/* a distinct stack (the caller deduplicates): its index, or -ENOMEM */
+s64 profile__add_stack(struct profile *p, const u64 *ips, u32 nr, u16 end, u16 nr_fp);
+int profile__add_stack_sample(struct profile *p, const struct profile_stack_sample *s);
+/* the stack of a stack sample's reference (user or kernel), NULL for none */
+const struct profile_stack *profile__stack(const struct profile *p, u32 ref);
+static inline const u64 *profile__frames(const struct profile *p, const struct profile_stack *st)
+{
+	return p->frames + st->first;
+}
 /* the PID pid has inside its own namespace, or 0 when it lives in the host's */
 u32 profile__nspid(const struct profile *p, u32 pid);
 

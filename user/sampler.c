@@ -21,6 +21,7 @@
 #include "lbr.skel.h"
 #include "rearm.h"
 #include "sampler.h"
+#include "unwind_table.h"
 
 _Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
@@ -42,6 +43,8 @@ struct sampler {
 	struct rearmer *rearmers;
 	volatile bool stop;
 	u32 gen;			/* live reads: the histogram generation counting now */
+	/* call stacks: the next free slots of the unwind arrays */
+	u32 next_row, next_page, next_obj;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -130,6 +133,39 @@ nomem:
 	return NULL;
 }
 
+/* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
+ * code, but the maps are created whatever) */
+static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struct sampler_opts *o)
+{
+	const struct {
+		struct bpf_map *map;
+		u32 size;
+	} sizes[] = {
+		{ skel->maps.unwind_rows, o && o->unwind_rows ? o->unwind_rows : HSBPF_UNWIND_ROWS },
+		{ skel->maps.unwind_pages, HSBPF_UNWIND_PAGES },
+		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
+		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
+		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
+		{ skel->maps.stacks, o && o->max_entries ? (o->max_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
+		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
+		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+	};
+	int err = 0;
+
+	skel->rodata->call_graph = call_graph;
+	if (o && o->max_frames)
+		skel->rodata->max_frames = o->max_frames;
+	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
+		/* the tables for dwarf; the stacks themselves whenever there are stacks */
+		bool needed = call_graph == HSBPF_CALL_GRAPH_DWARF ||
+			      (call_graph != HSBPF_CALL_GRAPH_NONE && i >= 5 && i < 8);
+
+		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
+	}
+	return err;
+}
+
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
@@ -146,6 +182,13 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	s->skel->rodata->filter_pids = opts->filter_pids;
 	s->skel->rodata->random_periods = period__is_random(opts->mode);
+	err = size_stack_maps(s->skel, opts->call_graph, opts);
+	if (err) {
+		load_error("profile (stack map sizes)", err);
+		goto fail;
+	}
+	/* the unwinder's test probe is attached by tests alone */
+	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
 	if (opts->max_entries)
 		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
 	/* the second histogram map counts only when live reads turn the generation */
@@ -156,7 +199,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile (map size)", err);
 		goto fail;
 	}
-	if (!opts->filter_pids) {
+	if (!opts->filter_pids && opts->call_graph != HSBPF_CALL_GRAPH_DWARF) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
 		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
 	}
@@ -651,6 +694,8 @@ static int add_to_profile(void *ctx, const struct profile_sample *ps)
 	return 0;
 }
 
+static int collect_stacks(struct sampler *s, struct profile *p);
+
 int sampler__collect(struct sampler *s, struct profile *p)
 {
 	int err = sampler__read_samples(s, add_to_profile, p);
@@ -659,6 +704,8 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		err = collect_stats(s, p);
 	if (!err && s->lbr)
 		err = collect_lbr(s, p);
+	if (!err && s->opts.call_graph != HSBPF_CALL_GRAPH_NONE)
+		err = collect_stacks(s, p);
 	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 	return err;
 }
@@ -717,22 +764,26 @@ int sampler__verify_all(void)
 	quiet_libbpf();
 	for (int filter = 0; filter <= 1; filter++) {
 		for (int random = 0; random <= 1; random++) {
-			struct profile_bpf *skel = profile_bpf__open();
-			int err;
+			for (u32 cg = HSBPF_CALL_GRAPH_NONE; cg <= HSBPF_CALL_GRAPH_LBR; cg++) {
+				struct profile_bpf *skel = profile_bpf__open();
+				int err;
 
-			if (!skel) {
-				failed++;
-				continue;
+				if (!skel) {
+					failed++;
+					continue;
+				}
+				skel->rodata->filter_pids = filter;
+				skel->rodata->random_periods = random;
+				err = size_stack_maps(skel, cg, NULL);
+				if (!err)
+					err = profile_bpf__load(skel);
+				if (err) {
+					error("verifier rejected profile.bpf.c (filter_pids=%d random=%d "
+					      "call_graph=%u): %s", filter, random, cg, strerror(-err));
+					failed++;
+				}
+				profile_bpf__destroy(skel);
 			}
-			skel->rodata->filter_pids = filter;
-			skel->rodata->random_periods = random;
-			err = profile_bpf__load(skel);
-			if (err) {
-				error("verifier rejected profile.bpf.c (filter_pids=%d random=%d): %s",
-				      filter, random, strerror(-err));
-				failed++;
-			}
-			profile_bpf__destroy(skel);
 		}
 	}
 	{
@@ -762,4 +813,298 @@ int sampler__verify_all(void)
 		lbr_bpf__destroy(l);
 	}
 	return failed ? -EINVAL : 0;
+}
+
+/* ---- call stacks ---- */
+
+/* write n values of size bytes at consecutive keys from first, in batches */
+static int update_array(int fd, u32 first, const void *vals, size_t size, u32 n)
+{
+	const u32 batch = 4096;
+	u32 *keys = calloc(batch, sizeof(*keys));
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (u32 done = 0; done < n && !err; done += batch) {
+		u32 cnt = n - done < batch ? n - done : batch;
+
+		for (u32 i = 0; i < cnt; i++)
+			keys[i] = first + done + i;
+		if (bpf_map_update_batch(fd, keys, (const char *)vals + (size_t)done * size, &cnt, NULL))
+			err = -errno;
+	}
+	free(keys);
+	return err;
+}
+
+int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj)
+{
+	struct unwind_page *pages = NULL;
+	struct unwind_obj o;
+	int err;
+
+	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF)
+		return -EINVAL;
+	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
+	    t->nr_pages > bpf_map__max_entries(s->skel->maps.unwind_pages) - s->next_page ||
+	    s->next_obj >= bpf_map__max_entries(s->skel->maps.unwind_objs))
+		return -ENOSPC;
+	pages = malloc((t->nr_pages ? t->nr_pages : 1) * sizeof(*pages));
+	if (!pages)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_pages; i++) {
+		pages[i] = t->pages[i];
+		pages[i].first += s->next_row;
+	}
+	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = s->next_page,
+				 .nr_pages = t->nr_pages };
+	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), s->next_row, t->rows, sizeof(*t->rows),
+			   t->nr_rows);
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), s->next_page, pages,
+				   sizeof(*pages), t->nr_pages);
+	/* the object last: the kernel finds no page before its rows are in */
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), s->next_obj, &o, sizeof(o), 1);
+	free(pages);
+	if (err)
+		return err;
+	s->next_row += t->nr_rows;
+	s->next_page += t->nr_pages;
+	*obj = s->next_obj++;
+	return 0;
+}
+
+void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs)
+{
+	*rows = s->next_row;
+	*rows_max = bpf_map__max_entries(s->skel->maps.unwind_rows);
+	*objs = s->next_obj;
+}
+
+int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_maps), k, m, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+void sampler__unwind_forget_parent(struct sampler *s, u32 pid)
+{
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_parent), &pid);
+}
+
+u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
+{
+	struct proc_state st;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &st))
+		return 0;
+	return st.exec_ns;
+}
+
+int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out)
+{
+	/* the short map's values are the head of struct stack_frames */
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &hash, out))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks_long), &hash, out))
+		return -errno;
+	return 0;
+}
+
+int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx)
+{
+	const u32 batch = 4096;
+	int fd = bpf_map__fd(s->skel->maps.stack_samples), err = 0;
+	struct stack_key *keys = calloc(batch, sizeof(*keys)), in, out;
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	bool first = true;
+
+	if (!keys || !vals) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the stack sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			int ret = fn(ctx, &keys[i], &vals[i]);
+
+			if (ret) {
+				err = ret;
+				goto cleanup;
+			}
+		}
+		if (err) {
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* the stack samples, read whole before their stacks are looked up */
+struct stack_read {
+	struct stack_key *keys;
+	struct sample_value *vals;
+	size_t nr, cap, cap_vals;
+	u64 *hashes;		/* the distinct stacks, sorted: a stack's index is its place here */
+	size_t nr_hashes;
+};
+
+static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct sample_value *v)
+{
+	struct stack_read *r = ctx;
+
+	if (array__reserve((void **)&r->keys, &r->cap, r->nr + 1, sizeof(*k)) ||
+	    array__reserve((void **)&r->vals, &r->cap_vals, r->nr + 1, sizeof(*v)))
+		return -ENOMEM;
+	r->keys[r->nr] = *k;
+	r->vals[r->nr++] = *v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u32 stack_ref(const struct stack_read *r, u64 hash)
+{
+	const u64 *at;
+
+	if (!hash)
+		return 0;
+	at = bsearch(&hash, r->hashes, r->nr_hashes, sizeof(hash), cmp_u64);
+	return at ? (u32)(at - r->hashes) + 1 : 0;
+}
+
+/* the stack samples, each distinct stack once; a stack the kernel's map could not take is
+ * kept as a lost one, with its samples */
+static int collect_stacks(struct sampler *s, struct profile *p)
+{
+	u64 cnt[HSBPF_STACK_STAT_NR];
+	struct stack_read r = {};
+	struct stack_frames *f = malloc(sizeof(*f));
+	size_t n = 0;
+	int err;
+
+	if (!f)
+		return fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+	err = sampler__read_stack_samples(s, keep_stack_sample, &r);
+	if (err == -ENOMEM)
+		error("cannot read stacks: %s", strerror(ENOMEM));
+	if (err)
+		goto cleanup;
+	r.hashes = malloc((2 * r.nr + 1) * sizeof(*r.hashes));
+	if (!r.hashes) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		if (r.keys[i].user)
+			r.hashes[n++] = r.keys[i].user;
+		if (r.keys[i].kernel)
+			r.hashes[n++] = r.keys[i].kernel;
+	}
+	qsort(r.hashes, n, sizeof(*r.hashes), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!r.nr_hashes || r.hashes[r.nr_hashes - 1] != r.hashes[i])
+			r.hashes[r.nr_hashes++] = r.hashes[i];
+	for (size_t i = 0; i < r.nr_hashes; i++) {
+		s64 idx;
+
+		if (sampler__stack(s, r.hashes[i], f))
+			idx = profile__add_stack(p, NULL, 0, PROFILE_STACK_LOST, 0);
+		else
+			idx = profile__add_stack(p, (const u64 *)f->ip, f->nr < HSBPF_MAX_FRAMES ? f->nr : HSBPF_MAX_FRAMES,
+						 f->end, f->nr_fp);
+		if (idx < 0) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		const struct stack_key *k = &r.keys[i];
+		struct profile_stack_sample ss = {
+			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id, .exec_ns = k->exec_ns,
+			.user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
+			.count = r.vals[i].count, .weight = r.vals[i].weight,
+		};
+
+		if (profile__add_stack_sample(p, &ss)) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	if (!sampler__read_stack_counters(s, cnt)) {
+		p->stats.stack_samples = cnt[HSBPF_STACK_STAT_SAMPLES];
+		p->stats.stack_frames = cnt[HSBPF_STACK_STAT_FRAMES];
+		p->stats.stack_fp_frames = cnt[HSBPF_STACK_STAT_FP_FRAMES];
+		p->stats.stacks_full = cnt[HSBPF_STACK_STAT_STACKS_FULL];
+		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
+		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
+	}
+cleanup:
+	free(r.keys);
+	free(r.vals);
+	free(r.hashes);
+	free(f);
+	return err;
+}
+
+int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (u32 k = 0; k < HSBPF_STACK_STAT_NR; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(s->skel->maps.stack_stats, &k, sizeof(k), vals, ncpu * sizeof(*vals), 0))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link)
+{
+	*link = bpf_program__attach_uprobe(s->skel->progs.hsbpf_unwind_probe, false, -1, path, file_off);
+	return *link ? 0 : -errno;
+}
+
+int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.probe_stacks), &ip, out))
+		return -errno;
+	return 0;
 }

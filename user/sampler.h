@@ -6,6 +6,7 @@
 #define HSBPF_SAMPLER_H
 
 #include "event.h"
+#include "hsbpf.h"
 #include "period.h"
 #include "profile.h"
 
@@ -21,6 +22,10 @@ struct sampler_opts {
 	u32 max_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
+	u32 call_graph;		/* HSBPF_CALL_GRAPH_*: stacks with each sample */
+	u32 max_frames;		/* user frames per stack, 0 for HSBPF_MAX_FRAMES */
+	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
+	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
 };
 
 struct sampler;
@@ -53,6 +58,28 @@ int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt);
 /* turn those statistics on for as long as the returned fd is open (top shows the handler's
  * cost); -errno when the kernel refuses */
 int sampler__enable_run_stats(void);
+
+/* Call stacks: what the kernel's unwinder follows (user/unwind.c decides what goes in) */
+struct unwind_table;
+/* an object's rows and pages into the global arrays; -ENOSPC when they are full */
+int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj);
+void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs);
+int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
+int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
+/* a forked child's mappings are now its own */
+void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
+/* when pid's current image was exec'd (CLOCK_MONOTONIC), 0 if before the recording; its low
+ * 32 bits are the tag the kernel keys the image's mappings with */
+u64 sampler__image_exec_ns(struct sampler *s, u32 pid);
+/* every stack sample (fn's non-zero return stops the walk), and the stacks by hash */
+typedef int (*sampler_stack_fn)(void *ctx, const struct stack_key *k, const struct sample_value *v);
+int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx);
+int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
+int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);
+/* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
+struct bpf_link;
+int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link);
+int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out);
 
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);

@@ -19,6 +19,7 @@
 #include "procfs.h"
 #include "sideband.h"
 #include "target.h"
+#include "unwind.h"
 
 #define DEFAULT_FREQ 999	/* odd, so as not to beat with millisecond timers */
 
@@ -40,6 +41,11 @@ struct session {
 	struct cgroup_names cgroups;
 	u64 start, next_scan;
 	size_t seen_comms, seen_forks;
+	/* call stacks: the unwinder follows the sideband's records from these on */
+	struct unwinder *unw;
+	size_t unw_maps, unw_comms, unw_forks;
+	u32 *followed;		/* with a command or -p: the processes and their descendants */
+	size_t nr_followed, cap_followed;
 };
 
 static int max_sample_rate(u64 *rate)
@@ -112,6 +118,8 @@ static void fill_meta(struct session *s)
 		snprintf(m->kernel, sizeof(m->kernel), "%.63s", u.release);
 	}
 	m->nr_cpus = s->nr_cpus;
+	snprintf(m->call_graph, sizeof(m->call_graph), "%s", session__call_graph_name(o->call_graph));
+	m->max_frames = o->call_graph ? (o->max_frames ? o->max_frames : HSBPF_MAX_FRAMES) : 0;
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -147,6 +155,35 @@ static void pids_to_tgids(u32 *pids, int nr)
 	}
 }
 
+static const char *const call_graph_names[] = {
+	[HSBPF_CALL_GRAPH_NONE] = "", [HSBPF_CALL_GRAPH_FP] = "fp",
+	[HSBPF_CALL_GRAPH_DWARF] = "dwarf", [HSBPF_CALL_GRAPH_LBR] = "lbr",
+};
+
+const char *session__call_graph_name(u32 mode)
+{
+	return mode < ARRAY_SIZE(call_graph_names) ? call_graph_names[mode] : "";
+}
+
+int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames)
+{
+	const char *comma = strchr(arg, ',');
+	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
+	u64 depth = 0;
+
+	*mode = HSBPF_CALL_GRAPH_NONE;
+	for (u32 m = HSBPF_CALL_GRAPH_FP; m < ARRAY_SIZE(call_graph_names); m++)
+		if (len == strlen(call_graph_names[m]) && !strncmp(arg, call_graph_names[m], len))
+			*mode = m;
+	if (*mode == HSBPF_CALL_GRAPH_NONE)
+		return fail(-EINVAL, "invalid --call-graph '%s' (known: dwarf, fp, lbr; then ,DEPTH)", arg);
+	if (comma && (parse_u64(comma + 1, &depth) || depth < 1 || depth > HSBPF_MAX_FRAMES))
+		return fail(-EINVAL, "invalid call-graph depth '%s' (1 to %d user frames)", comma + 1,
+			    HSBPF_MAX_FRAMES);
+	*max_frames = depth;
+	return 0;
+}
+
 /* the event, its period, the pid and CPU lists: usage errors (-EINVAL), and CPUs that are
  * not online (-ENODEV) */
 static int check_event(struct session *s)
@@ -160,6 +197,14 @@ static int check_event(struct session *s)
 		if (s->ev.type == PERF_TYPE_SOFTWARE)
 			return fail(-EINVAL, "-b needs a hardware event: branch stacks come from the PMU's LBR");
 		s->ev.branch_stack = true;
+	}
+	if (o->call_graph == HSBPF_CALL_GRAPH_LBR) {
+		if (s->ev.type == PERF_TYPE_SOFTWARE)
+			return fail(-EINVAL, "--call-graph lbr needs a hardware event (-e cycles, ...): the "
+				    "call stacks come from the PMU's LBR");
+		if (s->ev.branch_stack)
+			return fail(-EINVAL, "--call-graph lbr and -b both need the LBR: choose one");
+		s->ev.lbr_call_stack = true;
 	}
 	if (s->ev.is_clock) {
 		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
@@ -236,6 +281,14 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		if (parse_u64(arg, &o->seed))
 			return fail(-EINVAL, "invalid seed '%s'", arg);
 		break;
+	case 'g':
+		o->call_graph = HSBPF_CALL_GRAPH_DWARF;
+		o->max_frames = 0;
+		break;
+	case SESSION_OPT_CALL_GRAPH:
+		if (session__parse_call_graph(arg, &o->call_graph, &o->max_frames))
+			return -EINVAL;
+		break;
 	default:
 		return 0;
 	}
@@ -254,6 +307,116 @@ int session__new(const struct session_opts *opts, struct session **out)
 	s->child_status = -1;
 	s->so.cgroup_fd = -1;
 	return check_event(s);
+}
+
+static bool followed(const struct session *s, u32 pid)
+{
+	for (size_t i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == pid)
+			return true;
+	return false;
+}
+
+static int follow(struct session *s, u32 pid)
+{
+	if (followed(s, pid))
+		return 0;
+	if (array__reserve((void **)&s->followed, &s->cap_followed, s->nr_followed + 1, sizeof(pid)))
+		return -ENOMEM;
+	s->followed[s->nr_followed++] = pid;
+	return 0;
+}
+
+/* a sideband record for the unwinder, in time order */
+struct unw_event {
+	u64 time_ns;
+	u32 kind;		/* 0 fork, 1 exec, 2 mapping: the order of equal times */
+	u32 idx;
+};
+
+static int cmp_unw_event(const void *a, const void *b)
+{
+	const struct unw_event *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* the sideband's new records to the unwinder, in time order (each CPU's ring is drained in
+ * turn, so the profile's tables are not): forks, execs and executable mappings (those read
+ * from /proc have time 0 and come first) */
+static int feed_unwinder(struct session *s)
+{
+	struct profile *p = s->p;
+	size_t n = (p->nr_forks - s->unw_forks) + (p->nr_comms - s->unw_comms) +
+		   (p->nr_mappings - s->unw_maps), k = 0;
+	struct unw_event *ev;
+
+	unwinder__retry(s->unw);
+	if (!n)
+		return 0;
+	ev = malloc(n * sizeof(*ev));
+	if (!ev)
+		return fail(-ENOMEM, "cannot follow mappings for the unwinder: %s", strerror(ENOMEM));
+	for (size_t i = s->unw_forks; i < p->nr_forks; i++)
+		ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i };
+	for (size_t i = s->unw_comms; i < p->nr_comms; i++)
+		if (p->comms[i].exec)
+			ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i };
+	for (size_t i = s->unw_maps; i < p->nr_mappings; i++)
+		ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i };
+	qsort(ev, k, sizeof(*ev), cmp_unw_event);
+	for (size_t i = 0; i < k; i++) {
+		const struct profile_fork *f = &p->forks[ev[i].idx];
+		const struct profile_comm *c = &p->comms[ev[i].idx];
+		const struct profile_mapping *m = &p->mappings[ev[i].idx];
+		u32 pid = ev[i].kind == 0 ? f->pid : ev[i].kind == 1 ? c->pid : m->pid;
+
+		/* the sideband sees the whole machine: tables only for what is sampled */
+		if (s->so.filter_pids) {
+			if (ev[i].kind == 0 && followed(s, f->ppid) && follow(s, f->pid)) {
+				free(ev);
+				return fail(-ENOMEM, "cannot follow processes: %s", strerror(ENOMEM));
+			}
+			if (!followed(s, pid))
+				continue;
+		}
+		if (ev[i].kind == 0)
+			unwinder__fork(s->unw, f->pid, f->ppid);
+		else if (ev[i].kind == 1)
+			unwinder__exec(s->unw, c->pid, c->time_ns);
+		else
+			unwinder__mmap(s->unw, m->pid, m->start, m->len, m->pgoff, true,
+				       profile__str(p, m->path), m->build_id, m->build_id_size, m->time_ns);
+	}
+	free(ev);
+	s->unw_forks = p->nr_forks;
+	s->unw_comms = p->nr_comms;
+	s->unw_maps = p->nr_mappings;
+	return 0;
+}
+
+/* --call-graph dwarf: tables for what runs already (-p, -a: read from /proc), and for a
+ * command, before it runs, the program's and its libraries' */
+static int open_unwinder(struct session *s)
+{
+	int err = 0;
+
+	s->unw = unwinder__new(s->sampler);
+	if (!s->unw)
+		return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = follow(s, s->pids[i]);
+	if (!err && s->opts.argv)
+		err = follow(s, s->cmd.pid);
+	if (err)
+		return fail(err, "cannot set up the unwinder: %s", strerror(-err));
+	if (s->opts.argv)
+		unwinder__prepare(s->unw, s->opts.argv[0]);
+	return feed_unwinder(s);
 }
 
 int session__open(struct session *s)
@@ -287,6 +450,8 @@ int session__open(struct session *s)
 	s->so.max_entries = o->map_entries;
 	s->so.seed = o->seed;
 	s->so.live = o->live;
+	s->so.call_graph = o->call_graph;
+	s->so.max_frames = o->max_frames;
 	if (o->cgroup) {
 		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
 		if (err)
@@ -299,7 +464,8 @@ int session__open(struct session *s)
 			return err;
 		}
 	}
-	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p);
+	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF);
 	if (!s->sb)
 		return -errno;
 	err = sideband__enable(s->sb);
@@ -320,6 +486,8 @@ int session__open(struct session *s)
 		err = sampler__add_pid(s->sampler, s->pids[i], false);
 	if (!err && o->argv)
 		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
+	if (!err && o->call_graph == HSBPF_CALL_GRAPH_DWARF)
+		err = open_unwinder(s);
 	return err;
 }
 
@@ -345,6 +513,8 @@ int session__poll(struct session *s, int timeout_ms)
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
 	if (sideband__drain(s->sb))
 		return -EIO;
+	if (s->unw && feed_unwinder(s))
+		return -ENOMEM;
 	/* processes in their own PID namespace: read while they are alive */
 	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
 	s->seen_comms = s->p->nr_comms;
@@ -425,6 +595,18 @@ int session__finish(struct session *s)
 	if (err)
 		return err;
 	fill_meta(s);
+	if (s->unw) {
+		const struct unwinder_stats *us = unwinder__stats(s->unw);
+
+		p->stats.unwind_objects = us->objects;
+		p->stats.unwind_objects_no_cfi = us->objects_no_cfi;
+		p->stats.unwind_objects_failed = us->objects_failed;
+		p->stats.unwind_objects_full = us->objects_full;
+		p->stats.unwind_rows = us->rows;
+		p->stats.unwind_table_bytes = us->table_bytes;
+		p->stats.unwind_build_ns = us->build_ns;
+		p->stats.unwind_map_full = us->map_full;
+	}
 	if (o->argv)
 		profile__keep_pids(p, &s->command_pid, 1);
 	else if (!o->all && !o->cgroup)
@@ -433,6 +615,13 @@ int session__finish(struct session *s)
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p, &s->cgroups);
 	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
 }
 
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
@@ -448,6 +637,10 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 			if (nr_also)
 				memcpy(keep + nr, also, nr_also * sizeof(*keep));
 			err = profile__keep_pids(s->p, keep, nr + nr_also);
+			if (!err && s->unw) {
+				qsort(keep, nr + nr_also, sizeof(*keep), cmp_u32);
+				unwinder__keep(s->unw, keep, nr + nr_also);
+			}
 		} else {
 			err = -ENOMEM;
 		}
@@ -456,6 +649,9 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 	/* what the namespace-pid pass has not seen yet stays after what it has */
 	s->seen_comms = s->p->nr_comms;
 	s->seen_forks = s->p->nr_forks;
+	s->unw_maps = s->p->nr_mappings;
+	s->unw_comms = s->p->nr_comms;
+	s->unw_forks = s->p->nr_forks;
 	return err;
 }
 
@@ -510,6 +706,7 @@ void session__close(struct session *s)
 		return;
 	if (s->cmd.pid > 0)
 		command__abort(&s->cmd);
+	unwinder__free(s->unw);
 	sampler__destroy(s->sampler);
 	sideband__close(s->sb);
 	cgroup_names__free(&s->cgroups);
@@ -518,5 +715,6 @@ void session__close(struct session *s)
 	profile__free(s->p);
 	free(s->pids);
 	free(s->cpus);
+	free(s->followed);
 	free(s);
 }

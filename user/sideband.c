@@ -59,7 +59,7 @@ static void ring_close(struct ring *r)
 		close(r->fd);
 }
 
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p)
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -95,7 +95,8 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p)
 		error("cannot set up sideband: %s", strerror(ENOMEM));
 		goto fail;
 	}
-	attr.wakeup_watermark = RING_PAGES * page / 4;
+	/* a side-band record is no sample: wakeup_events does not count it, bytes do */
+	attr.wakeup_watermark = wake_each ? 1 : RING_PAGES * page / 4;
 	for (int i = 0; i < nr_cpus; i++) {
 		struct ring *r = &sb->rings[i];
 		struct epoll_event ev = { .events = EPOLLIN };

@@ -9,7 +9,8 @@
 struct sideband;
 
 /* per-CPU dummy events, disabled; records go into p as they are drained */
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p);
+/* wake_each: a wake-up per record (the unwinder wants mappings at once), else per quarter ring */
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each);
 int sideband__enable(struct sideband *sb);
 /* move every record the kernel has written so far into the profile */
 int sideband__drain(struct sideband *sb);

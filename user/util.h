@@ -16,6 +16,8 @@ typedef uint32_t u32;
 typedef uint16_t u16;
 typedef uint8_t u8;
 typedef int64_t s64;
+typedef int32_t s32;
+typedef int16_t s16;
 
 #define HSBPF_VERSION "0.1.0"
 

@@ -1,0 +1,166 @@
+#!/usr/bin/env bash
+# make bench-stacks: what call stacks cost, beside the tools people use for them.
+# A CPU-bound workload (bench/deep.c, -O2 -fomit-frame-pointer) at the bottom of stacks 8, 32
+# and 128 frames deep, sampled at 1 kHz and 10 kHz by: hsbpf without stacks (the floor of
+# sampling), hsbpf --call-graph fp and dwarf, perf record -g, perf record --call-graph dwarf,
+# and bpftrace's @[ustack, kstack] = count(). For each: the wall-time overhead (median of the
+# ratios of paired runs, the workload alone just before each: this machine drifts by more
+# than the overhead), the share of samples whose user stack is complete (reaches _start), the
+# output's size and the time to a report. hsbpf's BPF handler cost per sample comes from the
+# kernel's run-time statistics. Then the share of complete stacks on Debian's python3 and xz,
+# hsbpf against perf's DWARF mode, and the unwind tables' cost for libc and python3.
+# bcc's profile is not in the table: Debian 12's libbpf-tools (0.26) has no profile, and
+# bpfcc-tools' needs kernel headers this kernel has no package for.
+set -euo pipefail
+
+HSBPF=${HSBPF:-./hsbpf}
+OUT=${OUTPUT:-.output}/bench/stacks
+DEEP=${DEEP:-.output/bench/deep}
+TABLES=${TABLES:-.output/bench/unwind_tables}
+REPS=${REPS:-3}
+DEPTHS=${DEPTHS:-"8 32 128"}
+RATES=${RATES:-"1000 10000"}
+TOOLS=${TOOLS:-"hsbpf hsbpf-fp hsbpf-dwarf perf-g perf-dwarf bpftrace"}
+mkdir -p "$OUT"
+
+need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing (scripts/install-deps.sh)" >&2; exit 1; }; }
+need perf
+need bpftrace
+need python3
+need xz
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+
+old_stats=$(sysctl -n kernel.bpf_stats_enabled)
+sysctl -qw kernel.bpf_stats_enabled=1
+trap 'sysctl -qw kernel.bpf_stats_enabled="$old_stats"' EXIT
+
+now() { date +%s%N; }
+secs() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b - a) / 1e9 }'; }
+
+# the workload's own wall time (it prints it), without a tool's start and finish
+elapsed() { awk '/^elapsed_ns / { printf "%.4f", $2 / 1e9 }' "$1"; }
+
+# about 1 s of work here
+"$DEEP" 32 200 >"$OUT/alone"
+ROUNDS=${ROUNDS:-$(awk '/^elapsed_ns / { print int(200 * 1e9 / $2) }' "$OUT/alone")}
+[ "$ROUNDS" -ge 50 ] || ROUNDS=50
+
+# the share of blocks of perf script -F ip,sym whose last frame is _start
+perf_complete() {
+	awk 'BEGIN { n = 0; c = 0 }
+	     /^[^ \t]/ { next }
+	     /^[ \t]*$/ { if (last != "") { n++; if (last == "_start") c++ } last = ""; next }
+	     { last = $2 }
+	     END { if (last != "") { n++; if (last == "_start") c++ } printf "%.1f", n ? 100 * c / n : 0 }'
+}
+
+# bpftrace's map: "@[\n frames...\n]: count" per stack; complete when _start is in it
+bpftrace_complete() {
+	awk 'BEGIN { n = 0; c = 0 }
+	     /^@\[/ { start = 0; next }
+	     /_start\+/ { start = 1 }
+	     /^\]: / { n += $2; if (start) c += $2; start = 0 }
+	     END { printf "%.1f", n ? 100 * c / n : 0 }'
+}
+
+# hsbpf's profile: complete share of user stacks, handler ns per run
+hsbpf_numbers() {
+	"$HSBPF" report -i "$1" --format json --limit 1 | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+e = d.get("stack_ends", {})
+user = e.get("samples", 0) - e.get("no_user_stack", 0)
+print("%.1f %.0f" % (100.0 * e.get("complete", 0) / user if user else float("nan"),
+                     d["handler_ns"] / d["handler_runs"] if d.get("handler_runs") else float("nan")))'
+}
+
+# one run of the workload under a tool: prints "seconds size complete report_s handler_ns"
+run_under() {
+	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 t2 t3 out size c h
+	rm -f "$OUT"/run.*
+	case $tool in
+	hsbpf|hsbpf-fp|hsbpf-dwarf)
+		local g=""
+		[ "$tool" = hsbpf-fp ] && g="--call-graph fp"
+		[ "$tool" = hsbpf-dwarf ] && g="--call-graph dwarf"
+		out=$OUT/run.hsbpf
+		t0=$(now)
+		# shellcheck disable=SC2086
+		"$HSBPF" record $g -c "$period" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
+		t1=$(now)
+		t2=$(now); "$HSBPF" report -i "$out" >/dev/null; t3=$(now)
+		read -r c h < <(hsbpf_numbers "$out")
+		[ "$tool" = hsbpf ] && c=-
+		;;
+	perf-g|perf-dwarf)
+		local g="-g"
+		[ "$tool" = perf-dwarf ] && g="--call-graph dwarf"
+		out=$OUT/run.perf
+		t0=$(now)
+		# shellcheck disable=SC2086
+		perf record -q -B $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
+		t1=$(now)
+		# perf report crashes on this kernel's perf.data (perf 6.1): perf script is the report
+		t2=$(now); perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null || true; t3=$(now)
+		c=$(perf_complete <"$OUT/run.script")
+		h=-
+		;;
+	bpftrace)
+		out=$OUT/run.bt
+		t0=$(now)
+		bpftrace -o "$out" -e "profile:hz:$rate /comm == \"deep\"/ { @[ustack, kstack] = count(); }" \
+			-c "$DEEP $depth $ROUNDS" >"$OUT/run.out" 2>&1
+		t1=$(now)
+		t2=$t1; t3=$t1
+		c=$(bpftrace_complete <"$out")
+		h=-
+		;;
+	esac
+	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
+	echo "$(elapsed "$OUT/run.out") $size $c $(secs "$t2" "$t3") $h"
+}
+
+median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+echo "# make bench-stacks: $(date -u +%F), $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds (~1 s), REPS=$REPS"
+echo
+echo "| depth | rate | tool | overhead | complete stacks | output | report | handler/sample |"
+echo "|---|---|---|---|---|---|---|---|"
+for depth in $DEPTHS; do
+	for rate in $RATES; do
+		for tool in $TOOLS; do
+			ratios=(); last=""
+			for _ in $(seq "$REPS"); do
+				"$DEEP" "$depth" "$ROUNDS" >"$OUT/alone"
+				last=$(run_under "$tool" "$depth" "$rate")
+				ratios+=("$(awk -v a="$(elapsed "$OUT/alone")" -v b="${last%% *}" 'BEGIN { printf "%.4f", b / a }')")
+			done
+			read -r _ size c rep h <<<"$last"
+			ov=$(printf '%s\n' "${ratios[@]}" | median)
+			printf "| %s | %s Hz | %s | %.3fx | %s%% | %s KB | %s s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
+				"$c" "$(( size / 1024 ))" "$rep" "$( [ "$h" = - ] && echo - || echo "$h ns")"
+		done
+	done
+done
+
+echo
+echo "## Complete stacks on real programs (1 kHz, hsbpf -g against perf --call-graph dwarf)"
+echo
+echo "| program | hsbpf dwarf | perf dwarf | hsbpf profile | perf.data |"
+echo "|---|---|---|---|---|"
+head -c 20000000 /dev/urandom | base64 >"$OUT/xz.in"
+progs=("python3 -c 'import json; [json.dumps(list(range(2000))) for _ in range(3000)]'"
+       "xz -6 -T1 -c $OUT/xz.in")
+for prog in "${progs[@]}"; do
+	"$HSBPF" record -g -o "$OUT/real.hsbpf" -- sh -c "exec $prog >/dev/null" 2>/dev/null
+	read -r hc _ < <(hsbpf_numbers "$OUT/real.hsbpf")
+	perf record -q -B --call-graph dwarf -o "$OUT/real.perf" -- sh -c "exec $prog >/dev/null" 2>/dev/null
+	pc=$(perf script -i "$OUT/real.perf" -F ip,sym 2>/dev/null | perf_complete)
+	printf "| %s | %s%% | %s%% | %s KB | %s KB |\n" "${prog%% *}" "$hc" "$pc" \
+		"$(( $(stat -c %s "$OUT/real.hsbpf") / 1024 ))" "$(( $(stat -c %s "$OUT/real.perf") / 1024 ))"
+done
+
+echo
+echo "## Unwind tables (built once per object, as record builds them)"
+echo
+"$TABLES" /usr/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f "$(command -v python3)")" "$(readlink -f "$(command -v xz)")"

@@ -1,0 +1,469 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Call stacks in the kernel: the user stack unwound from unwind tables (.eh_frame rules that
+ * user space loads as rows, bpf/hsbpf.h) or by frame pointers, the kernel stack from
+ * bpf_get_stack, each distinct stack stored once under a hash of its frames, and samples
+ * counted per (process image, cgroup, user stack, kernel stack). The unwinder is one function
+ * of the registers, shared by the sample handler and the uprobe that tests it instruction by
+ * instruction. */
+#ifndef HSBPF_STACKS_BPF_H
+#define HSBPF_STACKS_BPF_H
+
+#include "hsbpf.h"
+#include "samples.bpf.h"
+
+/* set by user space before load; with NONE the verifier drops every stack path */
+const volatile __u32 call_graph = HSBPF_CALL_GRAPH_NONE;
+const volatile __u32 max_frames = HSBPF_MAX_FRAMES;	/* --call-graph ...,DEPTH */
+
+/* The tables: every map is sized by user space before load (1 entry when not collecting) */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_row);
+} unwind_rows SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_page);
+} unwind_pages SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct unwind_obj);
+} unwind_objs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LPM_TRIE);
+	__uint(max_entries, 1);
+	__type(key, struct unwind_map_key);
+	__type(value, struct unwind_mapping);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+} unwind_maps SEC(".maps");
+
+/* a forked child's mappings are its parent's until user space has copied them */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} unwind_parent SEC(".maps");
+
+struct stack_short {
+	__u32 nr;
+	__u16 end, nr_fp;
+	__u64 ip[HSBPF_SHORT_FRAMES];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_short);
+} stacks SEC(".maps");	/* preallocated: an allocation in the sample's interrupt can fail */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_frames);
+} stacks_long SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stack_key);
+	__type(value, struct sample_value);
+} stack_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HSBPF_STACK_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} stack_stats SEC(".maps");
+
+/* the walk's state lives in a per-CPU map value: bpf_loop's callback is then verified once */
+struct stack_walk {
+	__u64 pc, sp, bp;
+	__u64 stack_top;	/* the main thread's first stack pointer, where argc is */
+	__u64 hash;
+	__u32 pid, tag;
+	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
+	__u32 have_map;
+	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
+	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
+	struct stack_frames user;
+	struct stack_frames kernel;
+	struct perf_branch_entry lbr[HSBPF_LBR_MAX];	/* --call-graph lbr */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_walk);
+} unwind_scratch SEC(".maps");
+
+static __always_inline void stack_stat_add(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&stack_stats, &slot);
+
+	if (v)
+		*v += n;
+}
+
+/* 64-bit mixing of one frame into a stack's hash (rotate, xor, multiply by the golden ratio) */
+static __always_inline __u64 stack_mix(__u64 h, __u64 v)
+{
+	h = (h << 27 | h >> 37) ^ v;
+	return h * 0x9E3779B97F4A7C15ull;
+}
+
+static __always_inline bool read_user(__u64 *dst, __u64 addr)
+{
+	return !bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+}
+
+/* the mapping of pc in the process image (the pid's, else its parent's while user space has
+ * not copied them) */
+static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st, __u64 pc)
+{
+	struct unwind_map_key k = {
+		.prefixlen = 128,
+		.pid_be = __builtin_bswap32(st->pid),
+		.tag_be = __builtin_bswap32(st->tag),
+		.addr_hi_be = __builtin_bswap32(pc >> 32),
+		.addr_lo_be = __builtin_bswap32((__u32)pc),
+	};
+	struct unwind_mapping *m = bpf_map_lookup_elem(&unwind_maps, &k);
+	struct proc_state *proc;
+	__u32 *parent;
+
+	if (m)
+		return m;
+	parent = bpf_map_lookup_elem(&unwind_parent, &st->pid);
+	if (!parent)
+		return NULL;
+	/* a child that has not exec'd runs its parent's image, under the parent's tag */
+	proc = bpf_map_lookup_elem(&procs, parent);
+	k.pid_be = __builtin_bswap32(*parent);
+	k.tag_be = __builtin_bswap32(proc ? (__u32)proc->exec_ns : 0);
+	return bpf_map_lookup_elem(&unwind_maps, &k);
+}
+
+/* the row in force at an object's ELF address: the page, then a binary search of its rows */
+static __always_inline struct unwind_row *find_row(__u32 obj, __u64 vaddr)
+{
+	struct unwind_obj *o = bpf_map_lookup_elem(&unwind_objs, &obj);
+	struct unwind_page *pg;
+	struct unwind_row *r;
+	__u32 idx, lo, hi, want;
+
+	if (!o || vaddr < o->base || vaddr >= o->end)
+		return NULL;
+	idx = o->first_page + (__u32)((vaddr - o->base) >> HSBPF_UNWIND_PAGE_SHIFT);
+	pg = bpf_map_lookup_elem(&unwind_pages, &idx);
+	if (!pg || !pg->nr)
+		return NULL;
+	want = vaddr - o->base;
+	lo = pg->first;
+	hi = pg->first + pg->nr;
+	/* a page holds at most 4,096 rows: 12 halvings find the one */
+	for (int i = 0; i < 13 && hi - lo > 1; i++) {
+		__u32 mid = lo + (hi - lo) / 2;
+
+		r = bpf_map_lookup_elem(&unwind_rows, &mid);
+		if (!r)
+			return NULL;
+		if (r->pc <= want)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	r = bpf_map_lookup_elem(&unwind_rows, &lo);
+	return r && r->pc <= want ? r : NULL;
+}
+
+/* one step by frame pointer: [bp] is the caller's bp, [bp + 8] the return address */
+static __always_inline int fp_step(struct stack_walk *st, __u16 end_if_not)
+{
+	__u64 bp = st->bp, ra, next;
+
+	if (bp < st->sp || bp & 7 || !read_user(&next, bp) || !read_user(&ra, bp + 8) || !ra) {
+		st->user.end = end_if_not;
+		return 1;
+	}
+	st->user.nr_fp++;
+	st->sp = bp + 16;
+	st->bp = next;
+	st->pc = ra;
+	st->signal = 0;
+	return 0;
+}
+
+/* one frame: record pc, then find the caller's pc, sp and bp; 1 ends the walk */
+static long unwind_step(__u64 i, void *ctx)
+{
+	__u32 zero = 0, n;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct unwind_row *r;
+	__u64 look, base, cfa, ra, rbp;
+	__u8 ra_how, rbp_how;
+
+	if (!st)
+		return 1;
+	n = st->user.nr;
+	if (n >= max_frames || n >= HSBPF_MAX_FRAMES) {
+		st->user.end = HSBPF_STACK_DEPTH;
+		return 1;
+	}
+	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = st->pc;
+	st->user.nr = n + 1;
+	st->hash = stack_mix(st->hash, st->pc);
+	/* a frame whose stack pointer is at the process's argc is its first: the interpreter's
+	 * _start, which has no unwind information to say so */
+	if (n && st->stack_top && st->sp >= st->stack_top) {
+		st->user.end = HSBPF_STACK_COMPLETE;
+		return 1;
+	}
+	if (call_graph == HSBPF_CALL_GRAPH_FP)
+		return fp_step(st, HSBPF_STACK_FP_END);
+
+	/* a return address is the instruction after the call, which may begin another function
+	 * (a call that does not return): look up the call itself */
+	look = n && !st->signal ? st->pc - 1 : st->pc;
+	if (!st->have_map || look < st->map.start || look >= st->map.end) {
+		struct unwind_mapping *m = find_mapping(st, look);
+
+		if (!m) {
+			st->have_map = 0;
+			return fp_step(st, HSBPF_STACK_NO_MAPPING);
+		}
+		st->map = *m;
+		st->have_map = 1;
+	}
+	if (st->map.obj == HSBPF_UNWIND_NO_OBJ)
+		return fp_step(st, HSBPF_STACK_NO_INFO);
+	r = find_row(st->map.obj, look - st->map.bias);
+	if (!r || r->cfa == HSBPF_CFA_NONE)
+		return fp_step(st, HSBPF_STACK_NO_INFO);
+	if (r->cfa == HSBPF_CFA_END) {
+		st->user.end = HSBPF_STACK_COMPLETE;
+		return 1;
+	}
+	if (r->cfa == HSBPF_CFA_PLT) {
+		base = st->sp;
+		cfa = base + 8 + (((look - st->map.bias) & 15) >= (__u32)r->cfa_off ? 8 : 0);
+	} else if (r->cfa == HSBPF_CFA_REG && (r->cfa_reg == HSBPF_DWARF_RSP || r->cfa_reg == HSBPF_DWARF_RBP ||
+					      (n == 0 && r->cfa_reg <= HSBPF_DWARF_LAST_GPR))) {
+		if (r->cfa_reg == HSBPF_DWARF_RSP)
+			base = st->sp;
+		else if (r->cfa_reg == HSBPF_DWARF_RBP)
+			base = st->bp;
+		else
+			base = st->leaf[r->cfa_reg & HSBPF_DWARF_LAST_GPR];
+		cfa = base + (__s64)r->cfa_off;
+		if ((r->flags & HSBPF_ROW_DEREF) && !read_user(&cfa, cfa)) {
+			st->user.end = HSBPF_STACK_UNREADABLE;
+			return 1;
+		}
+	} else {
+		st->user.end = HSBPF_STACK_UNSUPPORTED;
+		return 1;
+	}
+	ra_how = r->saved & 0xf;
+	rbp_how = r->saved >> 4;
+	if (!read_user(&ra, (ra_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->ra_off)) {
+		st->user.end = HSBPF_STACK_UNREADABLE;
+		return 1;
+	}
+	if (rbp_how == HSBPF_SAVED_CFA || rbp_how == HSBPF_SAVED_BASE) {
+		if (read_user(&rbp, (rbp_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->rbp_off))
+			st->bp = rbp;
+	} else if (rbp_how == HSBPF_SAVED_UNDEF) {
+		st->bp = 0;
+	}
+	/* callers live higher on the stack, except across a signal (an alternate stack) */
+	if (cfa <= st->sp && !(r->flags & HSBPF_ROW_SIGNAL) && !st->signal) {
+		st->user.end = HSBPF_STACK_LOOP;
+		return 1;
+	}
+	/* a zero return address ends some stacks */
+	if (!ra) {
+		st->user.end = HSBPF_STACK_COMPLETE;
+		return 1;
+	}
+	st->signal = !!(r->flags & HSBPF_ROW_SIGNAL);
+	st->sp = cfa;
+	st->pc = ra;
+	return 0;
+}
+
+/* the sampled frame's registers in DWARF order, from a pt_regs that may be read directly (the
+ * program's context) or only through probe reads (the task's saved user registers) */
+#define LEAF_REGS(st, regs, READ) do {							\
+	(st)->leaf[0] = READ(regs, ax);	(st)->leaf[1] = READ(regs, dx);			\
+	(st)->leaf[2] = READ(regs, cx);	(st)->leaf[3] = READ(regs, bx);			\
+	(st)->leaf[4] = READ(regs, si);	(st)->leaf[5] = READ(regs, di);			\
+	(st)->leaf[6] = READ(regs, bp);	(st)->leaf[7] = READ(regs, sp);			\
+	(st)->leaf[8] = READ(regs, r8);	(st)->leaf[9] = READ(regs, r9);			\
+	(st)->leaf[10] = READ(regs, r10);	(st)->leaf[11] = READ(regs, r11);		\
+	(st)->leaf[12] = READ(regs, r12);	(st)->leaf[13] = READ(regs, r13);		\
+	(st)->leaf[14] = READ(regs, r14);	(st)->leaf[15] = READ(regs, r15);		\
+} while (0)
+#define DIRECT(regs, f)	((regs)->f)
+
+/* walk the user stack from these registers into st->user; its hash into st->hash */
+static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	st->pc = pc;
+	st->sp = sp;
+	st->bp = bp;
+	st->stack_top = BPF_CORE_READ(task, mm, start_stack);
+	st->signal = 0;
+	st->have_map = 0;
+	st->user.nr = 0;
+	st->user.nr_fp = 0;
+	st->user.end = HSBPF_STACK_DEPTH;
+	st->hash = 0x243F6A8885A308D3ull;
+	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, NULL, 0);
+	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
+	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
+	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);
+}
+
+/* the user stack from the LBR in call-stack mode: each entry is a call not yet returned from,
+ * the newest first, so the stack is the sampled pc and then every call's source. 32 entries
+ * at most: a full LBR may have lost older callers */
+static __always_inline void unwind_lbr(struct bpf_perf_event_data *ctx, struct stack_walk *st, __u64 pc)
+{
+	long got = bpf_read_branch_records(ctx, st->lbr, sizeof(st->lbr), 0);
+	__u32 n = got > 0 ? got / sizeof(st->lbr[0]) : 0;
+
+	st->user.ip[0] = pc;
+	st->user.nr = 1;
+	st->user.nr_fp = 0;
+	st->hash = stack_mix(0x243F6A8885A308D3ull, pc);
+	for (__u32 i = 0; i < HSBPF_LBR_MAX && i < n; i++) {
+		st->user.ip[i + 1] = st->lbr[i].from;
+		st->hash = stack_mix(st->hash, st->lbr[i].from);
+	}
+	st->user.nr = 1 + (n < HSBPF_LBR_MAX ? n : HSBPF_LBR_MAX);
+	st->user.end = got < 0 ? HSBPF_STACK_UNREADABLE : n >= HSBPF_LBR_MAX ? HSBPF_STACK_DEPTH :
+									    HSBPF_STACK_COMPLETE;
+	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
+	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
+}
+
+/* the image tag of the current process: what the exec tracepoint recorded, 0 if none */
+static __always_inline __u32 image_tag(struct proc_state *proc)
+{
+	return proc ? (__u32)proc->exec_ns : 0;
+}
+
+/* store a stack under its hash if it is new, in the map of its size (the short map's value is
+ * the head of struct stack_frames); false when the map is full */
+static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
+{
+	if (f->nr <= HSBPF_SHORT_FRAMES) {
+		if (bpf_map_lookup_elem(&stacks, &hash))
+			return true;
+		return !bpf_map_update_elem(&stacks, &hash, f, BPF_NOEXIST) ||
+		       bpf_map_lookup_elem(&stacks, &hash);
+	}
+	if (bpf_map_lookup_elem(&stacks_long, &hash))
+		return true;
+	return !bpf_map_update_elem(&stacks_long, &hash, f, BPF_NOEXIST) ||
+	       bpf_map_lookup_elem(&stacks_long, &hash);
+}
+
+/* the sample's stacks, counted with its weight; the flat histogram is counted apart */
+static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u32 tgid,
+					   struct proc_state *proc, __u64 weight)
+{
+	struct stack_key key = {};
+	struct sample_value one = { 1, weight }, *val;
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct stack_walk *st;
+	__u32 zero = 0;
+	__u64 pc, sp, bp;
+	long got;
+
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!st)
+		return;
+	stack_stat_add(HSBPF_STACK_STAT_SAMPLES, 1);
+	key.pid = tgid;
+	key.cgroup_id = bpf_get_current_cgroup_id();
+	key.exec_ns = proc ? proc->exec_ns : 0;
+	pc = ctx->regs.ip;
+	if ((__s64)pc < 0) {
+		key.flags |= HSBPF_KEY_KERNEL;
+		got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), 0);
+		if (got > 0) {
+			__u32 nr = got / sizeof(__u64);
+
+			st->kernel.nr = nr;
+			st->kernel.end = 0;
+			st->kernel.nr_fp = 0;
+			key.kernel = 0x13198A2E03707344ull;
+			for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
+				key.kernel = stack_mix(key.kernel, st->kernel.ip[i]);
+			key.kernel |= 1;	/* never 0, which means none */
+			if (!stacks__store(key.kernel, &st->kernel)) {
+				stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+				key.kernel = HSBPF_STACK_LOST_HASH;
+			}
+		} else {
+			stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		}
+		/* the user registers the kernel saved on entry, if the task has a user side */
+		if (!BPF_CORE_READ(task, mm))
+			goto count;
+		{
+			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+
+			pc = BPF_CORE_READ(regs, ip);
+			sp = BPF_CORE_READ(regs, sp);
+			bp = BPF_CORE_READ(regs, bp);
+			LEAF_REGS(st, regs, BPF_CORE_READ);
+		}
+	} else {
+		sp = ctx->regs.sp;
+		bp = ctx->regs.bp;
+		LEAF_REGS(st, &ctx->regs, DIRECT);
+	}
+	st->pid = tgid;
+	st->tag = image_tag(proc);
+	if (call_graph == HSBPF_CALL_GRAPH_LBR)
+		unwind_lbr(ctx, st, pc);
+	else
+		unwind_user(st, pc, sp, bp);
+	key.user = st->hash | 1;
+	if (!stacks__store(key.user, &st->user)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		key.user = HSBPF_STACK_LOST_HASH;
+	}
+count:
+	val = bpf_map_lookup_elem(&stack_samples, &key);
+	if (!val) {
+		if (!bpf_map_update_elem(&stack_samples, &key, &one, BPF_NOEXIST))
+			return;
+		val = bpf_map_lookup_elem(&stack_samples, &key);
+		if (!val) {
+			stack_stat_add(HSBPF_STACK_STAT_KEYS_FULL, 1);
+			return;
+		}
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
+}
+
+#endif /* HSBPF_STACKS_BPF_H */

@@ -1,0 +1,436 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live call stacks: record -g on the stack fixtures (built -O2 -fomit-frame-pointer, as Debian
+ * builds), whose leaf is reached by known paths in known shares. Each path's share of the
+ * leaf's samples is checked within binomial tolerance, at least 99% of them must be complete
+ * (reaching _start, or the thread's start), frame pointers show their truncation, counted,
+ * and perf's DWARF mode on the same fixture finds the same paths. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "callchain.h"
+#include "helpers.h"
+#include "hsbpf.h"
+#include "profile.h"
+#include "symbolizer.h"
+
+TestSuite(live_stacks, .fini = cleanup_tmpdir, .timeout = 240);
+
+/* the paths of tests/fixtures/stacks/callpaths.c and their units of leaf work per round */
+enum path { PATH_A, PATH_B, PATH_SORT, PATH_LIB, PATH_SIGNAL, PATH_DEEP, THREAD_A, THREAD_B,
+	    PATH_OTHER, PATH_NR };
+static const char *const path_names[PATH_NR] = {
+	"path_a", "path_b", "path_sort", "path_lib", "path_signal", "path_deep", "thread_a",
+	"thread_b", "other",
+};
+static const double run_shares[] = { 0.4, 0.2, 0.1, 0.1, 0.1, 0.1 };
+
+static bool has(const char *const *names, int n, const char *want)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], want))
+			return true;
+	return false;
+}
+
+/* libc's qsort_r is __GI___qsort_r to perf, which reads libc's debug file */
+static bool has_part(const char *const *names, int n, const char *part)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && strstr(names[i], part))
+			return true;
+	return false;
+}
+
+static int count_of(const char *const *names, int n, const char *want)
+{
+	int c = 0;
+
+	for (int i = 0; i < n; i++)
+		c += names[i] && !strcmp(names[i], want);
+	return c;
+}
+
+/* a leaf stack's path from its function names (leaf first), with every frame the path must
+ * have between the leaf and main; PATH_OTHER for anything else */
+static enum path classify(const char *const *names, int n)
+{
+	if (n < 2 || strcmp(names[0], "leaf"))
+		return PATH_OTHER;
+	if (has(names, n, "mid_a") && has(names, n, "path_a"))
+		return PATH_A;
+	if (!strcmp(names[1], "path_b"))
+		return PATH_B;
+	if (has(names, n, "by_value") && has_part(names, n, "qsort_r") && has(names, n, "path_sort"))
+		return PATH_SORT;
+	if (has(names, n, "lib_inner") && has(names, n, "lib_call") && has(names, n, "path_lib"))
+		return PATH_LIB;
+	if (has(names, n, "on_signal") && has(names, n, "path_signal"))
+		return PATH_SIGNAL;
+	if (count_of(names, n, "recurse") >= 200 && has(names, n, "path_deep"))
+		return PATH_DEEP;
+	if (has(names, n, "work_a") && has(names, n, "thread_a"))
+		return THREAD_A;
+	if (has(names, n, "work_b") && has(names, n, "thread_b"))
+		return THREAD_B;
+	return PATH_OTHER;
+}
+
+struct leaf_counts {
+	u64 leaf;		/* samples in leaf with a user stack */
+	u64 complete;		/* ... complete, from _start (or the thread's start) down */
+	u64 path[PATH_NR];
+	u64 user_stacks, ends[HSBPF_STACK_NR];
+};
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
+{
+	struct run_result r;
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	unlink(out_path());
+	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
+	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	return p;
+}
+
+static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bool threads)
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc;
+	const char **names;
+
+	memset(c, 0, sizeof(*c));
+	cr_assert(sy);
+	symbolizer__skip_lines(sy);
+	cc = callchain__new(p, sy);
+	cr_assert(cc);
+	names = calloc(cc->nr_frames + 1, sizeof(*names));
+	cr_assert(names);
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct profile_stack_sample *ss = &p->stack_samples[st->sample];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+		const struct callchain_frame *f = &cc->frames[st->first];
+		int n = 0, k = 0;
+
+		if (!u || u->end == PROFILE_STACK_LOST)
+			continue;
+		c->user_stacks += st->count;
+		c->ends[u->end < HSBPF_STACK_NR ? u->end : 0] += st->count;
+		/* the user frames only: a sample in the kernel's interrupt entry is still the leaf's */
+		while (k < (int)st->nr && f[k].kernel)
+			k++;
+		for (; k < (int)st->nr; k++)
+			names[n++] = f[k].sym;
+		if (!n || strcmp(names[0], "leaf"))
+			continue;
+		c->leaf += st->count;
+		if (u->end == HSBPF_STACK_COMPLETE && has(names, n, threads ? "start_thread" : "main") &&
+		    !strcmp(names[n - 1], threads ? "__clone3" : "_start"))
+			c->complete += st->count;
+		c->path[classify(names, n)] += st->count;
+	}
+	free(names);
+	callchain__free(cc);
+	symbolizer__free(sy);
+}
+
+/* binomial tolerance: 4.5 standard deviations, and 2 points for what the machine adds */
+static void expect_share(u64 k, u64 n, double want, const char *what)
+{
+	double p = n ? (double)k / n : 0, tol = 4.5 * sqrt(want * (1 - want) / (n ? n : 1)) + 0.02;
+
+	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
+		  (unsigned long long)n, want, tol);
+}
+
+Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
+{
+	struct profile *p = record("-g -F 1999 -- %s run 3", fixture("stacks/callpaths"));
+	struct leaf_counts c;
+
+	count_leaf_stacks(p, &c, false);
+	cr_assert_str_eq(p->meta.call_graph, "dwarf");
+	cr_assert_gt(c.leaf, 2000, "only %llu leaf samples with stacks", (unsigned long long)c.leaf);
+	/* the flat histogram is still there, and every sample has its stack */
+	cr_expect_eq(profile__total_samples(p), p->stats.stack_samples - p->stats.stack_keys_full,
+		     "flat %llu, with stacks %llu", (unsigned long long)profile__total_samples(p),
+		     (unsigned long long)p->stats.stack_samples);
+	cr_expect_geq(c.complete, 0.99 * c.leaf, "complete stacks: %llu of %llu leaf samples "
+		      "(no mapping %llu, no info %llu, unreadable %llu, depth %llu)",
+		      (unsigned long long)c.complete, (unsigned long long)c.leaf,
+		      (unsigned long long)c.ends[HSBPF_STACK_NO_MAPPING],
+		      (unsigned long long)c.ends[HSBPF_STACK_NO_INFO],
+		      (unsigned long long)c.ends[HSBPF_STACK_UNREADABLE],
+		      (unsigned long long)c.ends[HSBPF_STACK_DEPTH]);
+	for (int i = PATH_A; i <= PATH_DEEP; i++)
+		expect_share(c.path[i], c.leaf, run_shares[i], path_names[i]);
+	cr_expect_leq(c.path[PATH_OTHER], 0.01 * c.leaf, "%llu leaf samples on no known path",
+		      (unsigned long long)c.path[PATH_OTHER]);
+	/* the stack maps are preallocated: an allocation in the interrupt failed with ENOMEM for
+	 * 1 sample in 300 when they were not */
+	cr_expect_eq(p->stats.stacks_full, 0);
+	profile__free(p);
+}
+
+Test(live_stacks, threads_stop_at_their_start)
+{
+	struct profile *p = record("-g -F 1999 -- %s threads 2", fixture("stacks/callpaths"));
+	struct leaf_counts c;
+
+	count_leaf_stacks(p, &c, true);
+	cr_assert_gt(c.leaf, 1500);
+	cr_expect_geq(c.complete, 0.99 * c.leaf, "complete thread stacks: %llu of %llu (no mapping "
+		      "%llu)", (unsigned long long)c.complete, (unsigned long long)c.leaf,
+		      (unsigned long long)c.ends[HSBPF_STACK_NO_MAPPING]);
+	expect_share(c.path[THREAD_A], c.leaf, 0.5, "thread_a");
+	expect_share(c.path[THREAD_B], c.leaf, 0.5, "thread_b");
+	profile__free(p);
+}
+
+Test(live_stacks, frame_pointers_show_their_truncation_counted)
+{
+	struct profile *p = record("--call-graph fp -- %s run 1", fixture("stacks/callpaths"));
+	struct leaf_counts c;
+	struct run_result r;
+
+	count_leaf_stacks(p, &c, false);
+	cr_assert_str_eq(p->meta.call_graph, "fp");
+	cr_assert_gt(c.leaf, 500);
+	/* -fomit-frame-pointer: the chain breaks at once, and says so */
+	cr_expect_leq(c.complete, 0.05 * c.leaf, "%llu of %llu complete by frame pointers",
+		      (unsigned long long)c.complete, (unsigned long long)c.leaf);
+	cr_expect_geq(c.ends[HSBPF_STACK_FP_END], 0.9 * c.user_stacks, "frame-pointer ends: %llu of %llu",
+		      (unsigned long long)c.ends[HSBPF_STACK_FP_END], (unsigned long long)c.user_stacks);
+	run(&r, "%s report -i %s --no-children --limit 3", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# stacks (fp): ") && strstr(r.out, "truncated: frame pointers"),
+		  "%s", r.out);
+	profile__free(p);
+}
+
+/* perf script -F comm,ip,sym of perf record --call-graph dwarf: a block per sample, a frame a
+ * line "ADDR SYMBOL" (leaf first), blank lines between */
+static void perf_paths(const char *path, u64 paths[PATH_NR], u64 *leaf)
+{
+	char (*names)[128] = calloc(512, sizeof(*names));
+	const char *ptrs[512];
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t cap = 0;
+	int n = 0;
+
+	cr_assert(f && names, "cannot read %s", path);
+	for (int i = 0; i < 512; i++)
+		ptrs[i] = names[i];
+	*leaf = 0;
+	for (;;) {
+		bool more = getline(&line, &cap, f) > 0;
+		bool frame = more && (line[0] == '\t' || line[0] == ' ') && line[strspn(line, " \t")] != '\n';
+
+		if (!frame) {
+			if (n && !strcmp(ptrs[0], "leaf")) {
+				++*leaf;
+				paths[classify(ptrs, n)]++;
+			}
+			n = 0;
+			if (!more)
+				break;
+			continue;
+		}
+		/* "\t    55d0c1a2b3c4 symbol+0x12 (inlined)" */
+		char *sym = line + strspn(line, " \t");
+
+		sym += strcspn(sym, " ");
+		sym += strspn(sym, " ");
+		sym[strcspn(sym, " +\n")] = 0;
+		if (n < 512)
+			snprintf(names[n++], 128, "%s", sym);
+	}
+	free(line);
+	free(names);
+	fclose(f);
+}
+
+Test(live_stacks, perf_dwarf_mode_finds_the_same_paths)
+{
+	struct profile *p = record("-g -- %s run 2", fixture("stacks/callpaths"));
+	u64 perf_path[PATH_NR] = {}, perf_leaf;
+	struct leaf_counts c;
+	struct run_result *r = malloc(sizeof(*r));
+	char script[512];
+
+	cr_assert(r);
+	count_leaf_stacks(p, &c, false);
+	/* perf report crashes on this kernel's perf.data; perf script reads it */
+	run(r, "cd %s && perf record -q -B --call-graph dwarf -o perf.data -- %s run 2 && "
+	       "perf script -i perf.data -F comm,ip,sym > script.txt 2>/dev/null",
+	    tmpdir(), fixture("stacks/callpaths"));
+	cr_assert_eq(r->status, 0, "perf record: %s", r->err);
+	snprintf(script, sizeof(script), "%s/script.txt", tmpdir());
+	perf_paths(script, perf_path, &perf_leaf);
+	cr_assert_gt(perf_leaf, 500, "perf script gave %llu leaf samples", (unsigned long long)perf_leaf);
+	for (int i = PATH_A; i <= PATH_DEEP; i++) {
+		cr_expect_gt(c.path[i], 0, "hsbpf found no %s", path_names[i]);
+		if (i != PATH_DEEP)	/* perf copies 8 KB of stack: 200 frames do not fit */
+			cr_expect_gt(perf_path[i], 0, "perf found no %s in %llu leaf "
+				     "samples", path_names[i], (unsigned long long)perf_leaf);
+	}
+	free(r);
+	profile__free(p);
+}
+
+Test(live_stacks, bad_call_graph_options_are_refused)
+{
+	struct run_result r;
+
+	run(&r, "%s record --call-graph frames -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "invalid --call-graph 'frames'"), "%s", r.err);
+	run(&r, "%s record --call-graph dwarf,0 -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "invalid call-graph depth '0'"), "%s", r.err);
+	run(&r, "%s record --call-graph fp,257 -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	run(&r, "%s top --call-graph dwarf,x -d 1", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	run(&r, "%s record --call-graph lbr -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "needs a hardware event"), "%s", r.err);
+	/* the LBR's call-stack mode on a machine without it: a clear refusal, nothing written */
+	run(&r, "cd %s && %s record -e cycles --call-graph lbr -- true", tmpdir(), hsbpf_bin());
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "--call-graph lbr") && (strstr(r.err, "no LBR") || strstr(r.err, "PMU")),
+		  "%s", r.err);
+	cr_expect_neq(access("hsbpf.data", F_OK), 0);
+}
+
+Test(live_stacks, depth_cap_is_counted)
+{
+	struct profile *p = record("--call-graph dwarf,16 -- %s run 1", fixture("stacks/callpaths"));
+	struct leaf_counts c;
+
+	count_leaf_stacks(p, &c, false);
+	cr_assert_eq(p->meta.max_frames, 16);
+	/* the deep path, a tenth of the work, cannot be complete in 16 frames */
+	cr_expect_geq(c.ends[HSBPF_STACK_DEPTH], 0.05 * c.user_stacks, "depth ends %llu of %llu",
+		      (unsigned long long)c.ends[HSBPF_STACK_DEPTH], (unsigned long long)c.user_stacks);
+	for (size_t i = 0; i < p->nr_stacks; i++)
+		cr_expect_leq(p->stacks[i].nr, 16 + 127, "a stack of %u frames", p->stacks[i].nr);
+	profile__free(p);
+}
+
+Test(live_stacks, report_formats_carry_the_stacks)
+{
+	struct profile *p = record("-g -- %s run 1", fixture("stacks/callpaths"));
+	struct run_result *r = malloc(sizeof(*r));
+	u64 folded = 0;
+	char *line, *save = NULL;
+	bool path_a = false;
+
+	cr_assert(r);
+	run(r, "%s report -i %s --format folded", hsbpf_bin(), out_path());
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	for (line = strtok_r(r->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(line, ' ');
+
+		cr_assert(sp, "no count in '%s'", line);
+		folded += strtoull(sp + 1, NULL, 10);
+		path_a |= !!strstr(line, "callpaths;_start;") && !!strstr(line, ";main;round_of_paths;path_a;mid_a;leaf ");
+	}
+	cr_expect(path_a, "no root-first folded stack of path_a");
+	cr_expect_eq(folded, p->stats.stack_samples - p->stats.stack_keys_full);
+	run(r, "%s report -i %s --limit 5", hsbpf_bin(), out_path());
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	cr_expect(strstr(r->out, "Children") && strstr(r->out, "---") && strstr(r->out, "path_a"),
+		  "%s", r->out);
+	run(r, "%s report -i %s --no-children --call-graph callee --limit 1", hsbpf_bin(), out_path());
+	cr_expect(strstr(r->out, "---leaf") && strstr(r->out, "--mid_a"), "%s", r->out);
+	run(r, "%s report -i %s --format json --limit 3", hsbpf_bin(), out_path());
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	cr_expect(strstr(r->out, "\"stacks\":[") && strstr(r->out, "\"stack_ends\"") &&
+		  strstr(r->out, "\"symbol\":\"mid_a\""), "%.2000s", r->out);
+	free(r);
+	profile__free(p);
+}
+
+/* perf record -g's callchains fill the stacks of an imported profile: each sample's, with the
+ * frame-pointer ends they had */
+Test(live_stacks, import_takes_perf_callchains)
+{
+	struct run_result r;
+	struct profile *p;
+	char path[512];
+	u64 leaf_first = 0, total = 0;
+
+	run(&r, "cd %s && perf record -q -B -g -o perf.data -- %s run 1 && %s import perf.data -o p.data",
+	    tmpdir(), fixture("stacks/callpaths"), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	cr_assert_gt(p->nr_stack_samples, 0);
+	cr_expect_str_eq(p->meta.call_graph, "fp");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+
+		total += ss->count;
+		if (u && u->nr && u->end == HSBPF_STACK_FP_END)
+			leaf_first += ss->count;
+	}
+	/* every sample has its stack, and the flat profile the same samples */
+	cr_expect_eq(total, profile__total_samples(p));
+	cr_expect_geq(leaf_first, 0.9 * total, "%llu of %llu with a user stack",
+		      (unsigned long long)leaf_first, (unsigned long long)total);
+	profile__free(p);
+	run(&r, "%s report -i %s/p.data --format folded", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "callpaths;leaf "), "%.1000s", r.out);
+}
+
+/* strip keeps .eh_frame: a stripped program's stacks are as complete, only unnamed */
+Test(live_stacks, stripped_programs_unwind_as_well)
+{
+	struct run_result r;
+	struct profile *p;
+	struct leaf_counts c;
+	u64 user = 0, complete = 0;
+
+	/* with its library, which it finds beside itself */
+	run(&r, "cp %s %s/stripped && cp %s %s/ && strip %s/stripped", fixture("stacks/callpaths"),
+	    tmpdir(), fixture("stacks/libstacks.so"), tmpdir(), tmpdir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	p = record("-g -- %s/stripped run 1", tmpdir());
+	count_leaf_stacks(p, &c, false);
+	cr_expect_eq(c.leaf, 0, "a stripped program has no 'leaf' to name");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack *u = profile__stack(p, p->stack_samples[i].user);
+
+		if (!u || u->end == PROFILE_STACK_LOST)
+			continue;
+		user += p->stack_samples[i].count;
+		complete += u->end == HSBPF_STACK_COMPLETE ? p->stack_samples[i].count : 0;
+	}
+	cr_assert_gt(user, 500);
+	cr_expect_geq(complete, 0.99 * user, "%llu of %llu complete", (unsigned long long)complete,
+		      (unsigned long long)user);
+	profile__free(p);
+}
