@@ -442,3 +442,28 @@ Test(live_top, history_of_exited_processes_is_forgotten)
 	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "top: status %d", st);
 	cr_expect(last_samples(out, "work_70") > 100, "work_70 no longer named: %s", out);
 }
+
+/* top -g: c on a function shows its callers and callees, live */
+Test(live_top, callers_and_callees_of_a_function, .fini = tmux_stop)
+{
+	char cmd[PATH_MAX + 64], args[PATH_MAX + 64];
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s run 60", fixture("stacks/callpaths"));
+	w = spawn(cmd);
+	snprintf(args, sizeof(args), "-g -d 1 -p %d", w);
+	tmux_start(100, 40, args);
+	cr_assert(wait_for("leaf", 10000), "%s", screen());
+	/* the top row is leaf: its callers are the paths, by share */
+	tmux("send-keys -t top Home c");
+	cr_expect(wait_for("called by (callers):", 5000), "%s", screen());
+	cr_expect(wait_for("mid_a", 3000) && strstr(screen(), "path_b") && strstr(screen(), "on_signal"),
+		  "%s", screen());
+	/* a leaf calls nothing but what interrupts it: kernel entries, if anything */
+	cr_expect(strstr(screen(), "called (callees):") && !strstr(screen(), "%  path_a"), "%s", screen());
+	tmux("send-keys -t top x");
+	cr_expect(wait_for("Samples", 3000) || wait_for("Percent", 3000), "%s", screen());
+	tmux("send-keys -t top q");
+	cr_expect_eq(exit_status(3000), 0);
+	reap(w);
+}

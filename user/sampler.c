@@ -1075,6 +1075,14 @@ cleanup:
 	return err;
 }
 
+int sampler__collect_stacks(struct sampler *s, struct profile *p)
+{
+	if (s->opts.call_graph == HSBPF_CALL_GRAPH_NONE)
+		return -ENOENT;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = 0;
+	return collect_stacks(s, p);
+}
+
 int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR])
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -75,6 +75,8 @@ u64 sampler__image_exec_ns(struct sampler *s, u32 pid);
 typedef int (*sampler_stack_fn)(void *ctx, const struct stack_key *k, const struct sample_value *v);
 int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx);
 int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
+/* the stacks so far into p, replacing p's (top); -ENOENT without call graphs */
+int sampler__collect_stacks(struct sampler *s, struct profile *p);
 int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);
 /* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
 struct bpf_link;

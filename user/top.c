@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include "callchain.h"
 #include "cgroup.h"
 #include "container_id.h"
 #include "hashidx.h"
@@ -50,6 +51,7 @@ struct top {
 	size_t nr_labels, cap_labels;
 	struct strset strs;
 	struct hist *view;	/* the rows of the last view */
+	struct sampler *sampler;	/* the last update's: the call stacks come from it */
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -222,6 +224,7 @@ int top__update(struct top *t, struct sampler *s)
 	struct profile_stats ks = {};
 	int err;
 
+	t->sampler = s;
 	begin_interval(t);
 	err = sampler__take_interval(s, take_slot, t);
 	if (err)
@@ -489,4 +492,23 @@ enum sort_key top__next_key(enum sort_key k)
 		if (top_keys[i] == k)
 			return top_keys[(i + 1) % TOP_NR_KEYS];
 	return top_keys[0];
+}
+
+int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out)
+{
+	struct callchain *cc;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	if (!t->sampler)
+		return -ENOENT;
+	err = sampler__collect_stacks(t->sampler, t->p);
+	if (err)
+		return err;
+	cc = callchain__new(t->p, t->sy);
+	if (!cc)
+		return -ENOMEM;
+	err = callchain__links(cc, r->sym, r->dso, out);
+	callchain__free(cc);
+	return err;
 }

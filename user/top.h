@@ -65,6 +65,10 @@ void top__free(struct top *t);
 void top__limit_keys(struct top *t, size_t max_keys);
 /* take the interval's map (its slots are the interval's deltas), then decay; 0 or -errno */
 int top__update(struct top *t, struct sampler *s);
+/* the callers and callees of a functions-view row, from the call stacks so far (top -g):
+ * -ENOENT without them */
+struct callchain_links;
+int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out);
 /* the same from a list of an interval's slots, for tests */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
 /* group, filter and sort for v; the rows stay valid until the next call. A row of several

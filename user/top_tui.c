@@ -7,13 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <inttypes.h>
 #include <unistd.h>
+#include "callchain.h"
 #include "top_tui.h"
 
 #define ZOOM_DEPTH 4
 #define HEAD_LINES 3		/* header (2) + titles */
 
-enum mode { MODE_ROWS, MODE_HELP, MODE_FILTER };
+enum mode { MODE_ROWS, MODE_HELP, MODE_FILTER, MODE_LINKS };
 
 struct top_tui {
 	SCREEN *scr;
@@ -29,6 +32,10 @@ struct top_tui {
 	int depth;
 	char input[64];
 	char message[160];
+	/* MODE_LINKS: the function whose callers and callees are shown, refreshed live */
+	struct hist_row linked;
+	char linked_sym[256], linked_dso[256];
+	struct callchain_links links;
 };
 
 static struct top_tui *active_tui;
@@ -123,6 +130,7 @@ void top_tui__close(struct top_tui *u)
 		delscreen(u->scr);
 	if (active_tui == u)
 		active_tui = NULL;
+	callchain__links_free(&u->links);
 	free(u);
 }
 
@@ -138,6 +146,7 @@ static const char *const help_lines[] = {
 	"  d                 decay (a window of about 8 intervals) or accumulate",
 	"  /                 filter by a name: symbol, object, command or container",
 	"  p or Space        pause (the view holds; sampling goes on)",
+	"  c                 the selected function's callers and callees (top -g)",
 	"  h or ?            this help",
 	"  q                 quit (Ctrl-C too)",
 	"",
@@ -154,6 +163,36 @@ static void draw_help(void)
 	for (size_t i = 0; i < ARRAY_SIZE(help_lines) && (int)i < LINES; i++)
 		mvaddnstr(i, 0, help_lines[i], COLS);
 	refresh();
+}
+
+/* callers, then callees, of u->linked, each with its share of the function's stacks */
+static void draw_links(struct top_tui *u, int width)
+{
+	const struct callchain_links *l = &u->links;
+	char line[1024], name[4 * 256];
+	int y = HEAD_LINES;
+
+	snprintf(line, sizeof(line), "%s (%s): in %" PRIu64 " sampled stacks", str__escape(u->linked_sym,
+		 name, sizeof(name)), path__base(u->linked_dso), l->total);
+	attron(A_BOLD);
+	mvaddnstr(y++, 0, line, width);
+	attroff(A_BOLD);
+	for (int pass = 0; pass < 2 && y < LINES - 1; pass++) {
+		const struct callchain_link *k = pass ? l->callees : l->callers;
+		size_t nr = pass ? l->nr_callees : l->nr_callers;
+
+		y++;
+		mvaddnstr(y++, 0, pass ? "  called (callees):" : "  called by (callers):", width);
+		if (!nr && y < LINES - 1)
+			mvaddnstr(y++, 0, pass ? "    none: it is where the samples fell" :
+				  "    none: the outermost frame", width);
+		for (size_t i = 0; i < nr && y < LINES - 1 - (pass ? 0 : 3); i++) {
+			snprintf(line, sizeof(line), "    %6.2f%%  %s%s  %s", l->total ? 100.0 * k[i].count / l->total : 0,
+				 k[i].kernel ? "[k] " : "", str__escape(k[i].sym, name, sizeof(name)),
+				 path__base(k[i].dso));
+			mvaddnstr(y++, 0, line, width);
+		}
+	}
 }
 
 static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
@@ -184,7 +223,7 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 	mvhline(2, 0, ' ', width);
 	mvaddnstr(2, 0, line, width);
 	attroff(A_REVERSE);
-	for (int i = 0; i < body && u->first + i < u->nr_rows; i++) {
+	for (int i = 0; u->mode != MODE_LINKS && i < body && u->first + i < u->nr_rows; i++) {
 		const struct hist_row *r = &u->rows[u->first + i];
 		bool low = hist__low_confidence(llround(r->count), llround(u->total));
 		int attr = u->first + i == u->sel ? A_REVERSE : low ? A_DIM : 0;
@@ -196,7 +235,9 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 		mvaddnstr(HEAD_LINES + i, 0, line, width);
 		attroff(attr);
 	}
-	if (!u->nr_rows)
+	if (u->mode == MODE_LINKS)
+		draw_links(u, width);
+	else if (!u->nr_rows)
 		mvaddnstr(HEAD_LINES, 0, "no samples in this view yet", width);
 	if (u->mode == MODE_FILTER)
 		snprintf(line, sizeof(line), "filter: %s_  (Enter: apply, Esc: cancel, empty: none)", u->input);
@@ -206,12 +247,26 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 	refresh();
 }
 
+/* the links of the function chosen, again (the stacks grew) */
+static void refresh_links(struct top_tui *u, struct top *t)
+{
+	callchain__links_free(&u->links);
+	u->linked.sym = u->linked_sym;
+	u->linked.dso = u->linked_dso;
+	if (top__links(t, &u->linked, &u->links) == -ENOENT) {
+		u->mode = MODE_ROWS;
+		snprintf(u->message, sizeof(u->message), "no call stacks: run top with -g");
+	}
+}
+
 int top_tui__refresh(struct top_tui *u, struct top *t, struct top_view *v)
 {
 	int err = top__rows(t, v, &u->rows, &u->nr_rows, &u->total);
 
 	if (err)
 		return err;
+	if (u->mode == MODE_LINKS)
+		refresh_links(u, t);
 	draw(u, t, v);
 	return 0;
 }
@@ -322,6 +377,11 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		u->mode = MODE_ROWS;
 		goto out;
 	}
+	if (u->mode == MODE_LINKS && c != 'q' && c != 'Q') {
+		u->mode = MODE_ROWS;	/* any key goes back to the rows */
+		snprintf(u->message, sizeof(u->message), "h: help  q: quit");
+		goto out;
+	}
 	switch (c) {
 	case 'q':
 	case 'Q':
@@ -354,6 +414,20 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		top__status(t)->paused = !top__status(t)->paused;
 		snprintf(u->message, sizeof(u->message),
 			 top__status(t)->paused ? "paused: p to go on" : "h: help  q: quit");
+		break;
+	case 'c':
+		if (v->key != SORT_SYM || u->sel >= u->nr_rows) {
+			snprintf(u->message, sizeof(u->message), "c: callers and callees of a function "
+				 "(the functions view, 1)");
+			break;
+		}
+		snprintf(u->linked_sym, sizeof(u->linked_sym), "%s", u->rows[u->sel].sym ? u->rows[u->sel].sym : "");
+		snprintf(u->linked_dso, sizeof(u->linked_dso), "%s", u->rows[u->sel].dso ? u->rows[u->sel].dso : "");
+		u->mode = MODE_LINKS;
+		refresh_links(u, t);
+		if (u->mode == MODE_LINKS)
+			snprintf(u->message, sizeof(u->message), "callers and callees, refreshed live: any key "
+				 "goes back");
 		break;
 	case '/':
 		u->mode = MODE_FILTER;
