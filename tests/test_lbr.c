@@ -93,7 +93,7 @@ static void aggregate(const char *file, struct object_maps *om, struct lbr_agg *
 /* AutoFDO's sample_reader_test.cc on test.lbr: 357 ranges, [0x4e80, 0x4e8e] 1,134 times, IPs
  * 0xfe0 55 and 0x1005 18 times; range totals 134,622 and 5,383,657 there. hsbpf counts 134,677
  * and 5,390,972, as an independent reading of the same rules through perf script does: see
- * README, "LBR", for the difference */
+ * docs/branch-stacks.md, "On AutoFDO's real recordings", for the difference */
 Test(lbr, autofdo_expectations_on_westmere)
 {
 	struct object_maps om = { .basename = "test.binary" };

@@ -164,7 +164,7 @@ Test(stat_math, the_interval_covers_at_the_stated_rate)
 		  "covered %d of %d", covered, trials);
 }
 
-/* what the interval does not cover, said in the README: a program whose phases keep step with
+/* what the interval does not cover, said in docs/stat.md: a program whose phases keep step with
  * the rotation (here the counter runs exactly in the busy half of each read) is extrapolated
  * with a bias that no spread between reads reveals */
 Test(stat_math, phases_in_step_with_the_rotation_escape_the_interval)
