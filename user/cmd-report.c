@@ -209,7 +209,7 @@ int cmd_report(int argc, char **argv)
 		err = profile__read(input, &p);
 		sy = err ? NULL : symbolizer__new(p);
 		if (!err && !sy)
-			err = -ENOMEM;
+			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
 		if (!err)
 			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
 						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),

@@ -301,7 +301,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 
 	*out = s;
 	if (!s)
-		return -ENOMEM;
+		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
 	s->opts = *opts;
 	s->cmd = (struct command){ .pid = -1, .gate = -1, .status = -1 };
 	s->child_status = -1;
@@ -439,7 +439,7 @@ int session__open(struct session *s)
 	}
 	s->p = profile__new();
 	if (!s->p)
-		return -ENOMEM;
+		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
 	s->so.ev = s->ev;
 	s->so.period = s->ev.is_clock || o->period ? s->period : 0;
 	s->so.freq = s->ev.is_clock ? 0 : o->freq;
@@ -642,7 +642,7 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 				unwinder__keep(s->unw, keep, nr + nr_also);
 			}
 		} else {
-			err = -ENOMEM;
+			err = fail(-ENOMEM, "cannot forget exited processes: %s", strerror(ENOMEM));
 		}
 	}
 	free(keep);
