@@ -25,7 +25,7 @@ else
 BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	-I$(OUTPUT) -Ibpf -Iuser $(PC_CFLAGS)
+	-I$(OUTPUT) -Ibpf -Iuser -Iref $(PC_CFLAGS)
 LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
@@ -44,7 +44,11 @@ BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
 LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c))
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
+# the virtual PMU's timing model: built into the plugin, and into the library for the tool
+# (parameter checks) and the tests
+TIMING_SRCS := ref/timing.c ref/timing_decode.c
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS)) \
+	$(patsubst ref/%.c,$(OUTPUT)/ref/%.o,$(TIMING_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
 TEST_SRCS := $(wildcard tests/test_*.c) tests/helpers.c tests/callgrind.c
@@ -83,6 +87,11 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(OUTPUT)/ref/%.o: ref/%.c ref/timing.h
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)$(AR) rcs $@ $^
@@ -93,11 +102,11 @@ $(BIN): $(OUTPUT)/user/main.o $(LIB)
 
 # The reference collector: a QEMU plugin, loaded by `hsbpf truth`; never sanitized, since it
 # is loaded into QEMU, which is not
-$(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h
+$(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h $(TIMING_SRCS) ref/timing.h
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,PLUGIN,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-Iref $< -o $@ -lpthread
+		-Iref ref/hsbpf-ref.c $(TIMING_SRCS) -o $@ -lpthread -lcapstone
 
 $(REF_CRASH): ref/hsbpf-crash.c
 	$(Q)mkdir -p $(dir $@)
@@ -214,4 +223,4 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-asan hsbpf
 
--include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/ref/*.d)
