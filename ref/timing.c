@@ -91,9 +91,11 @@ int *tm_params__field(struct tm_params *p, const struct tm_param_desc *d)
 	return (int *)((char *)p + d->off);
 }
 
-int tm_params__set(struct tm_params *p, const char *assignments, char *err, size_t err_size)
+/* all or nothing: p changes only when every assignment is valid */
+int tm_params__set(struct tm_params *out, const char *assignments, char *err, size_t err_size)
 {
 	char *copy = strdup(assignments), *tok, *save = NULL;
+	struct tm_params np = *out, *p = &np;
 	int ret = 0;
 
 	if (!copy) {
@@ -131,6 +133,8 @@ int tm_params__set(struct tm_params *p, const char *assignments, char *err, size
 		snprintf(err, err_size, "a latency's _min is above its _max");
 		ret = -1;
 	}
+	if (!ret)
+		*out = np;
 	return ret;
 }
 

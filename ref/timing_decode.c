@@ -85,13 +85,12 @@ static int has_group(const cs_insn *in, uint8_t g)
 }
 
 /* the class of an instruction by its mnemonic, for the FP and divide families */
-static int fp_class(const char *m, uint8_t *size)
+static int fp_class(const char *m)
 {
 	size_t n = strlen(m);
 
 	if (m[0] == 'v')
 		m++, n--;
-	*size = n >= 2 && m[n - 1] == 's' && (m[n - 2] == 's' || m[n - 2] == 'p') ? 4 : 8;
 	if (!strncmp(m, "div", 3) && n > 3)
 		return TM_FDIV;
 	if (!strncmp(m, "sqrt", 4))
@@ -190,9 +189,14 @@ int tm_decoder__decode(struct tm_decoder *d, const uint8_t *code, size_t size, u
 		out->cls = TM_JCC;	/* jcc, jrcxz, loop */
 		return 0;
 	}
-	fc = fp_class(in->mnemonic, &out->size);
-	if (fc >= 0)
-		out->cls = fc;
+	fc = fp_class(in->mnemonic);
+	if (fc >= 0) {
+		size_t n = strlen(in->mnemonic);
+
+		out->cls = fc;	/* ...ss and ...ps are single precision */
+		out->size = n >= 2 && in->mnemonic[n - 1] == 's' &&
+			    (in->mnemonic[n - 2] == 's' || in->mnemonic[n - 2] == 'p') ? 4 : 8;
+	}
 	else if (!strncmp(in->mnemonic, "f", 1) && strcmp(in->mnemonic, "fxch"))
 		out->cls = strstr(in->mnemonic, "div") ? TM_FDIV : strstr(in->mnemonic, "mul") ? TM_FMUL :
 			   strstr(in->mnemonic, "sqrt") ? TM_FSQRT : TM_FADD;	/* x87 */
