@@ -227,7 +227,6 @@ static int truth_for(const struct exp_opts *o, struct workload *w, struct truth 
 	return err;
 }
 
-static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs);
 
 /* GLIBC_TUNABLES=... for native runs to take the routines glibc chose under the collector */
 static char *tunables_env(const struct truth *t)
@@ -238,8 +237,7 @@ static char *tunables_env(const struct truth *t)
 		       t->meta.glibc_tunables);
 }
 
-/* score a profile on the workload's objects; p is consumed */
-static int score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
+int experiment__score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
 		 struct metrics *m)
 {
 	struct symbolizer *sy = symbolizer__new(p);
@@ -265,7 +263,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	int a = 9, err;
 
 	/* the program's own code, and the library that does its work */
-	nobj = program_objects(w, t, objs);
+	nobj = experiment__objects(w, t, objs);
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	for (int i = 0; i < EXP_MAX_ARGS && w->argv[i]; i++)
@@ -279,7 +277,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	}
 	err = profile__read(prof, &p);
 	if (!err)
-		err = score(p, t, objs, nobj, m);
+		err = experiment__score(p, t, objs, nobj, m);
 out:
 	free(prof);
 	free(env);
@@ -316,7 +314,7 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 	p->meta.period = period;
 	err = perf_script__parse(txt, period, p);
 	if (!err)
-		err = score(p, t, objs, nobj, m);
+		err = experiment__score(p, t, objs, nobj, m);
 	p = NULL;
 out:
 	profile__free(p);
@@ -327,7 +325,7 @@ out:
 	return err;
 }
 
-static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs)
+size_t experiment__objects(const struct workload *w, const struct truth *t, u32 *objs)
 {
 	size_t nobj = 0;
 
@@ -398,7 +396,7 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 			if (o->with_perf) {
 				struct exp_row *r = row_init(&rows[nr++], &w[i], "perf-record", o->periods[pi]);
 				u32 objs[4];
-				size_t nobj = program_objects(&w[i], t, objs);
+				size_t nobj = experiment__objects(&w[i], t, objs);
 
 				r->ok = !perf_and_score(o, &w[i], t, r->period_ns, objs, nobj, &r->m);
 				print_progress(r, nr, total, t0);
@@ -471,8 +469,8 @@ int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size
 			if (null >= 0)
 				close(null);
 			if (!err) {
-				nobj = program_objects(&w[i], t, objs);
-				err = score(v.out, t, objs, nobj, &r->m);
+				nobj = experiment__objects(&w[i], t, objs);
+				err = experiment__score(v.out, t, objs, nobj, &r->m);
 				v.out = NULL;
 			}
 			profile__free(v.out);

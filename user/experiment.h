@@ -5,6 +5,8 @@
 #define HSBPF_EXPERIMENT_H
 
 #include "metrics.h"
+#include "profile.h"
+#include "truth.h"
 
 #define EXP_MAX_ARGS 8
 
@@ -52,6 +54,12 @@ int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *pat
 /* the paper's Table 3 methods on the exact virtual PMU: classic, precise prime, precise
  * random, LBR; one row per workload and method */
 int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size_t *nr);
+/* the objects a workload is scored on: the program's own code and the libraries that do its
+ * work (at most 4); how many */
+size_t experiment__objects(const struct workload *w, const struct truth *t, u32 *objs);
+/* score a profile on those objects; p is consumed */
+int experiment__score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
+		      struct metrics *m);
 /* gnuplot figures (PNG and SVG) per metric; -ENOENT if gnuplot is missing (reported) */
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr);
 
