@@ -19,6 +19,7 @@
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = HSBPF_QEMU_PLUGIN_VERSION;
 
 #define NO_BLOCK UINT32_MAX
+#define TIMING_MAX_INSNS 512	/* QEMU's TCG_MAX_INSNS: no block is longer */
 
 struct mapping {
 	uint64_t start, end, pgoff;	/* host addresses */
@@ -81,6 +82,7 @@ struct thread_state {
 	unsigned nacc;
 	struct tm_access acc[1024];
 	uint16_t acc_idx[1024];	/* the instruction of the block that made each access */
+	struct tm_retired retired[TIMING_MAX_INSNS];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -415,23 +417,28 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 static void timing_retire(struct thread_state *t, const struct block_info *b, uint64_t next)
 {
 	uint64_t pc = b->vaddr;
-	unsigned a = 0;
+	unsigned a = 0, n = b->ninsns < TIMING_MAX_INSNS ? b->ninsns : TIMING_MAX_INSNS;
+	struct tm_retired *r = t->retired;
 
-	for (uint32_t k = 0; k < b->ninsns; k++) {
+	for (uint32_t k = 0; k < n; k++) {
 		const struct tm_insn *in = &b->ti[k];
-		int last = k + 1 == b->ninsns;
+		int last = k + 1 == n;
 		uint64_t npc = last ? next : pc + in->len;
-		struct tm_retired r = { .ref = ((uint64_t)b->id + 1) << 32 | k, .pc = pc,
-					.taken = last && next != b->end };
 		unsigned a0 = a;
 
+		r[k].ref = ((uint64_t)b->id + 1) << 32 | k;
+		r[k].pc = pc;
+		r[k].taken = last && next != b->end;
 		while (a < t->nacc && t->acc_idx[a] == k)
 			a++;
-		r.cycle = t->core ? tm_core__retire(t->core, in, pc, t->acc + a0, a - a0, r.taken, npc) :
-			  ++t->clock;
-		tm_pmu__retire(t->pmu, &r);
+		r[k].cycle = t->core ? tm_core__retire(t->core, in, pc, t->acc + a0, a - a0, r[k].taken, npc) :
+			     ++t->clock;
 		pc += in->len;
 	}
+	/* most blocks pass between two overflows: the PMU takes them whole */
+	if (n && tm_pmu__retire_run(t->pmu, &r[0], &r[n - 1], n))
+		for (uint32_t k = 0; k < n; k++)
+			tm_pmu__retire(t->pmu, &r[k]);
 	t->nacc = 0;
 }
 

@@ -144,7 +144,7 @@ struct tm_cache {
 	uint64_t *tag;		/* line number + 1; 0 is empty */
 	uint64_t *stamp;
 	uint64_t clock;
-	uint32_t sets, ways;
+	uint32_t sets, ways, set_mask;	/* set_mask: sets - 1 when a power of two, else 0 */
 };
 
 static int cache_init(struct tm_cache *c, int kb, int ways)
@@ -155,6 +155,7 @@ static int cache_init(struct tm_cache *c, int kb, int ways)
 		lines = ways;
 	c->ways = ways;
 	c->sets = lines / ways;
+	c->set_mask = (c->sets & (c->sets - 1)) ? 0 : c->sets - 1;
 	c->tag = calloc((size_t)c->sets * ways, sizeof(*c->tag));
 	c->stamp = calloc((size_t)c->sets * ways, sizeof(*c->stamp));
 	return c->tag && c->stamp ? 0 : -1;
@@ -169,7 +170,8 @@ static void cache_free(struct tm_cache *c)
 /* 1 on a hit; on a miss the line replaces the least recently used of its set */
 static int cache_access(struct tm_cache *c, uint64_t line)
 {
-	size_t base = (size_t)(line % c->sets) * c->ways, victim = base;
+	size_t base = (size_t)(c->set_mask ? line & c->set_mask : line % c->sets) * c->ways;
+	size_t victim = base;
 
 	c->clock++;
 	for (size_t w = base; w < base + c->ways; w++) {
@@ -435,7 +437,8 @@ uint64_t tm_core__retire(struct tm_core *c, const struct tm_insn *in, uint64_t p
 	c->retire_count++;
 	c->last_retire = retire;
 	c->rob[c->rob_pos] = retire;
-	c->rob_pos = (c->rob_pos + 1) % p->rob;
+	if (++c->rob_pos == (size_t)p->rob)
+		c->rob_pos = 0;
 	c->st.insns++;
 	/* control: a mispredicted branch refetches after it executes; a taken one ends the
 	 * fetch group; a serializing instruction holds the front end until it is done */
@@ -559,6 +562,30 @@ static void overflow(struct tm_pmu *m, const struct tm_retired *r, uint64_t at)
 		break;
 	}
 	m->cur = next_period(m);
+}
+
+int tm_pmu__retire_run(struct tm_pmu *m, const struct tm_retired *first, const struct tm_retired *last,
+		       unsigned n)
+{
+	uint64_t events;
+
+	if (m->irq_n || m->pebs_n || m->pebs_caught || m->pebs_armed)
+		return -1;
+	events = m->ev == TM_EV_INSNS ? n : m->ev == TM_EV_BRANCHES ? !!last->taken :
+		 last->cycle - m->last_cycle;
+	if ((int64_t)events >= m->left)
+		return -1;	/* it overflows in the run: one at a time */
+	/* what one at a time would leave: the newest taken branch, the counts */
+	if (m->lbr_pending) {
+		m->lbr_from_ref = m->prev_ref;
+		m->lbr_to_pc = first->pc;
+	}
+	m->lbr_pending = last->taken;
+	m->prev_ref = last->ref;
+	m->left -= events;
+	if (m->ev == TM_EV_CYCLES)
+		m->last_cycle = last->cycle;
+	return 0;
 }
 
 void tm_pmu__retire(struct tm_pmu *m, const struct tm_retired *r)

@@ -133,5 +133,10 @@ struct tm_pmu *tm_pmu__new(const struct tm_params *p, enum tm_event ev, enum tm_
 void tm_pmu__free(struct tm_pmu *m);
 /* feed retired instructions in order; samples are emitted with the period that ended at them */
 void tm_pmu__retire(struct tm_pmu *m, const struct tm_retired *r);
+/* n instructions at once, first to last, only the last of which may be a taken branch, when
+ * nothing can happen among them (no overflow, nothing pending): 0, the same state as n calls
+ * of tm_pmu__retire; -1 and nothing done otherwise (the caller feeds them one at a time) */
+int tm_pmu__retire_run(struct tm_pmu *m, const struct tm_retired *first, const struct tm_retired *last,
+		       unsigned n);
 
 #endif /* HSBPF_REF_TIMING_H */
