@@ -199,7 +199,6 @@ static struct thread_state *thread_state(void)
 		static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS,
 						     [VPMU_BRANCHES] = TM_EV_BRANCHES,
 						     [VPMU_CYCLES] = TM_EV_CYCLES };
-
 		static unsigned seq;	/* threads in order of their first block: reproducible seeds */
 		uint64_t seed = vpmu_seed + 7919 * __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
 
