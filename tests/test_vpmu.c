@@ -128,6 +128,12 @@ Test(vpmu, options)
 		cr_expect_eq(r.status, 2, "%s: %d", bad[i].args, r.status);
 		cr_expect(strstr(r.err, bad[i].msg), "%s: %s", bad[i].args, r.err);
 	}
+	run(&r, "%s experiment --methods --method classic,bogus -o %s/e", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "unknown method 'bogus'"), "%s", r.err);
+	run(&r, "%s experiment --method classic -o %s/e", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--method goes with --methods"), "%s", r.err);
 }
 
 static double ae_of(const char *csv, const char *workload, const char *method)
