@@ -413,87 +413,6 @@ out:
 	return err;
 }
 
-static const struct {
-	const char *name;
-	const char *event;
-	u64 period;
-	int mode, skid, lbr;
-} table3[] = {
-	/* a round period on instructions, with the few instructions of skid of a plain counter */
-	{ "classic", "insns", 1000000, 0, 3, 0 },
-	/* precise (no skid, as PEBS) with a prime and with a randomized period */
-	{ "precise-prime", "insns", 1000000, 1, 0, 0 },
-	{ "precise-random", "insns", 1000000, 2, 0, 0 },
-	/* taken branches with a 16-entry LBR, the paper's Westmere depth */
-	{ "lbr", "branches", 100003, 0, 0, 16 },
-};
-
-int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size_t *nr_out)
-{
-	struct workload *w = NULL;
-	struct exp_row *rows = NULL;
-	size_t nr = 0, total;
-	u64 t0 = now_ns(CLOCK_MONOTONIC);
-	int nw = 0, err;
-
-	err = experiment__workloads(o, &w, &nw);
-	if (err)
-		return err;
-	total = (size_t)nw * ARRAY_SIZE(table3);
-	rows = calloc(total + 1, sizeof(*rows));
-	if (!rows) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < nw; i++) {
-		for (size_t m = 0; m < ARRAY_SIZE(table3); m++) {
-			struct vpmu_opts v = { .event = table3[m].event, .period = table3[m].period,
-					       .mode = table3[m].mode, .skid = table3[m].skid,
-					       .lbr = table3[m].lbr };
-			/* the period is in events here */
-			struct exp_row *r = row_init(&rows[nr++], &w[i], table3[m].name, table3[m].period);
-			struct truth *t = NULL;
-			u32 objs[4];
-			size_t nobj;
-			int saved = dup(1), null = open("/dev/null", O_WRONLY);
-
-			v.out = profile__new();
-			fflush(stdout);
-			if (saved >= 0 && null >= 0)
-				dup2(null, 1);
-			err = v.out ? refrun__collect_vpmu(w[i].argv, NULL, &v, &t) : -ENOMEM;
-			if (saved >= 0) {
-				dup2(saved, 1);
-				close(saved);
-			}
-			if (null >= 0)
-				close(null);
-			if (!err) {
-				nobj = experiment__objects(&w[i], t, objs);
-				err = experiment__score(v.out, t, objs, nobj, &r->m);
-				v.out = NULL;
-			}
-			profile__free(v.out);
-			truth__free(t);
-			r->ok = !err;
-			err = 0;
-			fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-15s ", seconds_since(t0), nr, total,
-				r->workload, r->mode);
-			if (r->ok)
-				fprintf(stderr, "%6" PRIu64 " samples  AE %.4f  OD %.4f\n", r->m.ns, r->m.ae, r->m.od);
-			else
-				fprintf(stderr, "not scored\n");
-		}
-	}
-	*out = rows;
-	*nr_out = nr;
-	rows = NULL;
-out:
-	free(rows);
-	experiment__free_workloads(w, nw);
-	return err;
-}
-
 int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -553,7 +472,7 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 				const char *want_m = by_mode ? o->modes[c] : o->modes[0];
 
 				if (!r->ok || strcmp(r->workload, last) ||
-				    (r->period_ns != want_p && !o->methods) || strcmp(r->mode, want_m))
+				    r->period_ns != want_p || strcmp(r->mode, want_m))
 					continue;
 				v = !strcmp(metric, "nrmse") ? r->m.nrmse : !strcmp(metric, "sc") ? r->m.sc :
 				    !strcmp(metric, "od") ? r->m.od : r->m.ae;
@@ -582,7 +501,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(plot_metrics); i++) {
-		for (int by_mode = o->methods; by_mode <= 1; by_mode++) {
+		for (int by_mode = 0; by_mode <= 1; by_mode++) {
 			char *dat = xprintf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
 					    by_mode ? "mode" : "period");
 			int ncols = by_mode ? o->nr_modes : o->nr_periods;
@@ -596,10 +515,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 				fprintf(f, "set terminal %s size 1000,480\nset output '%s/%s-by-%s.%s'\n",
 					svg ? "svg" : "pngcairo", o->dir, plot_metrics[i].col,
 					by_mode ? "mode" : "period", svg ? "svg" : "png");
-				if (o->methods)
-					fprintf(f, "set title '%s by method (the paper''s Table 3) on the exact virtual PMU'\n",
-						plot_metrics[i].title);
-				else if (by_mode)
+				if (by_mode)
 					fprintf(f, "set title '%s by period mode, cpu-clock, period %.0f us (%.0fK cycles at 2.2 GHz)'\n",
 						plot_metrics[i].title, o->periods[o->nr_periods / 2] / 1e3,
 						o->periods[o->nr_periods / 2] * 2.2 / 1024);
