@@ -81,6 +81,33 @@ Test(vpmu, classic_cycles_land_after_a_divide_and_pdir_does_not)
 	cr_expect(pdir > 0.07 && pdir < 0.13, "pdir: %.3f after the divide", pdir);
 }
 
+/* the timing model decides when samples are taken and which address they report, nothing
+ * else: the truth of a run is the same byte for byte whatever PMU samples it. (A run without
+ * --vpmu differs by one branch in the crash catcher's atoi of its descriptor's number, which
+ * is why the reference here is the clockless PMU.) */
+Test(vpmu, the_timing_model_leaves_the_truth_unchanged)
+{
+	static const char *const pmus[] = {
+		"insns --period 1009",
+		"cycles --period 10007",
+		"insns --sampling precise-fix --period 1009",
+		"branches --sampling classic --period 101 --timing irq_latency=100",
+		"insns --sampling pdir --period 1009 --period-mode random",
+	};
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(pmus) / sizeof(pmus[0]); i++) {
+		cr_assert_eq(run(&r, "%s truth --vpmu %s -o %s --profile %s -- %s 20000 >/dev/null && "
+				 "%s truth -i %s --what blocks,edges >%s/t%zu.txt", hsbpf_bin(), pmus[i],
+				 tpath("t.truth"), tpath("t.data"), fixture("divloop"), hsbpf_bin(),
+				 tpath("t.truth"), tmpdir(), i), 0, "%s: %s", pmus[i], r.err);
+		if (i)
+			cr_expect_eq(run(&r, "cmp %s/t0.txt %s/t%zu.txt", tmpdir(), tmpdir(), i), 0,
+				     "--vpmu %s: the truth differs from the clockless PMU's: %s", pmus[i],
+				     r.out);
+	}
+}
+
 Test(vpmu, options)
 {
 	struct run_result r;
