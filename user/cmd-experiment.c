@@ -30,16 +30,13 @@ static const char usage_text[] =
 	"                     precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png\n"
 	"      --method LIST  with --methods: only these\n";
 
-static int run_methods(const struct exp_opts *o, const char *list)
+static int run_methods(const struct exp_opts *o, const bool *selected)
 {
-	bool selected[16];
 	struct method_row *rows = NULL;
 	char csv[PATH_MAX + 32];
 	size_t nr = 0;
 	int err;
 
-	if (methods__select(list, selected))
-		return 2;
 	err = methods__run(o, selected, &rows, &nr);
 	if (!err) {
 		snprintf(csv, sizeof(csv), "%s/methods.csv", o->dir);
@@ -47,6 +44,7 @@ static int run_methods(const struct exp_opts *o, const char *list)
 	}
 	if (!err) {
 		methods__plot(o->dir, rows, nr, selected);
+		methods__print(stdout, rows, nr, selected);
 		fprintf(stderr, "hsbpf: %zu runs scored; wrote '%s' and figures in '%s'\n", nr, csv, o->dir);
 	}
 	free(rows);
@@ -77,6 +75,7 @@ int cmd_experiment(int argc, char **argv)
 	char self[PATH_MAX], wdir[PATH_MAX + 32], fdir[PATH_MAX + 32], csv[PATH_MAX + 32], *tok, *save;
 	struct exp_row *rows = NULL;
 	const char *method_list = NULL;
+	bool selected[METHODS_MAX];
 	size_t nr = 0;
 	ssize_t n;
 	int c, err;
@@ -141,6 +140,11 @@ int cmd_experiment(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	/* usage errors before anything is created */
+	if (method_list && !o.methods)
+		return fail(2, "--method goes with --methods");
+	if (o.methods && methods__select(method_list, selected))
+		return 2;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return fail(1, "cannot find the hsbpf binary: %s", strerror(errno));
@@ -158,10 +162,8 @@ int cmd_experiment(int argc, char **argv)
 	o.fixture_dir = fdir;
 	if (mkdir(o.dir, 0755) && errno != EEXIST)
 		return fail(1, "cannot create '%s': %s", o.dir, strerror(errno));
-	if (method_list && !o.methods)
-		return fail(2, "--method goes with --methods");
 	if (o.methods)
-		return run_methods(&o, method_list);
+		return run_methods(&o, selected);
 	err = experiment__run(&o, &rows, &nr);
 	if (err)
 		goto out;

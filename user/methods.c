@@ -32,6 +32,7 @@ const struct method methods_table[] = {
 	  "taken branches with 16 branch records, the fall-through ranges" },
 };
 const size_t methods_nr = sizeof(methods_table) / sizeof(methods_table[0]);
+_Static_assert(sizeof(methods_table) / sizeof(methods_table[0]) <= METHODS_MAX, "METHODS_MAX");
 
 int methods__select(const char *list, bool *selected)
 {
@@ -179,6 +180,60 @@ int methods__write_csv(const struct method_row *rows, size_t nr, const char *pat
 	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
 }
 
+/* the row of a workload and method, or NULL */
+static const struct method_row *find_row(const struct method_row *rows, size_t nr,
+					 const char *workload, const struct method *me)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (rows[i].ok && rows[i].method == me && !strcmp(rows[i].workload, workload))
+			return &rows[i];
+	return NULL;
+}
+
+/* columns of 9 (AE to four places) and the workload's 12: seven methods in 75 columns,
+ * names abbreviated in the header and spelled out under it */
+void methods__print(FILE *f, const struct method_row *rows, size_t nr, const bool *selected)
+{
+	static const char *const abbrev[][2] = {
+		{ "classic-", "cl-" }, { "precise-", "pr-" },
+	};
+	const char *last = NULL;
+
+	fprintf(f, "accuracy error (AE) by method\n%-12s", "workload");
+	for (size_t m = 0; m < methods_nr; m++) {
+		char h[16];
+		const char *name = methods_table[m].name;
+
+		if (!selected[m])
+			continue;
+		snprintf(h, sizeof(h), "%s", name);
+		for (size_t a = 0; a < sizeof(abbrev) / sizeof(abbrev[0]); a++)
+			if (!strncmp(name, abbrev[a][0], strlen(abbrev[a][0])))
+				snprintf(h, sizeof(h), "%s%s", abbrev[a][1], name + strlen(abbrev[a][0]));
+		fprintf(f, " %8.8s", h);
+	}
+	fputc('\n', f);
+	for (size_t i = 0; i < nr; i++) {
+		if (last && !strcmp(last, rows[i].workload))
+			continue;
+		last = rows[i].workload;
+		fprintf(f, "%-12s", last);
+		for (size_t m = 0; m < methods_nr; m++) {
+			const struct method_row *r;
+
+			if (!selected[m])
+				continue;
+			r = find_row(rows, nr, last, &methods_table[m]);
+			if (r)
+				fprintf(f, " %8.4f", r->m.ae);
+			else
+				fprintf(f, " %8s", "-");
+		}
+		fputc('\n', f);
+	}
+	fprintf(f, "cl-: classic-, pr-: precise-; '-': not scored (see above)\n");
+}
+
 /* gnuplot reads the script on its standard input; no shell */
 static int gnuplot(const char *script, const char *log)
 {
@@ -242,14 +297,14 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 		last = rows[i].workload;
 		fprintf(f, "%s", last);
 		for (size_t m = 0; m < methods_nr; m++) {
+			const struct method_row *r;
 			double v = NAN;
 
 			if (!selected[m])
 				continue;
-			for (size_t j = 0; j < nr; j++)
-				if (rows[j].ok && rows[j].method == &methods_table[m] &&
-				    !strcmp(rows[j].workload, last))
-					v = rows[j].m.ae < 1e-4 ? 1e-4 : rows[j].m.ae;
+			r = find_row(rows, nr, last, &methods_table[m]);
+			if (r)
+				v = r->m.ae < 1e-4 ? 1e-4 : r->m.ae;
 			if (isnan(v))
 				fprintf(f, " NaN");
 			else

@@ -5,6 +5,7 @@
 #ifndef HSBPF_METHODS_H
 #define HSBPF_METHODS_H
 
+#include <stdio.h>
 #include "experiment.h"
 
 struct method {
@@ -16,6 +17,8 @@ struct method {
 	int lbr;
 	const char *what;
 };
+
+#define METHODS_MAX 16	/* methods_table's size at most: callers' selection arrays */
 
 extern const struct method methods_table[];
 extern const size_t methods_nr;
@@ -34,6 +37,8 @@ int methods__select(const char *list, bool *selected);
 /* every workload of o's set x every selected method; progress on stderr; rows in *out */
 int methods__run(const struct exp_opts *o, const bool *selected, struct method_row **out, size_t *nr);
 int methods__write_csv(const struct method_row *rows, size_t nr, const char *path);
+/* the accuracy error of each workload (rows) by method (columns), as text */
+void methods__print(FILE *f, const struct method_row *rows, size_t nr, const bool *selected);
 /* accuracy error by method, per workload (log scale), PNG and SVG, through gnuplot */
 int methods__plot(const char *dir, const struct method_row *rows, size_t nr, const bool *selected);
 
