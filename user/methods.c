@@ -137,7 +137,13 @@ int methods__run(const struct exp_opts *o, const bool *selected, struct method_r
 			r->workload = w[i].name;
 			r->kind = w[i].kind;
 			r->method = &methods_table[m];
-			r->ok = !run_one(&w[i], r->method, r);
+			err = run_one(&w[i], r->method, r);
+			r->ok = !err;
+			/* Ctrl-C or SIGTERM stopped the emulator: the user wants the whole
+			 * experiment stopped, not the next run started */
+			if (err == -EINTR)
+				goto out;
+			err = 0;
 			fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-15s ", seconds_since(t0), nr, total,
 				r->workload, r->method->name);
 			if (r->ok)
