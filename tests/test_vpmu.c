@@ -190,6 +190,9 @@ Test(vpmu, methods_rank_as_in_the_paper)
 
 	cr_assert_eq(run(&r, "%s experiment --methods --quick --method classic,pdir,lbr -o %s/m",
 			 hsbpf_bin(), tmpdir()), 0, "%s", r.err);
+	/* the table on standard output, a row per kernel and a column per method */
+	cr_expect(strstr(r.out, "accuracy error (AE) by method\nworkload      classic     pdir      lbr\n"
+			 "latency "), "%s", r.out);
 	f = fopen(tpath("m/methods.csv"), "r");
 	cr_assert(f);
 	csv[0] = '\n';

@@ -16,19 +16,19 @@
 /* periods of about a million events for every IP method (prime where the paper's methods
  * ask for one), and the LBR's branches every 100,003 with the paper's 16 records */
 const struct method methods_table[] = {
-	{ "classic", "cycles", 1000000, 0, "classic", 0,
+	{ "classic", "classic", "cycles", 1000000, 0, "classic", 0,
 	  "cycles, a round period, the interrupt's IP (skid and shadow)" },
-	{ "classic-insns", "insns", 1000000, 0, "classic", 0,
+	{ "classic-insns", "cl-insns", "insns", 1000000, 0, "classic", 0,
 	  "instructions, a round period, the interrupt's IP" },
-	{ "precise-prime", "insns", 1000000, 1, "precise", 0,
+	{ "precise-prime", "pr-prime", "insns", 1000000, 1, "precise", 0,
 	  "PEBS on instructions, prime period: the instruction after the record's (IP+1)" },
-	{ "precise-random", "insns", 1000000, 2, "precise", 0,
+	{ "precise-random", "pr-rand", "insns", 1000000, 2, "precise", 0,
 	  "PEBS on instructions, randomized period" },
-	{ "precise-lbrfix", "insns", 1000000, 1, "precise-fix", 0,
+	{ "precise-lbrfix", "pr-fix", "insns", 1000000, 1, "precise-fix", 0,
 	  "PEBS, prime period, IP+1 given back to a taken branch by the LBR" },
-	{ "pdir", "insns", 1000000, 1, "pdir", 0,
+	{ "pdir", "pdir", "insns", 1000000, 1, "pdir", 0,
 	  "precisely distributed instructions, prime period: the overflowing instruction" },
-	{ "lbr", "branches", 100003, 0, NULL, 16,
+	{ "lbr", "lbr", "branches", 100003, 0, NULL, 16,
 	  "taken branches with 16 branch records, the fall-through ranges" },
 };
 const size_t methods_nr = sizeof(methods_table) / sizeof(methods_table[0]);
@@ -200,24 +200,12 @@ static const struct method_row *find_row(const struct method_row *rows, size_t n
  * names abbreviated in the header and spelled out under it */
 void methods__print(FILE *f, const struct method_row *rows, size_t nr, const bool *selected)
 {
-	static const char *const abbrev[][2] = {
-		{ "classic-", "cl-" }, { "precise-", "pr-" },
-	};
 	const char *last = NULL;
 
 	fprintf(f, "accuracy error (AE) by method\n%-12s", "workload");
-	for (size_t m = 0; m < methods_nr; m++) {
-		char h[16];
-		const char *name = methods_table[m].name;
-
-		if (!selected[m])
-			continue;
-		snprintf(h, sizeof(h), "%s", name);
-		for (size_t a = 0; a < sizeof(abbrev) / sizeof(abbrev[0]); a++)
-			if (!strncmp(name, abbrev[a][0], strlen(abbrev[a][0])))
-				snprintf(h, sizeof(h), "%s%s", abbrev[a][1], name + strlen(abbrev[a][0]));
-		fprintf(f, " %8.8s", h);
-	}
+	for (size_t m = 0; m < methods_nr; m++)
+		if (selected[m])
+			fprintf(f, " %8s", methods_table[m].abbrev);
 	fputc('\n', f);
 	for (size_t i = 0; i < nr; i++) {
 		if (last && !strcmp(last, rows[i].workload))
@@ -237,7 +225,7 @@ void methods__print(FILE *f, const struct method_row *rows, size_t nr, const boo
 		}
 		fputc('\n', f);
 	}
-	fprintf(f, "cl-: classic-, pr-: precise-; '-': not scored (see above)\n");
+	fprintf(f, "cl-: classic-, pr-: precise-, rand: random, fix: lbrfix; '-': not scored\n");
 }
 
 /* gnuplot reads the script on its standard input; no shell */

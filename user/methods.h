@@ -10,6 +10,7 @@
 
 struct method {
 	const char *name;
+	const char *abbrev;	/* a column header of at most 8 */
 	const char *event;	/* insns, branches, cycles */
 	u64 period;
 	int mode;		/* bit 0 prime, bit 1 random */
