@@ -317,7 +317,7 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 	}
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
-		   "set grid ytics\nset logscale y\nset yrange [1e-4:2]\nset ylabel 'accuracy error'\n");
+		   "set grid ytics\nset logscale y\nset yrange [5e-5:2]\nset ylabel 'accuracy error'\n");
 	for (int svg = 0; svg <= 1; svg++)
 		fprintf(f, "set terminal %s size 1000,480\nset output '%s/methods-ae.%s'\n"
 			   "set title 'Accuracy error by sampling method on the virtual PMU (Haswell timing "
