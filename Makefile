@@ -25,7 +25,7 @@ else
 BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
-	-I$(OUTPUT) -Ibpf -Iuser $(PC_CFLAGS)
+	-I$(OUTPUT) -Ibpf -Iuser -Iref $(PC_CFLAGS)
 LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
@@ -46,7 +46,11 @@ SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 # user/accuracy/: the accuracy harness (truth, the reference run, eval, the experiments), the
 # instrument that measures the profiler, in the same library
 LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/accuracy/*.c))
-LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS))
+# the virtual PMU's timing model: built into the plugin, and into the library for the tool
+# (parameter checks) and the tests
+TIMING_SRCS := ref/timing.c ref/timing_decode.c
+LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS)) \
+	$(patsubst ref/%.c,$(OUTPUT)/ref/%.o,$(TIMING_SRCS))
 LIB := $(OUTPUT)/libhsbpf.a
 
 TEST_SRCS := $(wildcard tests/test_*.c tests/accuracy/test_*.c) tests/helpers.c tests/callgrind.c
@@ -86,6 +90,11 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+$(OUTPUT)/ref/%.o: ref/%.c ref/timing.h
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
 $(LIB): $(LIB_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && $(AR) rcs $@ $^
@@ -96,11 +105,11 @@ $(BIN): $(OUTPUT)/user/main.o $(LIB)
 
 # The reference collector: a QEMU plugin, loaded by `hsbpf truth`; never sanitized, since it
 # is loaded into QEMU, which is not
-$(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h
+$(REF_PLUGIN): ref/hsbpf-ref.c ref/qemu-plugin-api.h $(TIMING_SRCS) ref/timing.h
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,PLUGIN,$@)
 	$(Q)$(CC) -O2 -g $(WARN) -std=gnu11 -D_GNU_SOURCE -fPIC -shared -fvisibility=hidden \
-		-Iref $< -o $@ -lpthread
+		-Iref ref/hsbpf-ref.c $(TIMING_SRCS) -o $@ -lpthread -lcapstone
 
 $(REF_CRASH): ref/hsbpf-crash.c
 	$(Q)mkdir -p $(dir $@)
@@ -271,4 +280,4 @@ clean:
 	$(Q)rm -rf .output .output-asan hsbpf
 
 -include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/user/accuracy/*.d $(OUTPUT)/tests/*.d \
-	$(OUTPUT)/tests/accuracy/*.d)
+	$(OUTPUT)/tests/accuracy/*.d $(OUTPUT)/ref/*.d)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make bench-truth: the reference collector's slowdown against the native run on gzip -6 of a
 # fixed 8 MB input, counting blocks only and blocks with edges, next to the bare emulator and
-# to callgrind on the same work. Medians of REPS runs, interleaved.
+# to callgrind on the same work, and with the virtual PMU: PDIR (no clock) and classic cycles
+# (the timing model, docs/virtual-pmu.md). Medians of REPS runs, interleaved.
 set -euo pipefail
 
 HSBPF=${HSBPF:-./hsbpf}
@@ -18,12 +19,15 @@ time_of() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$(( (
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 declare -A ms
-names=(native qemu blocks edges callgrind)
+names=(native qemu blocks edges pdir cycles callgrind)
 for r in $(seq "$REPS"); do
 	ms[native]+=" $(time_of $GZ)"
 	ms[qemu]+=" $(time_of qemu-x86_64 $GZ)"
 	ms[blocks]+=" $(time_of "$HSBPF" truth --no-edges -o "$OUT/b.truth" -- $GZ)"
 	ms[edges]+=" $(time_of "$HSBPF" truth -o "$OUT/e.truth" -- $GZ)"
+	ms[pdir]+=" $(time_of "$HSBPF" truth --vpmu insns --sampling pdir --period-mode prime \
+		-o "$OUT/p.truth" --profile "$OUT/p.data" -- $GZ)"
+	ms[cycles]+=" $(time_of "$HSBPF" truth --vpmu cycles -o "$OUT/c.truth" --profile "$OUT/c.data" -- $GZ)"
 	ms[callgrind]+=" $(time_of valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes \
 		--skip-plt=no --callgrind-out-file="$OUT/cg.out" $GZ)"
 	echo "  round $r done" >&2
@@ -40,6 +44,8 @@ for n in "${names[@]}"; do
 	qemu) label="qemu-x86_64, no plugin" ;;
 	blocks) label="hsbpf truth --no-edges (block counts)" ;;
 	edges) label="hsbpf truth (block and edge counts)" ;;
+	pdir) label="hsbpf truth --vpmu insns --sampling pdir (no clock)" ;;
+	cycles) label="hsbpf truth --vpmu cycles (timing model)" ;;
 	callgrind) label="callgrind --dump-instr=yes --collect-jumps=yes" ;;
 	esac
 	awk -v l="$label" -v m="$m" -v b="$base" 'BEGIN { printf "| %s | %d | %.1fx |\n", l, m, m / b }'

@@ -14,10 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include "qemu-plugin-api.h"
+#include "timing.h"
 
 QEMU_PLUGIN_EXPORT int qemu_plugin_version = HSBPF_QEMU_PLUGIN_VERSION;
 
 #define NO_BLOCK UINT32_MAX
+#define TIMING_MAX_INSNS 512	/* QEMU's TCG_MAX_INSNS: no block is longer */
 
 struct mapping {
 	uint64_t start, end, pgoff;	/* host addresses */
@@ -30,6 +32,7 @@ struct block_info {
 	uint32_t id;
 	uint32_t ninsns;
 	uint64_t vaddr, end;	/* guest addresses: first instruction, one past the last */
+	struct tm_insn *ti;	/* the timing model's view of each instruction, or NULL */
 };
 
 struct block {
@@ -67,7 +70,19 @@ struct thread_state {
 	} ring[32];
 	unsigned ring_n, ring_head;
 	int64_t skid_left;	/* > 0: a sample waits this many more instructions (skid) */
-	struct table samples, vedges, vranges;
+	uint64_t cur;		/* the period counting now */
+	uint64_t skid_w;	/* the period of the sample that is skidding */
+	struct table samples, sweights, vedges, vranges;
+	/* the virtual PMU on the timing model's clock (ref/timing.c): a block is retired when
+	 * the next one starts, once its memory accesses and where it went are known */
+	struct tm_core *core;	/* NULL when the sampling needs no clock (PDIR) */
+	struct tm_pmu *pmu;
+	const struct block_info *tpend;
+	uint64_t clock;		/* without a core: one cycle an instruction */
+	unsigned nacc;
+	struct tm_access acc[1024];
+	uint16_t acc_idx[1024];	/* the instruction of the block that made each access */
+	struct tm_retired retired[TIMING_MAX_INSNS];
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -81,9 +96,16 @@ static struct thread_state **threads;
 static size_t nr_threads, cap_threads;
 static char *out_path;
 static int count_edges = 1;	/* edges=off: blocks only, for speed; rep iterations unfolded */
-/* virtual PMU: vpmu=insns|branches, period=N, mode=fixed|prime|random|prime-random, lbr=16|32 */
-enum { VPMU_OFF, VPMU_INSNS, VPMU_BRANCHES };
+/* virtual PMU: vpmu=insns|branches|cycles, period=N, mode=0..3 (bit 0 prime, bit 1 random),
+ * lbr=16|32, skid=K; sampling=exact|classic|precise|precise-fix|pdir and timing=NAME=V:NAME=V
+ * for the timing model (ref/timing.h); exact is the clockless PMU with a skid of K instructions */
+enum { VPMU_OFF, VPMU_INSNS, VPMU_BRANCHES, VPMU_CYCLES };
+static const char *const sampling_names[] = { "classic", "precise", "precise-fix", "pdir" };
 static int vpmu, vpmu_mode, vpmu_lbr, vpmu_skid;	/* skid: instructions between overflow and IP */
+static int vpmu_sampling = -1;	/* enum tm_sampling, -1: exact */
+static int timing_core;		/* the sampling needs the core's clock */
+static struct tm_params tparams;
+static struct tm_decoder *decoder;
 static int64_t vpmu_period;
 static uint64_t vpmu_seed = 42;
 static int oom;			/* set if an allocation failed: the output says so */
@@ -162,6 +184,8 @@ static uint32_t find_map(uint64_t h)
 	return NO_BLOCK;
 }
 
+static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight);
+
 static struct thread_state *thread_state(void)
 {
 	struct thread_state *t = calloc(1, sizeof(*t));
@@ -171,6 +195,21 @@ static struct thread_state *thread_state(void)
 		abort();
 	}
 	t->prev = NO_BLOCK;
+	if (vpmu_sampling >= 0) {
+		static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS,
+						     [VPMU_BRANCHES] = TM_EV_BRANCHES,
+						     [VPMU_CYCLES] = TM_EV_CYCLES };
+		static unsigned seq;	/* threads in order of their first block: reproducible seeds */
+		uint64_t seed = vpmu_seed + 7919 * __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+
+		t->core = timing_core ? tm_core__new(&tparams, seed) : NULL;
+		t->pmu = tm_pmu__new(&tparams, evs[vpmu], vpmu_sampling, vpmu_period, vpmu_mode, seed,
+				     emit_sample, t);
+		if ((timing_core && !t->core) || !t->pmu) {
+			oom = 1;
+			abort();
+		}
+	}
 	pthread_mutex_lock(&lock);
 	threads = grow(threads, &cap_threads, nr_threads + 1, sizeof(*threads));
 	if (threads)
@@ -251,6 +290,18 @@ static void table_add(struct table *t, uint64_t key, uint64_t n)
 	t->nr++;
 }
 
+static struct edge_slot *table_find(struct table *t, uint64_t key)
+{
+	size_t mask = t->cap - 1;
+
+	if (!t->cap)
+		return NULL;
+	for (size_t i = mix(0, key) & mask; t->slots[i].key; i = (i + 1) & mask)
+		if (t->slots[i].key == key)
+			return &t->slots[i];
+	return NULL;
+}
+
 static int is_prime(uint64_t n)
 {
 	if (n < 2)
@@ -259,6 +310,14 @@ static int is_prime(uint64_t n)
 		if (n % d == 0)
 			return 0;
 	return 1;
+}
+
+static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight)
+{
+	struct thread_state *t = ctx;
+
+	table_add(&t->samples, ref, n);
+	table_add(&t->sweights, ref, weight);
 }
 
 /* the next period, as the PMU would be programmed: fixed, prime, randomized or both */
@@ -301,7 +360,7 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 {
 	if (!t->left) {
 		t->rng = vpmu_seed + (uintptr_t)t;
-		t->left = next_period(t);
+		t->left = t->cur = next_period(t);
 	}
 	if (vpmu == VPMU_INSNS) {
 		int64_t left = t->left - b->ninsns;
@@ -309,7 +368,7 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 		/* a sample still skidding from an earlier block lands here, or later */
 		if (t->skid_left > 0) {
 			if (t->skid_left <= b->ninsns) {
-				table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | (t->skid_left - 1), 1);
+				emit_sample(t, ((uint64_t)b->id + 1) << 32 | (t->skid_left - 1), 1, t->skid_w);
 				t->skid_left = 0;
 			} else {
 				t->skid_left -= b->ninsns;
@@ -320,11 +379,14 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 		while (left <= 0) {
 			int64_t idx = b->ninsns + left - 1 + vpmu_skid;
 
-			if (idx < b->ninsns)
-				table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | (uint32_t)idx, 1);
-			else if (!t->skid_left)
+			if (idx < b->ninsns) {
+				emit_sample(t, ((uint64_t)b->id + 1) << 32 | (uint32_t)idx, 1, t->cur);
+			} else if (!t->skid_left) {
 				t->skid_left = idx - b->ninsns + 1;
-			left += next_period(t);
+				t->skid_w = t->cur;
+			}
+			t->cur = next_period(t);
+			left += t->cur;
 		}
 		t->left = left;
 		return;
@@ -340,13 +402,55 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 			t->ring_n++;
 		if (--t->left <= 0) {
 			/* a precise sample of the branch: its target is the next instruction */
-			table_add(&t->samples, ((uint64_t)b->id + 1) << 32 | 0, 1);
+			emit_sample(t, ((uint64_t)b->id + 1) << 32 | 0, 1, t->cur);
 			if (vpmu_lbr)
 				lbr_snapshot(t);
-			t->left = next_period(t);
+			t->left = t->cur = next_period(t);
 		}
 	}
 	t->prev_info = b;
+}
+
+/* retire block b, now that the next block (at next) has started: each instruction through the
+ * core with its memory accesses, then through the PMU */
+static void timing_retire(struct thread_state *t, const struct block_info *b, uint64_t next)
+{
+	uint64_t pc = b->vaddr;
+	unsigned a = 0, n = b->ninsns < TIMING_MAX_INSNS ? b->ninsns : TIMING_MAX_INSNS;
+	struct tm_retired *r = t->retired;
+
+	for (uint32_t k = 0; k < n; k++) {
+		const struct tm_insn *in = &b->ti[k];
+		int last = k + 1 == n;
+		uint64_t npc = last ? next : pc + in->len;
+		unsigned a0 = a;
+
+		r[k].ref = ((uint64_t)b->id + 1) << 32 | k;
+		r[k].pc = pc;
+		r[k].taken = last && next != b->end;
+		while (a < t->nacc && t->acc_idx[a] == k)
+			a++;
+		r[k].cycle = t->core ? tm_core__retire(t->core, in, pc, t->acc + a0, a - a0, r[k].taken, npc) :
+			     ++t->clock;
+		pc += in->len;
+	}
+	/* most blocks pass between two overflows: the PMU takes them whole */
+	if (n && tm_pmu__retire_run(t->pmu, &r[0], &r[n - 1], n))
+		for (uint32_t k = 0; k < n; k++)
+			tm_pmu__retire(t->pmu, &r[k]);
+	t->nacc = 0;
+}
+
+static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	struct thread_state *t = self;
+
+	(void)vcpu;
+	if (!t || t->nacc >= sizeof(t->acc) / sizeof(t->acc[0]))
+		return;	/* more accesses in one block than that: the rest are not timed */
+	t->acc[t->nacc].addr = vaddr;
+	t->acc[t->nacc].store = qemu_plugin_mem_is_store(info);
+	t->acc_idx[t->nacc++] = (uintptr_t)udata;
 }
 
 static void on_block(unsigned int vcpu, void *udata)
@@ -366,8 +470,13 @@ static void on_block(unsigned int vcpu, void *udata)
 		t->counts = c;
 	}
 	t->counts[id]++;
-	if (vpmu)
+	if (vpmu_sampling >= 0 && info->ti) {
+		if (t->tpend)
+			timing_retire(t, t->tpend, info->vaddr);
+		t->tpend = info;
+	} else if (vpmu) {
 		vpmu_block(t, info);
+	}
 	if (!count_edges)
 		return;
 	if (t->prev != NO_BLOCK)
@@ -447,6 +556,22 @@ static uint32_t block_id(struct qemu_plugin_tb *tb, size_t n)
 	b->info->ninsns = n;
 	b->info->vaddr = vaddr;
 	b->info->end = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)) + b->sizes[n - 1];
+	b->info->ti = NULL;
+	if (vpmu_sampling >= 0) {
+		b->info->ti = calloc(n, sizeof(*b->info->ti));
+		if (!b->info->ti) {
+			oom = 1;
+			return NO_BLOCK;
+		}
+		for (size_t k = 0; k < n; k++) {
+			struct qemu_plugin_insn *insn = qemu_plugin_tb_get_insn(tb, k);
+
+			/* undecodable: timed as a simple operation of its length */
+			if (tm_decoder__decode(decoder, qemu_plugin_insn_data(insn), b->sizes[k],
+					       qemu_plugin_insn_vaddr(insn), &b->info->ti[k]))
+				b->info->ti[k].len = b->sizes[k];
+		}
+	}
 	index_slots[i] = nr_blocks + 1;
 	return nr_blocks++;
 }
@@ -462,9 +587,15 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	pthread_mutex_lock(&lock);
 	bid = block_id(tb, n);
 	pthread_mutex_unlock(&lock);
-	if (bid != NO_BLOCK)
-		qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS,
-						     blocks[bid].info);
+	if (bid == NO_BLOCK)
+		return;
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, blocks[bid].info);
+	/* the cache model needs every data address; only then are accesses watched */
+	if (timing_core)
+		for (size_t k = 0; k < n; k++)
+			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, k), on_mem,
+							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+							 (void *)(uintptr_t)k);
 }
 
 /* QEMU has stopped every other guest thread when this runs */
@@ -517,21 +648,53 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 				total.edges[e].count);
 	if (vpmu) {
 		static const char *const kinds[] = { "vsample", "vedge", "vrange" };
+		static const char *const events[] = { "", "insns", "branches", "cycles" };
+		struct tm_stats total_st = { 0 };
 
-		fprintf(f, "vpmu %s %" PRId64 " %d %d\n", vpmu == VPMU_INSNS ? "insns" : "branches",
-			vpmu_period, vpmu_mode, vpmu_lbr);
+		fprintf(f, "vpmu %s %" PRId64 " %d %d %s\n", events[vpmu], vpmu_period, vpmu_mode,
+			vpmu_lbr, vpmu_sampling < 0 ? "exact" : sampling_names[vpmu_sampling]);
 		for (size_t th = 0; th < nr_threads; th++) {
-			const struct table *tabs[3] = { &threads[th]->samples, &threads[th]->vedges,
-							 &threads[th]->vranges };
+			struct thread_state *ts = threads[th];
+			const struct table *tabs[3] = { &ts->samples, &ts->vedges, &ts->vranges };
 
+			/* the block each thread was running is retired as if it fell through */
+			if (ts->tpend) {
+				timing_retire(ts, ts->tpend, ts->tpend->end);
+				ts->tpend = NULL;
+			}
+			if (ts->core) {
+				struct tm_stats st;
+
+				tm_core__stats(ts->core, &st);
+				total_st.insns += st.insns;
+				total_st.cycles += st.cycles;
+				total_st.l1_miss += st.l1_miss;
+				total_st.l2_miss += st.l2_miss;
+				total_st.l3_miss += st.l3_miss;
+				total_st.cond += st.cond;
+				total_st.mispredicts += st.mispredicts;
+			}
 			for (int k = 0; k < 3; k++)
-				for (size_t j = 0; j < tabs[k]->cap; j++)
-					if (tabs[k]->slots[j].key)
-						fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", kinds[k],
-							(tabs[k]->slots[j].key >> 32) - 1,
-							tabs[k]->slots[j].key & 0xffffffffu,
-							tabs[k]->slots[j].count);
+				for (size_t j = 0; j < tabs[k]->cap; j++) {
+					uint64_t key = tabs[k]->slots[j].key;
+					struct edge_slot *w = NULL;
+
+					if (!key)
+						continue;
+					if (!k)	/* the weight: the periods that ended at these samples */
+						w = table_find(&ts->sweights, key);
+					fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, kinds[k], (key >> 32) - 1,
+						key & 0xffffffffu, tabs[k]->slots[j].count);
+					if (w)
+						fprintf(f, " %" PRIu64, w->count);
+					fputc('\n', f);
+				}
 		}
+		if (timing_core)
+			fprintf(f, "vtiming %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+				" %" PRIu64 " %" PRIu64 "\n", total_st.insns, total_st.cycles,
+				total_st.l1_miss, total_st.l2_miss, total_st.l3_miss, total_st.cond,
+				total_st.mispredicts);
 	}
 	fprintf(f, "end\n");
 	if (fclose(f))
@@ -542,6 +705,10 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					   int argc, char **argv)
 {
+	const char *sampling = "exact", *timing = NULL;
+	char err[256];
+
+	tm_params__default(&tparams);
 	for (int i = 0; i < argc; i++)
 		if (!strncmp(argv[i], "out=", 4))
 			out_path = strdup(argv[i] + 4);
@@ -551,6 +718,12 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			vpmu = VPMU_INSNS;
 		else if (!strcmp(argv[i], "vpmu=branches"))
 			vpmu = VPMU_BRANCHES;
+		else if (!strcmp(argv[i], "vpmu=cycles"))
+			vpmu = VPMU_CYCLES;
+		else if (!strncmp(argv[i], "sampling=", 9))
+			sampling = argv[i] + 9;
+		else if (!strncmp(argv[i], "timing=", 7))
+			timing = argv[i] + 7;
 		else if (!strncmp(argv[i], "period=", 7))
 			vpmu_period = strtoll(argv[i] + 7, NULL, 10);
 		else if (!strncmp(argv[i], "mode=", 5))
@@ -567,6 +740,27 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	}
 	if (vpmu && (vpmu_period < 1 || vpmu_lbr < 0 || vpmu_lbr > 32 || vpmu_skid < 0)) {
 		fprintf(stderr, "hsbpf-ref: the virtual PMU needs period=N >= 1 and lbr=0..32\n");
+		return -1;
+	}
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(sampling, sampling_names[k]))
+			vpmu_sampling = k;
+	if (vpmu_sampling < 0 && strcmp(sampling, "exact")) {
+		fprintf(stderr, "hsbpf-ref: unknown sampling '%s'\n", sampling);
+		return -1;
+	}
+	if (timing && tm_params__set(&tparams, timing, err, sizeof(err))) {
+		fprintf(stderr, "hsbpf-ref: %s\n", err);
+		return -1;
+	}
+	if (vpmu == VPMU_CYCLES && vpmu_sampling < 0)
+		vpmu_sampling = TM_SAMPLE_PDIR;	/* the instruction retiring at the overflow */
+	if (!vpmu)
+		vpmu_sampling = -1;
+	/* PDIR on an instruction or branch count needs no clock */
+	timing_core = vpmu_sampling >= 0 && (vpmu == VPMU_CYCLES || vpmu_sampling != TM_SAMPLE_PDIR);
+	if (vpmu_sampling >= 0 && !(decoder = tm_decoder__new())) {
+		fprintf(stderr, "hsbpf-ref: cannot open the disassembler\n");
 		return -1;
 	}
 	if (info->system_emulation) {

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "cmds.h"
 #include "experiment.h"
+#include "methods.h"
 #include "period.h"
 
 static const char usage_text[] =
@@ -24,8 +25,31 @@ static const char usage_text[] =
 	"      --only NAME    just this workload of the set\n"
 	"      --quick        kernels do 1/16 of their work (for tests)\n"
 	"      --with-perf    also run perf record at each period and score it the same way\n"
-	"      --methods      the paper's Table 3 on the exact virtual PMU: classic, precise-prime,\n"
-	"                     precise-random, lbr (accuracy error per method)\n";
+	"      --methods      the paper's sampling methods on the virtual PMU and its timing model\n"
+	"                     (docs/virtual-pmu.md): classic, classic-insns, precise-prime,\n"
+	"                     precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png\n"
+	"      --method LIST  with --methods: only these\n";
+
+static int run_methods(const struct exp_opts *o, const bool *selected)
+{
+	struct method_row *rows = NULL;
+	char csv[PATH_MAX + 32];
+	size_t nr = 0;
+	int err;
+
+	err = methods__run(o, selected, &rows, &nr);
+	if (!err) {
+		snprintf(csv, sizeof(csv), "%s/methods.csv", o->dir);
+		err = methods__write_csv(rows, nr, csv);
+	}
+	if (!err) {
+		methods__plot(o->dir, rows, nr, selected);
+		methods__print(stdout, rows, nr, selected);
+		fprintf(stderr, "hsbpf: %zu runs scored; wrote '%s' and figures in '%s'\n", nr, csv, o->dir);
+	}
+	free(rows);
+	return err ? 1 : 0;
+}
 
 int cmd_experiment(int argc, char **argv)
 {
@@ -39,6 +63,7 @@ int cmd_experiment(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'Q' },
 		{ "with-perf", no_argument, NULL, 'P' },
 		{ "methods", no_argument, NULL, 'T' },
+		{ "method", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -49,6 +74,8 @@ int cmd_experiment(int argc, char **argv)
 	};
 	char self[PATH_MAX], wdir[PATH_MAX + 32], fdir[PATH_MAX + 32], csv[PATH_MAX + 32], *tok, *save;
 	struct exp_row *rows = NULL;
+	const char *method_list = NULL;
+	bool selected[METHODS_MAX];
 	size_t nr = 0;
 	ssize_t n;
 	int c, err;
@@ -99,6 +126,9 @@ int cmd_experiment(int argc, char **argv)
 		case 'T':
 			o.methods = true;
 			break;
+		case 'W':
+			method_list = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -110,6 +140,11 @@ int cmd_experiment(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return 2;
 	}
+	/* usage errors before anything is created */
+	if (method_list && !o.methods)
+		return fail(2, "--method goes with --methods");
+	if (o.methods && methods__select(method_list, selected))
+		return 2;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 	if (n <= 0)
 		return fail(1, "cannot find the hsbpf binary: %s", strerror(errno));
@@ -127,18 +162,9 @@ int cmd_experiment(int argc, char **argv)
 	o.fixture_dir = fdir;
 	if (mkdir(o.dir, 0755) && errno != EEXIST)
 		return fail(1, "cannot create '%s': %s", o.dir, strerror(errno));
-	if (o.methods) {
-		o.modes[0] = "classic";
-		o.modes[1] = "precise-prime";
-		o.modes[2] = "precise-random";
-		o.modes[3] = "lbr";
-		o.nr_modes = 4;
-		o.periods[0] = 1000000;	/* rows of a method carry its own period */
-		o.nr_periods = 1;
-		err = experiment__run_methods(&o, &rows, &nr);
-	} else {
-		err = experiment__run(&o, &rows, &nr);
-	}
+	if (o.methods)
+		return run_methods(&o, selected);
+	err = experiment__run(&o, &rows, &nr);
 	if (err)
 		goto out;
 	snprintf(csv, sizeof(csv), "%s/results.csv", o.dir);

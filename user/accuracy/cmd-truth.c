@@ -17,6 +17,7 @@
 #include "truth_export.h"
 #include "period.h"
 #include "profile.h"
+#include "timing.h"
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
@@ -25,11 +26,17 @@ static const char usage_text[] =
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
 	"      --no-edges       count blocks only (faster; rep iterations are then not folded)\n"
-	"      --vpmu EVENT     also sample as an exact virtual PMU would: insns or branches (taken)\n"
+	"      --vpmu EVENT     also sample as a virtual PMU would: insns, branches (taken) or\n"
+	"                       cycles (of the timing model, docs/virtual-pmu.md)\n"
 	"      --period N       its period in events (default 1000000)\n"
 	"      --period-mode M  fixed, prime, random (+ up to 1/8), prime-random\n"
+	"      --sampling S     on the timing model's clock: classic (interrupt), precise (PEBS,\n"
+	"                       IP+1), precise-fix (PEBS with the LBR IP fix), pdir; or exact\n"
+	"                       (no clock: the overflowing instruction, or --skid K after it).\n"
+	"                       Default: classic for cycles, exact otherwise\n"
+	"      --timing LIST    timing model parameters NAME=VALUE,... (--timing help lists them)\n"
 	"      --lbr N          branch records per sample (branches; 16 or 32; default 0)\n"
-	"      --skid K         the sampled IP is K instructions after the overflow (insns)\n"
+	"      --skid K         exact sampling: the sampled IP is K instructions after the overflow\n"
 	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
@@ -51,6 +58,8 @@ int cmd_truth(int argc, char **argv)
 		{ "period-mode", required_argument, NULL, 'M' },
 		{ "lbr", required_argument, NULL, 'L' },
 		{ "skid", required_argument, NULL, 'K' },
+		{ "sampling", required_argument, NULL, 'S' },
+		{ "timing", required_argument, NULL, 'T' },
 		{ "profile", required_argument, NULL, 'R' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "what", required_argument, NULL, 'w' },
@@ -63,6 +72,9 @@ int cmd_truth(int argc, char **argv)
 	struct vpmu_opts v = { .period = 1000000 };
 	const char *vprofile = "vpmu.data";
 	enum period_mode pm;
+	struct tm_params tp;
+	char terr[256];
+	bool skid_given = false;
 	u64 num;
 	struct outfile tout = { .fd = -1 }, vout = { .fd = -1 };
 	struct truth *t = NULL;
@@ -91,8 +103,8 @@ int cmd_truth(int argc, char **argv)
 			edges = false;
 			break;
 		case 'V':
-			if (strcmp(optarg, "insns") && strcmp(optarg, "branches"))
-				return fail(2, "unknown --vpmu '%s' (known: insns, branches)", optarg);
+			if (strcmp(optarg, "insns") && strcmp(optarg, "branches") && strcmp(optarg, "cycles"))
+				return fail(2, "unknown --vpmu '%s' (known: insns, branches, cycles)", optarg);
 			v.event = optarg;
 			break;
 		case 'N':
@@ -117,6 +129,27 @@ int cmd_truth(int argc, char **argv)
 			if (parse_u64(optarg, &num) || num > 1000)
 				return fail(2, "invalid --skid '%s'", optarg);
 			v.skid = num;
+			skid_given = true;
+			break;
+		case 'S':
+			if (strcmp(optarg, "exact") && strcmp(optarg, "classic") && strcmp(optarg, "precise") &&
+			    strcmp(optarg, "precise-fix") && strcmp(optarg, "pdir"))
+				return fail(2, "unknown --sampling '%s' (known: classic, precise, precise-fix, "
+					    "pdir, exact)", optarg);
+			v.sampling = strcmp(optarg, "exact") ? optarg : NULL;
+			break;
+		case 'T':
+			if (!strcmp(optarg, "help")) {
+				tm_params__default(&tp);
+				for (size_t i = 0; i < tm_nr_params; i++)
+					printf("%-13s %6d  %s\n", tm_param_table[i].name,
+					       *tm_params__field(&tp, &tm_param_table[i]), tm_param_table[i].what);
+				return 0;
+			}
+			tm_params__default(&tp);
+			if (tm_params__set(&tp, optarg, terr, sizeof(terr)))
+				return fail(2, "--timing: %s", terr);
+			v.timing = optarg;
 			break;
 		case 'v':
 			verbose++;
@@ -141,6 +174,15 @@ int cmd_truth(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
+	if (v.event && !strcmp(v.event, "cycles") && !v.sampling)
+		v.sampling = "classic";	/* cycles have no exact overflowing instruction to skid from */
+	if (skid_given && v.sampling)
+		return fail(2, "--skid is for exact sampling: with --sampling %s the skid comes from the "
+			    "timing model (--timing irq_latency=CYCLES)", v.sampling);
+	if ((v.sampling || v.timing) && !v.event)
+		return fail(2, "--sampling and --timing need --vpmu");
+	if (v.event && v.lbr && v.sampling)
+		return fail(2, "--lbr goes with exact sampling of branches");
 	/* the outputs are opened before the run, which may take minutes: a full disk or a
 	 * bad path is told now */
 	if (v.event && file__same(output, vprofile))
@@ -158,7 +200,8 @@ int cmd_truth(int argc, char **argv)
 			err = -EIO;
 		if (!err)
 			fprintf(stderr, "hsbpf: virtual PMU: %" PRIu64 " samples, %zu branch edges and ranges; "
-				"wrote '%s'\n", profile__total_samples(v.out), v.out->nr_lbr, vprofile);
+				"wrote '%s'\n%s%s%s", profile__total_samples(v.out), v.out->nr_lbr, vprofile,
+				verbose ? "hsbpf: " : "", verbose ? v.out->meta.target : "", verbose ? "\n" : "");
 		profile__free(v.out);
 	} else {
 		err = refrun__collect(argv + optind, plugin, edges, &t);

@@ -264,7 +264,6 @@ static int truth_for(const struct exp_opts *o, struct workload *w, struct truth 
 	return err;
 }
 
-static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs);
 
 /* GLIBC_TUNABLES=... for native runs to take the routines glibc chose under the collector */
 static char *tunables_env(const struct truth *t)
@@ -275,8 +274,7 @@ static char *tunables_env(const struct truth *t)
 		       t->meta.glibc_tunables);
 }
 
-/* score a profile on the workload's objects; p is consumed */
-static int score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
+int experiment__score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
 		 struct metrics *m)
 {
 	struct symbolizer *sy = symbolizer__new(p);
@@ -302,7 +300,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	int err;
 
 	/* the program's own code, and the library that does its work */
-	nobj = program_objects(w, t, objs);
+	nobj = experiment__objects(w, t, objs);
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	add_command(argv, ARRAY_SIZE(argv), w);
@@ -315,7 +313,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 	}
 	err = profile__read(prof, &p);
 	if (!err)
-		err = score(p, t, objs, nobj, m);
+		err = experiment__score(p, t, objs, nobj, m);
 out:
 	free(prof);
 	free(env);
@@ -352,7 +350,7 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 	p->meta.period = period;
 	err = perf_script__parse(txt, period, p);
 	if (!err)
-		err = score(p, t, objs, nobj, m);
+		err = experiment__score(p, t, objs, nobj, m);
 	p = NULL;
 out:
 	profile__free(p);
@@ -362,7 +360,7 @@ out:
 	return err;
 }
 
-static size_t program_objects(const struct workload *w, const struct truth *t, u32 *objs)
+size_t experiment__objects(const struct workload *w, const struct truth *t, u32 *objs)
 {
 	size_t nobj = 0;
 
@@ -433,94 +431,13 @@ int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr_o
 			if (o->with_perf) {
 				struct exp_row *r = row_init(&rows[nr++], &w[i], "perf-record", o->periods[pi]);
 				u32 objs[4];
-				size_t nobj = program_objects(&w[i], t, objs);
+				size_t nobj = experiment__objects(&w[i], t, objs);
 
 				r->ok = !perf_and_score(o, &w[i], t, r->period_ns, objs, nobj, &r->m);
 				print_progress(r, nr, total, t0);
 			}
 		}
 		truth__free(t);
-	}
-	*out = rows;
-	*nr_out = nr;
-	rows = NULL;
-out:
-	free(rows);
-	experiment__free_workloads(w, nw);
-	return err;
-}
-
-static const struct {
-	const char *name;
-	const char *event;
-	u64 period;
-	int mode, skid, lbr;
-} table3[] = {
-	/* a round period on instructions, with the few instructions of skid of a plain counter */
-	{ "classic", "insns", 1000000, 0, 3, 0 },
-	/* precise (no skid, as PEBS) with a prime and with a randomized period */
-	{ "precise-prime", "insns", 1000000, 1, 0, 0 },
-	{ "precise-random", "insns", 1000000, 2, 0, 0 },
-	/* taken branches with a 16-entry LBR, the paper's Westmere depth */
-	{ "lbr", "branches", 100003, 0, 0, 16 },
-};
-
-int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size_t *nr_out)
-{
-	struct workload *w = NULL;
-	struct exp_row *rows = NULL;
-	size_t nr = 0, total;
-	u64 t0 = now_ns(CLOCK_MONOTONIC);
-	int nw = 0, err;
-
-	err = experiment__workloads(o, &w, &nw);
-	if (err)
-		return err;
-	total = (size_t)nw * ARRAY_SIZE(table3);
-	rows = calloc(total + 1, sizeof(*rows));
-	if (!rows) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < nw; i++) {
-		for (size_t m = 0; m < ARRAY_SIZE(table3); m++) {
-			struct vpmu_opts v = { .event = table3[m].event, .period = table3[m].period,
-					       .mode = table3[m].mode, .skid = table3[m].skid,
-					       .lbr = table3[m].lbr };
-			/* the period is in events here */
-			struct exp_row *r = row_init(&rows[nr++], &w[i], table3[m].name, table3[m].period);
-			struct truth *t = NULL;
-			u32 objs[4];
-			size_t nobj;
-			int saved = dup(1), null = open("/dev/null", O_WRONLY);
-
-			v.out = profile__new();
-			fflush(stdout);
-			if (saved >= 0 && null >= 0)
-				dup2(null, 1);
-			err = v.out ? refrun__collect_vpmu(w[i].argv, NULL, &v, &t) : -ENOMEM;
-			if (saved >= 0) {
-				dup2(saved, 1);
-				close(saved);
-			}
-			if (null >= 0)
-				close(null);
-			if (!err) {
-				nobj = program_objects(&w[i], t, objs);
-				err = score(v.out, t, objs, nobj, &r->m);
-				v.out = NULL;
-			}
-			profile__free(v.out);
-			truth__free(t);
-			r->ok = !err;
-			err = 0;
-			fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-15s ", seconds_since(t0), nr, total,
-				r->workload, r->mode);
-			if (r->ok)
-				fprintf(stderr, "%6" PRIu64 " samples  AE %.4f  OD %.4f\n", r->m.ns, r->m.ae, r->m.od);
-			else
-				fprintf(stderr, "not scored\n");
-		}
 	}
 	*out = rows;
 	*nr_out = nr;
@@ -590,7 +507,7 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 				const char *want_m = by_mode ? o->modes[c] : o->modes[0];
 
 				if (!r->ok || strcmp(r->workload, last) ||
-				    (r->period_ns != want_p && !o->methods) || strcmp(r->mode, want_m))
+				    r->period_ns != want_p || strcmp(r->mode, want_m))
 					continue;
 				v = !strcmp(metric, "nrmse") ? r->m.nrmse : !strcmp(metric, "sc") ? r->m.sc :
 				    !strcmp(metric, "od") ? r->m.od : r->m.ae;
@@ -619,7 +536,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(plot_metrics); i++) {
-		for (int by_mode = o->methods; by_mode <= 1; by_mode++) {
+		for (int by_mode = 0; by_mode <= 1; by_mode++) {
 			char *dat = xprintf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
 					    by_mode ? "mode" : "period");
 			int ncols = by_mode ? o->nr_modes : o->nr_periods;
@@ -633,10 +550,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 				fprintf(f, "set terminal %s size 1000,480\nset output '%s/%s-by-%s.%s'\n",
 					svg ? "svg" : "pngcairo", o->dir, plot_metrics[i].col,
 					by_mode ? "mode" : "period", svg ? "svg" : "png");
-				if (o->methods)
-					fprintf(f, "set title '%s by method (the paper''s Table 3) on the exact virtual PMU'\n",
-						plot_metrics[i].title);
-				else if (by_mode)
+				if (by_mode)
 					fprintf(f, "set title '%s by period mode, cpu-clock, period %.0f us (%.0fK cycles at %.1f GHz)'\n",
 						plot_metrics[i].title, o->periods[o->nr_periods / 2] / 1e3,
 						o->periods[o->nr_periods / 2] * PAPER_GHZ / 1024, PAPER_GHZ);

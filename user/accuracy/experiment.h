@@ -5,6 +5,8 @@
 #define HSBPF_EXPERIMENT_H
 
 #include "metrics.h"
+#include "profile.h"
+#include "truth.h"
 
 #define EXP_MAX_ARGS 8
 
@@ -41,7 +43,7 @@ struct exp_opts {
 	const char *only;		/* one workload by name, or NULL */
 	bool quick;			/* kernels run 1/16 of their work (tests) */
 	bool with_perf;			/* also perf record at each period, scored alike */
-	bool methods;			/* the paper's Table 3 on the exact virtual PMU instead */
+	bool methods;			/* the sampling methods' table (user/methods.c) instead */
 };
 
 /* fills the workload table for opts->set; inputs are generated into opts->dir */
@@ -49,9 +51,12 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 /* run everything, printing progress on stderr; rows in *out */
 int experiment__run(const struct exp_opts *o, struct exp_row **out, size_t *nr);
 int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path);
-/* the paper's Table 3 methods on the exact virtual PMU: classic, precise prime, precise
- * random, LBR; one row per workload and method */
-int experiment__run_methods(const struct exp_opts *o, struct exp_row **out, size_t *nr);
+/* the objects a workload is scored on: the program's own code and the libraries that do its
+ * work (at most 4); how many */
+size_t experiment__objects(const struct workload *w, const struct truth *t, u32 *objs);
+/* score a profile on those objects; p is consumed */
+int experiment__score(struct profile *p, const struct truth *t, const u32 *objs, size_t nobj,
+		      struct metrics *m);
 /* gnuplot figures (PNG and SVG) per metric; -ENOENT if gnuplot is missing (reported) */
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr);
 

@@ -188,7 +188,7 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 			 struct truth **out)
 {
 	bool edges = !v || v->event;
-	char plugin[PATH_MAX], prog[PATH_MAX], arg[PATH_MAX + 64];
+	char plugin[PATH_MAX], prog[PATH_MAX], arg[PATH_MAX + 1024];
 	char catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
 	const char *user_preload = getenv("LD_PRELOAD");
 	struct sigaction dfl = { .sa_handler = SIG_DFL }, old_chld;
@@ -232,9 +232,21 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 		goto cleanup;
 	}
 	/* /proc/self/fd/N in the emulator is its inherited copy of raw_fd */
-	if (v && v->event)
-		snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d,vpmu=%s,period=%llu,mode=%d,lbr=%d,skid=%d",
-			 plugin, raw_fd, v->event, (unsigned long long)v->period, v->mode, v->lbr, v->skid);
+	if (v && v->event) {
+		int len = snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d,vpmu=%s,period=%llu,mode=%d,"
+				   "lbr=%d,skid=%d", plugin, raw_fd, v->event,
+				   (unsigned long long)v->period, v->mode, v->lbr, v->skid);
+
+		if (v->sampling)
+			len += snprintf(arg + len, sizeof(arg) - len, ",sampling=%s", v->sampling);
+		/* the plugin's arguments are split at commas: its assignments take colons */
+		if (v->timing && len < (int)sizeof(arg)) {
+			len += snprintf(arg + len, sizeof(arg) - len, ",timing=");
+			for (const char *c = v->timing; *c && len < (int)sizeof(arg) - 1; c++)
+				arg[len++] = *c == ',' ? ':' : *c;
+			arg[len] = 0;
+		}
+	}
 	else
 		snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d%s", plugin, raw_fd,
 			 edges ? "" : ",edges=off");

@@ -8,11 +8,15 @@
 /* run argv under the collector and build its truth; a program that crashes still yields
  * its counts (meta.status says what happened). 0, or -errno after reporting */
 struct vpmu_opts {
-	const char *event;	/* "insns" or "branches"; NULL: no virtual PMU */
+	const char *event;	/* "insns", "branches" or "cycles"; NULL: no virtual PMU */
 	u64 period;
 	int mode;		/* bit 0 prime, bit 1 random */
 	int lbr;		/* branch records per sample, 0..32 */
 	int skid;		/* instructions between an overflow and the sampled IP */
+	/* on the timing model's clock (ref/timing.h): classic, precise, precise-fix or pdir;
+	 * NULL: the clockless PMU with skid (cycles need a clock) */
+	const char *sampling;
+	const char *timing;	/* parameter overrides, "NAME=VALUE,...", or NULL */
 	struct profile *out;	/* receives the samples */
 };
 

@@ -123,6 +123,7 @@ struct raw_edge {
 struct raw_v {
 	int kind;		/* 0 sample (a = block, b = index), 1 edge, 2 range (a, b = blocks) */
 	u64 a, b, count;
+	u64 weight;		/* samples: the periods that ended at them (0: count x period) */
 };
 
 struct raw {
@@ -134,9 +135,11 @@ struct raw {
 	size_t nr_edges, cap_edges;
 	struct raw_v *v;
 	size_t nr_v, cap_v;
-	char vpmu_event[16];
+	char vpmu_event[16], vpmu_sampling[16];
 	long long vpmu_period;
 	int vpmu_mode, vpmu_lbr;
+	unsigned long long vtiming[7];	/* the timing model's totals: insns, cycles, misses, ... */
+	bool has_vtiming;
 	u32 threads;
 	int oom;
 	bool edges_off;
@@ -248,20 +251,25 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 				break;
 			}
 			r->edges[r->nr_edges++] = (struct raw_edge){ a, b, e };
-		} else if (sscanf(line, "vpmu %15s %lld %d %d", r->vpmu_event, &r->vpmu_period, &r->vpmu_mode,
-				  &r->vpmu_lbr) == 4) {
+		} else if (sscanf(line, "vpmu %15s %lld %d %d %15s", r->vpmu_event, &r->vpmu_period,
+				  &r->vpmu_mode, &r->vpmu_lbr, r->vpmu_sampling) >= 4) {
 			continue;
+		} else if (sscanf(line, "vtiming %llu %llu %llu %llu %llu %llu %llu", &r->vtiming[0],
+				  &r->vtiming[1], &r->vtiming[2], &r->vtiming[3], &r->vtiming[4],
+				  &r->vtiming[5], &r->vtiming[6]) == 7) {
+			r->has_vtiming = true;
 		} else if (!strncmp(line, "vsample ", 8) || !strncmp(line, "vedge ", 6) ||
 			   !strncmp(line, "vrange ", 7)) {
 			int kind = line[1] == 's' ? 0 : line[1] == 'e' ? 1 : 2;
+			unsigned long long w = 0;
 
-			if (sscanf(strchr(line, ' ') + 1, "%llu %llu %llu", &a, &b, &e) != 3 ||
+			if (sscanf(strchr(line, ' ') + 1, "%llu %llu %llu %llu", &a, &b, &e, &w) < 3 ||
 			    a >= r->nr_blocks || (kind && b >= r->nr_blocks) ||
 			    array__reserve((void **)&r->v, &r->cap_v, r->nr_v + 1, sizeof(*r->v))) {
 				err = -EINVAL;
 				break;
 			}
-			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e };
+			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e, w };
 		} else if (!strcmp(line, "end")) {
 			r->ended = true;
 		} else {
@@ -459,8 +467,11 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 		if (a->obj == TRUTH_NO_OBJECT || (v->kind && r->blocks[v->b].obj == TRUTH_NO_OBJECT))
 			continue;	/* anonymous code */
 		if (v->kind == 0) {
+			/* weighed by the periods that ended at it: randomized periods are longer than
+			 * the base period by 1/16 on average */
 			struct profile_sample s = { .pid = pid, .ip = block_addr(r, v->a, v->b),
-						    .count = v->count, .weight = v->count * r->vpmu_period };
+						    .count = v->count,
+						    .weight = v->weight ? v->weight : v->count * r->vpmu_period };
 
 			err = profile__add_sample(p, &s);
 		} else {
@@ -479,14 +490,24 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 		}
 	}
 	snprintf(p->meta.event, sizeof(p->meta.event), "%s (virtual PMU)",
-		 !strcmp(r->vpmu_event, "insns") ? "instructions" : "taken-branches");
-	p->meta.event_type = !strcmp(r->vpmu_event, "insns") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
-	p->meta.event_config = !strcmp(r->vpmu_event, "insns") ? PERF_COUNT_HW_INSTRUCTIONS : 0x20c4;
+		 !strcmp(r->vpmu_event, "insns") ? "instructions" :
+		 !strcmp(r->vpmu_event, "cycles") ? "cycles" : "taken-branches");
+	p->meta.event_type = strcmp(r->vpmu_event, "branches") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
+	p->meta.event_config = !strcmp(r->vpmu_event, "insns") ? PERF_COUNT_HW_INSTRUCTIONS :
+			       !strcmp(r->vpmu_event, "cycles") ? PERF_COUNT_HW_CPU_CYCLES : 0x20c4;
 	p->meta.period = r->vpmu_period;
 	snprintf(p->meta.period_mode, sizeof(p->meta.period_mode), "%s",
 		 (const char *[]){ "fixed", "prime", "random", "prime-random" }[r->vpmu_mode & 3]);
 	snprintf(p->meta.unit, sizeof(p->meta.unit), "events");
-	snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, LBR depth %d", r->vpmu_lbr);
+	if (r->has_vtiming)
+		snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, %s sampling, LBR depth %d; "
+			 "timing model: %llu insns, %llu cycles (IPC %.2f), L1/L2/L3 misses %llu/%llu/%llu, "
+			 "%llu branches mispredicted (%llu conditional ones ran)", r->vpmu_sampling, r->vpmu_lbr,
+			 r->vtiming[0], r->vtiming[1], r->vtiming[1] ? (double)r->vtiming[0] / r->vtiming[1] : 0,
+			 r->vtiming[2], r->vtiming[3], r->vtiming[4], r->vtiming[6], r->vtiming[5]);
+	else
+		snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, %s sampling, LBR depth %d",
+			 r->vpmu_sampling[0] ? r->vpmu_sampling : "exact", r->vpmu_lbr);
 	profile__finish(p);
 	return err;
 }
