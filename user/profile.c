@@ -202,7 +202,8 @@ s64 profile__add_stack(struct profile *p, const u64 *ips, u32 nr, u16 end, u16 n
 	if (array__reserve((void **)&p->frames, &p->cap_frames, p->nr_frames + nr, sizeof(*ips)) ||
 	    array__reserve((void **)&p->stacks, &p->cap_stacks, p->nr_stacks + 1, sizeof(*p->stacks)))
 		return -ENOMEM;
-	memcpy(p->frames + p->nr_frames, ips, nr * sizeof(*ips));
+	if (nr)		/* a lost stack has no frames, and may have no array */
+		memcpy(p->frames + p->nr_frames, ips, nr * sizeof(*ips));
 	p->stacks[p->nr_stacks] = (struct profile_stack){ .first = p->nr_frames, .nr = nr,
 							   .end = end, .nr_fp = nr_fp };
 	p->nr_frames += nr;
