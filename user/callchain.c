@@ -622,8 +622,10 @@ int callchain__links(const struct callchain *cc, const char *sym, const char *ds
 		callchain__links_free(out);
 		return err;
 	}
-	qsort(out->callers, out->nr_callers, sizeof(*out->callers), cmp_link);
-	qsort(out->callees, out->nr_callees, sizeof(*out->callees), cmp_link);
+	if (out->nr_callers > 1)	/* qsort of no array is undefined */
+		qsort(out->callers, out->nr_callers, sizeof(*out->callers), cmp_link);
+	if (out->nr_callees > 1)
+		qsort(out->callees, out->nr_callees, sizeof(*out->callees), cmp_link);
 	return 0;
 }
 
