@@ -418,7 +418,8 @@ Test(live_stacks, stripped_programs_unwind_as_well)
 	run(&r, "cp %s %s/stripped && cp %s %s/ && strip %s/stripped", fixture("stacks/callpaths"),
 	    tmpdir(), fixture("stacks/libstacks.so"), tmpdir(), tmpdir());
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	p = record("-g -- %s/stripped run 1", tmpdir());
+	/* 3 s: a process's first milliseconds (before its mappings are read) are a fixed cost */
+	p = record("-g -- %s/stripped run 3", tmpdir());
 	count_leaf_stacks(p, &c, false);
 	cr_expect_eq(c.leaf, 0, "a stripped program has no 'leaf' to name");
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
@@ -429,7 +430,7 @@ Test(live_stacks, stripped_programs_unwind_as_well)
 		user += p->stack_samples[i].count;
 		complete += u->end == HSBPF_STACK_COMPLETE ? p->stack_samples[i].count : 0;
 	}
-	cr_assert_gt(user, 500);
+	cr_assert_gt(user, 1500);
 	cr_expect_geq(complete, 0.99 * user, "%llu of %llu complete", (unsigned long long)complete,
 		      (unsigned long long)user);
 	profile__free(p);

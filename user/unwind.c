@@ -144,7 +144,8 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 	if (!o->path)
 		return NULL;
 	o->kobj = HSBPF_UNWIND_NO_OBJ;
-	memcpy(o->build_id, bid, bid_size);
+	if (bid_size)	/* no build-id: no array either */
+		memcpy(o->build_id, bid, bid_size);
 	o->build_id_size = bid_size;
 	u->nr_objs++;
 	/* the file at hand must be the one mapped: another build would unwind wrongly */
