@@ -109,6 +109,7 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct p
 	symbolizer__resolve(sy, &s, &r);
 	cc->frames[cc->nr_frames++] = (struct callchain_frame){
 		.sym = r.sym, .dso = r.dso, .ip = ip, .kernel = kernel, .return_address = return_address,
+		.row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
 	};
 	return 0;
 }
@@ -319,7 +320,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			hist__sample(&s, p, &ps, sy);
 			row = hist__add_row(h, &s);
 			if (row == -ENOENT)
-				break;	/* filtered out */
+				continue;	/* filtered out: in no row */
 			if (row < 0) {
 				err = row;
 				break;
@@ -398,23 +399,46 @@ static void print_name(const struct callchain_frame *f, FILE *out)
 	fputs(str__escape(buf, esc, sizeof(esc)), out);
 }
 
+/* the children of node n over the limit, most samples first (malloc'd; NULL when none) */
+static u32 *shown_children(const struct tree *t, u32 n, u64 total, double limit, u32 *nr)
+{
+	u32 *kids = NULL, cap = 0;
+
+	*nr = 0;
+	for (u32 c = t->nodes[n].first_child; c; c = t->nodes[c - 1].next) {
+		if (100.0 * t->nodes[c - 1].count / total < limit)
+			continue;
+		if (*nr == cap) {
+			u32 *k = realloc(kids, (cap = cap ? 2 * cap : 8) * sizeof(*kids));
+
+			if (!k)
+				break;	/* out of memory: fewer branches, said by the caller's total */
+			kids = k;
+		}
+		kids[(*nr)++] = c - 1;
+	}
+	if (*nr > 1)
+		qsort_r(kids, *nr, sizeof(*kids), cmp_node_count, t->nodes);
+	return kids;
+}
+
+/* recursion only where the tree branches: a chain (one caller with all the samples, as a
+ * 200-deep recursion is) goes on in a loop, so the stack stays small */
 static void print_node(const struct tree *t, u32 n, const char *prefix, u64 total, double limit,
 		       FILE *out)
 {
-	u32 kids[4096], nr = 0;
 	char sub[1024];
+	u32 nr, *kids;
 
-	for (u32 c = t->nodes[n].first_child; c && nr < ARRAY_SIZE(kids); c = t->nodes[c - 1].next)
-		if (100.0 * t->nodes[c - 1].count / total >= limit)
-			kids[nr++] = c - 1;
-	qsort_r(kids, nr, sizeof(*kids), cmp_node_count, t->nodes);
-	/* one caller (or callee) with all the samples: the chain goes on in the same column */
-	if (nr == 1 && t->nodes[kids[0]].count == t->nodes[n].count) {
+	for (;;) {
+		kids = shown_children(t, n, total, limit, &nr);
+		if (nr != 1 || t->nodes[kids[0]].count != t->nodes[n].count)
+			break;
 		fputs(prefix, out);
 		print_name(func_frames[t->nodes[kids[0]].func], out);
 		fputc('\n', out);
-		print_node(t, kids[0], prefix, total, limit, out);
-		return;
+		n = kids[0];
+		free(kids);
 	}
 	for (u32 i = 0; i < nr; i++) {
 		const struct node *k = &t->nodes[kids[i]];
@@ -432,6 +456,7 @@ static void print_node(const struct tree *t, u32 n, const char *prefix, u64 tota
 		if (!last)
 			fprintf(out, "%s|\n", prefix);
 	}
+	free(kids);
 }
 
 void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,

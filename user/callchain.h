@@ -49,8 +49,7 @@ struct callchain {
 	struct callchain_stack *stacks;
 	size_t nr_stacks;
 	u64 total;		/* samples over all stacks */
-	u32 nr_funcs;
-	struct callchain_func_index *funcs;	/* private */
+	u32 nr_funcs;		/* functions: frame.func is below this */
 };
 
 /* resolve every stack sample of p; NULL with errno set (ENOMEM) */

@@ -402,14 +402,15 @@ int unwinder__retry(struct unwinder *u)
 		}
 		if (p && exec_ns >= p->exec_time) {
 			struct pending_map m = *pm;
+			u64 exec_time = p->exec_time;
 
 			/* not queued again: the tag is known now */
 			p->exec_time = 0;
 			err = unwinder__mmap(u, m.pid, m.start, m.len, m.pgoff, true, m.path, m.build_id,
 					     m.build_id_size, m.time_ns);
-			p = find_proc(u, m.pid, false);
+			p = find_proc(u, m.pid, false);	/* the array may have moved */
 			if (p)
-				p->exec_time = m.time_ns;
+				p->exec_time = exec_time;
 		}
 		free(pm->path);
 	}
