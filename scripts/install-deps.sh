@@ -9,6 +9,7 @@ pkgs=(
 	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace
+	libprotobuf-c-dev protobuf-c-compiler golang-go nodejs npm
 )
 
 missing=()

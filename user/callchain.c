@@ -93,12 +93,12 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 
 /* ---- resolving ---- */
 
-static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct profile_stack_sample *ss,
+static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct callchain_stack *st,
 		     u64 ip, bool kernel, bool return_address)
 {
 	struct profile_sample s = {
-		.pid = ss->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0, .cgroup_id = ss->cgroup_id,
-		.exec_ns = ss->exec_ns,
+		.pid = st->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0, .cgroup_id = st->cgroup_id,
+		.exec_ns = st->exec_ns,
 		/* a return address may be the first byte of the next function: look up the call */
 		.ip = return_address && ip ? ip - 1 : ip,
 	};
@@ -109,7 +109,7 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct p
 	symbolizer__resolve(sy, &s, &r);
 	cc->frames[cc->nr_frames++] = (struct callchain_frame){
 		.sym = r.sym, .dso = r.dso, .ip = ip, .kernel = kernel, .return_address = return_address,
-		.row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
+		.vaddr = r.vaddr, .row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
 	};
 	return 0;
 }
@@ -173,16 +173,51 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		const struct profile_stack *k = profile__stack(p, ss->kernel), *u = profile__stack(p, ss->user);
 		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
 
-		*st = (struct callchain_stack){ .sample = i, .first = cc->nr_frames, .count = ss->count };
+		*st = (struct callchain_stack){
+			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
+			.pid = ss->pid, .exec_ns = ss->exec_ns, .cgroup_id = ss->cgroup_id,
+		};
 		for (u32 j = 0; k && j < k->nr; j++)
-			if (add_frame(cc, sy, ss, profile__frames(p, k)[j], true, j > 0))
+			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
 				goto nomem;
 		/* a sample in the kernel: the user stack's first frame is where it entered */
 		for (u32 j = 0; u && j < u->nr; j++)
-			if (add_frame(cc, sy, ss, profile__frames(p, u)[j], false, j > 0))
+			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0))
 				goto nomem;
 		st->nr = cc->nr_frames - st->first;
 		cc->total += ss->count;
+	}
+	if (number_funcs(cc))
+		goto nomem;
+	return cc;
+nomem:
+	callchain__free(cc);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy)
+{
+	struct callchain *cc = calloc(1, sizeof(*cc));
+
+	if (!cc)
+		goto nomem;
+	cc->p = p;
+	cc->stacks = calloc(p->nr_samples + 1, sizeof(*cc->stacks));
+	if (!cc->stacks)
+		goto nomem;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *ps = &p->samples[i];
+		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
+
+		*st = (struct callchain_stack){
+			.sample = i, .first = cc->nr_frames, .nr = 1, .count = ps->count,
+			.weight = ps->weight, .pid = ps->pid, .exec_ns = ps->exec_ns,
+			.cgroup_id = ps->cgroup_id,
+		};
+		if (add_frame(cc, sy, st, ps->ip, ps->flags & HSBPF_KEY_KERNEL, false))
+			goto nomem;
+		cc->total += ps->count;
 	}
 	if (number_funcs(cc))
 		goto nomem;
@@ -204,11 +239,10 @@ void callchain__free(struct callchain *cc)
 
 /* ---- folded stacks ---- */
 
-static const char *comm_of(const struct callchain *cc, const struct callchain_stack *st,
+static const char *comm_of(const struct callchain_stack *st,
 			   struct symbolizer *sy)
 {
-	const struct profile_stack_sample *ss = &cc->p->stack_samples[st->sample];
-	const char *c = symbolizer__comm(sy, ss->pid, ss->exec_ns);
+	const char *c = symbolizer__comm(sy, st->pid, st->exec_ns);
 
 	return c && *c ? c : "[unknown]";
 }
@@ -260,7 +294,7 @@ int callchain__print_folded(const struct callchain *cc, FILE *out)
 
 		if (!m)
 			goto cleanup;
-		frame_name(&(struct callchain_frame){ .sym = comm_of(cc, st, sy) }, name, sizeof(name));
+		frame_name(&(struct callchain_frame){ .sym = comm_of(st, sy) }, name, sizeof(name));
 		fputs(name, m);
 		for (u32 j = st->nr; j-- > 0;) {
 			frame_name(&cc->frames[st->first + j], name, sizeof(name));
@@ -559,7 +593,7 @@ void callchain__print_json(const struct callchain *cc, struct symbolizer *sy, js
 		jsonw_uint_field(w, "samples", ss->count);
 		jsonw_uint_field(w, "weight", ss->weight);
 		jsonw_uint_field(w, "pid", ss->pid);
-		jsonw_string_field(w, "comm", comm_of(cc, st, sy));
+		jsonw_string_field(w, "comm", comm_of(st, sy));
 		jsonw_uint_field(w, "cgroup_id", ss->cgroup_id);
 		jsonw_string_field(w, "end", u ? callchain__end_name(u->end) : "no user stack");
 		jsonw_name(w, "frames");

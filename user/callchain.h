@@ -32,14 +32,19 @@ struct callchain_frame {
 	u64 ip;			/* as sampled: the pc, then return addresses */
 	bool kernel;
 	bool return_address;	/* looked up at ip - 1: the call, not what follows it */
+	u64 vaddr;		/* user code: the (looked-up) address in dso's ELF terms */
 	u32 func;		/* the same id for the same (sym, dso, kernel) */
 	u32 row;		/* with callchain__attach: the id of the hist row this frame falls in */
 };
 
 struct callchain_stack {
-	u32 sample;		/* in profile.stack_samples */
+	u32 sample;		/* in profile.stack_samples (in profile.samples: callchain__new_flat) */
 	u32 first, nr;		/* frames, the sampled one first: kernel's, then user's */
 	u64 count;
+	u64 weight;		/* in the profile's unit (meta.unit) */
+	u32 pid;		/* the sample's process image and cgroup */
+	u64 exec_ns;
+	u64 cgroup_id;
 };
 
 struct callchain {
@@ -54,6 +59,9 @@ struct callchain {
 
 /* resolve every stack sample of p; NULL with errno set (ENOMEM) */
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy);
+/* the same for a profile without stacks: one stack of one frame per flat sample (for the
+ * exports; not for callchain__attach or callchain__print_json); NULL with errno set */
+struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy);
 void callchain__free(struct callchain *cc);
 
 /* Brendan Gregg's folded stacks: "comm;root;...;leaf count", one line per distinct stack,

@@ -2,34 +2,44 @@
 /* hsbpf report: read a profile, group its samples, print them. */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "callchain.h"
 #include "cmds.h"
 #include "hist.h"
 #include "json_writer.h"
 #include "hsbpf.h"
 #include "lbr_report.h"
+#include "pprof.h"
 #include "profile.h"
+#include "speedscope.h"
 #include "symbolizer.h"
 #include "accuracy/truth.h"
 #include <linux/perf_event.h>
 
 static const char usage_text[] =
-	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv|folded] [--limit N]\n"
-	"                    [--per-cgroup] [--truth FILE]\n"
+	"usage: hsbpf report [-i FILE] [-o OUT] [--sort KEYS] [--limit N] [--per-cgroup]\n"
+	"                    [--format text|json|csv|folded|pprof|speedscope] [--truth FILE]\n"
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
 	"                    [--percent-limit P]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
+	"  -o, --output OUT     write there rather than to standard output\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
 	"                       bb (basic blocks, with estimated executions); or alone: edge,\n"
 	"                       range (taken branches, fall-through ranges from branch stacks)\n"
 	"      --per-cgroup     break the rows down by cgroup (container): cgroup first in KEYS\n"
 	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv; folded: one line per\n"
-	"                       distinct stack, comm;root;...;leaf count (flame graph input)\n"
+	"                       distinct stack, comm;root;...;leaf count (flame graph input);\n"
+	"                       pprof: gzipped profile.proto for go tool pprof, Pyroscope, Parca\n"
+	"                       (binary: to a file or a pipe, not a terminal); speedscope: JSON\n"
+	"                       for speedscope.app, one profile per process. Both export every\n"
+	"                       sample with its stack (one frame without stacks) and ignore the\n"
+	"                       sort, limit and call-graph options\n"
 	"  -g                   call graphs under each row (the default when the profile has stacks)\n"
 	"      --call-graph ORDER  callee: from each row's function up to its callers (the\n"
 	"                       default with --no-children); caller: with --children, from the\n"
@@ -88,6 +98,74 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
+static int open_output(const char *path, FILE **out)
+{
+	*out = fopen(path, "w");
+	if (!*out)
+		return file__open_error(path, -errno);
+	return 0;
+}
+
+/* close what open_output opened (a failed report's half-written output removed); err, or
+ * -EIO when the writes failed */
+static int close_output(FILE *out, const char *path, int err)
+{
+	if (out == stdout)
+		return err;
+	if (ferror(out) | fclose(out) && !err)
+		err = fail(-EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
+	if (err)
+		unlink(path);
+	return err;
+}
+
+enum export_format { EXPORT_NONE, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
+
+/* every sample with its stack, or one frame each when the profile has none: the exit status */
+static int export_profile(const char *input, enum export_format export, const char *output)
+{
+	struct symbolizer *sy = NULL;
+	struct callchain *cc = NULL;
+	struct profile *p = NULL;
+	FILE *out = stdout;
+	int err;
+
+	err = profile__read(input, &p);
+	if (err)
+		return 1;
+	if (!profile__total_samples(p) && !p->nr_stack_samples) {
+		err = fail(-ENODATA, "'%s' has no samples: nothing to export", input);
+		goto cleanup;
+	}
+	sy = symbolizer__new(p);
+	if (!sy) {
+		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
+	if (!cc) {
+		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	if (p->nr_stack_samples && p->stats.stack_keys_full)
+		warning("%" PRIu64 " samples are in the flat profile but not exported: the "
+			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
+	if (output && open_output(output, &out)) {
+		err = -EIO;
+		goto cleanup;
+	}
+	err = export == EXPORT_PPROF ? pprof__write(cc, sy, out) :
+	      speedscope__write(cc, sy, path__base(input), out);
+	if (!err && out == stdout && fflush(out))
+		err = fail(-EIO, "cannot write: %s", strerror(errno));
+	err = close_output(out, output, err);
+cleanup:
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+	return err ? 1 : 0;
+}
+
 enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
 
 static int parse_percent(const char *s, double *v)
@@ -111,6 +189,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "limit", required_argument, NULL, 'l' },
@@ -125,13 +204,15 @@ int cmd_report(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL;
+	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL, *output = NULL;
 	enum hist_format fmt = HIST_TEXT;
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
 	bool limit_set = false, per_cgroup = false, folded = false;
+	enum export_format export = EXPORT_NONE;
+	FILE *out = stdout;
 	/* -1: as the profile has stacks or not */
 	int graph = -1, children = -1, order = -1;
 	double percent_limit = -1;
@@ -140,17 +221,27 @@ int cmd_report(int argc, char **argv)
 	int c, nr_keys, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:s:gvh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:s:gvh", opts, NULL)) != -1) {
 		switch (c) {
 		case 'i':
 			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
 			break;
 		case 's':
 			sort = optarg;
 			break;
 		case 'f':
 			folded = !strcmp(optarg, "folded");
-			if (!folded && hist__parse_format(optarg, &fmt))
+			export = !strcmp(optarg, "pprof") ? EXPORT_PPROF :
+				 !strcmp(optarg, "speedscope") ? EXPORT_SPEEDSCOPE : EXPORT_NONE;
+			if (folded || export)
+				break;
+			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
+				return fail(2, "unknown format '%s' (known: text, json, csv, folded, pprof, "
+					    "speedscope)", optarg);
+			if (hist__parse_format(optarg, &fmt))
 				return 2;
 			break;
 		case 'g':
@@ -203,9 +294,17 @@ int cmd_report(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf report");
 	}
+	/* a binary file on a terminal shows nothing useful and can upset it (as gzip and perf
+	 * refuse): to a file or a pipe only */
+	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
+		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	if (export)
+		return export_profile(input, export, output);
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
+		if (output && open_output(output, &out))
+			return 1;
 		err = profile__read(input, &p);
 		sy = err ? NULL : symbolizer__new(p);
 		if (!err && !sy)
@@ -213,10 +312,10 @@ int cmd_report(int argc, char **argv)
 		if (!err)
 			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
 						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),
-						stdout);
+						out);
 		symbolizer__free(sy);
 		profile__free(p);
-		return err ? 1 : 0;
+		return close_output(out, output, err) ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
 		return 2;
@@ -224,6 +323,8 @@ int cmd_report(int argc, char **argv)
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
 	if (!limit_set)
 		limit = fmt == HIST_TEXT ? 50 : 0;
+	if (output && open_output(output, &out))
+		return 1;
 
 	err = profile__read(input, &p);
 	if (err)
@@ -250,7 +351,7 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 	if (folded) {
-		err = callchain__print_folded(g.cc, stdout);
+		err = callchain__print_folded(g.cc, out);
 		goto cleanup;
 	}
 	err = hist__add_profile(h, p, sy);
@@ -281,11 +382,11 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	hist__sort(h);
-	hist__print(h, p, fmt, limit, stdout);	/* write errors: reported by main */
+	hist__print(h, p, fmt, limit, out);	/* write errors: reported by main (stdout) */
 cleanup:
 	callchain__free(g.cc);
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
-	return err ? 1 : 0;
+	return close_output(out, output, err) ? 1 : 0;
 }
