@@ -163,19 +163,26 @@ $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests $(OUTPUT)/tests/accuracy
 # the real LBR recordings: shared/ beside the checkout (CI, the workplace), or LBR_DATA=DIR
 LBR_DATA ?= $(abspath $(CURDIR)/../shared/data/lbr)
 
+# speedscope's file-format schema and a JSON-schema validator (ajv), from npm, for the
+# speedscope export's tests: installed from the committed lock file into a gitignored folder
+SPEEDSCOPE_CHECK := tests/speedscope/node_modules/.package-lock.json
+$(SPEEDSCOPE_CHECK): tests/speedscope/package.json tests/speedscope/package-lock.json
+	$(call msg,NPM,tests/speedscope)
+	$(Q)cd tests/speedscope && npm ci --no-audit --no-fund --loglevel=error >/dev/null
+
 # one binary for every suite, so that Criterion prints one synthesis
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 

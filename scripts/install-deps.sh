@@ -9,8 +9,10 @@ pkgs=(
 	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace
-	libprotobuf-c-dev protobuf-c-compiler golang-go nodejs npm
+	libprotobuf-c-dev protobuf-c-compiler golang-go nodejs
 )
+# npm comes with NodeSource's nodejs, which conflicts with Debian's npm package
+command -v npm >/dev/null 2>&1 || pkgs+=(npm)
 
 missing=()
 for p in "${pkgs[@]}"; do
