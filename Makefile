@@ -56,7 +56,8 @@ LIB_OBJS := $(patsubst user/%.c,$(OUTPUT)/user/%.o,$(LIB_SRCS)) \
 	$(patsubst ref/%.c,$(OUTPUT)/ref/%.o,$(TIMING_SRCS)) $(OUTPUT)/proto/profile.pb-c.o
 LIB := $(OUTPUT)/libhsbpf.a
 
-TEST_SRCS := $(wildcard tests/test_*.c tests/accuracy/test_*.c) tests/helpers.c tests/callgrind.c
+TEST_SRCS := $(wildcard tests/test_*.c tests/accuracy/test_*.c) tests/helpers.c tests/callgrind.c \
+	tests/export_check.c
 TEST_OBJS := $(patsubst tests/%.c,$(OUTPUT)/tests/%.o,$(TEST_SRCS))
 TEST_BIN := $(OUTPUT)/tests/hsbpf-tests
 
