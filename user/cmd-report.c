@@ -142,6 +142,8 @@ static int export_profile(const char *input, enum export_format export, const ch
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	/* frames without their lines: pprof looks up one per distinct location, itself */
+	symbolizer__skip_lines(sy);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));

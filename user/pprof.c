@@ -183,7 +183,8 @@ static s64 mapping_id(struct builder *b, const struct callchain_stack *st,
 		.memory_limit = m ? m->start + m->len : f->ip + 1,
 		.file_offset = m ? m->pgoff : 0,
 		.filename = name, .build_id = bid,
-		/* until a location in it is not resolved */
+		/* hsbpf symbolized it, unknown code too: with false, pprof runs binutils over the
+		 * mapping's file again (minutes for a few objects on a busy machine) */
 		.has_functions = true, .has_filenames = m != NULL, .has_line_numbers = m != NULL,
 	};
 	b->map_src[b->nr_maps] = m;
@@ -247,8 +248,6 @@ static s64 location_id(struct builder *b, const struct callchain_stack *st,
 			line->line = lineno;
 		}
 	}
-	if (map && (!f->sym || !strcmp(f->sym, "[unknown]")))
-		b->maps[map - 1].has_functions = false;
 	if (map && !line->line)
 		b->maps[map - 1].has_line_numbers = b->maps[map - 1].has_filenames = false;
 	return ++b->nr_locs;
