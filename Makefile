@@ -71,7 +71,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -207,7 +207,11 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports
+
+# the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
+bench-exports: $(BIN)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/exports.sh
 
 # call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
 $(OUTPUT)/bench/deep: bench/deep.c
