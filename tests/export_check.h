@@ -12,7 +12,7 @@
 int go_pprof(const char *args, const char *file, const char *out_path, char *err, size_t size);
 
 /* export the profile at path with hsbpf report --format pprof; then go tool pprof's -top
- * (flat and cumulative samples per function), -traces and -raw (samples and weight) must
+ * (flat and cumulative samples per function, -noinlines), -traces and -raw (samples and weight) must
  * equal hsbpf report's --children csv (or flat csv without stacks); the number of functions
  * compared */
 size_t check_pprof_matches_report(const char *path);

@@ -70,3 +70,49 @@ Test(live_export, a_recording_without_stacks_reads_in_go_tool_pprof_and_speedsco
 	cr_expect_geq(check_pprof_matches_report(path), 2);
 	check_speedscope(path);
 }
+
+/* go tool pprof's flat count of a function in -top's output (file at path), or -1 */
+static long long top_flat(const char *path, const char *name)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	long long flat = -1;
+
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f) && flat < 0) {
+		long long v;
+		int off = 0;
+
+		line[strcspn(line, "\n")] = 0;
+		if (sscanf(line, " %lld %*s %*s %*s %*s %n", &v, &off) == 1 && off &&
+		    !strcmp(line + off, name))
+			flat = v;
+	}
+	fclose(f);
+	return flat;
+}
+
+/* inlined: spin() is inlined into outer(), where nearly every sample lands: pprof shows it as
+ * an inlined frame (a second line of the location), and report's outer with -noinlines */
+Test(live_export, inlined_functions_are_lines_of_their_callers_location)
+{
+	char cmd[1100], pb[1100], top[1100], err[4096];
+	struct run_result r;
+	const char *path;
+	long long spin, outer;
+
+	snprintf(cmd, sizeof(cmd), "%s 1", fixture("inlined"));
+	path = record("-F 999", cmd);
+	cr_expect_geq(check_pprof_matches_report(path), 2);
+	snprintf(pb, sizeof(pb), "%s/inl.pb.gz", tmpdir());
+	snprintf(top, sizeof(top), "%s/inl-top.txt", tmpdir());
+	run(&r, "%s report -i %s --format pprof -o %s", hsbpf_bin(), path, pb);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(go_pprof("-sample_index=samples -top -nodecount=1000 -nodefraction=0", pb, top,
+			      err, sizeof(err)), 0, "%s", err);
+	spin = top_flat(top, "spin (inline)");
+	outer = top_flat(top, "outer");
+	/* a 1 s loop at 999 Hz: hundreds of samples in spin, whatever else the machine does */
+	cr_expect_gt(spin, 100, "spin (inline): %lld samples", spin);
+	cr_expect_eq(outer, 0, "outer's own samples are spin's: %lld", outer);
+}

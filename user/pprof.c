@@ -39,13 +39,18 @@ struct builder {
 	struct hashidx map_idx;
 	/* locations, keyed by (mapping, address, looked up as a return address) */
 	PbLocation *locs;
-	PbLine *lines;			/* one per location */
 	u64 *loc_key;			/* per location: the address, then mapping and flag */
-	size_t nr_locs, cap_locs, cap_lines, cap_loc_key;
+	u32 *loc_line;			/* per location: its first line */
+	size_t nr_locs, cap_locs, cap_loc_key, cap_loc_line;
 	struct hashidx loc_idx;
-	/* functions: the callchain's, id func + 1; one more for lost stacks */
+	PbLine *lines;			/* each location's, inlined functions first */
+	size_t nr_lines, cap_lines;
+	/* functions: the callchain's, id func + 1; then one for lost stacks (lost_func); then
+	 * the inlined functions, indexed by name */
 	PbFunction *funcs;
-	size_t nr_funcs;
+	size_t nr_funcs, cap_funcs;
+	u64 lost_func;
+	struct hashidx inline_idx;
 	/* samples */
 	PbSample *samples;
 	u64 *loc_ids;			/* every sample's location ids, one array */
@@ -201,6 +206,93 @@ static bool loc_eq(const void *key, u32 pos, void *ctx)
 	return !memcmp(k, &b->loc_key[2 * pos], 2 * sizeof(*k));
 }
 
+static bool inline_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct builder *b = ctx;
+
+	return b->funcs[pos].name == *(const s64 *)key;
+}
+
+/* the id of the inlined function of that name, made if new; -ENOMEM */
+static s64 inline_func(struct builder *b, const char *name)
+{
+	s64 s = str_index(b, name), pos;
+	u64 h = hashidx__hash_u64(s, 0);
+
+	if (s < 0)
+		return s;
+	pos = hashidx__find(&b->inline_idx, h, &s, inline_eq, b);
+	if (pos >= 0)
+		return pos + 1;
+	if (array__reserve((void **)&b->funcs, &b->cap_funcs, b->nr_funcs + 1, sizeof(*b->funcs)) ||
+	    hashidx__insert(&b->inline_idx, h, b->nr_funcs))
+		return -ENOMEM;
+	perftools__profiles__function__init(&b->funcs[b->nr_funcs]);
+	b->funcs[b->nr_funcs].id = b->nr_funcs + 1;
+	b->funcs[b->nr_funcs].name = b->funcs[b->nr_funcs].system_name = s;
+	return ++b->nr_funcs;
+}
+
+static PbLine *new_line(struct builder *b, u64 func, s64 lineno)
+{
+	PbLine *l;
+
+	if (array__reserve((void **)&b->lines, &b->cap_lines, b->nr_lines + 1, sizeof(*b->lines)))
+		return NULL;
+	l = &b->lines[b->nr_lines++];
+	perftools__profiles__line__init(l);
+	l->function_id = func;
+	l->line = lineno;
+	return l;
+}
+
+/* the lines of a user location with DWARF: the functions inlined there, innermost first,
+ * then the frame's own function; each at its line (an inlined function's caller at the line
+ * it was inlined at); -ENOMEM */
+static int add_lines(struct builder *b, PbLocation *l, const struct callchain_frame *f)
+{
+	struct sym_inline inl[32];
+	const char *file;
+	int lineno = 0, n;
+	s64 s;
+
+	if (symbolizer__line(b->sy, f->dso, f->vaddr, &file, &lineno))
+		return 0;
+	n = symbolizer__inlines(b->sy, f->dso, f->vaddr, inl, ARRAY_SIZE(inl));
+	for (int i = 0; i < n; i++) {
+		s64 fn = inline_func(b, inl[i].name ? inl[i].name : "[inlined]");
+
+		if (fn < 0 || !new_line(b, fn, lineno))
+			return -ENOMEM;
+		/* the line's file is the innermost function's */
+		if (!i && !b->funcs[fn - 1].filename) {
+			s = str_index(b, file);
+			if (s < 0)
+				return s;
+			b->funcs[fn - 1].filename = s;
+		}
+		lineno = inl[i].call_line;
+	}
+	if (!n && !b->funcs[f->func].filename) {
+		s = str_index(b, file);
+		if (s < 0)
+			return s;
+		b->funcs[f->func].filename = s;
+	}
+	/* the first line was made as the frame's function's: it goes last */
+	if (n) {
+		PbLine first = b->lines[b->nr_lines - n - 1];
+
+		memmove(&b->lines[b->nr_lines - n - 1], &b->lines[b->nr_lines - n], n * sizeof(*b->lines));
+		b->lines[b->nr_lines - 1] = first;
+		b->lines[b->nr_lines - 1].line = lineno;
+	} else {
+		b->lines[b->nr_lines - 1].line = lineno;
+	}
+	l->n_line = n + 1;
+	return 0;
+}
+
 /* the id of a frame's location, made if new; -ENOMEM */
 static s64 location_id(struct builder *b, const struct callchain_stack *st,
 		       const struct callchain_frame *f)
@@ -209,7 +301,6 @@ static s64 location_id(struct builder *b, const struct callchain_stack *st,
 	/* an address in no mapping is one location per process image: what it is depends on it */
 	u64 key[2] = { f->ip, ((u64)map << 2) | (u64)f->return_address << 1 | !f->sym }, h;
 	PbLocation *l;
-	PbLine *line;
 
 	if (map < 0)
 		return map;
@@ -220,35 +311,24 @@ static s64 location_id(struct builder *b, const struct callchain_stack *st,
 	if (pos >= 0)
 		return pos + 1;
 	if (array__reserve((void **)&b->locs, &b->cap_locs, b->nr_locs + 1, sizeof(*b->locs)) ||
-	    array__reserve((void **)&b->lines, &b->cap_lines, b->nr_locs + 1, sizeof(*b->lines)) ||
+	    array__reserve((void **)&b->loc_line, &b->cap_loc_line, b->nr_locs + 1, sizeof(*b->loc_line)) ||
 	    array__reserve((void **)&b->loc_key, &b->cap_loc_key, 2 * b->nr_locs + 2, sizeof(*b->loc_key)) ||
 	    hashidx__insert(&b->loc_idx, h, b->nr_locs))
 		return -ENOMEM;
 	memcpy(&b->loc_key[2 * b->nr_locs], key, sizeof(key));
 	l = &b->locs[b->nr_locs];
-	line = &b->lines[b->nr_locs];
 	perftools__profiles__location__init(l);
-	perftools__profiles__line__init(line);
 	l->id = b->nr_locs + 1;
 	l->mapping_id = map;
 	l->address = f->ip;
-	line->function_id = f->sym ? f->func + 1 : b->nr_funcs;
-	if (!f->kernel && f->sym && f->dso && strcmp(f->sym, "[unknown]")) {
-		const char *file;
-		int lineno;
-
-		if (!symbolizer__line(b->sy, f->dso, f->vaddr, &file, &lineno)) {
-			PbFunction *fn = &b->funcs[f->func];
-			s64 s = fn->filename ? 0 : str_index(b, file);
-
-			if (s < 0)
-				return -ENOMEM;
-			if (s)
-				fn->filename = s;
-			line->line = lineno;
-		}
-	}
-	if (map && !line->line)
+	b->loc_line[b->nr_locs] = b->nr_lines;
+	/* the frame's function, its line 0 until DWARF says */
+	if (!new_line(b, f->sym ? f->func + 1 : b->lost_func, 0))
+		return -ENOMEM;
+	l->n_line = 1;
+	if (!f->kernel && f->sym && f->dso && strcmp(f->sym, "[unknown]") && add_lines(b, l, f))
+		return -ENOMEM;
+	if (map && !b->lines[b->nr_lines - 1].line)
 		b->maps[map - 1].has_line_numbers = b->maps[map - 1].has_filenames = false;
 	return ++b->nr_locs;
 }
@@ -261,8 +341,8 @@ static int add_functions(struct builder *b)
 
 	/* one more: the frame of a lost stack */
 	b->nr_funcs = cc->nr_funcs + 1;
-	b->funcs = calloc(b->nr_funcs, sizeof(*b->funcs));
-	if (!b->funcs)
+	b->lost_func = b->nr_funcs;
+	if (array__reserve((void **)&b->funcs, &b->cap_funcs, b->nr_funcs, sizeof(*b->funcs)))
 		return -ENOMEM;
 	for (size_t i = 0; i < b->nr_funcs; i++) {
 		perftools__profiles__function__init(&b->funcs[i]);
@@ -432,7 +512,9 @@ static void builder__free(struct builder *b)
 	hashidx__free(&b->map_idx);
 	free(b->locs);
 	free(b->lines);
+	free(b->loc_line);
 	free(b->loc_key);
+	hashidx__free(&b->inline_idx);
 	hashidx__free(&b->loc_idx);
 	free(b->funcs);
 	free(b->samples);
@@ -533,15 +615,16 @@ int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **out, s
 	for (size_t i = 0; i < b.nr_locs; i++)
 		ptrs[n++] = &b.locs[i];
 	pb.n_location = b.nr_locs;
-	/* one line per location: the function it is in (no inlined frames yet) */
-	line_ptrs = calloc(b.nr_locs + 1, sizeof(*line_ptrs));
+	line_ptrs = calloc(b.nr_lines + 1, sizeof(*line_ptrs));
 	if (!line_ptrs)
 		goto cleanup;
-	for (size_t i = 0; i < b.nr_locs; i++) {
+	for (size_t i = 0; i < b.nr_lines; i++)
 		line_ptrs[i] = &b.lines[i];
-		b.locs[i].n_line = 1;
-		b.locs[i].line = &line_ptrs[i];
-	}
+	for (size_t i = 0; i < b.nr_locs; i++)
+		b.locs[i].line = &line_ptrs[b.loc_line[i]];
+	/* where hsbpf looked for inlined functions: the objects it found lines in */
+	for (size_t i = 0; i < b.nr_maps; i++)
+		b.maps[i].has_inline_frames = b.maps[i].has_line_numbers;
 	pb.function = (PbFunction **)&ptrs[n];
 	for (size_t i = 0; i < b.nr_funcs; i++)
 		ptrs[n++] = &b.funcs[i];

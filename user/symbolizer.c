@@ -2,6 +2,7 @@
 /* Symbol resolution. A process image is the mappings a pid had between two execs; a forked
  * child starts with its parent's image. Objects are opened once through libdwfl, which
  * also finds separate debug files by build-id, and checked against the recorded build-id. */
+#include <dwarf.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -409,6 +410,34 @@ int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const c
 
 	*file = l ? dwfl_lineinfo(l, NULL, line, NULL, NULL, NULL) : NULL;
 	return *file ? 0 : -ENOENT;
+}
+
+int symbolizer__inlines(struct symbolizer *sy, const char *path, u64 vaddr, struct sym_inline *out,
+			int max)
+{
+	struct dso *d = dso_by_path(sy, path);
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = d && !d->failed && d->mod ? dwfl_module_addrdie(d->mod, vaddr, &bias) : NULL;
+	Dwarf_Die *scopes = NULL;
+	int nr = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0, n = 0;
+
+	/* scopes run from the innermost out: inlined subroutines, then the function itself */
+	for (int i = 0; i < nr && n < max; i++) {
+		Dwarf_Attribute a;
+		Dwarf_Word line = 0;
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag == DW_TAG_subprogram)
+			break;
+		if (tag != DW_TAG_inlined_subroutine)
+			continue;
+		if (dwarf_attr(&scopes[i], DW_AT_call_line, &a))
+			dwarf_formudata(&a, &line);
+		/* the name is the abstract origin's, which dwarf_diename follows */
+		out[n++] = (struct sym_inline){ .name = dwarf_diename(&scopes[i]), .call_line = line };
+	}
+	free(scopes);
+	return n;
 }
 
 /* runtime IP -> ELF vaddr through the PT_LOAD that maps the file offset */

@@ -47,4 +47,15 @@ const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char 
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */
 int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line);
 
+/* a function inlined at an address, and the source line in its caller it was inlined at */
+struct sym_inline {
+	const char *name;	/* NULL when the DWARF has none */
+	int call_line;		/* 0 when unknown */
+};
+/* the functions inlined at an ELF address of an object, innermost first (the caller of the
+ * last is the symbol's function), through its DWARF: how many were filled, at most max (0
+ * without DWARF or inlining) */
+int symbolizer__inlines(struct symbolizer *sy, const char *path, u64 vaddr, struct sym_inline *out,
+			int max);
+
 #endif /* HSBPF_SYMBOLIZER_H */
