@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "callchain.h"
@@ -339,6 +340,22 @@ Test(pprof, bad_input_is_refused_with_a_clear_message)
 	run(&r, "%s report -i %s --format pprof -o %s/no/such/dir/x.pb.gz", hsbpf_bin(), fixture_path, tmpdir());
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "x.pb.gz"), "%s", r.err);
+	/* a device that fails: said once, and the device is left alone */
+	for (int i = 0; i < 2; i++) {
+		struct stat st;
+
+		run(&r, "%s report -i %s --format %s -o /dev/full", hsbpf_bin(), fixture_path,
+		    i ? "speedscope" : "pprof");
+		cr_expect_eq(r.status, 1);
+		cr_expect(strstr(r.err, "cannot write '/dev/full': No space left on device"), "%s", r.err);
+		cr_assert_eq(stat("/dev/full", &st), 0);
+		cr_assert(S_ISCHR(st.st_mode), "/dev/full is no longer a device");
+		run(&r, "%s report -i %s --format %s >/dev/full", hsbpf_bin(), fixture_path,
+		    i ? "speedscope" : "pprof");
+		cr_expect_eq(r.status, 1);
+		cr_expect(strstr(r.err, "cannot write standard output: No space left on device"), "%s", r.err);
+		cr_expect(!strstr(strstr(r.err, "cannot write") + 10, "cannot write"), "said twice: %s", r.err);
+	}
 	/* to a pipe it is written */
 	run(&r, "%s report -i %s --format pprof | gzip -dc | wc -c", hsbpf_bin(), fixture_path);
 	cr_expect_eq(r.status, 0);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "callchain.h"
 #include "cmds.h"
@@ -110,11 +111,17 @@ static int open_output(const char *path, FILE **out)
  * -EIO when the writes failed */
 static int close_output(FILE *out, const char *path, int err)
 {
+	struct stat st;
+
 	if (out == stdout)
 		return err;
-	if (ferror(out) | fclose(out) && !err)
+	errno = 0;
+	if (!err && (fflush(out) || ferror(out)))
 		err = fail(-EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-	if (err)
+	if (fclose(out) && !err)
+		err = fail(-EIO, "cannot write '%s': %s", path, strerror(errno));
+	/* a device (-o /dev/full) or a FIFO is written in place, never removed */
+	if (err && !stat(path, &st) && S_ISREG(st.st_mode))
 		unlink(path);
 	return err;
 }
@@ -158,8 +165,11 @@ static int export_profile(const char *input, enum export_format export, const ch
 	}
 	err = export == EXPORT_PPROF ? pprof__write(cc, sy, out) :
 	      speedscope__write(cc, sy, path__base(input), out);
-	if (!err && out == stdout && fflush(out))
-		err = fail(-EIO, "cannot write: %s", strerror(errno));
+	/* write errors: said here for a file, by main for standard output */
+	if (err && err != -ENOMEM && out != stdout)
+		error("cannot write '%s': %s", output, strerror(-err));
+	else if (err && err != -ENOMEM)
+		err = 0;
 	err = close_output(out, output, err);
 cleanup:
 	callchain__free(cc);

@@ -655,8 +655,9 @@ int pprof__write(const struct callchain *cc, struct symbolizer *sy, FILE *out)
 
 	if (err)
 		return err;
+	/* a write error is not said here: out's owner knows what out is */
 	if (fwrite(buf, 1, len, out) != len)
-		err = fail(-EIO, "cannot write pprof: %s", strerror(errno));
+		err = -(errno ? errno : EIO);
 	free(buf);
 	return err;
 }

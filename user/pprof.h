@@ -11,7 +11,8 @@
 
 /* the message, gzipped, in a malloc'd buffer; 0 or -ENOMEM (said) */
 int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **buf, size_t *len);
-/* the same written to out; 0, -ENOMEM or -EIO (said) */
+/* the same written to out; 0, -ENOMEM (said) or the write's -errno (not said: out's owner
+ * knows what out is, and main reports standard output's errors) */
 int pprof__write(const struct callchain *cc, struct symbolizer *sy, FILE *out);
 
 /* the name a frame has in the exports (pprof's functions, speedscope's frames): the symbol,
