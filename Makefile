@@ -90,6 +90,9 @@ $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
+# the flame graph page is embedded whole (.incbin): -MMD does not see it
+$(OUTPUT)/user/flamegraph.o: user/flamegraph_page.html
+
 $(OUTPUT)/ref/%.o: ref/%.c ref/timing.h
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
@@ -136,6 +139,19 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
 fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
+
+# profiles with known stacks for the flame graph pages (tests/browser): -O0, its functions
+# are the profiles' user frames
+FLAME_FIXTURES := $(OUTPUT)/tests/flame-fixtures
+$(FLAME_FIXTURES): tests/browser/flame-fixtures.c $(LIB) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O0 $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+# playwright-core (drives Debian's chromium) from the committed package-lock.json
+BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
+$(BROWSER_DEPS): tests/browser/package.json tests/browser/package-lock.json
+	$(call msg,NPM,tests/browser)
+	$(Q)cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
