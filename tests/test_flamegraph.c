@@ -208,9 +208,9 @@ Test(flamegraph, diff_colours_only_significant)
 	cr_assert_eq(flame__diff(t), 0);
 	h = FIND(t, "main", "hash");
 	s = FIND(t, "main", "sort");
-	cr_expect(t->nodes[h].st.significant && t->nodes[h].st.delta > 0);
-	cr_expect(!t->nodes[s].st.significant);
-	cr_expect(!t->nodes[FIND(t, "main")].st.significant, "100% in both");
+	cr_expect(t->nodes[h].change > 0 && t->nodes[h].delta > 0);
+	cr_expect(!t->nodes[s].change);
+	cr_expect(!t->nodes[FIND(t, "main")].change, "100% in both");
 	flame__free(t);
 }
 

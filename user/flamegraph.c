@@ -277,8 +277,15 @@ int flame__diff(struct flame_tree *t)
 	for (size_t i = 0; i < t->nr; i++)
 		profile_diff__test(t->nodes[i].count[0], na, t->nodes[i].count[1], nb, &st[i]);
 	err = profile_diff__correct(st, t->nr);
-	for (size_t i = 0; !err && i < t->nr; i++)
-		t->nodes[i].st = st[i];
+	for (size_t i = 0; !err && i < t->nr; i++) {
+		struct flame_node *n = &t->nodes[i];
+
+		n->delta = st[i].delta;
+		n->lo = st[i].lo;
+		n->hi = st[i].hi;
+		n->q = st[i].q;
+		n->change = st[i].significant ? (st[i].delta > 0 ? 1 : -1) : 0;
+	}
 	free(st);
 	return err;
 }
@@ -379,7 +386,7 @@ static int copy_children(struct merge_ctx *m, u32 from, u32 to)
 	}
 	merged.parent = to;
 	merged.depth = m->t->nodes[to].depth + 1;
-	merged.st = (struct diff_stat){ .p = 1, .q = 1 };
+	merged.q = 1;
 	if (last >= 0)
 		m->t->nodes[last].next = m->t->nr + 1;
 	else
@@ -473,10 +480,10 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 	ARRAY("c", "%" PRIu64, n->count[side]);
 	if (t->diff) {
 		ARRAY("b", "%" PRIu64, n->count[0]);
-		ARRAY("g", "%d", n->st.significant ? (n->st.delta > 0 ? 1 : -1) : 0);
-		ARRAY("q", "%.3g", n->st.q);
-		ARRAY("lo", "%.4g", 100 * n->st.lo);
-		ARRAY("hi", "%.4g", 100 * n->st.hi);
+		ARRAY("g", "%d", n->change);
+		ARRAY("q", "%.3g", n->q);
+		ARRAY("lo", "%.4g", 100 * n->lo);
+		ARRAY("hi", "%.4g", 100 * n->hi);
 	}
 #undef ARRAY
 	fputs("]}", out);
@@ -524,12 +531,12 @@ static void diff_color(const struct flame_node *n, double max_delta, char *buf, 
 {
 	double f;
 
-	if (!n->st.significant) {
+	if (!n->change) {
 		snprintf(buf, size, "#dddddd");
 		return;
 	}
-	f = max_delta > 0 ? fmin(1, fabs(n->st.delta) / max_delta) : 1;
-	snprintf(buf, size, "hsl(%d,%d%%,%d%%)", n->st.delta > 0 ? 0 : 220, 60 + (int)(35 * f),
+	f = max_delta > 0 ? fmin(1, fabs(n->delta) / max_delta) : 1;
+	snprintf(buf, size, "hsl(%d,%d%%,%d%%)", n->change > 0 ? 0 : 220, 60 + (int)(35 * f),
 		 85 - (int)(35 * f));
 }
 
@@ -563,8 +570,8 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < t->nr; i++)
-		if (t->nodes[i].st.significant)
-			max_delta = fmax(max_delta, fabs(t->nodes[i].st.delta));
+		if (t->nodes[i].change)
+			max_delta = fmax(max_delta, fabs(t->nodes[i].delta));
 	fprintf(out, "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 		"<svg version=\"1.1\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
 		"xmlns=\"http://www.w3.org/2000/svg\" font-family=\"Verdana, sans-serif\" font-size=\"11\">\n"
@@ -601,9 +608,10 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 		if (t->diff)
 			fprintf(out, "\nbase %" PRIu64 " samples, %.2f%%; new %" PRIu64 " samples, %.2f%%\n"
 				"change %+.2f%% (95%% CI %+.2f%% to %+.2f%%), adjusted p %.3g%s",
-				n->count[0], 100 * n->st.pa, n->count[1], 100 * n->st.pb, 100 * n->st.delta,
-				100 * n->st.lo, 100 * n->st.hi, n->st.q,
-				n->st.significant ? ", significant" : "");
+				n->count[0], 100.0 * n->count[0] / fmax(1, t->nodes[0].count[0]),
+				n->count[1], 100.0 * n->count[1] / fmax(1, t->nodes[0].count[1]),
+				100 * n->delta, 100 * n->lo, 100 * n->hi, n->q,
+				n->change ? ", significant" : "");
 		else
 			fprintf(out, "\n%" PRIu64 " samples, %.2f%% (95%% CI \u00b1%.2f%%)", n->count[0],
 				100.0 * n->count[0] / total, 100 * hist__ci95(n->count[0], total));

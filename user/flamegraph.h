@@ -33,7 +33,10 @@ struct flame_node {
 	u8 kind;
 	u64 count[2];		/* samples of the stacks through this frame: [0] the profile's
 				 * (BASE in a diff), [1] NEW's */
-	struct diff_stat st;	/* a diff's, after flame__diff */
+	/* a diff's, after flame__diff: the change of share with its 95% interval, the adjusted
+	 * p-value, and the sign of a significant change (0: not significant) */
+	float delta, lo, hi, q;
+	signed char change;
 };
 
 struct flame_tree {
