@@ -67,7 +67,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -204,7 +204,11 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-flamegraph
+
+# the flame graph page of 100,000 stacks: size, and load time in headless chromium
+bench-flamegraph: $(BIN) $(FLAME_FIXTURES) $(BROWSER_DEPS)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) GEN=$(CURDIR)/$(FLAME_FIXTURES) OUTPUT=$(CURDIR)/$(OUTPUT) bench/flamegraph.sh
 
 # call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
 $(OUTPUT)/bench/deep: bench/deep.c

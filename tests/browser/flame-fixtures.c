@@ -4,7 +4,7 @@
  * finds them in this file), their kernel frames the profile's own kernel symbols. Writes
  * DIR/base.data, new.data, flat.data, other-event.data, empty.data, and DIR/expected.json with
  * each known frame's share and its 95% half-width (hist__ci95: what the page must show);
- * with --big N, DIR/big.data of N distinct stacks instead. */
+ * with --big N (or --big-worst N), DIR/big.data of N distinct stacks instead. */
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -135,8 +135,11 @@ static int write_profile(const char *dir, const char *name, const char *event, c
 	return err;
 }
 
-/* n distinct stacks of depth 8 to 23 over 3000 kernel functions; counts 1 to 64 */
-static int write_big(const char *dir, u64 n)
+/* n distinct stacks over 3000 kernel functions. Random: depth 8 to 23, a few wide roots then
+ * ever more distinct callees, counts 1 to 64. Worst: 11,000 chains 20 deep with a share each
+ * just over the width a frame needs to be drawn (1/12,000), so that nothing but the leaves
+ * can be merged: the largest page a 1200 px graph can need at that depth. */
+static int write_big(const char *dir, u64 n, bool worst)
 {
 	struct profile *p = new_profile("cpu-clock");
 	char path[4096], name[32];
@@ -153,6 +156,16 @@ static int write_big(const char *dir, u64 n)
 		u32 depth = 8 + i % 16;
 		s64 st;
 
+		if (worst) {
+			u64 c = i % 11000;
+
+			depth = 21;
+			for (u32 d = 0; d < 20; d++)
+				ips[20 - d] = K + 0x10000 + ((d == 0 ? c % 3000 : d == 1 ? c / 3000 :
+							      c * 7 + d) % 3000) * 0x100 + 8;
+			ips[0] = K + 0x10000 + (i / 11000 % 3000) * 0x100 + 8;
+			goto add;
+		}
 		/* a few wide roots, then ever more distinct callees: a realistic fan-out */
 		for (u32 d = 0; d < depth; d++) {
 			u64 span = d < 2 ? 4 : d < 4 ? 40 : 3000;
@@ -161,16 +174,17 @@ static int write_big(const char *dir, u64 n)
 			ips[depth - 1 - d] = K + 0x10000 + (seed % span) * 0x100 + 8;
 		}
 		ips[0] = K + 0x10000 + (i % 3000) * 0x100 + 8;	/* distinct with the loop index */
+add:
 		st = profile__add_stack(p, ips, depth, 0, 0);
 		if (st < 0)
 			err = st;
 		else
 			err = profile__add_stack_sample(p, &(struct profile_stack_sample){
 				.pid = PID, .flags = HSBPF_KEY_KERNEL, .kernel = st + 1,
-				.count = 1 + seed % 64, .weight = 1000000 });
+				.count = worst ? 10 : 1 + seed % 64, .weight = 1000000 });
 		if (!err)
 			err = profile__add_sample(p, &(struct profile_sample){ .pid = PID,
-				.flags = HSBPF_KEY_KERNEL, .ip = ips[0], .count = 1 + seed % 64 });
+				.flags = HSBPF_KEY_KERNEL, .ip = ips[0], .count = worst ? 10 : 1 + seed % 64 });
 	}
 	profile__finish(p);
 	snprintf(path, sizeof(path), "%s/big.data", dir);
@@ -193,12 +207,12 @@ int main(int argc, char **argv)
 	FILE *f;
 	int err;
 
-	if (argc == 4 && !strcmp(argv[2], "--big")) {
-		err = write_big(argv[1], strtoull(argv[3], NULL, 10));
+	if (argc == 4 && (!strcmp(argv[2], "--big") || !strcmp(argv[2], "--big-worst"))) {
+		err = write_big(argv[1], strtoull(argv[3], NULL, 10), !strcmp(argv[2], "--big-worst"));
 		return err ? 1 : 0;
 	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: flame-fixtures DIR [--big N]\n");
+		fprintf(stderr, "usage: flame-fixtures DIR [--big N | --big-worst N]\n");
 		return 2;
 	}
 	err = write_profile(argv[1], "base.data", "cpu-clock", base, true);

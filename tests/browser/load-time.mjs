@@ -15,17 +15,20 @@ const browser = await chromium.launchPersistentContext(dir, {
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
 });
-const times = [];
+const times = [], script = [];
 for (let i = 0; i < runs; i++) {
   const page = await browser.newPage();
   await page.goto("file://" + file, { waitUntil: "load" });
   if (file.endsWith(".html")) await page.waitForSelector("body[data-ready='1']");
   // the page's own clock: navigation start to now, after a frame has been painted
   times.push(await page.evaluate(() => new Promise(r => requestAnimationFrame(() => r(performance.now())))));
+  if (file.endsWith(".html")) script.push(await page.evaluate(() => window.hsbpfFlame.scriptMs));
   await page.close();
 }
 await browser.close();
 rmSync(dir, { recursive: true, force: true });
 times.sort((a, b) => a - b);
+script.sort((a, b) => a - b);
 console.log(`${file}: load ${(times[times.length >> 1] / 1000).toFixed(3)} s median of ${runs} ` +
-  `(min ${(times[0] / 1000).toFixed(3)}, max ${(times[times.length - 1] / 1000).toFixed(3)})`);
+  `(min ${(times[0] / 1000).toFixed(3)}, max ${(times[times.length - 1] / 1000).toFixed(3)})` +
+  (script.length ? `; the page's script ${(script[script.length >> 1] / 1000).toFixed(3)} s` : ""));
