@@ -202,10 +202,16 @@ static int add_stacks(struct flame_tree *t, const struct profile *p, struct symb
 		u32 n = 0;
 
 		/* the process, the frames from the outermost, and [no stack] for a lost one */
-		if (array__reserve((void **)&f, &cap, st->nr + 2, sizeof(*f)) ||
-		    !(names = realloc(names, cap * sizeof(*names)))) {
-			err = -ENOMEM;
-			break;
+		if (st->nr + 2 > cap) {
+			void *more = NULL;
+
+			/* names has as many entries as f */
+			if (array__reserve((void **)&f, &cap, st->nr + 2, sizeof(*f)) ||
+			    !(more = realloc(names, cap * sizeof(*names)))) {
+				err = -ENOMEM;
+				break;
+			}
+			names = more;
 		}
 		f[n++] = (struct flame_frame){ .name = comm && *comm ? comm : "[unknown]",
 					      .kind = FLAME_PROCESS };
