@@ -71,7 +71,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -102,6 +102,9 @@ $(LIB_OBJS): | $(SKELS) $(PROTO_GEN)
 $(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+# the flame graph page is embedded whole (.incbin): -MMD does not see it
+$(OUTPUT)/user/flamegraph.o: user/flamegraph_page.html
 
 $(OUTPUT)/ref/%.o: ref/%.c ref/timing.h
 	$(Q)mkdir -p $(dir $@)
@@ -150,6 +153,19 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 
 fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
 
+# profiles with known stacks for the flame graph pages (tests/browser): -O0, its functions
+# are the profiles' user frames
+FLAME_FIXTURES := $(OUTPUT)/tests/flame-fixtures
+$(FLAME_FIXTURES): tests/browser/flame-fixtures.c $(LIB) | $(OUTPUT)/tests
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) -O0 $< $(LIB) $(LDFLAGS) $(LDLIBS) -o $@
+
+# playwright-core (drives Debian's chromium) from the committed package-lock.json
+BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
+$(BROWSER_DEPS): tests/browser/package.json tests/browser/package-lock.json
+	$(call msg,NPM,tests/browser)
+	$(Q)cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
 	$(Q)mkdir -p $(dir $@)
@@ -177,13 +193,14 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) \
+		$(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 
@@ -207,11 +224,15 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph
 
 # the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
 bench-exports: $(BIN)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/exports.sh
+
+# the flame graph page of 100,000 stacks: size, and load time in headless chromium
+bench-flamegraph: $(BIN) $(FLAME_FIXTURES) $(BROWSER_DEPS)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) GEN=$(CURDIR)/$(FLAME_FIXTURES) OUTPUT=$(CURDIR)/$(OUTPUT) bench/flamegraph.sh
 
 # call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
 $(OUTPUT)/bench/deep: bench/deep.c

@@ -9,7 +9,7 @@ pkgs=(
 	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace
-	libprotobuf-c-dev protobuf-c-compiler golang-go nodejs
+	libprotobuf-c-dev protobuf-c-compiler golang-go chromium nodejs
 )
 # npm comes with NodeSource's nodejs, which conflicts with Debian's npm package
 command -v npm >/dev/null 2>&1 || pkgs+=(npm)
@@ -18,7 +18,22 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# npm comes with some builds of nodejs (NodeSource's) and conflicts with Debian's npm there
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+
+# the flame graph pages' browser tests drive chromium with playwright-core (npm, pinned by
+# the committed package-lock.json, into the git-ignored tests/browser/node_modules)
+browser_deps() {
+	local dir
+	dir="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)/tests/browser"
+	if [ ! -e "$dir/node_modules/.package-lock.json" ] ||
+	   [ "$dir/package-lock.json" -nt "$dir/node_modules/.package-lock.json" ]; then
+		(cd "$dir" && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+}
+
 if [ ${#missing[@]} -eq 0 ]; then
+	browser_deps
 	exit 0
 fi
 if [ "$(id -u)" -ne 0 ]; then
@@ -29,3 +44,4 @@ echo "install-deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -qq
 apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+browser_deps

@@ -34,6 +34,7 @@ static const char *out_path(void)
 
 static const char *const commands[] = {
 	"record", "stat", "top", "report", "annotate", "eval", "experiment", "import", "truth", "selftest",
+	"flamegraph", "diff",
 };
 
 /* --help and -h: the usage on stdout, exit 0, and nothing run; an unknown option: exit 2, said

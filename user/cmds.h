@@ -16,5 +16,7 @@ int cmd_annotate(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_import(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
+int cmd_flamegraph(int argc, char **argv);
+int cmd_diff(int argc, char **argv);
 
 #endif /* HSBPF_CMDS_H */

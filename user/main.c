@@ -14,6 +14,8 @@ static const struct cmd {
 	{ "stat", cmd_stat, "count events of a command, processes, cgroups or the machine" },
 	{ "top", cmd_top, "a live view of where the machine's (or a container's) CPU time goes" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
+	{ "flamegraph", cmd_flamegraph, "draw a profile (or what changed between two) as a flame graph" },
+	{ "diff", cmd_diff, "what changed between two profiles, with the significance of each change" },
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
 	{ "eval", cmd_eval, "score a profile against the exact truth of its program" },
 	{ "experiment", cmd_experiment, "sweep periods and modes over workloads, with plots" },

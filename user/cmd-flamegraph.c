@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf flamegraph: a profile (or two, --diff) drawn as an interactive HTML page or an SVG. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "cmds.h"
+#include "flamegraph.h"
+#include "profile.h"
+#include "profile_diff.h"
+#include "symbolizer.h"
+
+static const char usage_text[] =
+	"usage: hsbpf flamegraph [-i FILE] [-o OUT.html|OUT.svg] [--inverted] [--title T]\n"
+	"       hsbpf flamegraph --diff BASE NEW [-o OUT] [--force]\n"
+	"\n"
+	"  -i, --input FILE     profile to draw (default hsbpf.data); with stacks, one frame per\n"
+	"                       function from the process down to the sampled one; without,\n"
+	"                       one-frame stacks grouped by object\n"
+	"  -o, --output OUT     where to write (default flamegraph.html); .svg: a static SVG,\n"
+	"                       anything else: one self-contained interactive HTML page (hover,\n"
+	"                       click to zoom, search, colour by kind or object); -: HTML on stdout\n"
+	"      --inverted       an icicle graph: the root on top, callees below\n"
+	"      --diff BASE NEW  a differential graph: widths are NEW's, a frame is red (grew) or\n"
+	"                       blue (shrank) only when its change of share is significant\n"
+	"                       (two-proportion z-test or Fisher's exact test, Benjamini-Hochberg\n"
+	"                       at a 5%% false discovery rate), grey otherwise\n"
+	"      --force          compare profiles of different events or units anyway\n"
+	"      --title T        the page's title\n"
+	"  -v, --verbose        more messages\n"
+	"\n"
+	"Frames narrower than 0.1 px of a 1200 px graph are merged into \"[N merged]\" frames.\n";
+
+static int load(const char *path, struct flame_tree *t, int side, struct profile **out)
+{
+	struct symbolizer *sy;
+	int err = profile__read(path, out);
+
+	if (err)
+		return err;
+	if (!profile__total_samples(*out) && !(*out)->nr_stack_samples)
+		return fail(-EINVAL, "'%s' has no samples", path);
+	sy = symbolizer__new(*out);
+	if (!sy)
+		return fail(-ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+	err = flame__add_profile(t, *out, sy, side);
+	symbolizer__free(sy);
+	return err;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcasecmp(s + n - m, suffix);
+}
+
+/* written to a temporary beside it, then renamed: a failed write leaves no half page */
+static int write_out(const struct flame_tree *t, const struct flame_opts *o, const char *path)
+{
+	bool svg = ends_with(path, ".svg");
+	char *tmp = NULL;
+	FILE *f;
+	int err;
+
+	if (!strcmp(path, "-")) {
+		err = flame__write_html(t, o, stdout);
+		return err ? fail(err, "cannot write the flame graph: %s", strerror(-err)) : 0;
+	}
+	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	f = fopen(tmp, "w");
+	if (!f) {
+		err = -errno;
+		error("cannot write '%s': %s", path, strerror(-err));
+		free(tmp);
+		return err;
+	}
+	err = svg ? flame__write_svg(t, o, f) : flame__write_html(t, o, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err) {
+		error("cannot write '%s': %s", path, strerror(-err));
+		unlink(tmp);
+	}
+	free(tmp);
+	return err;
+}
+
+enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE };
+
+int cmd_flamegraph(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "inverted", no_argument, NULL, OPT_INVERTED },
+		{ "diff", required_argument, NULL, OPT_DIFF },
+		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{},
+	};
+	const char *input = "hsbpf.data", *output = "flamegraph.html", *base = NULL, *new = NULL;
+	const char *title = NULL;
+	struct profile *p[2] = {};
+	struct flame_tree *t = NULL;
+	struct flame_opts fo = {};
+	bool force = false;
+	char subtitle[1024];
+	int c, err;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "i:o:vh", opts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			input = optarg;
+			break;
+		case 'o':
+			output = optarg;
+			break;
+		case OPT_INVERTED:
+			fo.inverted = true;
+			break;
+		case OPT_DIFF:
+			base = optarg;
+			break;
+		case OPT_FORCE:
+			force = true;
+			break;
+		case OPT_TITLE:
+			title = optarg;
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			fputs(usage_text, stdout);
+			return 0;
+		default:
+			return usage_hint("hsbpf flamegraph");
+		}
+	}
+	if (base) {
+		if (optind >= argc) {
+			error("--diff needs two profiles: --diff BASE NEW");
+			return usage_hint("hsbpf flamegraph");
+		}
+		new = argv[optind++];
+	}
+	if (optind < argc) {
+		error("unexpected argument '%s'", argv[optind]);
+		return usage_hint("hsbpf flamegraph");
+	}
+	t = flame__new(base != NULL);
+	if (!t) {
+		err = fail(-ENOMEM, "cannot draw: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	if (base) {
+		err = load(base, t, 0, &p[0]);
+		if (!err)
+			err = load(new, t, 1, &p[1]);
+		if (!err)
+			err = profile_diff__check(p[0], base, p[1], new, force);
+		if (!err && (err = flame__diff(t)))
+			error("cannot compare: %s", strerror(-err));
+		snprintf(subtitle, sizeof(subtitle), "%s (base) vs %s (new), %s", base, new, p[1] ?
+			 p[1]->meta.event : "");
+	} else {
+		err = load(input, t, 0, &p[0]);
+		snprintf(subtitle, sizeof(subtitle), "%s, %s, %s", input, p[0] ? p[0]->meta.event : "",
+			 p[0] ? p[0]->meta.target : "");
+	}
+	if (err)
+		goto cleanup;
+	err = flame__merge_narrow(t, FLAME_MIN_PX / FLAME_WIDTH_PX);
+	if (err) {
+		error("cannot draw: %s", strerror(-err));
+		goto cleanup;
+	}
+	fo.title = title ? title : base ? "Differential flame graph" : fo.inverted ? "Icicle graph" :
+		   "Flame graph";
+	fo.subtitle = subtitle;
+	err = write_out(t, &fo, output);
+	if (!err && strcmp(output, "-"))
+		fprintf(stderr, "hsbpf: wrote %s: %zu frames, %llu narrow frames merged\n", output, t->nr,
+			(unsigned long long)t->merged_frames);
+cleanup:
+	flame__free(t);
+	profile__free(p[0]);
+	profile__free(p[1]);
+	return err ? 1 : 0;
+}
