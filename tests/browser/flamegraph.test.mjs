@@ -31,6 +31,7 @@ const profileDir = mkdtempSync(join(tmpdir(), "hsbpf-chromium-"));
 // a fresh profile folder (playwright passes it as --user-data-dir)
 const browser = await chromium.launchPersistentContext(profileDir, {
   executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  timeout: 180000,	// a busy machine: chromium may take long to start
   headless: true,
   viewport: { width: 1280, height: 420 },
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -49,12 +50,13 @@ async function check(label, fn) {
 
 async function open(file) {
   const page = await browser.newPage();
+  page.setDefaultTimeout(120000);
   const requests = [];
   page.on("request", r => { if (!r.url().startsWith("file:")) requests.push(r.url()); });
   const errors = [];
   page.on("pageerror", e => errors.push(e.message));
   await page.goto("file://" + join(work, file));
-  await page.waitForSelector("body[data-ready='1']", { timeout: 10000 });
+  await page.waitForSelector("body[data-ready='1']", { timeout: 120000 });
   assert.deepEqual(errors, [], "script errors");
   assert.deepEqual(requests, [], "the page asked the network");
   return page;

@@ -10,7 +10,8 @@ import { tmpdir } from "node:os";
 const file = resolve(process.argv[2]), runs = Number(process.argv[3] || 5);
 const dir = mkdtempSync(join(tmpdir(), "hsbpf-chromium-"));
 const browser = await chromium.launchPersistentContext(dir, {
-  executablePath: process.env.CHROMIUM || "/usr/bin/chromium", headless: true,
+  executablePath: process.env.CHROMIUM || "/usr/bin/chromium",
+  headless: true, timeout: 180000,	// a busy machine: chromium may take long to start
   viewport: { width: 1280, height: 800 },
   args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync"],
