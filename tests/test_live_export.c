@@ -114,5 +114,8 @@ Test(live_export, inlined_functions_are_lines_of_their_callers_location)
 	outer = top_flat(top, "outer");
 	/* a 1 s loop at 999 Hz: hundreds of samples in spin, whatever else the machine does */
 	cr_expect_gt(spin, 100, "spin (inline): %lld samples", spin);
-	cr_expect_eq(outer, 0, "outer's own samples are spin's: %lld", outer);
+	/* outer's own code is a few instructions per million of spin's loop: a sample there is
+	 * rare (one was seen under load), a share of 5% would mean the lines are not split */
+	cr_expect(outer >= 0 && outer * 20 < spin, "outer's own samples are spin's: outer %lld, spin %lld",
+		  outer, spin);
 }
