@@ -67,7 +67,11 @@ static const char usage_text[] =
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
 	"has not exited 5 s later is sent SIGKILL, at once on a second Ctrl-C or SIGTERM;\n"
-	"record says what it is waiting for.\n";
+	"record says what it is waiting for.\n"
+	"\n"
+	"Exit status: with a COMMAND that ends by itself, the command's own (128 + N when signal N\n"
+	"killed it), as perf record's; 0 when the recording ended it (-d, Ctrl-C) or with no\n"
+	"command; 1 when the recording failed, 2 for a usage error.\n";
 
 enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
 
@@ -161,7 +165,7 @@ int cmd_record(int argc, char **argv)
 	struct session *sess = NULL;
 	struct profile *p;
 	u64 deadline;
-	int err, child_status;
+	int err, child_status, status = 0;
 
 	err = parse_args(argc, argv);
 	if (err)
@@ -235,8 +239,15 @@ int cmd_record(int argc, char **argv)
 	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
 		 !session__command_killed(sess))
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
+	/* the command's status is record's, as perf passes it on, unless record ended it */
+	if (child_status > 0 && !session__command_stopped(sess)) {
+		if (WIFEXITED(child_status))
+			status = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			status = 128 + WTERMSIG(child_status);
+	}
 cleanup:
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
-	return err ? 1 : 0;
+	return err ? 1 : status;
 }

@@ -35,6 +35,7 @@ struct session {
 	u32 command_pid;
 	int child_status;
 	bool command_killed;
+	bool command_stopped;	/* record ended it (-d, a signal), it did not end by itself */
 	u32 *pids;
 	int nr_pids;
 	int *cpus, nr_cpus;
@@ -546,6 +547,7 @@ static void stop_command(struct session *s)
 	pid_t pid = s->cmd.pid;
 	bool said = false, asked = false;
 
+	s->command_stopped = true;
 	kill(pid, SIGTERM);
 	for (;;) {
 		pid_t r = waitpid(pid, &s->child_status, WNOHANG);
@@ -668,6 +670,11 @@ int session__child_status(const struct session *s)
 bool session__command_killed(const struct session *s)
 {
 	return s->command_killed;
+}
+
+bool session__command_stopped(const struct session *s)
+{
+	return s->command_stopped;
 }
 
 const char *session__event_name(const struct session *s)
