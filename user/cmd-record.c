@@ -61,6 +61,10 @@ static const char usage_text[] =
 	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
+	"      --per-thread       samples keyed by thread too (report --sort tid, --tid)\n"
+	"      --per-cpu          samples keyed by CPU too (report --sort cpu, --cpu)\n"
+	"      --time-buckets MS  samples keyed by time too, in buckets of MS milliseconds\n"
+	"                         (1 to 60000, 100 when MS is omitted: report --time)\n"
 	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
@@ -73,7 +77,10 @@ static const char usage_text[] =
 	"killed it), as perf record's; 0 when the recording ended it (-d, Ctrl-C) or with no\n"
 	"command; 1 when the recording failed, 2 for a usage error.\n";
 
-enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
+enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS };
+
+#define TIME_BUCKET_DEFAULT_MS	100
+#define TIME_BUCKET_MAX_MS	60000
 
 /* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
@@ -84,6 +91,9 @@ static int parse_args(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "no-kill-with-parent", no_argument, NULL, OPT_NO_KILL_WITH_PARENT },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "time-buckets", optional_argument, NULL, OPT_TIME_BUCKETS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -115,6 +125,21 @@ static int parse_args(int argc, char **argv)
 		case OPT_NO_KILL_WITH_PARENT:
 			env.so.no_kill_with_parent = true;
 			break;
+		case OPT_PER_THREAD:
+			env.so.key_tid = true;
+			break;
+		case OPT_PER_CPU:
+			env.so.key_cpu = true;
+			break;
+		case OPT_TIME_BUCKETS: {
+			u64 ms = TIME_BUCKET_DEFAULT_MS;
+
+			if (optarg && (parse_u64(optarg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
+				return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", optarg,
+					    TIME_BUCKET_MAX_MS);
+			env.so.time_bucket_ns = ms * 1000000;
+			break;
+		}
 		case 'v':
 			verbose++;
 			break;

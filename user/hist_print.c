@@ -105,6 +105,18 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			c[n] = (struct cell){ .title = "Command", .width = 16 };
 			snprintf(c[n++].text, 256, "%s", r->comm);
 			break;
+		case SORT_TID:
+			/* perf's TID:name */
+			c[n] = (struct cell){ .title = "Thread", .width = 24 };
+			if (r->tid)
+				snprintf(c[n++].text, 256, "%u:%s", r->tid, r->comm);
+			else
+				snprintf(c[n++].text, 256, "-:%s", r->comm);
+			break;
+		case SORT_CPU:
+			c[n] = (struct cell){ .title = "CPU", .width = 4 };
+			snprintf(c[n++].text, 256, "%03u", r->cpu);
+			break;
 		case SORT_BB:
 			c[n] = (struct cell){ .title = "Block", .width = 21 };
 			if (r->bb)
@@ -363,6 +375,14 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 				break;
 			case SORT_COMM:
 				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_TID:
+				jsonw_uint_field(w, "pid", r->pid);
+				jsonw_uint_field(w, "tid", r->tid);
+				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_CPU:
+				jsonw_uint_field(w, "cpu", r->cpu);
 				break;
 			case SORT_CGROUP: {
 				struct container_id ci;

@@ -420,6 +420,20 @@ static int open_unwinder(struct session *s)
 	return feed_unwinder(s);
 }
 
+/* what the profile says of the finer keys it has */
+static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *so)
+{
+	char *k = m->sample_keys;
+	size_t n = sizeof(m->sample_keys);
+
+	snprintf(k, n, "%s%s%s", so->key_tid ? "tid," : "", so->key_cpu ? "cpu," : "",
+		 so->time_bucket_ns ? "time," : "");
+	if (*k)
+		k[strlen(k) - 1] = 0;
+	m->time_bucket_ns = so->time_bucket_ns;
+	m->time_origin_ns = so->time_origin_ns;
+}
+
 int session__open(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -453,6 +467,12 @@ int session__open(struct session *s)
 	s->so.live = o->live;
 	s->so.call_graph = o->call_graph;
 	s->so.max_frames = o->max_frames;
+	s->so.key_tid = o->key_tid;
+	s->so.key_cpu = o->key_cpu;
+	s->so.time_bucket_ns = o->time_bucket_ns;
+	/* bucket 0 starts now, a moment before sampling does */
+	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
+	set_sample_keys(&s->p->meta, &s->so);
 	if (o->cgroup) {
 		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
 		if (err)

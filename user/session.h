@@ -32,6 +32,10 @@ struct session_opts {
 	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
 	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
+	/* finer sample keys (record --per-thread, --per-cpu, --time-buckets) */
+	bool key_tid;
+	bool key_cpu;
+	u64 time_bucket_ns;
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;

@@ -154,11 +154,12 @@ struct top_status *top__status(struct top *t)
 }
 
 /* a slot of the interval's map: what its key gained in the interval */
-static int take_slot(void *ctx, const struct profile_sample *ps)
+static int take_slot(void *ctx, const struct profile_sample *ps, const struct profile_sample_key *k)
 {
 	struct top *t = ctx;
 	struct entry *e = find_entry(t, ps, true);
 
+	(void)k;
 	if (!e)
 		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
 	e->delta += ps->count;
@@ -244,7 +245,7 @@ int top__update_from(struct top *t, const struct profile_sample *slots, size_t n
 
 	begin_interval(t);
 	for (size_t i = 0; i < nr && !err; i++)
-		err = take_slot(t, &slots[i]);
+		err = take_slot(t, &slots[i], NULL);
 	end_interval(t);
 	return err;
 }
