@@ -108,7 +108,8 @@ static bool keep(struct ctx *c, const struct profile_sample *ps, const struct pr
 		double mid = (double)p->meta.time_origin_ns - (double)p->meta.start_mono_ns +
 			     ((double)k->time + 0.5) * p->meta.time_bucket_ns;
 
-		if (mid < (double)f->time_start || mid >= (double)f->time_end)
+		/* an open start takes the buckets that began before the recording did */
+		if ((f->time_start && mid < (double)f->time_start) || mid >= (double)f->time_end)
 			return false;
 	}
 	if (!f->comms && !f->dsos && !f->syms)
