@@ -62,7 +62,7 @@ Test(live_threads, threads_are_keyed_and_named)
 	long long alpha, beta, total, a, b;
 	char tid[32];
 
-	run(&r, "%s record --per-thread --per-cpu -o %s -- %s 0.4", hsbpf_bin(), out_path(),
+	run(&r, "%s record --per-cpu -o %s -- %s 0.4", hsbpf_bin(), out_path(),
 	    fixture("workers"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	alpha = said(r.out, "worker-alpha");
@@ -161,7 +161,8 @@ Test(live_threads, keys_not_recorded_are_refused)
 	struct run_result r;
 	struct profile *p;
 
-	run(&r, "%s record -o %s -- %s 0.1", hsbpf_bin(), out_path(), fixture("workers"));
+	run(&r, "%s record --no-per-thread -o %s -- %s 0.1", hsbpf_bin(), out_path(),
+	    fixture("workers"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(profile__read(out_path(), &p), 0);
 	cr_expect_eq(p->nr_sample_keys, 0);
@@ -172,11 +173,17 @@ Test(live_threads, keys_not_recorded_are_refused)
 	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
 		run(&r, "%s report -i %s %s", hsbpf_bin(), out_path(), asks[i]);
 		cr_expect_eq(r.status, 1, "%s: %d", asks[i], r.status);
-		cr_expect(strstr(r.err, "record with --"), "%s: %s", asks[i], r.err);
+		cr_expect(strstr(r.err, "record with --") || strstr(r.err, "recorded with --"), "%s: %s",
+			  asks[i], r.err);
 	}
 	run(&r, "%s report -i %s --time 2,1", hsbpf_bin(), out_path());
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "invalid --time '2,1'"), "%s", r.err);
 	run(&r, "%s record --time-buckets=0 -o %s -- true", hsbpf_bin(), out_path());
 	cr_expect_eq(r.status, 2, "%s", r.err);
+	/* by default: threads, and nothing else */
+	run(&r, "%s record -o %s -- true", hsbpf_bin(), out_path());
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_expect_str_eq(p->meta.sample_keys, "tid");
+	profile__free(p);
 }

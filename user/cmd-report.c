@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, tid (TID:name;\n"
-	"                       record --per-thread), comm (a thread's name with --per-thread),\n"
+	"                       recorded by default), comm (a thread's name with --per-thread),\n"
 	"                       cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated\n"
 	"                       executions); or alone: edge, range (taken branches, fall-through\n"
 	"                       ranges from branch stacks)\n"
@@ -49,7 +49,7 @@ static const char usage_text[] =
 	"                       shown (default: all rows, branches of 0.5%% and more)\n"
 	"  Filters (comma-separated lists; each sample is kept or dropped whole, in every view):\n"
 	"      --comm COMMS     commands or thread names      --pid PIDS   processes\n"
-	"      --tid TIDS       threads (record --per-thread)  --cpu CPUS   e.g. 0-3,6 (--per-cpu)\n"
+	"      --tid TIDS       threads                        --cpu CPUS   e.g. 0-3,6 (--per-cpu)\n"
 	"      --dso OBJECTS    the sampled object, by path or file name\n"
 	"      --symbols SYMS   the sampled function\n"
 	"      --time START,END seconds after the recording's start, either side may be empty;\n"
@@ -284,7 +284,7 @@ int cmd_report(int argc, char **argv)
 	}
 	for (int k = 0; k < nr_keys; k++) {
 		if (keys[k] == SORT_TID && !profile__has_key(p, "tid")) {
-			err = fail(-EINVAL, "--sort tid: '%s' has no thread keys (record with --per-thread)",
+			err = fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with --no-per-thread)",
 				   input);
 			goto cleanup;
 		}

@@ -132,7 +132,7 @@ static int check_keys(const struct sample_filter *f, const struct profile *p)
 		size_t off;
 		const char *key, *opt, *rec;
 	} need[] = {
-		{ offsetof(struct sample_filter, tids), "tid", "--tid", "--per-thread" },
+		{ offsetof(struct sample_filter, tids), "tid", "--tid", "--per-thread, the default" },
 		{ offsetof(struct sample_filter, cpus), "cpu", "--cpu", "--per-cpu" },
 	};
 
