@@ -160,7 +160,7 @@ struct profile_meta {
 	u64 freq;		/* -F as asked, 0 for -c */
 	char period_mode[16];	/* fixed, prime, random, prime-random */
 	char unit[8];		/* "ns" or "events": the unit of weights */
-	char target[256];	/* "command: ...", "pid: ...", "all", "cgroup: ..." */
+	char target[1024];	/* "command: ARGS" (quoted as a shell would), "pid: ...", "all", "cgroup: ..." */
 	char host[64];
 	char kernel[64];
 	u64 start_realtime_ns;

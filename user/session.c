@@ -105,8 +105,18 @@ static void fill_meta(struct session *s)
 	if (o->argv) {
 		size_t off = snprintf(m->target, sizeof(m->target), "command:");
 
-		for (char **a = o->argv; *a && off < sizeof(m->target); a++)
-			off += snprintf(m->target + off, sizeof(m->target) - off, " %s", *a);
+		/* quoted as a shell would take it back; what does not fit ends in " ..." */
+		for (char **a = o->argv; *a; a++) {
+			size_t before = off;
+
+			if (off + 1 < sizeof(m->target) - 4)
+				m->target[off++] = ' ';
+			if (off + 1 >= sizeof(m->target) - 4 ||
+			    !str__shell_quote(*a, m->target, sizeof(m->target) - 4, &off)) {
+				snprintf(m->target + before, sizeof(m->target) - before, " ...");
+				break;
+			}
+		}
 	} else if (o->pids) {
 		snprintf(m->target, sizeof(m->target), "pid: %s", o->pids);
 	} else if (o->cgroup) {
