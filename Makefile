@@ -67,7 +67,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-keys vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -187,7 +187,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-keys
 
 # call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
 $(OUTPUT)/bench/deep: bench/deep.c
@@ -212,6 +212,11 @@ $(OUTPUT)/bench/sled: bench/sled.S
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -DSLED_NOPS=64 $< -o $@
+
+# the finer sample keys (threads, CPUs, time buckets): handler time per sample and slots
+bench-keys: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+		bench/keys.sh
 
 bench-top: $(BIN) $(OUTPUT)/bench/sled
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
