@@ -187,3 +187,20 @@ Test(live_threads, keys_not_recorded_are_refused)
 	cr_expect_str_eq(p->meta.sample_keys, "tid");
 	profile__free(p);
 }
+
+/* top's process view shows each thread under its own name */
+Test(live_threads, top_shows_thread_names)
+{
+	struct run_result r;
+	char cmd[1024];
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 5", fixture("workers"));
+	w = spawn(cmd);
+	wait_descendant(w, "workers", 3);
+	run(&r, "timeout 30 %s top --stdio -d 1 -n 2 -p %d --sort processes --rows 20 --width 120",
+	    hsbpf_bin(), w);
+	reap(w);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "worker-alpha") && strstr(r.out, "worker-beta"), "%s", r.out);
+}
