@@ -27,7 +27,7 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, tid (TID:name;\n"
-	"                       recorded by default), comm (a thread's name with --per-thread),\n"
+	"                       recorded by default), comm (a thread's own name when it has one),\n"
 	"                       cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated\n"
 	"                       executions); or alone: edge, range (taken branches, fall-through\n"
 	"                       ranges from branch stacks)\n"
