@@ -71,7 +71,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -224,7 +224,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys
 
 # the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
 bench-exports: $(BIN)
@@ -257,6 +257,11 @@ $(OUTPUT)/bench/sled: bench/sled.S
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -DSLED_NOPS=64 $< -o $@
+
+# the finer sample keys (threads, CPUs, time buckets): handler time per sample and slots
+bench-keys: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
+		bench/keys.sh
 
 bench-top: $(BIN) $(OUTPUT)/bench/sled
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh

@@ -14,6 +14,18 @@
 /* sample_key.flags */
 #define HSBPF_KEY_KERNEL	(1u << 0)	/* ip is a kernel address */
 
+/* The finer keys a sample may carry beside its process image: its thread, CPU and time
+ * bucket. Each is filled only when asked (the key_tid, key_cpu and time_bucket_ns tunables
+ * of samples.bpf.h) and 0 otherwise, so that a recording without them has as many slots as
+ * before. 16 bytes, in sample_key and stack_key alike. */
+struct sample_extra {
+	__u32 tid;		/* the thread (kernel pid), with key_tid */
+	__u16 cpu;		/* with key_cpu */
+	__u16 pad;
+	__u32 time;		/* (ktime - time_origin_ns) / time_bucket_ns, with time_bucket_ns */
+	__u32 pad2;
+};
+
 /* One aggregation slot: a process image (pid plus the time of its last exec seen while
  * recording, 0 if none), an instruction pointer and the cgroup the task ran in. */
 struct sample_key {
@@ -22,6 +34,7 @@ struct sample_key {
 	__u64 ip;
 	__u64 cgroup_id;	/* cgroup v2 id of the task, 0 without cgroup v2 */
 	__u64 exec_ns;		/* CLOCK_MONOTONIC of the image's exec, 0: image older than the recording */
+	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */
 };
 
 struct sample_value {
@@ -265,6 +278,7 @@ struct stack_key {
 	__u64 exec_ns;
 	__u64 user;		/* hash of the user stack in stacks[], 0 for none */
 	__u64 kernel;		/* hash of the kernel stack in stacks[], 0 for none */
+	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */
 };
 
 /* stack_stats[] slots, per CPU */

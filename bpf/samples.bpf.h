@@ -12,6 +12,23 @@
 
 #include "hsbpf.h"
 
+/* the finer keys (struct sample_extra), set by user space before load: each one asked for
+ * multiplies the slots a recording takes by the threads, CPUs or buckets a location sees */
+const volatile bool key_tid = false;
+const volatile bool key_cpu = false;
+const volatile __u64 time_bucket_ns = 0;	/* 0: no time buckets */
+const volatile __u64 time_origin_ns = 0;	/* CLOCK_MONOTONIC of bucket 0's start */
+
+static __always_inline void samples__extra(struct sample_extra *x)
+{
+	if (key_tid)
+		x->tid = (__u32)bpf_get_current_pid_tgid();
+	if (key_cpu)
+		x->cpu = bpf_get_smp_processor_id();
+	if (time_bucket_ns)
+		x->time = (bpf_ktime_get_ns() - time_origin_ns) / time_bucket_ns;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
 	__uint(max_entries, HSBPF_DEFAULT_ENTRIES);	/* resized by user space before load */
@@ -77,6 +94,7 @@ static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_sta
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	if (proc)
 		key.exec_ns = proc->exec_ns;
+	samples__extra(&key.x);
 	if (gen && (*gen & 1))
 		return samples__add(&samples_odd, &key, weight);
 	return samples__add(&samples, &key, weight);

@@ -191,3 +191,45 @@ Test(hist, two_keys_keep_their_columns)
 	titles(SORT_IP, SORT_PID, t, sizeof(t));
 	cr_expect(strstr(t, "Address") && strstr(t, "Pid"), "%s", t);
 }
+
+/* objects are cut from the left, keeping the file name (liblzma and libc stay apart); the
+ * target command is wrapped to the table's width, its words whole */
+Test(hist, long_objects_keep_their_names_and_the_command_wraps)
+{
+	enum sort_key k[2] = { SORT_DSO, SORT_SYM };
+	struct hist *h = hist__new(k, 2);
+	struct profile *p = profile__new();
+	char *buf = NULL, *at;
+	size_t len = 0, off;
+	FILE *f;
+
+	add(h, 1, "lzma_decode", "/usr/lib/x86_64-linux-gnu/liblzma.so.5.4.1", 10);
+	add(h, 1, "memcpy", "/usr/lib/x86_64-linux-gnu/libc.so.6", 5);
+	hist__sort(h);
+	off = snprintf(p->meta.target, sizeof(p->meta.target), "command:");
+	for (int i = 0; i < 30; i++) {
+		p->meta.target[off++] = ' ';
+		cr_assert(str__shell_quote(i % 2 ? "it's a word" : "plain", p->meta.target,
+					   sizeof(p->meta.target), &off));
+	}
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	cr_expect(strstr(buf, "\u2026/liblzma.so.5.4.1 "), "%s", buf);
+	cr_expect(strstr(buf, "\u2026/libc.so.6 "), "%s", buf);
+	cr_expect(strstr(buf, "# target command: plain 'it'\\''s a word' plain"), "%s", buf);
+	/* every line of the header within 100 columns; the continuation lines indented */
+	for (char *l = buf; (at = strchr(l, '\n')); l = at + 1) {
+		size_t cols = 0;
+
+		for (char *c = l; c < at; c++)
+			cols += ((unsigned char)*c & 0xc0) != 0x80;
+		cr_expect_leq(cols, 100, "%.*s", (int)(at - l), l);
+	}
+	cr_expect(strstr(buf, "\n#   "), "%s", buf);
+	/* the words were not split: each quoted word reads back whole */
+	cr_expect_eq(strstr(buf, "'it'\\''s\n"), NULL, "%s", buf);
+	free(buf);
+	profile__free(p);
+	hist__free(h);
+}

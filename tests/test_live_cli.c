@@ -109,6 +109,35 @@ Test(live_cli, durations_are_checked)
 	profile__free(p);
 }
 
+/* record passes its command's exit status on, as perf does: 128 + N for a command killed by
+ * signal N; a command that record itself ends (-d) leaves record's own 0. The profile is
+ * written in every case. */
+Test(live_cli, record_exits_with_the_commands_status)
+{
+	static const struct {
+		const char *cmd;
+		int status;
+	} cases[] = {
+		{ "sh -c 'exit 7'", 7 },
+		{ "sh -c 'kill -TERM $$'", 143 },
+		{ "sh -c 'kill -KILL $$'", 137 },
+		{ "true", 0 },
+		{ "-d 0.2 -- sleep 30", 0 },
+	};
+	struct run_result r;
+	struct profile *p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		unlink(out_path());
+		run(&r, "%s record -o %s %s%s", hsbpf_bin(), out_path(),
+		    strncmp(cases[i].cmd, "-d", 2) ? "-- " : "", cases[i].cmd);
+		cr_expect_eq(r.status, cases[i].status, "'%s': status %d: %s", cases[i].cmd, r.status,
+			     r.err);
+		cr_expect_eq(profile__read(out_path(), &p), 0, "'%s': no profile", cases[i].cmd);
+		profile__free(p);
+	}
+}
+
 /* numbers in options are decimal, or hex after 0x: -F 010 is 10 Hz (strtoull's base 0 read
  * it as octal, 8) */
 Test(live_cli, option_numbers_are_decimal)

@@ -171,3 +171,32 @@ Test(util, parse_u64)
 	cr_expect_eq(parse_hex_u64("1g", &v), -EINVAL);
 	cr_expect_eq(parse_hex_u64("", &v), -EINVAL);
 }
+
+/* a shell reads each quoted word back as it was: checked by sh itself */
+Test(util, shell_quote)
+{
+	static const char *const words[] = { "plain", "a b", "it's", "", "$HOME", "a\"b", "x=1,y",
+					     "tab\there", "'", "\\n" };
+	char buf[1024], cmd[1200];
+	size_t off = 0;
+
+	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+		if (i)
+			buf[off++] = ' ';
+		cr_assert(str__shell_quote(words[i], buf, sizeof(buf), &off));
+	}
+	cr_expect_str_eq(buf, "plain 'a b' 'it'\\''s' '' '$HOME' 'a\"b' x=1,y 'tab\there' ''\\''' '\\n'");
+	snprintf(cmd, sizeof(cmd), "for w in %s; do printf '[%%s]' \"$w\"; done", buf);
+	{
+		char out[512] = "";
+		FILE *f = popen(cmd, "r");
+
+		cr_assert(f);
+		cr_assert(fgets(out, sizeof(out), f));
+		pclose(f);
+		cr_expect_str_eq(out, "[plain][a b][it's][][$HOME][a\"b][x=1,y][tab\there]['][\\n]");
+	}
+	off = 0;
+	cr_expect(!str__shell_quote("too long", buf, 5, &off));
+	cr_expect_eq(off, 0);
+}

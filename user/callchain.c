@@ -351,7 +351,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			/* only the sampled frame's row, without children: no row is made for a caller */
 			if (!children && j > 0)
 				break;
-			hist__sample(&s, p, &ps, sy);
+			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
 			row = hist__add_row(h, &s);
 			if (row == -ENOENT)
 				continue;	/* filtered out: in no row */

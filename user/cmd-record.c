@@ -61,15 +61,28 @@ static const char usage_text[] =
 	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
+	"      --no-per-thread    samples keyed by process only: no report --sort tid, --tid\n"
+	"                         (by default they are keyed by thread too, which costs the\n"
+	"                         handler nothing measurable; threads sharing code take more slots)\n"
+	"      --per-cpu          samples keyed by CPU too (report --sort cpu, --cpu)\n"
+	"      --time-buckets MS  samples keyed by time too, in buckets of MS milliseconds\n"
+	"                         (1 to 60000, 100 when MS is omitted: report --time)\n"
 	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
 	"has not exited 5 s later is sent SIGKILL, at once on a second Ctrl-C or SIGTERM;\n"
-	"record says what it is waiting for.\n";
+	"record says what it is waiting for.\n"
+	"\n"
+	"Exit status: with a COMMAND that ends by itself, the command's own (128 + N when signal N\n"
+	"killed it), as perf record's; 0 when the recording ended it (-d, Ctrl-C) or with no\n"
+	"command; 1 when the recording failed, 2 for a usage error.\n";
 
-enum { OPT_NO_KILL_WITH_PARENT = 0x2000 };
+enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_NO_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS };
+
+#define TIME_BUCKET_DEFAULT_MS	100
+#define TIME_BUCKET_MAX_MS	60000
 
 /* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
@@ -80,6 +93,10 @@ static int parse_args(int argc, char **argv)
 		{ "output", required_argument, NULL, 'o' },
 		{ "branch-stack", no_argument, NULL, 'b' },
 		{ "no-kill-with-parent", no_argument, NULL, OPT_NO_KILL_WITH_PARENT },
+		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+		{ "no-per-thread", no_argument, NULL, OPT_NO_PER_THREAD },
+		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
+		{ "time-buckets", optional_argument, NULL, OPT_TIME_BUCKETS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -89,6 +106,7 @@ static int parse_args(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
 	env.output = "hsbpf.data";
+	env.so.key_tid = true;	/* docs/benchmarks.md: no measurable cost per sample */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+" SESSION_SHORT_OPTIONS "d:o:bvh", opts, NULL)) != -1) {
 		err = session_opts__parse(&env.so, c, optarg);
@@ -111,6 +129,24 @@ static int parse_args(int argc, char **argv)
 		case OPT_NO_KILL_WITH_PARENT:
 			env.so.no_kill_with_parent = true;
 			break;
+		case OPT_PER_THREAD:
+			env.so.key_tid = true;
+			break;
+		case OPT_NO_PER_THREAD:
+			env.so.key_tid = false;
+			break;
+		case OPT_PER_CPU:
+			env.so.key_cpu = true;
+			break;
+		case OPT_TIME_BUCKETS: {
+			u64 ms = TIME_BUCKET_DEFAULT_MS;
+
+			if (optarg && (parse_u64(optarg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
+				return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", optarg,
+					    TIME_BUCKET_MAX_MS);
+			env.so.time_bucket_ns = ms * 1000000;
+			break;
+		}
 		case 'v':
 			verbose++;
 			break;
@@ -161,7 +197,7 @@ int cmd_record(int argc, char **argv)
 	struct session *sess = NULL;
 	struct profile *p;
 	u64 deadline;
-	int err, child_status;
+	int err, child_status, status = 0;
 
 	err = parse_args(argc, argv);
 	if (err)
@@ -235,8 +271,15 @@ int cmd_record(int argc, char **argv)
 	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
 		 !session__command_killed(sess))
 		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
+	/* the command's status is record's, as perf passes it on, unless record ended it */
+	if (child_status > 0 && !session__command_stopped(sess)) {
+		if (WIFEXITED(child_status))
+			status = WEXITSTATUS(child_status);
+		else if (WIFSIGNALED(child_status))
+			status = 128 + WTERMSIG(child_status);
+	}
 cleanup:
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
-	return err ? 1 : 0;
+	return err ? 1 : status;
 }

@@ -16,6 +16,7 @@
 #include "lbr_report.h"
 #include "pprof.h"
 #include "profile.h"
+#include "sample_filter.h"
 #include "speedscope.h"
 #include "symbolizer.h"
 #include "accuracy/truth.h"
@@ -25,13 +26,16 @@ static const char usage_text[] =
 	"usage: hsbpf report [-i FILE] [-o OUT] [--sort KEYS] [--limit N] [--per-cgroup]\n"
 	"                    [--format text|json|csv|folded|pprof|speedscope] [--truth FILE]\n"
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
-	"                    [--percent-limit P]\n"
+	"                    [--percent-limit P] [--comm COMMS] [--pid PIDS] [--tid TIDS]\n"
+	"                    [--dso OBJECTS] [--symbols SYMS] [--cpu CPUS] [--time START,END]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -o, --output OUT     write there rather than to standard output\n"
-	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
-	"                       bb (basic blocks, with estimated executions); or alone: edge,\n"
-	"                       range (taken branches, fall-through ranges from branch stacks)\n"
+	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, tid (TID:name;\n"
+	"                       recorded by default), comm (a thread's own name when it has one),\n"
+	"                       cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated\n"
+	"                       executions); or alone: edge, range (taken branches, fall-through\n"
+	"                       ranges from branch stacks)\n"
 	"      --per-cgroup     break the rows down by cgroup (container): cgroup first in KEYS\n"
 	"      --truth FILE     scale block estimates to instructions with this run's exact total\n"
 	"      --format FMT     text (default, 100 columns), json, csv; folded: one line per\n"
@@ -53,6 +57,13 @@ static const char usage_text[] =
 	"      --no-children    rows by the sampled function only, as without stacks\n"
 	"      --percent-limit P  rows and call-graph branches under P%% of the samples are not\n"
 	"                       shown (default: all rows, branches of 0.5%% and more)\n"
+	"  Filters (comma-separated lists; each sample is kept or dropped whole, in every view):\n"
+	"      --comm COMMS     commands or thread names      --pid PIDS   processes\n"
+	"      --tid TIDS       threads                        --cpu CPUS   e.g. 0-3,6 (--per-cpu)\n"
+	"      --dso OBJECTS    the sampled object, by path or file name\n"
+	"      --symbols SYMS   the sampled function\n"
+	"      --time START,END seconds after the recording's start, either side may be empty;\n"
+	"                       exact to the recording's --time-buckets\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
 	"  -v, --verbose        more messages\n";
 
@@ -129,9 +140,11 @@ static int close_output(FILE *out, const char *path, int err)
 enum export_format { EXPORT_NONE, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
-static int export_profile(const char *input, enum export_format export, const char *output)
+static int export_profile(const char *input, enum export_format export, const char *output,
+			  const struct sample_filter *sf)
 {
 	struct symbolizer *sy = NULL;
+	u64 filtered = 0;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
 	FILE *out = stdout;
@@ -149,6 +162,11 @@ static int export_profile(const char *input, enum export_format export, const ch
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	err = sample_filter__apply(sf, p, sy, &filtered);
+	if (err)
+		goto cleanup;
+	if (filtered)
+		debug("the filters left out %" PRIu64 " samples", filtered);
 	/* frames without their lines: pprof looks up one per distinct location, itself */
 	symbolizer__skip_lines(sy);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
@@ -178,7 +196,8 @@ cleanup:
 	return err ? 1 : 0;
 }
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
+enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
+       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_CPU, OPT_TIME };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -212,6 +231,13 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "comm", required_argument, NULL, OPT_COMM },
+		{ "pid", required_argument, NULL, OPT_PID },
+		{ "tid", required_argument, NULL, OPT_TID },
+		{ "dso", required_argument, NULL, OPT_DSO },
+		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
+		{ "cpu", required_argument, NULL, OPT_CPU },
+		{ "time", required_argument, NULL, OPT_TIME },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -229,7 +255,8 @@ int cmd_report(int argc, char **argv)
 	int graph = -1, children = -1, order = -1;
 	double percent_limit = -1;
 	struct graph_ctx g = {};
-	u64 limit = 0;
+	struct sample_filter sf = {};
+	u64 limit = 0, filtered = 0;
 	int c, nr_keys, err;
 
 	optind = 1;
@@ -281,6 +308,28 @@ int cmd_report(int argc, char **argv)
 			if (parse_percent(optarg, &percent_limit))
 				return fail(2, "invalid --percent-limit '%s' (0 to 100)", optarg);
 			break;
+		case OPT_COMM:
+			sf.comms = optarg;
+			break;
+		case OPT_PID:
+			sf.pids = optarg;
+			break;
+		case OPT_TID:
+			sf.tids = optarg;
+			break;
+		case OPT_DSO:
+			sf.dsos = optarg;
+			break;
+		case OPT_SYMBOLS:
+			sf.syms = optarg;
+			break;
+		case OPT_CPU:
+			sf.cpus = optarg;
+			break;
+		case OPT_TIME:
+			if (sample_filter__parse_time(&sf, optarg))
+				return 2;
+			break;
 		case 'l':
 			if (parse_u64(optarg, &limit))
 				return fail(2, "invalid --limit '%s'", optarg);
@@ -311,7 +360,7 @@ int cmd_report(int argc, char **argv)
 	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
 		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
 	if (export)
-		return export_profile(input, export, output);
+		return export_profile(input, export, output, &sf);
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
@@ -352,6 +401,23 @@ int cmd_report(int argc, char **argv)
 		error("cannot report: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	for (int k = 0; k < nr_keys; k++) {
+		if (keys[k] == SORT_TID && !profile__has_key(p, "tid")) {
+			err = fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with --no-per-thread)",
+				   input);
+			goto cleanup;
+		}
+		if (keys[k] == SORT_CPU && !profile__has_key(p, "cpu")) {
+			err = fail(-EINVAL, "--sort cpu: '%s' has no CPU keys (record with --per-cpu)",
+				   input);
+			goto cleanup;
+		}
+	}
+	err = sample_filter__apply(&sf, p, sy, &filtered);
+	if (err)
+		goto cleanup;
+	if (filtered)
+		debug("the filters left out %" PRIu64 " samples", filtered);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
 		/* every frame is resolved: no source lines unless a key shows them */
 		if (!has_line_key(keys, nr_keys))

@@ -95,6 +95,7 @@ static int parse_args(int argc, char **argv)
 	env.rows = 25;
 	env.view.decay = true;
 	env.so.live = true;
+	env.so.key_tid = true;	/* threads by their own names, as record keys them */
 	optind = 1;
 	while ((c = getopt_long(argc, argv, SESSION_SHORT_OPTIONS "d:s:zn:vh", opts, NULL)) != -1) {
 		err = session_opts__parse(&env.so, c, optarg);

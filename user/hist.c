@@ -6,6 +6,7 @@
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
+#include "sample_filter.h"
 #include "accuracy/lbr_estimate.h"
 
 /* the keys: report's --sort names them, top's -s too, or by what their rows are */
@@ -22,6 +23,8 @@ static const struct {
 	[SORT_COMM] = { "comm", "commands" },
 	[SORT_CGROUP] = { "cgroup", "containers", { "containers", "container" } },
 	[SORT_BB] = { "bb", "blocks", { "blocks", "block" } },
+	[SORT_TID] = { "tid", "threads", { "threads", "thread" } },
+	[SORT_CPU] = { "cpu", "CPUs", { "cpus" } },
 };
 
 const char *hist__key_name(enum sort_key k)
@@ -61,7 +64,7 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 		enum sort_key k;
 
 		if (hist__parse_key(tok, &k))
-			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, comm, cgroup, bb)",
+			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, tid, comm, cpu, cgroup, bb)",
 				     tok);
 		if (*nr_keys == HIST_MAX_KEYS)
 			return fail(-EINVAL, "at most %d sort keys", HIST_MAX_KEYS);
@@ -181,6 +184,16 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 		case SORT_PID:
 			c = a->pid < b->pid ? -1 : a->pid > b->pid;
 			break;
+		case SORT_TID:
+			c = a->pid < b->pid ? -1 : a->pid > b->pid;
+			if (!c)
+				c = a->tid < b->tid ? -1 : a->tid > b->tid;
+			if (!c)	/* an unrecorded thread (0) of two commands */
+				c = strcmp0(a->comm, b->comm);
+			break;
+		case SORT_CPU:
+			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
+			break;
 		case SORT_COMM:
 			c = strcmp0(a->comm, b->comm);
 			break;
@@ -232,6 +245,12 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 		case SORT_PID:
 			x = hashidx__hash_u64(r->pid, x);
 			break;
+		case SORT_TID:
+			x = hash_str(h, r->comm, hashidx__hash_u64(r->tid, hashidx__hash_u64(r->pid, x)));
+			break;
+		case SORT_CPU:
+			x = hashidx__hash_u64(r->cpu, x);
+			break;
 		case SORT_COMM:
 			x = hash_str(h, r->comm, x);
 			break;
@@ -282,7 +301,8 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 	struct hist_row row = {
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
-		.nspid = s->nspid, .comm = r->comm, .cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
+		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .comm = r->comm,
+		.cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 	};
 	struct hist_row *old;
@@ -330,6 +350,17 @@ void hist__sample(struct hist_sample *s, const struct profile *p, const struct p
 	symbolizer__resolve(sy, ps, &s->r);
 }
 
+void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
+			const struct profile_sample *ps, const struct profile_sample_key *k,
+			struct symbolizer *sy)
+{
+	hist__sample(s, p, ps, sy);
+	s->tid = k->tid;
+	s->cpu = k->cpu;
+	if (k->tid)
+		s->r.comm = sample_filter__thread_comm(p, ps->pid, k->tid, s->r.comm);
+}
+
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
 	for (int k = 0; k < h->nr_keys; k++)
@@ -338,7 +369,7 @@ int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		struct hist_sample s;
 
-		hist__sample(&s, p, &p->samples[i], sy);
+		hist__sample_keyed(&s, p, &p->samples[i], profile__sample_key(p, i), sy);
 		if (hist__add(h, &s))
 			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	}

@@ -22,6 +22,8 @@ enum sort_key {
 	SORT_COMM,
 	SORT_CGROUP,
 	SORT_BB,
+	SORT_TID,		/* thread: perf's TID:name */
+	SORT_CPU,
 	SORT_NR,
 };
 
@@ -37,7 +39,9 @@ struct hist_sample {
 	const char *container;	/* what the caller calls the cgroup (top's label), or NULL */
 	double count;		/* samples */
 	u64 weight;
-	struct sym_result r;
+	u32 tid;		/* 0 when not recorded */
+	u32 cpu;
+	struct sym_result r;	/* r.comm: the thread's name when it has one */
 };
 
 /* which samples make rows; a zeroed filter takes every one */
@@ -61,6 +65,8 @@ struct hist_row {
 	int line;
 	u32 pid;
 	u32 nspid;
+	u32 tid;
+	u32 cpu;
 	const char *comm;
 	u64 cgroup_id;
 	const char *cgroup;
@@ -130,6 +136,10 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s);
 /* a profile's sample as hist__add takes it, resolved by sy (ip as given) */
 void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
 		  struct symbolizer *sy);
+/* the same with the sample's thread and CPU: the thread's name becomes its comm */
+void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
+			const struct profile_sample *ps, const struct profile_sample_key *k,
+			struct symbolizer *sy);
 /* resolve and add every sample of p; 0, or -ENOMEM after saying so */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* block rows: their executions estimated from the profile's branch stacks; 0, or -ENOMEM

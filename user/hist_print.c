@@ -39,6 +39,7 @@ struct cell {
 	const char *title;
 	char text[256];
 	int width;		/* 0: takes what is left */
+	bool cut_left;		/* a path: cut from the left, keeping its file name */
 };
 
 static bool has_key(const struct hist *h, enum sort_key k)
@@ -64,7 +65,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			snprintf(c[n++].text, 256, "%s%s", r->kernel ? "[k] " : "", r->sym);
 			if (!obj)
 				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw };
+			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
 			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_IP:
@@ -74,11 +75,11 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			snprintf(c[n++].text, 256, "%s+%#" PRIx64, r->sym, r->sym_off);
 			if (!obj)
 				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw };
+			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
 			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_DSO:
-			c[n] = (struct cell){ .title = "Object", .width = 0 };
+			c[n] = (struct cell){ .title = "Object", .width = 0, .cut_left = true };
 			snprintf(c[n++].text, 256, "%s", r->dso);
 			break;
 		case SORT_LINE:
@@ -105,6 +106,18 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			c[n] = (struct cell){ .title = "Command", .width = 16 };
 			snprintf(c[n++].text, 256, "%s", r->comm);
 			break;
+		case SORT_TID:
+			/* perf's TID:name */
+			c[n] = (struct cell){ .title = "Thread", .width = 24 };
+			if (r->tid)
+				snprintf(c[n++].text, 256, "%u:%s", r->tid, r->comm);
+			else
+				snprintf(c[n++].text, 256, "-:%s", r->comm);
+			break;
+		case SORT_CPU:
+			c[n] = (struct cell){ .title = "CPU", .width = 4 };
+			snprintf(c[n++].text, 256, "%03u", r->cpu);
+			break;
 		case SORT_BB:
 			c[n] = (struct cell){ .title = "Block", .width = 21 };
 			if (r->bb)
@@ -123,7 +136,7 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			snprintf(c[n++].text, 256, "%s", r->sym);
 			if (!obj)
 				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw };
+			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
 			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
 			break;
 		case SORT_CGROUP: {
@@ -166,7 +179,14 @@ static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int
 			break;
 		/* the last column printed: no padding after it */
 		last = i == n - 1 || left - w - 1 <= 0;
-		if (len > w)
+		if (len > w && c[i].cut_left && !titles) {
+			/* "…/file": the longest tail after a '/' that fits, else the tail */
+			const char *tail = s + len - (w - 1), *slash = strchr(tail, '/');
+
+			if (slash && slash[1])
+				tail = slash;
+			fprintf(out, "\u2026%s%*s", tail, last ? 0 : (int)(w - 1 - strlen(tail) + 1), "");
+		} else if (len > w)
 			fprintf(out, "%.*s+%s", w - 1, s, last ? "" : " ");
 		else if (!last)
 			fprintf(out, "%-*s ", w, s);
@@ -177,6 +197,30 @@ static void print_cells(FILE *out, const struct cell *c, int n, bool titles, int
 		used += w + 1;
 	}
 	fputc('\n', out);
+}
+
+/* text cut at spaces into lines of at most width columns (a longer word stands alone), the
+ * later ones indented as "#   " */
+static void print_wrapped(FILE *out, const char *text, int width)
+{
+	const char *s = text;
+	int indent = 0;
+
+	while (*s) {
+		int room = width - indent, len = strlen(s), cut = len;
+
+		if (len > room) {
+			for (cut = room; cut > 0 && s[cut] != ' '; cut--)
+				;
+			if (cut == 0)	/* one long word: to its end */
+				cut = strcspn(s, " ");
+		}
+		fprintf(out, "%s%.*s\n", indent ? "#   " : "", cut, s);
+		s += cut;
+		while (*s == ' ')
+			s++;
+		indent = 4;
+	}
 }
 
 /* the meta strings come from the profile file, which anyone may have written */
@@ -193,9 +237,14 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
 		(u64)h->total);
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
-	fprintf(out, "# target %s, %.2f s on %s (%s)\n", str__escape(m->target, a, sizeof(a)),
-		m->duration_ns / 1e9, str__escape(m->host, b, sizeof(b)),
-		str__escape(m->kernel, c, sizeof(c)));
+	{
+		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
+
+		snprintf(line, sizeof(line), "# target %s, %.2f s on %s (%s)",
+			 str__escape(m->target, a, sizeof(a)), m->duration_ns / 1e9,
+			 str__escape(m->host, b, sizeof(b)), str__escape(m->kernel, c, sizeof(c)));
+		print_wrapped(out, line, TEXT_WIDTH);
+	}
 	if (p->stats.dropped_full)
 		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
 			"full (raise --map-entries)\n", p->stats.dropped_full);
@@ -363,6 +412,14 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 				break;
 			case SORT_COMM:
 				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_TID:
+				jsonw_uint_field(w, "pid", r->pid);
+				jsonw_uint_field(w, "tid", r->tid);
+				jsonw_string_field(w, "comm", r->comm);
+				break;
+			case SORT_CPU:
+				jsonw_uint_field(w, "cpu", r->cpu);
 				break;
 			case SORT_CGROUP: {
 				struct container_id ci;

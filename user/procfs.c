@@ -9,6 +9,40 @@
 #include <unistd.h>
 #include "procfs.h"
 
+/* the names of pid's other threads that differ from the process's (later renames come
+ * from the sideband) */
+static int synthesize_threads(struct profile *p, u32 pid, const char *pcomm)
+{
+	char path[96], comm[64];
+	struct dirent *de;
+	DIR *d;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return 0;	/* gone meanwhile: its comm says enough */
+	while (!err && (de = readdir(d))) {
+		u64 tid;
+		FILE *f;
+
+		if (parse_u64(de->d_name, &tid) || !tid || tid == pid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/comm", pid, (u32)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		comm[0] = 0;
+		if (fgets(comm, sizeof(comm), f))
+			comm[strcspn(comm, "\n")] = 0;
+		fclose(f);
+		if (strcmp(comm, pcomm))
+			err = profile__add_thread_comm(p, pid, (u32)tid, 0, comm);
+	}
+	closedir(d);
+	return err;
+}
+
 int procfs__synthesize(struct profile *p, u32 pid)
 {
 	char path[64], line[4096 + 128], comm[64] = "";
@@ -23,6 +57,8 @@ int procfs__synthesize(struct profile *p, u32 pid)
 		comm[strcspn(comm, "\n")] = 0;
 	fclose(f);
 	err = profile__add_comm(p, pid, 0, comm, false);
+	if (!err)
+		err = synthesize_threads(p, pid, comm);
 	if (err)
 		return err;
 

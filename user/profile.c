@@ -21,6 +21,8 @@ _Static_assert(sizeof(struct profile_cgroup) == 16, "profile_cgroup");
 _Static_assert(sizeof(struct profile_lbr) == 40, "profile_lbr");
 _Static_assert(sizeof(struct profile_stack) == 16, "profile_stack");
 _Static_assert(sizeof(struct profile_stack_sample) == 48, "profile_stack_sample");
+_Static_assert(sizeof(struct profile_sample_key) == 16, "profile_sample_key");
+_Static_assert(sizeof(struct profile_thread_comm) == 24, "profile_thread_comm");
 
 struct profile *profile__new(void)
 {
@@ -52,6 +54,9 @@ void profile__free(struct profile *p)
 	free(p->stacks);
 	free(p->frames);
 	free(p->stack_samples);
+	free(p->sample_keys);
+	free(p->stack_sample_keys);
+	free(p->thread_comms);
 	free(p->strs.buf);
 	hashidx__free(&p->strs.idx);
 	free(p);
@@ -128,6 +133,118 @@ const char *profile__str(const struct profile *p, u32 off)
 int profile__add_sample(struct profile *p, const struct profile_sample *s)
 {
 	return APPEND(p, samples, nr_samples, cap_samples, *s);
+}
+
+static const struct profile_sample_key no_key;
+
+static bool key_set(const struct profile_sample_key *k)
+{
+	return k && (k->tid || k->cpu || k->time);
+}
+
+/* keys[0 .. nr) parallel to a table of n records, the last of them keyed k: the keys stay
+ * empty until one is set, then are filled with zeros up to it */
+static int add_key(struct profile_sample_key **keys, size_t *nr, size_t *cap, size_t n,
+		   const struct profile_sample_key *k)
+{
+	if (!key_set(k) && !*nr)
+		return 0;
+	if (array__reserve((void **)keys, cap, n, sizeof(**keys)))
+		return -ENOMEM;
+	if (*nr < n - 1)
+		memset(*keys + *nr, 0, (n - 1 - *nr) * sizeof(**keys));
+	(*keys)[n - 1] = k ? *k : no_key;
+	*nr = n;
+	return 0;
+}
+
+int profile__add_sample_keyed(struct profile *p, const struct profile_sample *s,
+			      const struct profile_sample_key *k)
+{
+	int err = profile__add_sample(p, s);
+
+	if (!err)
+		err = add_key(&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys,
+			      p->nr_samples, k);
+	if (err)
+		p->nr_samples--;
+	return err;
+}
+
+int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stack_sample *s,
+				    const struct profile_sample_key *k)
+{
+	int err = profile__add_stack_sample(p, s);
+
+	if (!err)
+		err = add_key(&p->stack_sample_keys, &p->nr_stack_sample_keys,
+			      &p->cap_stack_sample_keys, p->nr_stack_samples, k);
+	if (err)
+		p->nr_stack_samples--;
+	return err;
+}
+
+const struct profile_sample_key *profile__sample_key(const struct profile *p, size_t i)
+{
+	return i < p->nr_sample_keys ? &p->sample_keys[i] : &no_key;
+}
+
+const struct profile_sample_key *profile__stack_sample_key(const struct profile *p, size_t i)
+{
+	return i < p->nr_stack_sample_keys ? &p->stack_sample_keys[i] : &no_key;
+}
+
+int profile__add_thread_comm(struct profile *p, u32 pid, u32 tid, u64 time_ns, const char *comm)
+{
+	struct profile_thread_comm c = { .pid = pid, .tid = tid, .time_ns = time_ns };
+	s64 off = profile__intern(p, comm);
+
+	if (off < 0)
+		return (int)off;
+	c.comm = (u32)off;
+	return APPEND(p, thread_comms, nr_thread_comms, cap_thread_comms, c);
+}
+
+const char *profile__thread_name(const struct profile *p, u32 pid, u32 tid, u64 time_ns)
+{
+	size_t lo = 0, hi = p->nr_thread_comms;
+	const struct profile_thread_comm *best = NULL;
+
+	/* sorted by pid, tid, time: the first record of (pid, tid) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct profile_thread_comm *c = &p->thread_comms[mid];
+
+		if (c->pid < pid || (c->pid == pid && c->tid < tid))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < p->nr_thread_comms; i++) {
+		const struct profile_thread_comm *c = &p->thread_comms[i];
+
+		if (c->pid != pid || c->tid != tid)
+			break;
+		if (!best || c->time_ns <= time_ns)
+			best = c;
+		else
+			break;
+	}
+	return best ? profile__str(p, best->comm) : NULL;
+}
+
+bool profile__has_key(const struct profile *p, const char *key)
+{
+	size_t n = strlen(key);
+
+	for (const char *s = p->meta.sample_keys; *s;) {
+		const char *e = strchrnul(s, ',');
+
+		if ((size_t)(e - s) == n && !strncmp(s, key, n))
+			return true;
+		s = *e ? e + 1 : e;
+	}
+	return false;
 }
 
 int profile__add_mapping(struct profile *p, u32 pid, u64 time_ns, u64 start, u64 len,
@@ -269,6 +386,17 @@ static int cmp_comm(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
+static int cmp_thread_comm(const void *a, const void *b)
+{
+	const struct profile_thread_comm *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
+}
+
 static int cmp_fork(const void *a, const void *b)
 {
 	const struct profile_fork *x = a, *y = b;
@@ -291,6 +419,7 @@ void profile__finish(struct profile *p)
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
 	sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);
+	sort(p->thread_comms, p->nr_thread_comms, sizeof(*p->thread_comms), cmp_thread_comm);
 }
 
 static int cmp_u32(const void *a, const void *b)
@@ -356,6 +485,7 @@ int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
 	KEEP(mappings, nr_mappings);
 	KEEP(comms, nr_comms);
 	KEEP(forks, nr_forks);
+	KEEP(thread_comms, nr_thread_comms);
 #undef KEEP
 	/* sorted as readers want them: a reader that re-sorts when a table's size changes
 	 * (top) would otherwise miss a tail added before a prune of the same size */
@@ -394,6 +524,7 @@ static const struct kv_field meta_fields[] = {
 	M_U64(period), M_U64(freq), M_STR(period_mode), M_STR(unit), M_STR(target),
 	M_STR(host), M_STR(kernel), M_U64(start_realtime_ns), M_U64(start_mono_ns),
 	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
+	M_STR(sample_keys), M_U64(time_bucket_ns), M_U64(time_origin_ns),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -425,7 +556,7 @@ int profile__write(struct profile *p, const char *path)
 
 int profile__write_out(struct profile *p, struct outfile *o)
 {
-	struct file_section secs[16];
+	struct file_section secs[20];
 	char *meta = NULL, *stats = NULL;
 	size_t meta_len = 0, stats_len = 0, nsec = 0;
 	int err;
@@ -456,7 +587,31 @@ int profile__write_out(struct profile *p, struct outfile *o)
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLES, p->stack_samples,
 							   p->nr_stack_samples * sizeof(*p->stack_samples) };
 	}
+	/* 1.4: older readers skip these and see every sample, without its thread, CPU, time */
+	if (p->nr_thread_comms)
+		secs[nsec++] = (struct file_section){ SEC_THREAD_COMMS, p->thread_comms,
+						       p->nr_thread_comms * sizeof(*p->thread_comms) };
+	/* parallel to their tables: filled to their length */
+	err = -ENOMEM;
+	if (p->nr_sample_keys) {
+		if (add_key(&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys, p->nr_samples,
+			    profile__sample_key(p, p->nr_samples - 1)))
+			goto fail;
+		secs[nsec++] = (struct file_section){ SEC_SAMPLE_KEYS, p->sample_keys,
+						       p->nr_sample_keys * sizeof(*p->sample_keys) };
+	}
+	if (p->nr_stack_sample_keys) {
+		if (add_key(&p->stack_sample_keys, &p->nr_stack_sample_keys, &p->cap_stack_sample_keys,
+			    p->nr_stack_samples, profile__stack_sample_key(p, p->nr_stack_samples - 1)))
+			goto fail;
+		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_KEYS, p->stack_sample_keys,
+						       p->nr_stack_sample_keys * sizeof(*p->stack_sample_keys) };
+	}
 	err = file_format__write_out(o, &profile_format, secs, nsec);
+	goto cleanup;
+fail:
+	error("cannot format profile: %s", strerror(-err));
+	outfile__discard(o);
 cleanup:
 	free(meta);
 	free(stats);
@@ -494,6 +649,13 @@ static int validate_refs(struct profile *p, const char *name)
 	for (size_t i = 0; i < p->nr_stack_samples; i++)
 		if (p->stack_samples[i].user > p->nr_stacks || p->stack_samples[i].kernel > p->nr_stacks)
 			return bad(name, "stack sample refers outside the stack table");
+	for (size_t i = 0; i < p->nr_thread_comms; i++)
+		if (!str_ok(p, p->thread_comms[i].comm))
+			return bad(name, "thread name refers outside the string table");
+	if (p->nr_sample_keys && p->nr_sample_keys != p->nr_samples)
+		return bad(name, "sample keys do not match the samples");
+	if (p->nr_stack_sample_keys && p->nr_stack_sample_keys != p->nr_stack_samples)
+		return bad(name, "stack sample keys do not match the stack samples");
 	return 0;
 }
 
@@ -602,6 +764,19 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	case SEC_STACK_SAMPLES:
 		err = take((void **)&p->stack_samples, &p->nr_stack_samples, &p->cap_stack_samples,
 			   data, size, sizeof(*p->stack_samples), c->name, "stack sample table size");
+		break;
+	case SEC_THREAD_COMMS:
+		err = take((void **)&p->thread_comms, &p->nr_thread_comms, &p->cap_thread_comms, data,
+			   size, sizeof(*p->thread_comms), c->name, "thread name table size");
+		break;
+	case SEC_SAMPLE_KEYS:
+		err = take((void **)&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys, data,
+			   size, sizeof(*p->sample_keys), c->name, "sample key table size");
+		break;
+	case SEC_STACK_SAMPLE_KEYS:
+		err = take((void **)&p->stack_sample_keys, &p->nr_stack_sample_keys,
+			   &p->cap_stack_sample_keys, data, size, sizeof(*p->stack_sample_keys),
+			   c->name, "stack sample key table size");
 		break;
 	default:
 		break;	/* a newer minor version's section */

@@ -9,11 +9,14 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	3
+#define PROFILE_VERSION_MINOR	4
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
 #define PROFILE_MINOR_STACKS	3
+/* 1.4: threads, CPUs and time buckets in the sample keys; thread names (SEC_THREAD_COMMS,
+ * SEC_SAMPLE_KEYS, SEC_STACK_SAMPLE_KEYS) */
+#define PROFILE_MINOR_THREADS	4
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -31,6 +34,9 @@ enum profile_section_type {
 	SEC_STACKS = 12,	/* struct profile_stack[] (format 1.3) */
 	SEC_FRAMES = 13,	/* u64[]: the stacks' frames (format 1.3) */
 	SEC_STACK_SAMPLES = 14,	/* struct profile_stack_sample[] (format 1.3) */
+	SEC_THREAD_COMMS = 17,	/* struct profile_thread_comm[] (format 1.4) */
+	SEC_SAMPLE_KEYS = 18,	/* struct profile_sample_key[], one per SAMPLES record (1.4) */
+	SEC_STACK_SAMPLE_KEYS = 19,	/* the same, one per STACK_SAMPLES record (1.4) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
@@ -42,6 +48,26 @@ struct profile_sample {
 	u64 exec_ns;
 	u64 count;
 	u64 weight;
+};
+
+/* a sample's finer keys (bpf/hsbpf.h: struct sample_extra): 0 for what was not recorded */
+struct profile_sample_key {
+	u32 tid;
+	u16 cpu;
+	u16 pad;
+	u32 time;		/* time bucket: [time * time_bucket_ns, + time_bucket_ns) after
+				 * time_origin_ns */
+	u32 pad2;
+};
+
+/* a thread's name from time_ns on: at the start, when it was made, or renamed
+ * (prctl(PR_SET_NAME), pthread_setname_np, an exec) */
+struct profile_thread_comm {
+	u32 pid;
+	u32 tid;
+	u64 time_ns;
+	u32 comm;		/* string offset */
+	u32 pad;
 };
 
 /* An executable mapping of a process, from the kernel's MMAP2 records or /proc/PID/maps */
@@ -134,7 +160,7 @@ struct profile_meta {
 	u64 freq;		/* -F as asked, 0 for -c */
 	char period_mode[16];	/* fixed, prime, random, prime-random */
 	char unit[8];		/* "ns" or "events": the unit of weights */
-	char target[256];	/* "command: ...", "pid: ...", "all", "cgroup: ..." */
+	char target[1024];	/* "command: ARGS" (quoted as a shell would), "pid: ...", "all", "cgroup: ..." */
 	char host[64];
 	char kernel[64];
 	u64 start_realtime_ns;
@@ -144,6 +170,9 @@ struct profile_meta {
 	char version[32];	/* hsbpf that wrote it */
 	char call_graph[8];	/* "", "fp", "dwarf", "lbr" (format 1.3) */
 	u32 max_frames;		/* user frames a stack could have */
+	char sample_keys[32];	/* the finer keys recorded: "tid", "cpu", "time", comma-separated (1.4) */
+	u64 time_bucket_ns;	/* with "time": a bucket's length (1.4) */
+	u64 time_origin_ns;	/* ... and bucket 0's start, CLOCK_MONOTONIC */
 };
 
 struct profile_stats {
@@ -218,6 +247,13 @@ struct profile {
 	size_t nr_frames, cap_frames;
 	struct profile_stack_sample *stack_samples;
 	size_t nr_stack_samples, cap_stack_samples;
+	/* format 1.4: parallel to samples and stack_samples when any key is set (else empty) */
+	struct profile_sample_key *sample_keys;
+	size_t nr_sample_keys, cap_sample_keys;
+	struct profile_sample_key *stack_sample_keys;
+	size_t nr_stack_sample_keys, cap_stack_sample_keys;
+	struct profile_thread_comm *thread_comms;
+	size_t nr_thread_comms, cap_thread_comms;
 	struct strtab strs;
 };
 
@@ -229,6 +265,20 @@ s64 profile__intern(struct profile *p, const char *s);
 const char *profile__str(const struct profile *p, u32 off);
 
 int profile__add_sample(struct profile *p, const struct profile_sample *s);
+/* the same with its finer keys (k NULL or all 0: none) */
+int profile__add_sample_keyed(struct profile *p, const struct profile_sample *s,
+			      const struct profile_sample_key *k);
+int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stack_sample *s,
+				    const struct profile_sample_key *k);
+/* the finer keys of samples[i] and stack_samples[i] (all 0 when none were recorded) */
+const struct profile_sample_key *profile__sample_key(const struct profile *p, size_t i);
+const struct profile_sample_key *profile__stack_sample_key(const struct profile *p, size_t i);
+int profile__add_thread_comm(struct profile *p, u32 pid, u32 tid, u64 time_ns, const char *comm);
+/* the name thread tid of pid had at time_ns (its latest at or before, else its first), or
+ * NULL when none was recorded; needs profile__finish */
+const char *profile__thread_name(const struct profile *p, u32 pid, u32 tid, u64 time_ns);
+/* whether a finer key was recorded: "tid", "cpu" or "time" */
+bool profile__has_key(const struct profile *p, const char *key);
 int profile__add_mapping(struct profile *p, u32 pid, u64 time_ns, u64 start, u64 len,
 			 u64 pgoff, const char *path, const u8 *build_id, u8 build_id_size);
 int profile__add_comm(struct profile *p, u32 pid, u64 time_ns, const char *comm, bool exec);

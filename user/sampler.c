@@ -23,7 +23,8 @@
 #include "sampler.h"
 #include "unwind_table.h"
 
-_Static_assert(sizeof(struct sample_key) == 32, "sample_key layout is the seam");
+_Static_assert(sizeof(struct sample_key) == 48, "sample_key layout is the seam");
+_Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key), "sample_extra is the profile's key");
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
 _Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
 _Static_assert(sizeof(struct proc_state) == 16, "proc_state layout is the seam");
@@ -182,6 +183,10 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	s->skel->rodata->filter_pids = opts->filter_pids;
 	s->skel->rodata->random_periods = period__is_random(opts->mode);
+	s->skel->rodata->key_tid = opts->key_tid;
+	s->skel->rodata->key_cpu = opts->key_cpu;
+	s->skel->rodata->time_bucket_ns = opts->time_bucket_ns;
+	s->skel->rodata->time_origin_ns = opts->time_origin_ns;
 	err = size_stack_maps(s->skel, opts->call_graph, opts);
 	if (err) {
 		load_error("profile (stack map sizes)", err);
@@ -224,6 +229,10 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		}
 		s->lbr->rodata->filter_pids = opts->filter_pids;
 		s->lbr->rodata->precise = opts->ev.precise > 0;
+		s->lbr->rodata->key_tid = opts->key_tid;
+		s->lbr->rodata->key_cpu = opts->key_cpu;
+		s->lbr->rodata->time_bucket_ns = opts->time_bucket_ns;
+		s->lbr->rodata->time_origin_ns = opts->time_origin_ns;
 		/* one process table and one IP histogram for both programs */
 		err = bpf_map__reuse_fd(s->lbr->maps.procs, bpf_map__fd(s->skel->maps.procs));
 		if (!err)
@@ -635,7 +644,10 @@ static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 				.cgroup_id = keys[i].cgroup_id, .exec_ns = keys[i].exec_ns,
 				.count = vals[i].count, .weight = vals[i].weight,
 			};
-			int ret = fn(ctx, &ps);
+			struct profile_sample_key k = {
+				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
+			};
+			int ret = fn(ctx, &ps, &k);
 
 			if (ret) {
 				err = ret;
@@ -687,9 +699,10 @@ u32 sampler__capacity(const struct sampler *s)
 	return bpf_map__max_entries(s->skel->maps.samples);
 }
 
-static int add_to_profile(void *ctx, const struct profile_sample *ps)
+static int add_to_profile(void *ctx, const struct profile_sample *ps,
+			  const struct profile_sample_key *k)
 {
-	if (profile__add_sample(ctx, ps))
+	if (profile__add_sample_keyed(ctx, ps, k))
 		return fail(-ENOMEM, "cannot store samples: %s", strerror(ENOMEM));
 	return 0;
 }
@@ -1053,8 +1066,9 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 			.user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
 			.count = r.vals[i].count, .weight = r.vals[i].weight,
 		};
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
 
-		if (profile__add_stack_sample(p, &ss)) {
+		if (profile__add_stack_sample_keyed(p, &ss, &sk)) {
 			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
 			goto cleanup;
 		}

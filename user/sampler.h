@@ -26,6 +26,11 @@ struct sampler_opts {
 	u32 max_frames;		/* user frames per stack, 0 for HSBPF_MAX_FRAMES */
 	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
 	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
+	/* finer sample keys (bpf/hsbpf.h: struct sample_extra) */
+	bool key_tid;
+	bool key_cpu;
+	u64 time_bucket_ns;	/* 0: none */
+	u64 time_origin_ns;	/* CLOCK_MONOTONIC of bucket 0 */
 };
 
 struct sampler;
@@ -42,7 +47,8 @@ void sampler__stop(struct sampler *s);
 int sampler__collect(struct sampler *s, struct profile *p);
 /* every slot of the sample maps, in batches (fn's non-zero return stops the walk and is
  * returned) */
-typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s);
+typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s,
+				 const struct profile_sample_key *k);
 /* live reads (opts.live): start counting into the other map, wait until no handler still
  * counts into this one, then read and empty it: each slot holds what its key gained since
  * the last call */

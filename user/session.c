@@ -35,6 +35,7 @@ struct session {
 	u32 command_pid;
 	int child_status;
 	bool command_killed;
+	bool command_stopped;	/* record ended it (-d, a signal), it did not end by itself */
 	u32 *pids;
 	int nr_pids;
 	int *cpus, nr_cpus;
@@ -104,8 +105,18 @@ static void fill_meta(struct session *s)
 	if (o->argv) {
 		size_t off = snprintf(m->target, sizeof(m->target), "command:");
 
-		for (char **a = o->argv; *a && off < sizeof(m->target); a++)
-			off += snprintf(m->target + off, sizeof(m->target) - off, " %s", *a);
+		/* quoted as a shell would take it back; what does not fit ends in " ..." */
+		for (char **a = o->argv; *a; a++) {
+			size_t before = off;
+
+			if (off + 1 < sizeof(m->target) - 4)
+				m->target[off++] = ' ';
+			if (off + 1 >= sizeof(m->target) - 4 ||
+			    !str__shell_quote(*a, m->target, sizeof(m->target) - 4, &off)) {
+				snprintf(m->target + before, sizeof(m->target) - before, " ...");
+				break;
+			}
+		}
 	} else if (o->pids) {
 		snprintf(m->target, sizeof(m->target), "pid: %s", o->pids);
 	} else if (o->cgroup) {
@@ -419,6 +430,20 @@ static int open_unwinder(struct session *s)
 	return feed_unwinder(s);
 }
 
+/* what the profile says of the finer keys it has */
+static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *so)
+{
+	char *k = m->sample_keys;
+	size_t n = sizeof(m->sample_keys);
+
+	snprintf(k, n, "%s%s%s", so->key_tid ? "tid," : "", so->key_cpu ? "cpu," : "",
+		 so->time_bucket_ns ? "time," : "");
+	if (*k)
+		k[strlen(k) - 1] = 0;
+	m->time_bucket_ns = so->time_bucket_ns;
+	m->time_origin_ns = so->time_origin_ns;
+}
+
 int session__open(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -452,6 +477,12 @@ int session__open(struct session *s)
 	s->so.live = o->live;
 	s->so.call_graph = o->call_graph;
 	s->so.max_frames = o->max_frames;
+	s->so.key_tid = o->key_tid;
+	s->so.key_cpu = o->key_cpu;
+	s->so.time_bucket_ns = o->time_bucket_ns;
+	/* bucket 0 starts now, a moment before sampling does */
+	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
+	set_sample_keys(&s->p->meta, &s->so);
 	if (o->cgroup) {
 		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
 		if (err)
@@ -546,6 +577,7 @@ static void stop_command(struct session *s)
 	pid_t pid = s->cmd.pid;
 	bool said = false, asked = false;
 
+	s->command_stopped = true;
 	kill(pid, SIGTERM);
 	for (;;) {
 		pid_t r = waitpid(pid, &s->child_status, WNOHANG);
@@ -668,6 +700,11 @@ int session__child_status(const struct session *s)
 bool session__command_killed(const struct session *s)
 {
 	return s->command_killed;
+}
+
+bool session__command_stopped(const struct session *s)
+{
+	return s->command_stopped;
 }
 
 const char *session__event_name(const struct session *s)

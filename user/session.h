@@ -32,6 +32,10 @@ struct session_opts {
 	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
 	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
+	/* finer sample keys (record --per-thread, --per-cpu, --time-buckets) */
+	bool key_tid;
+	bool key_cpu;
+	u64 time_bucket_ns;
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;
@@ -98,6 +102,8 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 int session__child_status(const struct session *s);
 /* whether session__finish had to SIGKILL the command (and said so) */
 bool session__command_killed(const struct session *s);
+/* whether the session ended the command (-d, a signal to hsbpf) rather than it ending itself */
+bool session__command_stopped(const struct session *s);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
 /* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */

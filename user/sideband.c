@@ -246,7 +246,7 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 		if (fixed_and_string(rec, size, &c, sizeof(c), &comm, &id))
 			return -EINVAL;
 		if (c.pid != c.tid && !exec)	/* a thread's own name */
-			return 0;
+			return profile__add_thread_comm(p, c.pid, c.tid, id.time, comm);
 		return profile__add_comm(p, c.pid, id.time, comm, exec);
 	}
 	case PERF_RECORD_FORK: {

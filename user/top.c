@@ -12,6 +12,7 @@
 #include "sampler.h"
 #include "strset.h"
 #include "symbolizer.h"
+#include "sample_filter.h"
 #include "top.h"
 
 /* a slot left unresolved (its mmap record not read yet) is tried again this many times */
@@ -20,6 +21,7 @@
 /* one key of the kernel's histogram, as top follows it */
 struct entry {
 	struct profile_sample k;	/* the key (count and weight unused) */
+	u32 tid;			/* ... and its thread (0 when not keyed by thread) */
 	u64 total;			/* samples since top started */
 	u64 delta;			/* samples in the last interval */
 	double decayed;
@@ -43,7 +45,7 @@ struct top {
 	struct cgroup_names *cgroups;
 	struct symbolizer *sy;
 	bool blocks_on;
-	size_t sorted[4];	/* mappings, comms, forks, ksyms the last sort saw */
+	size_t sorted[5];	/* mappings, comms, forks, ksyms, thread names the last sort saw */
 	struct entry *entries;
 	size_t nr_entries, cap_entries;
 	struct hashidx index;	/* the entries by their keys */
@@ -73,23 +75,31 @@ static const char *intern(struct top *t, const char *s)
 /* the key's fields, pid to exec_ns, hashed as they lie */
 #define KEY_SIZE (offsetof(struct profile_sample, exec_ns) + sizeof(u64))
 
-static u64 hash_key(const struct profile_sample *k)
+static u64 hash_key(const struct profile_sample *k, u32 tid)
 {
-	return hashidx__hash(k, KEY_SIZE, 0);
+	return hashidx__hash(k, KEY_SIZE, tid);
 }
+
+struct entry_key {
+	const struct profile_sample *k;
+	u32 tid;
+};
 
 static bool same_key(const void *key, u32 pos, void *ctx)
 {
-	const struct profile_sample *a = key, *b = &((const struct top *)ctx)->entries[pos].k;
+	const struct entry_key *ek = key;
+	const struct entry *e = &((const struct top *)ctx)->entries[pos];
+	const struct profile_sample *a = ek->k, *b = &e->k;
 
 	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
-	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns;
+	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns && ek->tid == e->tid;
 }
 
-static struct entry *find_entry(struct top *t, const struct profile_sample *k, bool add)
+static struct entry *find_entry(struct top *t, const struct profile_sample *k, u32 tid, bool add)
 {
-	u64 hash = hash_key(k);
-	s64 pos = hashidx__find(&t->index, hash, k, same_key, t);
+	struct entry_key ek = { k, tid };
+	u64 hash = hash_key(k, tid);
+	s64 pos = hashidx__find(&t->index, hash, &ek, same_key, t);
 
 	if (pos >= 0)
 		return &t->entries[pos];
@@ -97,7 +107,7 @@ static struct entry *find_entry(struct top *t, const struct profile_sample *k, b
 				   sizeof(*t->entries)) ||
 	    hashidx__insert(&t->index, hash, t->nr_entries))
 		return NULL;
-	t->entries[t->nr_entries] = (struct entry){ .k = *k };
+	t->entries[t->nr_entries] = (struct entry){ .k = *k, .tid = tid };
 	return &t->entries[t->nr_entries++];
 }
 
@@ -154,10 +164,10 @@ struct top_status *top__status(struct top *t)
 }
 
 /* a slot of the interval's map: what its key gained in the interval */
-static int take_slot(void *ctx, const struct profile_sample *ps)
+static int take_slot(void *ctx, const struct profile_sample *ps, const struct profile_sample_key *k)
 {
 	struct top *t = ctx;
-	struct entry *e = find_entry(t, ps, true);
+	struct entry *e = find_entry(t, ps, k ? k->tid : 0, true);
 
 	if (!e)
 		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
@@ -184,7 +194,7 @@ static void age_out(struct top *t)
 		return;
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
-		u64 hash = hash_key(&e->k);
+		u64 hash = hash_key(&e->k, e->tid);
 
 		if (e->decayed < 0.01) {
 			t->st.aged_out += e->total;
@@ -244,7 +254,7 @@ int top__update_from(struct top *t, const struct profile_sample *slots, size_t n
 
 	begin_interval(t);
 	for (size_t i = 0; i < nr && !err; i++)
-		err = take_slot(t, &slots[i]);
+		err = take_slot(t, &slots[i], NULL);
 	end_interval(t);
 	return err;
 }
@@ -257,13 +267,15 @@ static void sort_sideband(struct top *t)
 	struct profile *p = t->p;
 
 	if (t->sorted[0] == p->nr_mappings && t->sorted[1] == p->nr_comms &&
-	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms)
+	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms &&
+	    t->sorted[4] == p->nr_thread_comms)
 		return;
 	profile__finish(p);
 	t->sorted[0] = p->nr_mappings;
 	t->sorted[1] = p->nr_comms;
 	t->sorted[2] = p->nr_forks;
 	t->sorted[3] = p->nr_ksyms;
+	t->sorted[4] = p->nr_thread_comms;
 }
 
 static const struct label *cgroup_label(struct top *t, u64 id)
@@ -307,7 +319,8 @@ static void resolve(struct top *t, struct entry *e, bool want_bb)
 	symbolizer__resolve(t->sy, &e->k, &r);
 	e->sym = intern(t, r.sym);
 	e->dso = intern(t, r.dso);
-	e->comm = intern(t, r.comm);
+	/* a thread's own name, as report's comm shows it */
+	e->comm = intern(t, e->tid ? sample_filter__thread_comm(t->p, e->k.pid, e->tid, r.comm) : r.comm);
 	e->sym_off = r.sym_off;
 	e->addr = r.kernel ? e->k.ip : r.vaddr;
 	e->bb = r.bb;

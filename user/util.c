@@ -210,6 +210,40 @@ size_t str__printable_len(const unsigned char *s)
 	return n;
 }
 
+bool str__shell_quote(const char *src, char *dst, size_t size, size_t *off)
+{
+	size_t n = 0, o = *off;
+	bool plain = *src;
+
+	for (const char *c = src; *c; c++) {
+		plain &= (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') ||
+			 strchr("_@%+=:,./-", *c);
+		n += *c == '\'' ? 4 : 1;
+	}
+	if (!plain)
+		n += 2;
+	if (o + n >= size)
+		return false;
+	if (plain) {
+		memcpy(dst + o, src, n);
+		o += n;
+	} else {
+		dst[o++] = '\'';
+		for (const char *c = src; *c; c++) {
+			if (*c == '\'') {
+				memcpy(dst + o, "'\\''", 4);
+				o += 4;
+			} else {
+				dst[o++] = *c;
+			}
+		}
+		dst[o++] = '\'';
+	}
+	dst[o] = 0;
+	*off = o;
+	return true;
+}
+
 const char *str__escape(const char *src, char *dst, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)(src ? src : "");

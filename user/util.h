@@ -62,6 +62,10 @@ int parse_hex_u64(const char *s, u64 *out);
  * 0 or -EINVAL (not reported: the caller knows which option it was) */
 int parse_seconds(const char *s, double min, double max, double *out);
 
+/* src as a POSIX shell would take it back as one word: as it is when it holds only
+ * [A-Za-z0-9_@%+=:,./-], else in single quotes with each ' written '\''; "" is ''. Appended
+ * to dst at *off (dst stays terminated); false when it did not fit (nothing appended) */
+bool str__shell_quote(const char *src, char *dst, size_t size, size_t *off);
 /* Text from a profile, a binary or a process (names, paths, symbols: anyone can name a
  * process "\033]0;...\007") made harmless for a terminal: control characters (C0, DEL, and C1
  * both raw and UTF-8 encoded) and bytes that do not form UTF-8 become \xNN; valid UTF-8 and
