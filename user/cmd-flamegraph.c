@@ -2,6 +2,7 @@
 /* hsbpf flamegraph: a profile (or two, --diff) drawn as an interactive HTML page or an SVG. */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,7 +113,7 @@ int cmd_flamegraph(int argc, char **argv)
 	struct flame_tree *t = NULL;
 	struct flame_opts fo = {};
 	bool force = false;
-	char subtitle[1024];
+	char subtitle[2 * PATH_MAX + 1200];	/* two paths, or a path, an event and a target */
 	int c, err;
 
 	optind = 1;

@@ -560,7 +560,7 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 static int add_comments(struct builder *b, int64_t *c, PbProfile *pb)
 {
 	const struct profile *p = b->cc->p;
-	char text[512];
+	char text[sizeof(((struct profile_meta *)0)->target) + 512];
 	size_t n = 0;
 
 	snprintf(text, sizeof(text), "%s; event %s, %s period %" PRIu64 "; target %s",
