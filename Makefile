@@ -26,7 +26,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -Ibpf -Iuser -Iref $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
+LDLIBS := $(PC_LIBS) -lcapstone -liberty -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)
@@ -135,7 +135,26 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
-fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
+# Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
+# only), a hot helper inlined at -O2
+SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
+		$(OUTPUT)/fixtures/inline/inlined
+
+$(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O1 -g -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/fixtures/hot7030-stripped: $(OUTPUT)/fixtures/hot7030
+	$(call msg,FIXTURE,$@)
+	$(Q)strip --strip-all -o $@ $<
+
+$(OUTPUT)/fixtures/inline/inlined: tests/fixtures/inline/inlined.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES)
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
@@ -157,13 +176,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 

