@@ -136,9 +136,13 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
 # Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
-# only), a hot helper inlined at -O2
+# only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
-		$(OUTPUT)/fixtures/inline/inlined
+		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js
+
+$(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
 
 $(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
 	$(Q)mkdir -p $(dir $@)

@@ -8,7 +8,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
-	linux-perf bpftrace
+	linux-perf bpftrace nodejs
 )
 
 missing=()

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "profile.h"
+#include "symbolizer.h"
 
 TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
 
@@ -110,5 +111,48 @@ Test(live_symbols, stripped_program_split_by_function)
 	    (unsigned long long)symbol_vaddr(full, "work_70") + 4);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, n70), "%s", r.out);
+	profile__free(p);
+}
+
+/* samples in symbols whose name holds part */
+static u64 samples_named(const struct profile *p, const char *part)
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 n = 0;
+
+	for (size_t i = 0; sy && i < p->nr_samples; i++) {
+		struct sym_result r;
+
+		symbolizer__resolve(sy, &p->samples[i], &r);
+		if (strstr(r.sym, part))
+			n += p->samples[i].count;
+	}
+	symbolizer__free(sy);
+	return n;
+}
+
+/* node writes /tmp/perf-PID.map: the JavaScript functions are named, with their shares (node
+ * names a function by tier: JS:~ interpreted, JS:^ or JS:+ baseline, JS:* optimized) */
+Test(live_symbols, node_jit_functions_from_the_perf_map)
+{
+	struct profile *p = record("-F 999 -- node --perf-basic-prof %s 1.5", fixture("jit/hot.js"));
+	u64 hot = samples_named(p, "hotLoop"), cold = samples_named(p, "coldLoop");
+	struct run_result r;
+
+	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
+	cr_expect_gt(p->stats.jit_maps, 0);
+	cr_expect_gt(hot + cold, 300, "%llu samples in the two functions", (unsigned long long)(hot + cold));
+	expect_share(hot, hot + cold, 0.70, "hotLoop");
+	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "JS:*hotLoop "), "%s", r.out);
+	cr_expect(strstr(r.out, "[JIT] perf-"), "%s", r.out);
+	cr_expect_null(strstr(r.err, "//anon"), "%s", r.err);
+	/* node leaves its map file behind */
+	for (size_t i = 0; i < p->nr_jitsyms; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->jitsyms[i].pid);
+		unlink(path);
+	}
 	profile__free(p);
 }

@@ -202,6 +202,9 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	if (p->stats.sideband_lost)
 		fprintf(out, "# WARNING: the kernel lost %" PRIu64 " mmap/comm records: some samples "
 			"may be [unknown]\n", p->stats.sideband_lost);
+	if (p->stats.jit_malformed)
+		fprintf(out, "# WARNING: %" PRIu64 " malformed lines of perf map files (JIT symbols) "
+			"were skipped\n", p->stats.jit_malformed);
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
@@ -317,6 +320,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_uint_field(w, "dropped", p->stats.dropped_full);
 	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
 	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);
+	jsonw_uint_field(w, "jit_symbols", p->nr_jitsyms);
+	jsonw_uint_field(w, "jit_malformed", p->stats.jit_malformed);
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
 	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
 	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);

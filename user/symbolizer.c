@@ -661,6 +661,31 @@ static void resolve_kernel(struct symbolizer *sy, u64 ip, struct sym_result *r)
 	}
 }
 
+/* JIT code: the process's perf map file, as copied into the profile; the object is named
+ * as perf names it, after the map file */
+static void resolve_jit(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
+{
+	const struct profile_jitsym *j = profile__find_jitsym(sy->p, s->pid, s->ip);
+	char dso[32];
+
+	if (!j)
+		return;
+	r->sym = profile__str(sy->p, j->name);
+	r->sym_off = s->ip - j->start;
+	snprintf(dso, sizeof(dso), "[JIT] perf-%u.map", s->pid);
+	r->dso = keep(sy, dso);
+	if (!r->dso)
+		r->dso = "[JIT]";
+	if (!sy->raw_names && demangle__is_mangled(r->sym)) {
+		char *dm = demangle__name(r->sym);
+		const char *k = dm ? keep(sy, dm) : NULL;
+
+		if (k)
+			r->sym = k;
+		free(dm);
+	}
+}
+
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
 {
 	const struct profile_mapping *m;
@@ -677,11 +702,13 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 		return;
 	}
 	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->ip);
-	if (!m)
-		return;
-	r->dso = profile__str(sy->p, m->path);
-	if (r->dso[0] != '/' || !strncmp(r->dso, "/memfd:", 7))
-		return;	/* [vdso], anonymous JIT code, memfd code: nothing to open */
+	if (m)
+		r->dso = profile__str(sy->p, m->path);
+	if (!m || r->dso[0] != '/' || !strncmp(r->dso, "//anon", 6) || !strncmp(r->dso, "/memfd:", 7)) {
+		/* anonymous code, memfd code (or none known): JIT code a perf map file names */
+		resolve_jit(sy, s, r);
+		return;	/* [vdso], the rest: nothing to open */
+	}
 	d = get_dso(sy, m);
 	if (!d || !to_vaddr(d, m, s->ip, &r->vaddr))
 		return;
