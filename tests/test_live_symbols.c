@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "profile.h"
+#include "inline.h"
 #include "symbolizer.h"
 
 TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
@@ -154,5 +155,64 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->jitsyms[i].pid);
 		unlink(path);
 	}
+	profile__free(p);
+}
+
+/* the sum of the folded stacks whose leaf (last frame) is leaf */
+static u64 folded_leaf(const char *out, const char *leaf)
+{
+	u64 n = 0;
+
+	for (const char *l = out; l && *l;) {
+		const char *nl = strchr(l, '\n'), *sp = nl ? nl : l + strlen(l);
+		size_t len = strlen(leaf);
+
+		while (sp > l && sp[-1] != ' ')
+			sp--;
+		if (sp - l > (long)len + 1 && !strncmp(sp - 1 - len, leaf, len) &&
+		    (sp - 1 - len == l || sp[-2 - len] == ';'))
+			n += strtoull(sp, NULL, 10);
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/* an always_inline helper holding work_70's loop: named with its call site by line, in
+ * stacks and in json, with work_70's share */
+Test(live_symbols, inlined_helper_with_its_call_site)
+{
+	struct profile *p = record("-F 999 -g -- %s 1", fixture("inline/inlined"));
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 inl = 0, w30 = 0, folded_inl, folded_30;
+	struct run_result r;
+
+	symbolizer__want_inline(sy);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		struct sym_result s;
+
+		symbolizer__resolve(sy, &p->samples[i], &s);
+		if (s.nr_inl && !strcmp(s.inl[0].name, "spin_inline") && !strcmp(s.sym, "work_70")) {
+			inl += p->samples[i].count;
+			cr_expect(s.inl[0].call_file && strstr(s.inl[0].call_file, "inlined.c"));
+			cr_expect_gt(s.inl[0].call_line, 0);
+		} else if (!strcmp(s.sym, "work_30")) {
+			w30 += p->samples[i].count;
+			cr_expect_eq(s.nr_inl, 0, "work_30 has no inlined function");
+		}
+	}
+	symbolizer__free(sy);
+	expect_share(inl, inl + w30, 0.70, "spin_inline (inlined)");
+	run(&r, "%s report -i %s --format folded", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	folded_inl = folded_leaf(r.out, "work_70;spin_inline (inlined)");
+	folded_30 = folded_leaf(r.out, "work_30");
+	expect_share(folded_inl, folded_inl + folded_30, 0.70, "folded spin_inline (inlined)");
+	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
+	cr_expect(strstr(r.out, "spin_inline (in work_70)"), "%s", r.out);
+	run(&r, "%s report -i %s --format json", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "\"inlined\":[{\"symbol\":\"spin_inline\""), "%s", r.out);
+	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), out_path());
+	cr_expect_null(strstr(r.out, "(inlined)"), "%s", r.out);
 	profile__free(p);
 }

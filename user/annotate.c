@@ -121,6 +121,9 @@ static int locate(const struct profile *p, struct symbolizer *sy, const struct a
 			continue;
 		bt = symbolizer__blocks(sy, r.dso);
 		t->func = func_at(bt, by_addr ? addr : r.vaddr);
+		/* an address names a function of the object whose samples fall in it */
+		if (t->func && by_addr && (r.vaddr < t->func->start || r.vaddr >= t->func->end))
+			t->func = NULL;
 		if (t->func) {
 			t->dso = r.dso;
 			t->bt = bt;
@@ -140,8 +143,7 @@ static int locate(const struct profile *p, struct symbolizer *sy, const struct a
 		}
 	}
 	if (!t->func)
-		return by_addr ? fail(-ENOENT, "no function of the profile's sampled objects holds %s",
-				      symbol) :
+		return by_addr ? fail(-ENOENT, "no sampled function holds the address %s", symbol) :
 				 fail(-ENOENT, "no function '%s' in the profile's objects", symbol);
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		const struct profile_sample *s = &p->samples[i];

@@ -20,7 +20,7 @@ static const char usage_text[] =
 	"usage: hsbpf report [-i FILE] [--sort KEYS] [--format text|json|csv|folded] [--limit N]\n"
 	"                    [--per-cgroup] [--truth FILE]\n"
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
-	"                    [--percent-limit P] [--no-demangle]\n"
+	"                    [--percent-limit P] [--no-demangle] [--no-inline]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -s, --sort KEYS      comma-separated: sym (default), ip, dso, line, pid, comm, cgroup,\n"
@@ -44,6 +44,9 @@ static const char usage_text[] =
 	"                       shown (default: all rows, branches of 0.5%% and more)\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
 	"      --no-demangle    C++ and Rust symbols as mangled (demangled by default)\n"
+	"      --no-inline      no inlined functions (shown by default, from DWARF, in --sort\n"
+	"                       line, in call graphs and folded stacks as NAME (inlined) frames,\n"
+	"                       and in json rows)\n"
 	"  -v, --verbose        more messages\n";
 
 /* what one sample stands for in instructions: the period when the event counts
@@ -90,7 +93,7 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 }
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
-       OPT_NO_DEMANGLE };
+       OPT_NO_DEMANGLE, OPT_NO_INLINE };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -124,6 +127,7 @@ int cmd_report(int argc, char **argv)
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -134,7 +138,7 @@ int cmd_report(int argc, char **argv)
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
-	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false;
+	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false, inl = true;
 	/* -1: as the profile has stacks or not */
 	int graph = -1, children = -1, order = -1;
 	double percent_limit = -1;
@@ -195,6 +199,9 @@ int cmd_report(int argc, char **argv)
 		case OPT_NO_DEMANGLE:
 			raw_names = true;
 			break;
+		case OPT_NO_INLINE:
+			inl = false;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -249,6 +256,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (raw_names)
 		symbolizer__no_demangle(sy);
+	/* inline scopes cost DWARF: only for what shows them */
+	if (inl && (has_line_key(keys, nr_keys) || fmt == HIST_JSON || folded ||
+		    (p->nr_stack_samples && graph != 0)))
+		symbolizer__want_inline(sy);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
 		/* every frame is resolved: no source lines unless a key shows them */
 		if (!has_line_key(keys, nr_keys))

@@ -6,6 +6,7 @@
 #include "container_id.h"
 #include "callchain.h"
 #include "hist.h"
+#include "inline.h"
 #include "json_writer.h"
 
 #define TEXT_WIDTH 100
@@ -83,12 +84,22 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			break;
 		case SORT_LINE:
 			c[n] = (struct cell){ .title = "Source", .width = 40 };
-			if (r->file)
+			if (r->file && r->nr_inl) {
+				/* the innermost inlined function's line, and where it was inlined */
+				const char *cf = r->inl[0].call_file ? path__base(r->inl[0].call_file) : "?";
+
+				snprintf(c[n++].text, 256, "%s:%d (inlined at %s:%d)", path__base(r->file),
+					 r->line, strcmp(cf, path__base(r->file)) ? cf : "", r->inl[0].call_line);
+			} else if (r->file)
 				snprintf(c[n++].text, 256, "%s:%d", path__base(r->file), r->line);
 			else
 				snprintf(c[n++].text, 256, "[unknown]");
 			c[n] = (struct cell){ .title = "Symbol", .width = 0 };
-			snprintf(c[n++].text, 256, "%s", r->sym);
+			if (r->nr_inl)	/* the line is the innermost inlined function's */
+				snprintf(c[n++].text, 256, "%s (in %s)", r->inl[0].name,
+					 r->nr_inl > 1 ? r->inl[1].name : r->sym);
+			else
+				snprintf(c[n++].text, 256, "%s", r->sym);
 			break;
 		case SORT_PID:
 			c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14 };
@@ -349,6 +360,19 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(count, total));
 		jsonw_bool_field(w, "low_confidence", hist__low_confidence(count, total));
 		jsonw_uint_field(w, "weight", r->weight);
+		if (r->nr_inl) {
+			/* innermost first, each with where it was inlined */
+			jsonw_name(w, "inlined");
+			jsonw_start_array(w);
+			for (int k = 0; k < r->nr_inl; k++) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "symbol", r->inl[k].name);
+				jsonw_string_field(w, "call_file", r->inl[k].call_file);
+				jsonw_uint_field(w, "call_line", r->inl[k].call_line);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
 		for (int k = 0; k < h->nr_keys; k++) {
 			switch (h->keys[k]) {
 			case SORT_IP:

@@ -18,6 +18,7 @@
 #include "build_id.h"
 #include "demangle.h"
 #include "hsbpf.h"
+#include "inline.h"
 #include "strset.h"
 #include "symbolizer.h"
 #include "unwind_table.h"
@@ -61,6 +62,15 @@ struct cache_entry {
 	const char *file;
 	int line;
 	bool used;
+	u8 nr_inl;
+	const struct inline_frame *inl;	/* in the symbolizer's inline blocks */
+};
+
+/* inline chains, kept until the symbolizer goes: rows and frames point to them */
+struct inline_block {
+	struct inline_block *next;
+	size_t used;
+	struct inline_frame f[1024];
 };
 
 struct symbolizer {
@@ -72,6 +82,8 @@ struct symbolizer {
 	bool skip_lines;
 	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
 	bool raw_names;		/* --no-demangle */
+	bool want_inline;
+	struct inline_block *inl_blocks;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
@@ -168,6 +180,12 @@ void symbolizer__free(struct symbolizer *sy)
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
 	}
+	while (sy->inl_blocks) {
+		struct inline_block *b = sy->inl_blocks;
+
+		sy->inl_blocks = b->next;
+		free(b);
+	}
 	strset__free(&sy->names);
 	free(sy->dsos);
 	free(sy->cache);
@@ -192,6 +210,16 @@ void symbolizer__skip_lines(struct symbolizer *sy)
 void symbolizer__use_dwfl_search(struct symbolizer *sy)
 {
 	sy->dwfl_search = true;
+}
+
+const char *symbolizer__intern(struct symbolizer *sy, const char *s)
+{
+	return strset__intern(&sy->names, s);
+}
+
+void symbolizer__want_inline(struct symbolizer *sy)
+{
+	sy->want_inline = true;
 }
 
 void symbolizer__no_demangle(struct symbolizer *sy)
@@ -571,6 +599,27 @@ static void fde_function(struct symbolizer *sy, struct dso *d, u64 vaddr, u64 sy
 	c->sym_off = vaddr - f->start;
 }
 
+static void resolve_inline(struct symbolizer *sy, struct dso *d, u64 vaddr, struct cache_entry *c)
+{
+	struct inline_frame f[INLINE_MAX_DEPTH];
+	int n = inline__frames(d->mod, vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH);
+	struct inline_block *b = sy->inl_blocks;
+
+	if (n <= 0)
+		return;
+	if (!b || b->used + n > sizeof(b->f) / sizeof(b->f[0])) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return;	/* without its inline chain */
+		b->next = sy->inl_blocks;
+		sy->inl_blocks = b;
+	}
+	memcpy(&b->f[b->used], f, n * sizeof(*f));
+	c->inl = &b->f[b->used];
+	c->nr_inl = n;
+	b->used += n;
+}
+
 static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
 {
 	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
@@ -589,6 +638,10 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 	c->sym_off = 0;
 	c->file = NULL;
 	c->line = 0;
+	c->inl = NULL;
+	c->nr_inl = 0;
+	if (sy->want_inline)
+		resolve_inline(sy, d, vaddr, c);
 	if (!d->syms_built && !sy->dwfl_search)
 		build_syms(d);
 	if (d->nr_syms && !sy->dwfl_search) {
@@ -631,6 +684,8 @@ out:
 		r->sym = c->sym;
 		r->sym_off = c->sym_off;
 	}
+	r->inl = c->inl;
+	r->nr_inl = c->nr_inl;
 	r->file = c->file;
 	r->line = c->line;
 }
