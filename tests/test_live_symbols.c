@@ -148,6 +148,24 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
 	cr_expect(strstr(r.out, "JS:*hotLoop "), "%s", r.out);
 	cr_expect(strstr(r.out, "[JIT] perf-"), "%s", r.out);
 	cr_expect_null(strstr(r.err, "//anon"), "%s", r.err);
+	/* annotate by name: the samples by address in each range the function had */
+	{
+		struct symbolizer *sy = symbolizer__new(p);
+		char sym[512] = "";
+
+		for (size_t i = 0; i < p->nr_samples && !sym[0]; i++) {
+			struct sym_result s;
+
+			symbolizer__resolve(sy, &p->samples[i], &s);
+			if (strstr(s.sym, "hotLoop") && !strchr(s.sym, '\''))
+				snprintf(sym, sizeof(sym), "%s", s.sym);
+		}
+		symbolizer__free(sy);
+		cr_assert(sym[0]);
+		run(&r, "%s annotate -i %s '%s'", hsbpf_bin(), out_path(), sym);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "in [JIT] perf-"), "%s", r.out);
+	}
 	/* node leaves its map file behind */
 	for (size_t i = 0; i < p->nr_jitsyms; i++) {
 		char path[64];

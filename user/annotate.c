@@ -88,6 +88,12 @@ static const char *func_name(struct target *t, bool raw_names)
 	return t->name_buf;
 }
 
+/* an object with a file to read: not [vdso], anonymous (JIT) or memfd code */
+static bool is_file(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/memfd:", 7);
+}
+
 /* "0x..." alone: an address */
 static bool parse_addr(const char *s, u64 *addr)
 {
@@ -117,7 +123,7 @@ static int locate(const struct profile *p, struct symbolizer *sy, const struct a
 		if (s->flags & HSBPF_KEY_KERNEL)
 			continue;
 		symbolizer__resolve(sy, s, &r);
-		if (r.dso[0] != '/' || (!by_addr && strcmp(r.sym, symbol)))
+		if (!is_file(r.dso) || (!by_addr && strcmp(r.sym, symbol)))
 			continue;
 		bt = symbolizer__blocks(sy, r.dso);
 		t->func = func_at(bt, by_addr ? addr : r.vaddr);
@@ -133,7 +139,7 @@ static int locate(const struct profile *p, struct symbolizer *sy, const struct a
 	for (size_t i = 0; !t->func && !by_addr && i < p->nr_mappings; i++) {
 		const char *path = profile__str(p, p->mappings[i].path);
 
-		if (path[0] != '/')
+		if (!is_file(path))
 			continue;
 		t->bt = symbolizer__blocks(sy, path);
 		t->func = find_func(t->bt, path, symbol, o->raw_names);
@@ -311,6 +317,119 @@ out:
 	disasm__free(d);
 }
 
+struct jit_sample {
+	const struct profile_jitsym *j;
+	u64 ip, count;
+};
+
+static int cmp_jit_sample(const void *a, const void *b)
+{
+	const struct jit_sample *x = a, *y = b;
+
+	if (x->j != y->j)
+		return x->j < y->j ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* JIT code (a perf map file's functions): its code is not kept, so its samples are shown by
+ * address, for each range the name had (a function compiled again lands elsewhere); 1 when
+ * symbol names no sampled JIT function, 0 when shown, or -errno */
+static int annotate_jit(const struct profile *p, struct symbolizer *sy, const struct annotate_opts *o,
+			FILE *out)
+{
+	struct jit_sample *s = NULL;
+	size_t nr = 0, cap = 0;
+	u64 addr = 0, total = 0;
+	bool by_addr = parse_addr(o->symbol, &addr);
+	json_writer_t *w = NULL;
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *ps = &p->samples[i];
+		const struct profile_jitsym *js;
+		struct sym_result r;
+
+		total += ps->count;
+		if (ps->flags & HSBPF_KEY_KERNEL)
+			continue;
+		js = profile__find_jitsym(p, ps->pid, ps->ip);
+		if (!js)
+			continue;
+		symbolizer__resolve(sy, ps, &r);
+		if ((by_addr ? addr - js->start >= js->size : strcmp(r.sym, o->symbol)) ||
+		    strncmp(r.dso, "[JIT]", 5))	/* not it, or an object's code took the address */
+			continue;
+		if (array__reserve((void **)&s, &cap, nr + 1, sizeof(*s)))
+			return -ENOMEM;
+		s[nr++] = (struct jit_sample){ js, ps->ip, ps->count };
+	}
+	if (!nr)
+		return 1;
+	qsort(s, nr, sizeof(*s), cmp_jit_sample);
+	if (o->json) {
+		w = jsonw_new(out);
+		if (!w) {
+			free(s);
+			return -ENOMEM;
+		}
+		jsonw_start_object(w);
+		jsonw_string_field(w, "symbol", profile__str(p, s[0].j->name));
+		jsonw_string_field(w, "object", "[JIT]");
+		jsonw_uint_field(w, "total_samples", total);
+		jsonw_name(w, "ranges");
+		jsonw_start_array(w);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_jitsym *j = s[i].j;
+		u64 in = 0;
+
+		for (size_t k = i; k < nr && s[k].j == j; k++)
+			in += s[k].count;
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_uint_field(w, "pid", j->pid);
+			jsonw_uint_field(w, "start", j->start);
+			jsonw_uint_field(w, "size", j->size);
+			jsonw_uint_field(w, "samples", in);
+			jsonw_name(w, "addresses");
+			jsonw_start_array(w);
+		} else {
+			fputs("# ", out);
+			str__fputs_escaped(profile__str(p, j->name), out);
+			fprintf(out, " in [JIT] perf-%u.map, %#" PRIx64 "-%#" PRIx64 ", %" PRIu64 " of %"
+				PRIu64 " samples (the profile keeps JIT code's names and ranges, not "
+				"its instructions)\n  Samples                  Address   Offset\n",
+				j->pid, j->start, j->start + j->size, in, total);
+		}
+		for (; i < nr && s[i].j == j; i++) {
+			u64 n = s[i].count;
+
+			while (i + 1 < nr && s[i + 1].j == j && s[i + 1].ip == s[i].ip)
+				n += s[++i].count;	/* one address in several slots */
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_uint_field(w, "address", s[i].ip);
+				jsonw_uint_field(w, "samples", n);
+				jsonw_end_object(w);
+			} else {
+				fprintf(out, "%9" PRIu64 " %24" PRIx64 "  +%#" PRIx64 "\n", n, s[i].ip,
+					s[i].ip - j->start);
+			}
+		}
+		i--;
+		if (w) {
+			jsonw_end_array(w);
+			jsonw_end_object(w);
+		}
+	}
+	if (w) {
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
+	free(s);
+	return 0;
+}
+
 int annotate__function(const struct profile *p, struct symbolizer *sy,
 		       const struct annotate_opts *o, FILE *out)
 {
@@ -318,6 +437,11 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 	struct elf_image *img = NULL;
 	int err;
 
+	if (p->nr_jitsyms) {
+		err = annotate_jit(p, sy, o, out);
+		if (err <= 0)
+			return err;
+	}
 	err = locate(p, sy, o, &t);
 	if (err)
 		goto cleanup;
