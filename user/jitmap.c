@@ -190,7 +190,7 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	seen->ino = sb.st_ino;
 	seen->mtime_ns = (u64)sb.st_mtim.tv_sec * 1000000000ull + sb.st_mtim.tv_nsec;
 	p->stats.jit_syms = p->nr_jitsyms;
-	profile__finish(p);
+	profile__sort_jitsyms(p);
 out:
 	free(buf);
 	close(fd);

@@ -350,9 +350,14 @@ static int cmp_jitsym(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
-void profile__finish(struct profile *p)
+void profile__sort_jitsyms(struct profile *p)
 {
 	sort(p->jitsyms, p->nr_jitsyms, sizeof(*p->jitsyms), cmp_jitsym);
+}
+
+void profile__finish(struct profile *p)
+{
+	profile__sort_jitsyms(p);
 	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);

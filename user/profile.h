@@ -261,6 +261,9 @@ int profile__add_jitsym(struct profile *p, u32 pid, u64 start, u32 size, const c
 			u32 line, u64 time_ns);
 /* forget pid's JIT symbols (a newer read of its map file replaces them) */
 void profile__drop_jitsyms(struct profile *p, u32 pid);
+/* sorts the JIT symbols alone (a recording's other tables keep their order until the end:
+ * the unwinder and the namespace scan follow them by index) */
+void profile__sort_jitsyms(struct profile *p);
 /* the JIT symbol of pid holding ip (the latest line among overlapping ones), or NULL */
 const struct profile_jitsym *profile__find_jitsym(const struct profile *p, u32 pid, u64 ip);
 /* a distinct stack (the caller deduplicates): its index, or -ENOMEM */
