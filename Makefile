@@ -27,7 +27,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -I$(OUTPUT)/proto -Ibpf -Iuser -Iref $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
+LDLIBS := $(PC_LIBS) -lcapstone -liberty -lz -lm -lpthread
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)
@@ -151,7 +151,30 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
-fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
+# Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
+# only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
+SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
+		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js
+
+$(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
+	$(Q)mkdir -p $(dir $@)
+	$(Q)cp $< $@
+
+$(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O1 -g -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/fixtures/hot7030-stripped: $(OUTPUT)/fixtures/hot7030
+	$(call msg,FIXTURE,$@)
+	$(Q)strip --strip-all -o $@ $<
+
+$(OUTPUT)/fixtures/inline/inlined: tests/fixtures/inline/inlined.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES)
 
 # profiles with known stacks for the flame graph pages (tests/browser): -O0, its functions
 # are the profiles' user frames
@@ -193,14 +216,15 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) \
-		$(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
+		$(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
+		$(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 

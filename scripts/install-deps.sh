@@ -4,9 +4,9 @@
 set -euo pipefail
 
 pkgs=(
-	make gcc clang llvm pkg-config binutils
+	make gcc g++ clang llvm pkg-config binutils
 	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
-	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
+	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace
 	libprotobuf-c-dev protobuf-c-compiler golang-go chromium nodejs

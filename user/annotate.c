@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* annotate: find the function in the profile's objects, gather its samples per instruction,
  * walk its blocks, print. */
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "annotate.h"
 #include "bblock.h"
+#include "demangle.h"
 #include "disasm.h"
 #include "elf_image.h"
 #include "hsbpf.h"
@@ -19,6 +22,8 @@ struct insn_samples {
 };
 
 struct target {
+	const char *name;	/* as asked, or for an address, as report names the function */
+	char name_buf[NAME_MAX + 24];
 	const char *dso;
 	const struct bblock_table *bt;
 	const struct bblock_func *func;
@@ -38,31 +43,122 @@ static u64 samples_at(const struct target *t, u64 vaddr)
 	return 0;
 }
 
-static const struct bblock_func *find_func(const struct bblock_table *bt, const char *name)
+/* the function of a block table holding vaddr, or NULL */
+static const struct bblock_func *func_at(const struct bblock_table *bt, u64 vaddr)
 {
 	for (size_t i = 0; bt && i < bt->nr_funcs; i++)
-		if (!strcmp(bt->funcs[i].name, name))
+		if (vaddr >= bt->funcs[i].start && vaddr < bt->funcs[i].end)
 			return &bt->funcs[i];
 	return NULL;
 }
 
-/* the object that holds the function: where its samples fell, else any mapped object */
-static int locate(const struct profile *p, struct symbolizer *sy, const char *symbol,
+/* a function by name: as the symbol table has it, demangled, or OBJECT+0xSTART */
+static const struct bblock_func *find_func(const struct bblock_table *bt, const char *dso,
+					   const char *name, bool raw_names)
+{
+	char pseudo[NAME_MAX + 24];
+
+	for (size_t i = 0; bt && i < bt->nr_funcs; i++) {
+		const struct bblock_func *f = &bt->funcs[i];
+		char *dm = raw_names ? NULL : demangle__name(f->name);
+		bool same = !strcmp(f->name, name) || (dm && !strcmp(dm, name));
+
+		free(dm);
+		snprintf(pseudo, sizeof(pseudo), "%s+0x%" PRIx64, path__base(dso), f->start);
+		if (same || !strcmp(pseudo, name))
+			return f;
+	}
+	return NULL;
+}
+
+/* the function's name as report shows it */
+static const char *func_name(struct target *t, bool raw_names)
+{
+	char *dm = raw_names ? NULL : demangle__name(t->func->name);
+	char eh[32];
+
+	/* bblock names a function found by its exception frame only "func_<start>" */
+	snprintf(eh, sizeof(eh), "func_%" PRIx64, t->func->start);
+	if (!strcmp(t->func->name, eh))
+		snprintf(t->name_buf, sizeof(t->name_buf), "%s+0x%" PRIx64, path__base(t->dso),
+			 t->func->start);
+	else
+		snprintf(t->name_buf, sizeof(t->name_buf), "%s", dm ? dm : t->func->name);
+	free(dm);
+	return t->name_buf;
+}
+
+/* an object with a file to read: not [vdso], anonymous (JIT) or memfd code */
+static bool is_file(const char *path)
+{
+	return path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/memfd:", 7);
+}
+
+/* "0x..." alone: an address */
+static bool parse_addr(const char *s, u64 *addr)
+{
+	char *end;
+
+	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
+		return false;
+	errno = 0;
+	*addr = strtoull(s, &end, 16);
+	return !errno && end != s + 2 && !*end;
+}
+
+/* the object and function: where the samples named symbol (or holding the address) fell,
+ * else any mapped object's function of that name; then the function's samples */
+static int locate(const struct profile *p, struct symbolizer *sy, const struct annotate_opts *o,
 		  struct target *t)
 {
+	const char *symbol = o->symbol;
+	u64 addr = 0;
+	bool by_addr = parse_addr(symbol, &addr);
+	struct sym_result r;
+
+	for (size_t i = 0; i < p->nr_samples && !t->func; i++) {
+		const struct profile_sample *s = &p->samples[i];
+		const struct bblock_table *bt;
+
+		if (s->flags & HSBPF_KEY_KERNEL)
+			continue;
+		symbolizer__resolve(sy, s, &r);
+		if (!is_file(r.dso) || (!by_addr && strcmp(r.sym, symbol)))
+			continue;
+		bt = symbolizer__blocks(sy, r.dso);
+		t->func = func_at(bt, by_addr ? addr : r.vaddr);
+		/* an address names a function of the object whose samples fall in it */
+		if (t->func && by_addr && (r.vaddr < t->func->start || r.vaddr >= t->func->end))
+			t->func = NULL;
+		if (t->func) {
+			t->dso = r.dso;
+			t->bt = bt;
+			t->name = by_addr ? func_name(t, o->raw_names) : symbol;
+		}
+	}
+	for (size_t i = 0; !t->func && !by_addr && i < p->nr_mappings; i++) {
+		const char *path = profile__str(p, p->mappings[i].path);
+
+		if (!is_file(path))
+			continue;
+		t->bt = symbolizer__blocks(sy, path);
+		t->func = find_func(t->bt, path, symbol, o->raw_names);
+		if (t->func) {
+			t->dso = path;
+			t->name = symbol;
+		}
+	}
+	if (!t->func)
+		return by_addr ? fail(-ENOENT, "no sampled function holds the address %s", symbol) :
+				 fail(-ENOENT, "no function '%s' in the profile's objects", symbol);
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		const struct profile_sample *s = &p->samples[i];
-		struct sym_result r;
 
 		t->total += s->count;
 		if (s->flags & HSBPF_KEY_KERNEL)
 			continue;
 		symbolizer__resolve(sy, s, &r);
-		if (strcmp(r.sym, symbol))
-			continue;
-		if (!t->dso)
-			t->dso = r.dso;
-		if (strcmp(t->dso, r.dso))
+		if (strcmp(r.dso, t->dso) || r.vaddr < t->func->start || r.vaddr >= t->func->end)
 			continue;
 		if (array__reserve((void **)&t->s, &t->cap, t->nr + 1, sizeof(*t->s)))
 			return -ENOMEM;
@@ -75,21 +171,7 @@ static int locate(const struct profile *p, struct symbolizer *sy, const char *sy
 				t->s[i].count += t->s[j].count;
 				t->s[j--] = t->s[--t->nr];
 			}
-	if (t->dso) {
-		t->bt = symbolizer__blocks(sy, t->dso);
-		t->func = find_func(t->bt, symbol);
-	}
-	for (size_t i = 0; !t->func && i < p->nr_mappings; i++) {
-		const char *path = profile__str(p, p->mappings[i].path);
-
-		if (path[0] != '/')
-			continue;
-		t->bt = symbolizer__blocks(sy, path);
-		t->func = find_func(t->bt, symbol);
-		if (t->func)
-			t->dso = path;
-	}
-	return t->func ? 0 : fail(-ENOENT, "no function '%s' in the profile's objects", symbol);
+	return 0;
 }
 
 static int check_truth(const struct truth *tr, const char *dso, u32 *obj)
@@ -131,14 +213,14 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 		goto out;
 	if (w) {
 		jsonw_start_object(w);
-		jsonw_string_field(w, "symbol", f->name);
+		jsonw_string_field(w, "symbol", t->name);
 		jsonw_string_field(w, "object", t->dso);
 		jsonw_float_field(w, "insns_per_sample", t->per_sample);
 		jsonw_name(w, "blocks");
 		jsonw_start_array(w);
 	} else {
 		fputs("# ", out);
-		str__fputs_escaped(f->name, out);
+		str__fputs_escaped(t->name, out);
 		fputs(" in ", out);
 		str__fputs_escaped(t->dso, out);
 		fprintf(out, "%s\n", o->truth ? ", exact counts from the truth file" : "");
@@ -235,6 +317,119 @@ out:
 	disasm__free(d);
 }
 
+struct jit_sample {
+	const struct profile_jitsym *j;
+	u64 ip, count;
+};
+
+static int cmp_jit_sample(const void *a, const void *b)
+{
+	const struct jit_sample *x = a, *y = b;
+
+	if (x->j != y->j)
+		return x->j < y->j ? -1 : 1;
+	return x->ip < y->ip ? -1 : x->ip > y->ip;
+}
+
+/* JIT code (a perf map file's functions): its code is not kept, so its samples are shown by
+ * address, for each range the name had (a function compiled again lands elsewhere); 1 when
+ * symbol names no sampled JIT function, 0 when shown, or -errno */
+static int annotate_jit(const struct profile *p, struct symbolizer *sy, const struct annotate_opts *o,
+			FILE *out)
+{
+	struct jit_sample *s = NULL;
+	size_t nr = 0, cap = 0;
+	u64 addr = 0, total = 0;
+	bool by_addr = parse_addr(o->symbol, &addr);
+	json_writer_t *w = NULL;
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *ps = &p->samples[i];
+		const struct profile_jitsym *js;
+		struct sym_result r;
+
+		total += ps->count;
+		if (ps->flags & HSBPF_KEY_KERNEL)
+			continue;
+		js = profile__find_jitsym(p, ps->pid, ps->ip);
+		if (!js)
+			continue;
+		symbolizer__resolve(sy, ps, &r);
+		if ((by_addr ? addr - js->start >= js->size : strcmp(r.sym, o->symbol)) ||
+		    strncmp(r.dso, "[JIT]", 5))	/* not it, or an object's code took the address */
+			continue;
+		if (array__reserve((void **)&s, &cap, nr + 1, sizeof(*s)))
+			return -ENOMEM;
+		s[nr++] = (struct jit_sample){ js, ps->ip, ps->count };
+	}
+	if (!nr)
+		return 1;
+	qsort(s, nr, sizeof(*s), cmp_jit_sample);
+	if (o->json) {
+		w = jsonw_new(out);
+		if (!w) {
+			free(s);
+			return -ENOMEM;
+		}
+		jsonw_start_object(w);
+		jsonw_string_field(w, "symbol", profile__str(p, s[0].j->name));
+		jsonw_string_field(w, "object", "[JIT]");
+		jsonw_uint_field(w, "total_samples", total);
+		jsonw_name(w, "ranges");
+		jsonw_start_array(w);
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct profile_jitsym *j = s[i].j;
+		u64 in = 0;
+
+		for (size_t k = i; k < nr && s[k].j == j; k++)
+			in += s[k].count;
+		if (w) {
+			jsonw_start_object(w);
+			jsonw_uint_field(w, "pid", j->pid);
+			jsonw_uint_field(w, "start", j->start);
+			jsonw_uint_field(w, "size", j->size);
+			jsonw_uint_field(w, "samples", in);
+			jsonw_name(w, "addresses");
+			jsonw_start_array(w);
+		} else {
+			fputs("# ", out);
+			str__fputs_escaped(profile__str(p, j->name), out);
+			fprintf(out, " in [JIT] perf-%u.map, %#" PRIx64 "-%#" PRIx64 ", %" PRIu64 " of %"
+				PRIu64 " samples (the profile keeps JIT code's names and ranges, not "
+				"its instructions)\n  Samples                  Address   Offset\n",
+				j->pid, j->start, j->start + j->size, in, total);
+		}
+		for (; i < nr && s[i].j == j; i++) {
+			u64 n = s[i].count;
+
+			while (i + 1 < nr && s[i + 1].j == j && s[i + 1].ip == s[i].ip)
+				n += s[++i].count;	/* one address in several slots */
+			if (w) {
+				jsonw_start_object(w);
+				jsonw_uint_field(w, "address", s[i].ip);
+				jsonw_uint_field(w, "samples", n);
+				jsonw_end_object(w);
+			} else {
+				fprintf(out, "%9" PRIu64 " %24" PRIx64 "  +%#" PRIx64 "\n", n, s[i].ip,
+					s[i].ip - j->start);
+			}
+		}
+		i--;
+		if (w) {
+			jsonw_end_array(w);
+			jsonw_end_object(w);
+		}
+	}
+	if (w) {
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+		jsonw_destroy(&w);
+	}
+	free(s);
+	return 0;
+}
+
 int annotate__function(const struct profile *p, struct symbolizer *sy,
 		       const struct annotate_opts *o, FILE *out)
 {
@@ -242,7 +437,12 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 	struct elf_image *img = NULL;
 	int err;
 
-	err = locate(p, sy, o->symbol, &t);
+	if (p->nr_jitsyms) {
+		err = annotate_jit(p, sy, o, out);
+		if (err <= 0)
+			return err;
+	}
+	err = locate(p, sy, o, &t);
 	if (err)
 		goto cleanup;
 	if (o->truth) {

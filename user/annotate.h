@@ -13,6 +13,7 @@ struct annotate_opts {
 	const char *symbol;
 	const struct truth *truth;	/* or NULL */
 	bool json;
+	bool raw_names;		/* --no-demangle */
 };
 
 /* 0, or -ENOENT (reported) when no object of the profile has that function */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "callchain.h"
+#include "inline.h"
 #include "hist.h"
 #include "json_writer.h"
 
@@ -104,9 +105,24 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct c
 	};
 	struct sym_result r;
 
-	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + 1, sizeof(*cc->frames)))
-		return -ENOMEM;
 	symbolizer__resolve(sy, &s, &r);
+	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + 1 + r.nr_inl,
+			   sizeof(*cc->frames)))
+		return -ENOMEM;
+	/* functions inlined at ip come first, innermost first, as frames of their own */
+	for (int i = 0; i < r.nr_inl; i++) {
+		char name[512];
+		const char *n;
+
+		snprintf(name, sizeof(name), "%s (inlined)", r.inl[i].name);
+		n = symbolizer__intern(sy, name);
+		if (!n)
+			return -ENOMEM;
+		cc->frames[cc->nr_frames++] = (struct callchain_frame){
+			.sym = n, .dso = r.dso, .ip = ip, .kernel = kernel,
+			.return_address = return_address, .row = UINT32_MAX, .inlined = true,
+		};
+	}
 	cc->frames[cc->nr_frames++] = (struct callchain_frame){
 		.sym = r.sym, .dso = r.dso, .ip = ip, .kernel = kernel, .return_address = return_address,
 		.vaddr = r.vaddr, .row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */

@@ -33,6 +33,7 @@ struct callchain_frame {
 	bool kernel;
 	bool return_address;	/* looked up at ip - 1: the call, not what follows it */
 	u64 vaddr;		/* user code: the (looked-up) address in dso's ELF terms */
+	bool inlined;		/* a function inlined at ip, in the frame that follows */
 	u32 func;		/* the same id for the same (sym, dso, kernel) */
 	u32 row;		/* with callchain__attach: the id of the hist row this frame falls in */
 };

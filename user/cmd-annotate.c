@@ -8,11 +8,16 @@
 #include "json_writer.h"
 
 static const char usage_text[] =
-	"usage: hsbpf annotate SYMBOL [-i PROFILE] [--truth FILE] [--format text|json]\n"
+	"usage: hsbpf annotate SYMBOL|ADDRESS [-i PROFILE] [--truth FILE] [--format text|json]\n"
+	"                      [--no-demangle]\n"
 	"\n"
+	"  SYMBOL             as report shows it (demangled, OBJECT+0xSTART for code of a stripped\n"
+	"                     object, a JIT function's name) or as the symbol table has it\n"
+	"  ADDRESS            0x..., the function holding this ELF address of a sampled object\n"
 	"  -i, --input FILE   profile to read (default hsbpf.data)\n"
 	"      --truth FILE   exact counts of the same program (hsbpf truth) beside the samples\n"
-	"      --format FMT   text (default) or json\n";
+	"      --format FMT   text (default) or json\n"
+	"      --no-demangle  C++ and Rust symbols as mangled\n";
 
 int cmd_annotate(int argc, char **argv)
 {
@@ -20,6 +25,7 @@ int cmd_annotate(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "no-demangle", no_argument, NULL, 'N' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -42,6 +48,9 @@ int cmd_annotate(int argc, char **argv)
 		case 'f':
 			if (jsonw_parse_format(optarg, &o.json))
 				return 2;
+			break;
+		case 'N':
+			o.raw_names = true;
 			break;
 		case 'h':
 			fputs(usage_text, stdout);
@@ -66,6 +75,8 @@ int cmd_annotate(int argc, char **argv)
 		err = -ENOMEM;
 		goto cleanup;
 	}
+	if (o.raw_names)
+		symbolizer__no_demangle(sy);
 	err = annotate__function(p, sy, &o, stdout);
 cleanup:
 	symbolizer__free(sy);

@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
 	"                    [--percent-limit P] [--comm COMMS] [--pid PIDS] [--tid TIDS]\n"
 	"                    [--dso OBJECTS] [--symbols SYMS] [--cpu CPUS] [--time START,END]\n"
+	"                    [--no-demangle] [--no-inline]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -o, --output OUT     write there rather than to standard output\n"
@@ -65,6 +66,10 @@ static const char usage_text[] =
 	"      --time START,END seconds after the recording's start, either side may be empty;\n"
 	"                       exact to the recording's --time-buckets\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
+	"      --no-demangle    C++ and Rust symbols as mangled (demangled by default)\n"
+	"      --no-inline      no inlined functions (shown by default, from DWARF, in --sort\n"
+	"                       line, in call graphs and folded stacks as NAME (inlined) frames,\n"
+	"                       and in json rows)\n"
 	"  -v, --verbose        more messages\n";
 
 /* what one sample stands for in instructions: the period when the event counts
@@ -197,7 +202,8 @@ cleanup:
 }
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
-       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_CPU, OPT_TIME };
+       OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_CPU, OPT_TIME, OPT_NO_DEMANGLE,
+       OPT_NO_INLINE };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -238,6 +244,8 @@ int cmd_report(int argc, char **argv)
 		{ "symbols", required_argument, NULL, OPT_SYMBOLS },
 		{ "cpu", required_argument, NULL, OPT_CPU },
 		{ "time", required_argument, NULL, OPT_TIME },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -248,7 +256,7 @@ int cmd_report(int argc, char **argv)
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
-	bool limit_set = false, per_cgroup = false, folded = false;
+	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false, inl = true;
 	enum export_format export = EXPORT_NONE;
 	FILE *out = stdout;
 	/* -1: as the profile has stacks or not */
@@ -341,6 +349,12 @@ int cmd_report(int argc, char **argv)
 		case 'G':
 			per_cgroup = true;
 			break;
+		case OPT_NO_DEMANGLE:
+			raw_names = true;
+			break;
+		case OPT_NO_INLINE:
+			inl = false;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -370,6 +384,8 @@ int cmd_report(int argc, char **argv)
 		sy = err ? NULL : symbolizer__new(p);
 		if (!err && !sy)
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
+		if (sy && raw_names)
+			symbolizer__no_demangle(sy);
 		if (!err)
 			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
 						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),
@@ -418,6 +434,12 @@ int cmd_report(int argc, char **argv)
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
+	if (raw_names)
+		symbolizer__no_demangle(sy);
+	/* inline scopes cost DWARF: only for what shows them */
+	if (inl && (has_line_key(keys, nr_keys) || fmt == HIST_JSON || folded ||
+		    (p->nr_stack_samples && graph != 0)))
+		symbolizer__want_inline(sy);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
 		/* every frame is resolved: no source lines unless a key shows them */
 		if (!has_line_key(keys, nr_keys))

@@ -27,6 +27,7 @@ static struct env {
 	u64 iterations;
 	u64 rows;
 	u64 width;
+	bool raw_names;		/* --no-demangle */
 } env;
 
 static volatile sig_atomic_t exiting;
@@ -61,13 +62,14 @@ static const char usage_text[] =
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
 	"      --map-entries N    sample map slots per interval (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
+	"      --no-demangle      C++ and Rust symbols as mangled (demangled by default)\n"
 	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages\n"
 	"\n"
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
 	"      Enter zoom into a process or container, Backspace zoom out\n";
 
-enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER };
+enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER, OPT_NO_DEMANGLE };
 
 /* 0, 1 after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
@@ -80,6 +82,7 @@ static int parse_args(int argc, char **argv)
 		{ "accumulate", no_argument, NULL, 'z' },
 		{ "filter", required_argument, NULL, OPT_FILTER },
 		{ "stdio", no_argument, NULL, OPT_STDIO },
+		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "iterations", required_argument, NULL, 'n' },
 		{ "rows", required_argument, NULL, OPT_ROWS },
 		{ "width", required_argument, NULL, OPT_WIDTH },
@@ -124,6 +127,9 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_STDIO:
 			env.stdio = true;
+			break;
+		case OPT_NO_DEMANGLE:
+			env.raw_names = true;
 			break;
 		case 'n':
 			if (parse_u64(optarg, &env.iterations) || !env.iterations)
@@ -290,6 +296,8 @@ int cmd_top(int argc, char **argv)
 		error("cannot start top: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	if (env.raw_names)
+		top__no_demangle(t);
 	st = top__status(t);
 	st->event = session__event_name(sess);
 	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";

@@ -176,7 +176,8 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 			c = strcmp0(a->file, b->file);
 			if (!c)
 				c = a->line - b->line;
-			if (!c && !a->file)	/* no line info: keep symbols apart */
+			/* no line info, or a line inlined into several functions: keep them apart */
+			if (!c)
 				c = strcmp0(a->sym, b->sym);
 			if (!c)
 				c = strcmp0(a->dso, b->dso);
@@ -240,7 +241,7 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 			break;
 		case SORT_LINE:
 			x = hashidx__hash_u64(r->line, hash_str(h, r->file, x));
-			x = hash_str(h, r->dso, hash_str(h, r->file ? NULL : r->sym, x));
+			x = hash_str(h, r->dso, hash_str(h, r->sym, x));
 			break;
 		case SORT_PID:
 			x = hashidx__hash_u64(r->pid, x);
@@ -304,6 +305,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .comm = r->comm,
 		.cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
+		.inl = r->inl, .nr_inl = r->nr_inl,
 	};
 	struct hist_row *old;
 	u64 hash;

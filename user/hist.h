@@ -73,6 +73,8 @@ struct hist_row {
 	const char *container;
 	bool kernel;
 	const struct bblock *bb;
+	const struct inline_frame *inl;	/* functions inlined at the row's first sample */
+	int nr_inl;
 	/* the row holds samples of several processes, commands, cgroups */
 	bool many_pids, many_comms, many_cgroups;
 	double lbr_execs;	/* from branch stacks, when the profile has them */

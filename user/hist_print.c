@@ -6,6 +6,7 @@
 #include "container_id.h"
 #include "callchain.h"
 #include "hist.h"
+#include "inline.h"
 #include "json_writer.h"
 
 #define TEXT_WIDTH 100
@@ -84,12 +85,22 @@ static int row_cells(const struct hist *h, const struct hist_row *r, struct cell
 			break;
 		case SORT_LINE:
 			c[n] = (struct cell){ .title = "Source", .width = 40 };
-			if (r->file)
+			if (r->file && r->nr_inl) {
+				/* the innermost inlined function's line, and where it was inlined */
+				const char *cf = r->inl[0].call_file ? path__base(r->inl[0].call_file) : "?";
+
+				snprintf(c[n++].text, 256, "%s:%d (inlined at %s:%d)", path__base(r->file),
+					 r->line, strcmp(cf, path__base(r->file)) ? cf : "", r->inl[0].call_line);
+			} else if (r->file)
 				snprintf(c[n++].text, 256, "%s:%d", path__base(r->file), r->line);
 			else
 				snprintf(c[n++].text, 256, "[unknown]");
 			c[n] = (struct cell){ .title = "Symbol", .width = 0 };
-			snprintf(c[n++].text, 256, "%s", r->sym);
+			if (r->nr_inl)	/* the line is the innermost inlined function's */
+				snprintf(c[n++].text, 256, "%s (in %s)", r->inl[0].name,
+					 r->nr_inl > 1 ? r->inl[1].name : r->sym);
+			else
+				snprintf(c[n++].text, 256, "%s", r->sym);
 			break;
 		case SORT_PID:
 			c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14 };
@@ -251,6 +262,9 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	if (p->stats.sideband_lost)
 		fprintf(out, "# WARNING: the kernel lost %" PRIu64 " mmap/comm records: some samples "
 			"may be [unknown]\n", p->stats.sideband_lost);
+	if (p->stats.jit_malformed)
+		fprintf(out, "# WARNING: %" PRIu64 " malformed lines of perf map files (JIT symbols) "
+			"were skipped\n", p->stats.jit_malformed);
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
@@ -366,6 +380,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_uint_field(w, "dropped", p->stats.dropped_full);
 	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
 	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);
+	jsonw_uint_field(w, "jit_symbols", p->nr_jitsyms);
+	jsonw_uint_field(w, "jit_malformed", p->stats.jit_malformed);
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
 	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
 	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);
@@ -393,6 +409,19 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(count, total));
 		jsonw_bool_field(w, "low_confidence", hist__low_confidence(count, total));
 		jsonw_uint_field(w, "weight", r->weight);
+		if (r->nr_inl) {
+			/* innermost first, each with where it was inlined */
+			jsonw_name(w, "inlined");
+			jsonw_start_array(w);
+			for (int k = 0; k < r->nr_inl; k++) {
+				jsonw_start_object(w);
+				jsonw_string_field(w, "symbol", r->inl[k].name);
+				jsonw_string_field(w, "call_file", r->inl[k].call_file);
+				jsonw_uint_field(w, "call_line", r->inl[k].call_line);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
 		for (int k = 0; k < h->nr_keys; k++) {
 			switch (h->keys[k]) {
 			case SORT_IP:

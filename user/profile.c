@@ -23,6 +23,7 @@ _Static_assert(sizeof(struct profile_stack) == 16, "profile_stack");
 _Static_assert(sizeof(struct profile_stack_sample) == 48, "profile_stack_sample");
 _Static_assert(sizeof(struct profile_sample_key) == 16, "profile_sample_key");
 _Static_assert(sizeof(struct profile_thread_comm) == 24, "profile_thread_comm");
+_Static_assert(sizeof(struct profile_jitsym) == 32, "profile_jitsym");
 
 struct profile *profile__new(void)
 {
@@ -57,6 +58,7 @@ void profile__free(struct profile *p)
 	free(p->sample_keys);
 	free(p->stack_sample_keys);
 	free(p->thread_comms);
+	free(p->jitsyms);
 	free(p->strs.buf);
 	hashidx__free(&p->strs.idx);
 	free(p);
@@ -350,6 +352,58 @@ int profile__add_nspid(struct profile *p, u32 pid, u32 nspid)
 	return APPEND(p, nspids, nr_nspids, cap_nspids, n);
 }
 
+int profile__add_jitsym(struct profile *p, u32 pid, u64 start, u32 size, const char *name,
+			u32 line, u64 time_ns)
+{
+	s64 off = profile__intern(p, name);
+	struct profile_jitsym j = { .pid = pid, .start = start, .size = size, .line = line,
+				    .time_ns = time_ns };
+
+	if (off < 0)
+		return off;
+	j.name = off;
+	return APPEND(p, jitsyms, nr_jitsyms, cap_jitsyms, j);
+}
+
+void profile__drop_jitsyms(struct profile *p, u32 pid)
+{
+	size_t o = 0;
+
+	for (size_t i = 0; i < p->nr_jitsyms; i++)
+		if (p->jitsyms[i].pid != pid)
+			p->jitsyms[o++] = p->jitsyms[i];
+	p->nr_jitsyms = o;
+}
+
+/* how far back from the last start at or before ip an enclosing symbol is looked for */
+#define JIT_OVERLAP_STEPS	64
+
+const struct profile_jitsym *profile__find_jitsym(const struct profile *p, u32 pid, u64 ip)
+{
+	size_t lo = 0, hi = p->nr_jitsyms;
+	const struct profile_jitsym *best = NULL;
+
+	/* the first entry after (pid, ip) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct profile_jitsym *j = &p->jitsyms[mid];
+
+		if (j->pid < pid || (j->pid == pid && j->start <= ip))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t steps = 0; lo > 0 && steps < JIT_OVERLAP_STEPS; lo--, steps++) {
+		const struct profile_jitsym *j = &p->jitsyms[lo - 1];
+
+		if (j->pid != pid)
+			break;
+		if (ip - j->start < j->size && (!best || j->line > best->line))
+			best = j;
+	}
+	return best;
+}
+
 u32 profile__nspid(const struct profile *p, u32 pid)
 {
 	for (size_t i = 0; i < p->nr_nspids; i++)
@@ -413,8 +467,25 @@ static void sort(void *base, size_t nr, size_t size, int (*cmp)(const void *, co
 		qsort(base, nr, size, cmp);
 }
 
+static int cmp_jitsym(const void *a, const void *b)
+{
+	const struct profile_jitsym *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+void profile__sort_jitsyms(struct profile *p)
+{
+	sort(p->jitsyms, p->nr_jitsyms, sizeof(*p->jitsyms), cmp_jitsym);
+}
+
 void profile__finish(struct profile *p)
 {
+	profile__sort_jitsyms(p);
 	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
@@ -486,6 +557,7 @@ int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
 	KEEP(comms, nr_comms);
 	KEEP(forks, nr_forks);
 	KEEP(thread_comms, nr_thread_comms);
+	KEEP(jitsyms, nr_jitsyms);
 #undef KEEP
 	/* sorted as readers want them: a reader that re-sorts when a table's size changes
 	 * (top) would otherwise miss a tail added before a prune of the same size */
@@ -540,6 +612,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(stack_keys_full), S_U64(kernel_stack_err), S_U64(unwind_objects),
 	S_U64(unwind_objects_no_cfi), S_U64(unwind_objects_failed), S_U64(unwind_objects_full),
 	S_U64(unwind_rows), S_U64(unwind_table_bytes), S_U64(unwind_build_ns), S_U64(unwind_map_full),
+	S_U64(jit_maps), S_U64(jit_syms), S_U64(jit_malformed),
 };
 
 static const struct file_format profile_format = {
@@ -607,6 +680,9 @@ int profile__write_out(struct profile *p, struct outfile *o)
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_KEYS, p->stack_sample_keys,
 						       p->nr_stack_sample_keys * sizeof(*p->stack_sample_keys) };
 	}
+	if (p->nr_jitsyms)
+		secs[nsec++] = (struct file_section){ SEC_JITSYMS, p->jitsyms,
+						      p->nr_jitsyms * sizeof(*p->jitsyms) };
 	err = file_format__write_out(o, &profile_format, secs, nsec);
 	goto cleanup;
 fail:
@@ -643,6 +719,9 @@ static int validate_refs(struct profile *p, const char *name)
 	for (size_t i = 0; i < p->nr_cgroups; i++)
 		if (!str_ok(p, p->cgroups[i].path))
 			return bad(name, "cgroup refers outside the string table");
+	for (size_t i = 0; i < p->nr_jitsyms; i++)
+		if (!str_ok(p, p->jitsyms[i].name))
+			return bad(name, "JIT symbol refers outside the string table");
 	for (size_t i = 0; i < p->nr_stacks; i++)
 		if (p->stacks[i].first > p->nr_frames || p->stacks[i].nr > p->nr_frames - p->stacks[i].first)
 			return bad(name, "stack refers outside the frame table");
@@ -777,6 +856,10 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		err = take((void **)&p->stack_sample_keys, &p->nr_stack_sample_keys,
 			   &p->cap_stack_sample_keys, data, size, sizeof(*p->stack_sample_keys),
 			   c->name, "stack sample key table size");
+		break;
+	case SEC_JITSYMS:
+		err = take((void **)&p->jitsyms, &p->nr_jitsyms, &p->cap_jitsyms, data, size,
+			   sizeof(*p->jitsyms), c->name, "JIT symbol table size");
 		break;
 	default:
 		break;	/* a newer minor version's section */

@@ -17,6 +17,8 @@
 /* 1.4: threads, CPUs and time buckets in the sample keys; thread names (SEC_THREAD_COMMS,
  * SEC_SAMPLE_KEYS, SEC_STACK_SAMPLE_KEYS) */
 #define PROFILE_MINOR_THREADS	4
+/* 1.4: JIT symbols from perf map files (SEC_JITSYMS) */
+#define PROFILE_MINOR_JIT	4
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -37,6 +39,7 @@ enum profile_section_type {
 	SEC_THREAD_COMMS = 17,	/* struct profile_thread_comm[] (format 1.4) */
 	SEC_SAMPLE_KEYS = 18,	/* struct profile_sample_key[], one per SAMPLES record (1.4) */
 	SEC_STACK_SAMPLE_KEYS = 19,	/* the same, one per STACK_SAMPLES record (1.4) */
+	SEC_JITSYMS = 15,	/* struct profile_jitsym[] (format 1.4) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
@@ -151,6 +154,17 @@ struct profile_stack_sample {
 	u64 weight;
 };
 
+/* a JIT function from a perf map file (/tmp/perf-PID.map): [start, start + size) in pid, the
+ * map file's line number (a later line wins over an earlier one at the same address) */
+struct profile_jitsym {
+	u32 pid;
+	u32 name;		/* string offset */
+	u64 start;
+	u32 size;
+	u32 line;
+	u64 time_ns;		/* CLOCK_MONOTONIC when the file was read */
+};
+
 struct profile_meta {
 	char event[64];		/* as the user wrote it, e.g. "cpu-clock" */
 	u32 event_type;		/* perf_event_attr.type */
@@ -214,6 +228,10 @@ struct profile_stats {
 	u64 unwind_table_bytes;
 	u64 unwind_build_ns;	/* time spent building and loading the tables */
 	u64 unwind_map_full;	/* executable mappings the kernel's map could not take */
+	/* JIT code (format 1.4) */
+	u64 jit_maps;		/* perf map files read */
+	u64 jit_syms;		/* ... their symbols kept */
+	u64 jit_malformed;	/* ... their lines that could not be read (skipped) */
 };
 
 struct strtab {
@@ -254,6 +272,8 @@ struct profile {
 	size_t nr_stack_sample_keys, cap_stack_sample_keys;
 	struct profile_thread_comm *thread_comms;
 	size_t nr_thread_comms, cap_thread_comms;
+	struct profile_jitsym *jitsyms;		/* sorted by (pid, start, line) */
+	size_t nr_jitsyms, cap_jitsyms;
 	struct strtab strs;
 };
 
@@ -287,6 +307,15 @@ int profile__add_ksym(struct profile *p, u64 addr, const char *name);
 int profile__add_cgroup(struct profile *p, u64 id, const char *path);
 int profile__add_lbr(struct profile *p, const struct profile_lbr *l);
 int profile__add_nspid(struct profile *p, u32 pid, u32 nspid);
+int profile__add_jitsym(struct profile *p, u32 pid, u64 start, u32 size, const char *name,
+			u32 line, u64 time_ns);
+/* forget pid's JIT symbols (a newer read of its map file replaces them) */
+void profile__drop_jitsyms(struct profile *p, u32 pid);
+/* sorts the JIT symbols alone (a recording's other tables keep their order until the end:
+ * the unwinder and the namespace scan follow them by index) */
+void profile__sort_jitsyms(struct profile *p);
+/* the JIT symbol of pid holding ip (the latest line among overlapping ones), or NULL */
+const struct profile_jitsym *profile__find_jitsym(const struct profile *p, u32 pid, u64 ip);
 /* a distinct stack (the caller deduplicates): its index, or -ENOMEM */
 s64 profile__add_stack(struct profile *p, const u64 *ips, u32 nr, u16 end, u16 nr_fp);
 int profile__add_stack_sample(struct profile *p, const struct profile_stack_sample *s);

@@ -17,6 +17,7 @@
 #include "sampler.h"
 #include "session.h"
 #include "procfs.h"
+#include "jitmap.h"
 #include "sideband.h"
 #include "target.h"
 #include "unwind.h"
@@ -30,6 +31,7 @@ struct session {
 	struct sampler_opts so;
 	struct sampler *sampler;
 	struct sideband *sb;
+	struct jitmaps *jit;	/* perf map files of JIT code, read while their processes live */
 	struct profile *p;
 	struct command cmd;
 	u32 command_pid;
@@ -444,6 +446,14 @@ static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *s
 	m->time_origin_ns = so->time_origin_ns;
 }
 
+/* a process's perf map file may go with it: read it as it exits */
+static void process_exited(void *ctx, u32 pid, u64 time_ns)
+{
+	struct session *s = ctx;
+
+	jitmaps__read(s->jit, s->p, pid, time_ns);
+}
+
 int session__open(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -499,6 +509,10 @@ int session__open(struct session *s)
 	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF);
 	if (!s->sb)
 		return -errno;
+	s->jit = jitmaps__new(JITMAP_DIR);
+	if (!s->jit)
+		return -ENOMEM;
+	sideband__on_exit(s->sb, process_exited, s);
 	err = sideband__enable(s->sb);
 	if (err)
 		return err;
@@ -553,6 +567,10 @@ int session__poll(struct session *s, int timeout_ms)
 	/* cgroup names, once a second: a container gone by the end keeps its name */
 	if (now_ns(CLOCK_MONOTONIC) >= s->next_scan) {
 		cgroup_names__scan(&s->cgroups);
+		/* perf map files that changed: what top shows, and what a runtime that deletes
+		 * its file at exit leaves */
+		if (jitmaps__scan(s->jit, s->p, now_ns(CLOCK_MONOTONIC)) == -ENOMEM)
+			return -ENOMEM;
 		s->next_scan = now_ns(CLOCK_MONOTONIC) + 1000000000ull;
 	}
 	if (s->opts.argv && waitpid(s->cmd.pid, &s->child_status, WNOHANG) == s->cmd.pid) {
@@ -609,6 +627,26 @@ out:
 	s->cmd.pid = -1;
 }
 
+/* the perf map files of the processes with user samples, as they are at the end */
+static int read_jit_maps(struct session *s)
+{
+	const struct profile *p = s->p;
+	u64 t = now_ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 pid = p->samples[i].pid;
+
+		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || (i && pid == p->samples[i - 1].pid))
+			continue;
+		if (jitmaps__read(s->jit, s->p, pid, t) == -ENOMEM)
+			return error("cannot read perf map files: %s", strerror(ENOMEM));
+	}
+	if (p->stats.jit_malformed)
+		warning("%llu malformed lines in perf map files skipped",
+			(unsigned long long)p->stats.jit_malformed);
+	return 0;
+}
+
 int session__finish(struct session *s)
 {
 	struct session_opts *o = &s->opts;
@@ -624,6 +662,9 @@ int session__finish(struct session *s)
 	p->stats.sideband_lost = sideband__lost(s->sb);
 
 	err = sampler__collect(s->sampler, p);
+	if (err)
+		return err;
+	err = read_jit_maps(s);
 	if (err)
 		return err;
 	fill_meta(s);
@@ -643,6 +684,7 @@ int session__finish(struct session *s)
 		profile__keep_pids(p, &s->command_pid, 1);
 	else if (!o->all && !o->cgroup)
 		profile__keep_pids(p, s->pids, s->nr_pids);
+	p->stats.jit_syms = p->nr_jitsyms;
 	sideband__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p, &s->cgroups);
@@ -744,6 +786,7 @@ void session__close(struct session *s)
 	if (s->cmd.pid > 0)
 		command__abort(&s->cmd);
 	unwinder__free(s->unw);
+	jitmaps__free(s->jit);
 	sampler__destroy(s->sampler);
 	sideband__close(s->sb);
 	cgroup_names__free(&s->cgroups);

@@ -37,6 +37,8 @@ struct sideband {
 	int epfd;
 	u64 lost;
 	u8 *scratch;	/* a record that wraps around the ring end is copied here */
+	sideband_exit_fn on_exit;
+	void *exit_ctx;
 };
 
 /* sample_id_all trailer for sample_type = TID | TIME */
@@ -341,10 +343,27 @@ static int ring_drain(struct sideband *sb, struct ring *r)
 			tail = head;
 			break;
 		}
+		if (h.type == PERF_RECORD_EXIT && sb->on_exit &&
+		    h.size >= sizeof(h) + 4 * sizeof(u32) + sizeof(u64)) {
+			struct {
+				u32 pid, ppid, tid, ptid;
+				u64 time;
+			} x;
+
+			memcpy(&x, rec + sizeof(h), sizeof(x));
+			if (x.pid == x.tid)	/* the process, not one of its threads */
+				sb->on_exit(sb->exit_ctx, x.pid, x.time);
+		}
 		tail += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 	return err;
+}
+
+void sideband__on_exit(struct sideband *sb, sideband_exit_fn fn, void *ctx)
+{
+	sb->on_exit = fn;
+	sb->exit_ctx = ctx;
 }
 
 int sideband__drain(struct sideband *sb)

@@ -17,6 +17,9 @@ int sideband__drain(struct sideband *sb);
 /* an fd that becomes readable when records are waiting (epoll over the rings) */
 int sideband__fd(const struct sideband *sb);
 u64 sideband__lost(const struct sideband *sb);
+/* fn(ctx, pid, time_ns) for each process (not thread) exit drained, before the next record */
+typedef void (*sideband_exit_fn)(void *ctx, u32 pid, u64 time_ns);
+void sideband__on_exit(struct sideband *sb, sideband_exit_fn fn, void *ctx);
 void sideband__close(struct sideband *sb);
 
 /* the same record decoding, for a record already copied out of a ring or a file;

@@ -17,9 +17,12 @@
 #include "bblock.h"
 #include "elf_image.h"
 #include "build_id.h"
+#include "demangle.h"
 #include "hsbpf.h"
+#include "inline.h"
 #include "strset.h"
 #include "symbolizer.h"
+#include "unwind_table.h"
 
 #define MAX_FORK_DEPTH 32
 
@@ -36,6 +39,9 @@ struct dso {
 	struct dso_sym *syms;	/* the module's symbols by address, built on first use */
 	size_t nr_syms;
 	bool syms_built;
+	struct unwind_fde *fdes;	/* stripped code: functions from .eh_frame, on first need */
+	size_t nr_fdes;
+	bool fdes_built;
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -57,6 +63,15 @@ struct cache_entry {
 	const char *file;
 	int line;
 	bool used;
+	u8 nr_inl;
+	const struct inline_frame *inl;	/* in the symbolizer's inline blocks */
+};
+
+/* inline chains, kept until the symbolizer goes: rows and frames point to them */
+struct inline_block {
+	struct inline_block *next;
+	size_t used;
+	struct inline_frame f[1024];
 };
 
 struct symbolizer {
@@ -67,6 +82,9 @@ struct symbolizer {
 	bool want_blocks;
 	bool skip_lines;
 	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
+	bool raw_names;		/* --no-demangle */
+	bool want_inline;
+	struct inline_block *inl_blocks;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
@@ -159,8 +177,15 @@ void symbolizer__free(struct symbolizer *sy)
 			dwfl_end(sy->dsos[i].dwfl);
 		free(sy->dsos[i].loads);
 		free(sy->dsos[i].syms);
+		free(sy->dsos[i].fdes);
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
+	}
+	while (sy->inl_blocks) {
+		struct inline_block *b = sy->inl_blocks;
+
+		sy->inl_blocks = b->next;
+		free(b);
 	}
 	strset__free(&sy->names);
 	free(sy->dsos);
@@ -186,6 +211,21 @@ void symbolizer__skip_lines(struct symbolizer *sy)
 void symbolizer__use_dwfl_search(struct symbolizer *sy)
 {
 	sy->dwfl_search = true;
+}
+
+const char *symbolizer__intern(struct symbolizer *sy, const char *s)
+{
+	return strset__intern(&sy->names, s);
+}
+
+void symbolizer__want_inline(struct symbolizer *sy)
+{
+	sy->want_inline = true;
+}
+
+void symbolizer__no_demangle(struct symbolizer *sy)
+{
+	sy->raw_names = true;
 }
 
 static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
@@ -546,6 +586,69 @@ static const struct dso_sym *find_sym(struct dso *d, u64 vaddr)
 	return sizeless;
 }
 
+/* the FDE holding vaddr, or NULL */
+static const struct unwind_fde *find_fde(struct dso *d, u64 vaddr)
+{
+	size_t lo = 0, hi = d->nr_fdes;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (d->fdes[mid].start <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && vaddr < d->fdes[lo - 1].end ? &d->fdes[lo - 1] : NULL;
+}
+
+/* code no sized symbol covers: every FDE of .eh_frame starts a function, named
+ * "object+0xSTART" (perf shows such code as [unknown] in one row per object); a sizeless
+ * symbol before vaddr (sym_addr) keeps it only when no FDE starts after it */
+static void fde_function(struct symbolizer *sy, struct dso *d, u64 vaddr, u64 sym_addr,
+			 struct cache_entry *c)
+{
+	const struct unwind_fde *f;
+	char name[NAME_MAX + 24];
+	GElf_Addr bias;
+	Elf *elf;
+
+	if (!d->fdes_built) {
+		d->fdes_built = true;
+		elf = dwfl_module_getelf(d->mod, &bias);
+		if (elf)
+			unwind_table__fdes(elf, &d->fdes, &d->nr_fdes);
+	}
+	f = find_fde(d, vaddr);
+	if (!f || (c->sym && f->start <= sym_addr))
+		return;
+	snprintf(name, sizeof(name), "%s+0x%" PRIx64, path__base(profile__str(sy->p, d->path)),
+		 f->start);
+	c->sym = keep(sy, name);
+	c->sym_off = vaddr - f->start;
+}
+
+static void resolve_inline(struct symbolizer *sy, struct dso *d, u64 vaddr, struct cache_entry *c)
+{
+	struct inline_frame f[INLINE_MAX_DEPTH];
+	int n = inline__frames(d->mod, vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH);
+	struct inline_block *b = sy->inl_blocks;
+
+	if (n <= 0)
+		return;
+	if (!b || b->used + n > sizeof(b->f) / sizeof(b->f[0])) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return;	/* without its inline chain */
+		b->next = sy->inl_blocks;
+		sy->inl_blocks = b;
+	}
+	memcpy(&b->f[b->used], f, n * sizeof(*f));
+	c->inl = &b->f[b->used];
+	c->nr_inl = n;
+	b->used += n;
+}
+
 static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
 {
 	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
@@ -564,6 +667,10 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 	c->sym_off = 0;
 	c->file = NULL;
 	c->line = 0;
+	c->inl = NULL;
+	c->nr_inl = 0;
+	if (sy->want_inline)
+		resolve_inline(sy, d, vaddr, c);
 	if (!d->syms_built && !sy->dwfl_search)
 		build_syms(d);
 	if (d->nr_syms && !sy->dwfl_search) {
@@ -573,12 +680,23 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 			c->sym = ds->name;
 			c->sym_off = vaddr - ds->addr;
 		}
+		if (!ds || !ds->size)
+			fde_function(sy, d, vaddr, ds ? ds->addr : 0, c);
+	} else if (!sy->dwfl_search && !d->nr_syms) {
+		fde_function(sy, d, vaddr, 0, c);
 	} else {
 		name = dwfl_module_addrinfo(d->mod, vaddr, &off, &sym, NULL, NULL, NULL);
 		if (name) {
 			c->sym = keep(sy, name);
 			c->sym_off = off;
 		}
+	}
+	if (c->sym && !sy->raw_names && demangle__is_mangled(c->sym)) {
+		char *dm = demangle__name(c->sym);
+
+		if (dm)
+			c->sym = keep(sy, dm);
+		free(dm);
 	}
 	line = sy->skip_lines ? NULL : dwfl_module_getsrc(d->mod, vaddr);
 	if (line) {
@@ -595,6 +713,8 @@ out:
 		r->sym = c->sym;
 		r->sym_off = c->sym_off;
 	}
+	r->inl = c->inl;
+	r->nr_inl = c->nr_inl;
 	r->file = c->file;
 	r->line = c->line;
 }
@@ -625,6 +745,31 @@ static void resolve_kernel(struct symbolizer *sy, u64 ip, struct sym_result *r)
 	}
 }
 
+/* JIT code: the process's perf map file, as copied into the profile; the object is named
+ * as perf names it, after the map file */
+static void resolve_jit(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
+{
+	const struct profile_jitsym *j = profile__find_jitsym(sy->p, s->pid, s->ip);
+	char dso[32];
+
+	if (!j)
+		return;
+	r->sym = profile__str(sy->p, j->name);
+	r->sym_off = s->ip - j->start;
+	snprintf(dso, sizeof(dso), "[JIT] perf-%u.map", s->pid);
+	r->dso = keep(sy, dso);
+	if (!r->dso)
+		r->dso = "[JIT]";
+	if (!sy->raw_names && demangle__is_mangled(r->sym)) {
+		char *dm = demangle__name(r->sym);
+		const char *k = dm ? keep(sy, dm) : NULL;
+
+		if (k)
+			r->sym = k;
+		free(dm);
+	}
+}
+
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
 {
 	const struct profile_mapping *m;
@@ -641,11 +786,13 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 		return;
 	}
 	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->ip);
-	if (!m)
-		return;
-	r->dso = profile__str(sy->p, m->path);
-	if (r->dso[0] != '/' || !strncmp(r->dso, "/memfd:", 7))
-		return;	/* [vdso], anonymous JIT code, memfd code: nothing to open */
+	if (m)
+		r->dso = profile__str(sy->p, m->path);
+	if (!m || r->dso[0] != '/' || !strncmp(r->dso, "//anon", 6) || !strncmp(r->dso, "/memfd:", 7)) {
+		/* anonymous code, memfd code (or none known): JIT code a perf map file names */
+		resolve_jit(sy, s, r);
+		return;	/* [vdso], the rest: nothing to open */
+	}
 	d = get_dso(sy, m);
 	if (!d || !to_vaddr(d, m, s->ip, &r->vaddr))
 		return;

@@ -17,10 +17,15 @@ struct sym_result {
 	bool kernel;
 	const char *comm;
 	const struct bblock *bb;	/* with symbolizer__want_blocks: the basic block, or NULL */
+	/* with symbolizer__want_inline: the functions inlined at the IP, innermost first, each
+	 * with its call site (alive as long as the symbolizer) */
+	const struct inline_frame *inl;
+	int nr_inl;
 };
 
 struct bblock;
 struct bblock_table;
+struct inline_frame;
 
 struct symbolizer;
 
@@ -42,6 +47,12 @@ void symbolizer__skip_lines(struct symbolizer *sy);
 /* look symbols up with dwfl_module_addrinfo, a linear search each time, instead of the
  * sorted table (the tests compare the two) */
 void symbolizer__use_dwfl_search(struct symbolizer *sy);
+/* the symbolizer's copy of a name (alive as long as it), NULL when out of memory */
+const char *symbolizer__intern(struct symbolizer *sy, const char *s);
+/* also find the functions inlined at each user IP (DWARF inline scopes) */
+void symbolizer__want_inline(struct symbolizer *sy);
+/* keep C++ and Rust symbols as they are mangled (--no-demangle) */
+void symbolizer__no_demangle(struct symbolizer *sy);
 /* the block table of an object path, built on first use; NULL if it cannot be read */
 const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */

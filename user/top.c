@@ -111,6 +111,11 @@ static struct entry *find_entry(struct top *t, const struct profile_sample *k, u
 	return &t->entries[t->nr_entries++];
 }
 
+void top__no_demangle(struct top *t)
+{
+	symbolizer__no_demangle(t->sy);
+}
+
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
 {
 	struct top *t = calloc(1, sizeof(*t));

@@ -60,6 +60,8 @@ struct top;
 
 /* p is the session's live profile: its sideband (maps, comms, forks) grows while top runs */
 struct top *top__new(struct profile *p, struct cgroup_names *cgroups);
+/* C++ and Rust symbols as mangled (--no-demangle) */
+void top__no_demangle(struct top *t);
 void top__free(struct top *t);
 /* forget faded keys past max_keys instead of TOP_MAX_KEYS */
 void top__limit_keys(struct top *t, size_t max_keys);

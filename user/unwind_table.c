@@ -519,6 +519,46 @@ const struct unwind_segment *unwind_table__segment(const struct unwind_table *t,
 	return NULL;
 }
 
+static int cmp_fde_start(const void *a, const void *b)
+{
+	const struct unwind_fde *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+int unwind_table__fdes(Elf *elf, struct unwind_fde **out, size_t *nr)
+{
+	struct unwind_table t = { 0 };
+	struct builder b = { .t = &t };
+	GElf_Shdr sh;
+	Elf_Scn *scn = section(elf, ".eh_frame", &sh);
+	Elf_Data *d = scn ? elf_getdata(scn, NULL) : NULL;
+	int err;
+
+	*out = NULL;
+	*nr = 0;
+	if (!d)
+		return -ENODATA;
+	err = list_fdes(&b, elf, d, sh.sh_addr, true);
+	if (!err && !b.nr_fdes)
+		err = -ENODATA;
+	if (err) {
+		free(b.fdes);
+		return err;
+	}
+	*out = calloc(b.nr_fdes, sizeof(**out));
+	if (!*out) {
+		free(b.fdes);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < b.nr_fdes; i++)
+		(*out)[i] = (struct unwind_fde){ b.fdes[i].start, b.fdes[i].end };
+	free(b.fdes);
+	*nr = b.nr_fdes;
+	qsort(*out, *nr, sizeof(**out), cmp_fde_start);
+	return 0;
+}
+
 int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out)
 {
 	struct builder b = { 0 };

@@ -44,6 +44,14 @@ int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out);
 int unwind_table__build_path(const char *path, struct unwind_table **out);
 void unwind_table__free(struct unwind_table *t);
 
+/* an FDE's code range: every FDE starts a function, which is how stripped code is split */
+struct unwind_fde {
+	u64 start, end;
+};
+/* the .eh_frame FDEs of an object, sorted by start (malloc'd); 0, -ENODATA when it has none,
+ * or -errno */
+int unwind_table__fdes(Elf *elf, struct unwind_fde **out, size_t *nr);
+
 /* the executable segment holding file offset pgoff (a mapping's), NULL if none */
 const struct unwind_segment *unwind_table__segment(const struct unwind_table *t, u64 pgoff);
 

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live recordings of code that needs more than a symbol table to be named: C++ names
+ * (demangled), a stripped program (functions from .eh_frame), a helper inlined at -O2, JIT
+ * code named by a perf map file (node --perf-basic-prof). Shares within binomial tolerance. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "profile.h"
+#include "inline.h"
+#include "symbolizer.h"
+
+TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
+
+static const char *out_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
+{
+	struct run_result r;
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	unlink(out_path());
+	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
+	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
+	cr_assert_eq(profile__read(out_path(), &p), 0);
+	return p;
+}
+
+/* binomial tolerance: 4 standard deviations, and at least 3 points for scheduling noise */
+static void expect_share(u64 k, u64 n, double want, const char *what)
+{
+	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
+
+	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
+		  (unsigned long long)n, want, tol);
+}
+
+static u64 symbol_vaddr(const char *bin, const char *sym)
+{
+	char cmd[1024], line[256];
+	unsigned long long addr = 0;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "nm '%s'", bin);
+	f = popen(cmd, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f)) {
+		char name[200], type;
+		unsigned long long a;
+
+		if (sscanf(line, "%llx %c %199s", &a, &type, name) == 3 && !strcmp(name, sym))
+			addr = a;
+	}
+	pclose(f);
+	cr_assert(addr, "%s not in %s", sym, bin);
+	return addr;
+}
+
+Test(live_symbols, cxx_functions_by_demangled_name)
+{
+	struct profile *p = record("-F 999 -- %s 1", fixture("cxx/cxxnames"));
+	u64 a = samples_in_symbol(p, "geo::Acc<unsigned long>::operator+="),
+	    b = samples_in_symbol(p, "geo::spin<unsigned long>"), total = profile__total_samples(p);
+	struct run_result r;
+
+	cr_expect_geq(a + b, total * 90 / 100, "%llu of %llu samples in the two functions",
+		      (unsigned long long)(a + b), (unsigned long long)total);
+	expect_share(a, a + b, 0.70, "geo::Acc<unsigned long>::operator+=");
+	run(&r, "%s report -i %s --no-demangle --limit 3", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "_ZN3geo3AccImEpLEm"), "--no-demangle:\n%s", r.out);
+	run(&r, "%s annotate -i %s 'geo::spin<unsigned long>'", hsbpf_bin(), out_path());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# geo::spin<unsigned long> in "), "%s", r.out);
+	profile__free(p);
+}
+
+/* the default view splits a stripped program by function, each with its share */
+Test(live_symbols, stripped_program_split_by_function)
+{
+	const char *full = fixture("hot7030");
+	struct profile *p = record("-F 999 -- %s 1", fixture("hot7030-stripped"));
+	char n70[64], n30[64];
+	u64 a, b, total = profile__total_samples(p);
+	struct run_result r;
+
+	snprintf(n70, sizeof(n70), "hot7030-stripped+0x%llx", (unsigned long long)symbol_vaddr(full, "work_70"));
+	snprintf(n30, sizeof(n30), "hot7030-stripped+0x%llx", (unsigned long long)symbol_vaddr(full, "work_30"));
+	a = samples_in_symbol(p, n70);
+	b = samples_in_symbol(p, n30);
+	cr_expect_geq(a + b, total * 90 / 100, "%llu of %llu samples in the two functions",
+		      (unsigned long long)(a + b), (unsigned long long)total);
+	expect_share(a, a + b, 0.70, n70);
+	/* annotate takes the name report shows, or an address inside the function */
+	run(&r, "%s annotate -i %s %s", hsbpf_bin(), out_path(), n30);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s annotate -i %s 0x%llx", hsbpf_bin(), out_path(),
+	    (unsigned long long)symbol_vaddr(full, "work_70") + 4);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, n70), "%s", r.out);
+	profile__free(p);
+}
+
+/* samples in symbols whose name holds part */
+static u64 samples_named(const struct profile *p, const char *part)
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 n = 0;
+
+	for (size_t i = 0; sy && i < p->nr_samples; i++) {
+		struct sym_result r;
+
+		symbolizer__resolve(sy, &p->samples[i], &r);
+		if (strstr(r.sym, part))
+			n += p->samples[i].count;
+	}
+	symbolizer__free(sy);
+	return n;
+}
+
+/* node writes /tmp/perf-PID.map: the JavaScript functions are named, with their shares (node
+ * names a function by tier: JS:~ interpreted, JS:^ or JS:+ baseline, JS:* optimized) */
+Test(live_symbols, node_jit_functions_from_the_perf_map)
+{
+	struct profile *p = record("-F 999 -- node --perf-basic-prof %s 1.5", fixture("jit/hot.js"));
+	u64 hot = samples_named(p, "hotLoop"), cold = samples_named(p, "coldLoop");
+	struct run_result r;
+
+	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
+	cr_expect_gt(p->stats.jit_maps, 0);
+	cr_expect_gt(hot + cold, 300, "%llu samples in the two functions", (unsigned long long)(hot + cold));
+	expect_share(hot, hot + cold, 0.70, "hotLoop");
+	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "JS:*hotLoop "), "%s", r.out);
+	cr_expect(strstr(r.out, "[JIT] perf-"), "%s", r.out);
+	cr_expect_null(strstr(r.err, "//anon"), "%s", r.err);
+	/* annotate by name: the samples by address in each range the function had */
+	{
+		struct symbolizer *sy = symbolizer__new(p);
+		char sym[512] = "";
+
+		for (size_t i = 0; i < p->nr_samples && !sym[0]; i++) {
+			struct sym_result s;
+
+			symbolizer__resolve(sy, &p->samples[i], &s);
+			if (strstr(s.sym, "hotLoop") && !strchr(s.sym, '\''))
+				snprintf(sym, sizeof(sym), "%s", s.sym);
+		}
+		symbolizer__free(sy);
+		cr_assert(sym[0]);
+		run(&r, "%s annotate -i %s '%s'", hsbpf_bin(), out_path(), sym);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "in [JIT] perf-"), "%s", r.out);
+	}
+	/* node leaves its map file behind */
+	for (size_t i = 0; i < p->nr_jitsyms; i++) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->jitsyms[i].pid);
+		unlink(path);
+	}
+	profile__free(p);
+}
+
+/* the sum of the folded stacks whose leaf (last frame) is leaf */
+static u64 folded_leaf(const char *out, const char *leaf)
+{
+	u64 n = 0;
+
+	for (const char *l = out; l && *l;) {
+		const char *nl = strchr(l, '\n'), *sp = nl ? nl : l + strlen(l);
+		size_t len = strlen(leaf);
+
+		while (sp > l && sp[-1] != ' ')
+			sp--;
+		if (sp - l > (long)len + 1 && !strncmp(sp - 1 - len, leaf, len) &&
+		    (sp - 1 - len == l || sp[-2 - len] == ';'))
+			n += strtoull(sp, NULL, 10);
+		l = nl ? nl + 1 : NULL;
+	}
+	return n;
+}
+
+/* an always_inline helper holding work_70's loop: named with its call site by line, in
+ * stacks and in json, with work_70's share */
+Test(live_symbols, inlined_helper_with_its_call_site)
+{
+	struct profile *p = record("-F 999 -g -- %s 1", fixture("inline/inlined"));
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 inl = 0, w30 = 0, folded_inl, folded_30;
+	struct run_result r;
+
+	symbolizer__want_inline(sy);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		struct sym_result s;
+
+		symbolizer__resolve(sy, &p->samples[i], &s);
+		if (s.nr_inl && !strcmp(s.inl[0].name, "spin_inline") && !strcmp(s.sym, "work_70")) {
+			inl += p->samples[i].count;
+			cr_expect(s.inl[0].call_file && strstr(s.inl[0].call_file, "inlined.c"));
+			cr_expect_gt(s.inl[0].call_line, 0);
+		} else if (!strcmp(s.sym, "work_30")) {
+			w30 += p->samples[i].count;
+			cr_expect_eq(s.nr_inl, 0, "work_30 has no inlined function");
+		}
+	}
+	symbolizer__free(sy);
+	expect_share(inl, inl + w30, 0.70, "spin_inline (inlined)");
+	run(&r, "%s report -i %s --format folded", hsbpf_bin(), out_path());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	folded_inl = folded_leaf(r.out, "work_70;spin_inline (inlined)");
+	folded_30 = folded_leaf(r.out, "work_30");
+	expect_share(folded_inl, folded_inl + folded_30, 0.70, "folded spin_inline (inlined)");
+	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
+	cr_expect(strstr(r.out, "spin_inline (in work_70)"), "%s", r.out);
+	run(&r, "%s report -i %s --format json", hsbpf_bin(), out_path());
+	cr_expect(strstr(r.out, "\"inlined\":[{\"symbol\":\"spin_inline\""), "%s", r.out);
+	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), out_path());
+	cr_expect_null(strstr(r.out, "(inlined)"), "%s", r.out);
+	profile__free(p);
+}

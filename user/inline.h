@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Inlined functions at an address, from DWARF's inline scopes (DW_TAG_inlined_subroutine):
+ * each with where it was inlined, as perf shows them ("(inlined)"). */
+#ifndef HSBPF_INLINE_H
+#define HSBPF_INLINE_H
+
+#include <elfutils/libdwfl.h>
+#include "strset.h"
+#include "util.h"
+
+#define INLINE_MAX_DEPTH	8
+
+/* a function inlined at the address: its name, and the call site (in the function it was
+ * inlined into, the next frame out) */
+struct inline_frame {
+	const char *name;	/* interned */
+	const char *call_file;	/* interned, or NULL */
+	int call_line;
+};
+
+/* the chain of inlined functions holding vaddr (an ELF address of mod), innermost first, at
+ * most max; names demangled unless raw_names, strings interned in names. The count (0: none,
+ * or no DWARF) */
+int inline__frames(Dwfl_Module *mod, u64 vaddr, bool raw_names, struct strset *names,
+		   struct inline_frame *out, int max);
+
+#endif /* HSBPF_INLINE_H */
