@@ -18,6 +18,12 @@
 
 static char tmp[256];
 
+/* recordings made by the tests fill a build-id cache of their own, not the user's */
+__attribute__((constructor)) static void private_buildid_cache(void)
+{
+	setenv("HSBPF_BUILDID_DIR", "/tmp/hsbpf-test-buildid", 0);
+}
+
 static void slurp(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");

@@ -16,6 +16,7 @@
 #include "bblock.h"
 #include "elf_image.h"
 #include "build_id.h"
+#include "buildid_cache.h"
 #include "hsbpf.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -35,6 +36,7 @@ struct dso {
 	struct dso_sym *syms;	/* the module's symbols by address, built on first use */
 	size_t nr_syms;
 	bool syms_built;
+	char *file;		/* the build-id cache's copy read instead of path, or NULL */
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -160,6 +162,7 @@ void symbolizer__free(struct symbolizer *sy)
 		free(sy->dsos[i].syms);
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
+		free(sy->dsos[i].file);
 	}
 	strset__free(&sy->names);
 	free(sy->dsos);
@@ -191,7 +194,7 @@ static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *
 {
 	if (d->blocks || d->blocks_failed)
 		return d->blocks;
-	d->img = elf_image__open(profile__str(sy->p, d->path));
+	d->img = elf_image__open(d->file ? d->file : profile__str(sy->p, d->path));
 	d->blocks = d->img ? bblock_table__build(d->img) : NULL;
 	d->blocks_failed = !d->blocks;
 	if (d->blocks_failed)
@@ -307,9 +310,11 @@ const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns)
 
 /* ---- objects ---- */
 
-static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_mapping *m)
+/* file (the object's path, or its copy in the build-id cache) as the object the mapping
+ * names: 0, or -errno with what went wrong in why */
+static int open_dso_file(struct dso *d, const struct profile_mapping *m, const char *name,
+			 const char *file, char *why, size_t why_size)
 {
-	const char *path = profile__str(sy->p, d->path);
 	const unsigned char *id;
 	GElf_Addr bias, vaddr;
 	size_t nph;
@@ -317,9 +322,9 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 	int len, fd;
 
 	/* a path from a profile: never a FIFO or a device */
-	fd = file__open_regular(path);
+	fd = file__open_regular(file);
 	if (fd < 0) {
-		warning("cannot open '%s': %s: its samples show as [unknown]", path, file__strerror(fd));
+		snprintf(why, why_size, "cannot open '%s': %s", file, file__strerror(fd));
 		return fd;
 	}
 	d->dwfl = dwfl_begin(&offline_callbacks);
@@ -328,11 +333,11 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 		return -ENOMEM;
 	}
 	dwfl_report_begin(d->dwfl);
-	d->mod = dwfl_report_elf(d->dwfl, path, path, fd, 0, true);	/* owns fd if it succeeds */
+	d->mod = dwfl_report_elf(d->dwfl, name, file, fd, 0, true);	/* owns fd if it succeeds */
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod) {
 		close(fd);
-		warning("cannot open '%s': %s: its samples show as [unknown]", path, dwfl_errmsg(-1));
+		snprintf(why, why_size, "cannot open '%s': %s", file, dwfl_errmsg(-1));
 		return -ENOENT;
 	}
 	len = dwfl_module_build_id(d->mod, &id, &vaddr);
@@ -342,13 +347,15 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 
 		build_id__hex(m->build_id, m->build_id_size, want, sizeof(want));
 		build_id__hex(id, len, have, sizeof(have));
-		warning("'%s' has build-id %s, the recording saw %s: the file changed since, "
-			"its samples show as [unknown]", path, have, want);
+		snprintf(why, why_size, "'%s' has build-id %s, the recording saw %s: the file "
+			 "changed since", file, have, want);
 		return -ESTALE;
 	}
 	elf = dwfl_module_getelf(d->mod, &bias);
-	if (!elf || elf_getphdrnum(elf, &nph))
+	if (!elf || elf_getphdrnum(elf, &nph)) {
+		snprintf(why, why_size, "'%s' has no program headers", file);
 		return -EINVAL;
+	}
 	d->loads = calloc(nph ? nph : 1, sizeof(*d->loads));
 	if (!d->loads)
 		return -ENOMEM;
@@ -359,6 +366,45 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 			d->loads[d->nr_loads++] = ph;
 	}
 	return 0;
+}
+
+static void close_dso_file(struct dso *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->loads);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->loads = NULL;
+	d->nr_loads = 0;
+}
+
+/* the object at its path, or else its copy in the build-id cache (deleted or changed since
+ * the recording) */
+static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_mapping *m)
+{
+	const char *path = profile__str(sy->p, d->path);
+	char why[PATH_MAX + 160], cached[PATH_MAX];
+	int err = open_dso_file(d, m, path, path, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	close_dso_file(d);
+	if (m->build_id_size &&
+	    !buildid_cache__find(buildid_cache__default_dir(), m->build_id, m->build_id_size,
+				 BUILDID_CACHE_ELF, cached, sizeof(cached))) {
+		char why2[PATH_MAX + 160];
+
+		if (!open_dso_file(d, m, path, cached, why2, sizeof(why2))) {
+			d->file = strdup(cached);
+			debug("'%s': read from the build-id cache ('%s')", path, cached);
+			return d->file ? 0 : -ENOMEM;
+		}
+		close_dso_file(d);
+	}
+	warning("%s: its samples show as [unknown]%s", why,
+		m->build_id_size ? " (and the build-id cache has no copy)" : "");
+	return err;
 }
 
 static struct dso *get_dso(struct symbolizer *sy, const struct profile_mapping *m)
@@ -400,6 +446,13 @@ const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char 
 	struct dso *d = dso_by_path(sy, path);
 
 	return d ? dso_blocks(sy, d) : NULL;
+}
+
+const char *symbolizer__file(struct symbolizer *sy, const char *path)
+{
+	struct dso *d = dso_by_path(sy, path);
+
+	return d && d->file ? d->file : path;
 }
 
 int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line)
