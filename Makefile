@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-LIBS_PC := libbpf libelf libdw ncursesw
+LIBS_PC := libbpf libelf libdw libdebuginfod ncursesw
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 

@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(
 	make gcc clang llvm pkg-config binutils
-	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip
 	linux-perf bpftrace

@@ -132,6 +132,35 @@ int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char 
 	return 0;
 }
 
+int buildid_cache__add_file(const char *dir, const u8 *id, size_t len, const char *kind,
+			    const char *file, u64 *added)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd, err;
+
+	*added = 0;
+	err = buildid_cache__find(dir, id, len, kind, path, sizeof(path));
+	if (!err || err != -ENOENT)
+		return err;
+	err = make_parents(path);
+	if (err)
+		return err;
+	/* a hard link where it can be (the same file system): no second copy on disk */
+	if (!link(file, path) && !stat(path, &st)) {
+		*added = st.st_size;
+		return 0;
+	}
+	if (errno == EEXIST)
+		return 0;
+	fd = file__open_regular(file);
+	if (fd < 0)
+		return fd;
+	err = buildid_cache__add_fd(dir, id, len, kind, fd, added);
+	close(fd);
+	return err;
+}
+
 /* ---- the keeper ---- */
 
 struct kept {

@@ -2,9 +2,11 @@
 /* hsbpf annotate: one function's instructions with samples, block estimates and exact counts. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "annotate.h"
 #include "cmds.h"
+#include "debuginfod.h"
 #include "json_writer.h"
 
 static const char usage_text[] =
@@ -12,7 +14,13 @@ static const char usage_text[] =
 	"\n"
 	"  -i, --input FILE   profile to read (default hsbpf.data)\n"
 	"      --truth FILE   exact counts of the same program (hsbpf truth) beside the samples\n"
-	"      --format FMT   text (default) or json\n";
+	"      --format FMT   text (default) or json\n"
+	"      --debuginfod URLS  fetch missing objects and debug files by build-id (default\n"
+	"                     $DEBUGINFOD_URLS), as report does\n"
+	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
+	"                     ~/.cache/hsbpf/buildid)\n";
+
+enum { OPT_DEBUGINFOD = 0x100, OPT_BUILDID_DIR };
 
 int cmd_annotate(int argc, char **argv)
 {
@@ -20,11 +28,13 @@ int cmd_annotate(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	struct annotate_opts o = {};
-	const char *input = "hsbpf.data", *truth_path = NULL;
+	const char *input = "hsbpf.data", *truth_path = NULL, *debuginfod = NULL;
 	struct symbolizer *sy = NULL;
 	struct truth *t = NULL;
 	struct profile *p = NULL;
@@ -43,6 +53,12 @@ int cmd_annotate(int argc, char **argv)
 			if (jsonw_parse_format(optarg, &o.json))
 				return 2;
 			break;
+		case OPT_DEBUGINFOD:
+			debuginfod = optarg;
+			break;
+		case OPT_BUILDID_DIR:
+			setenv("HSBPF_BUILDID_DIR", optarg, 1);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -55,7 +71,9 @@ int cmd_annotate(int argc, char **argv)
 		return 2;
 	}
 	o.symbol = argv[optind];
-	err = profile__read(input, &p);
+	err = debuginfod__setup(debuginfod);
+	if (!err)
+		err = profile__read(input, &p);
 	if (!err && truth_path)
 		err = truth__read(truth_path, &t);
 	if (err)
@@ -71,5 +89,6 @@ cleanup:
 	symbolizer__free(sy);
 	truth__free(t);
 	profile__free(p);
+	debuginfod__end();
 	return err ? 1 : 0;
 }

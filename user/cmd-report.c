@@ -7,6 +7,7 @@
 #include <string.h>
 #include "callchain.h"
 #include "cmds.h"
+#include "debuginfod.h"
 #include "hist.h"
 #include "json_writer.h"
 #include "hsbpf.h"
@@ -43,6 +44,13 @@ static const char usage_text[] =
 	"      --percent-limit P  rows and call-graph branches under P%% of the samples are not\n"
 	"                       shown (default: all rows, branches of 0.5%% and more)\n"
 	"      --limit N        at most N rows (default 50 for text, all for json and csv; 0: all)\n"
+	"      --debuginfod URLS  fetch missing debug files and objects by build-id from these\n"
+	"                       servers (default $DEBUGINFOD_URLS; each transfer gives up after\n"
+	"                       $DEBUGINFOD_TIMEOUT s of no progress, default 5); what is fetched\n"
+	"                       is said, and kept in the build-id cache\n"
+	"      --buildid-dir DIR  the build-id cache, where objects deleted or changed since the\n"
+	"                       recording are read from (default $HSBPF_BUILDID_DIR, else\n"
+	"                       ~/.cache/hsbpf/buildid)\n"
 	"  -v, --verbose        more messages\n";
 
 /* what one sample stands for in instructions: the period when the event counts
@@ -88,7 +96,8 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT };
+enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
+       OPT_DEBUGINFOD, OPT_BUILDID_DIR };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -121,11 +130,13 @@ int cmd_report(int argc, char **argv)
 		{ "children", no_argument, NULL, OPT_CHILDREN },
 		{ "no-children", no_argument, NULL, OPT_NO_CHILDREN },
 		{ "percent-limit", required_argument, NULL, OPT_PERCENT_LIMIT },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL;
+	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL, *debuginfod = NULL;
 	enum hist_format fmt = HIST_TEXT;
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
@@ -186,6 +197,13 @@ int cmd_report(int argc, char **argv)
 		case 't':
 			truth_path = optarg;
 			break;
+		case OPT_DEBUGINFOD:
+			debuginfod = optarg;
+			break;
+		case OPT_BUILDID_DIR:
+			/* where the symbolizer and debuginfod look: the variable says it to both */
+			setenv("HSBPF_BUILDID_DIR", optarg, 1);
+			break;
 		case 'G':
 			per_cgroup = true;
 			break;
@@ -203,6 +221,8 @@ int cmd_report(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf report");
 	}
+	if (debuginfod__setup(debuginfod))
+		return fail(1, "cannot report: %s", strerror(ENOMEM));
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
@@ -216,6 +236,7 @@ int cmd_report(int argc, char **argv)
 						stdout);
 		symbolizer__free(sy);
 		profile__free(p);
+		debuginfod__end();
 		return err ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
@@ -287,5 +308,6 @@ cleanup:
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
+	debuginfod__end();
 	return err ? 1 : 0;
 }

@@ -17,6 +17,7 @@
 #include "elf_image.h"
 #include "build_id.h"
 #include "buildid_cache.h"
+#include "debuginfod.h"
 #include "hsbpf.h"
 #include "strset.h"
 #include "symbolizer.h"
@@ -117,7 +118,10 @@ static bool debug_search_blocks(const char *file_name, const char *debuglink)
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **out)
 {
+	const unsigned char *id;
 	char real[PATH_MAX];
+	GElf_Addr vaddr;
+	int fd, len;
 
 	if (file_name && (debug_search_blocks(file_name, debuglink) ||
 			  (realpath(file_name, real) && debug_search_blocks(real, debuglink)))) {
@@ -126,7 +130,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		errno = 0;
 		return -1;
 	}
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+	/* not on this machine: fetched before (the build-id cache) or from debuginfod */
+	if (fd < 0 && (len = dwfl_module_build_id(mod, &id, &vaddr)) > 0) {
+		int fetched = debuginfod__find_debuginfo(modname, id, len, out);
+
+		if (fetched >= 0)
+			return fetched;
+	}
+	return fd;
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -401,6 +413,20 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 			return d->file ? 0 : -ENOMEM;
 		}
 		close_dso_file(d);
+	}
+	if (m->build_id_size && debuginfod__enabled()) {
+		char why2[PATH_MAX + 160], *fetched = NULL;
+		int fd = debuginfod__find_executable(path, m->build_id, m->build_id_size, &fetched);
+
+		if (fd >= 0) {
+			close(fd);
+			if (!open_dso_file(d, m, path, fetched, why2, sizeof(why2))) {
+				d->file = fetched;
+				return 0;
+			}
+			close_dso_file(d);
+		}
+		free(fetched);
 	}
 	warning("%s: its samples show as [unknown]%s", why,
 		m->build_id_size ? " (and the build-id cache has no copy)" : "");
