@@ -9,7 +9,7 @@ PKG_CONFIG ?= pkg-config
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-LIBS_PC := libbpf libelf libdw libdebuginfod ncursesw
+LIBS_PC := libbpf libelf libdw ncursesw
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 
@@ -26,7 +26,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -Ibpf -Iuser -Iref $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread
+LDLIBS := $(PC_LIBS) -lcapstone -lz -lm -lpthread -ldl
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)

@@ -260,10 +260,11 @@ int cmd_report(int argc, char **argv)
 		error("cannot report: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	/* source lines are DWARF line tables, often in compressed sections: read only when a
+	 * column shows them */
+	if (!has_line_key(keys, nr_keys))
+		symbolizer__skip_lines(sy);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
-		/* every frame is resolved: no source lines unless a key shows them */
-		if (!has_line_key(keys, nr_keys))
-			symbolizer__skip_lines(sy);
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));

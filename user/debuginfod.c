@@ -2,7 +2,10 @@
 /* debuginfod through libdebuginfod. The client reads its servers from DEBUGINFOD_URLS at
  * each query, and libdwfl asks them on its own whenever that variable is set, with no word
  * and no limit we choose: so the variable is taken out of the environment at setup and put
- * back only around our own queries. One process-wide client, as the variable is too. */
+ * back only around our own queries. One process-wide client, as the variable is too. The
+ * library is opened only when there is a server to ask: linked, it would load curl and its
+ * TLS libraries into every command (a tenth of a short report's time). */
+#include <dlfcn.h>
 #include <elfutils/debuginfod.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -21,7 +24,13 @@ struct miss {
 	bool exec;
 };
 
+typedef int (*find_fn)(debuginfod_client *, const unsigned char *, int, char **);
+
 static struct {
+	void *lib;
+	debuginfod_client *(*begin)(void);
+	void (*end)(debuginfod_client *);
+	find_fn find_debuginfo, find_executable;
 	char *urls;
 	debuginfod_client *client;
 	bool down;		/* a server failed: not asked again in this run */
@@ -53,7 +62,9 @@ int debuginfod__setup(const char *urls)
 void debuginfod__end(void)
 {
 	if (di.client)
-		debuginfod_end(di.client);
+		di.end(di.client);
+	if (di.lib)
+		dlclose(di.lib);
 	free(di.urls);
 	free(di.misses);
 	memset(&di, 0, sizeof(di));
@@ -90,6 +101,25 @@ static void add_miss(const u8 *id, size_t len, bool exec)
 	m->exec = exec;
 }
 
+static int open_library(void)
+{
+	di.lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (di.lib) {
+		*(void **)&di.begin = dlsym(di.lib, "debuginfod_begin");
+		*(void **)&di.end = dlsym(di.lib, "debuginfod_end");
+		*(void **)&di.find_debuginfo = dlsym(di.lib, "debuginfod_find_debuginfo");
+		*(void **)&di.find_executable = dlsym(di.lib, "debuginfod_find_executable");
+	}
+	if (!di.lib || !di.begin || !di.end || !di.find_debuginfo || !di.find_executable) {
+		warning("debuginfod: cannot load %s: %s: nothing is fetched", DEBUGINFOD_SONAME,
+			dlerror());
+		free(di.urls);
+		di.urls = NULL;	/* said once */
+		return -ENOSYS;
+	}
+	return 0;
+}
+
 static int find(bool exec, const char *name, const u8 *id, size_t len, char **path)
 {
 	const char *kind = exec ? BUILDID_CACHE_ELF : BUILDID_CACHE_DEBUG;
@@ -120,14 +150,15 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 		return -EHOSTDOWN;
 	if (missed(id, len, exec))
 		return -ENOENT;
+	if (!di.lib && open_library())
+		return -ENOSYS;
 	if (!di.client)
-		di.client = debuginfod_begin();
+		di.client = di.begin();
 	if (!di.client)
 		return -ENOMEM;
 	build_id__hex(id, len, hex, sizeof(hex));
 	setenv(DEBUGINFOD_URLS_ENV_VAR, di.urls, 1);
-	fd = exec ? debuginfod_find_executable(di.client, id, len, path) :
-		    debuginfod_find_debuginfo(di.client, id, len, path);
+	fd = (exec ? di.find_executable : di.find_debuginfo)(di.client, id, len, path);
 	unsetenv(DEBUGINFOD_URLS_ENV_VAR);
 	if (fd == -ENOENT) {
 		debug("debuginfod: no %s for '%s' (build-id %s)", what, name, hex);
