@@ -67,7 +67,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-report vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -187,7 +187,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-report
 
 # call stacks beside perf and bpftrace (bench/stacks.sh); the workload built as Debian builds
 $(OUTPUT)/bench/deep: bench/deep.c
@@ -203,6 +203,10 @@ $(OUTPUT)/bench/unwind_tables: bench/unwind_tables.c $(LIB)
 bench-stacks: $(BIN) $(OUTPUT)/bench/deep $(OUTPUT)/bench/unwind_tables
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) DEEP=$(CURDIR)/$(OUTPUT)/bench/deep \
 		TABLES=$(CURDIR)/$(OUTPUT)/bench/unwind_tables bench/stacks.sh
+
+# hsbpf report beside perf report on python3, xz, sqlite3 and -a profiles (bench/report.sh)
+bench-report: $(BIN)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/report.sh
 
 bench-overhead: $(BIN) $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \

@@ -7,7 +7,7 @@ pkgs=(
 	make gcc clang llvm pkg-config binutils
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev qemu-user valgrind tmux
-	gnuplot-nox sqlite3 bzip2 xz-utils gzip
+	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
 	linux-perf bpftrace
 )
 

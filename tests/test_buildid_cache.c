@@ -107,25 +107,34 @@ static void expect_named(const char *data, const char *deleted)
 Test(buildid_cache, program_deleted_after_the_recording)
 {
 	const char *prog = copy_fixture("gone-after");
-	char data[PATH_MAX];
+	char data[PATH_MAX], entry[PATH_MAX];
+	struct stat first, again;
 	struct run_result r;
+	u8 id[BUILD_ID_MAX];
+	size_t len;
 	int tmps = 0;
 
 	snprintf(data, sizeof(data), "%s/p.data", tmpdir());
+	cr_assert_eq(build_id__read(prog, id, sizeof(id), &len), 0);
 	run(&r, "%s record -F 499 -o %s -- %s 0.5", hsbpf_bin(), data, prog);
 	cr_assert_eq(r.status, 0, "record failed: %s", r.err);
 	cr_expect(strstr(r.err, "build-id cache"), "record says nothing of the cache: %s", r.err);
 	cr_assert_eq(unlink(prog), 0);
 	expect_named(data, prog);
+	cr_assert_eq(buildid_cache__find(cache, id, len, BUILDID_CACHE_ELF, entry, sizeof(entry)), 0);
+	cr_assert_eq(stat(entry, &first), 0);
 
-	/* recorded again: the same objects, none copied twice */
+	/* recorded again: the program's copy is not written again, nor a second one made */
 	cr_assert_eq(run(&r, "cp %s %s", fixture("hot7030"), prog), 0);
-	int before = count_files(cache, &tmps);
 	run(&r, "%s record -F 499 -o %s -- %s 0.3", hsbpf_bin(), data, prog);
 	cr_assert_eq(r.status, 0, "record failed: %s", r.err);
-	cr_expect(strstr(r.err, " 0 added"), "the second recording copied again: %s", r.err);
-	cr_expect_eq(count_files(cache, &tmps), before);
-	cr_expect_eq(tmps, 0);
+	cr_expect(strstr(r.err, "there already") && !strstr(r.err, ", 0 there already"),
+		  "the second recording found nothing in the cache: %s", r.err);
+	cr_assert_eq(stat(entry, &again), 0);
+	cr_expect(first.st_ino == again.st_ino && first.st_mtim.tv_sec == again.st_mtim.tv_sec &&
+		  first.st_mtim.tv_nsec == again.st_mtim.tv_nsec, "the program was copied again");
+	count_files(cache, &tmps);
+	cr_expect_eq(tmps, 0, "a temporary file was left behind");
 }
 
 Test(buildid_cache, no_buildid_cache_keeps_nothing)
