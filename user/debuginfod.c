@@ -101,8 +101,27 @@ static void add_miss(const u8 *id, size_t len, bool exec)
 	m->exec = exec;
 }
 
+/* libdw 0.188 opens libdebuginfod in a constructor, whether or not a server is set: with
+ * curl and its TLS libraries, some 30 objects to map and relocate, a fifth of a short
+ * report's time. This dlopen, found before libc's, declines that one unless we ask: libdwfl
+ * then has no debuginfod client of its own (we fetch, and say so), and we open the library
+ * only when there is a server to ask. Every other dlopen goes on to the real one. */
+static bool want_library;
+
+void *dlopen(const char *file, int mode)
+{
+	static void *(*real)(const char *, int);
+
+	if (file && !strcmp(file, DEBUGINFOD_SONAME) && !want_library)
+		return NULL;
+	if (!real)
+		*(void **)&real = dlsym(RTLD_NEXT, "dlopen");
+	return real ? real(file, mode) : NULL;
+}
+
 static int open_library(void)
 {
+	want_library = true;
 	di.lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (di.lib) {
 		*(void **)&di.begin = dlsym(di.lib, "debuginfod_begin");

@@ -527,9 +527,12 @@ static int cmp_dso_sym(const void *a, const void *b)
 static void build_syms(struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	size_t cap = 0;
 
 	d->syms_built = true;
+	/* at most n entries: one allocation, not grown (and zeroed) as it fills */
+	d->syms = n > 1 ? malloc((size_t)n * sizeof(*d->syms)) : NULL;
+	if (!d->syms)
+		return;	/* dwfl_module_addrinfo answers instead */
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr, bias = 0;
@@ -549,10 +552,6 @@ static void build_syms(struct dso *d)
 			if (!(sh.sh_flags & SHF_ALLOC))
 				continue;
 			end = sh.sh_addr + sh.sh_size + bias;
-		}
-		if (array__reserve((void **)&d->syms, &cap, d->nr_syms + 1, sizeof(*d->syms))) {
-			d->nr_syms = 0;	/* dwfl_module_addrinfo answers instead */
-			return;
 		}
 		d->syms[d->nr_syms++] = (struct dso_sym){
 			.addr = addr, .size = sym.st_size, .name = name,
