@@ -7,9 +7,14 @@
 # smaller). Both group by perf's default keys, comm,dso,sym. Target: 3x faster than perf
 # report, and no more memory, on each.
 #
-# perf 6.1 against this kernel: `perf record` aborts in its BPF-event side thread ("buffer
-# overflow detected") unless --no-bpf-event is given, so it is; `perf report` is used as it
-# is, and a profile it cannot read is said as such in the table.
+# BASELINE=path/to/an/older/hsbpf adds its report of the same hsbpf profiles (the figures
+# in docs/benchmarks.md compare with the commit before the report work).
+#
+# perf 6.1 against this kernel: `perf record` can abort at its end ("assertion failed at
+# util/build-id.c:1010", then "stack smashing detected") and `perf report` and `perf script`
+# abort the same way on every perf.data while some BPF programs are loaded on the machine
+# (seen with the other hsbpf sessions' programs); record runs with -B --no-bpf-event, which
+# avoids its part, and a report perf cannot give is said as such in the table.
 set -euo pipefail
 
 HSBPF=${HSBPF:-./hsbpf}
@@ -30,7 +35,7 @@ need sqlite3
 export HSBPF_BUILDID_DIR=$OUT/buildid
 export PERF_BUILDID_DIR=$OUT/perf-buildid
 
-# input for xz: 48 MB of programs and libraries
+# input for xz: 48 MB of programs and libraries, compressed for SECS seconds
 [ -s "$OUT/xz.in" ] || { cat /usr/lib/x86_64-linux-gnu/*.so* 2>/dev/null | head -c 48000000 >"$OUT/xz.in" || true; }
 
 py_cmd=(python3 -c "
@@ -41,15 +46,16 @@ while time.time() < end:
     for i in range(2000):
         n += len(json.dumps({'a': i, 'b': [i, i * 2], 'c': str(i)}))
 print(n)")
-xz_cmd=(sh -c "xz -9 -T1 -c '$OUT/xz.in' >/dev/null")
-sql_cmd=(sqlite3 :memory: "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c
-	LIMIT 1500000) SELECT count(*), sum(length(printf('%08d', x * 7919 % 1000003))) FROM
-	(SELECT x FROM c ORDER BY x * 7919 % 1000003);")
+xz_cmd=(sh -c "timeout $SECS xz -9 -T1 -c '$OUT/xz.in' >/dev/null; exit 0")
+sql_cmd=(sh -c "timeout $SECS sqlite3 :memory: \"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL
+	SELECT x + 1 FROM c LIMIT 50000000) SELECT count(*), sum(length(printf('%08d', x * 7919 %
+	1000003))) FROM (SELECT x FROM c ORDER BY x * 7919 % 1000003);\" >/dev/null; exit 0")
 
 record() {	# name cmd...: both tools' profiles of one command
 	local name=$1; shift
 	"$HSBPF" record -F 999 -o "$OUT/$name.hsbpf" -- "$@" >/dev/null 2>"$OUT/$name.hsbpf.log"
-	perf record -q --no-bpf-event -F 999 -o "$OUT/$name.perf" -- "$@" >/dev/null 2>"$OUT/$name.perf.log"
+	perf record -q -B --no-bpf-event -F 999 -o "$OUT/$name.perf" -- "$@" >/dev/null \
+		2>"$OUT/$name.perf.log" || echo "bench: perf record of $name failed ($?)" >&2
 }
 
 echo "bench: recording python3, xz, sqlite3, and -a while they run" >&2
@@ -58,13 +64,14 @@ record xz "${xz_cmd[@]}"
 record sqlite3 "${sql_cmd[@]}"
 # the machine busy: the three workloads together, recorded whole by each tool in turn
 busy() {
-	"${py_cmd[@]}" >/dev/null & "${xz_cmd[@]}" & "${sql_cmd[@]}" >/dev/null & wait
+	"${py_cmd[@]}" >/dev/null & "${xz_cmd[@]}" & "${sql_cmd[@]}" & wait
 }
 busy & bpid=$!
 "$HSBPF" record -a -F 999 -d "$SECS" -o "$OUT/all.hsbpf" >/dev/null 2>"$OUT/all.hsbpf.log"
 wait $bpid
 busy & bpid=$!
-perf record -q --no-bpf-event -a -F 999 -o "$OUT/all.perf" -- sleep "$SECS" >/dev/null 2>"$OUT/all.perf.log"
+perf record -q -B --no-bpf-event -a -F 999 -o "$OUT/all.perf" -- sleep "$SECS" >/dev/null \
+	2>"$OUT/all.perf.log" || echo "bench: perf record -a failed ($?)" >&2
 wait $bpid
 
 # median of RUNS runs of a command: "wall cpu rss_kb status"
@@ -80,21 +87,42 @@ measure() {
 		END { asort(c); asort(m); i = int((n + 1) / 2); print w[i], c[i], m[i], st + 0 }'
 }
 
+cols() {	# label wall cpu rss_kb status: "s | CPU s | MB" or the failure
+	if [ "$5" != 0 ]; then
+		echo "fails ($(grep -m1 -o 'assertion failed[^ ]* at [^ ]*\|stack smashing\|Segmentation\|Error[^.]*' "$OUT/report.err.$1" | head -1 || echo "status $5")) | | "
+	else
+		awk -v w="$2" -v c="$3" -v m="$4" 'BEGIN { printf "%.3f | %.3f | %.1f", w, c, m / 1024 }'
+	fi
+}
+
 echo
-echo "| profile | samples (hsbpf / perf) | hsbpf report s | perf report s | time ratio | hsbpf CPU s | perf CPU s | hsbpf RSS MB | perf RSS MB | memory ratio |"
-echo "|---|---|---|---|---|---|---|---|---|---|"
+base_head="" base_rule=""
+if [ -n "${BASELINE:-}" ]; then
+	base_head=" baseline s | baseline CPU s | baseline MB | CPU: baseline / hsbpf |"
+	base_rule="---|---|---|---|"
+fi
+echo "| profile | samples | hsbpf report s | CPU s | peak MB |$base_head perf report s | CPU s | peak MB | CPU: perf / hsbpf | memory: perf / hsbpf |"
+echo "|---|---|---|---|---|$base_rule---|---|---|---|---|"
 for name in python3 xz sqlite3 all; do
 	read -r hw hc hm hs < <(measure "$HSBPF" report -i "$OUT/$name.hsbpf" --sort comm,dso,sym)
+	cp "$OUT/report.err" "$OUT/report.err.h"
 	read -r pw pc pm ps < <(measure perf report -i "$OUT/$name.perf" --stdio --sort comm,dso,sym)
-	note=""
-	[ "$ps" = 0 ] || note=" (perf report failed: $(head -c 80 "$OUT/report.err" | tr '\n' ' '))"
+	cp "$OUT/report.err" "$OUT/report.err.p"
 	hn=$("$HSBPF" report -i "$OUT/$name.hsbpf" 2>/dev/null | sed -n 's/.* \([0-9]*\) samples,.*/\1/p' | head -1)
-	pn=$(perf report -i "$OUT/$name.perf" --stdio 2>/dev/null | sed -n 's/^# Samples: \([0-9.K]*\).*/\1/p' | head -1)
 	[ "$name" = all ] && label="-a, ${SECS} s, busy" || label=$name
-	awk -v l="$label" -v hn="${hn:-?}" -v pn="${pn:-?}" -v hw="$hw" -v pw="$pw" -v hc="$hc" \
-	    -v pc="$pc" -v hm="$hm" -v pm="$pm" -v note="$note" 'BEGIN {
-		printf "| %s | %s / %s | %.3f | %.3f%s | **%.1fx** | %.3f | %.3f | %.1f | %.1f | **%.2fx** |\n",
-			l, hn, pn, hw, pw, note, pw / hw, hc, pc, hm / 1024, pm / 1024, pm / hm }'
+	row="| $label | ${hn:-?} | $(cols h "$hw" "$hc" "$hm" "$hs") |"
+	if [ -n "${BASELINE:-}" ]; then
+		read -r bw bc bm bs < <(measure "$BASELINE" report -i "$OUT/$name.hsbpf" --sort comm,dso,sym)
+		cp "$OUT/report.err" "$OUT/report.err.b"
+		row+=" $(cols b "$bw" "$bc" "$bm" "$bs") | $(awk -v b="$bc" -v h="$hc" 'BEGIN { printf "**%.1fx**", b / h }') |"
+	fi
+	row+=" $(cols p "$pw" "$pc" "$pm" "$ps") |"
+	if [ "$ps" = 0 ]; then
+		row+=" $(awk -v p="$pc" -v h="$hc" -v pm="$pm" -v hm="$hm" 'BEGIN { printf "**%.1fx** | **%.2fx**", p / h, pm / hm }') |"
+	else
+		row+=" - | - |"
+	fi
+	echo "$row"
 done
 echo
-echo "$RUNS runs each, medians; ratios are perf / hsbpf (above 1: hsbpf faster, smaller)."
+echo "$RUNS runs each, medians; CPU is user + system. Both tools group by comm,dso,sym."
