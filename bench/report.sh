@@ -58,6 +58,9 @@ record() {	# name cmd...: both tools' profiles of one command
 		2>"$OUT/$name.perf.log" || echo "bench: perf record of $name failed ($?)" >&2
 }
 
+if [ "${REUSE:-0}" = 1 ] && [ -s "$OUT/all.hsbpf" ]; then
+	echo "bench: REUSE=1: the profiles of the last run" >&2
+else
 echo "bench: recording python3, xz, sqlite3, and -a while they run" >&2
 record python3 "${py_cmd[@]}"
 record xz "${xz_cmd[@]}"
@@ -73,18 +76,22 @@ busy & bpid=$!
 perf record -q -B --no-bpf-event -a -F 999 -o "$OUT/all.perf" -- sleep "$SECS" >/dev/null \
 	2>"$OUT/all.perf.log" || echo "bench: perf record -a failed ($?)" >&2
 wait $bpid
+fi
 
-# median of RUNS runs of a command: "wall cpu rss_kb status"
+# medians of RUNS runs of a command, each column on its own: "wall cpu rss_kb status"
 measure() {
-	local t=$OUT/time.txt st=0 runs=()
+	local t=$OUT/time.txt st runs=$OUT/runs.txt mid=$(((RUNS + 1) / 2)) worst=0
+	: >"$runs"
 	for _ in $(seq "$RUNS"); do
 		st=0
 		/usr/bin/time -f "%e %U %S %M" -o "$t" "$@" >"$OUT/report.out" 2>"$OUT/report.err" || st=$?
-		runs+=("$(awk -v st=$st '{ printf "%.3f %.3f %d %d\n", $1, $2 + $3, $4, st }' "$t")")
+		[ "$st" = 0 ] || worst=$st
+		awk '{ printf "%.3f %.3f %d\n", $1, $2 + $3, $4 }' "$t" >>"$runs"
 	done
-	printf '%s\n' "${runs[@]}" | sort -n | awk -v n="$RUNS" '
-		{ w[NR] = $1; c[NR] = $2; m[NR] = $3; if ($4) st = $4 }
-		END { asort(c); asort(m); i = int((n + 1) / 2); print w[i], c[i], m[i], st + 0 }'
+	for col in 1 2 3; do
+		cut -d' ' -f$col "$runs" | sort -n | sed -n "${mid}p"
+	done | tr '\n' ' '
+	echo "$worst"
 }
 
 cols() {	# label wall cpu rss_kb status: "s | CPU s | MB" or the failure
