@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -18,7 +19,8 @@
 #include "hsbpf.h"
 #include "symbolizer.h"
 
-/* objects held open at once: beyond that, the path is read at the end */
+/* objects held open at once, and at most a quarter of the file limit (the sampler needs
+ * its own per CPU): beyond that, the path is read at the end */
 #define KEEP_MAX_FDS 512
 
 const char *buildid_cache__default_dir(void)
@@ -177,15 +179,19 @@ struct buildid_keeper {
 	size_t seen_forks, seen_maps;
 	struct kept *kept;
 	size_t nr_kept, cap_kept;
-	unsigned nr_fds;
+	unsigned nr_fds, max_fds;
 };
 
 struct buildid_keeper *buildid_keeper__new(const u32 *pids, size_t nr)
 {
 	struct buildid_keeper *k = calloc(1, sizeof(*k));
+	struct rlimit rl;
 
 	if (!k)
 		return NULL;
+	k->max_fds = KEEP_MAX_FDS;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur / 4 < k->max_fds)
+		k->max_fds = rl.rlim_cur / 4;
 	k->filter = nr > 0;
 	if (nr) {
 		k->pids = malloc(nr * sizeof(*pids));
@@ -282,7 +288,7 @@ static void keep_mapping(struct buildid_keeper *k, struct profile *p, struct pro
 		}
 		return;
 	}
-	if (k->nr_fds >= KEEP_MAX_FDS)
+	if (k->nr_fds >= k->max_fds)
 		return;	/* read by path at the end */
 	fd = open_object(p, m, id, &id_size);
 	if (fd < 0) {
