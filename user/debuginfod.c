@@ -61,13 +61,16 @@ int debuginfod__setup(const char *urls)
 
 void debuginfod__end(void)
 {
+	void *lib = di.lib;
+
 	if (di.client)
 		di.end(di.client);
-	if (di.lib)
-		dlclose(di.lib);
 	free(di.urls);
 	free(di.misses);
 	memset(&di, 0, sizeof(di));
+	/* the library stays loaded: curl and its TLS library keep global state that closing
+	 * it would orphan (and the next setup opens it again for nothing) */
+	di.lib = lib;
 }
 
 bool debuginfod__enabled(void)
@@ -122,7 +125,8 @@ void *dlopen(const char *file, int mode)
 static int open_library(void)
 {
 	want_library = true;
-	di.lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (!di.lib)
+		di.lib = dlopen(DEBUGINFOD_SONAME, RTLD_NOW | RTLD_LOCAL);
 	if (di.lib) {
 		*(void **)&di.begin = dlsym(di.lib, "debuginfod_begin");
 		*(void **)&di.end = dlsym(di.lib, "debuginfod_end");
@@ -169,7 +173,7 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 		return -EHOSTDOWN;
 	if (missed(id, len, exec))
 		return -ENOENT;
-	if (!di.lib && open_library())
+	if (!di.begin && open_library())
 		return -ENOSYS;
 	if (!di.client)
 		di.client = di.begin();
