@@ -22,6 +22,7 @@ static void setup(void)
 {
 	snprintf(cache, sizeof(cache), "%s/cache", tmpdir());
 	setenv("HSBPF_BUILDID_DIR", cache, 1);
+	unsetenv("HSBPF_NO_BUILDID_CACHE");
 }
 
 TestSuite(buildid_cache, .init = setup, .fini = cleanup_tmpdir, .timeout = 60);

@@ -28,6 +28,7 @@ static void setup(void)
 
 	snprintf(cache, sizeof(cache), "%s/cache", tmpdir());
 	setenv("HSBPF_BUILDID_DIR", cache, 1);
+	unsetenv("HSBPF_NO_BUILDID_CACHE");
 	snprintf(cache, sizeof(cache), "%s/client", tmpdir());
 	setenv("DEBUGINFOD_CACHE_PATH", cache, 1);
 	unsetenv("DEBUGINFOD_URLS");

@@ -65,6 +65,7 @@ static const char usage_text[] =
 	"      --map-entries N    sample map slots (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
 	"      --no-buildid-cache don't copy the sampled objects into the build-id cache\n"
+	"                         (also HSBPF_NO_BUILDID_CACHE=1)\n"
 	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
 	"                         ~/.cache/hsbpf/buildid): report finds deleted or changed\n"
 	"                         objects there\n"
@@ -149,6 +150,8 @@ static int parse_args(int argc, char **argv)
 		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
 	if (!env.buildid_dir)
 		env.buildid_dir = buildid_cache__default_dir();
+	if (getenv("HSBPF_NO_BUILDID_CACHE") && !strcmp(getenv("HSBPF_NO_BUILDID_CACHE"), "1"))
+		env.no_buildid_cache = true;
 	env.so.keep_objects = !env.no_buildid_cache && env.buildid_dir;
 	return 0;
 }
