@@ -27,7 +27,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -I$(OUTPUT)/proto -Ibpf -Iuser -Iref $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lcapstone -liberty -lz -lm -lpthread
+LDLIBS := $(PC_LIBS) -lcapstone -liberty -lz -lm -lpthread -ldl
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)
@@ -71,7 +71,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report vmlinux fixtures deps demo fuzz
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -248,7 +248,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys bench-report
 
 # the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
 bench-exports: $(BIN)
@@ -272,6 +272,10 @@ $(OUTPUT)/bench/unwind_tables: bench/unwind_tables.c $(LIB)
 bench-stacks: $(BIN) $(OUTPUT)/bench/deep $(OUTPUT)/bench/unwind_tables
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) DEEP=$(CURDIR)/$(OUTPUT)/bench/deep \
 		TABLES=$(CURDIR)/$(OUTPUT)/bench/unwind_tables bench/stacks.sh
+
+# hsbpf report beside perf report on python3, xz, sqlite3 and -a profiles (bench/report.sh)
+bench-report: $(BIN)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/report.sh
 
 bench-overhead: $(BIN) $(FIXTURES) $(OUTPUT)/bench/floor
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \

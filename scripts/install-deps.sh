@@ -5,9 +5,9 @@ set -euo pipefail
 
 pkgs=(
 	make gcc g++ clang llvm pkg-config binutils
-	libbpf-dev bpftool libelf-dev libdw-dev zlib1g-dev
+	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
-	gnuplot-nox sqlite3 bzip2 xz-utils gzip
+	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
 	linux-perf bpftrace
 	libprotobuf-c-dev protobuf-c-compiler golang-go chromium nodejs
 )

@@ -18,6 +18,15 @@
 
 static char tmp[256];
 
+/* recordings made by the tests keep no objects (a -a recording on a busy machine would copy
+ * every compiler the other jobs run), and none in the user's cache: the build-id cache's own
+ * suites turn it on, each in a folder of its own */
+__attribute__((constructor)) static void no_buildid_cache(void)
+{
+	setenv("HSBPF_BUILDID_DIR", "/tmp/hsbpf-test-buildid", 0);
+	setenv("HSBPF_NO_BUILDID_CACHE", "1", 0);
+}
+
 static void slurp(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");

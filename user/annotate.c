@@ -468,7 +468,7 @@ int annotate__function(const struct profile *p, struct symbolizer *sy,
 		for (size_t b = 0; b < t.bt->nr; b++)
 			t.lbr[b] *= scale;
 	}
-	img = elf_image__open(t.dso);
+	img = elf_image__open(symbolizer__file(sy, t.dso));
 	if (!img) {
 		err = fail(-errno, "cannot open '%s': %s", t.dso, file__strerror(errno));
 		goto cleanup;

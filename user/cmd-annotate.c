@@ -2,9 +2,11 @@
 /* hsbpf annotate: one function's instructions with samples, block estimates and exact counts. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "annotate.h"
 #include "cmds.h"
+#include "debuginfod.h"
 #include "json_writer.h"
 
 static const char usage_text[] =
@@ -17,7 +19,13 @@ static const char usage_text[] =
 	"  -i, --input FILE   profile to read (default hsbpf.data)\n"
 	"      --truth FILE   exact counts of the same program (hsbpf truth) beside the samples\n"
 	"      --format FMT   text (default) or json\n"
-	"      --no-demangle  C++ and Rust symbols as mangled\n";
+	"      --no-demangle  C++ and Rust symbols as mangled\n"
+	"      --debuginfod URLS  fetch missing objects and debug files by build-id (default\n"
+	"                     $DEBUGINFOD_URLS), as report does\n"
+	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
+	"                     ~/.cache/hsbpf/buildid)\n";
+
+enum { OPT_DEBUGINFOD = 0x100, OPT_BUILDID_DIR };
 
 int cmd_annotate(int argc, char **argv)
 {
@@ -26,11 +34,13 @@ int cmd_annotate(int argc, char **argv)
 		{ "truth", required_argument, NULL, 't' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "no-demangle", no_argument, NULL, 'N' },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	struct annotate_opts o = {};
-	const char *input = "hsbpf.data", *truth_path = NULL;
+	const char *input = "hsbpf.data", *truth_path = NULL, *debuginfod = NULL;
 	struct symbolizer *sy = NULL;
 	struct truth *t = NULL;
 	struct profile *p = NULL;
@@ -52,6 +62,12 @@ int cmd_annotate(int argc, char **argv)
 		case 'N':
 			o.raw_names = true;
 			break;
+		case OPT_DEBUGINFOD:
+			debuginfod = optarg;
+			break;
+		case OPT_BUILDID_DIR:
+			setenv("HSBPF_BUILDID_DIR", optarg, 1);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -64,7 +80,9 @@ int cmd_annotate(int argc, char **argv)
 		return 2;
 	}
 	o.symbol = argv[optind];
-	err = profile__read(input, &p);
+	err = debuginfod__setup(debuginfod);
+	if (!err)
+		err = profile__read(input, &p);
 	if (!err && truth_path)
 		err = truth__read(truth_path, &t);
 	if (err)
@@ -82,5 +100,6 @@ cleanup:
 	symbolizer__free(sy);
 	truth__free(t);
 	profile__free(p);
+	debuginfod__end();
 	return err ? 1 : 0;
 }

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "buildid_cache.h"
 #include "caps.h"
 #include "cmds.h"
 #include "file_format.h"
@@ -21,6 +22,8 @@ static struct env {
 	struct session_opts so;
 	double duration;
 	const char *output;
+	bool no_buildid_cache;
+	const char *buildid_dir;
 } env;
 
 /* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
@@ -67,6 +70,11 @@ static const char usage_text[] =
 	"      --per-cpu          samples keyed by CPU too (report --sort cpu, --cpu)\n"
 	"      --time-buckets MS  samples keyed by time too, in buckets of MS milliseconds\n"
 	"                         (1 to 60000, 100 when MS is omitted: report --time)\n"
+	"      --no-buildid-cache don't copy the sampled objects into the build-id cache\n"
+	"                         (also HSBPF_NO_BUILDID_CACHE=1)\n"
+	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
+	"                         ~/.cache/hsbpf/buildid): report finds deleted or changed\n"
+	"                         objects there\n"
 	SESSION_CALL_GRAPH_HELP
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
@@ -79,7 +87,8 @@ static const char usage_text[] =
 	"killed it), as perf record's; 0 when the recording ended it (-d, Ctrl-C) or with no\n"
 	"command; 1 when the recording failed, 2 for a usage error.\n";
 
-enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_NO_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS };
+enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_NO_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS,
+       OPT_NO_BUILDID_CACHE, OPT_BUILDID_DIR };
 
 #define TIME_BUCKET_DEFAULT_MS	100
 #define TIME_BUCKET_MAX_MS	60000
@@ -97,6 +106,8 @@ static int parse_args(int argc, char **argv)
 		{ "no-per-thread", no_argument, NULL, OPT_NO_PER_THREAD },
 		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
 		{ "time-buckets", optional_argument, NULL, OPT_TIME_BUCKETS },
+		{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -147,6 +158,12 @@ static int parse_args(int argc, char **argv)
 			env.so.time_bucket_ns = ms * 1000000;
 			break;
 		}
+		case OPT_NO_BUILDID_CACHE:
+			env.no_buildid_cache = true;
+			break;
+		case OPT_BUILDID_DIR:
+			env.buildid_dir = optarg;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -168,6 +185,11 @@ static int parse_args(int argc, char **argv)
 		return fail(-EINVAL, "-F and -c exclude each other");
 	if (env.so.no_kill_with_parent && !env.so.argv)
 		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
+	if (!env.buildid_dir)
+		env.buildid_dir = buildid_cache__default_dir();
+	if (getenv("HSBPF_NO_BUILDID_CACHE") && !strcmp(getenv("HSBPF_NO_BUILDID_CACHE"), "1"))
+		env.no_buildid_cache = true;
+	env.so.keep_objects = !env.no_buildid_cache && env.buildid_dir;
 	return 0;
 }
 
@@ -188,6 +210,20 @@ static void report_rearm_cost(const struct profile *p, int nr_cpus)
 		warning("re-arming randomized periods took %.0f%% of the sampled CPUs (%.1f us a "
 			"sample): a longer period disturbs the program less", 100 * share,
 			st->rearm_cpu_ns / 1e3 / st->rearms);
+}
+
+/* the sampled objects into the build-id cache: a failure there costs the profile nothing */
+static void save_objects(struct session *sess, const struct profile *p)
+{
+	struct buildid_save_stats st;
+
+	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
+		return;
+	fprintf(stderr, "hsbpf: build-id cache '%s': %u objects, %u added (%.1f MB), %u there "
+		"already\n", env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
+	if (st.failed)
+		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
+			st.failed);
 }
 
 int cmd_record(int argc, char **argv)
@@ -262,6 +298,8 @@ int cmd_record(int argc, char **argv)
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
 	report_rearm_cost(p, session__nr_cpus(sess));
+	if (env.so.keep_objects)
+		save_objects(sess, p);
 	if (p->stats.pids_full || p->stats.exec_full)
 		warning("process tables were full: %" PRIu64 " forks not followed, %" PRIu64
 			" execs not told apart", p->stats.pids_full, p->stats.exec_full);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "callchain.h"
 #include "cmds.h"
+#include "debuginfod.h"
 #include "hist.h"
 #include "json_writer.h"
 #include "hsbpf.h"
@@ -70,6 +71,13 @@ static const char usage_text[] =
 	"      --no-inline      no inlined functions (shown by default, from DWARF, in --sort\n"
 	"                       line, in call graphs and folded stacks as NAME (inlined) frames,\n"
 	"                       and in json rows)\n"
+	"      --debuginfod URLS  fetch missing debug files and objects by build-id from these\n"
+	"                       servers (default $DEBUGINFOD_URLS; each transfer gives up after\n"
+	"                       $DEBUGINFOD_TIMEOUT s of no progress, default 5); what is fetched\n"
+	"                       is said, and kept in the build-id cache\n"
+	"      --buildid-dir DIR  the build-id cache, where objects deleted or changed since the\n"
+	"                       recording are read from (default $HSBPF_BUILDID_DIR, else\n"
+	"                       ~/.cache/hsbpf/buildid)\n"
 	"  -v, --verbose        more messages\n";
 
 /* what one sample stands for in instructions: the period when the event counts
@@ -203,7 +211,7 @@ cleanup:
 
 enum { OPT_CALL_GRAPH = 0x100, OPT_NO_CALL_GRAPH, OPT_CHILDREN, OPT_NO_CHILDREN, OPT_PERCENT_LIMIT,
        OPT_COMM, OPT_PID, OPT_TID, OPT_DSO, OPT_SYMBOLS, OPT_CPU, OPT_TIME, OPT_NO_DEMANGLE,
-       OPT_NO_INLINE };
+       OPT_NO_INLINE, OPT_DEBUGINFOD, OPT_BUILDID_DIR };
 
 static int parse_percent(const char *s, double *v)
 {
@@ -246,11 +254,14 @@ int cmd_report(int argc, char **argv)
 		{ "time", required_argument, NULL, OPT_TIME },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
+		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
+		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL, *output = NULL;
+	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL, *output = NULL,
+		   *debuginfod = NULL;
 	enum hist_format fmt = HIST_TEXT;
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
@@ -346,6 +357,13 @@ int cmd_report(int argc, char **argv)
 		case 't':
 			truth_path = optarg;
 			break;
+		case OPT_DEBUGINFOD:
+			debuginfod = optarg;
+			break;
+		case OPT_BUILDID_DIR:
+			/* where the symbolizer and debuginfod look: the variable says it to both */
+			setenv("HSBPF_BUILDID_DIR", optarg, 1);
+			break;
 		case 'G':
 			per_cgroup = true;
 			break;
@@ -373,8 +391,13 @@ int cmd_report(int argc, char **argv)
 	 * refuse): to a file or a pipe only */
 	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
 		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
-	if (export)
-		return export_profile(input, export, output, &sf);
+	if (debuginfod__setup(debuginfod))
+		return fail(1, "cannot report: %s", strerror(ENOMEM));
+	if (export) {
+		err = export_profile(input, export, output, &sf);
+		debuginfod__end();
+		return err;
+	}
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
@@ -392,6 +415,7 @@ int cmd_report(int argc, char **argv)
 						out);
 		symbolizer__free(sy);
 		profile__free(p);
+		debuginfod__end();
 		return close_output(out, output, err) ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
@@ -440,10 +464,11 @@ int cmd_report(int argc, char **argv)
 	if (inl && (has_line_key(keys, nr_keys) || fmt == HIST_JSON || folded ||
 		    (p->nr_stack_samples && graph != 0)))
 		symbolizer__want_inline(sy);
+	/* source lines are DWARF line tables, often in compressed sections: read only when a
+	 * column shows them */
+	if (!has_line_key(keys, nr_keys))
+		symbolizer__skip_lines(sy);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
-		/* every frame is resolved: no source lines unless a key shows them */
-		if (!has_line_key(keys, nr_keys))
-			symbolizer__skip_lines(sy);
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
@@ -488,5 +513,6 @@ cleanup:
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
+	debuginfod__end();
 	return close_output(out, output, err) ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "buildid_cache.h"
 #include "cgroup.h"
 #include "ksyms.h"
 #include "sampler.h"
@@ -49,6 +50,7 @@ struct session {
 	size_t unw_maps, unw_comms, unw_forks;
 	u32 *followed;		/* with a command or -p: the processes and their descendants */
 	size_t nr_followed, cap_followed;
+	struct buildid_keeper *keeper;	/* with keep_objects */
 };
 
 static int max_sample_rate(u64 *rate)
@@ -524,6 +526,15 @@ int session__open(struct session *s)
 		if (err)
 			return err;
 	}
+	if (o->keep_objects) {
+		u32 cmd_pid = s->cmd.pid;
+
+		s->keeper = o->argv ? buildid_keeper__new(&cmd_pid, 1) :
+			    buildid_keeper__new(s->pids, o->pids ? s->nr_pids : 0);
+		if (!s->keeper)
+			return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+		buildid_keeper__scan(s->keeper, s->p);
+	}
 	s->sampler = sampler__open(&s->so);
 	if (!s->sampler)
 		return -errno;
@@ -560,6 +571,7 @@ int session__poll(struct session *s, int timeout_ms)
 		return -EIO;
 	if (s->unw && feed_unwinder(s))
 		return -ENOMEM;
+	buildid_keeper__scan(s->keeper, s->p);
 	/* processes in their own PID namespace: read while they are alive */
 	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
 	s->seen_comms = s->p->nr_comms;
@@ -685,6 +697,7 @@ int session__finish(struct session *s)
 	else if (!o->all && !o->cgroup)
 		profile__keep_pids(p, s->pids, s->nr_pids);
 	p->stats.jit_syms = p->nr_jitsyms;
+	buildid_keeper__scan(s->keeper, p);
 	sideband__fill_build_ids(p);
 	ksyms__save_for_samples(p, "/proc/kallsyms");
 	save_cgroups(p, &s->cgroups);
@@ -787,6 +800,7 @@ void session__close(struct session *s)
 		command__abort(&s->cmd);
 	unwinder__free(s->unw);
 	jitmaps__free(s->jit);
+	buildid_keeper__free(s->keeper);
 	sampler__destroy(s->sampler);
 	sideband__close(s->sb);
 	cgroup_names__free(&s->cgroups);
@@ -797,4 +811,9 @@ void session__close(struct session *s)
 	free(s->cpus);
 	free(s->followed);
 	free(s);
+}
+
+struct buildid_keeper *session__keeper(struct session *s)
+{
+	return s->keeper;
 }

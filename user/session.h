@@ -14,6 +14,7 @@
 
 struct sampler;
 struct cgroup_names;
+struct buildid_keeper;
 
 struct session_opts {
 	const char *event;	/* "cpu-clock" when NULL */
@@ -36,6 +37,7 @@ struct session_opts {
 	bool key_tid;
 	bool key_cpu;
 	u64 time_bucket_ns;
+	bool keep_objects;	/* hold the mapped objects open for the build-id cache */
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;
@@ -100,6 +102,8 @@ struct profile *session__profile(struct session *s);
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
+/* with keep_objects: the objects held open, for buildid_keeper__save; else NULL */
+struct buildid_keeper *session__keeper(struct session *s);
 /* whether session__finish had to SIGKILL the command (and said so) */
 bool session__command_killed(const struct session *s);
 /* whether the session ended the command (-d, a signal to hsbpf) rather than it ending itself */

@@ -18,6 +18,8 @@
 #include "elf_image.h"
 #include "build_id.h"
 #include "demangle.h"
+#include "buildid_cache.h"
+#include "debuginfod.h"
 #include "hsbpf.h"
 #include "inline.h"
 #include "strset.h"
@@ -42,6 +44,7 @@ struct dso {
 	struct unwind_fde *fdes;	/* stripped code: functions from .eh_frame, on first need */
 	size_t nr_fdes;
 	bool fdes_built;
+	char *file;		/* the build-id cache's copy read instead of path, or NULL */
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -134,7 +137,10 @@ static bool debug_search_blocks(const char *file_name, const char *debuglink)
 static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
 			  const char *file_name, const char *debuglink, GElf_Word crc, char **out)
 {
+	const unsigned char *id;
 	char real[PATH_MAX];
+	GElf_Addr vaddr;
+	int fd, len;
 
 	if (file_name && (debug_search_blocks(file_name, debuglink) ||
 			  (realpath(file_name, real) && debug_search_blocks(real, debuglink)))) {
@@ -143,7 +149,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		errno = 0;
 		return -1;
 	}
-	return dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+	/* not on this machine: fetched before (the build-id cache) or from debuginfod */
+	if (fd < 0 && (len = dwfl_module_build_id(mod, &id, &vaddr)) > 0) {
+		int fetched = debuginfod__find_debuginfo(modname, id, len, out);
+
+		if (fetched >= 0)
+			return fetched;
+	}
+	return fd;
 }
 
 static const Dwfl_Callbacks offline_callbacks = {
@@ -180,6 +194,7 @@ void symbolizer__free(struct symbolizer *sy)
 		free(sy->dsos[i].fdes);
 		bblock_table__free(sy->dsos[i].blocks);
 		elf_image__close(sy->dsos[i].img);
+		free(sy->dsos[i].file);
 	}
 	while (sy->inl_blocks) {
 		struct inline_block *b = sy->inl_blocks;
@@ -232,7 +247,7 @@ static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *
 {
 	if (d->blocks || d->blocks_failed)
 		return d->blocks;
-	d->img = elf_image__open(profile__str(sy->p, d->path));
+	d->img = elf_image__open(d->file ? d->file : profile__str(sy->p, d->path));
 	d->blocks = d->img ? bblock_table__build(d->img) : NULL;
 	d->blocks_failed = !d->blocks;
 	if (d->blocks_failed)
@@ -348,9 +363,11 @@ const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns)
 
 /* ---- objects ---- */
 
-static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_mapping *m)
+/* file (the object's path, or its copy in the build-id cache) as the object the mapping
+ * names: 0, or -errno with what went wrong in why */
+static int open_dso_file(struct dso *d, const struct profile_mapping *m, const char *name,
+			 const char *file, char *why, size_t why_size)
 {
-	const char *path = profile__str(sy->p, d->path);
 	const unsigned char *id;
 	GElf_Addr bias, vaddr;
 	size_t nph;
@@ -358,9 +375,9 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 	int len, fd;
 
 	/* a path from a profile: never a FIFO or a device */
-	fd = file__open_regular(path);
+	fd = file__open_regular(file);
 	if (fd < 0) {
-		warning("cannot open '%s': %s: its samples show as [unknown]", path, file__strerror(fd));
+		snprintf(why, why_size, "cannot open '%s': %s", file, file__strerror(fd));
 		return fd;
 	}
 	d->dwfl = dwfl_begin(&offline_callbacks);
@@ -369,11 +386,11 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 		return -ENOMEM;
 	}
 	dwfl_report_begin(d->dwfl);
-	d->mod = dwfl_report_elf(d->dwfl, path, path, fd, 0, true);	/* owns fd if it succeeds */
+	d->mod = dwfl_report_elf(d->dwfl, name, file, fd, 0, true);	/* owns fd if it succeeds */
 	dwfl_report_end(d->dwfl, NULL, NULL);
 	if (!d->mod) {
 		close(fd);
-		warning("cannot open '%s': %s: its samples show as [unknown]", path, dwfl_errmsg(-1));
+		snprintf(why, why_size, "cannot open '%s': %s", file, dwfl_errmsg(-1));
 		return -ENOENT;
 	}
 	len = dwfl_module_build_id(d->mod, &id, &vaddr);
@@ -383,13 +400,15 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 
 		build_id__hex(m->build_id, m->build_id_size, want, sizeof(want));
 		build_id__hex(id, len, have, sizeof(have));
-		warning("'%s' has build-id %s, the recording saw %s: the file changed since, "
-			"its samples show as [unknown]", path, have, want);
+		snprintf(why, why_size, "'%s' has build-id %s, the recording saw %s: the file "
+			 "changed since", file, have, want);
 		return -ESTALE;
 	}
 	elf = dwfl_module_getelf(d->mod, &bias);
-	if (!elf || elf_getphdrnum(elf, &nph))
+	if (!elf || elf_getphdrnum(elf, &nph)) {
+		snprintf(why, why_size, "'%s' has no program headers", file);
 		return -EINVAL;
+	}
 	d->loads = calloc(nph ? nph : 1, sizeof(*d->loads));
 	if (!d->loads)
 		return -ENOMEM;
@@ -400,6 +419,59 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 			d->loads[d->nr_loads++] = ph;
 	}
 	return 0;
+}
+
+static void close_dso_file(struct dso *d)
+{
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->loads);
+	d->dwfl = NULL;
+	d->mod = NULL;
+	d->loads = NULL;
+	d->nr_loads = 0;
+}
+
+/* the object at its path, or else its copy in the build-id cache (deleted or changed since
+ * the recording) */
+static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_mapping *m)
+{
+	const char *path = profile__str(sy->p, d->path);
+	char why[PATH_MAX + 160], cached[PATH_MAX];
+	int err = open_dso_file(d, m, path, path, why, sizeof(why));
+
+	if (!err)
+		return 0;
+	close_dso_file(d);
+	if (m->build_id_size &&
+	    !buildid_cache__find(buildid_cache__default_dir(), m->build_id, m->build_id_size,
+				 BUILDID_CACHE_ELF, cached, sizeof(cached))) {
+		char why2[PATH_MAX + 160];
+
+		if (!open_dso_file(d, m, path, cached, why2, sizeof(why2))) {
+			d->file = strdup(cached);
+			debug("'%s': read from the build-id cache ('%s')", path, cached);
+			return d->file ? 0 : -ENOMEM;
+		}
+		close_dso_file(d);
+	}
+	if (m->build_id_size && debuginfod__enabled()) {
+		char why2[PATH_MAX + 160], *fetched = NULL;
+		int fd = debuginfod__find_executable(path, m->build_id, m->build_id_size, &fetched);
+
+		if (fd >= 0) {
+			close(fd);
+			if (!open_dso_file(d, m, path, fetched, why2, sizeof(why2))) {
+				d->file = fetched;
+				return 0;
+			}
+			close_dso_file(d);
+		}
+		free(fetched);
+	}
+	warning("%s: its samples show as [unknown]%s", why,
+		m->build_id_size ? " (and the build-id cache has no copy)" : "");
+	return err;
 }
 
 static struct dso *get_dso(struct symbolizer *sy, const struct profile_mapping *m)
@@ -441,6 +513,13 @@ const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char 
 	struct dso *d = dso_by_path(sy, path);
 
 	return d ? dso_blocks(sy, d) : NULL;
+}
+
+const char *symbolizer__file(struct symbolizer *sy, const char *path)
+{
+	struct dso *d = dso_by_path(sy, path);
+
+	return d && d->file ? d->file : path;
 }
 
 int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line)
@@ -517,9 +596,12 @@ static int cmp_dso_sym(const void *a, const void *b)
 static void build_syms(struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	size_t cap = 0;
 
 	d->syms_built = true;
+	/* at most n entries: one allocation, not grown (and zeroed) as it fills */
+	d->syms = n > 1 ? malloc((size_t)n * sizeof(*d->syms)) : NULL;
+	if (!d->syms)
+		return;	/* dwfl_module_addrinfo answers instead */
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr, bias = 0;
@@ -539,10 +621,6 @@ static void build_syms(struct dso *d)
 			if (!(sh.sh_flags & SHF_ALLOC))
 				continue;
 			end = sh.sh_addr + sh.sh_size + bias;
-		}
-		if (array__reserve((void **)&d->syms, &cap, d->nr_syms + 1, sizeof(*d->syms))) {
-			d->nr_syms = 0;	/* dwfl_module_addrinfo answers instead */
-			return;
 		}
 		d->syms[d->nr_syms++] = (struct dso_sym){
 			.addr = addr, .size = sym.st_size, .name = name,

@@ -55,6 +55,9 @@ void symbolizer__want_inline(struct symbolizer *sy);
 void symbolizer__no_demangle(struct symbolizer *sy);
 /* the block table of an object path, built on first use; NULL if it cannot be read */
 const struct bblock_table *symbolizer__blocks(struct symbolizer *sy, const char *path);
+/* the file read for an object path: path, or its copy in the build-id cache when path is
+ * gone or changed since the recording */
+const char *symbolizer__file(struct symbolizer *sy, const char *path);
 /* source file and line of an ELF address in an object, through its DWARF; 0 or -ENOENT */
 int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const char **file, int *line);
 
