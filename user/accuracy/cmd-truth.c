@@ -25,7 +25,9 @@ static const char usage_text[] =
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
-	"      --no-edges       count blocks only (faster; rep iterations are then not folded)\n"
+	"      --no-edges       count blocks only (faster; rep iterations are then not folded;\n"
+	"                       no calling contexts)\n"
+	"      --no-cct         leave out the calling-context tree (shadow call stacks)\n"
 	"      --vpmu EVENT     also sample as a virtual PMU would: insns, branches (taken) or\n"
 	"                       cycles (of the timing model, docs/virtual-pmu.md)\n"
 	"      --period N       its period in events (default 1000000)\n"
@@ -53,6 +55,7 @@ int cmd_truth(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "no-edges", no_argument, NULL, 'E' },
+		{ "no-cct", no_argument, NULL, 'C' },
 		{ "vpmu", required_argument, NULL, 'V' },
 		{ "period", required_argument, NULL, 'N' },
 		{ "period-mode", required_argument, NULL, 'M' },
@@ -101,6 +104,9 @@ int cmd_truth(int argc, char **argv)
 			break;
 		case 'E':
 			edges = false;
+			break;
+		case 'C':
+			v.no_cct = true;
 			break;
 		case 'V':
 			if (strcmp(optarg, "insns") && strcmp(optarg, "branches") && strcmp(optarg, "cycles"))
@@ -204,7 +210,8 @@ int cmd_truth(int argc, char **argv)
 				verbose ? "hsbpf: " : "", verbose ? v.out->meta.target : "", verbose ? "\n" : "");
 		profile__free(v.out);
 	} else {
-		err = refrun__collect(argv + optind, plugin, edges, &t);
+		v.edges = edges;
+		err = refrun__collect_vpmu(argv + optind, plugin, &v, &t);
 	}
 	if (!err && truth__write_out(t, &tout))
 		err = -EIO;

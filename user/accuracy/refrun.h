@@ -18,8 +18,11 @@ struct vpmu_opts {
 	const char *sampling;
 	const char *timing;	/* parameter overrides, "NAME=VALUE,...", or NULL */
 	struct profile *out;	/* receives the samples */
+	bool edges;		/* without event: count edges too */
+	bool no_cct;		/* leave the calling contexts out (they need edges) */
 };
 
+/* edges: count edges and the calling-context tree too; else blocks only */
 int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
 int refrun__collect_vpmu(char *const argv[], const char *plugin, const struct vpmu_opts *v,
 			 struct truth **out);
