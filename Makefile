@@ -135,7 +135,13 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
-fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES)
+# C++ fixtures (exceptions): -O1 as the C ones
+CXX_FIXTURES := $(OUTPUT)/fixtures/cct_exc
+$(OUTPUT)/fixtures/%: tests/fixtures/%.cc | $(OUTPUT)/fixtures
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(CXX_FIXTURES)
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
@@ -157,13 +163,13 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)
 

@@ -940,9 +940,9 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, n - 1), on_cct_mem,
 							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 							 (void *)(uintptr_t)bi->ckind);
-		else if (bi->pop_idx >= 0)
+		else if (bi->pop_idx >= 0)	/* QEMU 7.2 calls no MEM_R callback: RW, loads kept */
 			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, bi->pop_idx), on_cct_mem,
-							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_R,
+							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
 							 (void *)(uintptr_t)CK_IJUMP);
 	}
 	/* the cache model needs every data address; only then are accesses watched */

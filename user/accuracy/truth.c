@@ -715,7 +715,7 @@ struct cct_build {
 };
 
 struct fkey {
-	u32 thread, parent, obj;
+	u32 thread, parent, obj, pad;	/* hashed whole: no padding left undefined */
 	u64 func;
 };
 
@@ -742,6 +742,10 @@ static u64 block_func(const struct cct_build *c, u64 id, u32 *obj)
 	if (b->obj == TRUTH_NO_OBJECT || !b->addrs)
 		return 0;
 	f = elf_image__func_at(c->imgs[b->obj], b->addrs[0]);
+	/* a sizeless symbol (_init) does not reach into the next section (.plt) */
+	if (f && !f->size && elf_image__section_end(c->imgs[b->obj], f->addr) !=
+			     elf_image__section_end(c->imgs[b->obj], b->addrs[0]))
+		return 0;
 	return f ? f->addr : 0;
 }
 
@@ -749,7 +753,7 @@ static u64 block_func(const struct cct_build *c, u64 id, u32 *obj)
 static s64 cct_fnode(struct cct_build *c, u32 thread, u32 parent, u32 obj, u64 func, u32 kind)
 {
 	struct truth *t = c->t;
-	struct fkey k = { thread, parent, obj, func };
+	struct fkey k = { thread, parent, obj, 0, func };
 	u64 h = fkey_hash(&k);
 	s64 pos = hashidx__find(&c->nidx, h, &k, fkey_eq, c);
 

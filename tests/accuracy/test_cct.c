@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* cct: the calling-context tree of the truth against trees computed by hand on the fixtures
+ * (tests/fixtures/cct.c, cct_exc.cc), whose leaves and recursions are written in assembly so
+ * that every instruction is counted by hand; and the file section's checks. */
+#include <criterion/criterion.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "helpers.h"
+#include "elf_image.h"
+#include "accuracy/truth.h"
+
+TestSuite(cct, .fini = cleanup_tmpdir, .timeout = 300);
+
+/* a truth with each node's path of names, "a;b;c" from the thread's root down */
+struct tree {
+	struct truth *t;
+	char **path;
+	u64 *incl;
+};
+
+static void tree_free(struct tree *tr)
+{
+	for (size_t i = 0; tr->path && i < tr->t->nr_cnodes; i++)
+		free(tr->path[i]);
+	free(tr->path);
+	free(tr->incl);
+	truth__free(tr->t);
+}
+
+static void tree_of(struct tree *tr, const char *fix, const char *arg)
+{
+	struct elf_image **imgs;
+	struct run_result r;
+	char out[512];
+
+	snprintf(out, sizeof(out), "%s/cct-%s.truth", tmpdir(), arg);
+	run(&r, "%s truth -o %s -- %s %s", hsbpf_bin(), out, fixture(fix), arg);
+	cr_assert_eq(r.status, 0, "truth %s %s: %d: %s", fix, arg, r.status, r.err);
+	cr_assert_eq(truth__read(out, &tr->t), 0);
+	cr_assert(tr->t->meta.cct, "no calling contexts in %s", out);
+	imgs = calloc(tr->t->nr_objects + 1, sizeof(*imgs));
+	tr->path = calloc(tr->t->nr_cnodes + 1, sizeof(*tr->path));
+	tr->incl = calloc(tr->t->nr_cnodes + 1, sizeof(*tr->incl));
+	cr_assert(imgs && tr->path && tr->incl);
+	for (u32 o = 0; o < tr->t->nr_objects; o++)
+		imgs[o] = elf_image__open(truth__str(tr->t, tr->t->objects[o].path));
+	for (size_t i = 0; i < tr->t->nr_cnodes; i++) {
+		const struct truth_cnode *n = &tr->t->cnodes[i];
+		const struct elf_func *f = n->obj < tr->t->nr_objects && imgs[n->obj] ?
+					   elf_image__func_at(imgs[n->obj], n->func) : NULL;
+		const char *name = f && f->addr == n->func ? f->name : "?";
+		const char *up = n->parent == TRUTH_NO_NODE ? NULL : tr->path[n->parent];
+
+		cr_assert(asprintf(&tr->path[i], "%s%s%s", up ? up : "", up ? ";" : "", name) > 0);
+	}
+	for (u32 o = 0; o < tr->t->nr_objects; o++)
+		elf_image__close(imgs[o]);
+	free(imgs);
+	truth__cct_inclusive(tr->t, tr->incl);
+}
+
+/* the node whose path ends in suffix (whole names), or -1; fails if two do in one thread */
+static long node(const struct tree *tr, const char *suffix)
+{
+	long found = -1;
+	size_t sl = strlen(suffix);
+
+	for (size_t i = 0; i < tr->t->nr_cnodes; i++) {
+		const char *p = tr->path[i];
+		size_t pl = strlen(p);
+
+		if (pl < sl || strcmp(p + pl - sl, suffix) || (pl > sl && p[pl - sl - 1] != ';'))
+			continue;
+		cr_assert(found < 0 || tr->t->cnodes[found].thread != tr->t->cnodes[i].thread,
+			  "two nodes end in %s: %s and %s", suffix, tr->path[found], p);
+		found = i;
+	}
+	return found;
+}
+
+/* the node at suffix: entered calls times, self and inclusive instructions as given */
+static void expect_node(const struct tree *tr, const char *suffix, u64 calls, u64 self, u64 incl)
+{
+	long n = node(tr, suffix);
+
+	cr_assert_geq(n, 0, "no node %s", suffix);
+	cr_expect_eq(tr->t->cnodes[n].calls, calls, "%s: %llu calls, expected %llu", suffix,
+		     (unsigned long long)tr->t->cnodes[n].calls, (unsigned long long)calls);
+	cr_expect_eq(tr->t->cnodes[n].self, self, "%s: self %llu, expected %llu", suffix,
+		     (unsigned long long)tr->t->cnodes[n].self, (unsigned long long)self);
+	cr_expect_eq(tr->incl[n], incl, "%s: inclusive %llu, expected %llu", suffix,
+		     (unsigned long long)tr->incl[n], (unsigned long long)incl);
+}
+
+/* every instruction is in exactly one context, and each context's blocks make its self */
+static void expect_whole(const struct tree *tr)
+{
+	u64 sum = 0, *self = calloc(tr->t->nr_cnodes + 1, sizeof(*self));
+
+	cr_assert(self);
+	for (size_t i = 0; i < tr->t->nr_cnodes; i++)
+		sum += tr->t->cnodes[i].self;
+	cr_expect_eq(sum, tr->t->meta.total_insns, "contexts hold %llu instructions, the run %llu",
+		     (unsigned long long)sum, (unsigned long long)tr->t->meta.total_insns);
+	for (size_t i = 0; i < tr->t->nr_cblocks; i++)
+		self[tr->t->cblocks[i].node] += tr->t->cblocks[i].insns;
+	for (size_t i = 0; i < tr->t->nr_cnodes; i++)
+		cr_expect_eq(self[i], tr->t->cnodes[i].self, "%s: blocks %llu, self %llu", tr->path[i],
+			     (unsigned long long)self[i], (unsigned long long)tr->t->cnodes[i].self);
+	free(self);
+}
+
+Test(cct, recursion_of_known_depth)
+{
+	struct tree tr = {};
+
+	tree_of(&tr, "cct", "rec");
+	/* rec(5) .. rec(1): test, je, sub, call, ret; rec(0): test, je, ret */
+	expect_node(&tr, "main;rec", 1, 5, 28);
+	expect_node(&tr, "main;rec;rec;rec", 1, 5, 18);
+	expect_node(&tr, "main;rec;rec;rec;rec;rec;rec", 1, 3, 3);
+	cr_expect_lt(node(&tr, "main;rec;rec;rec;rec;rec;rec;rec"), 0, "deeper than rec(0)");
+	cr_expect_eq(tr.t->meta.cct_unmatched_rets, 0);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, mutual_recursion)
+{
+	struct tree tr = {};
+
+	tree_of(&tr, "cct", "mutual");
+	expect_node(&tr, "main;is_even", 1, 5, 24);
+	expect_node(&tr, "main;is_even;is_odd", 1, 5, 19);
+	expect_node(&tr, "main;is_even;is_odd;is_even;is_odd", 1, 5, 9);
+	expect_node(&tr, "main;is_even;is_odd;is_even;is_odd;is_even", 1, 4, 4);
+	cr_expect_lt(node(&tr, "is_even;is_even"), 0);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, tail_call_replaces_the_frame)
+{
+	struct tree tr = {};
+	long n;
+
+	tree_of(&tr, "cct", "tail");
+	/* tailer: nop, jmp; leaf3 in its place under main: nop, nop, ret */
+	expect_node(&tr, "main;tailer", 1, 2, 2);
+	expect_node(&tr, "main;leaf3", 1, 3, 3);
+	n = node(&tr, "main;leaf3");
+	cr_expect_eq(tr.t->cnodes[n].kind, CCT_TAIL);
+	cr_expect_lt(node(&tr, "tailer;leaf3"), 0);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, longjmp_out_of_three_frames)
+{
+	struct tree tr = {};
+
+	tree_of(&tr, "cct", "longjmp");
+	cr_expect_geq(node(&tr, "main;lj_top;l1;l2;l3"), 0);
+	/* after the longjmp, lj_top goes on in its own frame: after_jump is its callee */
+	expect_node(&tr, "main;lj_top;after_jump", 1, 3, 3);
+	cr_expect_lt(node(&tr, "l3;after_jump"), 0);
+	cr_expect_geq(tr.t->meta.cct_longjmps, 1);
+	cr_expect_eq(tr.t->meta.cct_unmatched_rets, 0);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, exception_through_two_frames)
+{
+	struct tree tr = {};
+	long n;
+
+	tree_of(&tr, "cct_exc", "x");
+	cr_expect_geq(node(&tr, "main;top;mid;thrower"), 0);
+	/* the handler runs in top's frame; after_exc in main's */
+	n = node(&tr, "main;top;caught");
+	cr_assert_geq(n, 0, "caught is not top's callee");
+	cr_expect_eq(tr.t->cnodes[n].calls, 1);
+	n = node(&tr, "main;after_exc");
+	cr_assert_geq(n, 0, "after_exc is not main's callee");
+	cr_expect_eq(tr.t->cnodes[n].calls, 1);
+	cr_expect_lt(node(&tr, "thrower;caught"), 0);
+	cr_expect_geq(tr.t->meta.cct_unwinds, 1);
+	cr_expect_eq(tr.t->meta.cct_unmatched_rets, 0);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, signal_handler)
+{
+	struct tree tr = {};
+	long n;
+
+	tree_of(&tr, "cct", "signal");
+	n = node(&tr, "handler");
+	cr_assert_geq(n, 0, "no handler node");
+	cr_expect_eq(tr.t->cnodes[n].kind, CCT_SIGNAL);
+	cr_expect_eq(tr.t->cnodes[n].calls, 1);
+	/* delivered inside raise, called from main */
+	cr_expect(strstr(tr.path[n], ";main;"), "handler at %s", tr.path[n]);
+	expect_node(&tr, "handler;hleaf", 1, 3, 3);
+	/* after sigreturn, main goes on in its own frame */
+	expect_node(&tr, "main;after_sig", 1, 3, 3);
+	cr_expect_eq(tr.t->meta.cct_signals, 1);
+	cr_expect_eq(tr.t->meta.cct_sigreturns, 1);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+Test(cct, two_threads_with_different_paths)
+{
+	struct tree tr = {};
+	long a, b;
+
+	tree_of(&tr, "cct", "threads");
+	cr_expect_eq(tr.t->meta.threads, 3);
+	expect_node(&tr, "ta;path_a", 1, 3, 3);
+	expect_node(&tr, "tb;path_b", 1, 3, 3);
+	a = node(&tr, "ta;path_a");
+	b = node(&tr, "tb;path_b");
+	cr_expect_neq(tr.t->cnodes[a].thread, 0);
+	cr_expect_neq(tr.t->cnodes[b].thread, 0);
+	cr_expect_neq(tr.t->cnodes[a].thread, tr.t->cnodes[b].thread);
+	cr_expect_lt(node(&tr, "main;ta"), 0, "ta runs in its own thread");
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
+/* a 1.1 file (no calling contexts) still reads; hostile trees are refused */
+Test(cct, old_files_and_bad_trees)
+{
+	struct truth_object obj = { .path = 1 };
+	struct truth_insn in = { .obj = 0, .size = 1, .vaddr = 0x1000, .count = 3 };
+	struct truth_cnode nodes[2] = {
+		{ .parent = TRUTH_NO_NODE, .obj = 0, .kind = CCT_ROOT, .func = 0x1000, .calls = 1, .self = 1 },
+		{ .parent = 0, .obj = 0, .kind = CCT_CALL, .func = 0x1000, .calls = 1, .self = 2 },
+	};
+	struct truth_cblock cb[2] = { { 0, 0, 0x1000, 1 }, { 1, 0, 0x1000, 2 } };
+	static const char strs[] = "\0/bin/x";
+	struct test_section secs[5] = {
+		{ 2, strs, sizeof(strs) }, { 3, &obj, sizeof(obj) }, { 4, &in, sizeof(in) },
+		{ 6, nodes, sizeof(nodes) }, { 7, cb, sizeof(cb) },
+	};
+	struct truth *t;
+	size_t size;
+	void *buf;
+
+	buf = build_container(TRUTH_MAGIC, 1, 1, secs, 3, &size);
+	cr_assert_eq(truth__parse(buf, size, "old", &t), 0);
+	cr_expect_eq(t->nr_cnodes, 0);
+	cr_expect_eq(t->meta.cct, 0);
+	truth__free(t);
+	free(buf);
+	buf = build_container(TRUTH_MAGIC, 1, 2, secs, 5, &size);
+	cr_assert_eq(truth__parse(buf, size, "good", &t), 0);
+	cr_expect_eq(t->nr_cnodes, 2);
+	cr_expect_eq(t->nr_cblocks, 2);
+	truth__free(t);
+	free(buf);
+	nodes[1].parent = 1;	/* its own parent */
+	buf = build_container(TRUTH_MAGIC, 1, 2, secs, 5, &size);
+	cr_expect_neq(truth__parse(buf, size, "loop", &t), 0);
+	free(buf);
+	nodes[1].parent = 0;
+	cb[1].node = 0;		/* out of order */
+	buf = build_container(TRUTH_MAGIC, 1, 2, secs, 5, &size);
+	cr_expect_neq(truth__parse(buf, size, "order", &t), 0);
+	free(buf);
+	cb[1] = (struct truth_cblock){ 5, 0, 0x1000, 2 };	/* no such node */
+	buf = build_container(TRUTH_MAGIC, 1, 2, secs, 5, &size);
+	cr_expect_neq(truth__parse(buf, size, "node", &t), 0);
+	free(buf);
+}
