@@ -18,6 +18,7 @@ struct tree {
 	struct truth *t;
 	char **path;
 	u64 *incl;
+	bool *sizeless;		/* the function's symbol has no size (callgrind ignores those) */
 };
 
 static void tree_free(struct tree *tr)
@@ -26,24 +27,28 @@ static void tree_free(struct tree *tr)
 		free(tr->path[i]);
 	free(tr->path);
 	free(tr->incl);
+	free(tr->sizeless);
 	truth__free(tr->t);
 }
 
-static void tree_of(struct tree *tr, const char *fix, const char *arg)
+/* the tree of prog (a fixture's name, or a path) run with args; name names its files */
+static void tree_run(struct tree *tr, const char *prog, const char *name, const char *args)
 {
 	struct elf_image **imgs;
 	struct run_result r;
 	char out[512];
 
-	snprintf(out, sizeof(out), "%s/cct-%s.truth", tmpdir(), arg);
-	run(&r, "%s truth -o %s -- %s %s", hsbpf_bin(), out, fixture(fix), arg);
-	cr_assert_eq(r.status, 0, "truth %s %s: %d: %s", fix, arg, r.status, r.err);
+	snprintf(out, sizeof(out), "%s/cct-%s.truth", tmpdir(), name);
+	run(&r, "%s truth -o %s -- %s %s >/dev/null", hsbpf_bin(), out, prog[0] == '/' ? prog : fixture(prog),
+	    args);
+	cr_assert_eq(r.status, 0, "truth %s %s: %d: %s", prog, args, r.status, r.err);
 	cr_assert_eq(truth__read(out, &tr->t), 0);
 	cr_assert(tr->t->meta.cct, "no calling contexts in %s", out);
 	imgs = calloc(tr->t->nr_objects + 1, sizeof(*imgs));
 	tr->path = calloc(tr->t->nr_cnodes + 1, sizeof(*tr->path));
 	tr->incl = calloc(tr->t->nr_cnodes + 1, sizeof(*tr->incl));
-	cr_assert(imgs && tr->path && tr->incl);
+	tr->sizeless = calloc(tr->t->nr_cnodes + 1, sizeof(*tr->sizeless));
+	cr_assert(imgs && tr->path && tr->incl && tr->sizeless);
 	for (u32 o = 0; o < tr->t->nr_objects; o++)
 		imgs[o] = elf_image__open(truth__str(tr->t, tr->t->objects[o].path));
 	for (size_t i = 0; i < tr->t->nr_cnodes; i++) {
@@ -53,12 +58,19 @@ static void tree_of(struct tree *tr, const char *fix, const char *arg)
 		const char *name = f && f->addr == n->func ? f->name : "?";
 		const char *up = n->parent == TRUTH_NO_NODE ? NULL : tr->path[n->parent];
 
+		tr->sizeless[i] = f && !f->size;
+
 		cr_assert(asprintf(&tr->path[i], "%s%s%s", up ? up : "", up ? ";" : "", name) > 0);
 	}
 	for (u32 o = 0; o < tr->t->nr_objects; o++)
 		elf_image__close(imgs[o]);
 	free(imgs);
 	truth__cct_inclusive(tr->t, tr->incl);
+}
+
+static void tree_of(struct tree *tr, const char *fix, const char *arg)
+{
+	tree_run(tr, fix, arg, arg);
 }
 
 /* the node whose path ends in suffix (whole names), or -1; fails if two do in one thread */
@@ -277,4 +289,218 @@ Test(cct, old_files_and_bad_trees)
 	buf = build_container(TRUTH_MAGIC, 1, 2, secs, 5, &size);
 	cr_expect_neq(truth__parse(buf, size, "node", &t), 0);
 	free(buf);
+}
+
+/* ---- against callgrind's call graph ---- */
+
+#include <gelf.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include "callgrind.h"
+
+/* the bounds of path's PLT sections (.plt, .plt.got, .plt.sec) and .init, at most 4 */
+static size_t plt_ranges(const char *path, u64 (*r)[2])
+{
+	int fd = open(path, O_RDONLY);
+	Elf *e;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, n = 0;
+
+	cr_assert_geq(fd, 0);
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	cr_assert(e && !elf_getshdrstrndx(e, &shstrndx));
+	while ((scn = elf_nextscn(e, scn)) && n < 4) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(e, shstrndx, sh.sh_name)))
+			continue;
+		if (!strncmp(name, ".plt", 4) || !strcmp(name, ".init")) {
+			r[n][0] = sh.sh_addr;
+			r[n++][1] = sh.sh_addr + sh.sh_size;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+struct pair {
+	char *caller, *callee;	/* in the program's object */
+	u64 calls, incl;
+	bool pure;		/* every instruction below stays in the program, none a rep */
+};
+
+static int cmp_pair(const void *a, const void *b)
+{
+	const struct pair *x = a, *y = b;
+	int c = strcmp(x->caller, y->caller);
+
+	return c ? c : strcmp(x->callee, y->callee);
+}
+
+/* callgrind's name of a function: its symbol, or its address */
+static char *cg_fn_name(const struct tree *tr, long n, const char *prog)
+{
+	const char *p = tr->path[n], *semi = strrchr(p, ';');
+	const char *name = semi ? semi + 1 : p;
+	char *s;
+
+	(void)prog;
+	if (strcmp(name, "?") && !tr->sizeless[n])
+		return strdup(name);
+	cr_assert(asprintf(&s, "0x%016llx", (unsigned long long)tr->t->cnodes[n].func) > 0);
+	return s;
+}
+
+/* is block (obj, vaddr) the source of a rep edge: the hardware retires it once, callgrind
+ * counts each iteration */
+static bool rep_block(const struct truth *t, u32 obj, u64 vaddr, u64 insns)
+{
+	(void)insns;
+	for (size_t i = 0; i < t->nr_edges; i++)
+		if (t->edges[i].kind == EDGE_REP && t->edges[i].src_obj == obj && t->edges[i].src >= vaddr &&
+		    t->edges[i].src < vaddr + 64)
+			return true;
+	return false;
+}
+
+/* the truth's caller -> callee pairs inside prog's object, merged over contexts (the
+ * inclusive instructions of every call summed, as callgrind does) */
+static struct pair *truth_pairs(const struct tree *tr, const char *prog, size_t *nr)
+{
+	const struct truth *t = tr->t;
+	u32 po = truth__object(t, prog);
+	bool *impure = calloc(t->nr_cnodes + 1, 1);
+	struct pair *ps = calloc(t->nr_cnodes + 1, sizeof(*ps));
+	size_t n = 0, o = 0;
+
+	cr_assert(impure && ps && po != TRUTH_NO_OBJECT);
+	for (size_t i = 0; i < t->nr_cblocks; i++)
+		if (t->cblocks[i].obj != po || rep_block(t, t->cblocks[i].obj, t->cblocks[i].vaddr, 0))
+			impure[t->cblocks[i].node] = true;
+	for (size_t i = t->nr_cnodes; i-- > 0;)
+		if (impure[i] && t->cnodes[i].parent != TRUTH_NO_NODE)
+			impure[t->cnodes[i].parent] = true;
+	u64 plt[4][2];
+	size_t nplt = plt_ranges(prog, plt);
+
+	for (size_t i = 0; i < t->nr_cnodes; i++) {
+		const struct truth_cnode *c = &t->cnodes[i];
+		bool in_plt = false;
+
+		if (c->parent == TRUTH_NO_NODE || c->obj != po || t->cnodes[c->parent].obj != po ||
+		    c->kind != CCT_CALL)
+			continue;
+		/* callgrind places PLT entries and _init in no object, named by run-time address */
+		for (size_t k = 0; k < nplt; k++)
+			in_plt |= c->func >= plt[k][0] && c->func < plt[k][1];
+		if (in_plt)
+			continue;
+		ps[n] = (struct pair){ cg_fn_name(tr, c->parent, prog), cg_fn_name(tr, i, prog), c->calls,
+				       tr->incl[i], !impure[i] };
+		n++;
+	}
+	if (n > 1)
+		qsort(ps, n, sizeof(*ps), cmp_pair);
+	for (size_t i = 0; i < n; i++) {
+		if (o && !cmp_pair(&ps[o - 1], &ps[i])) {
+			ps[o - 1].calls += ps[i].calls;
+			ps[o - 1].incl += ps[i].incl;
+			ps[o - 1].pure &= ps[i].pure;
+			free(ps[i].caller);
+			free(ps[i].callee);
+		} else {
+			ps[o++] = ps[i];
+		}
+	}
+	free(impure);
+	*nr = o;
+	return ps;
+}
+
+struct cg_stats {
+	size_t pairs, pure;
+};
+
+/* every caller -> callee pair of the program's own functions: the calls agree with
+ * callgrind's; so do the inclusive instructions where everything below stays in the program
+ * and executes no rep string instruction (elsewhere glibc picks other routines under
+ * valgrind's CPU than under QEMU's, and callgrind counts each rep iteration) */
+static void compare_calls(const char *prog, const char *arg, const char *args, struct cg_stats *st)
+{
+	struct tree tr = {};
+	struct run_result r;
+	struct cg_calls cc;
+	struct pair *ps;
+	size_t n;
+
+	memset(st, 0, sizeof(*st));
+	tree_run(&tr, prog, arg, args);
+	run(&r, "valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --skip-plt=no "
+	    "--callgrind-out-file=%s/cg-%s.out %s %s >/dev/null", tmpdir(), arg, prog[0] == '/' ? prog : fixture(prog),
+	    args);
+	cr_assert_eq(r.status, 0, "callgrind: %s", r.err);
+	{
+		char p[512];
+
+		snprintf(p, sizeof(p), "%s/cg-%s.out", tmpdir(), arg);
+		cr_assert_eq(callgrind__read_calls(p, &cc), 0);
+	}
+	{
+		const char *path = prog[0] == '/' ? prog : fixture(prog);
+		char real[4096];
+
+		cr_assert(realpath(path, real));
+		ps = truth_pairs(&tr, real, &n);
+		for (size_t i = 0; i < n; i++) {
+			const struct cg_call *c = callgrind__pair(&cc, real, ps[i].caller, real, ps[i].callee);
+
+			cr_expect(c, "%s -> %s (%llu calls): callgrind has no such call", ps[i].caller,
+				  ps[i].callee, (unsigned long long)ps[i].calls);
+			if (!c)
+				continue;
+			cr_expect_eq(c->calls, ps[i].calls, "%s -> %s: callgrind %llu calls, truth %llu",
+				     ps[i].caller, ps[i].callee, (unsigned long long)c->calls,
+				     (unsigned long long)ps[i].calls);
+			st->pairs++;
+			if (ps[i].pure) {
+				cr_expect_eq(c->incl, ps[i].incl, "%s -> %s: callgrind %llu inclusive, truth %llu",
+					     ps[i].caller, ps[i].callee, (unsigned long long)c->incl,
+					     (unsigned long long)ps[i].incl);
+				st->pure++;
+			}
+		}
+		for (size_t i = 0; i < n; i++) {
+			free(ps[i].caller);
+			free(ps[i].callee);
+		}
+		free(ps);
+	}
+	callgrind__free_calls(&cc);
+	tree_free(&tr);
+}
+
+Test(cct, calls_agree_with_callgrind_on_fixtures)
+{
+	static const char *const args[] = { "rec", "mutual", "longjmp", "signal" };
+	struct cg_stats st;
+
+	for (size_t i = 0; i < sizeof(args) / sizeof(args[0]); i++) {
+		compare_calls("cct", args[i], args[i], &st);
+		cr_expect_gt(st.pure, 0, "%s: no pair compared", args[i]);
+	}
+}
+
+Test(cct, calls_agree_with_callgrind_on_gzip)
+{
+	struct cg_stats st;
+	char args[600];
+
+	/* a small input: a few hundred calls of gzip's own functions */
+	snprintf(args, sizeof(args), "-c %s", fixture("cct.c"));
+	compare_calls("/usr/bin/gzip", "gzip", "-c /usr/share/common-licenses/GPL-3", &st);
+	cr_expect_gt(st.pairs, 10, "only %zu pairs compared", st.pairs);
+	cr_expect_gt(st.pure, 5, "only %zu pairs compared inclusively", st.pure);
 }
