@@ -504,3 +504,37 @@ Test(cct, calls_agree_with_callgrind_on_gzip)
 	cr_expect_gt(st.pairs, 10, "only %zu pairs compared", st.pairs);
 	cr_expect_gt(st.pure, 5, "only %zu pairs compared inclusively", st.pure);
 }
+
+/* callgrind nests a tail-called function under the one that jumped; the truth puts it in the
+ * jumper's place: tailer -> leaf3 there is main -> leaf3 (tail) here, and callgrind's
+ * main -> tailer holds both */
+Test(cct, tail_call_against_callgrind)
+{
+	struct tree tr = {};
+	struct run_result r;
+	struct cg_calls cc;
+	const struct cg_call *c;
+	char out[512], real[4096];
+	long tl, lf;
+
+	tree_of(&tr, "cct", "tail");
+	snprintf(out, sizeof(out), "%s/cg-tail.out", tmpdir());
+	run(&r, "valgrind --tool=callgrind --dump-instr=yes --collect-jumps=yes --skip-plt=no "
+	    "--callgrind-out-file=%s %s tail", out, fixture("cct"));
+	cr_assert_eq(r.status, 0, "callgrind: %s", r.err);
+	cr_assert_eq(callgrind__read_calls(out, &cc), 0);
+	cr_assert(realpath(fixture("cct"), real));
+	tl = node(&tr, "main;tailer");
+	lf = node(&tr, "main;leaf3");
+	cr_assert(tl >= 0 && lf >= 0);
+	c = callgrind__pair(&cc, real, "tailer", real, "leaf3");
+	cr_assert(c, "callgrind has no tailer -> leaf3");
+	cr_expect_eq(c->calls, tr.t->cnodes[lf].calls);
+	cr_expect_eq(c->incl, tr.incl[lf]);
+	c = callgrind__pair(&cc, real, "main", real, "tailer");
+	cr_assert(c, "callgrind has no main -> tailer");
+	cr_expect_eq(c->incl, tr.incl[tl] + tr.incl[lf]);
+	cr_expect_null(callgrind__pair(&cc, real, "main", real, "leaf3"));
+	callgrind__free_calls(&cc);
+	tree_free(&tr);
+}

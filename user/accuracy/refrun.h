@@ -19,10 +19,10 @@ struct vpmu_opts {
 	const char *timing;	/* parameter overrides, "NAME=VALUE,...", or NULL */
 	struct profile *out;	/* receives the samples */
 	bool edges;		/* without event: count edges too */
-	bool no_cct;		/* leave the calling contexts out (they need edges) */
+	bool no_cct;		/* leave the calling-context tree out */
 };
 
-/* edges: count edges and the calling-context tree too; else blocks only */
+/* edges: count edges too; no calling-context tree (refrun__collect_vpmu for it) */
 int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
 int refrun__collect_vpmu(char *const argv[], const char *plugin, const struct vpmu_opts *v,
 			 struct truth **out);
