@@ -538,3 +538,37 @@ Test(cct, tail_call_against_callgrind)
 	callgrind__free_calls(&cc);
 	tree_free(&tr);
 }
+
+/* eval --stacks on a live stack profile (hsbpf record -g, DWARF) of the call-chain kernel: at
+ * -O2 f0..f8 end in tail calls, so the truth has f1..f9 in f0's place under main, and so has
+ * every unwound stack. Each level's exact share is 1/10 of the loop; the sampled share of
+ * n samples is off by about sqrt(p(1-p)/n) (under 0.8 points for 1,500 samples): the bound
+ * is 5 points, with room for the native run's other start-up */
+Test(cct, eval_stacks_on_a_live_profile)
+{
+	struct tree tr = {};
+	struct run_result r;
+	char wl[600], pp[512], tp[512];
+	const char *s;
+	double share, mean, tv;
+
+	snprintf(wl, sizeof(wl), "%s", fixture("../workloads/callchain"));
+	snprintf(pp, sizeof(pp), "%s/cc.data", tmpdir());
+	snprintf(tp, sizeof(tp), "%s/cct-cc.truth", tmpdir());
+	tree_run(&tr, wl, "cc", "30000");
+	run(&r, "%s record -g -o %s -- %s 2000000 >/dev/null", hsbpf_bin(), pp, wl);
+	cr_assert_eq(r.status, 0, "record: %s", r.err);
+	run(&r, "%s eval -i %s --truth %s --stacks --format json", hsbpf_bin(), pp, tp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	s = strstr(r.out, "\"complete_share\":");
+	cr_assert(s && sscanf(s, "\"complete_share\":%lf", &share) == 1, "%s", r.out);
+	s = strstr(r.out, "\"inclusive_error_mean\":");
+	cr_assert(s && sscanf(s, "\"inclusive_error_mean\":%lf", &mean) == 1);
+	s = strstr(r.out, "\"caller_tv_mean\":");
+	cr_assert(s && sscanf(s, "\"caller_tv_mean\":%lf", &tv) == 1);
+	cr_expect_gt(share, 0.9, "%s", r.out);
+	cr_expect_lt(mean, 0.05, "%s", r.out);
+	cr_expect_lt(tv, 0.1, "%s", r.out);
+	cr_expect(strstr(r.out, "\"function\":\"f9\""), "%s", r.out);
+	tree_free(&tr);
+}
