@@ -139,6 +139,10 @@ struct thread_state {
 		uint64_t addr, sp;
 	} rsite[256];		/* return sites of recent calls: where a longjmp lands */
 	uint64_t unmatched_rets, longjmps, unwinds, signals, sigreturns;
+	/* vstacks=on: each virtual PMU sample with the calling-context node it was taken in */
+	uint32_t emit_node, tpend_node;
+	struct ktable vcsamples;	/* (block + 1, index, node) -> samples */
+	struct ktable vcweights;	/* the same key -> the periods that ended there */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -166,6 +170,7 @@ static int64_t vpmu_period;
 static uint64_t vpmu_seed = 42;
 static int oom;			/* set if an allocation failed: the output says so */
 static int cct;			/* cct=on: the shadow call stacks and the calling-context tree */
+static int vstacks;		/* vstacks=on: the virtual PMU's samples carry their node */
 static csh cs;			/* capstone, for how blocks end (under lock) */
 static cs_insn *cs_in;
 
@@ -254,6 +259,7 @@ static struct thread_state *thread_state(void)
 		abort();
 	}
 	t->prev = NO_BLOCK;
+	t->emit_node = t->tpend_node = NO_BLOCK;
 	if (vpmu_sampling >= 0) {
 		static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS,
 						     [VPMU_BRANCHES] = TM_EV_BRANCHES,
@@ -642,6 +648,15 @@ static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight)
 
 	table_add(&t->samples, ref, n);
 	table_add(&t->sweights, ref, weight);
+	if (vstacks && t->emit_node != NO_BLOCK) {
+		struct kslot *k = ktable_get(&t->vcsamples, ref >> 32, ref & 0xffffffffu, t->emit_node);
+		struct kslot *kw = ktable_get(&t->vcweights, ref >> 32, ref & 0xffffffffu, t->emit_node);
+
+		if (k && kw) {
+			k->val += n;
+			kw->val += weight;
+		}
+	}
 }
 
 /* the next period, as the PMU would be programmed: fixed, prime, randomized or both */
@@ -797,10 +812,14 @@ static void on_block(unsigned int vcpu, void *udata)
 	if (cct && cct_block(t, info) && t->depth)
 		table_add(&t->cblocks, ((uint64_t)t->frames[t->depth - 1].node + 1) << 32 | id, 1);
 	if (vpmu_sampling >= 0 && info->ti) {
-		if (t->tpend)
+		if (t->tpend) {
+			t->emit_node = t->tpend_node;	/* the context the retiring block ran in */
 			timing_retire(t, t->tpend, info->vaddr);
+		}
 		t->tpend = info;
+		t->tpend_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
 	} else if (vpmu) {
+		t->emit_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
 		vpmu_block(t, info);
 	}
 	if (!count_edges)
@@ -1043,6 +1062,7 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 
 			/* the block each thread was running is retired as if it fell through */
 			if (ts->tpend) {
+				ts->emit_node = ts->tpend_node;
 				timing_retire(ts, ts->tpend, ts->tpend->end);
 				ts->tpend = NULL;
 			}
@@ -1074,6 +1094,20 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 					fputc('\n', f);
 				}
 		}
+		for (size_t th = 0; vstacks && th < nr_threads; th++) {
+			struct thread_state *ts = threads[th];
+
+			for (size_t j = 0; j < ts->vcsamples.cap; j++) {
+				const struct kslot *k = &ts->vcsamples.slots[j];
+				struct kslot *kw;
+
+				if (!k->used)
+					continue;
+				kw = ktable_get(&ts->vcweights, k->a, k->b, k->c);
+				fprintf(f, "vcsample %zu %u %u %u %" PRIu64 " %" PRIu64 "\n", th, k->a - 1, k->b, k->c,
+					k->val, kw ? kw->val : 0);
+			}
+		}
 		if (timing_core)
 			fprintf(f, "vtiming %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 				" %" PRIu64 " %" PRIu64 "\n", total_st.insns, total_st.cycles,
@@ -1100,6 +1134,8 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			count_edges = 0;
 		else if (!strcmp(argv[i], "cct=on"))
 			cct = 1;
+		else if (!strcmp(argv[i], "vstacks=on"))
+			vstacks = cct = 1;
 		else if (!strcmp(argv[i], "vpmu=insns"))
 			vpmu = VPMU_INSNS;
 		else if (!strcmp(argv[i], "vpmu=branches"))

@@ -40,6 +40,8 @@ static const char usage_text[] =
 	"      --lbr N          branch records per sample (branches; 16 or 32; default 0)\n"
 	"      --skid K         exact sampling: the sampled IP is K instructions after the overflow\n"
 	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
+	"  -g                   with --vpmu: each sample carries its exact call stack (from the\n"
+	"                       shadow call stacks), a stack profile exact by construction\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
@@ -84,7 +86,7 @@ int cmd_truth(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:i:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:i:vhg", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -107,6 +109,9 @@ int cmd_truth(int argc, char **argv)
 			break;
 		case 'C':
 			v.no_cct = true;
+			break;
+		case 'g':
+			v.stacks = true;
 			break;
 		case 'V':
 			if (strcmp(optarg, "insns") && strcmp(optarg, "branches") && strcmp(optarg, "cycles"))
@@ -189,6 +194,8 @@ int cmd_truth(int argc, char **argv)
 		return fail(2, "--sampling and --timing need --vpmu");
 	if (v.event && v.lbr && v.sampling)
 		return fail(2, "--lbr goes with exact sampling of branches");
+	if (v.stacks && (!v.event || v.no_cct))
+		return fail(2, "-g goes with --vpmu, and needs the calling-context tree (not --no-cct)");
 	/* the outputs are opened before the run, which may take minutes: a full disk or a
 	 * bad path is told now */
 	if (v.event && file__same(output, vprofile))

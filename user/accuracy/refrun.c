@@ -254,6 +254,8 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 			 edges ? "" : ",edges=off");
 	if (cct && strlen(arg) + 8 < sizeof(arg))
 		strcat(arg, ",cct=on");
+	if (cct && v && v->event && v->stacks && strlen(arg) + 12 < sizeof(arg))
+		strcat(arg, ",vstacks=on");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
 		 user_preload ? user_preload : "");
 	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);

@@ -20,6 +20,7 @@ struct vpmu_opts {
 	struct profile *out;	/* receives the samples */
 	bool edges;		/* without event: count edges too */
 	bool no_cct;		/* leave the calling-context tree out */
+	bool stacks;		/* each virtual PMU sample with its exact call stack */
 };
 
 /* edges: count edges too; no calling-context tree (refrun__collect_vpmu for it) */

@@ -13,6 +13,7 @@
 #include "hashidx.h"
 #include "truth.h"
 #include "profile.h"
+#include "hsbpf.h"
 #include <linux/perf_event.h>
 
 _Static_assert(sizeof(struct truth_object) == 32, "truth_object");
@@ -151,6 +152,12 @@ struct raw {
 	struct raw_cct *cblocks, *cjumps;
 	size_t nr_cblocks, cap_cblocks, nr_cjumps, cap_cjumps;
 	size_t cthread, cbase;	/* the thread being read, and its first raw node */
+	size_t *tbase;		/* each thread's first raw node */
+	size_t *tnodes;		/* and how many it has */
+	struct raw_vc {
+		u64 node, block, idx, count, weight;	/* node: global */
+	} *vc;
+	size_t nr_vc, cap_vc;
 	bool in_cct;
 	u64 cstats[5];
 	struct raw_map *maps;
@@ -181,6 +188,9 @@ static void raw_free(struct raw *r)
 		free(r->blocks[i].addrs);
 	}
 	free(r->cnodes);
+	free(r->tbase);
+	free(r->tnodes);
+	free(r->vc);
 	free(r->cblocks);
 	free(r->cjumps);
 	free(r->maps);
@@ -217,8 +227,16 @@ static int raw_parse_cct(struct raw *r, const char *line)
 		   &g) == 8) {
 		if (th >= r->threads)
 			return -EINVAL;
+		if (!r->tbase) {
+			r->tbase = calloc(r->threads + 1, sizeof(*r->tbase));
+			r->tnodes = calloc(r->threads + 1, sizeof(*r->tnodes));
+			if (!r->tbase || !r->tnodes)
+				return -ENOMEM;
+		}
 		r->cthread = th;
 		r->cbase = r->nr_cnodes;
+		r->tbase[th] = r->cbase;
+		r->tnodes[th] = a;
 		r->in_cct = true;
 		r->cstats[0] += c;
 		r->cstats[1] += d;
@@ -229,6 +247,14 @@ static int raw_parse_cct(struct raw *r, const char *line)
 	}
 	if (!r->in_cct)
 		return -EINVAL;
+	if (sscanf(line, "vcsample %llu %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d, &e) == 6) {
+		if (th >= r->threads || !r->tbase || c >= r->tnodes[th] || a >= r->nr_blocks ||
+		    b >= r->blocks[a].ninsns ||
+		    array__reserve((void **)&r->vc, &r->cap_vc, r->nr_vc + 1, sizeof(*r->vc)))
+			return -EINVAL;
+		r->vc[r->nr_vc++] = (struct raw_vc){ r->tbase[th] + c, a, b, d, e };
+		return 0;
+	}
 	if (sscanf(line, "cnode %llu %llu %lld %lld %u %u %llu", &th, &a, &parent, &site, &entry, &kind,
 		   &c) == 7) {
 		if (th != r->cthread || a != r->nr_cnodes - r->cbase || parent >= (long long)a ||
@@ -353,7 +379,8 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 			}
 			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e, w };
 		} else if (!strncmp(line, "cthread ", 8) || !strncmp(line, "cnode ", 6) ||
-			   !strncmp(line, "cblock ", 7) || !strncmp(line, "cjump ", 6)) {
+			   !strncmp(line, "cblock ", 7) || !strncmp(line, "cjump ", 6) ||
+			   !strncmp(line, "vcsample ", 9)) {
 			err = raw_parse_cct(r, line);
 		} else if (!strcmp(line, "end")) {
 			r->ended = true;
@@ -532,6 +559,73 @@ static u64 block_addr(const struct raw *r, u64 id, u32 idx)
 	return vbase(b->obj) + off;
 }
 
+struct stack_dedup {
+	const struct profile *p;
+	u32 nr;
+};
+
+static bool stack_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct profile *p = ((struct stack_dedup *)ctx)->p;
+	const u64 *ips = key;
+	u32 nr = ((struct stack_dedup *)ctx)->nr;
+
+	return p->stacks[pos].nr == nr && !memcmp(p->frames + p->stacks[pos].first, ips, nr * sizeof(*ips));
+}
+
+/* the exact call stacks of the virtual PMU's samples: the sampled instruction, then the return
+ * address of each frame (the end of the block that made its call), from the sample's node to
+ * the thread's first frame */
+static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid)
+{
+	struct hashidx idx = {};
+	u64 *ips = malloc(HSBPF_MAX_FRAMES * sizeof(*ips));
+	int err = ips ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < r->nr_vc && !err; i++) {
+		const struct raw_vc *v = &r->vc[i];
+		struct stack_dedup c = { p, 0 };
+		u16 end = HSBPF_STACK_COMPLETE;
+		s64 st;
+		u64 h;
+
+		if (r->blocks[v->block].obj == TRUTH_NO_OBJECT)
+			continue;	/* anonymous code */
+		ips[c.nr++] = block_addr(r, v->block, v->idx);
+		for (s64 n = v->node; n >= 0 && r->cnodes[n].parent >= 0; n = r->cnodes[n].parent) {
+			const struct raw_block *sb = &r->blocks[r->cnodes[n].site];
+
+			if (c.nr == HSBPF_MAX_FRAMES) {
+				end = HSBPF_STACK_DEPTH;
+				break;
+			}
+			if (sb->obj != TRUTH_NO_OBJECT)
+				ips[c.nr++] = block_addr(r, r->cnodes[n].site, sb->ninsns);
+		}
+		h = hashidx__hash(ips, c.nr * sizeof(*ips), end);
+		st = hashidx__find(&idx, h, ips, stack_eq, &c);
+		if (st < 0) {
+			st = profile__add_stack(p, ips, c.nr, end, 0);
+			if (st < 0 || hashidx__insert(&idx, h, st)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		err = profile__add_stack_sample(p, &(struct profile_stack_sample){
+			.pid = pid, .user = st + 1, .count = v->count,
+			.weight = v->weight ? v->weight : v->count * r->vpmu_period });
+		p->stats.stack_samples += v->count;
+		p->stats.stack_frames += c.nr;
+	}
+	if (!err) {
+		p->meta.max_frames = HSBPF_MAX_FRAMES;
+		snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "exact");
+	}
+	hashidx__free(&idx);
+	free(ips);
+	return err;
+}
+
 /* the virtual PMU's samples and branch records as a profile: one process, one mapping per
  * object, the event and the period the plugin counted with */
 static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const struct truth *t,
@@ -574,6 +668,8 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 			err = profile__add_lbr(p, &l);
 		}
 	}
+	if (!err && r->nr_vc)
+		err = vpmu_stacks(r, p, pid);
 	snprintf(p->meta.event, sizeof(p->meta.event), "%s (virtual PMU)",
 		 !strcmp(r->vpmu_event, "insns") ? "instructions" :
 		 !strcmp(r->vpmu_event, "cycles") ? "cycles" : "taken-branches");
