@@ -21,7 +21,7 @@
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
-	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges]\n"
+	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n"
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
@@ -44,7 +44,7 @@ static const char usage_text[] =
 	"                       shadow call stacks), a stack profile exact by construction\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
-	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
+	"      --what LIST      what to export (default: all of summary,insns,blocks,edges,cct)\n"
 	"  -v, --verbose        more messages\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
