@@ -174,7 +174,6 @@ $(OUTPUT)/fixtures/inline/inlined: tests/fixtures/inline/inlined.c
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror $< -o $@
 
-fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES)
 
 # profiles with known stacks for the flame graph pages (tests/browser): -O0, its functions
 # are the profiles' user frames
@@ -188,6 +187,14 @@ BROWSER_DEPS := tests/browser/node_modules/.package-lock.json
 $(BROWSER_DEPS): tests/browser/package.json tests/browser/package-lock.json
 	$(call msg,NPM,tests/browser)
 	$(Q)cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
+
+# C++ fixtures (exceptions): -O1 as the C ones
+CXX_FIXTURES := $(OUTPUT)/fixtures/cct_exc
+$(OUTPUT)/fixtures/%: tests/fixtures/%.cc | $(OUTPUT)/fixtures
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+fixtures: $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(CXX_FIXTURES) $(SYM_FIXTURES)
 
 # The seed paper's kernels: plain -O2, as a benchmark would be built
 $(OUTPUT)/workloads/%: tests/workloads/%.c
@@ -216,14 +223,14 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
+test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
 		$(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10
-stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
+stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
 		$(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
 		TEST_BIN=$(TEST_BIN) scripts/stress-test.sh $(N)

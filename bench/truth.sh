@@ -19,12 +19,14 @@ time_of() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$(( (
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 
 declare -A ms
-names=(native qemu blocks edges pdir cycles callgrind)
+names=(native qemu blocks bcct edges ecct pdir cycles callgrind)
 for r in $(seq "$REPS"); do
 	ms[native]+=" $(time_of $GZ)"
 	ms[qemu]+=" $(time_of qemu-x86_64 $GZ)"
-	ms[blocks]+=" $(time_of "$HSBPF" truth --no-edges -o "$OUT/b.truth" -- $GZ)"
-	ms[edges]+=" $(time_of "$HSBPF" truth -o "$OUT/e.truth" -- $GZ)"
+	ms[blocks]+=" $(time_of "$HSBPF" truth --no-edges --no-cct -o "$OUT/b.truth" -- $GZ)"
+	ms[bcct]+=" $(time_of "$HSBPF" truth --no-edges -o "$OUT/bc.truth" -- $GZ)"
+	ms[edges]+=" $(time_of "$HSBPF" truth --no-cct -o "$OUT/e.truth" -- $GZ)"
+	ms[ecct]+=" $(time_of "$HSBPF" truth -o "$OUT/ec.truth" -- $GZ)"
 	ms[pdir]+=" $(time_of "$HSBPF" truth --vpmu insns --sampling pdir --period-mode prime \
 		-o "$OUT/p.truth" --profile "$OUT/p.data" -- $GZ)"
 	ms[cycles]+=" $(time_of "$HSBPF" truth --vpmu cycles -o "$OUT/c.truth" --profile "$OUT/c.data" -- $GZ)"
@@ -42,8 +44,10 @@ for n in "${names[@]}"; do
 	case $n in
 	native) label="gzip -6, native" ;;
 	qemu) label="qemu-x86_64, no plugin" ;;
-	blocks) label="hsbpf truth --no-edges (block counts)" ;;
-	edges) label="hsbpf truth (block and edge counts)" ;;
+	blocks) label="hsbpf truth --no-edges --no-cct (block counts)" ;;
+	bcct) label="hsbpf truth --no-edges (block counts, calling contexts)" ;;
+	edges) label="hsbpf truth --no-cct (block and edge counts)" ;;
+	ecct) label="hsbpf truth (block and edge counts, calling contexts)" ;;
 	pdir) label="hsbpf truth --vpmu insns --sampling pdir (no clock)" ;;
 	cycles) label="hsbpf truth --vpmu cycles (timing model)" ;;
 	callgrind) label="callgrind --dump-instr=yes --collect-jumps=yes" ;;

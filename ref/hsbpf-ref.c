@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <capstone/capstone.h>
 #include "qemu-plugin-api.h"
 #include "timing.h"
 
@@ -33,6 +34,47 @@ struct block_info {
 	uint32_t ninsns;
 	uint64_t vaddr, end;	/* guest addresses: first instruction, one past the last */
 	struct tm_insn *ti;	/* the timing model's view of each instruction, or NULL */
+	/* the calling context: how the block ends and where it may go without surprise */
+	uint8_t ckind;		/* enum cct_kind */
+	uint8_t rep;		/* its last instruction is a rep string instruction */
+	uint64_t last;		/* guest address of the last instruction */
+	uint64_t target;	/* a direct branch's target, else 0 */
+	int pop_idx;		/* CK_IJUMP: the pop just before the jump, or -1 */
+};
+
+/* how a block ends, for the shadow call stack */
+enum cct_kind {
+	CK_PLAIN,		/* falls through (or a syscall, or a conditional branch) */
+	CK_CALL,
+	CK_RET,
+	CK_JUMP,		/* an unconditional direct jump */
+	CK_IJUMP,		/* an indirect jump */
+	CK_ANY,			/* anything else that may go anywhere (iret, ...) */
+};
+
+/* a frame of a guest thread's shadow call stack */
+struct frame {
+	uint64_t sp;		/* where the call stored its return address (stack grows down) */
+	uint32_t node;		/* the calling-context node */
+	uint32_t sig;		/* 1: a signal handler's frame, 2: whose handler has returned */
+};
+
+/* a calling-context node: a frame entered from a call site, per thread */
+struct cnode {
+	uint32_t parent, site, entry;	/* node, block ids (site: the block ending in the call) */
+	uint32_t kind;		/* 0 the thread's first frame, 1 a call, 2 a signal handler */
+	uint64_t calls;
+};
+
+/* keys of three 32-bit fields: node children, and jumps within a frame */
+struct kslot {
+	uint32_t a, b, c, used;
+	uint64_t val;
+};
+
+struct ktable {
+	struct kslot *slots;
+	size_t nr, cap;
 };
 
 struct block {
@@ -83,6 +125,24 @@ struct thread_state {
 	struct tm_access acc[1024];
 	uint16_t acc_idx[1024];	/* the instruction of the block that made each access */
 	struct tm_retired retired[TIMING_MAX_INSNS];
+	/* the shadow call stack and the calling-context tree (cct=on) */
+	struct frame *frames;
+	size_t depth, cap_frames;
+	struct cnode *nodes;
+	size_t nr_nodes, cap_nodes;
+	struct ktable children;	/* (parent, site, entry) -> node */
+	struct ktable jumps;	/* (node, src block, dst block) -> unconditional jumps */
+	struct table cblocks;	/* (node + 1) << 32 | block -> executions */
+	const struct block_info *cprev;
+	uint64_t call_sp, ret_sp, pop_sp;	/* from the memory callbacks, 0 if none */
+	struct {
+		uint64_t addr, sp;
+	} rsite[256];		/* return sites of recent calls: where a longjmp lands */
+	uint64_t unmatched_rets, longjmps, unwinds, signals, sigreturns;
+	/* vstacks=on: each virtual PMU sample with the calling-context node it was taken in */
+	uint32_t emit_node, tpend_node;
+	struct ktable vcsamples;	/* (block + 1, index, node) -> samples */
+	struct ktable vcweights;	/* the same key -> the periods that ended there */
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -109,6 +169,10 @@ static struct tm_decoder *decoder;
 static int64_t vpmu_period;
 static uint64_t vpmu_seed = 42;
 static int oom;			/* set if an allocation failed: the output says so */
+static int cct;			/* cct=on: the shadow call stacks and the calling-context tree */
+static int vstacks;		/* vstacks=on: the virtual PMU's samples carry their node */
+static csh cs;			/* capstone, for how blocks end (under lock) */
+static cs_insn *cs_in;
 
 static __thread struct thread_state *self;
 
@@ -195,6 +259,7 @@ static struct thread_state *thread_state(void)
 		abort();
 	}
 	t->prev = NO_BLOCK;
+	t->emit_node = t->tpend_node = NO_BLOCK;
 	if (vpmu_sampling >= 0) {
 		static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS,
 						     [VPMU_BRANCHES] = TM_EV_BRANCHES,
@@ -302,6 +367,271 @@ static struct edge_slot *table_find(struct table *t, uint64_t key)
 	return NULL;
 }
 
+/* ---- the shadow call stack ---- */
+
+static uint64_t khash(uint32_t a, uint32_t b, uint32_t c)
+{
+	return mix(mix(mix(0, a), b), c);
+}
+
+/* the slot of (a, b, c), added with val 0 if new; NULL if out of memory */
+static struct kslot *ktable_get(struct ktable *t, uint32_t a, uint32_t b, uint32_t c)
+{
+	size_t mask, i;
+
+	if (t->nr * 2 >= t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 256;
+		struct kslot *ns = calloc(ncap, sizeof(*ns));
+
+		if (!ns) {
+			oom = 1;
+			return NULL;
+		}
+		for (size_t j = 0; j < t->cap; j++) {
+			const struct kslot *o = &t->slots[j];
+
+			if (!o->used)
+				continue;
+			i = khash(o->a, o->b, o->c) & (ncap - 1);
+			while (ns[i].used)
+				i = (i + 1) & (ncap - 1);
+			ns[i] = *o;
+		}
+		free(t->slots);
+		t->slots = ns;
+		t->cap = ncap;
+	}
+	mask = t->cap - 1;
+	for (i = khash(a, b, c) & mask; t->slots[i].used; i = (i + 1) & mask)
+		if (t->slots[i].a == a && t->slots[i].b == b && t->slots[i].c == c)
+			return &t->slots[i];
+	t->slots[i] = (struct kslot){ a, b, c, 1, 0 };
+	t->nr++;
+	return &t->slots[i];
+}
+
+/* the node entered at block entry from site (NO_BLOCK for a thread's first frame) under
+ * parent; NO_BLOCK if out of memory */
+static uint32_t cct_node(struct thread_state *t, uint32_t parent, uint32_t site, uint32_t entry,
+			 uint32_t kind)
+{
+	struct kslot *k = ktable_get(&t->children, parent, site, entry | (kind == 2 ? 0x80000000u : 0));
+
+	if (!k)
+		return NO_BLOCK;
+	if (!k->val) {
+		struct cnode *n = grow(t->nodes, &t->cap_nodes, t->nr_nodes + 1, sizeof(*n));
+
+		if (!n)
+			return NO_BLOCK;
+		t->nodes = n;
+		n[t->nr_nodes] = (struct cnode){ parent, site, entry, kind, 0 };
+		k->val = ++t->nr_nodes;
+	}
+	t->nodes[k->val - 1].calls++;
+	return k->val - 1;
+}
+
+static void cct_push(struct thread_state *t, uint64_t sp, uint32_t node, uint32_t sig)
+{
+	struct frame *f;
+
+	if (node == NO_BLOCK)
+		return;
+	f = grow(t->frames, &t->cap_frames, t->depth + 1, sizeof(*f));
+	if (!f)
+		return;
+	t->frames = f;
+	f[t->depth++] = (struct frame){ sp, node, sig };
+}
+
+/* pop every frame whose return address lies at or below sp: they are dead. The thread's
+ * first frame stays. */
+static unsigned cct_unwind(struct thread_state *t, uint64_t sp)
+{
+	unsigned n = 0;
+
+	while (t->depth > 1 && t->frames[t->depth - 1].sp <= sp) {
+		t->depth--;
+		n++;
+	}
+	return n;
+}
+
+/* follow block b (after t->cprev) on the shadow stack; false if b is one more iteration of a
+ * rep string instruction (the hardware retires it once) */
+static void cct_surprise(struct thread_state *t, const struct block_info *p, const struct block_info *b);
+
+static bool cct_block(struct thread_state *t, const struct block_info *b)
+{
+	const struct block_info *p = t->cprev;
+	struct frame *top;
+
+	t->cprev = b;
+	if (!t->depth) {
+		cct_push(t, UINT64_MAX, cct_node(t, NO_BLOCK, NO_BLOCK, b->id, 0), 0);
+		return true;
+	}
+	if (!p)
+		return true;
+	switch (p->ckind) {
+	case CK_CALL: {
+		uint64_t sp = t->call_sp;
+		unsigned h = (p->end >> 0) & 255;
+
+		t->call_sp = 0;
+		if (sp)
+			cct_unwind(t, sp);	/* frames a longjmp or an exception left */
+		t->rsite[h].addr = p->end;
+		t->rsite[h].sp = sp;
+		cct_push(t, sp, cct_node(t, t->frames[t->depth - 1].node, p->id, b->id, 1), 0);
+		break;
+	}
+	case CK_RET: {
+		uint64_t sp = t->ret_sp;
+
+		t->ret_sp = 0;
+		if (!sp || !cct_unwind(t, sp)) {
+			top = &t->frames[t->depth - 1];
+			if (top->sig)
+				top->sig = 2;	/* the handler returned, into the restorer */
+			else
+				t->unmatched_rets++;
+		}
+		break;
+	}
+	case CK_IJUMP: {
+		unsigned h = b->vaddr & 255;
+		uint64_t sp = t->pop_sp;
+
+		t->pop_sp = 0;
+		if (sp) {	/* an unwinder's landing: the stack pointer it restored */
+			if (cct_unwind(t, sp))
+				t->unwinds++;
+		} else if (t->rsite[h].addr == b->vaddr && t->rsite[h].sp &&
+			   t->rsite[h].sp >= t->frames[t->depth - 1].sp) {
+			/* a longjmp lands where a call returns: the frames below it are gone */
+			if (cct_unwind(t, t->rsite[h].sp))
+				t->longjmps++;
+		}
+	}
+		/* fallthrough */
+	case CK_JUMP: {
+		struct kslot *k;
+
+		if (p->ckind == CK_JUMP && b->vaddr != p->target) {
+			cct_surprise(t, p, b);
+			break;
+		}
+		k = ktable_get(&t->jumps, t->frames[t->depth - 1].node, p->id, b->id);
+		if (k)
+			k->val++;
+		break;
+	}
+	case CK_PLAIN:
+		if (p->rep && b->vaddr == p->last)
+			return false;
+		if (b->vaddr == p->end || b->vaddr == p->last || (p->target && b->vaddr == p->target))
+			break;
+		cct_surprise(t, p, b);
+		break;
+	default:
+		break;
+	}
+	return true;
+}
+
+/* control went where block p cannot go: a signal's delivery, or the return from one */
+static void cct_surprise(struct thread_state *t, const struct block_info *p, const struct block_info *b)
+{
+	struct frame *top = &t->frames[t->depth - 1];
+
+	if (top->sig == 2) {
+		t->depth--;
+		t->sigreturns++;
+		return;
+	}
+	t->signals++;
+	cct_push(t, top->sp - 1, cct_node(t, top->node, p->id, b->id, 2), 1);
+}
+
+static void on_cct_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr, void *udata)
+{
+	struct thread_state *t = self;
+
+	(void)vcpu;
+	if (!t)
+		return;
+	switch ((uintptr_t)udata) {
+	case CK_CALL:
+		if (qemu_plugin_mem_is_store(info))
+			t->call_sp = vaddr;
+		break;
+	case CK_RET:
+		t->ret_sp = vaddr;
+		break;
+	default:	/* a pop just before an indirect jump: frames at or below it are dead */
+		if (!qemu_plugin_mem_is_store(info))
+			t->pop_sp = vaddr;
+		break;
+	}
+}
+
+static bool has_group(const cs_insn *in, uint8_t g)
+{
+	for (uint8_t i = 0; i < in->detail->groups_count; i++)
+		if (in->detail->groups[i] == g)
+			return true;
+	return false;
+}
+
+/* how block b ends (under lock); the last instruction is at guest address last */
+static void cct_classify(struct block_info *b, const uint8_t *code, size_t size, uint64_t last)
+{
+	const uint8_t *c = code;
+	uint64_t a = last;
+	const cs_x86 *x;
+
+	b->last = last;
+	b->ckind = CK_PLAIN;
+	b->rep = 0;
+	b->target = 0;
+	if (!cs_disasm_iter(cs, &c, &size, &a, cs_in))
+		return;
+	x = &cs_in->detail->x86;
+	/* a rep-prefixed string instruction (F3 is also a mandatory prefix: endbr64, popcnt) */
+	switch (cs_in->id) {
+	case X86_INS_MOVSB: case X86_INS_MOVSW: case X86_INS_MOVSD: case X86_INS_MOVSQ:
+	case X86_INS_STOSB: case X86_INS_STOSW: case X86_INS_STOSD: case X86_INS_STOSQ:
+	case X86_INS_LODSB: case X86_INS_LODSW: case X86_INS_LODSD: case X86_INS_LODSQ:
+	case X86_INS_CMPSB: case X86_INS_CMPSW: case X86_INS_CMPSD: case X86_INS_CMPSQ:
+	case X86_INS_SCASB: case X86_INS_SCASW: case X86_INS_SCASD: case X86_INS_SCASQ:
+	case X86_INS_INSB: case X86_INS_INSW: case X86_INS_INSD:
+	case X86_INS_OUTSB: case X86_INS_OUTSW: case X86_INS_OUTSD:
+		/* movsd and cmpsd are also SSE instructions, with F2 as their mandatory prefix */
+		b->rep = (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE) &&
+			 ((x->opcode[0] >= 0xa4 && x->opcode[0] <= 0xaf) ||
+			  (x->opcode[0] >= 0x6c && x->opcode[0] <= 0x6f));
+		break;
+	default:
+		break;
+	}
+	if (has_group(cs_in, X86_GRP_CALL))
+		b->ckind = CK_CALL;
+	else if (has_group(cs_in, X86_GRP_RET))
+		b->ckind = CK_RET;
+	else if (has_group(cs_in, X86_GRP_IRET))
+		b->ckind = CK_ANY;
+	else if (has_group(cs_in, X86_GRP_JUMP)) {
+		bool direct = x->op_count == 1 && x->operands[0].type == X86_OP_IMM;
+
+		if (direct)
+			b->target = x->operands[0].imm;
+		if (cs_in->id == X86_INS_JMP || cs_in->id == X86_INS_LJMP)
+			b->ckind = direct ? CK_JUMP : CK_IJUMP;
+	}
+}
+
 static int is_prime(uint64_t n)
 {
 	if (n < 2)
@@ -318,6 +648,15 @@ static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight)
 
 	table_add(&t->samples, ref, n);
 	table_add(&t->sweights, ref, weight);
+	if (vstacks && t->emit_node != NO_BLOCK) {
+		struct kslot *k = ktable_get(&t->vcsamples, ref >> 32, ref & 0xffffffffu, t->emit_node);
+		struct kslot *kw = ktable_get(&t->vcweights, ref >> 32, ref & 0xffffffffu, t->emit_node);
+
+		if (k && kw) {
+			k->val += n;
+			kw->val += weight;
+		}
+	}
 }
 
 /* the next period, as the PMU would be programmed: fixed, prime, randomized or both */
@@ -470,11 +809,17 @@ static void on_block(unsigned int vcpu, void *udata)
 		t->counts = c;
 	}
 	t->counts[id]++;
+	if (cct && cct_block(t, info) && t->depth)
+		table_add(&t->cblocks, ((uint64_t)t->frames[t->depth - 1].node + 1) << 32 | id, 1);
 	if (vpmu_sampling >= 0 && info->ti) {
-		if (t->tpend)
+		if (t->tpend) {
+			t->emit_node = t->tpend_node;	/* the context the retiring block ran in */
 			timing_retire(t, t->tpend, info->vaddr);
+		}
 		t->tpend = info;
+		t->tpend_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
 	} else if (vpmu) {
+		t->emit_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
 		vpmu_block(t, info);
 	}
 	if (!count_edges)
@@ -557,6 +902,22 @@ static uint32_t block_id(struct qemu_plugin_tb *tb, size_t n)
 	b->info->vaddr = vaddr;
 	b->info->end = qemu_plugin_insn_vaddr(qemu_plugin_tb_get_insn(tb, n - 1)) + b->sizes[n - 1];
 	b->info->ti = NULL;
+	b->info->pop_idx = -1;
+	if (cct) {
+		struct qemu_plugin_insn *last = qemu_plugin_tb_get_insn(tb, n - 1);
+
+		cct_classify(b->info, qemu_plugin_insn_data(last), b->sizes[n - 1],
+			     qemu_plugin_insn_vaddr(last));
+		if (b->info->ckind == CK_IJUMP && n > 1) {
+			struct qemu_plugin_insn *pi = qemu_plugin_tb_get_insn(tb, n - 2);
+			const uint8_t *c = qemu_plugin_insn_data(pi);
+			size_t sz = b->sizes[n - 2];
+			uint64_t a = qemu_plugin_insn_vaddr(pi);
+
+			if (cs_disasm_iter(cs, &c, &sz, &a, cs_in) && cs_in->id == X86_INS_POP)
+				b->info->pop_idx = n - 2;
+		}
+	}
 	if (vpmu_sampling >= 0) {
 		b->info->ti = calloc(n, sizeof(*b->info->ti));
 		if (!b->info->ti) {
@@ -590,6 +951,19 @@ static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 	if (bid == NO_BLOCK)
 		return;
 	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, blocks[bid].info);
+	/* the stack pointer where calls and returns move it, and where an unwinder's pop does */
+	if (cct) {
+		const struct block_info *bi = blocks[bid].info;
+
+		if (bi->ckind == CK_CALL || bi->ckind == CK_RET)
+			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, n - 1), on_cct_mem,
+							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+							 (void *)(uintptr_t)bi->ckind);
+		else if (bi->pop_idx >= 0)	/* QEMU 7.2 calls no MEM_R callback: RW, loads kept */
+			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, bi->pop_idx), on_cct_mem,
+							 QEMU_PLUGIN_CB_NO_REGS, QEMU_PLUGIN_MEM_RW,
+							 (void *)(uintptr_t)CK_IJUMP);
+	}
 	/* the cache model needs every data address; only then are accesses watched */
 	if (timing_core)
 		for (size_t k = 0; k < n; k++)
@@ -646,6 +1020,35 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 			fprintf(f, "edge %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
 				(total.edges[e].key >> 32) - 1, total.edges[e].key & 0xffffffffu,
 				total.edges[e].count);
+	if (cct)
+		for (size_t th = 0; th < nr_threads; th++) {
+			const struct thread_state *ts = threads[th];
+
+			fprintf(f, "cthread %zu %zu %zu %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 "\n",
+				th, ts->nr_nodes, ts->depth, ts->unmatched_rets, ts->longjmps, ts->unwinds,
+				ts->signals, ts->sigreturns);
+			for (size_t k = 0; k < ts->nr_nodes; k++) {
+				const struct cnode *n = &ts->nodes[k];
+
+				fprintf(f, "cnode %zu %zu %" PRId64 " %" PRId64 " %u %u %" PRIu64 "\n", th, k,
+					n->parent == NO_BLOCK ? (int64_t)-1 : (int64_t)n->parent,
+					n->site == NO_BLOCK ? (int64_t)-1 : (int64_t)n->site, n->entry, n->kind,
+					n->calls);
+			}
+			for (size_t j = 0; j < ts->cblocks.cap; j++) {
+				uint64_t key = ts->cblocks.slots[j].key;
+
+				if (key)
+					fprintf(f, "cblock %zu %" PRIu64 " %" PRIu64 " %" PRIu64 "\n", th,
+						(key >> 32) - 1, key & 0xffffffffu, ts->cblocks.slots[j].count);
+			}
+			for (size_t j = 0; j < ts->jumps.cap; j++) {
+				const struct kslot *k = &ts->jumps.slots[j];
+
+				if (k->used)
+					fprintf(f, "cjump %zu %u %u %u %" PRIu64 "\n", th, k->a, k->b, k->c, k->val);
+			}
+		}
 	if (vpmu) {
 		static const char *const kinds[] = { "vsample", "vedge", "vrange" };
 		static const char *const events[] = { "", "insns", "branches", "cycles" };
@@ -659,6 +1062,7 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 
 			/* the block each thread was running is retired as if it fell through */
 			if (ts->tpend) {
+				ts->emit_node = ts->tpend_node;
 				timing_retire(ts, ts->tpend, ts->tpend->end);
 				ts->tpend = NULL;
 			}
@@ -690,6 +1094,20 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 					fputc('\n', f);
 				}
 		}
+		for (size_t th = 0; vstacks && th < nr_threads; th++) {
+			struct thread_state *ts = threads[th];
+
+			for (size_t j = 0; j < ts->vcsamples.cap; j++) {
+				const struct kslot *k = &ts->vcsamples.slots[j];
+				struct kslot *kw;
+
+				if (!k->used)
+					continue;
+				kw = ktable_get(&ts->vcweights, k->a, k->b, k->c);
+				fprintf(f, "vcsample %zu %u %u %u %" PRIu64 " %" PRIu64 "\n", th, k->a - 1, k->b, k->c,
+					k->val, kw ? kw->val : 0);
+			}
+		}
 		if (timing_core)
 			fprintf(f, "vtiming %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 				" %" PRIu64 " %" PRIu64 "\n", total_st.insns, total_st.cycles,
@@ -714,6 +1132,10 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			out_path = strdup(argv[i] + 4);
 		else if (!strcmp(argv[i], "edges=off"))
 			count_edges = 0;
+		else if (!strcmp(argv[i], "cct=on"))
+			cct = 1;
+		else if (!strcmp(argv[i], "vstacks=on"))
+			vstacks = cct = 1;
 		else if (!strcmp(argv[i], "vpmu=insns"))
 			vpmu = VPMU_INSNS;
 		else if (!strcmp(argv[i], "vpmu=branches"))
@@ -766,6 +1188,18 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 	if (info->system_emulation) {
 		fprintf(stderr, "hsbpf-ref: only user-mode emulation (qemu-x86_64) is supported\n");
 		return -1;
+	}
+	if (cct) {
+		if (cs_open(CS_ARCH_X86, CS_MODE_64, &cs) != CS_ERR_OK) {
+			fprintf(stderr, "hsbpf-ref: cannot open the disassembler\n");
+			return -1;
+		}
+		cs_option(cs, CS_OPT_DETAIL, CS_OPT_ON);
+		cs_in = cs_malloc(cs);
+		if (!cs_in) {
+			fprintf(stderr, "hsbpf-ref: out of memory\n");
+			return -1;
+		}
 	}
 	read_maps();
 	qemu_plugin_register_vcpu_tb_trans_cb(id, on_translate);

@@ -137,3 +137,137 @@ u64 callgrind__ir(const struct callgrind *cg, const char *obj, u64 addr)
 
 	return c ? c->ir : 0;
 }
+
+/* ---- the call graph ---- */
+
+static int cmp_call(const void *a, const void *b)
+{
+	const struct cg_call *x = a, *y = b;
+	int c = strcmp(x->caller_obj, y->caller_obj);
+
+	if (!c)
+		c = strcmp(x->caller, y->caller);
+	if (!c)
+		c = strcmp(x->callee_obj, y->callee_obj);
+	return c ? c : strcmp(x->callee, y->callee);
+}
+
+/* "(id) name" defines in its own table, "(id)" refers; a name without its recursion suffix */
+static char *cg_name(char **names, const char *v, bool fn)
+{
+	char *s = name_ref(names, v), *q;
+
+	if (s && fn && (q = strrchr(s, '\'')) && q[1] >= '0' && q[1] <= '9')
+		*q = 0;
+	return s;
+}
+
+static void set(char **dst, char *v)
+{
+	if (v) {
+		free(*dst);
+		*dst = v;
+	}
+}
+
+int callgrind__read_calls(const char *path, struct cg_calls *cc)
+{
+	char **obs = calloc(MAX_NAMES, sizeof(*obs)), **fns = calloc(MAX_NAMES, sizeof(*fns));
+	char *line = NULL, *ob = strdup("???"), *fn = strdup("???"), *cob = NULL, *cfn = NULL;
+	size_t cap = 0;
+	u64 ncalls = 0;
+	bool want_cost = false;
+	FILE *f = fopen(path, "r");
+
+	memset(cc, 0, sizeof(*cc));
+	if (!f || !obs || !fns)
+		return -ENOENT;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = 0;
+		if (want_cost) {
+			/* "position line inclusive": the call's cost */
+			char *tok, *save = NULL;
+			struct cg_call *c;
+
+			want_cost = false;
+			strtok_r(line, " ", &save);
+			strtok_r(NULL, " ", &save);
+			tok = strtok_r(NULL, " ", &save);
+			if (!tok || !cfn ||
+			    array__reserve((void **)&cc->pairs, &cc->cap, cc->nr + 1, sizeof(*cc->pairs)))
+				continue;
+			c = &cc->pairs[cc->nr++];
+			c->caller_obj = strdup(ob);
+			c->caller = strdup(fn);
+			c->callee_obj = strdup(cob ? cob : ob);
+			c->callee = strdup(cfn);
+			c->calls = ncalls;
+			c->incl = strtoull(tok, NULL, 10);
+			free(cob);
+			cob = NULL;
+			continue;
+		}
+		if (!strncmp(line, "ob=", 3))
+			set(&ob, cg_name(obs, line + 3, false));
+		else if (!strncmp(line, "cob=", 4))
+			set(&cob, cg_name(obs, line + 4, false));
+		else if (!strncmp(line, "fn=", 3))
+			set(&fn, cg_name(fns, line + 3, true));
+		else if (!strncmp(line, "cfn=", 4))
+			set(&cfn, cg_name(fns, line + 4, true));
+		else if (!strncmp(line, "calls=", 6)) {
+			ncalls = strtoull(line + 6, NULL, 10);
+			want_cost = true;
+		}
+	}
+	fclose(f);
+	free(line);
+	free(ob);
+	free(fn);
+	free(cob);
+	free(cfn);
+	for (int i = 0; i < MAX_NAMES; i++) {
+		free(obs[i]);
+		free(fns[i]);
+	}
+	free(obs);
+	free(fns);
+	if (cc->nr > 1)
+		qsort(cc->pairs, cc->nr, sizeof(*cc->pairs), cmp_call);
+	size_t o = 0;
+	for (size_t i = 0; i < cc->nr; i++) {
+		struct cg_call *c = &cc->pairs[i];
+
+		if (o && !cmp_call(&cc->pairs[o - 1], c)) {
+			cc->pairs[o - 1].calls += c->calls;
+			cc->pairs[o - 1].incl += c->incl;
+			free(c->caller_obj);
+			free(c->caller);
+			free(c->callee_obj);
+			free(c->callee);
+		} else {
+			cc->pairs[o++] = *c;
+		}
+	}
+	cc->nr = o;
+	return 0;
+}
+
+void callgrind__free_calls(struct cg_calls *cc)
+{
+	for (size_t i = 0; i < cc->nr; i++) {
+		free(cc->pairs[i].caller_obj);
+		free(cc->pairs[i].caller);
+		free(cc->pairs[i].callee_obj);
+		free(cc->pairs[i].callee);
+	}
+	free(cc->pairs);
+}
+
+const struct cg_call *callgrind__pair(const struct cg_calls *cc, const char *caller_obj,
+				      const char *caller, const char *callee_obj, const char *callee)
+{
+	struct cg_call key = { (char *)caller_obj, (char *)caller, (char *)callee_obj, (char *)callee };
+
+	return bsearch(&key, cc->pairs, cc->nr, sizeof(*cc->pairs), cmp_call);
+}

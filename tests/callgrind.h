@@ -21,4 +21,22 @@ int callgrind__read(const char *path, struct callgrind *cg);
 void callgrind__free(struct callgrind *cg);
 u64 callgrind__ir(const struct callgrind *cg, const char *obj, u64 addr);
 
+
+
+/* the call graph: calls and inclusive Ir per (caller, callee) pair of functions, names
+ * without callgrind's recursion suffix ('2) */
+struct cg_call {
+	char *caller_obj, *caller, *callee_obj, *callee;
+	u64 calls, incl;
+};
+
+struct cg_calls {
+	struct cg_call *pairs;	/* merged, sorted */
+	size_t nr, cap;
+};
+
+int callgrind__read_calls(const char *path, struct cg_calls *cc);
+void callgrind__free_calls(struct cg_calls *cc);
+const struct cg_call *callgrind__pair(const struct cg_calls *cc, const char *caller_obj,
+				      const char *caller, const char *callee_obj, const char *callee);
 #endif

@@ -620,7 +620,8 @@ static const struct {
 } truth_meta_fields[] = {
 	TS(command), TS(program), TS(status), TN(exit_code), TN(signal), TN(threads), TS(emulator),
 	TS(glibc_tunables), TN(total_insns), TN(anon_insns), TN(rep_iterations),
-	TN(page_cross_dropped), TN(start_realtime_ns), TN(duration_ns), TN(edges_off),
+	TN(page_cross_dropped), TN(start_realtime_ns), TN(duration_ns), TN(edges_off), TN(cct),
+	TN(cct_unmatched_rets), TN(cct_longjmps), TN(cct_unwinds), TN(cct_signals), TN(cct_sigreturns),
 };
 
 Test(truth, metadata_round_trips_every_byte)

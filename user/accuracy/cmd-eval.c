@@ -7,6 +7,7 @@
 #include "cmds.h"
 #include "json_writer.h"
 #include "eval.h"
+#include "stack_eval.h"
 
 static const char usage_text[] =
 	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
@@ -16,6 +17,9 @@ static const char usage_text[] =
 	"      --truth FILE   the exact counts of the same program (hsbpf truth)\n"
 	"      --object PATH  score these objects together (default: the program itself)\n"
 	"      --per-object   score every object with samples, each on its own\n"
+	"      --stacks       score the call stacks against the truth's calling-context tree:\n"
+	"                     complete stacks, inclusive-time error, caller-split error\n"
+	"      --top N        functions scored with --stacks (default 10)\n"
 	"      --format FMT   text (default) or json\n";
 
 int cmd_eval(int argc, char **argv)
@@ -26,11 +30,14 @@ int cmd_eval(int argc, char **argv)
 		{ "per-object", no_argument, NULL, 'O' },
 		{ "object", required_argument, NULL, 'b' },
 		{ "format", required_argument, NULL, 'f' },
+		{ "stacks", no_argument, NULL, 'S' },
+		{ "top", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	const char *input = "hsbpf.data", *truth_path = NULL;
-	bool per_object = false, json = false;
+	bool per_object = false, json = false, stacks = false;
+	u64 top = 10;
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
@@ -60,6 +67,13 @@ int cmd_eval(int argc, char **argv)
 			if (jsonw_parse_format(optarg, &json))
 				return 2;
 			break;
+		case 'S':
+			stacks = true;
+			break;
+		case 'T':
+			if (parse_u64(optarg, &top) || !top || top > 10000)
+				return fail(2, "invalid --top '%s' (1 to 10000)", optarg);
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -76,6 +90,16 @@ int cmd_eval(int argc, char **argv)
 		err = truth__read(truth_path, &t);
 	if (err)
 		goto cleanup;
+	if (stacks) {
+		struct stack_eval se;
+
+		err = stack_eval__profile(p, t, top, &se);
+		if (!err) {
+			stack_eval__print(&se, json, stdout);
+			stack_eval__release(&se);
+		}
+		goto cleanup;
+	}
 	sy = symbolizer__new(p);
 	res = calloc(t->nr_objects + 1, sizeof(*res));
 	if (!sy || !res) {

@@ -21,11 +21,13 @@
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
-	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges]\n"
+	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n"
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
 	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
-	"      --no-edges       count blocks only (faster; rep iterations are then not folded)\n"
+	"      --no-edges       no edges (faster; rep iterations are then not folded in the\n"
+	"                       instruction counts; the calling-context tree still folds them)\n"
+	"      --no-cct         leave out the calling-context tree (shadow call stacks)\n"
 	"      --vpmu EVENT     also sample as a virtual PMU would: insns, branches (taken) or\n"
 	"                       cycles (of the timing model, docs/virtual-pmu.md)\n"
 	"      --period N       its period in events (default 1000000)\n"
@@ -38,9 +40,11 @@ static const char usage_text[] =
 	"      --lbr N          branch records per sample (branches; 16 or 32; default 0)\n"
 	"      --skid K         exact sampling: the sampled IP is K instructions after the overflow\n"
 	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
+	"  -g                   with --vpmu: each sample carries its exact call stack (from the\n"
+	"                       shadow call stacks), a stack profile exact by construction\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
-	"      --what LIST      what to export (default: all of summary,insns,blocks,edges)\n"
+	"      --what LIST      what to export (default: all of summary,insns,blocks,edges,cct)\n"
 	"  -v, --verbose        more messages\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
@@ -53,6 +57,7 @@ int cmd_truth(int argc, char **argv)
 		{ "input", required_argument, NULL, 'i' },
 		{ "plugin", required_argument, NULL, 'P' },
 		{ "no-edges", no_argument, NULL, 'E' },
+		{ "no-cct", no_argument, NULL, 'C' },
 		{ "vpmu", required_argument, NULL, 'V' },
 		{ "period", required_argument, NULL, 'N' },
 		{ "period-mode", required_argument, NULL, 'M' },
@@ -81,7 +86,7 @@ int cmd_truth(int argc, char **argv)
 	int c, err;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:i:vh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+o:i:vhg", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			output = optarg;
@@ -101,6 +106,12 @@ int cmd_truth(int argc, char **argv)
 			break;
 		case 'E':
 			edges = false;
+			break;
+		case 'C':
+			v.no_cct = true;
+			break;
+		case 'g':
+			v.stacks = true;
 			break;
 		case 'V':
 			if (strcmp(optarg, "insns") && strcmp(optarg, "branches") && strcmp(optarg, "cycles"))
@@ -183,6 +194,8 @@ int cmd_truth(int argc, char **argv)
 		return fail(2, "--sampling and --timing need --vpmu");
 	if (v.event && v.lbr && v.sampling)
 		return fail(2, "--lbr goes with exact sampling of branches");
+	if (v.stacks && (!v.event || v.no_cct))
+		return fail(2, "-g goes with --vpmu, and needs the calling-context tree (not --no-cct)");
 	/* the outputs are opened before the run, which may take minutes: a full disk or a
 	 * bad path is told now */
 	if (v.event && file__same(output, vprofile))
@@ -204,7 +217,8 @@ int cmd_truth(int argc, char **argv)
 				verbose ? "hsbpf: " : "", verbose ? v.out->meta.target : "", verbose ? "\n" : "");
 		profile__free(v.out);
 	} else {
-		err = refrun__collect(argv + optind, plugin, edges, &t);
+		v.edges = edges;
+		err = refrun__collect_vpmu(argv + optind, plugin, &v, &t);
 	}
 	if (!err && truth__write_out(t, &tout))
 		err = -EIO;

@@ -69,7 +69,7 @@ static double seconds_since(u64 t0)
 /* one run of a workload under the collector with the method's PMU, scored */
 static int run_one(const struct workload *w, const struct method *me, struct method_row *r)
 {
-	struct vpmu_opts v = { .event = me->event, .period = me->period, .mode = me->mode,
+	struct vpmu_opts v = { .no_cct = true, .event = me->event, .period = me->period, .mode = me->mode,
 			       .lbr = me->lbr, .sampling = me->sampling };
 	int saved, null, err;
 	struct truth *t = NULL;

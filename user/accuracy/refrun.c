@@ -124,7 +124,7 @@ static void emulator_version(char *buf, size_t size)
 
 int refrun__collect(char *const argv[], const char *given_plugin, bool edges, struct truth **out)
 {
-	return refrun__collect_vpmu(argv, given_plugin, edges ? NULL : &(struct vpmu_opts){}, out);
+	return refrun__collect_vpmu(argv, given_plugin, &(struct vpmu_opts){ .edges = edges, .no_cct = true }, out);
 }
 
 /* an unnamed temporary file (O_TMPFILE, else unlinked at once): nothing is left behind
@@ -183,11 +183,13 @@ static int wait_collector(pid_t pid, const sigset_t *stop, int *st)
 	return sig > 0 ? sig : 0;
 }
 
-/* v == NULL: edges on; v->event == NULL: blocks only (--no-edges); else the virtual PMU */
+/* v == NULL: edges and calling contexts on; v->event == NULL: no edges (--no-edges) unless
+ * v->edges; else the virtual PMU. v->no_cct leaves the calling contexts out. */
 int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const struct vpmu_opts *v,
 			 struct truth **out)
 {
-	bool edges = !v || v->event;
+	bool edges = !v || v->event || v->edges;
+	bool cct = !(v && v->no_cct);
 	char plugin[PATH_MAX], prog[PATH_MAX], arg[PATH_MAX + 1024];
 	char catcher[PATH_MAX], preload[2 * PATH_MAX], crashenv[64];
 	const char *user_preload = getenv("LD_PRELOAD");
@@ -250,6 +252,10 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	else
 		snprintf(arg, sizeof(arg), "%s,out=/proc/self/fd/%d%s", plugin, raw_fd,
 			 edges ? "" : ",edges=off");
+	if (cct && strlen(arg) + 8 < sizeof(arg))
+		strcat(arg, ",cct=on");
+	if (cct && v && v->event && v->stacks && strlen(arg) + 12 < sizeof(arg))
+		strcat(arg, ",vstacks=on");
 	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s%s%s", catcher, user_preload ? ":" : "",
 		 user_preload ? user_preload : "");
 	snprintf(crashenv, sizeof(crashenv), "HSBPF_CRASH_FD=%d", crash_fd);

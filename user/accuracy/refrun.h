@@ -18,8 +18,12 @@ struct vpmu_opts {
 	const char *sampling;
 	const char *timing;	/* parameter overrides, "NAME=VALUE,...", or NULL */
 	struct profile *out;	/* receives the samples */
+	bool edges;		/* without event: count edges too */
+	bool no_cct;		/* leave the calling-context tree out */
+	bool stacks;		/* each virtual PMU sample with its exact call stack */
 };
 
+/* edges: count edges too; no calling-context tree (refrun__collect_vpmu for it) */
 int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
 int refrun__collect_vpmu(char *const argv[], const char *plugin, const struct vpmu_opts *v,
 			 struct truth **out);

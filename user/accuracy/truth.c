@@ -13,13 +13,17 @@
 #include "hashidx.h"
 #include "truth.h"
 #include "profile.h"
+#include "hsbpf.h"
 #include <linux/perf_event.h>
 
 _Static_assert(sizeof(struct truth_object) == 32, "truth_object");
 _Static_assert(sizeof(struct truth_insn) == 24, "truth_insn");
 _Static_assert(sizeof(struct truth_edge) == 40, "truth_edge");
 
-enum { TSEC_META = 1, TSEC_STRINGS = 2, TSEC_OBJECTS = 3, TSEC_INSNS = 4, TSEC_EDGES = 5 };
+enum {
+	TSEC_META = 1, TSEC_STRINGS = 2, TSEC_OBJECTS = 3, TSEC_INSNS = 4, TSEC_EDGES = 5,
+	TSEC_CCT_NODES = 6, TSEC_CCT_BLOCKS = 7,
+};
 
 const char *edge__kind_name(enum edge_kind k)
 {
@@ -51,6 +55,8 @@ void truth__free(struct truth *t)
 	free(t->objects);
 	free(t->insns);
 	free(t->edges);
+	free(t->cnodes);
+	free(t->cblocks);
 	free(t->strs);
 	free(t);
 }
@@ -126,7 +132,34 @@ struct raw_v {
 	u64 weight;		/* samples: the periods that ended at them (0: count x period) */
 };
 
+/* the shadow stacks' raw nodes, in one array over all threads (ids made global) */
+struct raw_cnode {
+	u32 thread;
+	s64 parent;		/* global raw node, -1 for a thread's first frame */
+	u64 site, entry;	/* blocks */
+	u32 kind;		/* 0 first frame, 1 call, 2 signal */
+	u64 calls;
+};
+
+struct raw_cct {
+	u64 node, a, b;		/* cblock: a unused, b block; cjump: a source, b target */
+	u64 count;
+};
+
 struct raw {
+	struct raw_cnode *cnodes;
+	size_t nr_cnodes, cap_cnodes;
+	struct raw_cct *cblocks, *cjumps;
+	size_t nr_cblocks, cap_cblocks, nr_cjumps, cap_cjumps;
+	size_t cthread, cbase;	/* the thread being read, and its first raw node */
+	size_t *tbase;		/* each thread's first raw node */
+	size_t *tnodes;		/* and how many it has */
+	struct raw_vc {
+		u64 node, block, idx, count, weight;	/* node: global */
+	} *vc;
+	size_t nr_vc, cap_vc;
+	bool in_cct;
+	u64 cstats[5];
 	struct raw_map *maps;
 	size_t nr_maps, cap_maps;
 	struct raw_block *blocks;
@@ -154,6 +187,12 @@ static void raw_free(struct raw *r)
 		free(r->blocks[i].sizes);
 		free(r->blocks[i].addrs);
 	}
+	free(r->cnodes);
+	free(r->tbase);
+	free(r->tnodes);
+	free(r->vc);
+	free(r->cblocks);
+	free(r->cjumps);
 	free(r->maps);
 	free(r->blocks);
 	free(r->edges);
@@ -175,6 +214,75 @@ static int parse_sizes(const char *s, struct raw_block *b)
 		s = end + 1;
 	}
 	return 0;
+}
+
+/* the calling-context lines of one thread: cthread, then its cnode, cblock and cjump lines */
+static int raw_parse_cct(struct raw *r, const char *line)
+{
+	unsigned long long th, a, b, c, d, e, f, g;
+	long long parent, site;
+	unsigned entry, kind;
+
+	if (sscanf(line, "cthread %llu %llu %llu %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d, &e, &f,
+		   &g) == 8) {
+		if (th >= r->threads)
+			return -EINVAL;
+		if (!r->tbase) {
+			r->tbase = calloc(r->threads + 1, sizeof(*r->tbase));
+			r->tnodes = calloc(r->threads + 1, sizeof(*r->tnodes));
+			if (!r->tbase || !r->tnodes)
+				return -ENOMEM;
+		}
+		r->cthread = th;
+		r->cbase = r->nr_cnodes;
+		r->tbase[th] = r->cbase;
+		r->tnodes[th] = a;
+		r->in_cct = true;
+		r->cstats[0] += c;
+		r->cstats[1] += d;
+		r->cstats[2] += e;
+		r->cstats[3] += f;
+		r->cstats[4] += g;
+		return 0;
+	}
+	if (!r->in_cct)
+		return -EINVAL;
+	if (sscanf(line, "vcsample %llu %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d, &e) == 6) {
+		if (th >= r->threads || !r->tbase || c >= r->tnodes[th] || a >= r->nr_blocks ||
+		    b >= r->blocks[a].ninsns ||
+		    array__reserve((void **)&r->vc, &r->cap_vc, r->nr_vc + 1, sizeof(*r->vc)))
+			return -EINVAL;
+		r->vc[r->nr_vc++] = (struct raw_vc){ r->tbase[th] + c, a, b, d, e };
+		return 0;
+	}
+	if (sscanf(line, "cnode %llu %llu %lld %lld %u %u %llu", &th, &a, &parent, &site, &entry, &kind,
+		   &c) == 7) {
+		if (th != r->cthread || a != r->nr_cnodes - r->cbase || parent >= (long long)a ||
+		    parent < -1 || (parent < 0) != (site < 0) || site >= (long long)r->nr_blocks ||
+		    entry >= r->nr_blocks || kind > 2 ||
+		    array__reserve((void **)&r->cnodes, &r->cap_cnodes, r->nr_cnodes + 1, sizeof(*r->cnodes)))
+			return -EINVAL;
+		r->cnodes[r->nr_cnodes++] = (struct raw_cnode){ th, parent < 0 ? -1 : (s64)(r->cbase + parent),
+							       site < 0 ? 0 : (u64)site, entry, kind, c };
+		return 0;
+	}
+	if (sscanf(line, "cblock %llu %llu %llu %llu", &th, &a, &b, &c) == 4) {
+		if (th != r->cthread || a >= r->nr_cnodes - r->cbase || b >= r->nr_blocks ||
+		    array__reserve((void **)&r->cblocks, &r->cap_cblocks, r->nr_cblocks + 1,
+				   sizeof(*r->cblocks)))
+			return -EINVAL;
+		r->cblocks[r->nr_cblocks++] = (struct raw_cct){ r->cbase + a, 0, b, c };
+		return 0;
+	}
+	if (sscanf(line, "cjump %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d) == 5) {
+		if (th != r->cthread || a >= r->nr_cnodes - r->cbase || b >= r->nr_blocks ||
+		    c >= r->nr_blocks ||
+		    array__reserve((void **)&r->cjumps, &r->cap_cjumps, r->nr_cjumps + 1, sizeof(*r->cjumps)))
+			return -EINVAL;
+		r->cjumps[r->nr_cjumps++] = (struct raw_cct){ r->cbase + a, b, c, d };
+		return 0;
+	}
+	return -EINVAL;
 }
 
 static int raw_parse(int fd, const char *name, struct raw *r)
@@ -270,6 +378,10 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 				break;
 			}
 			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e, w };
+		} else if (!strncmp(line, "cthread ", 8) || !strncmp(line, "cnode ", 6) ||
+			   !strncmp(line, "cblock ", 7) || !strncmp(line, "cjump ", 6) ||
+			   !strncmp(line, "vcsample ", 9)) {
+			err = raw_parse_cct(r, line);
 		} else if (!strcmp(line, "end")) {
 			r->ended = true;
 		} else {
@@ -447,6 +559,73 @@ static u64 block_addr(const struct raw *r, u64 id, u32 idx)
 	return vbase(b->obj) + off;
 }
 
+struct stack_dedup {
+	const struct profile *p;
+	u32 nr;
+};
+
+static bool stack_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct profile *p = ((struct stack_dedup *)ctx)->p;
+	const u64 *ips = key;
+	u32 nr = ((struct stack_dedup *)ctx)->nr;
+
+	return p->stacks[pos].nr == nr && !memcmp(p->frames + p->stacks[pos].first, ips, nr * sizeof(*ips));
+}
+
+/* the exact call stacks of the virtual PMU's samples: the sampled instruction, then the return
+ * address of each frame (the end of the block that made its call), from the sample's node to
+ * the thread's first frame */
+static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid)
+{
+	struct hashidx idx = {};
+	u64 *ips = malloc(HSBPF_MAX_FRAMES * sizeof(*ips));
+	int err = ips ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < r->nr_vc && !err; i++) {
+		const struct raw_vc *v = &r->vc[i];
+		struct stack_dedup c = { p, 0 };
+		u16 end = HSBPF_STACK_COMPLETE;
+		s64 st;
+		u64 h;
+
+		if (r->blocks[v->block].obj == TRUTH_NO_OBJECT)
+			continue;	/* anonymous code */
+		ips[c.nr++] = block_addr(r, v->block, v->idx);
+		for (s64 n = v->node; n >= 0 && r->cnodes[n].parent >= 0; n = r->cnodes[n].parent) {
+			const struct raw_block *sb = &r->blocks[r->cnodes[n].site];
+
+			if (c.nr == HSBPF_MAX_FRAMES) {
+				end = HSBPF_STACK_DEPTH;
+				break;
+			}
+			if (sb->obj != TRUTH_NO_OBJECT)
+				ips[c.nr++] = block_addr(r, r->cnodes[n].site, sb->ninsns);
+		}
+		h = hashidx__hash(ips, c.nr * sizeof(*ips), end);
+		st = hashidx__find(&idx, h, ips, stack_eq, &c);
+		if (st < 0) {
+			st = profile__add_stack(p, ips, c.nr, end, 0);
+			if (st < 0 || hashidx__insert(&idx, h, st)) {
+				err = -ENOMEM;
+				break;
+			}
+		}
+		err = profile__add_stack_sample(p, &(struct profile_stack_sample){
+			.pid = pid, .user = st + 1, .count = v->count,
+			.weight = v->weight ? v->weight : v->count * r->vpmu_period });
+		p->stats.stack_samples += v->count;
+		p->stats.stack_frames += c.nr;
+	}
+	if (!err) {
+		p->meta.max_frames = HSBPF_MAX_FRAMES;
+		snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "exact");
+	}
+	hashidx__free(&idx);
+	free(ips);
+	return err;
+}
+
 /* the virtual PMU's samples and branch records as a profile: one process, one mapping per
  * object, the event and the period the plugin counted with */
 static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const struct truth *t,
@@ -489,6 +668,8 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 			err = profile__add_lbr(p, &l);
 		}
 	}
+	if (!err && r->nr_vc)
+		err = vpmu_stacks(r, p, pid);
 	snprintf(p->meta.event, sizeof(p->meta.event), "%s (virtual PMU)",
 		 !strcmp(r->vpmu_event, "insns") ? "instructions" :
 		 !strcmp(r->vpmu_event, "cycles") ? "cycles" : "taken-branches");
@@ -605,6 +786,213 @@ static int add_edges(const struct raw *r, struct elf_image **imgs, struct disasm
 	return 0;
 }
 
+/* ---- the calling-context tree ---- */
+
+void truth__cct_inclusive(const struct truth *t, u64 *incl)
+{
+	for (size_t i = 0; i < t->nr_cnodes; i++)
+		incl[i] = t->cnodes[i].self;
+	/* parents come before their children */
+	for (size_t i = t->nr_cnodes; i-- > 0;)
+		if (t->cnodes[i].parent != TRUTH_NO_NODE)
+			incl[t->cnodes[i].parent] += incl[i];
+}
+
+struct cct_build {
+	struct truth *t;
+	const struct raw *r;
+	struct elf_image **imgs;
+	struct hashidx nidx, bidx;
+	/* per raw node */
+	u32 *fparent;		/* the node of its call site's function, TRUTH_NO_NODE for a root */
+	u64 *entry_func;	/* its own function: the symbol of its entry block, or that block */
+	u32 *entry_obj;
+	u32 *entry_node;
+};
+
+struct fkey {
+	u32 thread, parent, obj, pad;	/* hashed whole: no padding left undefined */
+	u64 func;
+};
+
+static u64 fkey_hash(const struct fkey *k)
+{
+	return hashidx__hash(k, sizeof(*k), 0x5cc7);
+}
+
+static bool fkey_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct fkey *k = key;
+	const struct truth_cnode *n = &((struct cct_build *)ctx)->t->cnodes[pos];
+
+	return n->thread == k->thread && n->parent == k->parent && n->obj == k->obj && n->func == k->func;
+}
+
+/* the function block id runs in: its symbol's address, or 0 if it has none */
+static u64 block_func(const struct cct_build *c, u64 id, u32 *obj)
+{
+	const struct raw_block *b = &c->r->blocks[id];
+	const struct elf_func *f;
+
+	*obj = b->obj;
+	if (b->obj == TRUTH_NO_OBJECT || !b->addrs)
+		return 0;
+	f = elf_image__func_at(c->imgs[b->obj], b->addrs[0]);
+	/* a sizeless symbol (_init) does not reach into the next section (.plt) */
+	if (f && !f->size && elf_image__section_end(c->imgs[b->obj], f->addr) !=
+			     elf_image__section_end(c->imgs[b->obj], b->addrs[0]))
+		return 0;
+	return f ? f->addr : 0;
+}
+
+/* the node of function (obj, func) under parent; created with kind if new */
+static s64 cct_fnode(struct cct_build *c, u32 thread, u32 parent, u32 obj, u64 func, u32 kind)
+{
+	struct truth *t = c->t;
+	struct fkey k = { thread, parent, obj, 0, func };
+	u64 h = fkey_hash(&k);
+	s64 pos = hashidx__find(&c->nidx, h, &k, fkey_eq, c);
+
+	if (pos >= 0)
+		return pos;
+	if (array__reserve((void **)&t->cnodes, &t->cap_cnodes, t->nr_cnodes + 1, sizeof(*t->cnodes)) ||
+	    hashidx__insert(&c->nidx, h, t->nr_cnodes))
+		return -ENOMEM;
+	t->cnodes[t->nr_cnodes] = (struct truth_cnode){ .thread = thread, .parent = parent, .obj = obj,
+							.kind = kind, .func = func };
+	return t->nr_cnodes++;
+}
+
+struct bkey {
+	u32 node, obj;
+	u64 vaddr;
+};
+
+static bool bkey_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct bkey *k = key;
+	const struct truth_cblock *b = &((struct cct_build *)ctx)->t->cblocks[pos];
+
+	return b->node == k->node && b->obj == k->obj && b->vaddr == k->vaddr;
+}
+
+static int cct_add_block(struct cct_build *c, u32 node, u64 id, u64 count)
+{
+	const struct raw_block *rb = &c->r->blocks[id];
+	struct truth *t = c->t;
+	struct bkey k = { node, rb->obj, rb->addrs ? rb->addrs[0] : rb->vaddr };
+	u64 h = hashidx__hash(&k, sizeof(k), 0xb10c), n = count * (rb->addrs ? rb->kept : rb->ninsns);
+	s64 pos = hashidx__find(&c->bidx, h, &k, bkey_eq, c);
+
+	if (pos < 0) {
+		if (array__reserve((void **)&t->cblocks, &t->cap_cblocks, t->nr_cblocks + 1,
+				   sizeof(*t->cblocks)) || hashidx__insert(&c->bidx, h, t->nr_cblocks))
+			return -ENOMEM;
+		pos = t->nr_cblocks++;
+		t->cblocks[pos] = (struct truth_cblock){ node, k.obj, k.vaddr, 0 };
+	}
+	t->cblocks[pos].insns += n;
+	t->cnodes[node].self += n;
+	return 0;
+}
+
+/* the node in raw frame rn for function (obj, func): the frame's own function (also for code
+ * without a symbol, func 0), or one it jumped to (a tail call), which takes the frame's place
+ * under the same caller */
+static s64 cct_frame_fnode(struct cct_build *c, u64 rn, u32 obj, u64 func)
+{
+	if (!func || (obj == c->entry_obj[rn] && func == c->entry_func[rn]))
+		return c->entry_node[rn];
+	return cct_fnode(c, c->r->cnodes[rn].thread, c->fparent[rn], obj, func, CCT_TAIL);
+}
+
+static int cmp_cblock(const void *a, const void *b)
+{
+	const struct truth_cblock *x = a, *y = b;
+
+	if (x->node != y->node)
+		return x->node < y->node ? -1 : 1;
+	if (x->obj != y->obj)
+		return x->obj < y->obj ? -1 : 1;
+	return x->vaddr < y->vaddr ? -1 : x->vaddr > y->vaddr;
+}
+
+static int cct_build(const struct raw *r, struct elf_image **imgs, struct truth *t)
+{
+	struct cct_build c = { .t = t, .r = r, .imgs = imgs };
+	size_t n = r->nr_cnodes ? r->nr_cnodes : 1;
+	int err = -ENOMEM;
+
+	c.fparent = calloc(n, sizeof(*c.fparent));
+	c.entry_func = calloc(n, sizeof(*c.entry_func));
+	c.entry_obj = calloc(n, sizeof(*c.entry_obj));
+	c.entry_node = calloc(n, sizeof(*c.entry_node));
+	if (!c.fparent || !c.entry_func || !c.entry_obj || !c.entry_node)
+		goto cleanup;
+	for (size_t i = 0; i < r->nr_cnodes; i++) {
+		const struct raw_cnode *rn = &r->cnodes[i];
+		const struct raw_block *eb = &r->blocks[rn->entry];
+		static const u32 kinds[] = { CCT_ROOT, CCT_CALL, CCT_SIGNAL };
+		s64 fp = TRUTH_NO_NODE, en;
+
+		c.entry_func[i] = block_func(&c, rn->entry, &c.entry_obj[i]);
+		if (!c.entry_func[i])
+			c.entry_func[i] = eb->addrs ? eb->addrs[0] : eb->vaddr;
+		if (rn->parent >= 0) {
+			u32 sobj;
+			u64 sf = block_func(&c, rn->site, &sobj);
+
+			fp = cct_frame_fnode(&c, rn->parent, sobj, sf);
+			if (fp < 0)
+				goto cleanup;
+		}
+		c.fparent[i] = fp;
+		en = cct_fnode(&c, rn->thread, fp, c.entry_obj[i], c.entry_func[i], kinds[rn->kind]);
+		if (en < 0)
+			goto cleanup;
+		c.entry_node[i] = en;
+		if (t->cnodes[en].kind == CCT_TAIL)
+			t->cnodes[en].kind = kinds[rn->kind];
+		t->cnodes[en].calls += rn->calls;
+	}
+	for (size_t i = 0; i < r->nr_cblocks; i++) {
+		const struct raw_cct *cb = &r->cblocks[i];
+		u32 obj;
+		u64 f = block_func(&c, cb->b, &obj);
+		s64 node = cct_frame_fnode(&c, cb->node, obj, f);
+
+		if (node < 0 || cct_add_block(&c, node, cb->b, cb->count))
+			goto cleanup;
+	}
+	/* a jump onto a function's first instruction from another function enters it */
+	for (size_t i = 0; i < r->nr_cjumps; i++) {
+		const struct raw_cct *cj = &r->cjumps[i];
+		const struct raw_block *db = &r->blocks[cj->b];
+		u32 dobj, sobj;
+		u64 df = block_func(&c, cj->b, &dobj), sf = block_func(&c, cj->a, &sobj);
+		s64 node;
+
+		if (!df || !db->addrs || db->addrs[0] != df || (sf == df && sobj == dobj))
+			continue;
+		node = cct_frame_fnode(&c, cj->node, dobj, df);
+		if (node < 0)
+			goto cleanup;
+		t->cnodes[node].calls += cj->count;
+	}
+	if (t->nr_cblocks > 1)
+		qsort(t->cblocks, t->nr_cblocks, sizeof(*t->cblocks), cmp_cblock);
+	t->meta.cct = 1;
+	err = 0;
+cleanup:
+	free(c.fparent);
+	free(c.entry_func);
+	free(c.entry_obj);
+	free(c.entry_node);
+	hashidx__free(&c.nidx);
+	hashidx__free(&c.bidx);
+	return err;
+}
+
 /* compact: the instructions of it, sorted, become the truth's; equal edges merge */
 static void compact(struct truth *t, struct insn_table *it)
 {
@@ -653,6 +1041,11 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 	}
 	t->meta.threads = r.threads;
 	t->meta.edges_off = r.edges_off;
+	t->meta.cct_unmatched_rets = r.cstats[0];
+	t->meta.cct_longjmps = r.cstats[1];
+	t->meta.cct_unwinds = r.cstats[2];
+	t->meta.cct_signals = r.cstats[3];
+	t->meta.cct_sigreturns = r.cstats[4];
 	err = resolve_objects(&r, t, &imgs);
 	nr_objs = t->nr_objects;
 	if (err)
@@ -661,6 +1054,8 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 	err = count_insns(&r, imgs, d, t, &it);
 	if (!err)
 		err = add_edges(&r, imgs, d, t, &it);
+	if (!err && r.in_cct)
+		err = cct_build(&r, imgs, t);
 	if (!err && vp && r.nr_v)
 		err = vpmu_profile(&r, imgs, t, vp);
 	if (err)
@@ -698,6 +1093,14 @@ void truth__drop_object(struct truth *t, u32 obj)
 		if (t->edges[i].src_obj != obj && t->edges[i].dst_obj != obj)
 			t->edges[o++] = t->edges[i];
 	t->nr_edges = o;
+	o = 0;
+	for (size_t i = 0; i < t->nr_cblocks; i++) {
+		if (t->cblocks[i].obj == obj)
+			t->cnodes[t->cblocks[i].node].self -= t->cblocks[i].insns;
+		else
+			t->cblocks[o++] = t->cblocks[i];
+	}
+	t->nr_cblocks = o;
 	/* the object stays listed (indices must not move) but owns nothing */
 }
 
@@ -710,7 +1113,8 @@ static const struct kv_field meta_fields[] = {
 	T_STR(command), T_STR(program), T_STR(status), T_U32(exit_code), T_U32(signal), T_U32(threads),
 	T_STR(emulator), T_STR(glibc_tunables), T_U64(total_insns), T_U64(anon_insns),
 	T_U64(rep_iterations), T_U64(page_cross_dropped), T_U64(start_realtime_ns),
-	T_U64(duration_ns), T_U32(edges_off),
+	T_U64(duration_ns), T_U32(edges_off), T_U32(cct), T_U64(cct_unmatched_rets), T_U64(cct_longjmps),
+	T_U64(cct_unwinds), T_U64(cct_signals), T_U64(cct_sigreturns),
 };
 
 static const struct file_format truth_format = {
@@ -727,7 +1131,7 @@ int truth__write(struct truth *t, const char *path)
 
 int truth__write_out(struct truth *t, struct outfile *o)
 {
-	struct file_section secs[5];
+	struct file_section secs[7];
 	size_t meta_len;
 	char *meta = kv__format(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	int err;
@@ -742,7 +1146,9 @@ int truth__write_out(struct truth *t, struct outfile *o)
 	secs[2] = (struct file_section){ TSEC_OBJECTS, t->objects, t->nr_objects * sizeof(*t->objects) };
 	secs[3] = (struct file_section){ TSEC_INSNS, t->insns, t->nr_insns * sizeof(*t->insns) };
 	secs[4] = (struct file_section){ TSEC_EDGES, t->edges, t->nr_edges * sizeof(*t->edges) };
-	err = file_format__write_out(o, &truth_format, secs, 5);
+	secs[5] = (struct file_section){ TSEC_CCT_NODES, t->cnodes, t->nr_cnodes * sizeof(*t->cnodes) };
+	secs[6] = (struct file_section){ TSEC_CCT_BLOCKS, t->cblocks, t->nr_cblocks * sizeof(*t->cblocks) };
+	err = file_format__write_out(o, &truth_format, secs, t->meta.cct ? 7 : 5);
 	free(meta);
 	return err;
 }
@@ -787,6 +1193,12 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 	case TSEC_EDGES:
 		return take((void **)&t->edges, &t->nr_edges, &t->cap_edges, data, size,
 			    sizeof(*t->edges), c->name);
+	case TSEC_CCT_NODES:
+		return take((void **)&t->cnodes, &t->nr_cnodes, &t->cap_cnodes, data, size,
+			    sizeof(*t->cnodes), c->name);
+	case TSEC_CCT_BLOCKS:
+		return take((void **)&t->cblocks, &t->nr_cblocks, &t->cap_cblocks, data, size,
+			    sizeof(*t->cblocks), c->name);
 	default:
 		return 0;
 	}
@@ -814,6 +1226,25 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 		if (c.t->edges[i].src_obj >= c.t->nr_objects || c.t->edges[i].dst_obj >= c.t->nr_objects ||
 		    c.t->edges[i].kind >= EDGE_NR)
 			err = file_format__bad(name, "edge refers to no object");
+	for (size_t i = 0; !err && i < c.t->nr_cnodes; i++) {
+		const struct truth_cnode *n = &c.t->cnodes[i];
+
+		if ((n->parent != TRUTH_NO_NODE && (n->parent >= i || c.t->cnodes[n->parent].thread != n->thread)) ||
+		    (n->obj != TRUTH_NO_OBJECT && n->obj >= c.t->nr_objects) || n->kind >= CCT_KIND_NR)
+			err = file_format__bad(name, "calling-context node out of order");
+	}
+	for (size_t i = 0; !err && i < c.t->nr_cblocks; i++) {
+		const struct truth_cblock *b = &c.t->cblocks[i];
+
+		if (b->node >= c.t->nr_cnodes || (b->obj != TRUTH_NO_OBJECT && b->obj >= c.t->nr_objects) ||
+		    (i && cmp_cblock(&c.t->cblocks[i - 1], b) >= 0))
+			err = file_format__bad(name, "calling-context block out of order");
+	}
+	sum = 0;
+	for (size_t i = 0; !err && i < c.t->nr_cnodes; i++)
+		if (__builtin_add_overflow(sum, c.t->cnodes[i].self, &sum))
+			err = file_format__bad(name, "calling-context counts overflow");
+	sum = 0;
 	/* readers sum counts (per object, per function, per block): no sum may wrap */
 	for (size_t i = 0; !err && i < c.t->nr_insns; i++)
 		if (__builtin_add_overflow(sum, c.t->insns[i].count, &sum))

@@ -9,10 +9,13 @@
 
 #define TRUTH_MAGIC		"HSBPFTRU"
 #define TRUTH_VERSION_MAJOR	1
-#define TRUTH_VERSION_MINOR	1
+#define TRUTH_VERSION_MINOR	2
 /* 1.1: metadata strings are escaped (docs/truth-format.md) */
 #define TRUTH_MINOR_ESCAPES	1
+/* 1.2: the calling-context tree (CCT_NODES, CCT_BLOCKS) */
+#define TRUTH_MINOR_CCT		2
 #define TRUTH_NO_OBJECT		UINT32_MAX
+#define TRUTH_NO_NODE		UINT32_MAX
 
 enum edge_kind {
 	EDGE_FALLTHROUGH,	/* the block was split without a transfer (page or length limit) */
@@ -54,6 +57,33 @@ struct truth_edge {
 	u32 flags;		/* EDGE_CROSS_OBJECT */
 };
 
+enum cct_kind {
+	CCT_ROOT,		/* a thread's first frame, or a function it jumped to */
+	CCT_CALL,		/* entered by a call */
+	CCT_SIGNAL,		/* a signal handler, entered by the signal's delivery */
+	CCT_TAIL,		/* entered by a jump from another function, in the frame of its caller */
+	CCT_KIND_NR,
+};
+
+/* a node of the calling-context tree: a function on one call path, in one thread */
+struct truth_cnode {
+	u32 thread;		/* guest threads in the order they ran their first instruction */
+	u32 parent;		/* an earlier node, or TRUTH_NO_NODE for a thread's roots */
+	u32 obj;		/* the function's object, TRUTH_NO_OBJECT for anonymous code */
+	u32 kind;		/* enum cct_kind */
+	u64 func;		/* ELF address of the function's symbol, or of the frame's entry */
+	u64 calls;		/* times this context was entered */
+	u64 self;		/* instructions executed in it (callees not included) */
+};
+
+/* the instructions one block executed in one context */
+struct truth_cblock {
+	u32 node;
+	u32 obj;
+	u64 vaddr;		/* the block's first instruction (a QEMU translation block) */
+	u64 insns;		/* executions x instructions, rep iterations folded */
+};
+
 struct truth_meta {
 	char command[1024];
 	char program[1024];	/* the program's path: its object is the program's own code */
@@ -70,6 +100,12 @@ struct truth_meta {
 	u64 start_realtime_ns;
 	u64 duration_ns;
 	u32 edges_off;		/* counted without edges: no edge list, rep iterations not folded */
+	u32 cct;		/* the calling-context tree was collected */
+	u64 cct_unmatched_rets;	/* returns that matched no frame */
+	u64 cct_longjmps;	/* jumps to a return site that dropped frames */
+	u64 cct_unwinds;	/* unwinders' landings (exceptions) that dropped frames */
+	u64 cct_signals;	/* signal deliveries */
+	u64 cct_sigreturns;	/* returns from signal handlers */
 };
 
 struct truth {
@@ -82,6 +118,10 @@ struct truth {
 	size_t nr_edges, cap_edges;
 	char *strs;
 	size_t strs_len, strs_cap;
+	struct truth_cnode *cnodes;	/* parents before children */
+	size_t nr_cnodes, cap_cnodes;
+	struct truth_cblock *cblocks;	/* sorted by (node, obj, vaddr) */
+	size_t nr_cblocks, cap_cblocks;
 };
 
 const char *edge__kind_name(enum edge_kind k);
@@ -99,6 +139,9 @@ const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
  * knows (command, status) are the caller's */
 struct profile;
 /* vp, if given, receives the virtual PMU's samples and branch records of the same run */
+/* each node's inclusive instructions (itself and its callees), into incl[nr_cnodes] */
+void truth__cct_inclusive(const struct truth *t, u64 *incl);
+
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp);
 
 /* remove an object's instructions and edges (the crash catcher's), and its share of the total */

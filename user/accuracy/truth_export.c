@@ -3,12 +3,13 @@
  * (blocks from the object's own code, with a note where the counts prove an entry into the
  * middle), and per edge. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bblock.h"
 #include "json_writer.h"
 #include "truth_export.h"
 
-enum { W_SUMMARY = 1, W_INSNS = 2, W_BLOCKS = 4, W_EDGES = 8, W_TUNABLES = 16 };
+enum { W_SUMMARY = 1, W_INSNS = 2, W_BLOCKS = 4, W_EDGES = 8, W_TUNABLES = 16, W_CCT = 32 };
 
 static int parse_what(const char *what, int *mask)
 {
@@ -16,7 +17,7 @@ static int parse_what(const char *what, int *mask)
 
 	*mask = 0;
 	if (!what) {
-		*mask = W_SUMMARY | W_INSNS | W_BLOCKS | W_EDGES;
+		*mask = W_SUMMARY | W_INSNS | W_BLOCKS | W_EDGES | W_CCT;
 		return 0;
 	}
 	snprintf(buf, sizeof(buf), "%s", what);
@@ -29,11 +30,13 @@ static int parse_what(const char *what, int *mask)
 			*mask |= W_BLOCKS;
 		else if (!strcmp(tok, "edges"))
 			*mask |= W_EDGES;
+		else if (!strcmp(tok, "cct"))
+			*mask |= W_CCT;
 		else if (!strcmp(tok, "tunables"))
 			*mask |= W_TUNABLES;
 		else
 			return fail(-EINVAL, "unknown --what '%s' (known: summary, insns, blocks, edges, "
-				    "tunables)", tok);
+				    "cct, tunables)", tok);
 	}
 	return 0;
 }
@@ -131,6 +134,70 @@ static void blocks(const struct truth *t, struct out_ctx *c, bool json)
 	}
 }
 
+static const char *const cct_kinds[] = { "root", "call", "signal", "tail" };
+
+/* the calling-context tree: one line (object) per node, with its function's name where the
+ * object's symbols tell it, and one per block executed in a node */
+static int cct_export(const struct truth *t, struct out_ctx *c, bool json)
+{
+	struct elf_image **imgs = calloc(t->nr_objects + 1, sizeof(*imgs));
+	u64 *incl = calloc(t->nr_cnodes + 1, sizeof(*incl));
+	char a[32];
+
+	if (!imgs || !incl) {
+		free(imgs);
+		free(incl);
+		return -ENOMEM;
+	}
+	for (u32 o = 0; o < t->nr_objects; o++)
+		imgs[o] = elf_image__open(obj_path(t, o));
+	truth__cct_inclusive(t, incl);
+	for (size_t i = 0; i < t->nr_cnodes; i++) {
+		const struct truth_cnode *n = &t->cnodes[i];
+		const struct elf_func *f = n->obj < t->nr_objects && imgs[n->obj] ?
+					   elf_image__func_at(imgs[n->obj], n->func) : NULL;
+		const char *name = f && f->addr == n->func ? f->name : "?";
+
+		if (!json) {
+			fprintf(c->f, "cct %u %zu ", n->thread, i);
+			if (n->parent == TRUTH_NO_NODE)
+				fputs("-", c->f);
+			else
+				fprintf(c->f, "%u", n->parent);
+			fprintf(c->f, " %s %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %#" PRIx64 " ",
+				cct_kinds[n->kind], n->calls, n->self, incl[i], obj_text(t, n->obj), n->func);
+			str__fputs_escaped(name, c->f);
+			fputc('\n', c->f);
+			continue;
+		}
+		snprintf(a, sizeof(a), "%#" PRIx64, n->func);
+		jsonw_start_object(c->w);
+		jsonw_uint_field(c->w, "thread", n->thread);
+		jsonw_uint_field(c->w, "node", i);
+		jsonw_name(c->w, "parent");
+		if (n->parent == TRUTH_NO_NODE)
+			jsonw_null(c->w);
+		else
+			jsonw_uint(c->w, n->parent);
+		jsonw_string_field(c->w, "kind", cct_kinds[n->kind]);
+		jsonw_uint_field(c->w, "calls", n->calls);
+		jsonw_uint_field(c->w, "self", n->self);
+		jsonw_uint_field(c->w, "inclusive", incl[i]);
+		jsonw_string_field(c->w, "object", obj_path(t, n->obj));
+		jsonw_string_field(c->w, "func", a);
+		jsonw_string_field(c->w, "name", name);
+		jsonw_end_object(c->w);
+	}
+	for (size_t i = 0; !json && i < t->nr_cblocks; i++)
+		fprintf(c->f, "cctblock %u %s %#" PRIx64 " %" PRIu64 "\n", t->cblocks[i].node,
+			obj_text(t, t->cblocks[i].obj), t->cblocks[i].vaddr, t->cblocks[i].insns);
+	for (u32 o = 0; o < t->nr_objects; o++)
+		elf_image__close(imgs[o]);
+	free(imgs);
+	free(incl);
+	return 0;
+}
+
 int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 {
 	const struct truth_meta *m = &t->meta;
@@ -177,7 +244,15 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 				obj_text(t, e->src_obj), e->src, obj_text(t, e->dst_obj), e->dst,
 				edge__kind_name(e->kind), e->count);
 		}
-		return ferror(f) ? -EIO : 0;
+		if ((mask & W_CCT) && t->meta.cct) {
+			if (mask & W_SUMMARY)
+				fprintf(f, "cct_unmatched_returns %" PRIu64 "\ncct_longjmps %" PRIu64
+					"\ncct_unwinds %" PRIu64 "\ncct_signals %" PRIu64 "\ncct_sigreturns %"
+					PRIu64 "\n", m->cct_unmatched_rets, m->cct_longjmps, m->cct_unwinds,
+					m->cct_signals, m->cct_sigreturns);
+			err = cct_export(t, &c, false);
+		}
+		return err ? err : ferror(f) ? -EIO : 0;
 	}
 	c.w = jsonw_new(f);
 	if (!c.w)
@@ -237,7 +312,15 @@ int truth__export(const struct truth *t, const char *what, bool json, FILE *f)
 		}
 		jsonw_end_array(c.w);
 	}
+	if ((mask & W_CCT) && t->meta.cct) {
+		jsonw_name(c.w, "cct");
+		jsonw_start_array(c.w);
+		err = cct_export(t, &c, true);
+		jsonw_end_array(c.w);
+	}
 	jsonw_end_object(c.w);
 	jsonw_destroy(&c.w);
+	if (err)
+		return err;
 	return ferror(f) ? -EIO : 0;
 }

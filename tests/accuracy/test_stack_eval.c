@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* stack_eval: the stack metrics on hand-computed trees and samples, and the messages for a
+ * profile that cannot be scored. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include "helpers.h"
+#include "profile.h"
+#include "accuracy/stack_eval.h"
+#include "accuracy/truth.h"
+
+TestSuite(stack_eval, .fini = cleanup_tmpdir);
+
+#define NEAR(a, b) (fabs((a) - (b)) < 1e-9)
+
+/*        R (0)                      total 100 instructions
+ *       /     \
+ *   A (10)    B (20)                exact inclusive: R 1, B .9, A .4, C .4
+ *     |         |                   B's callers: A 30, R 60
+ *   B (30)    C (40)
+ * samples: [B A R] x3, [C B R] x4, [B R] x2, [C B] x1 (truncated), no stack x5 */
+Test(stack_eval, hand_computed_tree)
+{
+	enum { R, A, B, C, NF };
+	const struct se_node nodes[] = {
+		{ SE_NO_PARENT, R, 0 }, { 0, A, 10 }, { 1, B, 30 }, { 0, B, 20 }, { 3, C, 40 },
+	};
+	static const u32 s1[] = { B, A, R }, s2[] = { C, B, R }, s3[] = { B, R }, s4[] = { C, B };
+	const struct se_sample s[] = { { s1, 3, 3 }, { s2, 3, 4 }, { s3, 2, 2 }, { s4, 2, 1 }, { NULL, 0, 5 } };
+	struct stack_score sc;
+
+	cr_assert_eq(stack_eval__score(nodes, 5, s, 5, NF, 3, &sc), 0);
+	cr_expect_eq(sc.samples, 15);
+	cr_expect_eq(sc.with_stack, 10);
+	cr_expect_eq(sc.complete, 9);
+	cr_expect(NEAR(sc.complete_share, 0.9));
+	cr_assert_eq(sc.nr_top, 3);
+	/* R, B, then A before C (equal shares: by id) */
+	cr_expect_eq(sc.top[0].func, R);
+	cr_expect_eq(sc.top[1].func, B);
+	cr_expect_eq(sc.top[2].func, A);
+	cr_expect(NEAR(sc.top[0].exact, 1.0) && NEAR(sc.top[0].sampled, 0.9));
+	cr_expect(NEAR(sc.top[1].exact, 0.9) && NEAR(sc.top[1].sampled, 1.0));
+	cr_expect(NEAR(sc.top[2].exact, 0.4) && NEAR(sc.top[2].sampled, 0.3));
+	cr_expect(NEAR(sc.incl_mae, 0.1) && NEAR(sc.incl_max, 0.1), "mae %g max %g", sc.incl_mae, sc.incl_max);
+	/* B: sampled callers A .3, R .6, none .1; exact A 1/3, R 2/3:
+	 * TV = (|.3 - 1/3| + |.6 - 2/3| + .1) / 2 = .1 */
+	cr_expect(NEAR(sc.top[1].caller_tv, 0.1), "B's TV %g", sc.top[1].caller_tv);
+	cr_expect(NEAR(sc.top[0].caller_tv, 0) && NEAR(sc.top[2].caller_tv, 0));
+	cr_expect(NEAR(sc.caller_tv_mean, 0.1 / 3));
+	stack_eval__free(&sc);
+}
+
+/* recursion: R -> A -> A, 10 instructions in each A; a function counts once per stack, and its
+ * caller is the one of its innermost frame */
+Test(stack_eval, recursion_counts_once)
+{
+	const struct se_node nodes[] = { { SE_NO_PARENT, 0, 0 }, { 0, 1, 10 }, { 1, 1, 10 } };
+	static const u32 s1[] = { 1, 1, 0 }, s2[] = { 1, 0 };
+	const struct se_sample s[] = { { s1, 3, 1 }, { s2, 2, 1 } };
+	struct stack_score sc;
+
+	cr_assert_eq(stack_eval__score(nodes, 3, s, 2, 2, 5, &sc), 0);
+	cr_assert_eq(sc.nr_top, 2);
+	cr_expect_eq(sc.top[1].func, 1);
+	cr_expect(NEAR(sc.top[1].exact, 1.0) && NEAR(sc.top[1].sampled, 1.0));
+	/* exact: innermost A's time 10 from A, outer A's own 10 from R; sampled: one each */
+	cr_expect(NEAR(sc.top[1].caller_tv, 0), "TV %g", sc.top[1].caller_tv);
+	stack_eval__free(&sc);
+	/* both samples from R: TV .5 */
+	{
+		const struct se_sample t[] = { { s2, 2, 1 }, { s2, 2, 1 } };
+
+		cr_assert_eq(stack_eval__score(nodes, 3, t, 2, 2, 5, &sc), 0);
+		cr_expect(NEAR(sc.top[1].caller_tv, 0.5), "TV %g", sc.top[1].caller_tv);
+		stack_eval__free(&sc);
+	}
+}
+
+/* a function never sampled has no split to compare: TV 1; no stack at all: -ENODATA */
+Test(stack_eval, unsampled_and_empty)
+{
+	const struct se_node nodes[] = { { SE_NO_PARENT, 0, 5 }, { 0, 1, 5 } };
+	static const u32 s1[] = { 0 };
+	const struct se_sample s[] = { { s1, 1, 2 } };
+	const struct se_sample none[] = { { NULL, 0, 7 } };
+	struct stack_score sc;
+
+	cr_assert_eq(stack_eval__score(nodes, 2, s, 1, 2, 5, &sc), 0);
+	cr_assert_eq(sc.nr_top, 2);
+	cr_expect_eq(sc.top[1].func, 1);
+	cr_expect(NEAR(sc.top[1].sampled, 0) && NEAR(sc.top[1].caller_tv, 1));
+	stack_eval__free(&sc);
+	cr_expect_eq(stack_eval__score(nodes, 2, NULL, 0, 2, 5, &sc), -ENODATA);
+	cr_expect_eq(stack_eval__score(nodes, 2, none, 1, 2, 5, &sc), -ENODATA);
+}
+
+/* hsbpf eval --stacks on profiles that cannot be scored: a clear message, status 1 */
+Test(stack_eval, messages_for_unscorable_profiles)
+{
+	struct profile *p = profile__new();
+	struct truth *t = truth__new();
+	struct profile_sample smp = { .pid = 1, .ip = 0x1000, .count = 3, .weight = 3 };
+	struct run_result r;
+	char pp[512], tp[512];
+
+	cr_assert(p && t);
+	snprintf(pp, sizeof(pp), "%s/empty.data", tmpdir());
+	snprintf(tp, sizeof(tp), "%s/t.truth", tmpdir());
+	cr_assert_eq(truth__write(t, tp), 0);
+	profile__finish(p);
+	cr_assert_eq(profile__write(p, pp), 0);
+	run(&r, "%s eval -i %s --truth %s --stacks", hsbpf_bin(), pp, tp);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "the profile has no samples"), "%s", r.err);
+	profile__free(p);
+	p = profile__new();
+	cr_assert(p);
+	cr_assert_eq(profile__add_sample(p, &smp), 0);
+	profile__finish(p);
+	cr_assert_eq(profile__write(p, pp), 0);
+	run(&r, "%s eval -i %s --truth %s --stacks", hsbpf_bin(), pp, tp);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "no call stacks"), "%s", r.err);
+	profile__free(p);
+	truth__free(t);
+}
