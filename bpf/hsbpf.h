@@ -152,6 +152,7 @@ enum hsbpf_count_stat {
 #define HSBPF_UNWIND_OBJS	4096
 #define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
 #define HSBPF_UNWIND_PARENTS	16384		/* forked children whose mappings are not copied yet */
+#define HSBPF_EXECING		4096		/* processes inside an exec at once */
 #define HSBPF_PROBE_STACKS	65536		/* the unwinder's test: one stack per address */
 /* distinct stacks, preallocated (about 320 bytes a short one, 2.1 KB a long one: 21 MB and
  * 8.6 MB); --map-entries N makes them N / 4 and N / 64 */
@@ -241,6 +242,8 @@ enum hsbpf_stack_end {
 	HSBPF_STACK_DEPTH,		/* HSBPF_MAX_FRAMES reached */
 	HSBPF_STACK_LOOP,		/* the stack pointer went down: a corrupt or cyclic stack */
 	HSBPF_STACK_FP_END,		/* --call-graph fp: the frame-pointer chain ended */
+	HSBPF_STACK_IN_EXEC,		/* in an exec past its point of no return: the old user stack
+					 * is gone, the new program has none yet (no frames) */
 	HSBPF_STACK_NR,
 };
 

@@ -45,6 +45,18 @@ struct {
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } unwind_maps SEC(".maps");
 
+/* Processes inside an exec past its point of no return (sched_prepare_exec) until the new
+ * program's registers are set (sched_process_exec): the new mm, which replaces the old one
+ * midway (exec_mmap). A sample taken in the kernel while the task runs on that mm has no user
+ * stack: the saved user registers are the old program's, its memory is gone. One exec'ing
+ * thread per process: de_thread makes it the only one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} execing SEC(".maps");
+
 /* a forked child's mappings are its parent's until user space has copied them */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -368,6 +380,14 @@ static __always_inline __u32 image_tag(struct proc_state *proc)
 	return proc ? (__u32)proc->exec_ns : 0;
 }
 
+/* the task runs on the mm its exec made, before the new program's first instruction */
+static __always_inline bool in_exec(struct task_struct *task, __u32 tgid)
+{
+	__u64 *mm = bpf_map_lookup_elem(&execing, &tgid);
+
+	return mm && *mm == (__u64)BPF_CORE_READ(task, mm);
+}
+
 /* store a stack under its hash if it is new, in the map of its size (the short map's value is
  * the head of struct stack_frames); false when the map is full */
 static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
@@ -427,6 +447,13 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 		/* the user registers the kernel saved on entry, if the task has a user side */
 		if (!BPF_CORE_READ(task, mm))
 			goto count;
+		if (in_exec(task, tgid)) {
+			st->user.nr = 0;
+			st->user.nr_fp = 0;
+			st->user.end = HSBPF_STACK_IN_EXEC;
+			st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
+			goto store_user;
+		}
 		{
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
@@ -446,6 +473,7 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 		unwind_lbr(ctx, st, pc);
 	else
 		unwind_user(st, pc, sp, bp);
+store_user:
 	key.user = st->hash | 1;
 	if (!stacks__store(key.user, &st->user)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);

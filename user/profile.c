@@ -394,6 +394,7 @@ static const struct kv_field meta_fields[] = {
 	M_U64(period), M_U64(freq), M_STR(period_mode), M_STR(unit), M_STR(target),
 	M_STR(host), M_STR(kernel), M_U64(start_realtime_ns), M_U64(start_mono_ns),
 	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
+	M_STR(exec_tags),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }

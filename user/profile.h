@@ -144,6 +144,9 @@ struct profile_meta {
 	char version[32];	/* hsbpf that wrote it */
 	char call_graph[8];	/* "", "fp", "dwarf", "lbr" (format 1.3) */
 	u32 max_frames;		/* user frames a stack could have */
+	/* "rename": exec_ns tags were taken at the exec's rename, a moment before the kernel's
+	 * COMM record that starts the image; "" (or absent): at or after it */
+	char exec_tags[8];
 };
 
 struct profile_stats {

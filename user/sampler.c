@@ -2,6 +2,7 @@
 /* BPF side of a recording: skeleton open/configure/load, per-CPU perf events, the re-arm
  * thread for randomized periods, and the map drain. Nothing else touches map fds. */
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -45,6 +46,7 @@ struct sampler {
 	u32 gen;			/* live reads: the histogram generation counting now */
 	/* call stacks: the next free slots of the unwind arrays */
 	u32 next_row, next_page, next_obj;
+	bool exec_at_rename;		/* exec tags come just before the exec's COMM record */
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -166,6 +168,51 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 	return err;
 }
 
+/* the running kernel's struct has the member (its BTF says) */
+static bool kernel_has_field(const char *type, const char *field)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_member *m;
+	const struct btf_type *t;
+	bool found = false;
+	int id;
+
+	if (!btf)
+		return false;
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	m = t ? btf_members(t) : NULL;
+	for (int i = 0; t && i < btf_vlen(t) && !found; i++)
+		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), field);
+	btf__free(btf);
+	return found;
+}
+
+/* Where a new process image begins: at the exec's rename when the kernel has the task_rename
+ * tracepoint and task_struct.in_execve to tell an exec's rename from others (the COMM
+ * record's moment, as perf counts), else at sched_process_exec, which fires only once the new
+ * program is loaded. (fentry/fexit and kprobes would do too, but a kernel may refuse them:
+ * this one is built without kprobes and refuses fexit programs.) With call graphs, the exec's
+ * point of no return too (6.10's sched_prepare_exec), to know the samples that have no user
+ * stack. */
+static int choose_exec_hooks(struct sampler *s, u32 call_graph)
+{
+	struct profile_bpf *skel = s->skel;
+	bool at_rename = libbpf_find_vmlinux_btf_id("task_rename", BPF_TRACE_RAW_TP) > 0 &&
+			 kernel_has_field("task_struct", "in_execve");
+	bool prepare = call_graph != HSBPF_CALL_GRAPH_NONE &&
+		       libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) > 0;
+
+	s->exec_at_rename = skel->rodata->exec_at_rename = at_rename;
+	bpf_program__set_autoload(skel->progs.hsbpf_exec_rename, at_rename);
+	bpf_program__set_autoload(skel->progs.hsbpf_prepare_exec, prepare);
+	/* with the rename hook and no call graphs, the exec tracepoint has nothing to do */
+	bpf_program__set_autoload(skel->progs.hsbpf_exec, !at_rename || call_graph != HSBPF_CALL_GRAPH_NONE);
+	debug("exec: images begin at %s%s", at_rename ? "the exec's rename" : "sched_process_exec",
+	      prepare ? "; the point of no return is traced" : "");
+	return bpf_map__set_max_entries(skel->maps.execing, prepare ? HSBPF_EXECING : 1);
+}
+
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
@@ -202,6 +249,11 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	if (!opts->filter_pids && opts->call_graph != HSBPF_CALL_GRAPH_DWARF) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
 		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
+	}
+	err = choose_exec_hooks(s, opts->call_graph);
+	if (err) {
+		load_error("profile (exec map size)", err);
+		goto fail;
 	}
 	err = profile_bpf__load(s->skel);
 	if (err) {
@@ -900,6 +952,11 @@ int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid)
 {
 	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_parent), &pid);
+}
+
+bool sampler__exec_tags_before_comm(const struct sampler *s)
+{
+	return s->exec_at_rename;
 }
 
 u64 sampler__image_exec_ns(struct sampler *s, u32 pid)

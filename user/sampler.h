@@ -68,6 +68,9 @@ int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
 /* a forked child's mappings are now its own */
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
+/* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
+ * exec (profile__settle_exec_tags moves them onto it); false: after it, at sched_process_exec */
+bool sampler__exec_tags_before_comm(const struct sampler *s);
 /* when pid's current image was exec'd (CLOCK_MONOTONIC), 0 if before the recording; its low
  * 32 bits are the tag the kernel keys the image's mappings with */
 u64 sampler__image_exec_ns(struct sampler *s, u32 pid);

@@ -310,9 +310,10 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 		u->st.stale++;	/* the image it belonged to is gone */
 		return 0;
 	}
-	/* the exec tracepoint that tags the new image fires after the exec has mapped the
-	 * program and its interpreter: until then, the mapping waits */
-	if (p->exec_time && exec_ns < p->exec_time) {
+	/* where the kernel tags a new image at sched_process_exec, after the exec has mapped the
+	 * program and its interpreter, the mapping waits until then; a tag taken at the exec's
+	 * rename is in place before the exec's COMM record is written */
+	if (p->exec_time && !sampler__exec_tags_before_comm(u->s) && exec_ns < p->exec_time) {
 		struct pending_map *pm;
 
 		if (array__reserve((void **)&u->pending, &u->cap_pending, u->nr_pending + 1, sizeof(*pm)))
