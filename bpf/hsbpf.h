@@ -231,6 +231,24 @@ struct unwind_mapping {
 	__u32 pad;
 };
 
+/* An object's table by the file's identity, for a mapping the sideband has not brought yet (a
+ * program's first milliseconds): the kernel finds the sampled task's vma (bpf_find_vma), and
+ * its file's (device, inode) here. dev is the kernel's encoding (major << 20 | minor). */
+#define HSBPF_INODE_SEGS	4
+
+struct unwind_inode_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+struct unwind_inode {
+	__u32 obj;		/* index in the object array */
+	__u32 nr_segs;
+	struct {
+		__u64 offset, vaddr, filesz;	/* an executable PT_LOAD segment */
+	} seg[HSBPF_INODE_SEGS];
+};
+
 /* how a user stack ended (stack_frames.end) */
 enum hsbpf_stack_end {
 	HSBPF_STACK_COMPLETE = 0,	/* the outermost frame: _start, a thread's start */
@@ -278,6 +296,7 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_STACKS_FULL,	/* a new stack the stack map could not take: counted, unnamed */
 	HSBPF_STACK_STAT_KEYS_FULL,	/* a sample the stack-sample map could not take: dropped */
 	HSBPF_STACK_STAT_KERNEL_ERR,	/* bpf_get_stack failed for a kernel stack */
+	HSBPF_STACK_STAT_NS,		/* with time_stacks: time spent on stacks (unwinding, storing) */
 	HSBPF_STACK_STAT_NR,
 };
 

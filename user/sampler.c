@@ -135,6 +135,20 @@ nomem:
 	return NULL;
 }
 
+/* kernel.bpf_stats_enabled: the kernel times every run of the handler */
+static bool bpf_stats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on > 0;
+}
+
 /* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
  * code, but the maps are created whatever) */
 static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struct sampler_opts *o)
@@ -152,10 +166,12 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
 		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
 	};
 	int err = 0;
 
 	skel->rodata->call_graph = call_graph;
+	skel->rodata->time_stacks = call_graph != HSBPF_CALL_GRAPH_NONE && bpf_stats_on();
 	if (o && o->max_frames)
 		skel->rodata->max_frames = o->max_frames;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
@@ -942,6 +958,13 @@ int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const
 	return 0;
 }
 
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_inodes), k, v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
 {
 	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k) && errno != ENOENT)
@@ -1123,6 +1146,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 		p->stats.stacks_full = cnt[HSBPF_STACK_STAT_STACKS_FULL];
 		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
 		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
+		p->stats.stack_ns = cnt[HSBPF_STACK_STAT_NS];
 	}
 cleanup:
 	free(r.keys);

@@ -66,6 +66,8 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs);
 int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
+/* an object's table by its file's identity, for mappings not in the trie yet */
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
 /* a forked child's mappings are now its own */
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
 /* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
