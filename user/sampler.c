@@ -184,24 +184,26 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 	return err;
 }
 
-/* the running kernel's struct has the member (its BTF says) */
-static bool kernel_has_field(const char *type, const char *field)
+/* the kernel's BTF has the struct member */
+static bool btf_has_field(const struct btf *btf, const char *type, const char *field)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
-	const struct btf_member *m;
-	const struct btf_type *t;
-	bool found = false;
-	int id;
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
 
-	if (!btf)
-		return false;
-	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
-	t = id > 0 ? btf__type_by_id(btf, id) : NULL;
-	m = t ? btf_members(t) : NULL;
-	for (int i = 0; t && i < btf_vlen(t) && !found; i++)
-		found = !strcmp(btf__name_by_offset(btf, m[i].name_off), field);
-	btf__free(btf);
-	return found;
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), field))
+			return true;
+	return false;
+}
+
+/* the kernel has the tracepoint, as tp_btf programs attach to it */
+static bool btf_has_tracepoint(const struct btf *btf, const char *name)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf && btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
 }
 
 /* Where a new process image begins: at the exec's rename when the kernel has the task_rename
@@ -214,10 +216,11 @@ static bool kernel_has_field(const char *type, const char *field)
 static int choose_exec_hooks(struct sampler *s, u32 call_graph)
 {
 	struct profile_bpf *skel = s->skel;
-	bool at_rename = libbpf_find_vmlinux_btf_id("task_rename", BPF_TRACE_RAW_TP) > 0 &&
-			 kernel_has_field("task_struct", "in_execve");
-	bool prepare = call_graph != HSBPF_CALL_GRAPH_NONE &&
-		       libbpf_find_vmlinux_btf_id("sched_prepare_exec", BPF_TRACE_RAW_TP) > 0;
+	struct btf *btf = btf__load_vmlinux_btf();	/* parsed once: it takes a while */
+	bool at_rename = btf_has_tracepoint(btf, "task_rename") && btf_has_field(btf, "task_struct", "in_execve");
+	bool prepare = call_graph != HSBPF_CALL_GRAPH_NONE && btf_has_tracepoint(btf, "sched_prepare_exec");
+
+	btf__free(btf);
 
 	s->exec_at_rename = skel->rodata->exec_at_rename = at_rename;
 	bpf_program__set_autoload(skel->progs.hsbpf_exec_rename, at_rename);
