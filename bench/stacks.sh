@@ -149,7 +149,8 @@ for depth in $DEPTHS; do
 			done
 			read -r _ size c rep h u <<<"$last"
 			ov=$(printf '%s\n' "${ratios[@]}" | median)
-			printf "| %s | %s Hz | %s | %.3fx | %s%% | %s KB | %s s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
+			case $c in -|perf*) ;; *) c="$c%" ;; esac
+			printf "| %s | %s Hz | %s | %.3fx | %s | %s KB | %s s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
 				"${c//_/ }" "$(( size / 1024 ))" "$rep" "$( [ "$h" = - ] && echo - || echo "$h ns")" \
 				"$( [ "$u" = - ] || [ "$u" = nan ] && echo - || echo "$u ns")"
 		done
