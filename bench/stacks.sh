@@ -112,7 +112,7 @@ run_under() {
 		if perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null; then
 			c=$(perf_complete <"$OUT/run.script")
 		else
-			c="perf crashed "
+			c="perf crashed"
 		fi
 		t3=$(now)
 		h=-
