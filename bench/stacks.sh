@@ -9,8 +9,12 @@
 # output's size and the time to a report. hsbpf's BPF handler cost per sample comes from the
 # kernel's run-time statistics. Then the share of complete stacks on Debian's python3 and xz,
 # hsbpf against perf's DWARF mode, and the unwind tables' cost for libc and python3.
-# bcc's profile is not in the table: Debian 12's libbpf-tools (0.26) has no profile, and
-# bpfcc-tools' needs kernel headers this kernel has no package for.
+# bcc's profile is not in the table: Debian 12's libbpf-tools (0.26) has no profile
+# (dpkg -L libbpf-tools | grep -i profile: nothing), and bpfcc-tools' needs kernel headers
+# this kernel has no package for.
+# perf 6.1 here sometimes aborts (SIGABRT, "stack smashing detected" after "assertion failed
+# at util/build-id.c:1010") at the end of perf record or in perf script: such a run is shown
+# as "perf crashed", not taken for 0%.
 set -euo pipefail
 
 HSBPF=${HSBPF:-./hsbpf}
@@ -63,20 +67,23 @@ bpftrace_complete() {
 	     END { printf "%.1f", n ? 100 * c / n : 0 }'
 }
 
-# hsbpf's profile: complete share of user stacks, handler ns per run
+# hsbpf's profile: complete share of user stacks (samples in an exec have none yet), handler
+# ns per run (every run: those that filter out other processes' samples too), and the stack
+# work's ns per sample with stacks (timed in the handler while bpf_stats_enabled is on)
 hsbpf_numbers() {
-	"$HSBPF" report -i "$1" --format json --limit 1 | python3 -c '
+	"$HSBPF" report -i "$1" --format json --limit 1 | /usr/bin/python3 -c '
 import json, sys
 d = json.load(sys.stdin)
 e = d.get("stack_ends", {})
-user = e.get("samples", 0) - e.get("no_user_stack", 0)
-print("%.1f %.0f" % (100.0 * e.get("complete", 0) / user if user else float("nan"),
-                     d["handler_ns"] / d["handler_runs"] if d.get("handler_runs") else float("nan")))'
+user = e.get("samples", 0) - e.get("no_user_stack", 0) - e.get("in_exec", 0)
+print("%.1f %.0f %.0f" % (100.0 * e.get("complete", 0) / user if user else float("nan"),
+                          d["handler_ns"] / d["handler_runs"] if d.get("handler_runs") else float("nan"),
+                          d["stack_ns"] / d["stack_samples"] if d.get("stack_samples") and d.get("stack_ns") else float("nan")))'
 }
 
-# one run of the workload under a tool: prints "seconds size complete report_s handler_ns"
+# one run of the workload under a tool: prints "seconds size complete report_s handler_ns stack_ns"
 run_under() {
-	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 t2 t3 out size c h
+	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 t2 t3 out size c h u=-
 	rm -f "$OUT"/run.*
 	case $tool in
 	hsbpf|hsbpf-fp|hsbpf-dwarf)
@@ -89,8 +96,8 @@ run_under() {
 		"$HSBPF" record $g -c "$period" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
 		t1=$(now)
 		t2=$(now); "$HSBPF" report -i "$out" >/dev/null; t3=$(now)
-		read -r c h < <(hsbpf_numbers "$out")
-		[ "$tool" = hsbpf ] && c=-
+		read -r c h u < <(hsbpf_numbers "$out")
+		[ "$tool" = hsbpf ] && c=- && u=-
 		;;
 	perf-g|perf-dwarf)
 		local g="-g"
@@ -98,11 +105,16 @@ run_under() {
 		out=$OUT/run.perf
 		t0=$(now)
 		# shellcheck disable=SC2086
-		perf record -q -B $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
+		perf record -q -B $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null || true
 		t1=$(now)
 		# perf report crashes on this kernel's perf.data (perf 6.1): perf script is the report
-		t2=$(now); perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null || true; t3=$(now)
-		c=$(perf_complete <"$OUT/run.script")
+		t2=$(now)
+		if perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null; then
+			c=$(perf_complete <"$OUT/run.script")
+		else
+			c="perf crashed"
+		fi
+		t3=$(now)
 		h=-
 		;;
 	bpftrace)
@@ -117,15 +129,15 @@ run_under() {
 		;;
 	esac
 	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
-	echo "$(elapsed "$OUT/run.out") $size $c $(secs "$t2" "$t3") $h"
+	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $(secs "$t2" "$t3") $h $u"
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# make bench-stacks: $(date -u +%F), $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds (~1 s), REPS=$REPS"
 echo
-echo "| depth | rate | tool | overhead | complete stacks | output | report | handler/sample |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| depth | rate | tool | overhead | complete stacks | output | report | handler/run | stacks/sample |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for depth in $DEPTHS; do
 	for rate in $RATES; do
 		for tool in $TOOLS; do
@@ -135,10 +147,12 @@ for depth in $DEPTHS; do
 				last=$(run_under "$tool" "$depth" "$rate")
 				ratios+=("$(awk -v a="$(elapsed "$OUT/alone")" -v b="${last%% *}" 'BEGIN { printf "%.4f", b / a }')")
 			done
-			read -r _ size c rep h <<<"$last"
+			read -r _ size c rep h u <<<"$last"
 			ov=$(printf '%s\n' "${ratios[@]}" | median)
-			printf "| %s | %s Hz | %s | %.3fx | %s%% | %s KB | %s s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
-				"$c" "$(( size / 1024 ))" "$rep" "$( [ "$h" = - ] && echo - || echo "$h ns")"
+			case $c in -|perf*) ;; *) c="$c%" ;; esac
+			printf "| %s | %s Hz | %s | %.3fx | %s | %s KB | %s s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
+				"${c//_/ }" "$(( size / 1024 ))" "$rep" "$( [ "$h" = - ] && echo - || echo "$h ns")" \
+				"$( [ "$u" = - ] || [ "$u" = nan ] && echo - || echo "$u ns")"
 		done
 	done
 done
@@ -146,21 +160,37 @@ done
 echo
 echo "## Complete stacks on real programs (1 kHz, hsbpf -g against perf --call-graph dwarf)"
 echo
-echo "| program | hsbpf dwarf | perf dwarf | hsbpf profile | perf.data |"
-echo "|---|---|---|---|---|"
-head -c 20000000 /dev/urandom | base64 >"$OUT/xz.in"
-progs=("python3 -c 'import json; [json.dumps(list(range(2000))) for _ in range(3000)]'"
-       "xz -6 -T1 -c $OUT/xz.in")
-for prog in "${progs[@]}"; do
-	"$HSBPF" record -g -o "$OUT/real.hsbpf" -- sh -c "exec $prog >/dev/null" 2>/dev/null
-	read -r hc _ < <(hsbpf_numbers "$OUT/real.hsbpf")
-	perf record -q -B --call-graph dwarf -o "$OUT/real.perf" -- sh -c "exec $prog >/dev/null" 2>/dev/null
-	pc=$(perf script -i "$OUT/real.perf" -F ip,sym 2>/dev/null | perf_complete)
-	printf "| %s | %s%% | %s%% | %s KB | %s KB |\n" "${prog%% *}" "$hc" "$pc" \
-		"$(( $(stat -c %s "$OUT/real.hsbpf") / 1024 ))" "$(( $(stat -c %s "$OUT/real.perf") / 1024 ))"
+echo "Debian's /usr/bin/python3 (a JSON loop for S seconds of CPU) and xz -6 (base64 text of about"
+echo "S seconds' work); complete: the user stack reaches _start (hsbpf: of the samples with a user"
+echo "stack; those in the exec that starts the program have none yet)."
+echo
+echo "| program | CPU s | samples | hsbpf dwarf | perf dwarf | hsbpf profile | perf.data |"
+echo "|---|---|---|---|---|---|---|"
+XZ_MB_PER_S=${XZ_MB_PER_S:-1400000}	# bytes of base64 input per second of xz -6 here
+for secs in ${REAL_SECS:-1.5 10}; do
+	head -c "$(awk -v s="$secs" -v r="$XZ_MB_PER_S" 'BEGIN { printf "%d", s * r * 3 / 4 }')" /dev/urandom | base64 >"$OUT/xz.in"
+	pyprog="import json, time
+d = list(range(2000))
+while time.process_time() < $secs: json.loads(json.dumps(d))"
+	for prog in "/usr/bin/python3" "xz"; do
+		# the program itself is the command, so that its tables are built before it runs
+		if [ "$prog" = xz ]; then cmd=(xz -6 -T1 -c "$OUT/xz.in"); else cmd=(/usr/bin/python3 -c "$pyprog"); fi
+		"$HSBPF" record -g -o "$OUT/real.hsbpf" -- "${cmd[@]}" >/dev/null 2>&1
+		read -r hc _ _ < <(hsbpf_numbers "$OUT/real.hsbpf")
+		n=$("$HSBPF" report -i "$OUT/real.hsbpf" --format json --limit 1 | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["stack_ends"]["samples"])')
+		perf record -q -B --call-graph dwarf -o "$OUT/real.perf" -- "${cmd[@]}" >/dev/null 2>&1 || true
+		if perf script -i "$OUT/real.perf" -F ip,sym >"$OUT/real.script" 2>/dev/null; then
+			pc="$(perf_complete <"$OUT/real.script")%"
+		else
+			pc="perf crashed"
+		fi
+		name=${prog%% *}
+		printf "| %s | %s | %s | %s%% | %s | %s KB | %s KB |\n" "${name##*/}" "$secs" "$n" "$hc" "$pc" \
+			"$(( $(stat -c %s "$OUT/real.hsbpf") / 1024 ))" "$(( $(stat -c %s "$OUT/real.perf" 2>/dev/null || echo 0) / 1024 ))"
+	done
 done
 
 echo
 echo "## Unwind tables (built once per object, as record builds them)"
 echo
-"$TABLES" /usr/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f "$(command -v python3)")" "$(readlink -f "$(command -v xz)")"
+"$TABLES" /usr/lib/x86_64-linux-gnu/libc.so.6 "$(readlink -f /usr/bin/python3)" "$(readlink -f "$(command -v xz)")"

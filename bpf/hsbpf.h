@@ -165,6 +165,7 @@ enum hsbpf_count_stat {
 #define HSBPF_UNWIND_OBJS	4096
 #define HSBPF_UNWIND_MAPS	(1u << 19)	/* address prefixes of every process's mappings */
 #define HSBPF_UNWIND_PARENTS	16384		/* forked children whose mappings are not copied yet */
+#define HSBPF_EXECING		4096		/* processes inside an exec at once */
 #define HSBPF_PROBE_STACKS	65536		/* the unwinder's test: one stack per address */
 /* distinct stacks, preallocated (about 320 bytes a short one, 2.1 KB a long one: 21 MB and
  * 8.6 MB); --map-entries N makes them N / 4 and N / 64 */
@@ -243,6 +244,24 @@ struct unwind_mapping {
 	__u32 pad;
 };
 
+/* An object's table by the file's identity, for a mapping the sideband has not brought yet (a
+ * program's first milliseconds): the kernel finds the sampled task's vma (bpf_find_vma), and
+ * its file's (device, inode) here. dev is the kernel's encoding (major << 20 | minor). */
+#define HSBPF_INODE_SEGS	4
+
+struct unwind_inode_key {
+	__u64 dev;
+	__u64 ino;
+};
+
+struct unwind_inode {
+	__u32 obj;		/* index in the object array */
+	__u32 nr_segs;
+	struct {
+		__u64 offset, vaddr, filesz;	/* an executable PT_LOAD segment */
+	} seg[HSBPF_INODE_SEGS];
+};
+
 /* how a user stack ended (stack_frames.end) */
 enum hsbpf_stack_end {
 	HSBPF_STACK_COMPLETE = 0,	/* the outermost frame: _start, a thread's start */
@@ -254,6 +273,8 @@ enum hsbpf_stack_end {
 	HSBPF_STACK_DEPTH,		/* HSBPF_MAX_FRAMES reached */
 	HSBPF_STACK_LOOP,		/* the stack pointer went down: a corrupt or cyclic stack */
 	HSBPF_STACK_FP_END,		/* --call-graph fp: the frame-pointer chain ended */
+	HSBPF_STACK_IN_EXEC,		/* in an exec past its point of no return: the old user stack
+					 * is gone, the new program has none yet (no frames) */
 	HSBPF_STACK_NR,
 };
 
@@ -289,6 +310,7 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_STACKS_FULL,	/* a new stack the stack map could not take: counted, unnamed */
 	HSBPF_STACK_STAT_KEYS_FULL,	/* a sample the stack-sample map could not take: dropped */
 	HSBPF_STACK_STAT_KERNEL_ERR,	/* bpf_get_stack failed for a kernel stack */
+	HSBPF_STACK_STAT_NS,		/* with time_stacks: time spent on stacks (unwinding, storing) */
 	HSBPF_STACK_STAT_NR,
 };
 

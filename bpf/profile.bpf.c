@@ -12,6 +12,7 @@
 /* Tunables, set by user space before load */
 const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] */
 const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
+const volatile bool exec_at_rename = false;	/* images begin at the exec's task_rename */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -172,11 +173,11 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_exec")
-int BPF_PROG(hsbpf_exec, struct task_struct *p)
+/* A new process image begins: its samples get a new exec tag from here on, and a command
+ * armed before its exec starts counting */
+static __always_inline void image_begin(__u32 tgid)
 {
 	struct proc_state *st, fresh = { .state = HSBPF_PID_ACTIVE };
-	__u32 tgid = BPF_CORE_READ(p, tgid);
 	__u64 now = bpf_ktime_get_ns();
 
 	st = bpf_map_lookup_elem(&procs, &tgid);
@@ -184,13 +185,53 @@ int BPF_PROG(hsbpf_exec, struct task_struct *p)
 		if (st->state == HSBPF_PID_ARMED)
 			st->state = HSBPF_PID_ACTIVE;
 		st->exec_ns = now;
-		return 0;
+		return;
 	}
 	if (filter_pids)	/* not a target */
-		return 0;
+		return;
 	fresh.exec_ns = now;
 	if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_ANY))
 		stat_inc(HSBPF_STAT_EXEC_FULL);
+}
+
+/* The point of no return of an exec (kernels since 6.10): from here the task's mm may be the
+ * new one, whose user stack the old registers do not describe (call graphs only) */
+SEC("tp_btf/sched_prepare_exec")
+int BPF_PROG(hsbpf_prepare_exec, struct task_struct *p, struct linux_binprm *bprm)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+	__u64 mm = (__u64)BPF_CORE_READ(bprm, mm);
+
+	bpf_map_update_elem(&execing, &tgid, &mm, BPF_ANY);
+	return 0;
+}
+
+/* The exec renames the task (begin_new_exec, past the point of no return and the switch to
+ * the new mm, before the new program is loaded): the new image begins here. The loading that
+ * follows (elf_load, its page clearing, the interpreter) is the new image's, as perf counts it
+ * by comm; sched_process_exec fires only after it. The kernel writes its COMM record just
+ * after this tracepoint, so tags come a moment before the record that names the image: user
+ * space settles them on it (profile__settle_exec_tags). A rename outside an exec (prctl,
+ * /proc/PID/comm) is no new image. */
+SEC("tp_btf/task_rename")
+int BPF_PROG(hsbpf_exec_rename, struct task_struct *tsk, const char *comm)
+{
+	if (BPF_CORE_READ_BITFIELD_PROBED(tsk, in_execve))
+		image_begin(BPF_CORE_READ(tsk, tgid));
+	return 0;
+}
+
+/* The new program's registers are set: its user stack begins. Where the exec's rename cannot
+ * be told apart, the image begins here. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(hsbpf_exec, struct task_struct *p)
+{
+	__u32 tgid = BPF_CORE_READ(p, tgid);
+
+	if (call_graph != HSBPF_CALL_GRAPH_NONE)
+		bpf_map_delete_elem(&execing, &tgid);
+	if (!exec_at_rename)
+		image_begin(tgid);
 	return 0;
 }
 
@@ -204,6 +245,8 @@ int BPF_PROG(hsbpf_exit, struct task_struct *p)
 	if (BPF_CORE_READ(p, signal, live.counter) != 0)
 		return 0;
 	bpf_map_delete_elem(&procs, &tgid);
+	if (call_graph != HSBPF_CALL_GRAPH_NONE)
+		bpf_map_delete_elem(&execing, &tgid);	/* an exec that failed past its point of no return */
 	return 0;
 }
 

@@ -14,6 +14,10 @@
 /* set by user space before load; with NONE the verifier drops every stack path */
 const volatile __u32 call_graph = HSBPF_CALL_GRAPH_NONE;
 const volatile __u32 max_frames = HSBPF_MAX_FRAMES;	/* --call-graph ...,DEPTH */
+/* time each sample's stack work (two clock reads): set when the kernel's BPF run-time
+ * statistics are on, which time every run the same way, so that a sample's stack cost is known
+ * apart from the runs that only filter */
+const volatile bool time_stacks = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
 struct {
@@ -44,6 +48,26 @@ struct {
 	__type(value, struct unwind_mapping);
 	__uint(map_flags, BPF_F_NO_PREALLOC);
 } unwind_maps SEC(".maps");
+
+/* Processes inside an exec past its point of no return (sched_prepare_exec) until the new
+ * program's registers are set (sched_process_exec): the new mm, which replaces the old one
+ * midway (exec_mmap). A sample taken in the kernel while the task runs on that mm has no user
+ * stack: the saved user registers are the old program's, its memory is gone. One exec'ing
+ * thread per process: de_thread makes it the only one. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} execing SEC(".maps");
+
+/* object tables by file identity: a mapping not in the trie yet is found from the task's vma */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct unwind_inode_key);
+	__type(value, struct unwind_inode);
+} unwind_inodes SEC(".maps");
 
 /* a forked child's mappings are its parent's until user space has copied them */
 struct {
@@ -97,6 +121,7 @@ struct stack_walk {
 	__u32 have_map;
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
+	struct unwind_mapping vma_map;	/* one found from the task's vma */
 	struct stack_frames user;
 	struct stack_frames kernel;
 	struct perf_branch_entry lbr[HSBPF_LBR_MAX];	/* --call-graph lbr */
@@ -129,8 +154,59 @@ static __always_inline bool read_user(__u64 *dst, __u64 addr)
 	return !bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
 }
 
+/* what bpf_find_vma's callback saw (its context must be on the stack) */
+struct vma_hit {
+	__u64 start, end, pgoff;
+	struct unwind_inode_key file;
+	__u32 found, pad;
+};
+
+/* bpf_find_vma's callback: the file behind the vma of pc, if any */
+static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct vma_hit *h = data;
+	struct file *file = BPF_CORE_READ(vma, vm_file);
+
+	if (!file)
+		return 0;
+	h->start = BPF_CORE_READ(vma, vm_start);
+	h->end = BPF_CORE_READ(vma, vm_end);
+	h->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
+	h->file.ino = BPF_CORE_READ(file, f_inode, i_ino);
+	h->file.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
+	h->found = 1;
+	return 0;
+}
+
+/* the mapping of pc from the task's own vma and the table of its file, when user space has not
+ * put it in the trie yet: a program's first milliseconds run before the sideband's records of
+ * its mappings are read, and its tables were built before its exec */
+static __always_inline struct unwind_mapping *mapping_from_vma(struct stack_walk *st, __u64 pc)
+{
+	struct vma_hit h = {};
+	struct unwind_inode *ino;
+
+	if (bpf_find_vma(bpf_get_current_task_btf(), pc, vma_file, &h, 0) || !h.found)
+		return NULL;
+	ino = bpf_map_lookup_elem(&unwind_inodes, &h.file);
+	if (!ino)
+		return NULL;
+	for (__u32 i = 0; i < HSBPF_INODE_SEGS && i < ino->nr_segs; i++) {
+		__u64 off = ino->seg[i].offset;
+
+		if (h.pgoff < (off & ~0xfffull) || h.pgoff >= off + ino->seg[i].filesz)
+			continue;
+		st->vma_map.start = h.start;
+		st->vma_map.end = h.end;
+		st->vma_map.obj = ino->obj;
+		st->vma_map.bias = h.start - h.pgoff + off - ino->seg[i].vaddr;
+		return &st->vma_map;
+	}
+	return NULL;
+}
+
 /* the mapping of pc in the process image (the pid's, else its parent's while user space has
- * not copied them) */
+ * not copied them, else the task's vma's) */
 static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st, __u64 pc)
 {
 	struct unwind_map_key k = {
@@ -147,13 +223,16 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 	if (m)
 		return m;
 	parent = bpf_map_lookup_elem(&unwind_parent, &st->pid);
-	if (!parent)
-		return NULL;
-	/* a child that has not exec'd runs its parent's image, under the parent's tag */
-	proc = bpf_map_lookup_elem(&procs, parent);
-	k.pid_be = __builtin_bswap32(*parent);
-	k.tag_be = __builtin_bswap32(proc ? (__u32)proc->exec_ns : 0);
-	return bpf_map_lookup_elem(&unwind_maps, &k);
+	if (parent) {
+		/* a child that has not exec'd runs its parent's image, under the parent's tag */
+		proc = bpf_map_lookup_elem(&procs, parent);
+		k.pid_be = __builtin_bswap32(*parent);
+		k.tag_be = __builtin_bswap32(proc ? (__u32)proc->exec_ns : 0);
+		m = bpf_map_lookup_elem(&unwind_maps, &k);
+		if (m)
+			return m;
+	}
+	return mapping_from_vma(st, pc);
 }
 
 /* the row in force at an object's ELF address: the page, then a binary search of its rows */
@@ -368,6 +447,14 @@ static __always_inline __u32 image_tag(struct proc_state *proc)
 	return proc ? (__u32)proc->exec_ns : 0;
 }
 
+/* the task runs on the mm its exec made, before the new program's first instruction */
+static __always_inline bool in_exec(struct task_struct *task, __u32 tgid)
+{
+	__u64 *mm = bpf_map_lookup_elem(&execing, &tgid);
+
+	return mm && *mm == (__u64)BPF_CORE_READ(task, mm);
+}
+
 /* store a stack under its hash if it is new, in the map of its size (the short map's value is
  * the head of struct stack_frames); false when the map is full */
 static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
@@ -385,7 +472,7 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 }
 
 /* the sample's stacks, counted with its weight; the flat histogram is counted apart */
-static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u32 tgid,
+static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, __u32 tgid,
 					   struct proc_state *proc, __u64 weight)
 {
 	struct stack_key key = {};
@@ -428,6 +515,13 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 		/* the user registers the kernel saved on entry, if the task has a user side */
 		if (!BPF_CORE_READ(task, mm))
 			goto count;
+		if (in_exec(task, tgid)) {
+			st->user.nr = 0;
+			st->user.nr_fp = 0;
+			st->user.end = HSBPF_STACK_IN_EXEC;
+			st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
+			goto store_user;
+		}
 		{
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
@@ -447,6 +541,7 @@ static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u3
 		unwind_lbr(ctx, st, pc);
 	else
 		unwind_user(st, pc, sp, bp);
+store_user:
 	key.user = st->hash | 1;
 	if (!stacks__store(key.user, &st->user)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
@@ -465,6 +560,16 @@ count:
 	}
 	__sync_fetch_and_add(&val->count, 1);
 	__sync_fetch_and_add(&val->weight, weight);
+}
+
+static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u32 tgid,
+					   struct proc_state *proc, __u64 weight)
+{
+	__u64 t0 = time_stacks ? bpf_ktime_get_ns() : 0;
+
+	stacks__sample_one(ctx, tgid, proc, weight);
+	if (time_stacks)
+		stack_stat_add(HSBPF_STACK_STAT_NS, bpf_ktime_get_ns() - t0);
 }
 
 #endif /* HSBPF_STACKS_BPF_H */

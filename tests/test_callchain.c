@@ -97,6 +97,26 @@ Test(callchain, ends_are_counted_by_reason)
 	profile__free(p);
 }
 
+/* samples in an exec have no user stack yet: counted apart, not as truncated stacks */
+Test(callchain, samples_in_exec_are_not_truncation)
+{
+	struct profile *p = made_profile();
+	s64 ex = profile__add_stack(p, NULL, 0, HSBPF_STACK_IN_EXEC, 0);
+	struct callchain_ends e;
+	char *text = NULL;
+
+	cr_assert_geq(ex, 0);
+	cr_assert_eq(profile__add_stack_sample(p, &(struct profile_stack_sample){ .pid = 7, .user = ex + 1,
+			.count = 5, .weight = 50 }), 0);
+	callchain__ends(p, &e);
+	cr_expect_eq(e.by_end[HSBPF_STACK_IN_EXEC], 5);
+	CAPTURE(text, out, callchain__print_ends(p, "# ", out));
+	cr_expect(strstr(text, "12 samples (5 in exec, no user stack yet), 3 with a user stack: complete 0.0%; "
+			 "truncated: depth 33.3%, stack map full 66.7%"), "%s", text);
+	free(text);
+	profile__free(p);
+}
+
 Test(callchain, folded_stacks_are_root_first_and_merged)
 {
 	struct profile *p = made_profile();

@@ -425,7 +425,8 @@ Test(live_stacks, stripped_programs_unwind_as_well)
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack *u = profile__stack(p, p->stack_samples[i].user);
 
-		if (!u || u->end == PROFILE_STACK_LOST)
+		/* the exec that starts it has no user stack yet */
+		if (!u || u->end == PROFILE_STACK_LOST || u->end == HSBPF_STACK_IN_EXEC)
 			continue;
 		user += p->stack_samples[i].count;
 		complete += u->end == HSBPF_STACK_COMPLETE ? p->stack_samples[i].count : 0;
@@ -433,5 +434,85 @@ Test(live_stacks, stripped_programs_unwind_as_well)
 	cr_assert_gt(user, 1500);
 	cr_expect_geq(complete, 0.99 * user, "%llu of %llu complete", (unsigned long long)complete,
 		      (unsigned long long)user);
+	profile__free(p);
+}
+
+/* what a sample's kernel stack says of its moment in an exec */
+enum exec_phase { PHASE_NONE, PHASE_BEFORE, PHASE_OLD_MM_GONE, PHASE_LOADING };
+
+static enum exec_phase exec_phase(const struct callchain_frame *f, u32 nr)
+{
+	bool begin = false, exit_mmap = false;
+
+	for (u32 k = 0; k < nr && f[k].kernel; k++) {
+		const char *s = f[k].sym ? f[k].sym : "";
+
+		/* load_elf_binary calls these only after begin_new_exec, which renames the task */
+		if (!strcmp(s, "elf_load") || !strcmp(s, "setup_arg_pages") || !strcmp(s, "setup_new_exec"))
+			return PHASE_LOADING;
+		/* before the point of no return: the file opened, the arguments copied */
+		if (!strcmp(s, "do_open_execat") || !strncmp(s, "copy_strings", 12) || !strcmp(s, "alloc_bprm"))
+			return PHASE_BEFORE;
+		begin |= !strcmp(s, "begin_new_exec");
+		exit_mmap |= !strcmp(s, "exit_mmap");
+	}
+	/* past the point of no return, before the rename: the old memory torn down */
+	return begin && exit_mmap ? PHASE_OLD_MM_GONE : PHASE_NONE;
+}
+
+/* Exec attribution, as perf counts by comm: the kernel's loading of the new program (after
+ * the exec renamed the task) is the new image's; what comes before the rename (opening the
+ * file, copying the arguments, tearing down the old memory) is the old one's. And once the old
+ * memory is gone, a sample has no user stack until the new program runs: "in exec". sh forks
+ * and execs /bin/true 100 times; each phase is identified by its kernel frames, whose place
+ * relative to the rename is fixed by the kernel's code, so the right image is expected for
+ * every sample (tagged at sched_process_exec, as before, the loading went to sh: 0%). The only
+ * loading that is sh's own is sh's exec, 1 of 101: 10% leaves room for 15 standard
+ * deviations of that, and still fails on the old boundary. */
+Test(live_stacks, exec_work_goes_to_the_new_image)
+{
+	struct profile *p = record("-g -F 1999 -- sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done'");
+	struct symbolizer *sy = symbolizer__new(p);
+	u64 n[4] = { 0 }, right[4] = { 0 }, in_exec[4] = { 0 };
+	struct callchain *cc;
+
+	cr_assert(sy);
+	symbolizer__skip_lines(sy);
+	cc = callchain__new(p, sy);
+	cr_assert(cc);
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct profile_stack_sample *ss = &p->stack_samples[st->sample];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+		enum exec_phase ph = exec_phase(&cc->frames[st->first], st->nr);
+		const char *comm = symbolizer__comm(sy, ss->pid, ss->exec_ns);
+
+		if (ph == PHASE_NONE)
+			continue;
+		n[ph] += st->count;
+		right[ph] += !strcmp(comm, ph == PHASE_LOADING ? "true" : "sh") ? st->count : 0;
+		in_exec[ph] += u && u->end == HSBPF_STACK_IN_EXEC ? st->count : 0;
+	}
+	cr_log_info("exec phases: before %llu (%llu sh), old mm %llu (%llu sh), loading %llu (%llu true)",
+		    (unsigned long long)n[PHASE_BEFORE], (unsigned long long)right[PHASE_BEFORE],
+		    (unsigned long long)n[PHASE_OLD_MM_GONE], (unsigned long long)right[PHASE_OLD_MM_GONE],
+		    (unsigned long long)n[PHASE_LOADING], (unsigned long long)right[PHASE_LOADING]);
+	cr_assert_geq(n[PHASE_LOADING], 30, "only %llu samples in the exec's loading",
+		      (unsigned long long)n[PHASE_LOADING]);
+	cr_expect_geq(right[PHASE_LOADING], 0.9 * n[PHASE_LOADING], "loading: %llu of %llu samples are true's",
+		      (unsigned long long)right[PHASE_LOADING], (unsigned long long)n[PHASE_LOADING]);
+	cr_expect_geq(in_exec[PHASE_LOADING], 0.9 * n[PHASE_LOADING], "loading: %llu of %llu samples in exec",
+		      (unsigned long long)in_exec[PHASE_LOADING], (unsigned long long)n[PHASE_LOADING]);
+	/* sh's own exec has no old image in the recording: every one of these is the loop's */
+	cr_expect_eq(right[PHASE_OLD_MM_GONE], n[PHASE_OLD_MM_GONE], "old memory: %llu of %llu samples are sh's",
+		     (unsigned long long)right[PHASE_OLD_MM_GONE], (unsigned long long)n[PHASE_OLD_MM_GONE]);
+	cr_expect_eq(in_exec[PHASE_OLD_MM_GONE], n[PHASE_OLD_MM_GONE], "old memory: %llu of %llu in exec",
+		     (unsigned long long)in_exec[PHASE_OLD_MM_GONE], (unsigned long long)n[PHASE_OLD_MM_GONE]);
+	cr_expect_eq(right[PHASE_BEFORE], n[PHASE_BEFORE], "before: %llu of %llu samples are sh's",
+		     (unsigned long long)right[PHASE_BEFORE], (unsigned long long)n[PHASE_BEFORE]);
+	cr_expect_eq(in_exec[PHASE_BEFORE], 0, "before the point of no return: %llu samples in exec",
+		     (unsigned long long)in_exec[PHASE_BEFORE]);
+	callchain__free(cc);
+	symbolizer__free(sy);
 	profile__free(p);
 }

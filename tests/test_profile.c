@@ -446,7 +446,7 @@ static const struct {
 } meta_fields[] = {
 	MS(version), MS(event), MN(event_type), MN(event_config), MN(precise), MN(period), MN(freq),
 	MS(period_mode), MS(unit), MS(target), MS(host), MS(kernel), MN(start_realtime_ns),
-	MN(start_mono_ns), MN(duration_ns), MN(nr_cpus), MS(call_graph), MN(max_frames),
+	MN(start_mono_ns), MN(duration_ns), MN(nr_cpus), MS(call_graph), MN(max_frames), MS(exec_tags),
 	MS(sample_keys), MN(time_bucket_ns), MN(time_origin_ns),
 };
 

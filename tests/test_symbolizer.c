@@ -69,6 +69,38 @@ Test(symbolizer, images_across_exec_and_fork)
 	profile__free(p);
 }
 
+/* tags taken at the exec's rename come a moment before the exec's COMM record: with meta
+ * exec_tags "rename" the record just after a tag starts its image, not ends it */
+Test(symbolizer, rename_tags_name_the_image_their_record_starts)
+{
+	struct profile *p = timeline();
+	struct symbolizer *sy;
+
+	profile__add_comm(p, 10, 100000500, "third", true);
+	profile__finish(p);
+	snprintf(p->meta.exec_tags, sizeof(p->meta.exec_tags), "rename");
+	sy = symbolizer__new(p);
+	cr_assert(sy);
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 0), "old");		/* no tag: before any exec */
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 99), "new");		/* 1 ns before its record */
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 100), "new");		/* at it */
+	cr_expect_str_eq(dso_of(p, sy, 10, 99, 0x2800), "[new]");
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000400), "third");
+	/* a tag whose own record was lost is not taken for the next exec's, 100 ms on */
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
+	symbolizer__free(sy);
+	/* the same tags taken after their records (sched_process_exec) */
+	p->meta.exec_tags[0] = 0;
+	sy = symbolizer__new(p);
+	cr_assert(sy);
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 99), "old");
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000400), "new");
+	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000600), "third");
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
 Test(symbolizer, kernel_symbols_are_bounded)
 {
 	struct profile *p = profile__new();

@@ -19,6 +19,7 @@ static const char *const end_names[HSBPF_STACK_NR] = {
 	[HSBPF_STACK_DEPTH] = "depth",
 	[HSBPF_STACK_LOOP] = "loop",
 	[HSBPF_STACK_FP_END] = "frame pointers",
+	[HSBPF_STACK_IN_EXEC] = "in exec",
 };
 
 const char *callchain__end_name(u32 end)
@@ -56,15 +57,19 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	callchain__ends(p, &e);
 	if (!e.samples)
 		return;
-	/* kernel threads and idle have no user stack to complete */
-	user = e.samples - e.by_end[HSBPF_STACK_NO_USER];
+	/* kernel threads and idle have no user stack to complete, nor has a process in its exec
+	 * once its old memory is gone and before its new program has run */
+	user = e.samples - e.by_end[HSBPF_STACK_NO_USER] - e.by_end[HSBPF_STACK_IN_EXEC];
 	fprintf(out, "%sstacks (%s): %" PRIu64 " samples", prefix, p->meta.call_graph[0] ?
 		p->meta.call_graph : "imported", e.samples);
+	if (e.by_end[HSBPF_STACK_IN_EXEC])
+		fprintf(out, " (%" PRIu64 " in exec, no user stack yet)", e.by_end[HSBPF_STACK_IN_EXEC]);
 	if (user) {
 		fprintf(out, ", %" PRIu64 " with a user stack: complete %.1f%%", user,
 			100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
 		for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
-			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || !e.by_end[i])
+			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || i == HSBPF_STACK_IN_EXEC ||
+			    !e.by_end[i])
 				continue;
 			fprintf(out, "%s %s %.1f%%", first ? "; truncated:" : ",", end_names[i],
 				100.0 * e.by_end[i] / user);

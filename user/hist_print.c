@@ -385,6 +385,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
 	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
 	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);
+	jsonw_uint_field(w, "stack_samples", p->stats.stack_samples);
+	jsonw_uint_field(w, "stack_ns", p->stats.stack_ns);
 	jsonw_float_field(w, "insns_per_sample", h->insns_per_sample);
 	jsonw_string_field(w, "scale", h->scale_source);
 	jsonw_name(w, "sort");

@@ -597,6 +597,7 @@ static const struct kv_field meta_fields[] = {
 	M_STR(host), M_STR(kernel), M_U64(start_realtime_ns), M_U64(start_mono_ns),
 	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
 	M_STR(sample_keys), M_U64(time_bucket_ns), M_U64(time_origin_ns),
+	M_STR(exec_tags),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -609,7 +610,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(rearm_late), S_U64(rearm_failed), S_U64(intervals_armed), S_U64(interval_err_sum),
 	S_U64(interval_err_max), S_U64(rearm_cpu_ns),
 	S_U64(stack_samples), S_U64(stack_frames), S_U64(stack_fp_frames), S_U64(stacks_full),
-	S_U64(stack_keys_full), S_U64(kernel_stack_err), S_U64(unwind_objects),
+	S_U64(stack_keys_full), S_U64(kernel_stack_err), S_U64(stack_ns), S_U64(unwind_objects),
 	S_U64(unwind_objects_no_cfi), S_U64(unwind_objects_failed), S_U64(unwind_objects_full),
 	S_U64(unwind_rows), S_U64(unwind_table_bytes), S_U64(unwind_build_ns), S_U64(unwind_map_full),
 	S_U64(jit_maps), S_U64(jit_syms), S_U64(jit_malformed),

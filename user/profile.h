@@ -187,6 +187,9 @@ struct profile_meta {
 	char sample_keys[32];	/* the finer keys recorded: "tid", "cpu", "time", comma-separated (1.4) */
 	u64 time_bucket_ns;	/* with "time": a bucket's length (1.4) */
 	u64 time_origin_ns;	/* ... and bucket 0's start, CLOCK_MONOTONIC */
+	/* "rename": exec_ns tags were taken at the exec's rename, a moment before the kernel's
+	 * COMM record that starts the image; "" (or absent): at or after it */
+	char exec_tags[8];
 };
 
 struct profile_stats {
@@ -220,6 +223,7 @@ struct profile_stats {
 	u64 stacks_full;	/* new stacks the stack map could not take (the samples kept) */
 	u64 stack_keys_full;	/* samples the stack-sample map could not take (in the flat histogram only) */
 	u64 kernel_stack_err;	/* kernel stacks bpf_get_stack could not take */
+	u64 stack_ns;		/* with kernel.bpf_stats_enabled=1: the handler's time on stacks */
 	u64 unwind_objects;	/* object files with an unwind table in the kernel */
 	u64 unwind_objects_no_cfi;	/* ... without unwind information (frame pointers) */
 	u64 unwind_objects_failed;	/* ... that could not be read */

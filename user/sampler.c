@@ -2,6 +2,7 @@
 /* BPF side of a recording: skeleton open/configure/load, per-CPU perf events, the re-arm
  * thread for randomized periods, and the map drain. Nothing else touches map fds. */
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <sched.h>
@@ -46,6 +47,7 @@ struct sampler {
 	u32 gen;			/* live reads: the histogram generation counting now */
 	/* call stacks: the next free slots of the unwind arrays */
 	u32 next_row, next_page, next_obj;
+	bool exec_at_rename;		/* exec tags come just before the exec's COMM record */
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -134,6 +136,20 @@ nomem:
 	return NULL;
 }
 
+/* kernel.bpf_stats_enabled: the kernel times every run of the handler */
+static bool bpf_stats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on > 0;
+}
+
 /* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
  * code, but the maps are created whatever) */
 static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struct sampler_opts *o)
@@ -151,10 +167,12 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
 		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
 	};
 	int err = 0;
 
 	skel->rodata->call_graph = call_graph;
+	skel->rodata->time_stacks = call_graph != HSBPF_CALL_GRAPH_NONE && bpf_stats_on();
 	if (o && o->max_frames)
 		skel->rodata->max_frames = o->max_frames;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
@@ -165,6 +183,54 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
 	}
 	return err;
+}
+
+/* the kernel's BTF has the struct member */
+static bool btf_has_field(const struct btf *btf, const char *type, const char *field)
+{
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), field))
+			return true;
+	return false;
+}
+
+/* the kernel has the tracepoint, as tp_btf programs attach to it */
+static bool btf_has_tracepoint(const struct btf *btf, const char *name)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf && btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* Where a new process image begins: at the exec's rename when the kernel has the task_rename
+ * tracepoint and task_struct.in_execve to tell an exec's rename from others (the COMM
+ * record's moment, as perf counts), else at sched_process_exec, which fires only once the new
+ * program is loaded. (fentry/fexit and kprobes would do too, but a kernel may refuse them:
+ * this one is built without kprobes and refuses fexit programs.) With call graphs, the exec's
+ * point of no return too (6.10's sched_prepare_exec), to know the samples that have no user
+ * stack. */
+static int choose_exec_hooks(struct sampler *s, u32 call_graph)
+{
+	struct profile_bpf *skel = s->skel;
+	struct btf *btf = btf__load_vmlinux_btf();	/* parsed once: it takes a while */
+	bool at_rename = btf_has_tracepoint(btf, "task_rename") && btf_has_field(btf, "task_struct", "in_execve");
+	bool prepare = call_graph != HSBPF_CALL_GRAPH_NONE && btf_has_tracepoint(btf, "sched_prepare_exec");
+
+	btf__free(btf);
+
+	s->exec_at_rename = skel->rodata->exec_at_rename = at_rename;
+	bpf_program__set_autoload(skel->progs.hsbpf_exec_rename, at_rename);
+	bpf_program__set_autoload(skel->progs.hsbpf_prepare_exec, prepare);
+	/* with the rename hook and no call graphs, the exec tracepoint has nothing to do */
+	bpf_program__set_autoload(skel->progs.hsbpf_exec, !at_rename || call_graph != HSBPF_CALL_GRAPH_NONE);
+	debug("exec: images begin at %s%s", at_rename ? "the exec's rename" : "sched_process_exec",
+	      prepare ? "; the point of no return is traced" : "");
+	return bpf_map__set_max_entries(skel->maps.execing, prepare ? HSBPF_EXECING : 1);
 }
 
 struct sampler *sampler__open(const struct sampler_opts *opts)
@@ -207,6 +273,11 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	if (!opts->filter_pids && opts->call_graph != HSBPF_CALL_GRAPH_DWARF) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
 		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
+	}
+	err = choose_exec_hooks(s, opts->call_graph);
+	if (err) {
+		load_error("profile (exec map size)", err);
+		goto fail;
 	}
 	err = profile_bpf__load(s->skel);
 	if (err) {
@@ -903,6 +974,13 @@ int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const
 	return 0;
 }
 
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_inodes), k, v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
 {
 	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k) && errno != ENOENT)
@@ -913,6 +991,11 @@ int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid)
 {
 	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_parent), &pid);
+}
+
+bool sampler__exec_tags_before_comm(const struct sampler *s)
+{
+	return s->exec_at_rename;
 }
 
 u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
@@ -1080,6 +1163,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 		p->stats.stacks_full = cnt[HSBPF_STACK_STAT_STACKS_FULL];
 		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
 		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
+		p->stats.stack_ns = cnt[HSBPF_STACK_STAT_NS];
 	}
 cleanup:
 	free(r.keys);

@@ -72,8 +72,13 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs);
 int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
+/* an object's table by its file's identity, for mappings not in the trie yet */
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
 /* a forked child's mappings are now its own */
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
+/* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
+ * exec (profile__settle_exec_tags moves them onto it); false: after it, at sched_process_exec */
+bool sampler__exec_tags_before_comm(const struct sampler *s);
 /* when pid's current image was exec'd (CLOCK_MONOTONIC), 0 if before the recording; its low
  * 32 bits are the tag the kernel keys the image's mappings with */
 u64 sampler__image_exec_ns(struct sampler *s, u32 pid);

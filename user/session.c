@@ -538,6 +538,9 @@ int session__open(struct session *s)
 	s->sampler = sampler__open(&s->so);
 	if (!s->sampler)
 		return -errno;
+	/* known from the start: top symbolizes while it runs */
+	snprintf(s->p->meta.exec_tags, sizeof(s->p->meta.exec_tags), "%s",
+		 sampler__exec_tags_before_comm(s->sampler) ? "rename" : "");
 	for (int i = 0; i < s->nr_pids && !err; i++)
 		err = sampler__add_pid(s->sampler, s->pids[i], false);
 	if (!err && o->argv)

@@ -283,14 +283,27 @@ static u64 image_start(const struct profile *p, u32 pid, u64 t, bool *execd)
 	return start;
 }
 
-/* the last moment of the image that the BPF side tagged with exec_ns */
+/* The last moment of the image that the BPF side tagged with exec_ns. A tag taken at the
+ * exec's rename (meta exec_tags "rename") comes a moment before the COMM record that starts
+ * its image: the first exec record at most EXEC_TAG_SLACK after the tag is the image's own
+ * start, not its end. Other tags were taken at or after their image's record. */
+#define EXEC_TAG_SLACK	100000000ull	/* 100 ms: microseconds apart, unless the VM stalls */
 static u64 image_end(const struct profile *p, u32 pid, u64 exec_ns)
 {
 	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
+	bool before = exec_ns && !strcmp(p->meta.exec_tags, "rename");
 
-	for (; i < p->nr_comms && p->comms[i].pid == pid; i++)
-		if (p->comms[i].exec && p->comms[i].time_ns > exec_ns)
-			return p->comms[i].time_ns - 1;
+	for (; i < p->nr_comms && p->comms[i].pid == pid; i++) {
+		const struct profile_comm *c = &p->comms[i];
+
+		if (!c->exec || c->time_ns < exec_ns || (c->time_ns == exec_ns && !before))
+			continue;
+		if (before && c->time_ns - exec_ns <= EXEC_TAG_SLACK) {
+			before = false;	/* the tag's own image starts here */
+			continue;
+		}
+		return c->time_ns - 1;
+	}
 	return UINT64_MAX;
 }
 

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -125,6 +126,28 @@ static struct uobj *find_obj(struct unwinder *u, const char *path, const u8 *bid
 	return NULL;
 }
 
+/* the table by the file's identity too: the kernel finds a mapping the sideband has not brought
+ * yet from the task's vma (kernel dev_t: major << 20 | minor) */
+static void by_inode(struct unwinder *u, const char *open_path, const struct uobj *o)
+{
+	struct unwind_inode v = { .obj = o->kobj };
+	struct unwind_inode_key k;
+	struct stat sb;
+
+	if (stat(open_path, &sb))
+		return;
+	k.dev = (u64)major(sb.st_dev) << 20 | minor(sb.st_dev);
+	k.ino = sb.st_ino;
+	for (int i = 0; i < o->nr_segs && i < HSBPF_INODE_SEGS; i++) {
+		v.seg[i].offset = o->segs[i].offset;
+		v.seg[i].vaddr = o->segs[i].vaddr;
+		v.seg[i].filesz = o->segs[i].filesz;
+		v.nr_segs++;
+	}
+	if (sampler__unwind_inode(u->s, &k, &v))
+		debug("unwind: '%s' cannot be found by inode", open_path);
+}
+
 /* build and load the table of the file at open_path (known to the process as path) */
 static struct uobj *add_obj(struct unwinder *u, const char *path, const char *open_path,
 			    const u8 *bid, u8 bid_size)
@@ -171,6 +194,7 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 			u->st.objects_failed++;
 			debug("unwind: cannot load the table of '%s': %s", path, strerror(-err));
 		} else {
+			by_inode(u, open_path, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
 			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) + t->nr_pages * sizeof(*t->pages);
@@ -310,9 +334,10 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 		u->st.stale++;	/* the image it belonged to is gone */
 		return 0;
 	}
-	/* the exec tracepoint that tags the new image fires after the exec has mapped the
-	 * program and its interpreter: until then, the mapping waits */
-	if (p->exec_time && exec_ns < p->exec_time) {
+	/* where the kernel tags a new image at sched_process_exec, after the exec has mapped the
+	 * program and its interpreter, the mapping waits until then; a tag taken at the exec's
+	 * rename is in place before the exec's COMM record is written */
+	if (p->exec_time && !sampler__exec_tags_before_comm(u->s) && exec_ns < p->exec_time) {
 		struct pending_map *pm;
 
 		if (array__reserve((void **)&u->pending, &u->cap_pending, u->nr_pending + 1, sizeof(*pm)))
