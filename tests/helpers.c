@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -302,4 +303,47 @@ void write_bytes(const char *path, const void *buf, size_t size)
 	cr_assert(f, "cannot create %s", path);
 	cr_assert_eq(fwrite(buf, 1, size, f), size);
 	cr_assert_eq(fclose(f), 0);
+}
+
+const char *profile_path(void)
+{
+	static char buf[512];
+
+	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
+	return buf;
+}
+
+struct profile *record_profile(const char *fmt, ...)
+{
+	struct run_result r;
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	unlink(profile_path());
+	run(&r, "%s record -o %s %s", hsbpf_bin(), profile_path(), args);
+	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	return p;
+}
+
+double binomial_sd(double want, u64 n)
+{
+	return sqrt(want * (1 - want) / (n ? n : 1));
+}
+
+void expect_share_within(u64 k, u64 n, double want, double tol, const char *what)
+{
+	double p = n ? (double)k / n : 0;
+
+	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
+		  (unsigned long long)n, want, tol);
+}
+
+void expect_share(u64 k, u64 n, double want, const char *what)
+{
+	expect_share_within(k, n, want, fmax(4 * binomial_sd(want, n), 0.03), what);
 }

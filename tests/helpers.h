@@ -51,6 +51,16 @@ struct test_section {
 };
 void *build_container(const char magic[8], u16 major, u16 minor, const struct test_section *secs,
 		      size_t nr, size_t *size);
+/* TMPDIR/p.data: where the live suites record */
+const char *profile_path(void);
+/* hsbpf record -o profile_path() ARGS (printf-style), which must succeed; the profile read */
+struct profile *record_profile(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* the standard deviation of a share want measured on n binomial samples */
+double binomial_sd(double want, u64 n);
+/* k of n within tol of the share want (a Criterion expectation, named what) */
+void expect_share_within(u64 k, u64 n, double want, double tol, const char *what);
+/* ... within 4 standard deviations, and at least 3 points for scheduling noise */
+void expect_share(u64 k, u64 n, double want, const char *what);
 /* write size bytes to path (fails the test if it cannot) */
 void write_bytes(const char *path, const void *buf, size_t size);
 

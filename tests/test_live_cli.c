@@ -24,14 +24,6 @@
 
 TestSuite(live_cli, .fini = cleanup_tmpdir, .timeout = 60);
 
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
-}
-
 static const char *const commands[] = {
 	"record", "stat", "top", "report", "annotate", "eval", "experiment", "import", "truth", "selftest",
 	"flamegraph", "diff",
@@ -94,17 +86,17 @@ Test(live_cli, durations_are_checked)
 	struct profile *p;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unlink(out_path());
+		unlink(profile_path());
 		run(&r, "cd %s && %s %s", tmpdir(), hsbpf_bin(), cases[i].args);
 		cr_expect_eq(r.status, 2, "'%s': status %d: %s", cases[i].args, r.status, r.err);
 		cr_expect(strstr(r.err, cases[i].msg), "'%s': %s", cases[i].args, r.err);
-		cr_expect_neq(access(out_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
+		cr_expect_neq(access(profile_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
 	}
 	/* the longest duration taken still leaves the deadline ahead: the command is recorded */
-	unlink(out_path());
-	run(&r, "%s record -d 31536000 -o %s -- %s 0.3", hsbpf_bin(), out_path(), fixture("hot7030"));
+	unlink(profile_path());
+	run(&r, "%s record -d 31536000 -o %s -- %s 0.3", hsbpf_bin(), profile_path(), fixture("hot7030"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_gt(profile__total_samples(p), 100);
 	profile__free(p);
 }
@@ -128,12 +120,12 @@ Test(live_cli, record_exits_with_the_commands_status)
 	struct profile *p;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unlink(out_path());
-		run(&r, "%s record -o %s %s%s", hsbpf_bin(), out_path(),
+		unlink(profile_path());
+		run(&r, "%s record -o %s %s%s", hsbpf_bin(), profile_path(),
 		    strncmp(cases[i].cmd, "-d", 2) ? "-- " : "", cases[i].cmd);
 		cr_expect_eq(r.status, cases[i].status, "'%s': status %d: %s", cases[i].cmd, r.status,
 			     r.err);
-		cr_expect_eq(profile__read(out_path(), &p), 0, "'%s': no profile", cases[i].cmd);
+		cr_expect_eq(profile__read(profile_path(), &p), 0, "'%s': no profile", cases[i].cmd);
 		profile__free(p);
 	}
 }
@@ -145,19 +137,19 @@ Test(live_cli, option_numbers_are_decimal)
 	struct run_result r;
 	struct profile *p;
 
-	run(&r, "%s record -F 010 -o %s -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record -F 010 -o %s -- true", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_eq(p->meta.period, 100000000, "-F 010: period %llu ns",
 		     (unsigned long long)p->meta.period);
 	profile__free(p);
 	/* an explicit 0x is hex, as perf takes it */
-	run(&r, "%s record -c 0x100000 -o %s -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record -c 0x100000 -o %s -- true", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_eq(p->meta.period, 0x100000);
 	profile__free(p);
-	run(&r, "%s record -c ' 100000' -o %s -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record -c ' 100000' -o %s -- true", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 2, "%s", r.err);
 }
 
@@ -181,16 +173,16 @@ Test(live_cli, cpu_lists_are_checked)
 	struct run_result r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unlink(out_path());
-		run(&r, "%s record -o %s -C '%s' -- true", hsbpf_bin(), out_path(), cases[i].cpus);
+		unlink(profile_path());
+		run(&r, "%s record -o %s -C '%s' -- true", hsbpf_bin(), profile_path(), cases[i].cpus);
 		cr_expect_eq(r.status, cases[i].status, "-C '%s': status %d: %s", cases[i].cpus, r.status,
 			     r.err);
 		cr_expect(strstr(r.err, cases[i].msg), "-C '%s': %s", cases[i].cpus, r.err);
 		cr_expect(!strstr(r.err, "sideband"), "-C '%s': %s", cases[i].cpus, r.err);
-		cr_expect_neq(access(out_path(), F_OK), 0, "-C '%s' left a profile", cases[i].cpus);
+		cr_expect_neq(access(profile_path(), F_OK), 0, "-C '%s' left a profile", cases[i].cpus);
 	}
 	/* the online CPUs themselves are taken */
-	run(&r, "%s record -o %s -C 0 -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record -o %s -C 0 -- true", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 0, "%s", r.err);
 }
 
@@ -270,9 +262,9 @@ static pid_t start_record(const char *opts, pid_t *cmd)
 	char line[1024];
 	pid_t pid;
 
-	unlink(out_path());
+	unlink(profile_path());
 	snprintf(line, sizeof(line), "exec %s record %s -o %s -- %s 20 2>/dev/null", hsbpf_bin(), opts,
-		 out_path(), fixture("hot7030"));
+		 profile_path(), fixture("hot7030"));
 	pid = spawn(line);
 	*cmd = child_named(pid, "hot7030", 15000);
 	if (!*cmd)
@@ -301,7 +293,7 @@ Test(live_cli, sighup_and_sigquit_write_the_profile)
 		}
 		cr_assert_geq(st, 0, "signal %d: record went on", sigs[i]);
 		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signal %d: status %#x", sigs[i], st);
-		cr_assert_eq(profile__read(out_path(), &p), 0, "signal %d: no profile", sigs[i]);
+		cr_assert_eq(profile__read(profile_path(), &p), 0, "signal %d: no profile", sigs[i]);
 		cr_expect_str_eq(p->meta.event, "cpu-clock");
 		profile__free(p);
 		cr_expect(!procfs__alive(cmd), "signal %d: hot7030 (pid %d) outlived record", sigs[i], cmd);
@@ -372,7 +364,7 @@ Test(live_cli, a_command_that_ignores_sigterm_is_killed_after_a_while)
 	double t0 = now_s();
 	int cmd = 0;
 
-	run(&r, "%s record -d 0.5 -o %s -- " STUBBORN, hsbpf_bin(), out_path(), fixture("hot7030"));
+	run(&r, "%s record -d 0.5 -o %s -- " STUBBORN, hsbpf_bin(), profile_path(), fixture("hot7030"));
 	cr_expect_lt(now_s() - t0, 15, "record took %.1f s", now_s() - t0);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	s = strstr(r.err, "hsbpf: waiting for 'sh' (pid ");
@@ -384,7 +376,7 @@ Test(live_cli, a_command_that_ignores_sigterm_is_killed_after_a_while)
 	cr_expect(!strstr(r.err, "was killed by signal"), "said twice: %s", r.err);
 	cr_assert_gt(cmd, 0);
 	cr_expect(!procfs__alive(cmd), "the command (pid %d) outlived record", cmd);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_gt(profile__total_samples(p), 100);
 	profile__free(p);
 }
@@ -399,9 +391,9 @@ Test(live_cli, a_second_ctrl_c_kills_a_command_that_ignores_sigterm)
 	int st;
 
 	snprintf(errp, sizeof(errp), "%s/err", tmpdir());
-	unlink(out_path());
+	unlink(profile_path());
 	snprintf(line, sizeof(line), "exec %s record -o %s -- " STUBBORN " 2>%s", hsbpf_bin(),
-		 out_path(), fixture("hot7030"), errp);
+		 profile_path(), fixture("hot7030"), errp);
 	pid = spawn(line);
 	cmd = child_named(pid, "hot7030", 15000);
 	if (!cmd)
@@ -419,7 +411,7 @@ Test(live_cli, a_second_ctrl_c_kills_a_command_that_ignores_sigterm)
 	cr_expect(wait_for_text(errp, "had not exited on SIGTERM: killed it with SIGKILL", 0),
 		  "the second Ctrl-C did not kill the command");
 	cr_expect(!procfs__alive(cmd), "the command (pid %d) outlived record", cmd);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	profile__free(p);
 }
 
@@ -446,15 +438,15 @@ Test(live_cli, an_unprivileged_user_gets_one_clear_message)
 	if (run(&r, "command -v setpriv"))
 		cr_skip_test("no setpriv (util-linux) to drop root with");
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		snprintf(args, sizeof(args), cases[i].args, out_path());
+		snprintf(args, sizeof(args), cases[i].args, profile_path());
 		snprintf(want, sizeof(want), "hsbpf %s: need root or CAP_BPF and CAP_PERFMON to load BPF "
 			 "programs\n", cases[i].cmd);
-		unlink(out_path());
+		unlink(profile_path());
 		run(&r, "cd / && " NOBODY " %s %s %s", hsbpf_bin(), cases[i].cmd, args);
 		cr_expect_eq(r.status, 1, "%s %s: status %d", cases[i].cmd, args, r.status);
 		cr_expect_str_eq(r.err, want, "%s %s", cases[i].cmd, args);
 		cr_expect_str_eq(r.out, "", "%s %s", cases[i].cmd, args);
-		cr_expect_neq(access(out_path(), F_OK), 0, "%s %s left a profile", cases[i].cmd, args);
+		cr_expect_neq(access(profile_path(), F_OK), 0, "%s %s left a profile", cases[i].cmd, args);
 	}
 	/* usage errors come first: they do not depend on who asks */
 	run(&r, NOBODY " %s record -d inf -- true", hsbpf_bin());
@@ -530,10 +522,10 @@ Test(live_cli, hostile_process_names_are_escaped)
 	struct run_result r;
 	pid_t pid;
 
-	run(&r, "%s record -o %s -- %s 1", hsbpf_bin(), out_path(), fixture("escname"));
+	run(&r, "%s record -o %s -- %s 1", hsbpf_bin(), profile_path(), fixture("escname"));
 	cr_assert_eq(r.status, 0, "%s", shown(r.err));
 	for (size_t i = 0; i < sizeof(reports) / sizeof(reports[0]); i++) {
-		run(&r, "%s report -i %s %s", hsbpf_bin(), out_path(), reports[i].args);
+		run(&r, "%s report -i %s %s", hsbpf_bin(), profile_path(), reports[i].args);
 		cr_assert_eq(r.status, 0, "%s: %s", reports[i].args, shown(r.err));
 		expect_no_controls(reports[i].args, r.out);
 		expect_no_controls(reports[i].args, r.err);

@@ -27,40 +27,6 @@
 
 TestSuite(live, .fini = cleanup_tmpdir, .timeout = 60);
 
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
-}
-
-__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
-{
-	struct run_result r;
-	struct profile *p;
-	char args[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	unlink(out_path());
-	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
-	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
-	return p;
-}
-
-/* binomial tolerance: 4 standard deviations, and at least 3 points for scheduling noise */
-static void expect_share(u64 k, u64 n, double want, const char *what)
-{
-	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
-
-	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
-		  (unsigned long long)n, want, tol);
-}
-
 Test(live, every_bpf_program_passes_the_verifier)
 {
 	cr_expect_eq(sampler__verify_all(), 0);
@@ -68,7 +34,7 @@ Test(live, every_bpf_program_passes_the_verifier)
 
 Test(live, two_functions_70_30)
 {
-	struct profile *p = record("-F 999 -- %s 2", fixture("hot7030"));
+	struct profile *p = record_profile("-F 999 -- %s 2", fixture("hot7030"));
 	u64 a = samples_in_symbol(p, "work_70"), b = samples_in_symbol(p, "work_30");
 	u64 total = profile__total_samples(p);
 
@@ -87,7 +53,7 @@ Test(live, two_functions_70_30)
 /* children that fork, exec and exit before the recording ends are still symbolized */
 Test(live, short_lived_children)
 {
-	struct profile *p = record("-- %s %s", fixture("forker"), fixture("hot7030"));
+	struct profile *p = record_profile("-- %s %s", fixture("forker"), fixture("hot7030"));
 	u64 total = profile__total_samples(p), unknown = samples_in_symbol(p, "[unknown]");
 
 	cr_expect_gt(samples_in_symbol(p, "parent_spin"), 200);
@@ -101,7 +67,7 @@ Test(live, short_lived_children)
 /* the same pid before and after exec holds two images: samples go to the right one */
 Test(live, exec_replaces_the_image)
 {
-	struct profile *p = record("-- /bin/sh -c 'exec %s 1'", fixture("hot7030"));
+	struct profile *p = record_profile("-- /bin/sh -c 'exec %s 1'", fixture("hot7030"));
 	struct symbolizer *sy = symbolizer__new(p);
 	u64 hot = 0;
 
@@ -131,7 +97,7 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 	snprintf(cmd, sizeof(cmd), "exec %s 4", fixture("threads"));
 	pid = spawn(cmd);
 	wait_descendant(pid, "threads", 3);
-	p = record("-p %d -d 1", pid);
+	p = record_profile("-p %d -d 1", pid);
 	a = samples_in_symbol(p, "thread_a");
 	b = samples_in_symbol(p, "thread_b");
 	reap(pid);
@@ -161,7 +127,7 @@ Test(live, cgroup_sees_only_its_members)
 	out = spawn(cmd);
 	wait_descendant(in, "hot7030", 1);
 	wait_descendant(out, "hot7030", 1);
-	p = record("--cgroup %s -d 1", strrchr(dir, '/') + 1);
+	p = record_profile("--cgroup %s -d 1", strrchr(dir, '/') + 1);
 	reap(in);
 	reap(out);
 	remove_cgroup(dir);
@@ -224,7 +190,7 @@ Test(live, two_containers_and_the_host)
 	hot = wait_descendant(pa, "hot7030", 1);
 	thr = wait_descendant(pb, "threads", 3);
 	busy = wait_descendant(ph, "busywork", 2);
-	p = record("-a -F 499 -d 1.5");
+	p = record_profile("-a -F 499 -d 1.5");
 	reap(pa);
 	reap(pb);
 	reap(ph);
@@ -255,7 +221,7 @@ Test(live, two_containers_and_the_host)
 	cr_expect_gt(in_a, 50, "container a: %llu samples", (unsigned long long)in_a);
 	cr_expect_gt(in_b, 50, "container b: %llu samples", (unsigned long long)in_b);
 	cr_expect_gt(host, 50, "host: %llu samples", (unsigned long long)host);
-	run(&r, "%s report -i %s --per-cgroup --format json", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --per-cgroup --format json", hsbpf_bin(), profile_path());
 	remove_cgroup(a);
 	remove_cgroup(b);
 	remove_cgroup(base);
@@ -285,11 +251,11 @@ Test(live, cgroup_removed_while_recording)
 	rel = dir + strlen(mnt);
 	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
 	cr_assert_eq(cgroup__id(dir, &id), 0);
-	unlink(out_path());
+	unlink(profile_path());
 	snprintf(err_path, sizeof(err_path), "%s/record.err", tmpdir());
 	/* the recording first; the container starts once it samples, runs, ends, and its
 	 * cgroup is removed; only then does the recording end */
-	snprintf(cmd, sizeof(cmd), "exec %s record -v -a -d 120 -o %s 2>%s", hsbpf_bin(), out_path(), err_path);
+	snprintf(cmd, sizeof(cmd), "exec %s record -v -a -d 120 -o %s 2>%s", hsbpf_bin(), profile_path(), err_path);
 	rec = spawn(cmd);
 	cr_assert(wait_file_contains(err_path, "hsbpf: recording", 30000), "record did not start");
 	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 1", dir, fixture("hot7030"));
@@ -300,7 +266,7 @@ Test(live, cgroup_removed_while_recording)
 	kill(rec, SIGINT);
 	cr_assert_eq(waitpid(rec, &st, 0), rec);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "record failed (%d)", st);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	for (size_t i = 0; i < p->nr_samples; i++)
 		if (p->samples[i].cgroup_id == id)
 			in += p->samples[i].count;
@@ -317,7 +283,7 @@ Test(live, cgroup_removed_while_recording)
  * and is also shown with the pid it sees: 1, the namespace's init */
 Test(live, pid_namespace_pid_is_recorded)
 {
-	struct profile *p = record("-- unshare -p -f --mount-proc %s 1", fixture("hot7030"));
+	struct profile *p = record_profile("-- unshare -p -f --mount-proc %s 1", fixture("hot7030"));
 	struct run_result r;
 	u32 pid = 0;
 
@@ -327,7 +293,7 @@ Test(live, pid_namespace_pid_is_recorded)
 	cr_assert_neq(pid, 0, "no sampled process has namespace pid 1 (%zu known)", p->nr_nspids);
 	cr_expect_gt(samples_in_pid(p, pid), 500);
 	profile__free(p);
-	run(&r, "%s report -i %s --sort pid --format json", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --sort pid --format json", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "\"ns_pid\":1"), "no ns_pid in %s", r.out);
 }
@@ -396,11 +362,11 @@ static void check_random_periods(const char *mode, bool prime)
 	size_t n = 0, ne = 0;
 
 	snprintf(log_path, sizeof(log_path), "%s/intervals.log", tmpdir());
-	unlink(out_path());
+	unlink(profile_path());
 	run(&r, "%s record -v --period-mode %s -c %llu -o %s -- %s 2 2>%s", hsbpf_bin(), mode,
-	    (unsigned long long)base, out_path(), fixture("hot7030"), log_path);
+	    (unsigned long long)base, profile_path(), fixture("hot7030"), log_path);
 	cr_assert_eq(r.status, 0, "record failed (%d)", r.status);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	read_interval_log(log_path, &log);
 	v = calloc(log.n + 1, sizeof(*v));
 	err = calloc(log.n + 1, sizeof(*err));
@@ -480,7 +446,7 @@ Test(live, prime_random_periods_are_drawn_and_measured)
 
 Test(live, prime_period_is_in_force)
 {
-	struct profile *p = record("--period-mode prime -c 1000000 -- %s 0.5", fixture("hot7030"));
+	struct profile *p = record_profile("--period-mode prime -c 1000000 -- %s 0.5", fixture("hot7030"));
 
 	cr_assert_gt(profile__total_samples(p), 200);
 	cr_expect_eq(profile__total_weight(p), profile__total_samples(p) * period__next_prime(1000000));
@@ -490,7 +456,7 @@ Test(live, prime_period_is_in_force)
 
 Test(live, kernel_samples_are_symbolized)
 {
-	struct profile *p = record("-- dd if=/dev/zero of=/dev/null bs=1 count=1000000");
+	struct profile *p = record_profile("-- dd if=/dev/zero of=/dev/null bs=1 count=1000000");
 	struct symbolizer *sy = symbolizer__new(p);
 	u64 kernel = 0, named = 0;
 
@@ -519,14 +485,14 @@ Test(live, hardware_events)
 
 	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
 		run(&r, "%s record -e %s -c 100003 -o %s -- %s 0.3", hsbpf_bin(), events[i],
-		    out_path(), fixture("hot7030"));
+		    profile_path(), fixture("hot7030"));
 		if (event__have_pmu()) {
 			cr_expect_eq(r.status, 0, "%s: %s", events[i], r.err);
 		} else {
 			cr_expect_eq(r.status, 1, "%s", events[i]);
 			cr_expect(strstr(r.err, "no hardware PMU on this machine: only software events "
 						"such as cpu-clock are available"), "%s: %s", events[i], r.err);
-			cr_expect_neq(access(out_path(), F_OK), 0, "a profile was left behind");
+			cr_expect_neq(access(profile_path(), F_OK), 0, "a profile was left behind");
 		}
 	}
 }
@@ -539,12 +505,12 @@ Test(live, lbr_recording)
 	struct run_result r;
 
 	for (size_t i = 0; i < 2; i++) {
-		run(&r, "%s record %s -o %s -- %s 0.3", hsbpf_bin(), args[i], out_path(), fixture("hot7030"));
+		run(&r, "%s record %s -o %s -- %s 0.3", hsbpf_bin(), args[i], profile_path(), fixture("hot7030"));
 		if (r.status == 0 && event__have_pmu()) {
 			/* a machine with LBR: branch records and IP samples from the run */
 			struct profile *p;
 
-			cr_assert_eq(profile__read(out_path(), &p), 0);
+			cr_assert_eq(profile__read(profile_path(), &p), 0);
 			cr_expect_gt(p->nr_lbr, 0, "%s: no branch records", args[i]);
 			cr_expect_gt(profile__total_samples(p), 0, "%s: no samples", args[i]);
 			profile__free(p);
@@ -553,7 +519,7 @@ Test(live, lbr_recording)
 		cr_expect_eq(r.status, 1, "%s", args[i]);
 		cr_expect(strstr(r.err, "this machine has no LBR"), "%s: %s", args[i], r.err);
 	}
-	run(&r, "%s record -b -o %s -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record -b -o %s -- true", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "-b needs a hardware event"), "%s", r.err);
 }
@@ -563,16 +529,16 @@ Test(live, full_map_drops_are_counted_and_reported)
 	struct run_result r;
 	struct profile *p;
 
-	run(&r, "%s record --map-entries 2 -o %s -- %s 1", hsbpf_bin(), out_path(), fixture("threads"));
+	run(&r, "%s record --map-entries 2 -o %s -- %s 1", hsbpf_bin(), profile_path(), fixture("threads"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "dropped"), "no warning: %s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_leq(p->nr_samples, 2);
 	cr_expect_gt(p->stats.dropped_full, 0);
 	/* nothing vanishes: counted + dropped = every sample of the target */
 	cr_expect_eq(profile__total_samples(p) + p->stats.dropped_full,
 		     p->stats.samples - p->stats.filtered);
-	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), out_path()), 0);
+	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), profile_path()), 0);
 	cr_expect(strstr(r.out, "dropped because the sample map was full"), "%s", r.out);
 	profile__free(p);
 }
@@ -597,9 +563,9 @@ Test(live, sigint_and_sigterm_end_a_recording_cleanly)
 		pid_t pid;
 		int st;
 
-		unlink(out_path());
+		unlink(profile_path());
 		unlink(err_path);
-		snprintf(cmd, sizeof(cmd), "exec %s record -v -a -o %s 2>%s", hsbpf_bin(), out_path(), err_path);
+		snprintf(cmd, sizeof(cmd), "exec %s record -v -a -o %s 2>%s", hsbpf_bin(), profile_path(), err_path);
 		pid = spawn(cmd);
 		cr_assert(wait_file_contains(err_path, "hsbpf: recording", 30000), "record did not start");
 		/* sampling has started: whatever happens after this much time is recorded */
@@ -607,7 +573,7 @@ Test(live, sigint_and_sigterm_end_a_recording_cleanly)
 		kill(pid, sigs[i]);
 		cr_assert_eq(waitpid(pid, &st, 0), pid);
 		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signal %d: status %d", sigs[i], st);
-		cr_assert_eq(profile__read(out_path(), &p), 0);
+		cr_assert_eq(profile__read(profile_path(), &p), 0);
 		cr_expect_gt(p->meta.duration_ns, 400000000, "duration %llu ns",
 			     (unsigned long long)p->meta.duration_ns);
 		profile__free(p);
@@ -620,7 +586,7 @@ Test(live, duration_ends_a_command_that_runs_on)
 	struct profile *p;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	p = record("-d 0.5 -- %s 30", fixture("hot7030"));
+	p = record_profile("-d 0.5 -- %s 30", fixture("hot7030"));
 	cr_expect_lt(elapsed_since(&t0), 5.0);
 	/* half a second of a busy machine's CPU may be a fraction of one */
 	cr_expect_gt(profile__total_samples(p), 50);
@@ -652,12 +618,12 @@ Test(live, bad_input)
 	struct run_result r;
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		unlink(out_path());
-		run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), cases[i].args);
+		unlink(profile_path());
+		run(&r, "%s record -o %s %s", hsbpf_bin(), profile_path(), cases[i].args);
 		cr_expect_eq(r.status, cases[i].status, "'%s': status %d: %s", cases[i].args, r.status, r.err);
 		cr_expect(strstr(r.err, cases[i].msg), "'%s': %s", cases[i].args, r.err);
 		cr_expect(strstr(r.err, "hsbpf: "), "'%s': no message", cases[i].args);
-		cr_expect_neq(access(out_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
+		cr_expect_neq(access(profile_path(), F_OK), 0, "'%s' left a profile", cases[i].args);
 	}
 	run(&r, "%s record -o /nonexistent-dir/x.data -- true", hsbpf_bin());
 	cr_expect_eq(r.status, 1);
@@ -666,26 +632,26 @@ Test(live, bad_input)
 
 Test(live, report_refuses_damaged_profiles)
 {
-	struct profile *p = record("-- %s 0.3", fixture("hot7030"));
+	struct profile *p = record_profile("-- %s 0.3", fixture("hot7030"));
 	struct run_result r;
 	struct stat st;
 
 	profile__free(p);
-	cr_assert_eq(stat(out_path(), &st), 0);
-	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), out_path()), 0);
+	cr_assert_eq(stat(profile_path(), &st), 0);
+	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), profile_path()), 0);
 	cr_expect(strstr(r.out, "work_70"));
-	cr_assert_eq(truncate(out_path(), st.st_size - 10), 0);
-	run(&r, "%s report -i %s", hsbpf_bin(), out_path());
+	cr_assert_eq(truncate(profile_path(), st.st_size - 10), 0);
+	run(&r, "%s report -i %s", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "is truncated"), "%s", r.err);
 	run(&r, "printf 'XXXX' | dd of=%s bs=1 seek=200 conv=notrunc 2>/dev/null; truncate -s %lld %s; "
-	    "%s report -i %s", out_path(), (long long)st.st_size, out_path(), hsbpf_bin(), out_path());
+	    "%s report -i %s", profile_path(), (long long)st.st_size, profile_path(), hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "is corrupt"), "%s", r.err);
 	run(&r, "%s report -i %s/none.data", hsbpf_bin(), tmpdir());
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "cannot open"), "%s", r.err);
-	run(&r, "%s report -i %s --sort nonsense", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --sort nonsense", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 2);
 }
 
@@ -693,7 +659,7 @@ Test(live, report_refuses_damaged_profiles)
  * kernel's KSYMBOL records: hsbpf's own sample handler, loaded after the sideband starts */
 Test(live, bpf_programs_loaded_while_recording_are_named)
 {
-	struct profile *p = record("-a -d 0.3");
+	struct profile *p = record_profile("-a -d 0.3");
 	bool found = false;
 
 	for (size_t i = 0; i < p->nr_ksyms && !found; i++) {

@@ -86,31 +86,6 @@ struct leaf_counts {
 	u64 user_stacks, ends[HSBPF_STACK_NR];
 };
 
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
-}
-
-__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
-{
-	struct run_result r;
-	struct profile *p;
-	char args[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	unlink(out_path());
-	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
-	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
-	return p;
-}
-
 static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bool threads)
 {
 	struct symbolizer *sy = symbolizer__new(p);
@@ -154,17 +129,14 @@ static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bo
 }
 
 /* binomial tolerance: 4.5 standard deviations, and 2 points for what the machine adds */
-static void expect_share(u64 k, u64 n, double want, const char *what)
+static void expect_path_share(u64 k, u64 n, double want, const char *what)
 {
-	double p = n ? (double)k / n : 0, tol = 4.5 * sqrt(want * (1 - want) / (n ? n : 1)) + 0.02;
-
-	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
-		  (unsigned long long)n, want, tol);
+	expect_share_within(k, n, want, 4.5 * binomial_sd(want, n) + 0.02, what);
 }
 
 Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 {
-	struct profile *p = record("-g -F 1999 -- %s run 3", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("-g -F 1999 -- %s run 3", fixture("stacks/callpaths"));
 	struct leaf_counts c;
 
 	count_leaf_stacks(p, &c, false);
@@ -182,7 +154,7 @@ Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 		      (unsigned long long)c.ends[HSBPF_STACK_UNREADABLE],
 		      (unsigned long long)c.ends[HSBPF_STACK_DEPTH]);
 	for (int i = PATH_A; i <= PATH_DEEP; i++)
-		expect_share(c.path[i], c.leaf, run_shares[i], path_names[i]);
+		expect_path_share(c.path[i], c.leaf, run_shares[i], path_names[i]);
 	cr_expect_leq(c.path[PATH_OTHER], 0.01 * c.leaf, "%llu leaf samples on no known path",
 		      (unsigned long long)c.path[PATH_OTHER]);
 	/* the stack maps are preallocated: an allocation in the interrupt failed with ENOMEM for
@@ -193,7 +165,7 @@ Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 
 Test(live_stacks, threads_stop_at_their_start)
 {
-	struct profile *p = record("-g -F 1999 -- %s threads 2", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("-g -F 1999 -- %s threads 2", fixture("stacks/callpaths"));
 	struct leaf_counts c;
 
 	count_leaf_stacks(p, &c, true);
@@ -201,14 +173,14 @@ Test(live_stacks, threads_stop_at_their_start)
 	cr_expect_geq(c.complete, 0.99 * c.leaf, "complete thread stacks: %llu of %llu (no mapping "
 		      "%llu)", (unsigned long long)c.complete, (unsigned long long)c.leaf,
 		      (unsigned long long)c.ends[HSBPF_STACK_NO_MAPPING]);
-	expect_share(c.path[THREAD_A], c.leaf, 0.5, "thread_a");
-	expect_share(c.path[THREAD_B], c.leaf, 0.5, "thread_b");
+	expect_path_share(c.path[THREAD_A], c.leaf, 0.5, "thread_a");
+	expect_path_share(c.path[THREAD_B], c.leaf, 0.5, "thread_b");
 	profile__free(p);
 }
 
 Test(live_stacks, frame_pointers_show_their_truncation_counted)
 {
-	struct profile *p = record("--call-graph fp -- %s run 1", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("--call-graph fp -- %s run 1", fixture("stacks/callpaths"));
 	struct leaf_counts c;
 	struct run_result r;
 
@@ -220,7 +192,7 @@ Test(live_stacks, frame_pointers_show_their_truncation_counted)
 		      (unsigned long long)c.complete, (unsigned long long)c.leaf);
 	cr_expect_geq(c.ends[HSBPF_STACK_FP_END], 0.9 * c.user_stacks, "frame-pointer ends: %llu of %llu",
 		      (unsigned long long)c.ends[HSBPF_STACK_FP_END], (unsigned long long)c.user_stacks);
-	run(&r, "%s report -i %s --no-children --limit 3", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --no-children --limit 3", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "# stacks (fp): ") && strstr(r.out, "truncated: frame pointers"),
 		  "%s", r.out);
@@ -272,7 +244,7 @@ static void perf_paths(const char *path, u64 paths[PATH_NR], u64 *leaf)
 
 Test(live_stacks, perf_dwarf_mode_finds_the_same_paths)
 {
-	struct profile *p = record("-g -- %s run 2", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("-g -- %s run 2", fixture("stacks/callpaths"));
 	u64 perf_path[PATH_NR] = {}, perf_leaf;
 	struct leaf_counts c;
 	struct run_result *r = malloc(sizeof(*r));
@@ -281,7 +253,7 @@ Test(live_stacks, perf_dwarf_mode_finds_the_same_paths)
 	cr_assert(r);
 	count_leaf_stacks(p, &c, false);
 	/* perf report crashes on this kernel's perf.data; perf script reads it */
-	run(r, "cd %s && perf record -q -B --call-graph dwarf -o perf.data -- %s run 2 && "
+	run(r, "cd %s && perf record -q -B --no-bpf-event --call-graph dwarf -o perf.data -- %s run 2 && "
 	       "perf script -i perf.data -F comm,ip,sym > script.txt 2>/dev/null",
 	    tmpdir(), fixture("stacks/callpaths"));
 	cr_assert_eq(r->status, 0, "perf record: %s", r->err);
@@ -325,7 +297,7 @@ Test(live_stacks, bad_call_graph_options_are_refused)
 
 Test(live_stacks, depth_cap_is_counted)
 {
-	struct profile *p = record("--call-graph dwarf,16 -- %s run 1", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("--call-graph dwarf,16 -- %s run 1", fixture("stacks/callpaths"));
 	struct leaf_counts c;
 
 	count_leaf_stacks(p, &c, false);
@@ -340,14 +312,14 @@ Test(live_stacks, depth_cap_is_counted)
 
 Test(live_stacks, report_formats_carry_the_stacks)
 {
-	struct profile *p = record("-g -- %s run 1", fixture("stacks/callpaths"));
+	struct profile *p = record_profile("-g -- %s run 1", fixture("stacks/callpaths"));
 	struct run_result *r = malloc(sizeof(*r));
 	u64 folded = 0;
 	char *line, *save = NULL;
 	bool path_a = false;
 
 	cr_assert(r);
-	run(r, "%s report -i %s --format folded", hsbpf_bin(), out_path());
+	run(r, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
 	cr_assert_eq(r->status, 0, "%s", r->err);
 	for (line = strtok_r(r->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char *sp = strrchr(line, ' ');
@@ -358,13 +330,13 @@ Test(live_stacks, report_formats_carry_the_stacks)
 	}
 	cr_expect(path_a, "no root-first folded stack of path_a");
 	cr_expect_eq(folded, p->stats.stack_samples - p->stats.stack_keys_full);
-	run(r, "%s report -i %s --limit 5", hsbpf_bin(), out_path());
+	run(r, "%s report -i %s --limit 5", hsbpf_bin(), profile_path());
 	cr_assert_eq(r->status, 0, "%s", r->err);
 	cr_expect(strstr(r->out, "Children") && strstr(r->out, "---") && strstr(r->out, "path_a"),
 		  "%s", r->out);
-	run(r, "%s report -i %s --no-children --call-graph callee --limit 1", hsbpf_bin(), out_path());
+	run(r, "%s report -i %s --no-children --call-graph callee --limit 1", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r->out, "---leaf") && strstr(r->out, "--mid_a"), "%s", r->out);
-	run(r, "%s report -i %s --format json --limit 3", hsbpf_bin(), out_path());
+	run(r, "%s report -i %s --format json --limit 3", hsbpf_bin(), profile_path());
 	cr_assert_eq(r->status, 0, "%s", r->err);
 	cr_expect(strstr(r->out, "\"stacks\":[") && strstr(r->out, "\"stack_ends\"") &&
 		  strstr(r->out, "\"symbol\":\"mid_a\""), "%.2000s", r->out);
@@ -381,7 +353,7 @@ Test(live_stacks, import_takes_perf_callchains)
 	char path[512];
 	u64 leaf_first = 0, total = 0;
 
-	run(&r, "cd %s && perf record -q -B -g -o perf.data -- %s run 1 && %s import perf.data -o p.data",
+	run(&r, "cd %s && perf record -q -B --no-bpf-event -g -o perf.data -- %s run 1 && %s import perf.data -o p.data",
 	    tmpdir(), fixture("stacks/callpaths"), hsbpf_bin());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
@@ -419,7 +391,7 @@ Test(live_stacks, stripped_programs_unwind_as_well)
 	    tmpdir(), fixture("stacks/libstacks.so"), tmpdir(), tmpdir());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	/* 3 s: a process's first milliseconds (before its mappings are read) are a fixed cost */
-	p = record("-g -- %s/stripped run 3", tmpdir());
+	p = record_profile("-g -- %s/stripped run 3", tmpdir());
 	count_leaf_stacks(p, &c, false);
 	cr_expect_eq(c.leaf, 0, "a stripped program has no 'leaf' to name");
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
@@ -471,7 +443,7 @@ static enum exec_phase exec_phase(const struct callchain_frame *f, u32 nr)
  * deviations of that, and still fails on the old boundary. */
 Test(live_stacks, exec_work_goes_to_the_new_image)
 {
-	struct profile *p = record("-g -F 1999 -- sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done'");
+	struct profile *p = record_profile("-g -F 1999 -- sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done'");
 	struct symbolizer *sy = symbolizer__new(p);
 	u64 n[4] = { 0 }, right[4] = { 0 }, in_exec[4] = { 0 };
 	struct callchain *cc;

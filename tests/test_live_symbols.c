@@ -16,40 +16,6 @@
 
 TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
 
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
-}
-
-__attribute__((format(printf, 1, 2))) static struct profile *record(const char *fmt, ...)
-{
-	struct run_result r;
-	struct profile *p;
-	char args[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(args, sizeof(args), fmt, ap);
-	va_end(ap);
-	unlink(out_path());
-	run(&r, "%s record -o %s %s", hsbpf_bin(), out_path(), args);
-	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
-	return p;
-}
-
-/* binomial tolerance: 4 standard deviations, and at least 3 points for scheduling noise */
-static void expect_share(u64 k, u64 n, double want, const char *what)
-{
-	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
-
-	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %llu samples, want %.2f +- %.3f", what, p,
-		  (unsigned long long)n, want, tol);
-}
-
 static u64 symbol_vaddr(const char *bin, const char *sym)
 {
 	char cmd[1024], line[256];
@@ -73,7 +39,7 @@ static u64 symbol_vaddr(const char *bin, const char *sym)
 
 Test(live_symbols, cxx_functions_by_demangled_name)
 {
-	struct profile *p = record("-F 999 -- %s 1", fixture("cxx/cxxnames"));
+	struct profile *p = record_profile("-F 999 -- %s 1", fixture("cxx/cxxnames"));
 	u64 a = samples_in_symbol(p, "geo::Acc<unsigned long>::operator+="),
 	    b = samples_in_symbol(p, "geo::spin<unsigned long>"), total = profile__total_samples(p);
 	struct run_result r;
@@ -81,9 +47,9 @@ Test(live_symbols, cxx_functions_by_demangled_name)
 	cr_expect_geq(a + b, total * 90 / 100, "%llu of %llu samples in the two functions",
 		      (unsigned long long)(a + b), (unsigned long long)total);
 	expect_share(a, a + b, 0.70, "geo::Acc<unsigned long>::operator+=");
-	run(&r, "%s report -i %s --no-demangle --limit 3", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --no-demangle --limit 3", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "_ZN3geo3AccImEpLEm"), "--no-demangle:\n%s", r.out);
-	run(&r, "%s annotate -i %s 'geo::spin<unsigned long>'", hsbpf_bin(), out_path());
+	run(&r, "%s annotate -i %s 'geo::spin<unsigned long>'", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "# geo::spin<unsigned long> in "), "%s", r.out);
 	profile__free(p);
@@ -93,7 +59,7 @@ Test(live_symbols, cxx_functions_by_demangled_name)
 Test(live_symbols, stripped_program_split_by_function)
 {
 	const char *full = fixture("hot7030");
-	struct profile *p = record("-F 999 -- %s 1", fixture("hot7030-stripped"));
+	struct profile *p = record_profile("-F 999 -- %s 1", fixture("hot7030-stripped"));
 	char n70[64], n30[64];
 	u64 a, b, total = profile__total_samples(p);
 	struct run_result r;
@@ -106,9 +72,9 @@ Test(live_symbols, stripped_program_split_by_function)
 		      (unsigned long long)(a + b), (unsigned long long)total);
 	expect_share(a, a + b, 0.70, n70);
 	/* annotate takes the name report shows, or an address inside the function */
-	run(&r, "%s annotate -i %s %s", hsbpf_bin(), out_path(), n30);
+	run(&r, "%s annotate -i %s %s", hsbpf_bin(), profile_path(), n30);
 	cr_expect_eq(r.status, 0, "%s", r.err);
-	run(&r, "%s annotate -i %s 0x%llx", hsbpf_bin(), out_path(),
+	run(&r, "%s annotate -i %s 0x%llx", hsbpf_bin(), profile_path(),
 	    (unsigned long long)symbol_vaddr(full, "work_70") + 4);
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, n70), "%s", r.out);
@@ -136,7 +102,7 @@ static u64 samples_named(const struct profile *p, const char *part)
  * names a function by tier: JS:~ interpreted, JS:^ or JS:+ baseline, JS:* optimized) */
 Test(live_symbols, node_jit_functions_from_the_perf_map)
 {
-	struct profile *p = record("-F 999 -- node --perf-basic-prof %s 1.5", fixture("jit/hot.js"));
+	struct profile *p = record_profile("-F 999 -- node --perf-basic-prof %s 1.5", fixture("jit/hot.js"));
 	u64 hot = samples_named(p, "hotLoop"), cold = samples_named(p, "coldLoop");
 	struct run_result r;
 
@@ -144,7 +110,7 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
 	cr_expect_gt(p->stats.jit_maps, 0);
 	cr_expect_gt(hot + cold, 300, "%llu samples in the two functions", (unsigned long long)(hot + cold));
 	expect_share(hot, hot + cold, 0.70, "hotLoop");
-	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "JS:*hotLoop "), "%s", r.out);
 	cr_expect(strstr(r.out, "[JIT] perf-"), "%s", r.out);
 	cr_expect_null(strstr(r.err, "//anon"), "%s", r.err);
@@ -162,7 +128,7 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
 		}
 		symbolizer__free(sy);
 		cr_assert(sym[0]);
-		run(&r, "%s annotate -i %s '%s'", hsbpf_bin(), out_path(), sym);
+		run(&r, "%s annotate -i %s '%s'", hsbpf_bin(), profile_path(), sym);
 		cr_expect_eq(r.status, 0, "%s", r.err);
 		cr_expect(strstr(r.out, "in [JIT] perf-"), "%s", r.out);
 	}
@@ -199,7 +165,7 @@ static u64 folded_leaf(const char *out, const char *leaf)
  * stacks and in json, with work_70's share */
 Test(live_symbols, inlined_helper_with_its_call_site)
 {
-	struct profile *p = record("-F 999 -g -- %s 1", fixture("inline/inlined"));
+	struct profile *p = record_profile("-F 999 -g -- %s 1", fixture("inline/inlined"));
 	struct symbolizer *sy = symbolizer__new(p);
 	u64 inl = 0, w30 = 0, folded_inl, folded_30;
 	struct run_result r;
@@ -220,17 +186,17 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	}
 	symbolizer__free(sy);
 	expect_share(inl, inl + w30, 0.70, "spin_inline (inlined)");
-	run(&r, "%s report -i %s --format folded", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	folded_inl = folded_leaf(r.out, "work_70;spin_inline (inlined)");
 	folded_30 = folded_leaf(r.out, "work_30");
 	expect_share(folded_inl, folded_inl + folded_30, 0.70, "folded spin_inline (inlined)");
-	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
 	cr_expect(strstr(r.out, "spin_inline (in work_70)"), "%s", r.out);
-	run(&r, "%s report -i %s --format json", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --format json", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "\"inlined\":[{\"symbol\":\"spin_inline\""), "%s", r.out);
-	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), profile_path());
 	cr_expect_null(strstr(r.out, "(inlined)"), "%s", r.out);
 	profile__free(p);
 }

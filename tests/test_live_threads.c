@@ -14,14 +14,6 @@
 
 TestSuite(live_threads, .fini = cleanup_tmpdir, .timeout = 90);
 
-static const char *out_path(void)
-{
-	static char buf[512];
-
-	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
-	return buf;
-}
-
 /* the value printed after "word " in text */
 static long long said(const char *text, const char *word)
 {
@@ -47,14 +39,6 @@ static long long csv_samples(const char *csv, const char *what)
 	return n;
 }
 
-static void expect_share(long long k, long long n, double want, const char *what)
-{
-	double p = n ? (double)k / n : 0, tol = fmax(4 * sqrt(want * (1 - want) / (n ? n : 1)), 0.03);
-
-	cr_expect(fabs(p - want) <= tol, "%s: %.3f of %lld samples, want %.2f +- %.3f", what, p, n,
-		  want, tol);
-}
-
 Test(live_threads, threads_are_keyed_and_named)
 {
 	struct run_result r, q;
@@ -62,12 +46,12 @@ Test(live_threads, threads_are_keyed_and_named)
 	long long alpha, beta, total, a, b;
 	char tid[32];
 
-	run(&r, "%s record --per-cpu -o %s -- %s 0.4", hsbpf_bin(), out_path(),
+	run(&r, "%s record --per-cpu -o %s -- %s 0.4", hsbpf_bin(), profile_path(),
 	    fixture("workers"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	alpha = said(r.out, "worker-alpha");
 	beta = said(r.out, "worker-beta");
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect(profile__has_key(p, "tid") && profile__has_key(p, "cpu") &&
 		  !profile__has_key(p, "time"), "keys '%s'", p->meta.sample_keys);
 	cr_expect_str_eq(profile__thread_name(p, p->thread_comms ? p->thread_comms[0].pid : 0,
@@ -77,7 +61,7 @@ Test(live_threads, threads_are_keyed_and_named)
 	profile__free(p);
 
 	/* perf's TID:name, with the shares the threads' CPU times make */
-	run(&r, "%s report -i %s --sort tid --format csv", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --sort tid --format csv", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	total = csv_samples(r.out, "");
 	snprintf(tid, sizeof(tid), "%lld:worker-alpha", alpha);
@@ -89,23 +73,23 @@ Test(live_threads, threads_are_keyed_and_named)
 	expect_share(b, total, 1.0 / 3, "worker-beta");
 
 	/* a thread's name is its comm; --tid keeps that thread's samples, in every format */
-	run(&q, "%s report -i %s --sort comm --tid %lld --format csv", hsbpf_bin(), out_path(), beta);
+	run(&q, "%s report -i %s --sort comm --tid %lld --format csv", hsbpf_bin(), profile_path(), beta);
 	cr_assert_eq(q.status, 0, "%s", q.err);
 	cr_expect_eq(csv_samples(q.out, ""), b, "%s", q.out);
 	cr_expect_eq(csv_samples(q.out, "worker-beta"), b, "%s", q.out);
-	run(&q, "%s report -i %s --comm worker-alpha --format json", hsbpf_bin(), out_path());
+	run(&q, "%s report -i %s --comm worker-alpha --format json", hsbpf_bin(), profile_path());
 	cr_expect(strstr(q.out, "\"total_samples\":") &&
 		  atoll(strstr(q.out, "\"total_samples\":") + 16) == a, "want %lld: %.300s", a, q.out);
-	run(&q, "%s report -i %s --sort tid --format json", hsbpf_bin(), out_path());
+	run(&q, "%s report -i %s --sort tid --format json", hsbpf_bin(), profile_path());
 	cr_expect(strstr(q.out, "\"comm\":\"worker-alpha\""), "%.500s", q.out);
 	/* CPUs: the rows add up to the whole; one CPU's filter keeps its row */
-	run(&q, "%s report -i %s --sort cpu --format csv", hsbpf_bin(), out_path());
+	run(&q, "%s report -i %s --sort cpu --format csv", hsbpf_bin(), profile_path());
 	cr_expect_eq(csv_samples(q.out, ""), total, "%s", q.out);
-	run(&r, "%s report -i %s --cpu 0 --sort cpu --format csv", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --cpu 0 --sort cpu --format csv", hsbpf_bin(), profile_path());
 	cr_expect_eq(csv_samples(r.out, ""), csv_samples(q.out, ",000"), "%s / %s", r.out, q.out);
 	/* --symbols and --dso: the sampled function's samples only */
 	run(&q, "%s report -i %s --symbols alpha_work --dso workers --format csv", hsbpf_bin(),
-	    out_path());
+	    profile_path());
 	cr_expect_gt(csv_samples(q.out, "alpha_work"), 0, "%s", q.out);
 	cr_expect_eq(csv_samples(q.out, ""), csv_samples(q.out, "alpha_work"), "%s", q.out);
 }
@@ -119,34 +103,34 @@ Test(live_threads, time_slices_split_a_phase_change)
 	double rel, total;
 	long long before, after;
 
-	run(&r, "%s record -g --time-buckets=50 -o %s -- %s phases 0.4", hsbpf_bin(), out_path(),
+	run(&r, "%s record -g --time-buckets=50 -o %s -- %s phases 0.4", hsbpf_bin(), profile_path(),
 	    fixture("workers"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_eq(p->meta.time_bucket_ns, 50000000);
 	rel = (said(r.out, "switch") - (double)p->meta.start_mono_ns) / 1e9;
 	total = profile__total_samples(p);
 	profile__free(p);
 	cr_assert_gt(rel, 0);
 
-	run(&q, "%s report -i %s --no-call-graph --time ,%.3f --format csv", hsbpf_bin(), out_path(),
+	run(&q, "%s report -i %s --no-call-graph --time ,%.3f --format csv", hsbpf_bin(), profile_path(),
 	    rel - 0.1);
 	cr_assert_eq(q.status, 0, "%s", q.err);
 	before = csv_samples(q.out, "");
 	cr_expect_gt(csv_samples(q.out, "phase_one"), 0.8 * before, "%s", q.out);
 	cr_expect_eq(csv_samples(q.out, "phase_two"), 0, "%s", q.out);
-	run(&q, "%s report -i %s --no-call-graph --time %.3f, --format csv", hsbpf_bin(), out_path(),
+	run(&q, "%s report -i %s --no-call-graph --time %.3f, --format csv", hsbpf_bin(), profile_path(),
 	    rel + 0.1);
 	after = csv_samples(q.out, "");
 	cr_expect_gt(csv_samples(q.out, "phase_two"), 0.8 * after, "%s", q.out);
 	cr_expect_eq(csv_samples(q.out, "phase_one"), 0, "%s", q.out);
 	cr_expect_gt(before + after, 0.6 * total);
-	run(&q, "%s report -i %s --time %.3f, --format folded", hsbpf_bin(), out_path(), rel + 0.1);
+	run(&q, "%s report -i %s --time %.3f, --format folded", hsbpf_bin(), profile_path(), rel + 0.1);
 	cr_expect(strstr(q.out, "phase_two") && !strstr(q.out, "phase_one"), "%s", q.out);
 	/* a partition: the two sides of the switch hold every sample */
-	run(&q, "%s report -i %s --no-call-graph --time ,%.3f --format csv", hsbpf_bin(), out_path(), rel);
+	run(&q, "%s report -i %s --no-call-graph --time ,%.3f --format csv", hsbpf_bin(), profile_path(), rel);
 	before = csv_samples(q.out, "");
-	run(&q, "%s report -i %s --no-call-graph --time %.3f, --format csv", hsbpf_bin(), out_path(), rel);
+	run(&q, "%s report -i %s --no-call-graph --time %.3f, --format csv", hsbpf_bin(), profile_path(), rel);
 	after = csv_samples(q.out, "");
 	cr_expect_eq(before + after, total, "%lld + %lld at %.3f s: %s", before, after, rel, q.out);
 }
@@ -161,29 +145,29 @@ Test(live_threads, keys_not_recorded_are_refused)
 	struct run_result r;
 	struct profile *p;
 
-	run(&r, "%s record --no-per-thread -o %s -- %s 0.1", hsbpf_bin(), out_path(),
+	run(&r, "%s record --no-per-thread -o %s -- %s 0.1", hsbpf_bin(), profile_path(),
 	    fixture("workers"));
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_eq(p->nr_sample_keys, 0);
 	cr_expect_str_eq(p->meta.sample_keys, "");
 	/* the thread names are recorded anyway: they cost nothing per sample */
 	cr_expect_geq(p->nr_thread_comms, 2);
 	profile__free(p);
 	for (size_t i = 0; i < sizeof(asks) / sizeof(asks[0]); i++) {
-		run(&r, "%s report -i %s %s", hsbpf_bin(), out_path(), asks[i]);
+		run(&r, "%s report -i %s %s", hsbpf_bin(), profile_path(), asks[i]);
 		cr_expect_eq(r.status, 1, "%s: %d", asks[i], r.status);
 		cr_expect(strstr(r.err, "record with --") || strstr(r.err, "recorded with --"), "%s: %s",
 			  asks[i], r.err);
 	}
-	run(&r, "%s report -i %s --time 2,1", hsbpf_bin(), out_path());
+	run(&r, "%s report -i %s --time 2,1", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "invalid --time '2,1'"), "%s", r.err);
-	run(&r, "%s record --time-buckets=0 -o %s -- true", hsbpf_bin(), out_path());
+	run(&r, "%s record --time-buckets=0 -o %s -- true", hsbpf_bin(), profile_path());
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	/* by default: threads, and nothing else */
-	run(&r, "%s record -o %s -- true", hsbpf_bin(), out_path());
-	cr_assert_eq(profile__read(out_path(), &p), 0);
+	run(&r, "%s record -o %s -- true", hsbpf_bin(), profile_path());
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_str_eq(p->meta.sample_keys, "tid");
 	profile__free(p);
 }

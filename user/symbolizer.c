@@ -548,27 +548,14 @@ int symbolizer__inlines(struct symbolizer *sy, const char *path, u64 vaddr, stru
 			int max)
 {
 	struct dso *d = dso_by_path(sy, path);
-	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = d && !d->failed && d->mod ? dwfl_module_addrdie(d->mod, vaddr, &bias) : NULL;
-	Dwarf_Die *scopes = NULL;
-	int nr = cu ? dwarf_getscopes(cu, vaddr - bias, &scopes) : 0, n = 0;
+	struct inline_frame f[INLINE_MAX_DEPTH];
+	int n = d && !d->failed && d->mod ?
+		inline__frames(d->mod, vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH) : 0;
 
-	/* scopes run from the innermost out: inlined subroutines, then the function itself */
-	for (int i = 0; i < nr && n < max; i++) {
-		Dwarf_Attribute a;
-		Dwarf_Word line = 0;
-		int tag = dwarf_tag(&scopes[i]);
-
-		if (tag == DW_TAG_subprogram)
-			break;
-		if (tag != DW_TAG_inlined_subroutine)
-			continue;
-		if (dwarf_attr(&scopes[i], DW_AT_call_line, &a))
-			dwarf_formudata(&a, &line);
-		/* the name is the abstract origin's, which dwarf_diename follows */
-		out[n++] = (struct sym_inline){ .name = dwarf_diename(&scopes[i]), .call_line = line };
-	}
-	free(scopes);
+	if (n > max)
+		n = max;
+	for (int i = 0; i < n; i++)
+		out[i] = (struct sym_inline){ .name = f[i].name, .call_line = f[i].call_line };
 	return n;
 }
 
