@@ -100,6 +100,10 @@ const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
 struct profile;
 /* vp, if given, receives the virtual PMU's samples and branch records of the same run */
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp);
+/* several virtual PMUs sampled the same run: vps[k] receives the k-th section's samples */
+#define TRUTH_MAX_PMUS 8
+int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
+			 size_t nvp);
 
 /* remove an object's instructions and edges (the crash catcher's), and its share of the total */
 void truth__drop_object(struct truth *t, u32 obj);
