@@ -69,13 +69,14 @@ static double seconds_since(u64 t0)
 /* one run of a workload under the collector with the PMUs of n methods (rows[k]->method),
  * each scored against the run's truth: several PMUs sample one emulation, each as it would
  * alone (its own counter and period generator, seeded alike), so a row is the same whether
- * its method ran alone or with others; seconds is the run's */
+ * its method ran alone or with others; seconds is the emulation's, shared by its rows */
 static int run_pass(const struct workload *w, struct method_row **rows, size_t n)
 {
 	struct vpmu_opts v[METHODS_MAX] = {};
 	int saved, null, err = 0;
 	struct truth *t = NULL;
 	u64 t0 = now_ns(CLOCK_MONOTONIC);
+	double secs;
 	u32 objs[4];
 	size_t nobj;
 
@@ -97,6 +98,7 @@ static int run_pass(const struct workload *w, struct method_row **rows, size_t n
 	if (saved >= 0 && null >= 0)
 		dup2(null, 1);
 	err = refrun__collect_vpmus(w->argv, NULL, v, n, &t);
+	secs = seconds_since(t0);
 	if (saved >= 0) {
 		dup2(saved, 1);
 		close(saved);
@@ -112,7 +114,7 @@ static int run_pass(const struct workload *w, struct method_row **rows, size_t n
 		struct method_row *r = rows[k];
 		const char *ipc = strstr(v[k].out->meta.target, "(IPC ");
 
-		r->seconds = seconds_since(t0);
+		r->seconds = secs;
 		r->ipc = ipc ? atof(ipc + 5) : 0;
 		r->ok = !experiment__score(v[k].out, t, objs, nobj, &r->m);
 		v[k].out = NULL;
