@@ -97,13 +97,19 @@ struct table {
 	size_t nr, cap;
 };
 
-struct thread_state {
-	uint64_t *counts;	/* per block id */
-	size_t cap;
-	uint32_t prev;		/* the block that ran last in this thread */
-	struct edge_slot *edges;
-	size_t nr_edges, cap_edges;
-	/* the virtual PMU */
+/* one virtual PMU: several can sample the same run, each on its own counter and generator
+ * (the method table's methods from one emulation) */
+struct pmu_spec {
+	int event;		/* VPMU_INSNS, VPMU_BRANCHES, VPMU_CYCLES */
+	int64_t period;
+	int mode, lbr, skid;
+	int sampling;		/* enum tm_sampling, -1: exact (the clockless PMU) */
+};
+
+/* a PMU in one thread: the clockless PMU's state, or the clocked one's (ref/timing.c) */
+struct pmu_state {
+	const struct pmu_spec *spec;
+	struct thread_state *th;	/* its thread: the calling-context node a sample is taken in */
 	const struct block_info *prev_info;
 	int64_t left;		/* events before the next overflow */
 	uint64_t rng;
@@ -114,11 +120,22 @@ struct thread_state {
 	int64_t skid_left;	/* > 0: a sample waits this many more instructions (skid) */
 	uint64_t cur;		/* the period counting now */
 	uint64_t skid_w;	/* the period of the sample that is skidding */
+	struct tm_pmu *pmu;	/* on the timing model's clock, or NULL */
 	struct table samples, sweights, vedges, vranges;
-	/* the virtual PMU on the timing model's clock (ref/timing.c): a block is retired when
-	 * the next one starts, once its memory accesses and where it went are known */
-	struct tm_core *core;	/* NULL when the sampling needs no clock (PDIR) */
-	struct tm_pmu *pmu;
+};
+
+#define PMU_MAX 8
+
+struct thread_state {
+	uint64_t *counts;	/* per block id */
+	size_t cap;
+	uint32_t prev;		/* the block that ran last in this thread */
+	struct edge_slot *edges;
+	size_t nr_edges, cap_edges;
+	struct pmu_state pmu[PMU_MAX];
+	/* the clock (ref/timing.c): a block is retired when the next one starts, once its
+	 * memory accesses and where it went are known */
+	struct tm_core *core;	/* NULL when no sampling needs it (PDIR alone) */
 	const struct block_info *tpend;
 	uint64_t clock;		/* without a core: one cycle an instruction */
 	unsigned nacc;
@@ -156,17 +173,19 @@ static struct thread_state **threads;
 static size_t nr_threads, cap_threads;
 static char *out_path;
 static int count_edges = 1;	/* edges=off: blocks only, for speed; rep iterations unfolded */
-/* virtual PMU: vpmu=insns|branches|cycles, period=N, mode=0..3 (bit 0 prime, bit 1 random),
- * lbr=16|32, skid=K; sampling=exact|classic|precise|precise-fix|pdir and timing=NAME=V:NAME=V
- * for the timing model (ref/timing.h); exact is the clockless PMU with a skid of K instructions */
+/* virtual PMUs: vpmu=insns|branches|cycles, period=N, mode=0..3 (bit 0 prime, bit 1 random),
+ * lbr=16|32, skid=K, sampling=exact|classic|precise|precise-fix|pdir make the first; each
+ * pmu=EVENT:PERIOD:MODE:LBR:SKID:SAMPLING one more, sampling the same run independently.
+ * timing=NAME=V:NAME=V sets the timing model (ref/timing.h), one core shared by all; exact is
+ * the clockless PMU with a skid of K instructions */
 enum { VPMU_OFF, VPMU_INSNS, VPMU_BRANCHES, VPMU_CYCLES };
 static const char *const sampling_names[] = { "classic", "precise", "precise-fix", "pdir" };
-static int vpmu, vpmu_mode, vpmu_lbr, vpmu_skid;	/* skid: instructions between overflow and IP */
-static int vpmu_sampling = -1;	/* enum tm_sampling, -1: exact */
-static int timing_core;		/* the sampling needs the core's clock */
+static struct pmu_spec specs[PMU_MAX];
+static int nr_specs;
+static int clocked;		/* some PMU samples on the clock: blocks are retired through it */
+static int timing_core;		/* some PMU needs the core's clock */
 static struct tm_params tparams;
 static struct tm_decoder *decoder;
-static int64_t vpmu_period;
 static uint64_t vpmu_seed = 42;
 static int oom;			/* set if an allocation failed: the output says so */
 static int cct;			/* cct=on: the shadow call stacks and the calling-context tree */
@@ -250,9 +269,19 @@ static uint32_t find_map(uint64_t h)
 
 static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight);
 
+/* the sampling needs the core's clock: all but PDIR on an instruction or branch count */
+static int needs_core(const struct pmu_spec *sp)
+{
+	return sp->sampling >= 0 && (sp->event == VPMU_CYCLES || sp->sampling != TM_SAMPLE_PDIR);
+}
+
 static struct thread_state *thread_state(void)
 {
 	struct thread_state *t = calloc(1, sizeof(*t));
+	static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS, [VPMU_BRANCHES] = TM_EV_BRANCHES,
+					     [VPMU_CYCLES] = TM_EV_CYCLES };
+	static unsigned seq;	/* threads in order of their first block: reproducible seeds */
+	uint64_t seed;
 
 	if (!t) {
 		oom = 1;
@@ -260,17 +289,22 @@ static struct thread_state *thread_state(void)
 	}
 	t->prev = NO_BLOCK;
 	t->emit_node = t->tpend_node = NO_BLOCK;
-	if (vpmu_sampling >= 0) {
-		static const enum tm_event evs[] = { [VPMU_INSNS] = TM_EV_INSNS,
-						     [VPMU_BRANCHES] = TM_EV_BRANCHES,
-						     [VPMU_CYCLES] = TM_EV_CYCLES };
-		static unsigned seq;	/* threads in order of their first block: reproducible seeds */
-		uint64_t seed = vpmu_seed + 7919 * __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED);
+	/* every PMU and the core take the seed one PMU alone would: the same samples */
+	seed = clocked ? vpmu_seed + 7919 * __atomic_fetch_add(&seq, 1, __ATOMIC_RELAXED) : 0;
+	if (timing_core && !(t->core = tm_core__new(&tparams, seed))) {
+		oom = 1;
+		abort();
+	}
+	for (int k = 0; k < nr_specs; k++) {
+		struct pmu_state *ps = &t->pmu[k];
 
-		t->core = timing_core ? tm_core__new(&tparams, seed) : NULL;
-		t->pmu = tm_pmu__new(&tparams, evs[vpmu], vpmu_sampling, vpmu_period, vpmu_mode, seed,
-				     emit_sample, t);
-		if ((timing_core && !t->core) || !t->pmu) {
+		ps->spec = &specs[k];
+		ps->th = t;
+		if (specs[k].sampling < 0)
+			continue;
+		ps->pmu = tm_pmu__new(&tparams, evs[specs[k].event], specs[k].sampling, specs[k].period,
+				      specs[k].mode, seed, emit_sample, ps);
+		if (!ps->pmu) {
 			oom = 1;
 			abort();
 		}
@@ -644,13 +678,15 @@ static int is_prime(uint64_t n)
 
 static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight)
 {
-	struct thread_state *t = ctx;
+	struct pmu_state *t = ctx;
+	struct thread_state *th = t->th;
 
 	table_add(&t->samples, ref, n);
 	table_add(&t->sweights, ref, weight);
-	if (vstacks && t->emit_node != NO_BLOCK) {
-		struct kslot *k = ktable_get(&t->vcsamples, ref >> 32, ref & 0xffffffffu, t->emit_node);
-		struct kslot *kw = ktable_get(&t->vcweights, ref >> 32, ref & 0xffffffffu, t->emit_node);
+	/* vstacks=on takes one PMU (checked at install): its samples carry the thread's node */
+	if (vstacks && t == &th->pmu[0] && th->emit_node != NO_BLOCK) {
+		struct kslot *k = ktable_get(&th->vcsamples, ref >> 32, ref & 0xffffffffu, th->emit_node);
+		struct kslot *kw = ktable_get(&th->vcweights, ref >> 32, ref & 0xffffffffu, th->emit_node);
 
 		if (k && kw) {
 			k->val += n;
@@ -660,27 +696,27 @@ static void emit_sample(void *ctx, uint64_t ref, unsigned n, uint64_t weight)
 }
 
 /* the next period, as the PMU would be programmed: fixed, prime, randomized or both */
-static int64_t next_period(struct thread_state *t)
+static int64_t next_period(struct pmu_state *t)
 {
-	uint64_t p = vpmu_period;
+	uint64_t p = t->spec->period;
 
-	if (vpmu_mode & 2) {	/* random: + uniform [0, p/8) */
+	if (t->spec->mode & 2) {	/* random: + uniform [0, p/8) */
 		t->rng ^= t->rng << 13;
 		t->rng ^= t->rng >> 7;
 		t->rng ^= t->rng << 17;
 		if (p / 8)
 			p += t->rng % (p / 8);
 	}
-	if (vpmu_mode & 1)	/* prime */
+	if (t->spec->mode & 1)	/* prime */
 		while (!is_prime(p))
 			p++;
 	return p;
 }
 
 /* the LBR at an overflow: edges, and ranges between consecutive entries (newest first) */
-static void lbr_snapshot(struct thread_state *t)
+static void lbr_snapshot(struct pmu_state *t)
 {
-	unsigned n = t->ring_n < (unsigned)vpmu_lbr ? t->ring_n : (unsigned)vpmu_lbr;
+	unsigned lbr = t->spec->lbr, n = t->ring_n < lbr ? t->ring_n : lbr;
 
 	for (unsigned k = 0; k < n; k++) {
 		unsigned i = (t->ring_head + 32 - 1 - k) & 31;
@@ -695,13 +731,16 @@ static void lbr_snapshot(struct thread_state *t)
 	}
 }
 
-static void vpmu_block(struct thread_state *t, const struct block_info *b)
+/* the clockless PMU t of thread th at the start of block b */
+static void vpmu_block(struct thread_state *th, struct pmu_state *t, const struct block_info *b)
 {
+	int64_t vpmu_skid = t->spec->skid;
+
 	if (!t->left) {
-		t->rng = vpmu_seed + (uintptr_t)t;
+		t->rng = vpmu_seed + (uintptr_t)th;
 		t->left = t->cur = next_period(t);
 	}
-	if (vpmu == VPMU_INSNS) {
+	if (t->spec->event == VPMU_INSNS) {
 		int64_t left = t->left - b->ninsns;
 
 		/* a sample still skidding from an earlier block lands here, or later */
@@ -742,7 +781,7 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 		if (--t->left <= 0) {
 			/* a precise sample of the branch: its target is the next instruction */
 			emit_sample(t, ((uint64_t)b->id + 1) << 32 | 0, 1, t->cur);
-			if (vpmu_lbr)
+			if (t->spec->lbr)
 				lbr_snapshot(t);
 			t->left = t->cur = next_period(t);
 		}
@@ -751,7 +790,7 @@ static void vpmu_block(struct thread_state *t, const struct block_info *b)
 }
 
 /* retire block b, now that the next block (at next) has started: each instruction through the
- * core with its memory accesses, then through the PMU */
+ * core with its memory accesses, then through every PMU on the clock */
 static void timing_retire(struct thread_state *t, const struct block_info *b, uint64_t next)
 {
 	uint64_t pc = b->vaddr;
@@ -773,10 +812,14 @@ static void timing_retire(struct thread_state *t, const struct block_info *b, ui
 			     ++t->clock;
 		pc += in->len;
 	}
-	/* most blocks pass between two overflows: the PMU takes them whole */
-	if (n && tm_pmu__retire_run(t->pmu, &r[0], &r[n - 1], n))
-		for (uint32_t k = 0; k < n; k++)
-			tm_pmu__retire(t->pmu, &r[k]);
+	/* most blocks pass between two overflows: a PMU takes them whole */
+	for (int p = 0; p < nr_specs && n; p++) {
+		struct tm_pmu *m = t->pmu[p].pmu;
+
+		if (m && tm_pmu__retire_run(m, &r[0], &r[n - 1], n))
+			for (uint32_t k = 0; k < n; k++)
+				tm_pmu__retire(m, &r[k]);
+	}
 	t->nacc = 0;
 }
 
@@ -811,17 +854,18 @@ static void on_block(unsigned int vcpu, void *udata)
 	t->counts[id]++;
 	if (cct && cct_block(t, info) && t->depth)
 		table_add(&t->cblocks, ((uint64_t)t->frames[t->depth - 1].node + 1) << 32 | id, 1);
-	if (vpmu_sampling >= 0 && info->ti) {
+	if (clocked && info->ti) {
 		if (t->tpend) {
 			t->emit_node = t->tpend_node;	/* the context the retiring block ran in */
 			timing_retire(t, t->tpend, info->vaddr);
 		}
 		t->tpend = info;
 		t->tpend_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
-	} else if (vpmu) {
-		t->emit_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
-		vpmu_block(t, info);
 	}
+	t->emit_node = t->depth ? t->frames[t->depth - 1].node : NO_BLOCK;
+	for (int k = 0; k < nr_specs; k++)
+		if (specs[k].sampling < 0)
+			vpmu_block(t, &t->pmu[k], info);
 	if (!count_edges)
 		return;
 	if (t->prev != NO_BLOCK)
@@ -918,7 +962,7 @@ static uint32_t block_id(struct qemu_plugin_tb *tb, size_t n)
 				b->info->pop_idx = n - 2;
 		}
 	}
-	if (vpmu_sampling >= 0) {
+	if (clocked) {
 		b->info->ti = calloc(n, sizeof(*b->info->ti));
 		if (!b->info->ti) {
 			oom = 1;
@@ -1049,16 +1093,13 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 					fprintf(f, "cjump %zu %u %u %u %" PRIu64 "\n", th, k->a, k->b, k->c, k->val);
 			}
 		}
-	if (vpmu) {
+	if (nr_specs) {
 		static const char *const kinds[] = { "vsample", "vedge", "vrange" };
 		static const char *const events[] = { "", "insns", "branches", "cycles" };
 		struct tm_stats total_st = { 0 };
 
-		fprintf(f, "vpmu %s %" PRId64 " %d %d %s\n", events[vpmu], vpmu_period, vpmu_mode,
-			vpmu_lbr, vpmu_sampling < 0 ? "exact" : sampling_names[vpmu_sampling]);
 		for (size_t th = 0; th < nr_threads; th++) {
 			struct thread_state *ts = threads[th];
-			const struct table *tabs[3] = { &ts->samples, &ts->vedges, &ts->vranges };
 
 			/* the block each thread was running is retired as if it fell through */
 			if (ts->tpend) {
@@ -1078,41 +1119,55 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 				total_st.cond += st.cond;
 				total_st.mispredicts += st.mispredicts;
 			}
-			for (int k = 0; k < 3; k++)
-				for (size_t j = 0; j < tabs[k]->cap; j++) {
-					uint64_t key = tabs[k]->slots[j].key;
-					struct edge_slot *w = NULL;
-
-					if (!key)
-						continue;
-					if (!k)	/* the weight: the periods that ended at these samples */
-						w = table_find(&ts->sweights, key);
-					fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, kinds[k], (key >> 32) - 1,
-						key & 0xffffffffu, tabs[k]->slots[j].count);
-					if (w)
-						fprintf(f, " %" PRIu64, w->count);
-					fputc('\n', f);
-				}
 		}
-		for (size_t th = 0; vstacks && th < nr_threads; th++) {
-			struct thread_state *ts = threads[th];
+		/* a section per PMU: its line, its samples and records, the clock's totals if it
+		 * used the clock */
+		for (int p = 0; p < nr_specs; p++) {
+			const struct pmu_spec *sp = &specs[p];
 
-			for (size_t j = 0; j < ts->vcsamples.cap; j++) {
-				const struct kslot *k = &ts->vcsamples.slots[j];
-				struct kslot *kw;
+			fprintf(f, "vpmu %s %" PRId64 " %d %d %s\n", events[sp->event], sp->period, sp->mode,
+				sp->lbr, sp->sampling < 0 ? "exact" : sampling_names[sp->sampling]);
+			for (size_t th = 0; th < nr_threads; th++) {
+				struct pmu_state *ps = &threads[th]->pmu[p];
+				const struct table *tabs[3] = { &ps->samples, &ps->vedges, &ps->vranges };
 
-				if (!k->used)
-					continue;
-				kw = ktable_get(&ts->vcweights, k->a, k->b, k->c);
-				fprintf(f, "vcsample %zu %u %u %u %" PRIu64 " %" PRIu64 "\n", th, k->a - 1, k->b, k->c,
-					k->val, kw ? kw->val : 0);
+				for (int k = 0; k < 3; k++)
+					for (size_t j = 0; j < tabs[k]->cap; j++) {
+						uint64_t key = tabs[k]->slots[j].key;
+						struct edge_slot *w = NULL;
+
+						if (!key)
+							continue;
+						if (!k)	/* the weight: the periods that ended at these samples */
+							w = table_find(&ps->sweights, key);
+						fprintf(f, "%s %" PRIu64 " %" PRIu64 " %" PRIu64, kinds[k],
+							(key >> 32) - 1, key & 0xffffffffu, tabs[k]->slots[j].count);
+						if (w)
+							fprintf(f, " %" PRIu64, w->count);
+						fputc('\n', f);
+					}
 			}
+			/* vstacks=on: the samples of PMU 0 (the only one) with their calling context */
+			for (size_t th = 0; vstacks && !p && th < nr_threads; th++) {
+				struct thread_state *ts = threads[th];
+
+				for (size_t j = 0; j < ts->vcsamples.cap; j++) {
+					const struct kslot *k = &ts->vcsamples.slots[j];
+					struct kslot *kw;
+
+					if (!k->used)
+						continue;
+					kw = ktable_get(&ts->vcweights, k->a, k->b, k->c);
+					fprintf(f, "vcsample %zu %u %u %u %" PRIu64 " %" PRIu64 "\n", th, k->a - 1, k->b, k->c,
+						k->val, kw ? kw->val : 0);
+				}
+			}
+			if (needs_core(sp))
+				fprintf(f, "vtiming %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+					" %" PRIu64 " %" PRIu64 "\n", total_st.insns, total_st.cycles,
+					total_st.l1_miss, total_st.l2_miss, total_st.l3_miss, total_st.cond,
+					total_st.mispredicts);
 		}
-		if (timing_core)
-			fprintf(f, "vtiming %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-				" %" PRIu64 " %" PRIu64 "\n", total_st.insns, total_st.cycles,
-				total_st.l1_miss, total_st.l2_miss, total_st.l3_miss, total_st.cond,
-				total_st.mispredicts);
 	}
 	fprintf(f, "end\n");
 	if (fclose(f))
@@ -1120,10 +1175,58 @@ static void on_guest_exit(qemu_plugin_id_t id, void *p)
 	pthread_mutex_unlock(&lock);
 }
 
+static int sampling_of(const char *name)
+{
+	for (int k = 0; k < 4; k++)
+		if (!strcmp(name, sampling_names[k]))
+			return k;
+	return strcmp(name, "exact") ? -2 : -1;
+}
+
+static int event_of(const char *name)
+{
+	return !strcmp(name, "insns") ? VPMU_INSNS : !strcmp(name, "branches") ? VPMU_BRANCHES :
+	       !strcmp(name, "cycles") ? VPMU_CYCLES : VPMU_OFF;
+}
+
+/* a PMU's settings checked, and its default sampling; 0 or -1 (said) */
+static int spec_check(struct pmu_spec *sp, const char *sampling)
+{
+	if (sp->period < 1 || sp->lbr < 0 || sp->lbr > 32 || sp->skid < 0) {
+		fprintf(stderr, "hsbpf-ref: the virtual PMU needs period=N >= 1 and lbr=0..32\n");
+		return -1;
+	}
+	sp->sampling = sampling_of(sampling);
+	if (sp->sampling == -2) {
+		fprintf(stderr, "hsbpf-ref: unknown sampling '%s'\n", sampling);
+		return -1;
+	}
+	if (sp->event == VPMU_CYCLES && sp->sampling < 0)
+		sp->sampling = TM_SAMPLE_PDIR;	/* the instruction retiring at the overflow */
+	return 0;
+}
+
+/* pmu=EVENT:PERIOD:MODE:LBR:SKID:SAMPLING; 0 or -1 (said) */
+static int spec_parse(const char *arg, struct pmu_spec *sp)
+{
+	char ev[16], smp[16];
+	long long period;
+
+	if (sscanf(arg, "%15[^:]:%lld:%d:%d:%d:%15s", ev, &period, &sp->mode, &sp->lbr, &sp->skid,
+		   smp) != 6 || !(sp->event = event_of(ev))) {
+		fprintf(stderr, "hsbpf-ref: pmu=%s is not EVENT:PERIOD:MODE:LBR:SKID:SAMPLING\n", arg);
+		return -1;
+	}
+	sp->period = period;
+	return spec_check(sp, smp);
+}
+
 QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_t *info,
 					   int argc, char **argv)
 {
 	const char *sampling = "exact", *timing = NULL;
+	struct pmu_spec first = { 0 }, more[PMU_MAX];
+	int nr_more = 0;
 	char err[256];
 
 	tm_params__default(&tparams);
@@ -1136,52 +1239,59 @@ QEMU_PLUGIN_EXPORT int qemu_plugin_install(qemu_plugin_id_t id, const qemu_info_
 			cct = 1;
 		else if (!strcmp(argv[i], "vstacks=on"))
 			vstacks = cct = 1;
-		else if (!strcmp(argv[i], "vpmu=insns"))
-			vpmu = VPMU_INSNS;
-		else if (!strcmp(argv[i], "vpmu=branches"))
-			vpmu = VPMU_BRANCHES;
-		else if (!strcmp(argv[i], "vpmu=cycles"))
-			vpmu = VPMU_CYCLES;
+		else if (!strncmp(argv[i], "vpmu=", 5))
+			first.event = event_of(argv[i] + 5);
 		else if (!strncmp(argv[i], "sampling=", 9))
 			sampling = argv[i] + 9;
 		else if (!strncmp(argv[i], "timing=", 7))
 			timing = argv[i] + 7;
 		else if (!strncmp(argv[i], "period=", 7))
-			vpmu_period = strtoll(argv[i] + 7, NULL, 10);
+			first.period = strtoll(argv[i] + 7, NULL, 10);
 		else if (!strncmp(argv[i], "mode=", 5))
-			vpmu_mode = atoi(argv[i] + 5);	/* bit 0 prime, bit 1 random */
+			first.mode = atoi(argv[i] + 5);	/* bit 0 prime, bit 1 random */
 		else if (!strncmp(argv[i], "lbr=", 4))
-			vpmu_lbr = atoi(argv[i] + 4);
+			first.lbr = atoi(argv[i] + 4);
 		else if (!strncmp(argv[i], "skid=", 5))
-			vpmu_skid = atoi(argv[i] + 5);
+			first.skid = atoi(argv[i] + 5);
 		else if (!strncmp(argv[i], "seed=", 5))
 			vpmu_seed = strtoull(argv[i] + 5, NULL, 10);
+		else if (!strncmp(argv[i], "pmu=", 4)) {
+			if (nr_more + 1 >= PMU_MAX) {
+				fprintf(stderr, "hsbpf-ref: at most %d virtual PMUs\n", PMU_MAX);
+				return -1;
+			}
+			if (spec_parse(argv[i] + 4, &more[nr_more++]))
+				return -1;
+		}
 	if (!out_path) {
 		fprintf(stderr, "hsbpf-ref: usage: -plugin libhsbpf-ref.so,out=FILE\n");
 		return -1;
 	}
-	if (vpmu && (vpmu_period < 1 || vpmu_lbr < 0 || vpmu_lbr > 32 || vpmu_skid < 0)) {
-		fprintf(stderr, "hsbpf-ref: the virtual PMU needs period=N >= 1 and lbr=0..32\n");
+	if (sampling_of(sampling) == -2) {
+		fprintf(stderr, "hsbpf-ref: unknown sampling '%s'\n", sampling);
 		return -1;
 	}
-	for (int k = 0; k < 4; k++)
-		if (!strcmp(sampling, sampling_names[k]))
-			vpmu_sampling = k;
-	if (vpmu_sampling < 0 && strcmp(sampling, "exact")) {
-		fprintf(stderr, "hsbpf-ref: unknown sampling '%s'\n", sampling);
+	if (first.event) {
+		if (spec_check(&first, sampling))
+			return -1;
+		specs[nr_specs++] = first;
+	}
+	for (int k = 0; k < nr_more; k++)
+		specs[nr_specs++] = more[k];
+	if (vstacks && nr_specs > 1) {
+		fprintf(stderr, "hsbpf-ref: vstacks=on takes one virtual PMU, not %d (the calling context "
+			"is recorded for one PMU's samples)\n", nr_specs);
 		return -1;
 	}
 	if (timing && tm_params__set(&tparams, timing, err, sizeof(err))) {
 		fprintf(stderr, "hsbpf-ref: %s\n", err);
 		return -1;
 	}
-	if (vpmu == VPMU_CYCLES && vpmu_sampling < 0)
-		vpmu_sampling = TM_SAMPLE_PDIR;	/* the instruction retiring at the overflow */
-	if (!vpmu)
-		vpmu_sampling = -1;
-	/* PDIR on an instruction or branch count needs no clock */
-	timing_core = vpmu_sampling >= 0 && (vpmu == VPMU_CYCLES || vpmu_sampling != TM_SAMPLE_PDIR);
-	if (vpmu_sampling >= 0 && !(decoder = tm_decoder__new())) {
+	for (int k = 0; k < nr_specs; k++) {
+		clocked |= specs[k].sampling >= 0;
+		timing_core |= needs_core(&specs[k]);
+	}
+	if (clocked && !(decoder = tm_decoder__new())) {
 		fprintf(stderr, "hsbpf-ref: cannot open the disassembler\n");
 		return -1;
 	}

@@ -163,6 +163,38 @@ Test(vpmu, options)
 	cr_expect(strstr(r.err, "--method goes with --methods"), "%s", r.err);
 }
 
+/* experiment --methods samples every method from one emulation per workload, each PMU with
+ * its own counter and generator seeded as alone: its rows are those of one emulation per
+ * method (--separate-runs) to the last digit, but for the seconds column. The methods cover
+ * cycles and instructions, classic, PEBS with a random period and with the LBR fix, PDIR
+ * without the core, and the clockless LBR */
+Test(vpmu, one_pass_gives_the_rows_of_one_run_per_method)
+{
+	const char *methods = "classic,precise-random,precise-lbrfix,pdir,lbr";
+	struct run_result r, one;
+	int lines = 0;
+	FILE *f;
+	char line[512];
+
+	cr_assert_eq(run(&one, "%s experiment --methods --quick --only latency --method %s -o %s/one",
+			 hsbpf_bin(), methods, tmpdir()), 0, "%s", one.err);
+	cr_assert_eq(run(&r, "%s experiment --methods --quick --only latency --method %s --separate-runs "
+			 "-o %s/sep", hsbpf_bin(), methods, tmpdir()), 0, "%s", r.err);
+	cr_expect_str_eq(one.out, r.out, "the AE tables differ");
+	cr_assert_eq(run(&r, "cd %s && cut -d, -f1-17 one/methods.csv >one.txt && "
+			 "cut -d, -f1-17 sep/methods.csv >sep.txt && diff one.txt sep.txt", tmpdir()), 0,
+		     "one pass and one run per method differ:\n%s", r.out);
+	f = fopen(tpath("one.txt"), "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f))
+		lines++;
+	fclose(f);
+	cr_expect_eq(lines, 6, "a header and five rows: %d lines", lines);
+	run(&r, "%s experiment --separate-runs -o %s/e", hsbpf_bin(), tmpdir());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--separate-runs goes with --methods"), "%s", r.err);
+}
+
 static double ae_of(const char *csv, const char *workload, const char *method)
 {
 	char key[128];

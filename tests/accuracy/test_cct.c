@@ -615,3 +615,49 @@ Test(cct, vpmu_stacks_are_exact)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "-g goes with --vpmu"), "%s", r.err);
 }
+
+/* the plugin next to the hsbpf under test, as refrun finds it */
+static const char *ref_plugin(char *buf, size_t size)
+{
+	char dir[512], *slash;
+
+	snprintf(dir, sizeof(dir), "%s", hsbpf_bin());
+	slash = strrchr(dir, '/');
+	if (slash)
+		*slash = 0;
+	else
+		snprintf(dir, sizeof(dir), ".");
+	snprintf(buf, size, "%s/.output/ref/libhsbpf-ref.so", dir);
+	if (access(buf, R_OK))
+		snprintf(buf, size, "%s/ref/libhsbpf-ref.so", dir);
+	return buf;
+}
+
+/* one calling-context tree per thread serves several virtual PMUs on one run (each its own
+ * section); exact sample stacks (vstacks=on) take one PMU and the plugin says so */
+Test(cct, several_pmus_share_the_tree_and_vstacks_take_one)
+{
+	struct run_result r;
+	char plugin[600], out[512];
+	int sections = -1, nodes = -1, vcs = -1;
+
+	ref_plugin(plugin, sizeof(plugin));
+	snprintf(out, sizeof(out), "%s/raw", tmpdir());
+	run(&r, "qemu-x86_64 -plugin %s,out=%s,vpmu=insns,period=1000,vstacks=on,"
+	    "pmu=branches:100:0:0:0:exact %s rec", plugin, out, fixture("cct"));
+	cr_expect_neq(r.status, 0);
+	cr_expect(strstr(r.err, "vstacks=on takes one virtual PMU, not 2"), "%s", r.err);
+	run(&r, "qemu-x86_64 -plugin %s,out=%s,vpmu=insns,period=1000,cct=on,"
+	    "pmu=cycles:5000:0:0:0:precise,pmu=branches:100:2:16:0:exact %s rec >/dev/null && "
+	    "grep -c '^vpmu ' %s; grep -c '^cnode ' %s; grep -c '^vcsample ' %s",
+	    plugin, out, fixture("cct"), out, out, out);
+	cr_assert(sscanf(r.out, "%d %d %d", &sections, &nodes, &vcs) == 3, "%s %s", r.out, r.err);
+	cr_expect_eq(sections, 3, "%s", r.out);
+	cr_expect_gt(nodes, 3, "%s", r.out);
+	cr_expect_eq(vcs, 0, "vcsample without vstacks=on");
+	/* one PMU with vstacks: its samples carry their nodes, in its section */
+	run(&r, "qemu-x86_64 -plugin %s,out=%s,vpmu=insns,period=1000,sampling=precise,vstacks=on "
+	    "%s rec >/dev/null && sed -n '/^vpmu /,$p' %s | grep -c '^vcsample '", plugin, out,
+	    fixture("cct"), out);
+	cr_expect_gt(atoi(r.out), 0, "%s %s", r.out, r.err);
+}

@@ -28,7 +28,9 @@ static const char usage_text[] =
 	"      --methods      the paper's sampling methods on the virtual PMU and its timing model\n"
 	"                     (docs/virtual-pmu.md): classic, classic-insns, precise-prime,\n"
 	"                     precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png\n"
-	"      --method LIST  with --methods: only these\n";
+	"                     all sampled from one emulation per workload\n"
+	"      --method LIST  with --methods: only these\n"
+	"      --separate-runs  with --methods: one emulation per method (the same rows, slower)\n";
 
 static int run_methods(const struct exp_opts *o, const bool *selected)
 {
@@ -64,6 +66,7 @@ int cmd_experiment(int argc, char **argv)
 		{ "with-perf", no_argument, NULL, 'P' },
 		{ "methods", no_argument, NULL, 'T' },
 		{ "method", required_argument, NULL, 'W' },
+		{ "separate-runs", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -129,6 +132,9 @@ int cmd_experiment(int argc, char **argv)
 		case 'W':
 			method_list = optarg;
 			break;
+		case 'S':
+			o.separate_runs = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -143,6 +149,8 @@ int cmd_experiment(int argc, char **argv)
 	/* usage errors before anything is created */
 	if (method_list && !o.methods)
 		return fail(2, "--method goes with --methods");
+	if (o.separate_runs && !o.methods)
+		return fail(2, "--separate-runs goes with --methods");
 	if (o.methods && methods__select(method_list, selected))
 		return 2;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);

@@ -44,6 +44,7 @@ struct exp_opts {
 	bool quick;			/* kernels run 1/16 of their work (tests) */
 	bool with_perf;			/* also perf record at each period, scored alike */
 	bool methods;			/* the sampling methods' table (user/methods.c) instead */
+	bool separate_runs;		/* with methods: one emulation per method, not per workload */
 };
 
 /* fills the workload table for opts->set; inputs are generated into opts->dir */

@@ -66,47 +66,76 @@ static double seconds_since(u64 t0)
 	return (now_ns(CLOCK_MONOTONIC) - t0) / 1e9;
 }
 
-/* one run of a workload under the collector with the method's PMU, scored */
-static int run_one(const struct workload *w, const struct method *me, struct method_row *r)
+/* one run of a workload under the collector with the PMUs of n methods (rows[k]->method),
+ * each scored against the run's truth: several PMUs sample one emulation, each as it would
+ * alone (its own counter and period generator, seeded alike), so a row is the same whether
+ * its method ran alone or with others; seconds is the emulation's, shared by its rows */
+static int run_pass(const struct workload *w, struct method_row **rows, size_t n)
 {
-	struct vpmu_opts v = { .no_cct = true, .event = me->event, .period = me->period, .mode = me->mode,
-			       .lbr = me->lbr, .sampling = me->sampling };
-	int saved, null, err;
+	struct vpmu_opts v[METHODS_MAX] = {};
+	int saved, null, err = 0;
 	struct truth *t = NULL;
 	u64 t0 = now_ns(CLOCK_MONOTONIC);
-	const char *ipc;
+	double secs;
 	u32 objs[4];
 	size_t nobj;
 
-	v.out = profile__new();
-	if (!v.out)
-		return -ENOMEM;
+	for (size_t k = 0; k < n && !err; k++) {
+		const struct method *me = rows[k]->method;
+
+		/* no calling-context tree: a method run costs what it did without it */
+		v[k] = (struct vpmu_opts){ .no_cct = true, .event = me->event, .period = me->period,
+					   .mode = me->mode, .lbr = me->lbr, .sampling = me->sampling };
+		v[k].out = profile__new();
+		if (!v[k].out)
+			err = -ENOMEM;
+	}
+	if (err)
+		goto out;
 	/* the workload's own output is not the experiment's */
 	fflush(stdout);
 	saved = dup(1);
 	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	if (saved >= 0 && null >= 0)
 		dup2(null, 1);
-	err = refrun__collect_vpmu(w->argv, NULL, &v, &t);
+	err = refrun__collect_vpmus(w->argv, NULL, v, n, &t);
+	secs = seconds_since(t0);
 	if (saved >= 0) {
 		dup2(saved, 1);
 		close(saved);
 	}
 	if (null >= 0)
 		close(null);
-	r->seconds = seconds_since(t0);
 	if (!err && (t->meta.signal || t->meta.exit_code))
 		err = fail(-EIO, "workload '%s' %s under the collector", w->name, t->meta.status);
-	if (!err) {
-		ipc = strstr(v.out->meta.target, "(IPC ");
+	if (err)
+		goto out;
+	nobj = experiment__objects(w, t, objs);
+	for (size_t k = 0; k < n; k++) {
+		struct method_row *r = rows[k];
+		const char *ipc = strstr(v[k].out->meta.target, "(IPC ");
+
+		r->seconds = secs;
 		r->ipc = ipc ? atof(ipc + 5) : 0;
-		nobj = experiment__objects(w, t, objs);
-		err = experiment__score(v.out, t, objs, nobj, &r->m);
-		v.out = NULL;
+		r->ok = !experiment__score(v[k].out, t, objs, nobj, &r->m);
+		v[k].out = NULL;
 	}
-	profile__free(v.out);
+out:
+	for (size_t k = 0; k < n; k++)
+		profile__free(v[k].out);
 	truth__free(t);
 	return err;
+}
+
+static void report(u64 t0, size_t done, size_t total, const struct method_row *r)
+{
+	fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-15s ", seconds_since(t0), done, total, r->workload,
+		r->method->name);
+	if (r->ok)
+		fprintf(stderr, "%7" PRIu64 " samples  AE %.4f  OD %.4f  (%.1f s)\n", r->m.ns, r->m.ae,
+			r->m.od, r->seconds);
+	else
+		fprintf(stderr, "not scored\n");
 }
 
 int methods__run(const struct exp_opts *o, const bool *selected, struct method_row **out, size_t *nr_out)
@@ -128,29 +157,28 @@ int methods__run(const struct exp_opts *o, const bool *selected, struct method_r
 		goto out;
 	}
 	for (int i = 0; i < nw; i++) {
-		for (size_t m = 0; m < methods_nr; m++) {
-			struct method_row *r;
+		struct method_row *pass[METHODS_MAX];
+		size_t first = nr, n = 0;
 
+		for (size_t m = 0; m < methods_nr; m++) {
 			if (!selected[m])
 				continue;
-			r = &rows[nr++];
-			r->workload = w[i].name;
-			r->kind = w[i].kind;
-			r->method = &methods_table[m];
-			err = run_one(&w[i], r->method, r);
-			r->ok = !err;
+			rows[nr] = (struct method_row){ .workload = w[i].name, .kind = w[i].kind,
+						       .method = &methods_table[m] };
+			pass[n++] = &rows[nr++];
+		}
+		/* one emulation for all the methods, or one each (--separate-runs) */
+		for (size_t k = 0; k < n; k += o->separate_runs ? 1 : n) {
+			size_t nk = o->separate_runs ? 1 : n;
+
+			err = run_pass(&w[i], pass + k, nk);
 			/* Ctrl-C or SIGTERM stopped the emulator: the user wants the whole
 			 * experiment stopped, not the next run started */
 			if (err == -EINTR)
 				goto out;
 			err = 0;
-			fprintf(stderr, "[%6.1fs] %zu/%zu %-11s %-15s ", seconds_since(t0), nr, total,
-				r->workload, r->method->name);
-			if (r->ok)
-				fprintf(stderr, "%7" PRIu64 " samples  AE %.4f  OD %.4f  (%.1f s)\n", r->m.ns,
-					r->m.ae, r->m.od, r->seconds);
-			else
-				fprintf(stderr, "not scored\n");
+			for (size_t j = k; j < k + nk; j++)
+				report(t0, first + j + 1, total, pass[j]);
 		}
 	}
 	*out = rows;

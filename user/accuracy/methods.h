@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The paper's table of sampling methods (classic, precise with prime and randomized periods,
  * precise with the LBR IP fix, PDIR, LBR) on the virtual PMU and its timing model: one run
- * per workload and method under the reference collector, scored against the same run's truth. */
+ * per workload under the reference collector with a PMU per method (or one run per method,
+ * exp_opts.separate_runs: the same rows), each scored against the run's truth. */
 #ifndef HSBPF_METHODS_H
 #define HSBPF_METHODS_H
 

@@ -183,11 +183,19 @@ static int wait_collector(pid_t pid, const sigset_t *stop, int *st)
 	return sig > 0 ? sig : 0;
 }
 
-/* v == NULL: edges and calling contexts on; v->event == NULL: no edges (--no-edges) unless
- * v->edges; else the virtual PMU. v->no_cct leaves the calling contexts out. */
 int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const struct vpmu_opts *v,
 			 struct truth **out)
 {
+	return refrun__collect_vpmus(argv, given_plugin, v, v ? 1 : 0, out);
+}
+
+/* v == NULL: edges and calling contexts on; v->event == NULL: no edges (--no-edges) unless
+ * v->edges; else nv virtual PMUs. v->no_cct (of the first) leaves the calling contexts out;
+ * v->stacks (exact per-sample stacks) takes one PMU. */
+int refrun__collect_vpmus(char *const argv[], const char *given_plugin, const struct vpmu_opts *v,
+			  size_t nv, struct truth **out)
+{
+	struct profile *outs[TRUTH_MAX_PMUS];
 	bool edges = !v || v->event || v->edges;
 	bool cct = !(v && v->no_cct);
 	char plugin[PATH_MAX], prog[PATH_MAX], arg[PATH_MAX + 1024];
@@ -204,6 +212,11 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 	struct stat rs;
 
 	*out = NULL;
+	if (nv > TRUTH_MAX_PMUS)
+		return fail(-E2BIG, "at most %d virtual PMUs in one run", TRUTH_MAX_PMUS);
+	for (size_t k = 0; k < nv; k++)
+		if (v[k].stacks && nv > 1)
+			return fail(-EINVAL, "exact sample stacks take one virtual PMU, not %zu", nv);
 	err = refrun__check_program(argv[0], prog, sizeof(prog));
 	if (err)
 		return err;
@@ -247,6 +260,15 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 			for (const char *c = v->timing; *c && len < (int)sizeof(arg) - 1; c++)
 				arg[len++] = *c == ',' ? ':' : *c;
 			arg[len] = 0;
+		}
+		/* the other PMUs sample the same run, on the same core */
+		for (size_t k = 1; k < nv && len < (int)sizeof(arg); k++)
+			len += snprintf(arg + len, sizeof(arg) - len, ",pmu=%s:%llu:%d:%d:%d:%s", v[k].event,
+					(unsigned long long)v[k].period, v[k].mode, v[k].lbr, v[k].skid,
+					v[k].sampling ? v[k].sampling : "exact");
+		if (len >= (int)sizeof(arg)) {
+			err = fail(-E2BIG, "the collector's arguments are too long");
+			goto cleanup;
 		}
 	}
 	else
@@ -313,8 +335,10 @@ int refrun__collect_vpmu(char *const argv[], const char *given_plugin, const str
 		err = -ENOENT;	/* the child said why */
 		goto cleanup;
 	}
-	err = truth__from_raw(raw_fd, "the reference collector's output", &t,
-			      v && v->event ? v->out : NULL);
+	for (size_t k = 0; k < nv && k < TRUTH_MAX_PMUS; k++)
+		outs[k] = v[k].out;
+	err = truth__from_raw_pmus(raw_fd, "the reference collector's output", &t, outs,
+				   v && v->event ? nv : 0);
 	if (err)
 		goto cleanup;
 	truth__drop_object(t, truth__object(t, catcher));

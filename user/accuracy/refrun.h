@@ -27,5 +27,11 @@ struct vpmu_opts {
 int refrun__collect(char *const argv[], const char *plugin, bool edges, struct truth **out);
 int refrun__collect_vpmu(char *const argv[], const char *plugin, const struct vpmu_opts *v,
 			 struct truth **out);
+/* nv (at most TRUTH_MAX_PMUS) virtual PMUs sample one run, each into its v[k].out, each as it
+ * would alone (its own counter and generator; one timing model, from v[0].timing); the
+ * calling-context tree unless v[0].no_cct (experiments set it on every PMU), and stacks only
+ * with one PMU */
+int refrun__collect_vpmus(char *const argv[], const char *plugin, const struct vpmu_opts *v,
+			  size_t nv, struct truth **out);
 
 #endif /* HSBPF_REFRUN_H */

@@ -128,6 +128,7 @@ struct raw_edge {
 
 struct raw_v {
 	int kind;		/* 0 sample (a = block, b = index), 1 edge, 2 range (a, b = blocks) */
+	int pmu;		/* the section (vpmu line) it came in */
 	u64 a, b, count;
 	u64 weight;		/* samples: the periods that ended at them (0: count x period) */
 };
@@ -168,11 +169,15 @@ struct raw {
 	size_t nr_edges, cap_edges;
 	struct raw_v *v;
 	size_t nr_v, cap_v;
-	char vpmu_event[16], vpmu_sampling[16];
-	long long vpmu_period;
-	int vpmu_mode, vpmu_lbr;
-	unsigned long long vtiming[7];	/* the timing model's totals: insns, cycles, misses, ... */
-	bool has_vtiming;
+	/* a section per virtual PMU sampling the run: its vpmu line, then its records */
+	struct raw_pmu {
+		char event[16], sampling[16];
+		long long period;
+		int mode, lbr;
+		unsigned long long vtiming[7];	/* the timing model's totals: insns, cycles, ... */
+		bool has_vtiming;
+	} pmus[TRUTH_MAX_PMUS];
+	int nr_pmus;
 	u32 threads;
 	int oom;
 	bool edges_off;
@@ -248,7 +253,8 @@ static int raw_parse_cct(struct raw *r, const char *line)
 	if (!r->in_cct)
 		return -EINVAL;
 	if (sscanf(line, "vcsample %llu %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d, &e) == 6) {
-		if (th >= r->threads || !r->tbase || c >= r->tnodes[th] || a >= r->nr_blocks ||
+		/* sample stacks belong to the one virtual PMU's section */
+		if (r->nr_pmus != 1 || th >= r->threads || !r->tbase || c >= r->tnodes[th] || a >= r->nr_blocks ||
 		    b >= r->blocks[a].ninsns ||
 		    array__reserve((void **)&r->vc, &r->cap_vc, r->nr_vc + 1, sizeof(*r->vc)))
 			return -EINVAL;
@@ -359,13 +365,26 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 				break;
 			}
 			r->edges[r->nr_edges++] = (struct raw_edge){ a, b, e };
-		} else if (sscanf(line, "vpmu %15s %lld %d %d %15s", r->vpmu_event, &r->vpmu_period,
-				  &r->vpmu_mode, &r->vpmu_lbr, r->vpmu_sampling) >= 4) {
-			continue;
-		} else if (sscanf(line, "vtiming %llu %llu %llu %llu %llu %llu %llu", &r->vtiming[0],
-				  &r->vtiming[1], &r->vtiming[2], &r->vtiming[3], &r->vtiming[4],
-				  &r->vtiming[5], &r->vtiming[6]) == 7) {
-			r->has_vtiming = true;
+		} else if (!strncmp(line, "vpmu ", 5)) {
+			struct raw_pmu *pm = &r->pmus[r->nr_pmus];
+
+			if (r->nr_pmus == TRUTH_MAX_PMUS ||
+			    sscanf(line, "vpmu %15s %lld %d %d %15s", pm->event, &pm->period, &pm->mode,
+				   &pm->lbr, pm->sampling) < 4) {
+				err = -EINVAL;
+				break;
+			}
+			r->nr_pmus++;
+		} else if (!strncmp(line, "vtiming ", 8)) {
+			struct raw_pmu *pm = &r->pmus[r->nr_pmus ? r->nr_pmus - 1 : 0];
+
+			if (sscanf(line, "vtiming %llu %llu %llu %llu %llu %llu %llu", &pm->vtiming[0],
+				   &pm->vtiming[1], &pm->vtiming[2], &pm->vtiming[3], &pm->vtiming[4],
+				   &pm->vtiming[5], &pm->vtiming[6]) != 7) {
+				err = -EINVAL;
+				break;
+			}
+			pm->has_vtiming = true;
 		} else if (!strncmp(line, "vsample ", 8) || !strncmp(line, "vedge ", 6) ||
 			   !strncmp(line, "vrange ", 7)) {
 			int kind = line[1] == 's' ? 0 : line[1] == 'e' ? 1 : 2;
@@ -377,7 +396,7 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 				err = -EINVAL;
 				break;
 			}
-			r->v[r->nr_v++] = (struct raw_v){ kind, a, b, e, w };
+			r->v[r->nr_v++] = (struct raw_v){ kind, r->nr_pmus ? r->nr_pmus - 1 : 0, a, b, e, w };
 		} else if (!strncmp(line, "cthread ", 8) || !strncmp(line, "cnode ", 6) ||
 			   !strncmp(line, "cblock ", 7) || !strncmp(line, "cjump ", 6) ||
 			   !strncmp(line, "vcsample ", 9)) {
@@ -576,7 +595,7 @@ static bool stack_eq(const void *key, u32 pos, void *ctx)
 /* the exact call stacks of the virtual PMU's samples: the sampled instruction, then the return
  * address of each frame (the end of the block that made its call), from the sample's node to
  * the thread's first frame */
-static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid)
+static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid, long long period)
 {
 	struct hashidx idx = {};
 	u64 *ips = malloc(HSBPF_MAX_FRAMES * sizeof(*ips));
@@ -613,7 +632,7 @@ static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid)
 		}
 		err = profile__add_stack_sample(p, &(struct profile_stack_sample){
 			.pid = pid, .user = st + 1, .count = v->count,
-			.weight = v->weight ? v->weight : v->count * r->vpmu_period });
+			.weight = v->weight ? v->weight : v->count * period });
 		p->stats.stack_samples += v->count;
 		p->stats.stack_frames += c.nr;
 	}
@@ -628,9 +647,10 @@ static int vpmu_stacks(const struct raw *r, struct profile *p, u32 pid)
 
 /* the virtual PMU's samples and branch records as a profile: one process, one mapping per
  * object, the event and the period the plugin counted with */
-static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const struct truth *t,
+static int vpmu_profile(const struct raw *r, int pmu, struct elf_image **imgs, const struct truth *t,
 			struct profile *p)
 {
+	const struct raw_pmu *pm = &r->pmus[pmu];
 	const u32 pid = 1;
 	int err = 0;
 
@@ -643,6 +663,8 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 		const struct raw_v *v = &r->v[i];
 		const struct raw_block *a = &r->blocks[v->a];
 
+		if (v->pmu != pmu)
+			continue;
 		if (a->obj == TRUTH_NO_OBJECT || (v->kind && r->blocks[v->b].obj == TRUTH_NO_OBJECT))
 			continue;	/* anonymous code */
 		if (v->kind == 0) {
@@ -650,7 +672,7 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 			 * the base period by 1/16 on average */
 			struct profile_sample s = { .pid = pid, .ip = block_addr(r, v->a, v->b),
 						    .count = v->count,
-						    .weight = v->weight ? v->weight : v->count * r->vpmu_period };
+						    .weight = v->weight ? v->weight : v->count * pm->period };
 
 			err = profile__add_sample(p, &s);
 		} else {
@@ -668,27 +690,27 @@ static int vpmu_profile(const struct raw *r, struct elf_image **imgs, const stru
 			err = profile__add_lbr(p, &l);
 		}
 	}
-	if (!err && r->nr_vc)
-		err = vpmu_stacks(r, p, pid);
+	if (!err && r->nr_vc && pmu == 0)	/* exact stacks come with a single PMU */
+		err = vpmu_stacks(r, p, pid, pm->period);
 	snprintf(p->meta.event, sizeof(p->meta.event), "%s (virtual PMU)",
-		 !strcmp(r->vpmu_event, "insns") ? "instructions" :
-		 !strcmp(r->vpmu_event, "cycles") ? "cycles" : "taken-branches");
-	p->meta.event_type = strcmp(r->vpmu_event, "branches") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
-	p->meta.event_config = !strcmp(r->vpmu_event, "insns") ? PERF_COUNT_HW_INSTRUCTIONS :
-			       !strcmp(r->vpmu_event, "cycles") ? PERF_COUNT_HW_CPU_CYCLES : 0x20c4;
-	p->meta.period = r->vpmu_period;
+		 !strcmp(pm->event, "insns") ? "instructions" :
+		 !strcmp(pm->event, "cycles") ? "cycles" : "taken-branches");
+	p->meta.event_type = strcmp(pm->event, "branches") ? PERF_TYPE_HARDWARE : PERF_TYPE_RAW;
+	p->meta.event_config = !strcmp(pm->event, "insns") ? PERF_COUNT_HW_INSTRUCTIONS :
+			       !strcmp(pm->event, "cycles") ? PERF_COUNT_HW_CPU_CYCLES : 0x20c4;
+	p->meta.period = pm->period;
 	snprintf(p->meta.period_mode, sizeof(p->meta.period_mode), "%s",
-		 (const char *[]){ "fixed", "prime", "random", "prime-random" }[r->vpmu_mode & 3]);
+		 (const char *[]){ "fixed", "prime", "random", "prime-random" }[pm->mode & 3]);
 	snprintf(p->meta.unit, sizeof(p->meta.unit), "events");
-	if (r->has_vtiming)
+	if (pm->has_vtiming)
 		snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, %s sampling, LBR depth %d; "
 			 "timing model: %llu insns, %llu cycles (IPC %.2f), L1/L2/L3 misses %llu/%llu/%llu, "
-			 "%llu branches mispredicted (%llu conditional ones ran)", r->vpmu_sampling, r->vpmu_lbr,
-			 r->vtiming[0], r->vtiming[1], r->vtiming[1] ? (double)r->vtiming[0] / r->vtiming[1] : 0,
-			 r->vtiming[2], r->vtiming[3], r->vtiming[4], r->vtiming[6], r->vtiming[5]);
+			 "%llu branches mispredicted (%llu conditional ones ran)", pm->sampling, pm->lbr,
+			 pm->vtiming[0], pm->vtiming[1], pm->vtiming[1] ? (double)pm->vtiming[0] / pm->vtiming[1] : 0,
+			 pm->vtiming[2], pm->vtiming[3], pm->vtiming[4], pm->vtiming[6], pm->vtiming[5]);
 	else
 		snprintf(p->meta.target, sizeof(p->meta.target), "virtual PMU, %s sampling, LBR depth %d",
-			 r->vpmu_sampling[0] ? r->vpmu_sampling : "exact", r->vpmu_lbr);
+			 pm->sampling[0] ? pm->sampling : "exact", pm->lbr);
 	profile__finish(p);
 	return err;
 }
@@ -1017,6 +1039,12 @@ static void compact(struct truth *t, struct insn_table *it)
 
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
 {
+	return truth__from_raw_pmus(raw_fd, name, out, vp ? &vp : NULL, vp ? 1 : 0);
+}
+
+int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
+			 size_t nvp)
+{
 	struct elf_image **imgs = NULL;
 	struct insn_table it = {};
 	struct raw r = {};
@@ -1056,8 +1084,17 @@ int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct pro
 		err = add_edges(&r, imgs, d, t, &it);
 	if (!err && r.in_cct)
 		err = cct_build(&r, imgs, t);
-	if (!err && vp && r.nr_v)
-		err = vpmu_profile(&r, imgs, t, vp);
+	if (!err && nvp > 1 && (size_t)r.nr_pmus != nvp)
+		err = fail(-EINVAL, "%s has %d virtual PMUs' samples, not the %zu asked for", name,
+			   r.nr_pmus, nvp);
+	for (size_t k = 0; k < nvp && !err; k++) {
+		bool any = false;
+
+		for (size_t i = 0; i < r.nr_v && !any; i++)
+			any = r.v[i].pmu == (int)k;
+		if (any)
+			err = vpmu_profile(&r, k, imgs, t, vps[k]);
+	}
 	if (err)
 		goto cleanup;
 	compact(t, &it);

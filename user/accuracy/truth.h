@@ -143,6 +143,10 @@ struct profile;
 void truth__cct_inclusive(const struct truth *t, u64 *incl);
 
 int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp);
+/* several virtual PMUs sampled the same run: vps[k] receives the k-th section's samples */
+#define TRUTH_MAX_PMUS 8
+int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
+			 size_t nvp);
 
 /* remove an object's instructions and edges (the crash catcher's), and its share of the total */
 void truth__drop_object(struct truth *t, u32 obj);
