@@ -279,6 +279,44 @@ Test(pprof, without_stacks_each_sample_is_a_one_frame_stack_and_events_have_thei
 	profile__free(p);
 }
 
+/* a profile keyed by thread: each sample carries its tid and its thread's name */
+Test(pprof, threads_are_labelled_with_their_tid_and_name)
+{
+	struct profile *p = profile__new();
+	Perftools__Profiles__Profile *pb;
+	const Perftools__Profiles__Label *l;
+
+	cr_assert(p);
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "ns");
+	snprintf(p->meta.sample_keys, sizeof(p->meta.sample_keys), "tid");
+	p->meta.period = 1000000;
+	cr_assert_eq(profile__add_comm(p, 7, 0, "proc", false), 0);
+	cr_assert_eq(profile__add_thread_comm(p, 7, 9, 0, "worker-x"), 0);
+	cr_assert_eq(profile__add_sample_keyed(p, &(struct profile_sample){ .pid = 7, .ip = K + 0x100,
+		     .flags = HSBPF_KEY_KERNEL, .count = 2, .weight = 2000000 },
+		     &(struct profile_sample_key){ .tid = 9 }), 0);
+	cr_assert_eq(profile__add_sample_keyed(p, &(struct profile_sample){ .pid = 7, .ip = K + 0x104,
+		     .flags = HSBPF_KEY_KERNEL, .count = 1, .weight = 1000000 },
+		     &(struct profile_sample_key){ .tid = 7 }), 0);
+	profile__finish(p);
+	pb = decoded(p, true);
+	cr_assert_eq(pb->n_sample, 2);
+	for (size_t i = 0; i < 2; i++) {
+		const Perftools__Profiles__Sample *smp = pb->sample[i];
+		bool worker = smp->value[0] == 2;
+
+		l = label(pb, smp, "tid");
+		cr_assert(l, "sample %zu: no tid label", i);
+		cr_expect_eq(l->num, worker ? 9 : 7);
+		l = label(pb, smp, "thread");
+		cr_assert(l, "sample %zu: no thread label", i);
+		cr_expect_str_eq(str(pb, l->str), worker ? "worker-x" : "proc");
+	}
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(p);
+}
+
 /* (a lost stack's sample is at its function in report's flat rows, at the lost frame in the
  * export: left out here) */
 Test(pprof, go_tool_pprof_reads_the_made_profile_as_report_counts_it)

@@ -10,6 +10,7 @@
 #include "hashidx.h"
 #include "hsbpf.h"
 #include "pprof.h"
+#include "sample_filter.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -21,8 +22,9 @@ typedef Perftools__Profiles__Function PbFunction;
 typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__ValueType PbValueType;
 
-/* labels a sample can have: pid, comm, cgroup, container */
-#define MAX_LABELS 4
+/* labels a sample can have: pid, comm, tid and thread (profiles keyed by thread), cgroup,
+ * container */
+#define MAX_LABELS 6
 
 struct builder {
 	const struct callchain *cc;
@@ -375,8 +377,12 @@ static const char *cgroup_path(const struct profile *p, u64 id)
 static int add_labels(struct builder *b, const struct callchain_stack *st, PbSample *s, PbLabel *lab,
 		      PbLabel **ptrs)
 {
+	const struct profile *p = b->cc->p;
 	const char *comm = symbolizer__comm(b->sy, st->pid, st->exec_ns);
-	const char *cg = cgroup_path(b->cc->p, st->cgroup_id);
+	const char *cg = cgroup_path(p, st->cgroup_id);
+	/* the sample's thread, when the recording keyed samples by thread */
+	u32 tid = (p->nr_stack_samples ? profile__stack_sample_key(p, st->sample) :
+				     profile__sample_key(p, st->sample))->tid;
 	struct container_id ci;
 	size_t n = 0;
 
@@ -389,6 +395,16 @@ static int add_labels(struct builder *b, const struct callchain_stack *st, PbSam
 	if (comm && *comm) {
 		lab[n].key = str_index(b, "comm");
 		lab[n++].str = str_index(b, comm);
+	}
+	if (tid) {
+		const char *thread = sample_filter__thread_comm(p, st->pid, tid, comm);
+
+		lab[n].key = str_index(b, "tid");
+		lab[n++].num = tid;
+		if (thread && *thread) {
+			lab[n].key = str_index(b, "thread");
+			lab[n++].str = str_index(b, thread);
+		}
 	}
 	if (cg) {
 		lab[n].key = str_index(b, "cgroup");
