@@ -118,6 +118,7 @@ Test(flamegraph, kinds)
 	cr_expect_eq(flame__kind("//anon", false), FLAME_JIT);
 	cr_expect_eq(flame__kind("/memfd:jit (deleted)", false), FLAME_JIT);
 	cr_expect_eq(flame__kind("/tmp/perf-1234.map", false), FLAME_JIT);
+	cr_expect_eq(flame__kind("[JIT] perf-1234.map", false), FLAME_JIT);
 	cr_expect_eq(flame__kind(NULL, false), FLAME_USER);
 	cr_expect_str_eq(flame__kind_name(FLAME_INLINED), "inlined");
 }

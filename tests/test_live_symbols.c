@@ -198,5 +198,17 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	cr_expect(strstr(r.out, "\"inlined\":[{\"symbol\":\"spin_inline\""), "%s", r.out);
 	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), profile_path());
 	cr_expect_null(strstr(r.out, "(inlined)"), "%s", r.out);
+	/* the flame graph draws the inlined function as a frame of its own, in the inlined kind's
+	 * colour (hue 170-190, 55% saturation; user code is 10-55, 85%) */
+	run(&r, "%s flamegraph -i %s -o %s/fg.svg && cat %s/fg.svg", hsbpf_bin(), profile_path(), tmpdir(), tmpdir());
+	{
+		const char *at = strstr(r.out, "<title>spin_inline (inlined)");
+		const char *fill = at ? strstr(at, "fill=\"hsl(") : NULL;
+		int hue = -1, sat = -1;
+
+		cr_assert(fill, "no inlined frame in the flame graph (%d): %.300s", r.status, r.err);
+		cr_assert_eq(sscanf(fill, "fill=\"hsl(%d,%d%%", &hue, &sat), 2);
+		cr_expect(hue >= 170 && hue < 190 && sat == 55, "inlined frame coloured hsl(%d,%d%%)", hue, sat);
+	}
 	profile__free(p);
 }

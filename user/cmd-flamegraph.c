@@ -46,6 +46,9 @@ static int load(const char *path, struct flame_tree *t, int side, struct profile
 	sy = symbolizer__new(*out);
 	if (!sy)
 		return fail(-ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
+	/* functions inlined at a frame are frames of their own (coloured as such); no lines */
+	symbolizer__want_inline(sy);
+	symbolizer__skip_lines(sy);
 	err = flame__add_profile(t, *out, sy, side);
 	symbolizer__free(sy);
 	return err;

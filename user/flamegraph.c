@@ -39,7 +39,7 @@ enum flame_kind flame__kind(const char *dso, bool kernel)
 	if (!dso)
 		return FLAME_USER;
 	base = path__base(dso);
-	if (!strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) || !strncmp(dso, "memfd:", 6) ||
+	if (!strncmp(dso, "[JIT]", 5) || !strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) || !strncmp(dso, "memfd:", 6) ||
 	    !strncmp(dso, "/memfd:", 7) || !strncmp(base, "jitted-", 7) ||
 	    (!strncmp(base, "perf-", 5) && strstr(base, ".map")))
 		return FLAME_JIT;
@@ -220,7 +220,8 @@ static int add_stacks(struct flame_tree *t, const struct profile *p, struct symb
 
 			f[n] = (struct flame_frame){
 				.name = frame_name(cf->sym, cf->dso, names[n], sizeof(names[n])),
-				.dso = cf->dso, .kind = flame__kind(cf->dso, cf->kernel),
+				.dso = cf->dso,
+				.kind = cf->inlined ? FLAME_INLINED : flame__kind(cf->dso, cf->kernel),
 			};
 			n++;
 		}
