@@ -102,7 +102,9 @@ static u64 samples_named(const struct profile *p, const char *part)
  * names a function by tier: JS:~ interpreted, JS:^ or JS:+ baseline, JS:* optimized) */
 Test(live_symbols, node_jit_functions_from_the_perf_map)
 {
-	struct profile *p = record_profile("-F 999 -- node --perf-basic-prof %s 1.5", fixture("jit/hot.js"));
+	/* (node logs its isolate to a file of the working folder: into the test's folder) */
+	struct profile *p = record_profile("-F 999 -- node --perf-basic-prof --no-logfile-per-isolate "
+					   "--logfile=%s/v8.log %s 1.5", tmpdir(), fixture("jit/hot.js"));
 	u64 hot = samples_named(p, "hotLoop"), cold = samples_named(p, "coldLoop");
 	struct run_result r;
 
