@@ -984,20 +984,23 @@ static uint32_t block_id(struct qemu_plugin_tb *tb, size_t n)
 static void on_translate(qemu_plugin_id_t id, struct qemu_plugin_tb *tb)
 {
 	size_t n = qemu_plugin_tb_n_insns(tb);
+	struct block_info *bi;
 	uint32_t bid;
 
 	(void)id;
 	if (!n)
 		return;
+	/* blocks[] moves when another vCPU's translation grows it: its info read under the lock
+	 * (the info itself stays where it is) */
 	pthread_mutex_lock(&lock);
 	bid = block_id(tb, n);
+	bi = bid == NO_BLOCK ? NULL : blocks[bid].info;
 	pthread_mutex_unlock(&lock);
-	if (bid == NO_BLOCK)
+	if (!bi)
 		return;
-	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, blocks[bid].info);
+	qemu_plugin_register_vcpu_tb_exec_cb(tb, on_block, QEMU_PLUGIN_CB_NO_REGS, bi);
 	/* the stack pointer where calls and returns move it, and where an unwinder's pop does */
 	if (cct) {
-		const struct block_info *bi = blocks[bid].info;
 
 		if (bi->ckind == CK_CALL || bi->ckind == CK_RET)
 			qemu_plugin_register_vcpu_mem_cb(qemu_plugin_tb_get_insn(tb, n - 1), on_cct_mem,

@@ -18,8 +18,6 @@ missing=()
 for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-# npm comes with some builds of nodejs (NodeSource's) and conflicts with Debian's npm there
-command -v npm >/dev/null 2>&1 || missing+=(npm)
 
 # the flame graph pages' browser tests drive chromium with playwright-core (npm, pinned by
 # the committed package-lock.json, into the git-ignored tests/browser/node_modules)

@@ -292,7 +292,12 @@ Test(live_stacks, bad_call_graph_options_are_refused)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "--call-graph lbr") && (strstr(r.err, "no LBR") || strstr(r.err, "PMU")),
 		  "%s", r.err);
-	cr_expect_neq(access("hsbpf.data", F_OK), 0);
+	{
+		char path[512];
+
+		snprintf(path, sizeof(path), "%s/hsbpf.data", tmpdir());
+		cr_expect_neq(access(path, F_OK), 0, "the refused recording left %s", path);
+	}
 }
 
 Test(live_stacks, depth_cap_is_counted)

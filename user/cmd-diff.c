@@ -90,6 +90,8 @@ int cmd_diff(int argc, char **argv)
 	if (!err) {
 		profile_diff__sort(&t);
 		profile_diff__print(&t, argv[optind], argv[optind + 1], limit, all, stdout);
+		if (fflush(stdout) || ferror(stdout))
+			err = fail(-EIO, "cannot write the table: %s", strerror(errno ? errno : EIO));
 	}
 	profile_diff__free(&t);
 	profile__free(p[0]);

@@ -29,7 +29,7 @@ static const char usage_text[] =
 	"                    [-g | --call-graph caller|callee | --no-call-graph] [--[no-]children]\n"
 	"                    [--percent-limit P] [--comm COMMS] [--pid PIDS] [--tid TIDS]\n"
 	"                    [--dso OBJECTS] [--symbols SYMS] [--cpu CPUS] [--time START,END]\n"
-	"                    [--no-demangle] [--no-inline]\n"
+	"                    [--no-demangle] [--no-inline] [--debuginfod URLS] [--buildid-dir DIR]\n"
 	"\n"
 	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
 	"  -o, --output OUT     write there rather than to standard output\n"
@@ -154,7 +154,7 @@ enum export_format { EXPORT_NONE, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
 static int export_profile(const char *input, enum export_format export, const char *output,
-			  const struct sample_filter *sf)
+			  const struct sample_filter *sf, bool raw_names, bool inl)
 {
 	struct symbolizer *sy = NULL;
 	u64 filtered = 0;
@@ -175,13 +175,18 @@ static int export_profile(const char *input, enum export_format export, const ch
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
+	/* names as asked, before the filters resolve any; frames without their lines: pprof
+	 * looks up one per distinct location, itself (and the inlined functions there) */
+	if (raw_names)
+		symbolizer__no_demangle(sy);
+	if (inl && export == EXPORT_SPEEDSCOPE)
+		symbolizer__want_inline(sy);
+	symbolizer__skip_lines(sy);
 	err = sample_filter__apply(sf, p, sy, &filtered);
 	if (err)
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	/* frames without their lines: pprof looks up one per distinct location, itself */
-	symbolizer__skip_lines(sy);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
@@ -394,11 +399,16 @@ int cmd_report(int argc, char **argv)
 	if (debuginfod__setup(debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
 	if (export) {
-		err = export_profile(input, export, output, &sf);
+		err = export_profile(input, export, output, &sf, raw_names, inl);
 		debuginfod__end();
 		return err;
 	}
 	if (!strcmp(sort, "edge") || !strcmp(sort, "range")) {
+		if (sample_filter__active(&sf)) {
+			debuginfod__end();
+			return fail(2, "--sort %s: the filters apply to samples, not to branch records",
+				    sort);
+		}
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
 		if (output && open_output(output, &out))
@@ -453,11 +463,7 @@ int cmd_report(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	err = sample_filter__apply(&sf, p, sy, &filtered);
-	if (err)
-		goto cleanup;
-	if (filtered)
-		debug("the filters left out %" PRIu64 " samples", filtered);
+	/* how names are resolved is set before the filters resolve any (the symbolizer caches) */
 	if (raw_names)
 		symbolizer__no_demangle(sy);
 	/* inline scopes cost DWARF: only for what shows them */
@@ -468,6 +474,11 @@ int cmd_report(int argc, char **argv)
 	 * column shows them */
 	if (!has_line_key(keys, nr_keys))
 		symbolizer__skip_lines(sy);
+	err = sample_filter__apply(&sf, p, sy, &filtered);
+	if (err)
+		goto cleanup;
+	if (filtered)
+		debug("the filters left out %" PRIu64 " samples", filtered);
 	if (p->nr_stack_samples && (folded || graph != 0)) {
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {

@@ -505,7 +505,7 @@ int flame__write_html(const struct flame_tree *t, const struct flame_opts *o, FI
 	fwrite(flame_page, 1, mark - flame_page, out);
 	write_data(t, o, out);
 	fputs(mark + strlen(PAGE_MARKER), out);
-	return ferror(out) ? -EIO : 0;
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }
 
 /* the SVG: the same frames drawn once, each with its numbers in a tooltip */
@@ -547,9 +547,34 @@ static void diff_color(const struct flame_node *n, double max_delta, char *buf, 
 		 85 - (int)(35 * f));
 }
 
+/* the length of the valid UTF-8 sequence at s, 0 when it is not one */
+static int utf8_len(const unsigned char *s)
+{
+	int n = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 && s[0] >= 0xc2 ? 2 :
+		(s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 && s[0] <= 0xf4 ? 4 : 0;
+
+	for (int i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+/* text for XML: markup escaped, control bytes dropped, and a byte that starts no valid UTF-8
+ * sequence (names are untrusted bytes) written as U+FFFD, so the document stays well formed */
 static void xml_str(const char *s, FILE *out)
 {
 	for (; *s; s++) {
+		if ((unsigned char)*s >= 0x80) {
+			int n = utf8_len((const unsigned char *)s);
+
+			if (!n) {
+				fputs("\xef\xbf\xbd", out);
+				continue;
+			}
+			fwrite(s, 1, n, out);
+			s += n - 1;
+			continue;
+		}
 		if (*s == '<')
 			fputs("&lt;", out);
 		else if (*s == '>')
@@ -628,8 +653,12 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 			int chars = (int)(w / 7);
 			const char *s = t->strs[n->name];
 
-			snprintf(label, sizeof(label), "%.*s%s", chars > 2 && (int)strlen(s) > chars ?
-				 chars - 2 : (int)sizeof(label) - 4, s,
+			int keep = chars > 2 && (int)strlen(s) > chars ? chars - 2 : (int)sizeof(label) - 4;
+
+			/* cut between characters, not inside one */
+			while (keep > 0 && keep < (int)strlen(s) && ((unsigned char)s[keep] & 0xc0) == 0x80)
+				keep--;
+			snprintf(label, sizeof(label), "%.*s%s", keep, s,
 				 chars > 2 && (int)strlen(s) > chars ? ".." : "");
 			fprintf(out, "<text x=\"%.2f\" y=\"%d\">", x[i] + 3, y + row - 4);
 			xml_str(label, out);
@@ -651,5 +680,5 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 	fputs("</text>\n</svg>\n", out);
 	free(x);
 	free(cursor);
-	return ferror(out) ? -EIO : 0;
+	return fflush(out) || ferror(out) ? -EIO : 0;
 }

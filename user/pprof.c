@@ -672,6 +672,7 @@ int pprof__write(const struct callchain *cc, struct symbolizer *sy, FILE *out)
 	if (err)
 		return err;
 	/* a write error is not said here: out's owner knows what out is */
+	errno = 0;
 	if (fwrite(buf, 1, len, out) != len)
 		err = -(errno ? errno : EIO);
 	free(buf);

@@ -149,8 +149,10 @@ static bool key_set(const struct profile_sample_key *k)
 static int add_key(struct profile_sample_key **keys, size_t *nr, size_t *cap, size_t n,
 		   const struct profile_sample_key *k)
 {
-	if (!key_set(k) && !*nr)
+	if ((!key_set(k) && !*nr) || !n) {
+		*nr = n ? *nr : 0;
 		return 0;
+	}
 	if (array__reserve((void **)keys, cap, n, sizeof(**keys)))
 		return -ENOMEM;
 	if (*nr < n - 1)
@@ -165,11 +167,11 @@ int profile__add_sample_keyed(struct profile *p, const struct profile_sample *s,
 {
 	int err = profile__add_sample(p, s);
 
-	if (!err)
-		err = add_key(&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys,
-			      p->nr_samples, k);
 	if (err)
-		p->nr_samples--;
+		return err;
+	err = add_key(&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys, p->nr_samples, k);
+	if (err)
+		p->nr_samples--;	/* the sample just added: without its key it is not kept */
 	return err;
 }
 
@@ -178,11 +180,12 @@ int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stac
 {
 	int err = profile__add_stack_sample(p, s);
 
-	if (!err)
-		err = add_key(&p->stack_sample_keys, &p->nr_stack_sample_keys,
-			      &p->cap_stack_sample_keys, p->nr_stack_samples, k);
 	if (err)
-		p->nr_stack_samples--;
+		return err;
+	err = add_key(&p->stack_sample_keys, &p->nr_stack_sample_keys, &p->cap_stack_sample_keys,
+		      p->nr_stack_samples, k);
+	if (err)
+		p->nr_stack_samples--;	/* the sample just added */
 	return err;
 }
 

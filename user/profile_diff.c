@@ -240,9 +240,9 @@ static int add_rows(struct diff_table *t, const struct hist *h, int side)
 				return -ENOMEM;
 			}
 			t->rows[t->nr] = (struct diff_row){ .key = key, .label = row_text(h, r, true) };
-			if (!t->rows[t->nr].label)
-				return -ENOMEM;		/* the row is there: freed with the table */
-			j = t->nr++;
+			j = t->nr++;	/* the row is there: freed with the table, label or not */
+			if (!t->rows[j].label)
+				return -ENOMEM;
 		} else {
 			free(key);
 		}

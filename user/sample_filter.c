@@ -188,7 +188,7 @@ int sample_filter__apply(const struct sample_filter *f, struct profile *p, struc
 		};
 
 		if (!keep(&c, &ps, &k))
-			continue;
+			continue;	/* counted with its flat sample: the same sample in two views */
 		if (i < p->nr_stack_sample_keys)
 			p->stack_sample_keys[o] = k;
 		p->stack_samples[o++] = *ss;

@@ -1177,7 +1177,7 @@ int sampler__collect_stacks(struct sampler *s, struct profile *p)
 {
 	if (s->opts.call_graph == HSBPF_CALL_GRAPH_NONE)
 		return -ENOENT;
-	p->nr_stacks = p->nr_frames = p->nr_stack_samples = 0;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
 	return collect_stacks(s, p);
 }
 

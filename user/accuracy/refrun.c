@@ -259,7 +259,8 @@ int refrun__collect_vpmus(char *const argv[], const char *given_plugin, const st
 			len += snprintf(arg + len, sizeof(arg) - len, ",timing=");
 			for (const char *c = v->timing; *c && len < (int)sizeof(arg) - 1; c++)
 				arg[len++] = *c == ',' ? ':' : *c;
-			arg[len] = 0;
+			if (len < (int)sizeof(arg))
+				arg[len] = 0;
 		}
 		/* the other PMUs sample the same run, on the same core */
 		for (size_t k = 1; k < nv && len < (int)sizeof(arg); k++)

@@ -254,7 +254,8 @@ static int raw_parse_cct(struct raw *r, const char *line)
 		return -EINVAL;
 	if (sscanf(line, "vcsample %llu %llu %llu %llu %llu %llu", &th, &a, &b, &c, &d, &e) == 6) {
 		/* sample stacks belong to the one virtual PMU's section */
-		if (r->nr_pmus != 1 || th >= r->threads || !r->tbase || c >= r->tnodes[th] || a >= r->nr_blocks ||
+		if (r->nr_pmus != 1 || th >= r->threads || !r->tbase || c >= r->tnodes[th] ||
+		    r->tbase[th] + c >= r->nr_cnodes || a >= r->nr_blocks ||
 		    b >= r->blocks[a].ninsns ||
 		    array__reserve((void **)&r->vc, &r->cap_vc, r->nr_vc + 1, sizeof(*r->vc)))
 			return -EINVAL;
@@ -318,6 +319,8 @@ static int raw_parse(int fd, const char *name, struct raw *r)
 			if (strcmp(line, "hsbpf-ref 1"))
 				err = -EINVAL;
 		} else if (sscanf(line, "threads %u", &n) == 1) {
+			if (r->tbase)	/* the calling-context tables were sized by the first */
+				err = -EINVAL;
 			r->threads = n;
 		} else if (sscanf(line, "oom %u", &n) == 1) {
 			r->oom = n;
