@@ -580,6 +580,38 @@ Test(live, sigint_and_sigterm_end_a_recording_cleanly)
 	}
 }
 
+/* Ctrl-C at a terminal signals the whole foreground group: the command dies of the same SIGINT
+ * that ends the recording, and record still exits 0 (record ended it), without a warning */
+Test(live, ctrl_c_to_the_group_ends_a_command_recording_with_status_0)
+{
+	char err_path[600], cmd[2048];
+	struct profile *p;
+	struct run_result r;
+	pid_t pid;
+	int st;
+
+	snprintf(err_path, sizeof(err_path), "%s/record-group.err", tmpdir());
+	unlink(profile_path());
+	snprintf(cmd, sizeof(cmd), "exec %s record -v -o %s -- %s 60 2>%s", hsbpf_bin(), profile_path(),
+		 fixture("hot7030"), err_path);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	cr_assert(wait_file_contains(err_path, "hsbpf: recording", 30000), "record did not start");
+	cr_assert_eq(kill(-pid, SIGINT), 0);
+	cr_assert_eq(waitpid(pid, &st, 0), pid);
+	cr_assert_eq(run(&r, "cat %s", err_path), 0);
+	cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "status %d: %s", st, r.out);
+	cr_expect_null(strstr(r.out, "killed by signal"), "%s", r.out);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	profile__free(p);
+}
+
 Test(live, duration_ends_a_command_that_runs_on)
 {
 	struct timespec t0;

@@ -304,6 +304,12 @@ int cmd_record(int argc, char **argv)
 		warning("process tables were full: %" PRIu64 " forks not followed, %" PRIu64
 			" execs not told apart", p->stats.pids_full, p->stats.exec_full);
 	child_status = session__child_status(sess);
+	/* Ctrl-C at a terminal reaches the command too: it died of the signal that ended the
+	 * recording, which is record ending it */
+	if (child_status > 0 && interrupts && WIFSIGNALED(child_status) &&
+	    (WTERMSIG(child_status) == SIGINT || WTERMSIG(child_status) == SIGTERM ||
+	     WTERMSIG(child_status) == SIGHUP || WTERMSIG(child_status) == SIGQUIT))
+		child_status = 0;
 	if (child_status > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status))
 		warning("'%s' exited with status %d", env.so.argv[0], WEXITSTATUS(child_status));
 	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
