@@ -33,6 +33,7 @@ struct session {
 	struct sampler *sampler;
 	struct sideband *sb;
 	struct jitmaps *jit;	/* perf map files of JIT code, read while their processes live */
+	int jit_err;		/* a perf map file that could not be read as its process exited */
 	struct profile *p;
 	struct command cmd;
 	u32 command_pid;
@@ -453,7 +454,9 @@ static void process_exited(void *ctx, u32 pid, u64 time_ns)
 {
 	struct session *s = ctx;
 
-	jitmaps__read(s->jit, s->p, pid, time_ns);
+	/* the sideband's callback cannot fail: the next poll, or the finish, says so */
+	if (jitmaps__read(s->jit, s->p, pid, time_ns) == -ENOMEM && !s->jit_err)
+		s->jit_err = -ENOMEM;
 }
 
 int session__open(struct session *s)
@@ -572,6 +575,8 @@ int session__poll(struct session *s, int timeout_ms)
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
 	if (sideband__drain(s->sb))
 		return -EIO;
+	if (s->jit_err)
+		return error("cannot read perf map files: %s", strerror(-s->jit_err));
 	if (s->unw && feed_unwinder(s))
 		return -ENOMEM;
 	buildid_keeper__scan(s->keeper, s->p);
@@ -679,7 +684,7 @@ int session__finish(struct session *s)
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
-	err = read_jit_maps(s);
+	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
 	if (err)
 		return err;
 	fill_meta(s);
