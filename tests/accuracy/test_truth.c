@@ -533,6 +533,19 @@ Test(truth, lbr_estimator_recovers_exact_counts)
 	truth__free(t);
 }
 
+/* a virtual PMU whose period is never reached: an empty profile that still says what it is,
+ * and a warning, not a profile without its event */
+Test(truth, virtual_pmu_without_samples)
+{
+	struct run_result r;
+
+	cr_assert_eq(run(&r, "%s truth --vpmu insns --period 1000000000 -o %s --profile %s -- /bin/true",
+			 hsbpf_bin(), tpath("v0.truth"), tpath("v0.data")), 0, "%s", r.err);
+	cr_expect(strstr(r.err, "took no samples"), "%s", r.err);
+	cr_assert_eq(run(&r, "%s report -i %s", hsbpf_bin(), tpath("v0.data")), 0, "%s", r.err);
+	cr_expect(strstr(r.out, "virtual PMU"), "%s", r.out);
+}
+
 /* the exact virtual PMU: instructions sampled with a skid, and taken branches with a 16-entry
  * LBR, from the same run as the truth; on the short-blocks kernel the LBR estimate's accuracy
  * error is at most a third of classic sampling's, as the paper measured on hardware */

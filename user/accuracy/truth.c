@@ -1087,7 +1087,8 @@ int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struc
 		err = add_edges(&r, imgs, d, t, &it);
 	if (!err && r.in_cct)
 		err = cct_build(&r, imgs, t);
-	if (!err && nvp > 1 && (size_t)r.nr_pmus != nvp)
+	/* the plugin writes a line per virtual PMU, samples or not */
+	if (!err && nvp && (size_t)r.nr_pmus != nvp)
 		err = fail(-EINVAL, "%s has %d virtual PMUs' samples, not the %zu asked for", name,
 			   r.nr_pmus, nvp);
 	for (size_t k = 0; k < nvp && !err; k++) {
@@ -1095,8 +1096,10 @@ int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struc
 
 		for (size_t i = 0; i < r.nr_v && !any; i++)
 			any = r.v[i].pmu == (int)k;
-		if (any)
-			err = vpmu_profile(&r, k, imgs, t, vps[k]);
+		if (!any)
+			warning("virtual PMU %zu (%s, period %lld) took no samples", k, r.pmus[k].event,
+				r.pmus[k].period);
+		err = vpmu_profile(&r, k, imgs, t, vps[k]);
 	}
 	if (err)
 		goto cleanup;
