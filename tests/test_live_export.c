@@ -92,8 +92,8 @@ static long long top_flat(const char *path, const char *name)
 	return flat;
 }
 
-/* inlined: spin() is inlined into outer(), where nearly every sample lands: pprof shows it as
- * an inlined frame (a second line of the location), and report's outer with -noinlines */
+/* inlined: spin_inline() is inlined into work_70(), where 70% of the samples land: pprof shows
+ * it as an inlined frame (a second line of the location), not as work_70's own samples */
 Test(live_export, inlined_functions_are_lines_of_their_callers_location)
 {
 	char cmd[1100], pb[1100], top[1100], err[4096];
@@ -101,7 +101,7 @@ Test(live_export, inlined_functions_are_lines_of_their_callers_location)
 	const char *path;
 	long long spin, outer;
 
-	snprintf(cmd, sizeof(cmd), "%s 1", fixture("inlined"));
+	snprintf(cmd, sizeof(cmd), "%s 1", fixture("inline/inlined"));
 	path = record("-F 999", cmd);
 	cr_expect_geq(check_pprof_matches_report(path), 2);
 	snprintf(pb, sizeof(pb), "%s/inl.pb.gz", tmpdir());
@@ -110,12 +110,13 @@ Test(live_export, inlined_functions_are_lines_of_their_callers_location)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(go_pprof("-sample_index=samples -top -nodecount=1000 -nodefraction=0", pb, top,
 			      err, sizeof(err)), 0, "%s", err);
-	spin = top_flat(top, "spin (inline)");
-	outer = top_flat(top, "outer");
-	/* a 1 s loop at 999 Hz: hundreds of samples in spin, whatever else the machine does */
-	cr_expect_gt(spin, 100, "spin (inline): %lld samples", spin);
-	/* outer's own code is a few instructions per million of spin's loop: a sample there is
-	 * rare (one was seen under load), a share of 5% would mean the lines are not split */
-	cr_expect(outer >= 0 && outer * 20 < spin, "outer's own samples are spin's: outer %lld, spin %lld",
-		  outer, spin);
+	spin = top_flat(top, "spin_inline (inline)");
+	outer = top_flat(top, "work_70");
+	/* a 1 s loop at 999 Hz, 70% of it in spin_inline: hundreds of samples, whatever else the
+	 * machine does */
+	cr_expect_gt(spin, 100, "spin_inline (inline): %lld samples", spin);
+	/* work_70's own code is a few instructions per 7,000 iterations of spin_inline's loop: a
+	 * share of 5% would mean the lines are not split */
+	cr_expect(outer >= 0 && outer * 20 < spin, "work_70's own samples are spin_inline's: work_70 %lld, "
+		  "spin_inline %lld", outer, spin);
 }
