@@ -171,7 +171,8 @@ Test(flamegraph, tree_from_profile)
 	cr_expect_eq(t->nodes[n].kind, FLAME_KERNEL);
 	cr_expect_eq(t->nodes[FIND(t, "proc", "k_entry", "k_mid")].count[0], 9);
 	cr_expect_eq(t->nodes[FIND(t, "proc", "[no stack]")].count[0], 1);
-	cr_expect_eq(t->lost_stacks, 1);
+	cr_expect_eq(t->lost_stacks[0], 1);
+	cr_expect_eq(t->lost_stacks[1], 0);
 	flame__free(t);
 	symbolizer__free(sy);
 	profile__free(p);

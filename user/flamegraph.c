@@ -227,7 +227,7 @@ static int add_stacks(struct flame_tree *t, const struct profile *p, struct symb
 		}
 		if (!st->nr) {
 			f[n++] = (struct flame_frame){ .name = "[no stack]", .kind = FLAME_MERGED };
-			t->lost_stacks += st->count;
+			t->lost_stacks[side] += st->count;
 		}
 		err = flame__add_stack(t, f, n, st->count, side);
 	}
@@ -458,8 +458,8 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 	json_str(o->subtitle ? o->subtitle : "", out);
 	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"method\":", t->diff, o->inverted);
 	json_str(profile_diff__method, out);
-	fprintf(out, ",\"fdr\":%g,\"total\":[%" PRIu64 ",%" PRIu64 "],\"lost\":%" PRIu64,
-		DIFF_FDR, t->nodes[0].count[0], t->nodes[0].count[1], t->lost_stacks);
+	fprintf(out, ",\"fdr\":%g,\"total\":[%" PRIu64 ",%" PRIu64 "],\"lost\":[%" PRIu64 ",%" PRIu64 "]",
+		DIFF_FDR, t->nodes[0].count[0], t->nodes[0].count[1], t->lost_stacks[0], t->lost_stacks[1]);
 	fprintf(out, ",\"merged\":{\"frames\":%" PRIu64 ",\"samples\":[%" PRIu64 ",%" PRIu64 "],"
 		"\"minpx\":%g,\"width\":%d}", t->merged_frames, t->merged_samples[0],
 		t->merged_samples[1], FLAME_MIN_PX, FLAME_WIDTH_PX);

@@ -49,7 +49,7 @@ struct flame_tree {
 	u32 max_depth;
 	u64 merged_frames;		/* frames merged away by flame__merge_narrow */
 	u64 merged_samples[2];		/* ... and the samples of the merged frames */
-	u64 lost_stacks;		/* samples without frames, drawn as [no stack] */
+	u64 lost_stacks[2];		/* samples without frames, drawn as [no stack]; per side */
 };
 
 struct flame_frame {
