@@ -302,6 +302,29 @@ struct stack_key {
 	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */
 };
 
+/* A sample whose user stack met a pc in no mapping the kernel knows yet (a new program's first
+ * milliseconds, before user space has read its mappings and built their tables): instead of
+ * counting it truncated, the kernel sends its registers and a copy of its stack to user space,
+ * which unwinds it with the same rules once the tables exist (user/late_stacks.c). Rare by
+ * design; the ring's size bounds it, and a full ring leaves the sample as the kernel ended it. */
+#define HSBPF_LATE_STACK_BYTES	8192		/* the user stack copied from the sampled sp */
+#define HSBPF_LATE_KERNEL_FRAMES 128
+#define HSBPF_LATE_RING		(1u << 22)	/* 4 MB: about 400 such samples in flight */
+
+struct late_stack {
+	struct stack_key key;	/* user and kernel 0: the stacks come with the record */
+	__u64 weight;
+	__u64 ip;		/* the sampled user pc */
+	__u64 regs[HSBPF_DWARF_LAST_GPR + 1];	/* its registers, DWARF order */
+	__u64 stack_top;	/* the process's first stack pointer */
+	__u32 size;		/* bytes of stack copied from regs[rsp] (0: none could be read) */
+	__u32 kernel_nr;	/* kernel frames, for a sample taken in the kernel */
+	__u32 in_syscall;	/* ip follows a syscall instruction: looked up as a return address */
+	__u32 pad;
+	__u64 kernel[HSBPF_LATE_KERNEL_FRAMES];
+	__u8 data[HSBPF_LATE_STACK_BYTES];
+};
+
 /* stack_stats[] slots, per CPU */
 enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_SAMPLES = 0,	/* samples with stacks collected */
@@ -311,6 +334,8 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_KEYS_FULL,	/* a sample the stack-sample map could not take: dropped */
 	HSBPF_STACK_STAT_KERNEL_ERR,	/* bpf_get_stack failed for a kernel stack */
 	HSBPF_STACK_STAT_NS,		/* with time_stacks: time spent on stacks (unwinding, storing) */
+	HSBPF_STACK_STAT_LATE,		/* samples sent to user space to unwind from a stack copy */
+	HSBPF_STACK_STAT_LATE_FULL,	/* ... that found the ring full: kept as the kernel ended them */
 	HSBPF_STACK_STAT_NR,
 };
 

@@ -143,7 +143,7 @@ int hsbpf_unwind_probe(struct pt_regs *ctx)
 	st->pid = tgid;
 	st->tag = image_tag(proc);
 	LEAF_REGS(st, ctx, DIRECT);
-	unwind_user(st, ip, PT_REGS_SP(ctx), ctx->bp);
+	unwind_user(st, ip, PT_REGS_SP(ctx), ctx->bp, false);
 	bpf_map_update_elem(&probe_stacks, &ip, &st->user, BPF_NOEXIST);
 	return 0;
 }

@@ -18,6 +18,9 @@ const volatile __u32 max_frames = HSBPF_MAX_FRAMES;	/* --call-graph ...,DEPTH */
  * statistics are on, which time every run the same way, so that a sample's stack cost is known
  * apart from the runs that only filter */
 const volatile bool time_stacks = false;
+/* dwarf: send the samples whose program's tables are not in yet to be unwound in user space
+ * (a recording; not top) */
+const volatile bool late_unwind = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
 struct {
@@ -111,6 +114,12 @@ struct {
 	__type(value, __u64);
 } stack_stats SEC(".maps");
 
+/* samples whose stacks user space unwinds from a copy (struct late_stack) */
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} late_stacks SEC(".maps");
+
 /* the walk's state lives in a per-CPU map value: bpf_loop's callback is then verified once */
 struct stack_walk {
 	__u64 pc, sp, bp;
@@ -119,6 +128,8 @@ struct stack_walk {
 	__u32 pid, tag;
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
 	__u32 have_map;
+	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
+	__u32 pad_walk;
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
 	struct unwind_mapping vma_map;	/* one found from the task's vma */
@@ -306,7 +317,7 @@ static long unwind_step(__u64 i, void *ctx)
 	st->hash = stack_mix(st->hash, st->pc);
 	/* a frame whose stack pointer is at the process's argc is its first: the interpreter's
 	 * _start, which has no unwind information to say so */
-	if (n && st->stack_top && st->sp >= st->stack_top) {
+	if (st->stack_top && st->sp >= st->stack_top) {
 		st->user.end = HSBPF_STACK_COMPLETE;
 		return 1;
 	}
@@ -315,7 +326,7 @@ static long unwind_step(__u64 i, void *ctx)
 
 	/* a return address is the instruction after the call, which may begin another function
 	 * (a call that does not return): look up the call itself */
-	look = n && !st->signal ? st->pc - 1 : st->pc;
+	look = (n && !st->signal) || (!n && st->in_syscall) ? st->pc - 1 : st->pc;
 	if (!st->have_map || look < st->map.start || look >= st->map.end) {
 		struct unwind_mapping *m = find_mapping(st, look);
 
@@ -398,10 +409,11 @@ static long unwind_step(__u64 i, void *ctx)
 #define DIRECT(regs, f)	((regs)->f)
 
 /* walk the user stack from these registers into st->user; its hash into st->hash */
-static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp)
+static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp, bool in_syscall)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
+	st->in_syscall = in_syscall;
 	st->pc = pc;
 	st->sp = sp;
 	st->bp = bp;
@@ -472,6 +484,52 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 }
 
 /* the sample's stacks, counted with its weight; the flat histogram is counted apart */
+/* send the sample to user space with its registers and a copy of its stack, to be unwound there
+ * once the tables of its program exist: true when sent (then it is counted there) */
+static __always_inline bool late_stack(struct stack_walk *st, const struct stack_key *key, __u64 weight,
+				       __u64 pc)
+{
+	struct late_stack *l = bpf_ringbuf_reserve(&late_stacks, sizeof(*l), 0);
+	__u64 sp = st->leaf[HSBPF_DWARF_RSP], size;
+
+	if (!l) {
+		stack_stat_add(HSBPF_STACK_STAT_LATE_FULL, 1);
+		return false;
+	}
+	l->key = *key;
+	l->weight = weight;
+	l->ip = pc;
+	__builtin_memcpy(l->regs, st->leaf, sizeof(l->regs));
+	l->stack_top = st->stack_top;
+	l->in_syscall = st->in_syscall;
+	l->kernel_nr = 0;
+	if (key->flags & HSBPF_KEY_KERNEL) {
+		__u32 nr = st->kernel.nr < HSBPF_LATE_KERNEL_FRAMES ? st->kernel.nr : HSBPF_LATE_KERNEL_FRAMES;
+
+		if (!bpf_probe_read_kernel(l->kernel, sizeof(l->kernel), st->kernel.ip))
+			l->kernel_nr = nr;
+	}
+	/* as much of the stack as can be read: the main thread's up to its first frame (the
+	 * vma ends a little above it), else the whole copy, else up to a page boundary */
+	size = HSBPF_LATE_STACK_BYTES;
+	if (st->stack_top > sp && st->stack_top + 16 - sp < size)
+		size = st->stack_top + 16 - sp;
+	for (int i = 0; i < 3; i++) {
+		if (size > HSBPF_LATE_STACK_BYTES)
+			size = HSBPF_LATE_STACK_BYTES;
+		if (!bpf_probe_read_user(l->data, size, (void *)sp))
+			break;
+		/* the stack's vma ends at a page boundary: up to the second, then the first */
+		size = ((sp | 4095) + 1 - sp) + (i ? 0 : 4096);
+		if (i == 2)
+			size = 0;
+	}
+	l->size = size;
+	bpf_ringbuf_submit(l, 0);
+	stack_stat_add(HSBPF_STACK_STAT_LATE, 1);
+	return true;
+}
+
 static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, __u32 tgid,
 					   struct proc_state *proc, __u64 weight)
 {
@@ -481,6 +539,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	struct stack_walk *st;
 	__u32 zero = 0;
 	__u64 pc, sp, bp;
+	bool in_syscall = false;
 	long got;
 
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
@@ -525,10 +584,17 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 		{
 			struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
 
+			__u16 insn = 0;
+
 			pc = BPF_CORE_READ(regs, ip);
 			sp = BPF_CORE_READ(regs, sp);
 			bp = BPF_CORE_READ(regs, bp);
 			LEAF_REGS(st, regs, BPF_CORE_READ);
+			/* in a syscall the saved pc is the instruction after it (the end of
+			 * __restore_rt's rule, say): it is looked up as a return address is. A
+			 * fault's error code is in orig_ax too: the instruction says which */
+			in_syscall = (long)BPF_CORE_READ(regs, orig_ax) >= 0 &&
+				     !bpf_probe_read_user(&insn, sizeof(insn), (void *)(pc - 2)) && insn == 0x050f;
 		}
 	} else {
 		sp = ctx->regs.sp;
@@ -537,10 +603,15 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 	st->pid = tgid;
 	st->tag = image_tag(proc);
-	if (call_graph == HSBPF_CALL_GRAPH_LBR)
+	if (call_graph == HSBPF_CALL_GRAPH_LBR) {
 		unwind_lbr(ctx, st, pc);
-	else
-		unwind_user(st, pc, sp, bp);
+	} else {
+		unwind_user(st, pc, sp, bp, in_syscall);
+		/* a program too new for its tables: unwound in user space, from a copy */
+		if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF && st->user.end == HSBPF_STACK_NO_MAPPING &&
+		    late_stack(st, &key, weight, pc))
+			return;
+	}
 store_user:
 	key.user = st->hash | 1;
 	if (!stacks__store(key.user, &st->user)) {

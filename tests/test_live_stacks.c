@@ -163,6 +163,33 @@ Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 	profile__free(p);
 }
 
+/* a program started by a shell (not as the command, so its tables are not built before it runs):
+ * its first milliseconds, before user space has its mappings and tables in the kernel, come to
+ * user space as stack copies and are unwound there; its stacks are as complete as the
+ * command's, and every copy is accounted for */
+Test(live_stacks, a_program_exec_d_by_a_shell_has_complete_stacks_from_its_start)
+{
+	struct profile *p = record_profile("-g -F 1999 -- sh -c 'exec %s run 2'", fixture("stacks/callpaths"));
+	struct leaf_counts c;
+
+	count_leaf_stacks(p, &c, false);
+	cr_assert_gt(c.leaf, 1000, "only %llu leaf samples with stacks", (unsigned long long)c.leaf);
+	cr_expect_geq(c.complete, 0.99 * c.leaf, "complete stacks: %llu of %llu leaf samples "
+		      "(no mapping %llu, no info %llu, unreadable %llu; %llu unwound from copies)",
+		      (unsigned long long)c.complete, (unsigned long long)c.leaf,
+		      (unsigned long long)c.ends[HSBPF_STACK_NO_MAPPING],
+		      (unsigned long long)c.ends[HSBPF_STACK_NO_INFO],
+		      (unsigned long long)c.ends[HSBPF_STACK_UNREADABLE],
+		      (unsigned long long)p->stats.stack_late_unwound);
+	cr_expect_eq(p->stats.stack_late, p->stats.stack_late_unwound + p->stats.stack_late_dropped,
+		     "sent %llu, unwound %llu, dropped %llu", (unsigned long long)p->stats.stack_late,
+		     (unsigned long long)p->stats.stack_late_unwound,
+		     (unsigned long long)p->stats.stack_late_dropped);
+	/* every sample is in the stacks: the kernel's and the copies */
+	cr_expect_eq(profile__total_samples(p), p->stats.stack_samples - p->stats.stack_keys_full);
+	profile__free(p);
+}
+
 Test(live_stacks, threads_stop_at_their_start)
 {
 	struct profile *p = record_profile("-g -F 1999 -- %s threads 2", fixture("stacks/callpaths"));

@@ -219,3 +219,42 @@ Test(unwind_walk, depth_cap_and_frame_pointers, .init = init)
 	cr_expect_eq(res.end, HSBPF_STACK_FP_END);
 	cr_expect_eq(res.nr_fp, 2);
 }
+
+/* at the process's first stack pointer the sampled frame is the outermost (ld.so's _start has
+ * no unwind information to say so) */
+Test(unwind_walk, the_first_stack_pointer_ends_the_stack, .init = init)
+{
+	u64 ips[HSBPF_MAX_FRAMES];
+	struct unwind_walk_result res;
+	struct unwind_walk_regs regs = { .ip = BIAS + 0x60 };	/* a row without information */
+	struct unwind_walk_opts o = { .stack_top = 0x7100 };
+
+	regs.gpr[HSBPF_DWARF_RSP] = 0x7100;
+	unwind_walk__stack(&ops, &regs, &o, ips, &res);
+	cr_expect_eq(res.nr, 1);
+	cr_expect_eq(res.end, HSBPF_STACK_COMPLETE);
+	o.stack_top = 0;
+	unwind_walk__stack(&ops, &regs, &o, ips, &res);
+	cr_expect_eq(res.end, HSBPF_STACK_NO_INFO);
+}
+
+/* a sample in a syscall: its pc follows the syscall instruction, which may end the function's
+ * rules (glibc's __restore_rt): looked up at pc - 1, as a return address */
+Test(unwind_walk, a_pc_after_a_syscall_is_looked_up_before_it, .init = init)
+{
+	u64 ips[HSBPF_MAX_FRAMES];
+	struct unwind_walk_result res;
+	struct unwind_walk_regs regs = { .ip = BIAS + 0x4f };
+	struct unwind_walk_opts o = { .in_syscall = true };
+
+	regs.gpr[HSBPF_DWARF_RSP] = 0x7010;
+	W(0x7018) = BIAS + 0x33;	/* the PLT's rule at 0x4e: CFA = rsp + 16 */
+	unwind_walk__stack(&ops, &regs, &o, ips, &res);
+	cr_assert_eq(res.nr, 2);
+	cr_expect_eq(ips[1], BIAS + 0x33);
+	cr_expect_eq(res.end, HSBPF_STACK_COMPLETE);
+	/* the same pc sampled in user mode: the signal trampoline's rule at 0x4f */
+	o.in_syscall = false;
+	unwind_walk__stack(&ops, &regs, &o, ips, &res);
+	cr_expect_neq(res.nr == 2 && ips[1] == BIAS + 0x33, true);
+}

@@ -83,6 +83,15 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 		fprintf(out, "; %.1f%% of user frames by frame pointer (no table)",
 			100.0 * e.fp_frames / (e.frames ? e.frames : 1));
 	fputc('\n', out);
+	if (p->stats.stack_late_unwound)
+		fprintf(out, "%s%" PRIu64 " stacks were unwound in user space from a copy of the stack: their "
+			"program's tables were not in the kernel yet (its first milliseconds)\n", prefix,
+			p->stats.stack_late_unwound);
+	if (p->stats.stack_late_full || p->stats.stack_late_dropped)
+		fprintf(out, "%sWARNING: %" PRIu64 " stacks the kernel could not unwind yet were not copied "
+			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"\n",
+			prefix, p->stats.stack_late_full + p->stats.stack_late_dropped, p->stats.stack_late_full,
+			p->stats.stack_late_dropped);
 	if (p->stats.stacks_full)
 		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
 			"full, or its bucket busy): their samples are kept without frames (raise "

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	4
+#define PROFILE_VERSION_MINOR	5
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -236,6 +236,11 @@ struct profile_stats {
 	u64 jit_maps;		/* perf map files read */
 	u64 jit_syms;		/* ... their symbols kept */
 	u64 jit_malformed;	/* ... their lines that could not be read (skipped) */
+	/* stacks unwound in user space from a copy, for lack of tables at sample time (1.5) */
+	u64 stack_late;		/* samples the kernel sent */
+	u64 stack_late_full;	/* ... it could not send (the ring full): as the kernel ended them */
+	u64 stack_late_unwound;	/* ... unwound here */
+	u64 stack_late_dropped;	/* ... past what is kept: their sampled pc alone */
 };
 
 struct strtab {

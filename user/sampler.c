@@ -48,6 +48,10 @@ struct sampler {
 	/* call stacks: the next free slots of the unwind arrays */
 	u32 next_row, next_page, next_obj;
 	bool exec_at_rename;		/* exec tags come just before the exec's COMM record */
+	/* samples the kernel sends to be unwound here (struct late_stack) */
+	struct ring_buffer *late_rb;
+	sampler_late_fn late_fn;
+	void *late_ctx;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -173,6 +177,7 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 
 	skel->rodata->call_graph = call_graph;
 	skel->rodata->time_stacks = call_graph != HSBPF_CALL_GRAPH_NONE && bpf_stats_on();
+	skel->rodata->late_unwind = call_graph == HSBPF_CALL_GRAPH_DWARF && o && !o->live;
 	if (o && o->max_frames)
 		skel->rodata->max_frames = o->max_frames;
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
@@ -182,6 +187,10 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
 	}
+	/* a ring buffer is at least a page */
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.late_stacks, call_graph == HSBPF_CALL_GRAPH_DWARF ?
+					       HSBPF_LATE_RING : (u32)sysconf(_SC_PAGESIZE));
 	return err;
 }
 
@@ -798,6 +807,7 @@ void sampler__destroy(struct sampler *s)
 {
 	if (!s)
 		return;
+	ring_buffer__free(s->late_rb);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
 		bpf_link__destroy(s->links[i]);
@@ -1164,6 +1174,8 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
 		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
 		p->stats.stack_ns = cnt[HSBPF_STACK_STAT_NS];
+		p->stats.stack_late = cnt[HSBPF_STACK_STAT_LATE];
+		p->stats.stack_late_full = cnt[HSBPF_STACK_STAT_LATE_FULL];
 	}
 cleanup:
 	free(r.keys);
@@ -1200,6 +1212,32 @@ int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]
 	}
 	free(vals);
 	return 0;
+}
+
+static int late_take(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+
+	if (size < sizeof(struct late_stack))
+		return 0;
+	return s->late_fn(s->late_ctx, data);
+}
+
+int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx)
+{
+	int n;
+
+	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF || !s->skel)
+		return 0;
+	if (!s->late_rb) {
+		s->late_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.late_stacks), late_take, s, NULL);
+		if (!s->late_rb)
+			return -errno;
+	}
+	s->late_fn = fn;
+	s->late_ctx = ctx;
+	n = ring_buffer__consume(s->late_rb);
+	return n < 0 ? n : 0;
 }
 
 int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link)

@@ -16,6 +16,7 @@
 #include "cgroup.h"
 #include "ksyms.h"
 #include "sampler.h"
+#include "late_stacks.h"
 #include "session.h"
 #include "procfs.h"
 #include "jitmap.h"
@@ -52,6 +53,7 @@ struct session {
 	u32 *followed;		/* with a command or -p: the processes and their descendants */
 	size_t nr_followed, cap_followed;
 	struct buildid_keeper *keeper;	/* with keep_objects */
+	struct late_stacks *late;	/* dwarf: samples to unwind here, from their stack copies */
 };
 
 static int max_sample_rate(u64 *rate)
@@ -424,6 +426,12 @@ static int open_unwinder(struct session *s)
 	s->unw = unwinder__new(s->sampler);
 	if (!s->unw)
 		return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	/* a recording unwinds at its end what the kernel could not yet (top does not) */
+	if (!s->opts.live) {
+		s->late = late_stacks__new();
+		if (!s->late)
+			return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	}
 	for (int i = 0; i < s->nr_pids && !err; i++)
 		err = follow(s, s->pids[i]);
 	if (!err && s->opts.argv)
@@ -568,6 +576,23 @@ int session__start(struct session *s)
 	return err;
 }
 
+static int keep_late(void *ctx, const struct late_stack *l)
+{
+	struct session *s = ctx;
+
+	return late_stacks__add(s->late, s->p, l);
+}
+
+/* the samples the kernel sent to be unwound here, kept until the end */
+static int take_late(struct session *s)
+{
+	int err = sampler__consume_late(s->sampler, keep_late, s);
+
+	if (err)
+		error("cannot take the stacks to unwind: %s", strerror(-err));
+	return err;
+}
+
 int session__poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event e;
@@ -577,6 +602,8 @@ int session__poll(struct session *s, int timeout_ms)
 		return -EIO;
 	if (s->jit_err)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
+	if (s->late && take_late(s))
+		return -ENOMEM;
 	if (s->unw && feed_unwinder(s))
 		return -ENOMEM;
 	buildid_keeper__scan(s->keeper, s->p);
@@ -681,9 +708,13 @@ int session__finish(struct session *s)
 	procfs__fill_nspids(p, s->seen_comms, s->seen_forks);
 	p->stats.sideband_lost = sideband__lost(s->sb);
 
+	if (s->late && take_late(s))
+		return -ENOMEM;
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	if (s->late && late_stacks__resolve(s->late, p))
+		return fail(-ENOMEM, "cannot unwind stacks: %s", strerror(ENOMEM));
 	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
 	if (err)
 		return err;
@@ -807,6 +838,7 @@ void session__close(struct session *s)
 	if (s->cmd.pid > 0)
 		command__abort(&s->cmd);
 	unwinder__free(s->unw);
+	late_stacks__free(s->late);
 	jitmaps__free(s->jit);
 	buildid_keeper__free(s->keeper);
 	sampler__destroy(s->sampler);

@@ -154,6 +154,7 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 {
 	struct unwind_table *t = NULL;
 	u64 t0 = now_ns(CLOCK_MONOTONIC);
+	bool vdso = !strcmp(path, "[vdso]");
 	u8 fid[BUILD_ID_MAX];
 	size_t flen = 0;
 	struct uobj *o;
@@ -171,14 +172,15 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 		memcpy(o->build_id, bid, bid_size);
 	o->build_id_size = bid_size;
 	u->nr_objs++;
-	/* the file at hand must be the one mapped: another build would unwind wrongly */
-	if (bid_size && (build_id__read(open_path, fid, sizeof(fid), &flen) || flen != bid_size ||
-			 memcmp(fid, bid, bid_size))) {
+	/* the file at hand must be the one mapped: another build would unwind wrongly (the
+	 * vDSO is this kernel's, ours) */
+	if (!vdso && bid_size && (build_id__read(open_path, fid, sizeof(fid), &flen) || flen != bid_size ||
+				  memcmp(fid, bid, bid_size))) {
 		u->st.objects_failed++;
 		debug("unwind: '%s' is not the build that was mapped: frame pointers there", path);
 		return o;
 	}
-	err = unwind_table__build_path(open_path, &t);
+	err = vdso ? unwind_table__build_vdso(&t) : unwind_table__build_path(open_path, &t);
 	if (err == -ENODATA) {
 		u->st.objects_no_cfi++;
 	} else if (err) {
@@ -194,7 +196,8 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 			u->st.objects_failed++;
 			debug("unwind: cannot load the table of '%s': %s", path, strerror(-err));
 		} else {
-			by_inode(u, open_path, o);
+			if (!vdso)	/* no file to find it by */
+				by_inode(u, open_path, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
 			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) + t->nr_pages * sizeof(*t->pages);
@@ -325,8 +328,8 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 	struct uproc *p;
 	struct uobj *o;
 
-	if (!exec || !path || path[0] != '/' || !len)
-		return 0;	/* data, anonymous memory, [vdso]: nothing to unwind by table */
+	if (!exec || !path || (path[0] != '/' && strcmp(path, "[vdso]")) || !len)
+		return 0;	/* data, anonymous memory, [vsyscall]: nothing to unwind by table */
 	p = find_proc(u, pid, true);
 	if (!p)
 		return -ENOMEM;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unwind_table.h"
@@ -650,6 +651,43 @@ cleanup:
 	if (elf)
 		elf_end(elf);
 	close(fd);
+	return err;
+}
+
+int unwind_table__build_vdso(struct unwind_table **out)
+{
+	const u8 *image = (const u8 *)getauxval(AT_SYSINFO_EHDR);
+	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
+	size_t size = 0;
+	Elf *elf = NULL;
+	char *copy;
+	int err;
+
+	*out = NULL;
+	if (!image || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
+		return -ENOENT;
+	/* its size: the end of its loaded segments, or of its section headers if further */
+	for (int i = 0; i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
+
+		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
+			size = ph->p_offset + ph->p_filesz;
+	}
+	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > size)
+		size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
+	if (!size || size > (1u << 20))
+		return -ENOEXEC;
+	/* libelf reads a copy: the image itself is read-only */
+	copy = malloc(size);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, image, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	err = elf && elf_kind(elf) == ELF_K_ELF ? unwind_table__build(elf, NULL, out) : -ENOEXEC;
+	if (elf)
+		elf_end(elf);
+	free(copy);
 	return err;
 }
 

@@ -42,6 +42,9 @@ struct unwind_table {
 int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out);
 /* the same, by path (a regular file, opened without blocking) */
 int unwind_table__build_path(const char *path, struct unwind_table **out);
+/* the table of this kernel's vDSO, the same image in every process (from our own): its code
+ * (clock_gettime, gettimeofday...) has call-frame information as any library's */
+int unwind_table__build_vdso(struct unwind_table **out);
 void unwind_table__free(struct unwind_table *t);
 
 /* an FDE's code range: every FDE starts a function, which is how stripped code is split */

@@ -51,7 +51,7 @@ static int find(struct walk *w, u64 look)
 }
 
 /* one frame past the recorded one: the caller's pc, sp and bp; false ends the walk */
-static bool step(struct walk *w, u32 n, struct unwind_walk_result *res)
+static bool step(struct walk *w, u32 n, bool in_syscall, struct unwind_walk_result *res)
 {
 	const struct unwind_row *r;
 	u64 look, base, cfa, ra, rbp;
@@ -60,7 +60,7 @@ static bool step(struct walk *w, u32 n, struct unwind_walk_result *res)
 
 	/* a return address is the instruction after the call, which may begin another function
 	 * (a call that does not return): look up the call itself */
-	look = n && !w->signal ? w->pc - 1 : w->pc;
+	look = (n && !w->signal) || (!n && in_syscall) ? w->pc - 1 : w->pc;
 	err = find(w, look);
 	if (err == -ENOENT)
 		return fp_step(w, res, HSBPF_STACK_NO_MAPPING);
@@ -143,11 +143,11 @@ void unwind_walk__stack(const struct unwind_walk_ops *ops, const struct unwind_w
 		ips[res->nr++] = w.pc;
 		/* a frame whose stack pointer is at the process's argc is its first: the
 		 * interpreter's _start, which has no unwind information to say so */
-		if (n && o->stack_top && w.sp >= o->stack_top) {
+		if (o->stack_top && w.sp >= o->stack_top) {
 			res->end = HSBPF_STACK_COMPLETE;
 			return;
 		}
-		if (o->fp ? !fp_step(&w, res, HSBPF_STACK_FP_END) : !step(&w, n, res))
+		if (o->fp ? !fp_step(&w, res, HSBPF_STACK_FP_END) : !step(&w, n, o->in_syscall, res))
 			return;
 	}
 }

@@ -30,6 +30,8 @@ struct unwind_walk_opts {
 	bool fp;		/* frame pointers only, as --call-graph fp */
 	u32 max_frames;		/* 0: HSBPF_MAX_FRAMES */
 	u64 stack_top;		/* the process's first stack pointer (mm->start_stack), 0 unknown */
+	bool in_syscall;	/* regs.ip follows a syscall instruction (a sample in the kernel's
+				 * syscall): looked up as a return address is */
 };
 
 struct unwind_walk_result {
