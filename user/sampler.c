@@ -869,6 +869,8 @@ int sampler__verify_all(void)
 				skel->rodata->filter_pids = filter;
 				skel->rodata->random_periods = random;
 				err = size_stack_maps(skel, cg, NULL);
+				/* a recording's dwarf sends late stacks; top's does not */
+				skel->rodata->late_unwind = cg == HSBPF_CALL_GRAPH_DWARF && random;
 				if (!err)
 					err = profile_bpf__load(skel);
 				if (err) {
