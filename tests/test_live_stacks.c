@@ -190,6 +190,24 @@ Test(live_stacks, a_program_exec_d_by_a_shell_has_complete_stacks_from_its_start
 	profile__free(p);
 }
 
+/* code in the vDSO (clock_gettime) unwinds through its table, built from our own vDSO, and is
+ * named from it */
+Test(live_stacks, vdso_code_unwinds_and_is_named)
+{
+	struct profile *p = record_profile("-g -- %s 1", fixture("vdsoloop"));
+	struct run_result r;
+	struct leaf_counts c;
+
+	count_leaf_stacks(p, &c, false);
+	cr_expect_geq(c.ends[HSBPF_STACK_COMPLETE], 0.99 * c.user_stacks, "complete %llu of %llu "
+		      "(no info %llu)", (unsigned long long)c.ends[HSBPF_STACK_COMPLETE],
+		      (unsigned long long)c.user_stacks, (unsigned long long)c.ends[HSBPF_STACK_NO_INFO]);
+	cr_assert_eq(run(&r, "%s report -i %s --no-children --format folded", hsbpf_bin(), profile_path()), 0,
+		     "%s", r.err);
+	cr_expect(strstr(r.out, "main;clock_gettime@@GLIBC_2.17;__vdso_clock_gettime"), "%.2000s", r.out);
+	profile__free(p);
+}
+
 Test(live_stacks, threads_stop_at_their_start)
 {
 	struct profile *p = record_profile("-g -F 1999 -- %s threads 2", fixture("stacks/callpaths"));

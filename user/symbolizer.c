@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/utsname.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "bblock.h"
@@ -24,6 +25,7 @@
 #include "inline.h"
 #include "strset.h"
 #include "symbolizer.h"
+#include "vdso.h"
 #include "unwind_table.h"
 
 #define MAX_FORK_DEPTH 32
@@ -451,8 +453,20 @@ static int open_dso(struct symbolizer *sy, struct dso *d, const struct profile_m
 {
 	const char *path = profile__str(sy->p, d->path);
 	char why[PATH_MAX + 160], cached[PATH_MAX];
-	int err = open_dso_file(d, m, path, path, why, sizeof(why));
+	struct utsname u;
+	int err;
 
+	/* the vDSO is the kernel's: ours, when the recording ran on this kernel */
+	if (!strcmp(path, "[vdso]")) {
+		if (uname(&u) || strcmp(u.release, sy->p->meta.kernel) || vdso__path(cached, sizeof(cached)) ||
+		    open_dso_file(d, m, path, cached, why, sizeof(why))) {
+			close_dso_file(d);
+			return -ENOENT;
+		}
+		d->file = strdup(cached);
+		return d->file ? 0 : -ENOMEM;
+	}
+	err = open_dso_file(d, m, path, path, why, sizeof(why));
 	if (!err)
 		return 0;
 	close_dso_file(d);
@@ -866,7 +880,8 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->ip);
 	if (m)
 		r->dso = profile__str(sy->p, m->path);
-	if (!m || r->dso[0] != '/' || !strncmp(r->dso, "//anon", 6) || !strncmp(r->dso, "/memfd:", 7)) {
+	if (!m || (r->dso[0] != '/' && strcmp(r->dso, "[vdso]")) || !strncmp(r->dso, "//anon", 6) ||
+	    !strncmp(r->dso, "/memfd:", 7)) {
 		/* anonymous code, memfd code (or none known): JIT code a perf map file names */
 		resolve_jit(sy, s, r);
 		return;	/* [vdso], the rest: nothing to open */

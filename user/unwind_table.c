@@ -9,10 +9,10 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/auxv.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unwind_table.h"
+#include "vdso.h"
 
 /* every pc must fit the row's 32 bits relative to the table base */
 #define MAX_SPAN		(1ull << 32)
@@ -656,27 +656,16 @@ cleanup:
 
 int unwind_table__build_vdso(struct unwind_table **out)
 {
-	const u8 *image = (const u8 *)getauxval(AT_SYSINFO_EHDR);
-	const Elf64_Ehdr *eh = (const Elf64_Ehdr *)image;
-	size_t size = 0;
+	const u8 *image;
 	Elf *elf = NULL;
 	char *copy;
+	size_t size;
 	int err;
 
 	*out = NULL;
-	if (!image || memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_ident[EI_CLASS] != ELFCLASS64)
-		return -ENOENT;
-	/* its size: the end of its loaded segments, or of its section headers if further */
-	for (int i = 0; i < eh->e_phnum; i++) {
-		const Elf64_Phdr *ph = (const Elf64_Phdr *)(image + eh->e_phoff) + i;
-
-		if (ph->p_type == PT_LOAD && ph->p_offset + ph->p_filesz > size)
-			size = ph->p_offset + ph->p_filesz;
-	}
-	if (eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize > size)
-		size = eh->e_shoff + (size_t)eh->e_shnum * eh->e_shentsize;
-	if (!size || size > (1u << 20))
-		return -ENOEXEC;
+	err = vdso__image(&image, &size);
+	if (err)
+		return err;
 	/* libelf reads a copy: the image itself is read-only */
 	copy = malloc(size);
 	if (!copy)
