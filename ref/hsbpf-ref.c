@@ -92,6 +92,8 @@ struct edge_slot {
 	uint64_t count;
 };
 
+#define CCACHE_SIZE	1024	/* per thread: (node, block) pairs whose slot is known */
+
 struct table {
 	struct edge_slot *slots;
 	size_t nr, cap;
@@ -150,6 +152,13 @@ struct thread_state {
 	struct ktable children;	/* (parent, site, entry) -> node */
 	struct ktable jumps;	/* (node, src block, dst block) -> unconditional jumps */
 	struct table cblocks;	/* (node + 1) << 32 | block -> executions */
+	/* the last cblocks slot of each (node, block) hashed here: most executions repeat the
+	 * pairs of a loop; valid while cblocks' slot array is the one seen (ccache_base) */
+	struct {
+		uint64_t key;
+		uint64_t *count;
+	} ccache[CCACHE_SIZE];
+	const struct edge_slot *ccache_base;
 	const struct block_info *cprev;
 	uint64_t call_sp, ret_sp, pop_sp;	/* from the memory callbacks, 0 if none */
 	struct {
@@ -193,7 +202,9 @@ static int vstacks;		/* vstacks=on: the virtual PMU's samples carry their node *
 static csh cs;			/* capstone, for how blocks end (under lock) */
 static cs_insn *cs_in;
 
-static __thread struct thread_state *self;
+/* initial-exec: a plugin's TLS read is otherwise a call to __tls_get_addr per block (5% of
+ * the run); a pointer fits the static TLS glibc keeps for libraries loaded later */
+static __thread struct thread_state *self __attribute__((tls_model("initial-exec")));
 
 static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 {
@@ -353,6 +364,8 @@ static void edge_add(struct thread_state *t, uint64_t key, uint64_t n)
 	t->nr_edges++;
 }
 
+static struct edge_slot *table_find(struct table *t, uint64_t key);
+
 static void table_add(struct table *t, uint64_t key, uint64_t n)
 {
 	size_t mask, i;
@@ -387,6 +400,16 @@ static void table_add(struct table *t, uint64_t key, uint64_t n)
 	t->slots[i].key = key;
 	t->slots[i].count = n;
 	t->nr++;
+}
+
+/* the slot of key, added with a count of 0 if new; NULL when memory is short */
+static struct edge_slot *table_slot(struct table *t, uint64_t key)
+{
+	struct edge_slot *e;
+
+	table_add(t, key, 0);
+	e = table_find(t, key);
+	return e;
 }
 
 static struct edge_slot *table_find(struct table *t, uint64_t key)
@@ -835,6 +858,32 @@ static void on_mem(unsigned int vcpu, qemu_plugin_meminfo_t info, uint64_t vaddr
 	t->acc_idx[t->nacc++] = (uintptr_t)udata;
 }
 
+/* one execution of a block in a calling context: through the thread's cache of slots */
+static inline void cblock_add(struct thread_state *t, uint64_t key)
+{
+	unsigned h = (unsigned)(key ^ key >> 29) & (CCACHE_SIZE - 1);
+	struct edge_slot *e;
+
+	if (t->ccache_base != t->cblocks.slots) {	/* grown: the slots moved */
+		memset(t->ccache, 0, sizeof(t->ccache));
+		t->ccache_base = t->cblocks.slots;
+	}
+	if (t->ccache[h].key == key) {
+		(*t->ccache[h].count)++;
+		return;
+	}
+	e = table_slot(&t->cblocks, key);
+	if (!e)
+		return;
+	e->count++;
+	if (t->ccache_base != t->cblocks.slots) {
+		memset(t->ccache, 0, sizeof(t->ccache));
+		t->ccache_base = t->cblocks.slots;
+	}
+	t->ccache[h].key = key;
+	t->ccache[h].count = &e->count;
+}
+
 static void on_block(unsigned int vcpu, void *udata)
 {
 	struct thread_state *t = self;
@@ -853,7 +902,7 @@ static void on_block(unsigned int vcpu, void *udata)
 	}
 	t->counts[id]++;
 	if (cct && cct_block(t, info) && t->depth)
-		table_add(&t->cblocks, ((uint64_t)t->frames[t->depth - 1].node + 1) << 32 | id, 1);
+		cblock_add(t, ((uint64_t)t->frames[t->depth - 1].node + 1) << 32 | id);
 	if (clocked && info->ti) {
 		if (t->tpend) {
 			t->emit_node = t->tpend_node;	/* the context the retiring block ran in */
