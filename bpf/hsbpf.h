@@ -307,9 +307,9 @@ struct stack_key {
  * counting it truncated, the kernel sends its registers and a copy of its stack to user space,
  * which unwinds it with the same rules once the tables exist (user/late_stacks.c). Rare by
  * design; the ring's size bounds it, and a full ring leaves the sample as the kernel ended it. */
-#define HSBPF_LATE_STACK_BYTES	8192		/* the user stack copied from the sampled sp */
+#define HSBPF_LATE_STACK_BYTES	16384		/* the user stack copied from the sampled sp */
 #define HSBPF_LATE_KERNEL_FRAMES 128
-#define HSBPF_LATE_RING		(1u << 22)	/* 4 MB: about 400 such samples in flight */
+#define HSBPF_LATE_RING		(1u << 22)	/* 4 MB: about 230 such samples in flight */
 
 struct late_stack {
 	struct stack_key key;	/* user and kernel 0: the stacks come with the record */

@@ -10,7 +10,7 @@
 #include "hsbpf.h"
 #include "profile.h"
 
-#define LATE_STACKS_MAX	1024	/* copies kept (about 9 KB each); past them a sample keeps its pc */
+#define LATE_STACKS_MAX	1024	/* copies kept (about 17 KB each); past them a sample keeps its pc */
 
 struct late_stacks;
 
