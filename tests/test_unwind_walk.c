@@ -53,7 +53,7 @@ static int find(void *ctx, u64 pc, const struct unwind_table **t, u64 *bias)
 static bool readmem(void *ctx, u64 addr, u64 *val)
 {
 	(void)ctx;
-	if (addr < STACK || addr + 8 > STACK + sizeof(mem) || addr & 7)
+	if (addr < STACK || addr - STACK > sizeof(mem) - 8 || addr & 7)
 		return false;
 	*val = mem[(addr - STACK) / 8];
 	return true;
