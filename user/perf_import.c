@@ -476,7 +476,8 @@ static int on_samples_begin(void *ctx)
 
 	if (err)
 		return err;
-	qsort(im->all_execs, im->nr_all_execs, sizeof(*im->all_execs), cmp_exec);
+	if (im->nr_all_execs)
+		qsort(im->all_execs, im->nr_all_execs, sizeof(*im->all_execs), cmp_exec);
 	profile__finish(im->p);
 	im->unwinder = perf_unwind__new(im->p);
 	return im->unwinder ? 0 : -ENOMEM;

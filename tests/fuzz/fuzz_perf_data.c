@@ -31,7 +31,7 @@ static int on_mmap(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct perf_data_callbacks cb = { .sample = on_sample, .mmap = on_mmap };
+	struct perf_data_callbacks cb = { .sample = on_sample, .mmap = on_mmap, .history_first = true };
 	struct perf_data_stats st;
 
 	perf_data__parse(data, size, "fuzz", &cb, &st);
