@@ -20,8 +20,9 @@ TestSuite(perf_unwind, .fini = cleanup_tmpdir);
 #define REGS_MASK ((1ull << 6) | (1ull << 7) | (1ull << 8))
 #define PID 9
 #define SP 0x7ffe1000ull
-#define IP 0x401000ull		/* in no mapping: the walk follows frame pointers */
+#define IP 0x401000ull		/* in an object that cannot be read: frame pointers there */
 #define RA 0x401234ull
+#define MISSING "/nonexistent/hsbpf-test.so"
 
 struct buf {
 	u8 *p;
@@ -103,6 +104,18 @@ static void write_dwarf_data(const char *path)
 	u64 hdr[13] = { 0x32454c4946524550ull, 104, sizeof(attr) + 16 };
 	u64 ids[2] = { 0, 0 };
 
+	struct {
+		struct perf_event_header h;
+		u32 pid, tid;
+		u64 start, len, pgoff;
+		u32 maj, min;
+		u64 ino, gen;
+		u32 prot, flags;
+		char path[32];
+	} mm = { { PERF_RECORD_MMAP2, PERF_RECORD_MISC_USER, sizeof(mm) }, PID, PID, 0x400000, 0x2000, 0,
+		 8, 1, 1, 0, 5, 2, MISSING };
+
+	put(&d, &mm, sizeof(mm));
 	for (int k = 0; k < NR_KINDS; k++)
 		put_sample(&d, k);
 	hdr[3] = 104;				/* attrs */
@@ -165,8 +178,9 @@ Test(perf_unwind, reader_bounds_each_copy)
 	cr_expect_eq(sn.copy_err[KERNEL_ONLY], PERF_COPY_OK);
 }
 
-/* the importer: the good copy unwound by frame pointer from perf's registers (no object is
- * mapped there), the others keep their sampled frame as unreadable, and are counted aloud */
+/* the importer: the good copy unwound by frame pointer from perf's registers (the object
+ * mapped there cannot be read: said), the others keep their sampled frame as unreadable, and
+ * are counted aloud */
 Test(perf_unwind, import_unwinds_and_counts_what_it_cannot)
 {
 	char in[600], out[600];
@@ -181,10 +195,12 @@ Test(perf_unwind, import_unwinds_and_counts_what_it_cannot)
 	cr_expect(strstr(r.err, "4 of 6 user stacks could not be unwound") &&
 		  strstr(r.err, "1 without user registers") &&
 		  strstr(r.err, "3 with a damaged register or stack copy") &&
-		  strstr(r.err, "1 user stacks had an empty stack copy"), "%s", r.err);
+		  strstr(r.err, "1 user stacks had an empty stack copy") &&
+		  strstr(r.err, "cannot unwind through '" MISSING "'"), "%s", r.err);
 	cr_assert_eq(profile__read(out, &p), 0);
 	cr_expect_str_eq(p->meta.call_graph, "dwarf");
 	cr_expect_eq(p->stats.stack_samples, NR_KINDS);
+	cr_expect_eq(p->stats.unwind_objects_failed, 1);
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
 		const struct profile_stack *u = profile__stack(p, ss->user);
@@ -196,7 +212,7 @@ Test(perf_unwind, import_unwinds_and_counts_what_it_cannot)
 		}
 		cr_assert_geq(u->nr, 1);
 		cr_expect_eq(f[0], IP);
-		if (u->nr == 2 && f[1] == RA && u->end == HSBPF_STACK_NO_MAPPING && u->nr_fp == 1)
+		if (u->nr == 2 && f[1] == RA && u->end == HSBPF_STACK_NO_INFO && u->nr_fp == 1)
 			good += ss->count;
 		else if (u->nr == 1 && u->end == HSBPF_STACK_UNREADABLE)
 			unreadable += ss->count;
