@@ -84,6 +84,7 @@ struct leaf_counts {
 	u64 complete;		/* ... complete, from _start (or the thread's start) down */
 	u64 path[PATH_NR];
 	u64 user_stacks, ends[HSBPF_STACK_NR];
+	u64 recursing, recursing_unreadable;	/* leaf stacks with recurse frames; ... ended unreadable */
 };
 
 static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bool threads)
@@ -122,6 +123,10 @@ static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bo
 		    !strcmp(names[n - 1], threads ? "__clone3" : "_start"))
 			c->complete += st->count;
 		c->path[classify(names, n)] += st->count;
+		if (has(names, n, "recurse")) {
+			c->recursing += st->count;
+			c->recursing_unreadable += u->end == HSBPF_STACK_UNREADABLE ? st->count : 0;
+		}
 	}
 	free(names);
 	callchain__free(cc);
@@ -238,6 +243,32 @@ Test(live_stacks, perf_dwarf_recordings_import_unwound)
 	cr_expect(strstr(r->out, "# stacks (dwarf): ") && strstr(r->out, "complete 9"), "%.2000s", r->out);
 	run(r, "%s report -i %s --format folded", hsbpf_bin(), path);
 	cr_expect(strstr(r->out, ";main;round_of_paths;path_a;mid_a;leaf "), "%.2000s", r->out);
+	free(r);
+}
+
+/* a 1 KB copy (perf record --call-graph dwarf,1024) cannot hold path_deep's 200 frames: its
+ * stacks end "unreadable memory", where the copy ends, and the short paths stay complete */
+Test(live_stacks, perf_dwarf_short_copies_end_unreadable)
+{
+	struct run_result *r = malloc(sizeof(*r));
+	struct leaf_counts c;
+	struct profile *p;
+	char path[512];
+
+	cr_assert(r);
+	run(r, "cd %s && perf record -q -B --no-bpf-event --call-graph dwarf,1024 -o perf.data -- %s run 1 && "
+	       "%s import perf.data -o p.data", tmpdir(), fixture("stacks/callpaths"), hsbpf_bin());
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	count_leaf_stacks(p, &c, false);
+	cr_assert_gt(c.leaf, 1000, "only %llu leaf samples with stacks", (unsigned long long)c.leaf);
+	expect_path_share(c.recursing, c.leaf, run_shares[PATH_DEEP], "recursing");
+	cr_expect_eq(c.recursing_unreadable, c.recursing, "%llu of %llu recursing stacks unreadable",
+		     (unsigned long long)c.recursing_unreadable, (unsigned long long)c.recursing);
+	cr_expect_eq(c.path[PATH_DEEP], 0);
+	expect_path_share(c.path[PATH_A], c.leaf, run_shares[PATH_A], "path_a");
+	profile__free(p);
 	free(r);
 }
 
