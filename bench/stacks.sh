@@ -88,10 +88,10 @@ print("%.1f %.0f %.0f" % (100.0 * e.get("complete", 0) / user if user else float
 }
 
 # one run of the workload under a tool: prints "seconds size complete report_s handler_ns
-# stack_ns script_s" (report_s: hsbpf report, which prints call graphs when the profile has
-# stacks, or perf report -g --stdio; script_s: perf script, for perf's rows)
+# stack_ns script_s" (report_s: the CPU seconds of hsbpf report, which prints call graphs when
+# the profile has stacks, or of perf report -g --stdio; script_s: of perf script, perf's rows)
 run_under() {
-	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 t2 t3 out size c="" h u=- s=-
+	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 out size c="" h u=- r s=-
 	rm -f "$OUT"/run.*
 	case $tool in
 	hsbpf|hsbpf-fp|hsbpf-dwarf)
@@ -103,7 +103,7 @@ run_under() {
 		# shellcheck disable=SC2086
 		"$HSBPF" record $g -c "$period" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
 		t1=$(now)
-		t2=$(now); "$HSBPF" report -i "$out" >/dev/null; t3=$(now)
+		r=$(cpu_secs "$OUT/run.report" "$HSBPF" report -i "$out") || r=failed
 		read -r c h u < <(hsbpf_numbers "$out")
 		[ "$tool" = hsbpf ] && c=- && u=-
 		;;
@@ -115,20 +115,11 @@ run_under() {
 		# shellcheck disable=SC2086
 		perf record -q --buildid-mmap $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null || true
 		t1=$(now)
-		t2=$(now)
-		if perf report -g --stdio -i "$out" >"$OUT/run.report" 2>/dev/null; then
-			t3=$(now)
-		else
-			t3=$t2; c="perf crashed"
-		fi
-		local t4 t5
-		t4=$(now)
-		if perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null; then
-			t5=$(now)
-			s=$(secs "$t4" "$t5")
+		r=$(cpu_secs "$OUT/run.report" perf report -g --stdio -i "$out") || { r=crashed; c="perf crashed"; }
+		if s=$(cpu_secs "$OUT/run.script" perf script -i "$out" -F ip,sym); then
 			[ -n "$c" ] || c=$(perf_complete <"$OUT/run.script")
 		else
-			c="perf crashed"
+			s=crashed; c="perf crashed"
 		fi
 		h=-
 		;;
@@ -138,20 +129,31 @@ run_under() {
 		bpftrace -o "$out" -e "profile:hz:$rate /comm == \"deep\"/ { @[ustack, kstack] = count(); }" \
 			-c "$DEEP $depth $ROUNDS" >"$OUT/run.out" 2>&1
 		t1=$(now)
-		t2=$t1; t3=$t1
+		r=0.000
 		c=$(bpftrace_complete <"$out")
 		h=-
 		;;
 	esac
 	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
-	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $(secs "$t2" "$t3") $h $u $s"
+	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $r $h $u $s"
+}
+
+# run a command, its output into FILE; print its CPU seconds (user + system: on a shared machine
+# the wall time of a report is mostly waiting for a CPU); its exit status
+cpu_secs() {
+	local file=$1 st TIMEFORMAT='%3U %3S'
+	shift
+	{ time "$@" >"$file" 2>/dev/null; } 2>"$OUT/time"
+	st=$?
+	awk '{ printf "%.3f", $1 + $2 }' "$OUT/time"
+	return $st
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# make bench-stacks: $(date -u +%F), $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds (~1 s), REPS=$REPS"
 echo
-echo "| depth | rate | tool | overhead | complete stacks | output | report -g | perf script | handler/run | stacks/sample |"
+echo "| depth | rate | tool | overhead | complete stacks | output | report -g (CPU) | perf script (CPU) | handler/run | stacks/sample |"
 echo "|---|---|---|---|---|---|---|---|---|---|"
 for depth in $DEPTHS; do
 	for rate in $RATES; do

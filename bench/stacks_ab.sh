@@ -1,23 +1,25 @@
 #!/usr/bin/env bash
 # A/B of the dwarf handler's cost: two hsbpf binaries, alternated run by run on the same
-# workload (bench/deep at DEPTH frames, about 1 s of work), each recording
+# workload (bench/deep at DEPTH frames, about SECS seconds of work, 3 by default: a run's mean
+# needs thousands of samples, a few of which the shared machine's host stalls), each recording
 # --call-graph dwarf at each rate; prints the medians (and all runs) of the stack work's ns per
 # unwound sample, timed in the handler while kernel.bpf_stats_enabled is on, as
 # make bench-stacks reports it. Paired and repeated, because the machine is shared.
-#   bench/stacks_ab.sh OLD_HSBPF NEW_HSBPF   (as root; PAIRS, DEPTH, RATES, DEEP)
+#   bench/stacks_ab.sh OLD_HSBPF NEW_HSBPF   (as root; PAIRS, DEPTH, RATES, SECS, DEEP)
 set -euo pipefail
 A=$1 B=$2
 DEEP=${DEEP:-.output/bench/deep}
 PAIRS=${PAIRS:-7}
 DEPTH=${DEPTH:-32}
 RATES=${RATES:-"1000 10000"}
+SECS=${SECS:-3}
 OUT=$(mktemp -d)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
 sysctl -qw kernel.bpf_stats_enabled=1
 trap 'sysctl -qw kernel.bpf_stats_enabled="$old_stats"; rm -rf "$OUT"' EXIT
 
 "$DEEP" "$DEPTH" 200 >"$OUT/alone"
-ROUNDS=$(awk '/^elapsed_ns / { r = int(200 * 1e9 / $2); print r < 50 ? 50 : r }' "$OUT/alone")
+ROUNDS=$(awk -v s="$SECS" '/^elapsed_ns / { r = int(s * 200 * 1e9 / $2); print r < 50 ? 50 : r }' "$OUT/alone")
 
 # ns per unwound sample and the share of complete stacks of one profile
 numbers() {
