@@ -22,9 +22,15 @@ __attribute__((noipa)) static unsigned long leaf(unsigned long n)
 
 __attribute__((noipa)) static unsigned long down(int depth, unsigned long n)
 {
+	unsigned long r;
+
 	if (depth <= 0)
 		return leaf(n);
-	return down(depth - 1, n) + 1;	/* not a tail call: every frame stays */
+	r = down(depth - 1, n);
+	/* opaque to the compiler: without it, gcc -O2 turns the recursion into a loop (tail
+	 * recursion with an accumulator) and the stack is one frame deep */
+	__asm__ volatile("" : "+r"(r));
+	return r + 1;	/* not a tail call: every frame stays */
 }
 
 int main(int argc, char **argv)

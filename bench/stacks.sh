@@ -12,9 +12,15 @@
 # bcc's profile is not in the table: Debian 12's libbpf-tools (0.26) has no profile
 # (dpkg -L libbpf-tools | grep -i profile: nothing), and bpfcc-tools' needs kernel headers
 # this kernel has no package for.
-# perf 6.1 here sometimes aborts (SIGABRT, "stack smashing detected" after "assertion failed
-# at util/build-id.c:1010") at the end of perf record or in perf script: such a run is shown
-# as "perf crashed", not taken for 0%.
+# perf records with --buildid-mmap: without it, perf 6.1 aborts (SIGABRT, "stack smashing
+# detected" after "assertion failed at util/build-id.c:1010") at the end of perf record, in
+# perf report and in perf script whenever another process had a perf event with
+# attr.build_id open while the workload mapped its files (hsbpf's sideband has): the kernel
+# sets PERF_RECORD_MISC_MMAP_BUILD_ID in a MMAP2 record it shares among the events and does
+# not clear it, so perf's own records carry the flag over (major, minor, inode), and perf
+# takes the device's major (254 here) for a build-id size. With --buildid-mmap perf's events
+# ask for build-ids too, and every MMAP2 record it gets has the layout its flag says. A run
+# that still aborts is shown as "perf crashed", not taken for 0%.
 set -euo pipefail
 
 HSBPF=${HSBPF:-./hsbpf}
@@ -81,9 +87,11 @@ print("%.1f %.0f %.0f" % (100.0 * e.get("complete", 0) / user if user else float
                           d["stack_ns"] / d["stack_samples"] if d.get("stack_samples") and d.get("stack_ns") else float("nan")))'
 }
 
-# one run of the workload under a tool: prints "seconds size complete report_s handler_ns stack_ns"
+# one run of the workload under a tool: prints "seconds size complete report_s handler_ns
+# stack_ns script_s" (report_s: the CPU seconds of hsbpf report, which prints call graphs when
+# the profile has stacks, or of perf report -g --stdio; script_s: of perf script, perf's rows)
 run_under() {
-	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 t2 t3 out size c h u=-
+	local tool=$1 depth=$2 rate=$3 period=$(( 1000000000 / $3 )) t0 t1 out size c="" h u=- r s=-
 	rm -f "$OUT"/run.*
 	case $tool in
 	hsbpf|hsbpf-fp|hsbpf-dwarf)
@@ -95,7 +103,7 @@ run_under() {
 		# shellcheck disable=SC2086
 		"$HSBPF" record $g -c "$period" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null
 		t1=$(now)
-		t2=$(now); "$HSBPF" report -i "$out" >/dev/null; t3=$(now)
+		r=$(cpu_secs "$OUT/run.report" "$HSBPF" report -i "$out") || r=failed
 		read -r c h u < <(hsbpf_numbers "$out")
 		[ "$tool" = hsbpf ] && c=- && u=-
 		;;
@@ -105,16 +113,14 @@ run_under() {
 		out=$OUT/run.perf
 		t0=$(now)
 		# shellcheck disable=SC2086
-		perf record -q -B $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null || true
+		perf record -q --buildid-mmap $g -F "$rate" -o "$out" -- "$DEEP" "$depth" "$ROUNDS" >"$OUT/run.out" 2>/dev/null || true
 		t1=$(now)
-		# perf report crashes on this kernel's perf.data (perf 6.1): perf script is the report
-		t2=$(now)
-		if perf script -i "$out" -F ip,sym >"$OUT/run.script" 2>/dev/null; then
-			c=$(perf_complete <"$OUT/run.script")
+		r=$(cpu_secs "$OUT/run.report" perf report -g --stdio -i "$out") || { r=crashed; c="perf crashed"; }
+		if s=$(cpu_secs "$OUT/run.script" perf script -i "$out" -F ip,sym); then
+			[ -n "$c" ] || c=$(perf_complete <"$OUT/run.script")
 		else
-			c="perf crashed"
+			s=crashed; c="perf crashed"
 		fi
-		t3=$(now)
 		h=-
 		;;
 	bpftrace)
@@ -123,21 +129,32 @@ run_under() {
 		bpftrace -o "$out" -e "profile:hz:$rate /comm == \"deep\"/ { @[ustack, kstack] = count(); }" \
 			-c "$DEEP $depth $ROUNDS" >"$OUT/run.out" 2>&1
 		t1=$(now)
-		t2=$t1; t3=$t1
+		r=0.000
 		c=$(bpftrace_complete <"$out")
 		h=-
 		;;
 	esac
 	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
-	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $(secs "$t2" "$t3") $h $u"
+	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $r $h $u $s"
+}
+
+# run a command, its output into FILE; print its CPU seconds (user + system: on a shared machine
+# the wall time of a report is mostly waiting for a CPU); its exit status
+cpu_secs() {
+	local file=$1 st TIMEFORMAT='%3U %3S'
+	shift
+	{ time "$@" >"$file" 2>/dev/null; } 2>"$OUT/time"
+	st=$?
+	awk '{ printf "%.3f", $1 + $2 }' "$OUT/time"
+	return $st
 }
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 echo "# make bench-stacks: $(date -u +%F), $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds (~1 s), REPS=$REPS"
 echo
-echo "| depth | rate | tool | overhead | complete stacks | output | report | handler/run | stacks/sample |"
-echo "|---|---|---|---|---|---|---|---|---|"
+echo "| depth | rate | tool | overhead | complete stacks | output | report -g (CPU) | perf script (CPU) | handler/run | stacks/sample |"
+echo "|---|---|---|---|---|---|---|---|---|---|"
 for depth in $DEPTHS; do
 	for rate in $RATES; do
 		for tool in $TOOLS; do
@@ -147,11 +164,12 @@ for depth in $DEPTHS; do
 				last=$(run_under "$tool" "$depth" "$rate")
 				ratios+=("$(awk -v a="$(elapsed "$OUT/alone")" -v b="${last%% *}" 'BEGIN { printf "%.4f", b / a }')")
 			done
-			read -r _ size c rep h u <<<"$last"
+			read -r _ size c rep h u sc <<<"$last"
 			ov=$(printf '%s\n' "${ratios[@]}" | median)
 			case $c in -|perf*) ;; *) c="$c%" ;; esac
-			printf "| %s | %s Hz | %s | %.3fx | %s | %s KB | %s s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
-				"${c//_/ }" "$(( size / 1024 ))" "$rep" "$( [ "$h" = - ] && echo - || echo "$h ns")" \
+			printf "| %s | %s Hz | %s | %.3fx | %s | %s KB | %s s | %s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
+				"${c//_/ }" "$(( size / 1024 ))" "$rep" "$( [ "$sc" = - ] && echo - || echo "$sc s")" \
+				"$( [ "$h" = - ] && echo - || echo "$h ns")" \
 				"$( [ "$u" = - ] || [ "$u" = nan ] && echo - || echo "$u ns")"
 		done
 	done
@@ -178,7 +196,7 @@ while time.process_time() < $secs: json.loads(json.dumps(d))"
 		"$HSBPF" record -g -o "$OUT/real.hsbpf" -- "${cmd[@]}" >/dev/null 2>&1
 		read -r hc _ _ < <(hsbpf_numbers "$OUT/real.hsbpf")
 		n=$("$HSBPF" report -i "$OUT/real.hsbpf" --format json --limit 1 | /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["stack_ends"]["samples"])')
-		perf record -q -B --call-graph dwarf -o "$OUT/real.perf" -- "${cmd[@]}" >/dev/null 2>&1 || true
+		perf record -q --buildid-mmap --call-graph dwarf -o "$OUT/real.perf" -- "${cmd[@]}" >/dev/null 2>&1 || true
 		if perf script -i "$OUT/real.perf" -F ip,sym >"$OUT/real.script" 2>/dev/null; then
 			pc="$(perf_complete <"$OUT/real.script")%"
 		else

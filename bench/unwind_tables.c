@@ -82,7 +82,8 @@ int main(int argc, char **argv)
 			printf("| %s | - | - | - | - | %s |\n", paths[i], err == -ENODATA ? "no CFI" : strerror(-err));
 			continue;
 		}
-		b = t->nr_rows * sizeof(*t->rows) + t->nr_pages * sizeof(*t->pages) + sizeof(struct unwind_obj);
+		b = t->nr_rows * sizeof(*t->rows) + t->nr_pages * (sizeof(*t->pages) + sizeof(*t->subs)) +
+		    sizeof(struct unwind_obj);
 		printf("| %s | %u | %zu | %u | %llu | %.1f |\n", paths[i], t->st.fdes, t->nr_rows,
 		       t->st.rows_unsupported, (unsigned long long)b, dt / 1e6);
 		built++;

@@ -215,6 +215,16 @@ struct unwind_page {
 	__u32 nr;		/* 0: no unwind information in this page */
 };
 
+/* the rows of a page by 256 bytes of its code: for each 256-byte chunk, the row in force at its
+ * start as an offset from the page's first row. A lookup then searches the rows of one chunk
+ * (one or two cache lines of rows) instead of halving over the page's */
+#define HSBPF_UNWIND_SUB_SHIFT	8
+#define HSBPF_UNWIND_SUBS	(1u << (HSBPF_UNWIND_PAGE_SHIFT - HSBPF_UNWIND_SUB_SHIFT))
+
+struct unwind_subpage {
+	__u16 first[HSBPF_UNWIND_SUBS];	/* a page holds at most 4,097 rows */
+};
+
 /* one object's table in the global arrays */
 struct unwind_obj {
 	__u64 base;		/* ELF address of row pc 0 and of page 0 */

@@ -41,6 +41,13 @@ struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
+	__type(value, struct unwind_subpage);
+} unwind_subs SEC(".maps");	/* one per page */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
 	__type(value, struct unwind_obj);
 } unwind_objs SEC(".maps");
 
@@ -120,6 +127,20 @@ struct {
 	__uint(max_entries, 4096);
 } late_stacks SEC(".maps");
 
+/* a mapping found for a process image, with its object's table, under the unwind_gen it was
+ * found at */
+#define HSBPF_MAP_CACHE	4
+struct map_cache_entry {
+	__u64 gen;
+	__u32 pid, tag;
+	struct unwind_mapping map;
+	struct unwind_obj obj;
+};
+
+/* bumped by user space after every change of unwind_maps (an entry added, replaced or
+ * deleted): a mapping cached under an older value may be stale */
+volatile __u64 unwind_gen = 0;
+
 /* the walk's state lives in a per-CPU map value: bpf_loop's callback is then verified once */
 struct stack_walk {
 	__u64 pc, sp, bp;
@@ -131,8 +152,15 @@ struct stack_walk {
 	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
 	__u32 pad_walk;
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
+	__u64 gen;			/* unwind_gen when the sample began */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
+	struct unwind_obj obj;		/* its object's table (map.obj's), or all 0 */
 	struct unwind_mapping vma_map;	/* one found from the task's vma */
+	/* the mappings found by the last samples on this CPU, valid while unwind_gen is theirs:
+	 * a sample a millisecond after the last one finds its few mappings here instead of
+	 * walking the trie's nodes, cold in the cache by then */
+	struct map_cache_entry mc[HSBPF_MAP_CACHE];
+	__u32 mc_next;
 	struct stack_frames user;
 	struct stack_frames kernel;
 	struct perf_branch_entry lbr[HSBPF_LBR_MAX];	/* --call-graph lbr */
@@ -246,24 +274,73 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 	return mapping_from_vma(st, pc);
 }
 
-/* the row in force at an object's ELF address: the page, then a binary search of its rows */
-static __always_inline struct unwind_row *find_row(__u32 obj, __u64 vaddr)
+/* the mapping of pc into st->map and its object's table into st->obj: the samples' cache
+ * first, else the trie (or the task's vma), cached; false if there is none */
+static __always_inline bool lookup_mapping(struct stack_walk *st, __u64 pc)
 {
-	struct unwind_obj *o = bpf_map_lookup_elem(&unwind_objs, &obj);
+	struct map_cache_entry *e;
+	struct unwind_mapping *m;
+	struct unwind_obj *o;
+	__u32 slot;
+
+	for (__u32 i = 0; i < HSBPF_MAP_CACHE; i++) {
+		e = &st->mc[i];
+		if (e->gen == st->gen && e->pid == st->pid && e->tag == st->tag &&
+		    pc >= e->map.start && pc < e->map.end) {
+			st->map = e->map;
+			st->obj = e->obj;
+			return true;
+		}
+	}
+	m = find_mapping(st, pc);
+	if (!m)
+		return false;
+	st->map = *m;
+	o = st->map.obj == HSBPF_UNWIND_NO_OBJ ? NULL : bpf_map_lookup_elem(&unwind_objs, &st->map.obj);
+	if (o) {
+		st->obj = *o;
+	} else {
+		st->obj.base = 0;
+		st->obj.end = 0;	/* no address in it: no row */
+		st->obj.first_page = 0;
+		st->obj.nr_pages = 0;
+	}
+	slot = st->mc_next++ % HSBPF_MAP_CACHE;
+	e = &st->mc[slot];
+	e->gen = st->gen;
+	e->pid = st->pid;
+	e->tag = st->tag;
+	e->map = st->map;
+	e->obj = st->obj;
+	return true;
+}
+
+/* the row in force at an object's ELF address: the page, its 256-byte chunk, then a binary
+ * search of the chunk's rows */
+static __always_inline struct unwind_row *find_row(const struct unwind_obj *o, __u64 vaddr)
+{
+	struct unwind_subpage *sp;
 	struct unwind_page *pg;
 	struct unwind_row *r;
-	__u32 idx, lo, hi, want;
+	__u32 idx, lo, hi, want, k;
 
-	if (!o || vaddr < o->base || vaddr >= o->end)
+	if (vaddr < o->base || vaddr >= o->end)
 		return NULL;
 	idx = o->first_page + (__u32)((vaddr - o->base) >> HSBPF_UNWIND_PAGE_SHIFT);
 	pg = bpf_map_lookup_elem(&unwind_pages, &idx);
 	if (!pg || !pg->nr)
 		return NULL;
+	sp = bpf_map_lookup_elem(&unwind_subs, &idx);
+	if (!sp)
+		return NULL;
 	want = vaddr - o->base;
-	lo = pg->first;
-	hi = pg->first + pg->nr;
-	/* a page holds at most 4,096 rows: 12 halvings find the one */
+	k = (want >> HSBPF_UNWIND_SUB_SHIFT) & (HSBPF_UNWIND_SUBS - 1);
+	/* from the row in force at the chunk's start to the one in force at the next chunk's */
+	lo = pg->first + sp->first[k];
+	hi = k + 1 < HSBPF_UNWIND_SUBS ? pg->first + sp->first[(k + 1) & (HSBPF_UNWIND_SUBS - 1)] + 1 :
+					 pg->first + pg->nr;
+	/* a chunk holds at most 257 rows: 9 halvings find the one; 13, as many as a page's
+	 * 4,097 would take, bound the loop */
 	for (int i = 0; i < 13 && hi - lo > 1; i++) {
 		__u32 mid = lo + (hi - lo) / 2;
 
@@ -328,18 +405,15 @@ static long unwind_step(__u64 i, void *ctx)
 	 * (a call that does not return): look up the call itself */
 	look = (n && !st->signal) || (!n && st->in_syscall) ? st->pc - 1 : st->pc;
 	if (!st->have_map || look < st->map.start || look >= st->map.end) {
-		struct unwind_mapping *m = find_mapping(st, look);
-
-		if (!m) {
+		if (!lookup_mapping(st, look)) {
 			st->have_map = 0;
 			return fp_step(st, HSBPF_STACK_NO_MAPPING);
 		}
-		st->map = *m;
 		st->have_map = 1;
 	}
 	if (st->map.obj == HSBPF_UNWIND_NO_OBJ)
 		return fp_step(st, HSBPF_STACK_NO_INFO);
-	r = find_row(st->map.obj, look - st->map.bias);
+	r = find_row(&st->obj, look - st->map.bias);
 	if (!r || r->cfa == HSBPF_CFA_NONE)
 		return fp_step(st, HSBPF_STACK_NO_INFO);
 	if (r->cfa == HSBPF_CFA_END) {
@@ -420,6 +494,7 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->stack_top = BPF_CORE_READ(task, mm, start_stack);
 	st->signal = 0;
 	st->have_map = 0;
+	st->gen = unwind_gen;
 	st->user.nr = 0;
 	st->user.nr_fp = 0;
 	st->user.end = HSBPF_STACK_DEPTH;

@@ -164,6 +164,7 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 	} sizes[] = {
 		{ skel->maps.unwind_rows, o && o->unwind_rows ? o->unwind_rows : HSBPF_UNWIND_ROWS },
 		{ skel->maps.unwind_pages, HSBPF_UNWIND_PAGES },
+		{ skel->maps.unwind_subs, HSBPF_UNWIND_PAGES },
 		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
 		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
@@ -967,6 +968,8 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 	struct unwind_obj o;
 	int err;
 
+	if (!t->subs)
+		return -EINVAL;	/* the kernel searches by chunk */
 	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF)
 		return -EINVAL;
 	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
@@ -984,6 +987,9 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 				 .nr_pages = t->nr_pages };
 	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), s->next_row, t->rows, sizeof(*t->rows),
 			   t->nr_rows);
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_subs), s->next_page, t->subs,
+				   sizeof(*t->subs), t->nr_pages);
 	if (!err)
 		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), s->next_page, pages,
 				   sizeof(*pages), t->nr_pages);
@@ -1006,10 +1012,19 @@ void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u3
 	*objs = s->next_obj;
 }
 
+/* after a change of the trie: the handler's cached mappings (per CPU, across samples) are
+ * taken only under the generation they were found at. After the change, so that a mapping
+ * found between the two is dropped too */
+static void unwind_maps_changed(struct sampler *s)
+{
+	__atomic_fetch_add(&s->skel->bss->unwind_gen, 1, __ATOMIC_SEQ_CST);
+}
+
 int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m)
 {
 	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_maps), k, m, BPF_ANY))
 		return -errno;
+	unwind_maps_changed(s);
 	return 0;
 }
 
@@ -1022,8 +1037,12 @@ int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, c
 
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
 {
-	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k) && errno != ENOENT)
-		return -errno;
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k)) {
+		if (errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	unwind_maps_changed(s);
 	return 0;
 }
 

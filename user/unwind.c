@@ -200,7 +200,8 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 				by_inode(u, open_path, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
-			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) + t->nr_pages * sizeof(*t->pages);
+			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) +
+					     t->nr_pages * (sizeof(*t->pages) + sizeof(*t->subs));
 		}
 	}
 	unwind_table__free(t);

@@ -479,17 +479,27 @@ static int page_index(struct unwind_table *t)
 
 	t->nr_pages = (t->end - t->base + PAGE_SIZE_U - 1) / PAGE_SIZE_U;
 	t->pages = calloc(t->nr_pages ? t->nr_pages : 1, sizeof(*t->pages));
-	if (!t->pages)
+	t->subs = calloc(t->nr_pages ? t->nr_pages : 1, sizeof(*t->subs));
+	if (!t->pages || !t->subs)
 		return -ENOMEM;
 	for (size_t p = 0; p < t->nr_pages; p++) {
 		u64 lo = p * PAGE_SIZE_U, hi = lo + PAGE_SIZE_U;
-		size_t e;
+		size_t e, s;
 
 		while (r + 1 < t->nr_rows && t->rows[r + 1].pc <= lo)
 			r++;
 		for (e = r + 1; e < t->nr_rows && t->rows[e].pc < hi; e++)
 			;
 		t->pages[p] = (struct unwind_page){ .first = r, .nr = e - r };
+		/* each chunk's row in force at its start, within the page's */
+		s = r;
+		for (u32 k = 0; k < HSBPF_UNWIND_SUBS; k++) {
+			u64 at = lo + ((u64)k << HSBPF_UNWIND_SUB_SHIFT);
+
+			while (s + 1 < e && t->rows[s + 1].pc <= at)
+				s++;
+			t->subs[p].first[k] = s - r;
+		}
 	}
 	return 0;
 }
@@ -686,6 +696,7 @@ void unwind_table__free(struct unwind_table *t)
 		return;
 	free(t->rows);
 	free(t->pages);
+	free(t->subs);
 	free(t);
 }
 
@@ -702,6 +713,16 @@ const struct unwind_row *unwind_table__find(const struct unwind_table *t, u64 va
 	want = vaddr - t->base;
 	lo = pg->first;
 	hi = pg->first + pg->nr;
+	if (t->subs) {
+		/* the rows of want's 256-byte chunk: from the one in force at its start to the one
+		 * in force at the next chunk's */
+		const struct unwind_subpage *sp = &t->subs[(vaddr - t->base) >> HSBPF_UNWIND_PAGE_SHIFT];
+		u32 k = (want >> HSBPF_UNWIND_SUB_SHIFT) & (HSBPF_UNWIND_SUBS - 1);
+
+		if (k + 1 < HSBPF_UNWIND_SUBS)
+			hi = pg->first + sp->first[k + 1] + 1;
+		lo = pg->first + sp->first[k];
+	}
 	/* the last row at or below want, as the kernel searches */
 	while (hi - lo > 1) {
 		u32 mid = lo + (hi - lo) / 2;

@@ -33,6 +33,7 @@ struct unwind_table {
 	struct unwind_row *rows;	/* sorted by pc; every address in [base, end) has one in force */
 	size_t nr_rows;
 	struct unwind_page *pages;	/* one per 4 KB of [base, end); .first indexes rows */
+	struct unwind_subpage *subs;	/* one per page (NULL in a hand-made table: pages alone) */
 	size_t nr_pages;
 	struct unwind_table_stats st;
 };
