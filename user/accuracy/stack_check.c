@@ -10,6 +10,7 @@
 #include "elf_image.h"
 #include "json_writer.h"
 #include "stack_check.h"
+#include "symbolizer.h"
 
 const char *const sc_kind_names[SC_NR_KINDS] = { "equal", "missing", "extra", "wrong-caller" };
 const char *const sc_loc_names[SC_NR_LOCS] = { "prologue", "body", "epilogue", "plt", "unknown" };
@@ -222,11 +223,20 @@ static bool same_key(const struct profile *a, size_t i, const struct profile *b)
 	return a->stack_samples[i].pid == b->stack_samples[i].pid && ka->tid == kb->tid && ka->time == kb->time;
 }
 
-static void show_stack(FILE *f, const char *what, const u64 *ips, u32 nr)
+static void show_stack(FILE *f, struct symbolizer *sy, u32 pid, const char *what, const u64 *ips, u32 nr)
 {
 	fprintf(f, "  %-6s", what);
-	for (u32 i = 0; i < nr; i++)
-		fprintf(f, " %#" PRIx64, ips[i]);
+	for (u32 i = 0; i < nr; i++) {
+		struct profile_sample ps = { .pid = pid, .ip = ips[i] };
+		struct sym_result r;
+
+		if (sy) {
+			symbolizer__resolve(sy, &ps, &r);
+			fprintf(f, " %s+%#" PRIx64, r.sym, r.sym_off);
+		} else {
+			fprintf(f, " %#" PRIx64, ips[i]);
+		}
+	}
 	fputc('\n', f);
 }
 
@@ -239,6 +249,7 @@ int stack_check__profiles(const struct profile *exact, const struct profile *got
 int stack_check__profiles_show(const struct profile *exact, const struct profile *got,
 			       struct stack_check *out, u32 show, FILE *f)
 {
+	struct symbolizer *sy = NULL;
 	struct object *objs = NULL;
 	size_t nr_objs = 0;
 	int err = 0;
@@ -311,8 +322,10 @@ int stack_check__profiles_show(const struct profile *exact, const struct profile
 			show--;
 			fprintf(f, "sample %zu (tid %u): %s at frame %u, %s\n", i,
 				profile__stack_sample_key(exact, i)->tid, sc_kind_names[kind], at, sc_loc_names[loc]);
-			show_stack(f, "exact", fe, se->nr);
-			show_stack(f, out->mode, fg, ng);
+			if (!sy)
+				sy = symbolizer__new(exact);
+			show_stack(f, sy, exact->stack_samples[i].pid, "exact", fe, se->nr);
+			show_stack(f, sy, exact->stack_samples[i].pid, out->mode, fg, ng);
 			if (sg)
 				fprintf(f, "  (the %s stack ended with reason %u)\n", out->mode, sg->end);
 		}
@@ -325,6 +338,7 @@ cleanup:
 	for (size_t k = 0; k < nr_objs; k++)
 		object_close(&objs[k]);
 	free(objs);
+	symbolizer__free(sy);
 	return err;
 }
 
