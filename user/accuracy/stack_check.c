@@ -13,6 +13,7 @@
 #include "symbolizer.h"
 
 const char *const sc_kind_names[SC_NR_KINDS] = { "equal", "missing", "extra", "wrong-caller" };
+const char *const sc_cause_names[SC_NR_CAUSES] = { "no-unwind-info", "leaf-only-rule", "other" };
 const char *const sc_loc_names[SC_NR_LOCS] = { "prologue", "body", "epilogue", "plt", "unknown" };
 
 enum sc_kind stack_check__kind(const u64 *exact, u32 ne, const u64 *got, u32 ng, u32 *at)
@@ -70,12 +71,14 @@ static size_t row_at(const struct unwind_table *t, u64 rel)
 }
 
 enum sc_loc stack_check__location(const struct unwind_table *t, u64 start, u64 end, u64 vaddr,
-				  bool is_ret)
+				  bool in_plt, bool is_ret)
 {
 	struct rule rules[64], body = { 0 }, here;
 	u64 bytes[64] = { 0 }, body_from = 0, best = 0;
 	size_t nr = 0, i;
 
+	if (in_plt)
+		return SC_PLT;
 	if (!t || !t->nr_rows || vaddr < start || vaddr >= end || start < t->base || end > t->end)
 		return SC_UNKNOWN;
 	here = rule_of(&t->rows[row_at(t, vaddr - t->base)]);
@@ -198,7 +201,7 @@ static enum sc_loc locate(struct object *o, u64 vaddr)
 
 	for (int i = 0; i < o->nr_plt; i++)
 		if (vaddr >= o->plt[i][0] && vaddr < o->plt[i][1])
-			return SC_PLT;
+			return stack_check__location(NULL, 0, 0, vaddr, true, false);
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
 
@@ -213,7 +216,52 @@ static enum sc_loc locate(struct object *o, u64 vaddr)
 		return SC_UNKNOWN;
 	b = elf_image__bytes(o->img, vaddr, &avail);
 	ret = b && avail && (b[0] == 0xc3 || b[0] == 0xc2 || (avail > 1 && b[0] == 0xf3 && b[1] == 0xc3));
-	return stack_check__location(o->t, f->start, f->end, vaddr, ret);
+	return stack_check__location(o->t, f->start, f->end, vaddr, false, ret);
+}
+
+/* the object holding ip in pid (opened on first use), and ip's ELF address; NULL when in no
+ * mapping or not an ELF file */
+static struct object *object_of(const struct profile *p, u32 pid, struct object *objs, size_t *nr_objs,
+				u64 ip, u64 *vaddr, int *err)
+{
+	for (size_t m = 0; m < p->nr_mappings; m++) {
+		const struct profile_mapping *pm = &p->mappings[m];
+		const char *path = profile__str(p, pm->path);
+		struct object *o = NULL;
+
+		if (pm->pid != pid || ip < pm->start || ip - pm->start >= pm->len)
+			continue;
+		for (size_t k = 0; k < *nr_objs && !o; k++)
+			if (!strcmp(objs[k].path, path))
+				o = &objs[k];
+		if (!o) {
+			o = &objs[(*nr_objs)++];
+			object_open(o, path);
+			if (!o->path) {
+				*err = -ENOMEM;
+				return NULL;
+			}
+		}
+		if (!o->img || elf_image__off_to_vaddr(o->img, ip - pm->start + pm->pgoff, vaddr))
+			return NULL;
+		return o;
+	}
+	return NULL;
+}
+
+static enum sc_cause cause_at(const struct profile *p, u32 pid, struct object *objs, size_t *nr_objs,
+			      const u64 *fe, u32 at, int *err)
+{
+	u32 j = at ? at - 1 : 0;
+	u64 vaddr;
+	struct object *o = object_of(p, pid, objs, nr_objs, j ? fe[j] - 1 : fe[0], &vaddr, err);
+	const struct unwind_row *r = o && o->t ? unwind_table__find(o->t, vaddr) : NULL;
+
+	if (!r || r->cfa == HSBPF_CFA_NONE)
+		return SC_CAUSE_NO_INFO;
+	if (j && r->cfa == HSBPF_CFA_REG && r->cfa_reg != HSBPF_DWARF_RSP && r->cfa_reg != HSBPF_DWARF_RBP)
+		return SC_CAUSE_LEAF_RULE;
+	return SC_CAUSE_OTHER;
 }
 
 static bool same_key(const struct profile *a, size_t i, const struct profile *b)
@@ -295,28 +343,20 @@ int stack_check__profiles_show(const struct profile *exact, const struct profile
 				ng = se->nr;
 		}
 		kind = stack_check__kind(fe, se->nr, fg, ng, &at);
-		for (size_t m = 0; m < exact->nr_mappings; m++) {
-			const struct profile_mapping *pm = &exact->mappings[m];
-			const char *path = profile__str(exact, pm->path);
-			struct object *o = NULL;
+		{
 			u64 vaddr;
+			struct object *o = object_of(exact, exact->stack_samples[i].pid, objs, &nr_objs, fe[0],
+						     &vaddr, &err);
 
-			if (pm->pid != exact->stack_samples[i].pid || fe[0] < pm->start || fe[0] - pm->start >= pm->len)
-				continue;
-			for (size_t k = 0; k < nr_objs && !o; k++)
-				if (!strcmp(objs[k].path, path))
-					o = &objs[k];
-			if (!o) {
-				o = &objs[nr_objs++];
-				object_open(o, path);
-				if (!o->path) {
-					err = -ENOMEM;
-					goto cleanup;
-				}
-			}
-			if (o->img && !elf_image__off_to_vaddr(o->img, fe[0] - pm->start + pm->pgoff, &vaddr))
+			if (err)
+				goto cleanup;
+			if (o)
 				loc = locate(o, vaddr);
-			break;
+		}
+		if (kind != SC_EQUAL) {
+			out->cause[cause_at(exact, exact->stack_samples[i].pid, objs, &nr_objs, fe, at, &err)]++;
+			if (err)
+				goto cleanup;
 		}
 		if (kind != SC_EQUAL && show) {
 			show--;
@@ -361,6 +401,12 @@ void stack_check__print(const struct stack_check *sc, bool json, FILE *f)
 				fprintf(f, " %12" PRIu64, sc->n[k][l]);
 			fputc('\n', f);
 		}
+		if (sc->compared > sc->equal) {
+			fprintf(f, "unequal by cause:");
+			for (int c = 0; c < SC_NR_CAUSES; c++)
+				fprintf(f, " %s %" PRIu64, sc_cause_names[c], sc->cause[c]);
+			fputc('\n', f);
+		}
 		if (sc->exact_cut)
 			fprintf(f, "(%" PRIu64 " exact stacks deeper than %d frames compared on their first %d)\n",
 				sc->exact_cut, HSBPF_MAX_FRAMES, HSBPF_MAX_FRAMES);
@@ -375,6 +421,11 @@ void stack_check__print(const struct stack_check *sc, bool json, FILE *f)
 	jsonw_uint_field(w, "equal", sc->equal);
 	jsonw_float_field(w, "equal_share", sc->compared ? (double)sc->equal / sc->compared : 0);
 	jsonw_uint_field(w, "exact_cut", sc->exact_cut);
+	jsonw_name(w, "unequal_by_cause");
+	jsonw_start_object(w);
+	for (int c = 0; c < SC_NR_CAUSES; c++)
+		jsonw_uint_field(w, sc_cause_names[c], sc->cause[c]);
+	jsonw_end_object(w);
 	jsonw_name(w, "by_location");
 	jsonw_start_object(w);
 	for (int l = 0; l < SC_NR_LOCS; l++) {

@@ -27,22 +27,33 @@ enum sc_loc {
 	SC_NR_LOCS,
 };
 
+/* why an unwound stack differs: the unwind rows of the last frame it got right (the sampled
+ * pc, or the call before a return address) */
+enum sc_cause {
+	SC_CAUSE_NO_INFO,	/* no row there: code without call-frame information */
+	SC_CAUSE_LEAF_RULE,	/* a CFA rule the kernel follows in the sampled frame only */
+	SC_CAUSE_OTHER,		/* a row the unwinder follows (for fp: no frame pointer kept) */
+	SC_NR_CAUSES,
+};
+
 extern const char *const sc_kind_names[SC_NR_KINDS];
+extern const char *const sc_cause_names[SC_NR_CAUSES];
 extern const char *const sc_loc_names[SC_NR_LOCS];
 
 /* the kind of got against exact (frames innermost first); *at: the first differing frame */
 enum sc_kind stack_check__kind(const u64 *exact, u32 ne, const u64 *got, u32 ng, u32 *at);
 
 /* where ELF address vaddr lies in the function [start, end) that table t's rows describe;
- * is_ret: the instruction there returns. (PLT sections are the caller's to recognise.) */
+ * in_plt: vaddr is in .plt, .plt.sec or .plt.got; is_ret: the instruction there returns */
 enum sc_loc stack_check__location(const struct unwind_table *t, u64 start, u64 end, u64 vaddr,
-				  bool is_ret);
+				  bool in_plt, bool is_ret);
 
 struct stack_check {
 	u64 compared;		/* samples in both profiles */
 	u64 equal;
 	u64 at_loc[SC_NR_LOCS];		/* samples per location */
 	u64 n[SC_NR_KINDS][SC_NR_LOCS];	/* samples per kind and location (equal included) */
+	u64 cause[SC_NR_CAUSES];	/* unequal samples by cause */
 	u64 exact_cut;		/* exact stacks deeper than the unwinder's limit (compared on their
 				 * first frames) */
 	char mode[16];		/* the profile's call graph */
