@@ -23,7 +23,8 @@
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
-	"       hsbpf truth --step N [--random --seed S] [--max-insns N] [-o PREFIX] -- COMMAND...\n"
+	"       hsbpf truth --step N [--random --seed S] [--max-insns N] [--from-main] [-o PREFIX]\n"
+	"                   -- COMMAND...\n"
 	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n"
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
@@ -53,6 +54,8 @@ static const char usage_text[] =
 	"      --random         with --step: each period drawn from [1, 2N - 1]\n"
 	"      --seed S         ... from this seed (default fixed)\n"
 	"      --max-insns N    with --step: kill the command after N instructions\n"
+	"      --from-main      with --step: run freely up to main and step from there (the\n"
+	"                       frames above main from the unwinder at main's entry)\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges,cct)\n"
@@ -129,6 +132,7 @@ int cmd_truth(int argc, char **argv)
 		{ "random", no_argument, NULL, 2 },
 		{ "seed", required_argument, NULL, 3 },
 		{ "max-insns", required_argument, NULL, 4 },
+		{ "from-main", no_argument, NULL, 5 },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -165,6 +169,9 @@ int cmd_truth(int argc, char **argv)
 		case 3:
 			if (parse_u64(optarg, &so.seed))
 				return fail(2, "invalid --seed '%s'", optarg);
+			break;
+		case 5:
+			so.from_main = true;
 			break;
 		case 4:
 			if (parse_u64(optarg, &so.max_insns) || !so.max_insns)
@@ -266,8 +273,8 @@ int cmd_truth(int argc, char **argv)
 	}
 	if (so.period)
 		return run_step(argv + optind, &so, output_given ? output : "step");
-	if (so.random || so.seed || so.max_insns)
-		return fail(2, "--random, --seed and --max-insns go with --step");
+	if (so.random || so.seed || so.max_insns || so.from_main)
+		return fail(2, "--random, --seed, --max-insns and --from-main go with --step");
 	if (v.event && !strcmp(v.event, "cycles") && !v.sampling)
 		v.sampling = "classic";	/* cycles have no exact overflowing instruction to skid from */
 	if (skid_given && v.sampling)

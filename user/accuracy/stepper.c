@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "disasm.h"
+#include "elf_image.h"
 #include "stepper.h"
 #include "unwind_table.h"
 
@@ -319,6 +320,108 @@ static int take_sample(struct run *r, struct thread *t, const struct user_regs_s
 	return fn(r->ctx, &s);
 }
 
+/* main's run-time address in the program (the executable's symbol, through its mapping) */
+static int find_main(struct run *r, u64 *addr)
+{
+	char link[64], exe[4096];
+	const struct elf_func *f = NULL;
+	struct elf_image *img;
+	ssize_t n;
+	u64 off;
+	int err = -ENOENT;
+
+	snprintf(link, sizeof(link), "/proc/%d/exe", r->pid);
+	n = readlink(link, exe, sizeof(exe) - 1);
+	if (n <= 0)
+		return fail(-errno, "cannot read '%s': %s", link, strerror(errno));
+	exe[n] = 0;
+	img = elf_image__open(exe);
+	if (!img)
+		return fail(-ENOENT, "cannot read '%s' to find main", exe);
+	for (size_t i = 0; i < img->nr_funcs && !f; i++)
+		if (!strcmp(img->funcs[i].name, "main"))
+			f = &img->funcs[i];
+	if (f && !elf_image__vaddr_to_off(img, f->addr, &off)) {
+		for (size_t i = 0; i < r->nr_maps && err; i++) {
+			const struct mapping *m = &r->maps[i];
+
+			if (!strcmp(m->obj->path, exe) && off >= m->pgoff && off - m->pgoff < m->end - m->start) {
+				*addr = m->start + off - m->pgoff;
+				err = 0;
+			}
+		}
+	}
+	elf_image__close(img);
+	if (err)
+		return fail(err, "no symbol 'main' in '%s' (stripped?): step from the exec instead", exe);
+	return 0;
+}
+
+/* run to main's first instruction under a breakpoint, and take the frames above it */
+static int run_to_main(struct run *r, struct thread *t)
+{
+	const struct unwind_walk_ops ops = { .find = find_table, .read = read_word, .ctx = r };
+	struct unwind_walk_opts wo = { .stack_top = r->stack_top };
+	static u64 ips[HSBPF_MAX_FRAMES], slots[HSBPF_MAX_FRAMES];
+	struct unwind_walk_result wr;
+	struct unwind_walk_regs regs;
+	struct user_regs_struct u;
+	u64 main_addr = 0, slot;
+	long word;
+	int st, sig = 0, err;
+
+	if ((err = find_main(r, &main_addr)))
+		return err;
+	errno = 0;
+	word = ptrace(PTRACE_PEEKTEXT, r->pid, (void *)main_addr, NULL);
+	if (errno || ptrace(PTRACE_POKETEXT, r->pid, (void *)main_addr, (void *)((word & ~0xffl) | 0xcc)))
+		return fail(-errno, "cannot set a breakpoint at main in %d: %s", r->pid, strerror(errno));
+	for (;;) {
+		if (ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)sig))
+			return fail(-errno, "cannot run %d: %s", r->pid, strerror(errno));
+		if (waitpid(r->pid, &st, 0) != r->pid || !WIFSTOPPED(st))
+			return fail(-ECHILD, "the program ended before main");
+		sig = WSTOPSIG(st);
+		if (sig != SIGTRAP || st >> 16)
+			continue;	/* its own signals go on to it */
+		if (ptrace(PTRACE_GETREGS, r->pid, NULL, &u))
+			return fail(-errno, "cannot read the registers of %d: %s", r->pid, strerror(errno));
+		if (u.rip == main_addr + 1)
+			break;
+	}
+	u.rip = main_addr;
+	if (ptrace(PTRACE_POKETEXT, r->pid, (void *)main_addr, (void *)word) ||
+	    ptrace(PTRACE_SETREGS, r->pid, NULL, &u))
+		return fail(-errno, "cannot take the breakpoint out of %d: %s", r->pid, strerror(errno));
+	/* the libraries are all mapped by now */
+	if ((err = load_maps(r)))
+		return err;
+	regs_to_dwarf(&u, &regs);
+	unwind_walk__stack(&ops, &regs, &wo, ips, &wr);
+	if (wr.end != HSBPF_STACK_COMPLETE)
+		return fail(-EINVAL, "cannot tell the frames above main (the unwinder stopped with reason %u "
+			    "after %u frames): step from the exec instead", wr.end, wr.nr);
+	/* each return address's slot: the next word holding it, going up the stack; pushed
+	 * outermost first */
+	t->nr = 0;
+	slot = u.rsp;
+	for (u32 k = 1; k < wr.nr; k++) {
+		u64 v = 0;
+
+		while (read_word(r, slot, &v) && v != ips[k] && slot - u.rsp < (1u << 20))
+			slot += 8;
+		if (v != ips[k])
+			return fail(-EINVAL, "return address %#llx above main not found on the stack",
+				    (unsigned long long)ips[k]);
+		slots[k] = slot;
+		slot += 8;
+	}
+	for (u32 k = wr.nr; k-- > 1;)
+		if (push(t, ips[k], slots[k]))
+			return -ENOMEM;
+	return 0;
+}
+
 static u64 draw(u64 *state, const struct stepper_opts *o)
 {
 	u64 x;
@@ -389,8 +492,7 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 		err = fail(-ECHILD, "'%s' did not start under ptrace", argv[0]);
 		goto cleanup;
 	}
-	if (ptrace(PTRACE_SETOPTIONS, pid, NULL,
-		   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC))) {
+	if (ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)(long)PTRACE_O_EXITKILL)) {
 		err = fail(-errno, "cannot set ptrace options on %d: %s", pid, strerror(errno));
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
@@ -406,6 +508,16 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 		goto cleanup;
 	}
 	r.th[0].fresh = false;
+	if (o->from_main)
+		err = run_to_main(&r, &r.th[0]);
+	if (!err && ptrace(PTRACE_SETOPTIONS, pid, NULL,
+			   (void *)(long)(PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)))
+		err = fail(-errno, "cannot set ptrace options on %d: %s", pid, strerror(errno));
+	if (err) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		goto cleanup;
+	}
 	next_sample = draw(&rng, o);
 	w = pid;
 	st = SIGTRAP << 8 | 0x7f;	/* the exec's stop: the first instruction is decoded */

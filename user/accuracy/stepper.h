@@ -14,6 +14,10 @@ struct stepper_opts {
 	bool random;		/* each period drawn uniformly from [1, 2 period - 1] */
 	u64 seed;		/* of the random periods */
 	u64 max_insns;		/* 0: no limit; else the program is killed after that many */
+	/* run freely up to the program's main and step from there: the frames above main are
+	 * taken from the DWARF unwinder at main's first instruction (where every function's rule
+	 * is CFA = rsp + 8), which must reach the outermost frame */
+	bool from_main;
 };
 
 struct stepper_sample {
