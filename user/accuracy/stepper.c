@@ -569,6 +569,7 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 				break;
 			}
 			t->fresh = false;
+			res->threads--;		/* the same thread, in its new image */
 			memset(r.cache, 0, DECODE_CACHE * sizeof(*r.cache));
 			r.stack_top = read_stack_top(pid);
 			if ((err = load_maps(&r)))
