@@ -8,10 +8,12 @@
 #include "json_writer.h"
 #include "eval.h"
 #include "stack_eval.h"
+#include "stack_check.h"
 
 static const char usage_text[] =
 	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
 	"                  [--format text|json]\n"
+	"       hsbpf eval -i PROFILE --exact EXACT [--format text|json]\n"
 	"\n"
 	"  -i, --input FILE   profile to score (default hsbpf.data)\n"
 	"      --truth FILE   the exact counts of the same program (hsbpf truth)\n"
@@ -20,6 +22,10 @@ static const char usage_text[] =
 	"      --stacks       score the call stacks against the truth's calling-context tree:\n"
 	"                     complete stacks, inclusive-time error, caller-split error\n"
 	"      --top N        functions scored with --stacks (default 10)\n"
+	"      --exact FILE   per-sample correctness of the profile's stacks against the exact\n"
+	"                     ones of the same hsbpf truth --step run (PREFIX.exact): the share\n"
+	"                     equal, and the others by kind and location\n"
+	"      --show N       with --exact: print the first N unequal samples' stacks\n"
 	"      --format FMT   text (default) or json\n";
 
 int cmd_eval(int argc, char **argv)
@@ -32,12 +38,14 @@ int cmd_eval(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "exact", required_argument, NULL, 'E' },
+		{ "show", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *truth_path = NULL;
+	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL;
 	bool per_object = false, json = false, stacks = false;
-	u64 top = 10;
+	u64 top = 10, show = 0;
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
@@ -70,6 +78,13 @@ int cmd_eval(int argc, char **argv)
 		case 'S':
 			stacks = true;
 			break;
+		case 'E':
+			exact_path = optarg;
+			break;
+		case 'W':
+			if (parse_u64(optarg, &show) || show > UINT32_MAX)
+				return fail(2, "invalid --show '%s'", optarg);
+			break;
 		case 'T':
 			if (parse_u64(optarg, &top) || !top || top > 10000)
 				return fail(2, "invalid --top '%s' (1 to 10000)", optarg);
@@ -80,6 +95,23 @@ int cmd_eval(int argc, char **argv)
 		default:	/* getopt said what is wrong */
 			return usage_hint("hsbpf eval");
 		}
+	}
+	if (exact_path && truth_path)
+		return fail(2, "--exact and --truth score in different ways: give one");
+	if (exact_path && optind == argc) {
+		struct profile *e = NULL;
+		struct stack_check sc;
+
+		err = profile__read(input, &p);
+		if (!err)
+			err = profile__read(exact_path, &e);
+		if (!err)
+			err = stack_check__profiles_show(e, p, &sc, show, stdout);
+		if (!err)
+			stack_check__print(&sc, json, stdout);
+		profile__free(e);
+		profile__free(p);
+		return err ? 1 : 0;
 	}
 	if (!truth_path || optind < argc) {
 		fputs(usage_text, stderr);

@@ -9,10 +9,12 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/wait.h>
 #include "cmds.h"
 #include "file_format.h"
 #include "json_writer.h"
 #include "refrun.h"
+#include "stepper.h"
 #include "truth.h"
 #include "truth_export.h"
 #include "period.h"
@@ -21,6 +23,8 @@
 
 static const char usage_text[] =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
+	"       hsbpf truth --step N [--random --seed S] [--max-insns N] [--from-main] [-o PREFIX]\n"
+	"                   -- COMMAND...\n"
 	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n"
 	"\n"
 	"  -o, --output FILE    truth file to write (default truth.data)\n"
@@ -42,6 +46,16 @@ static const char usage_text[] =
 	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
 	"  -g                   with --vpmu: each sample carries its exact call stack (from the\n"
 	"                       shadow call stacks), a stack profile exact by construction\n"
+	"      --step N         no emulator: single-step the command under ptrace and every N\n"
+	"                       instructions take a sample: its exact call stack (from the\n"
+	"                       instructions stepped) and the stacks hsbpf's unwinder finds from\n"
+	"                       its registers, written to PREFIX.exact, PREFIX.dwarf, PREFIX.fp\n"
+	"                       (-o, default 'step'); score them with hsbpf eval --exact\n"
+	"      --random         with --step: each period drawn from [1, 2N - 1]\n"
+	"      --seed S         ... from this seed (default fixed)\n"
+	"      --max-insns N    with --step: kill the command after N instructions\n"
+	"      --from-main      with --step: run freely up to main and step from there (the\n"
+	"                       frames above main from the unwinder at main's entry)\n"
 	"  -i, --input FILE     export a truth file\n"
 	"      --format FMT     text (default) or json\n"
 	"      --what LIST      what to export (default: all of summary,insns,blocks,edges,cct)\n"
@@ -49,6 +63,51 @@ static const char usage_text[] =
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
 	"then no truth file is written.\n";
+
+/* --step: the three profiles of one single-stepped run */
+static int run_step(char *const argv[], const struct stepper_opts *so, const char *prefix)
+{
+	static const char *const ext[] = { "exact", "dwarf", "fp" };
+	struct outfile out[3] = { { .fd = -1 }, { .fd = -1 }, { .fd = -1 } };
+	struct profile *p[3] = { profile__new(), profile__new(), profile__new() };
+	struct stepper_result res;
+	char path[3][4096];
+	int err = 0, n = 0;
+
+	if (!p[0] || !p[1] || !p[2]) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (n = 0; n < 3; n++) {
+		snprintf(path[n], sizeof(path[n]), "%s.%s", prefix, ext[n]);
+		if (outfile__open(&out[n], path[n], FILE_FORMAT_HEAD_MAX)) {
+			err = -EIO;
+			goto cleanup;
+		}
+	}
+	err = stepper__profiles(argv, so, p[0], p[1], p[2], &res);
+	for (int i = 0; i < 3 && !err; i++)
+		if (profile__write_out(p[i], &out[i]))
+			err = -EIO;
+	if (err)
+		goto cleanup;
+	fprintf(stderr, "hsbpf: %" PRIu64 " instructions stepped in %" PRIu64 " thread%s (%" PRIu64
+		" signal handlers), %" PRIu64 " samples, %" PRIu64 " objects (%" PRIu64 " without unwind "
+		"tables); wrote '%s', '%s', '%s'\n", res.insns, res.threads, res.threads == 1 ? "" : "s",
+		res.signals, res.samples, res.objects, res.objects_no_table, path[0], path[1], path[2]);
+	if (res.killed)
+		warning("'%s' was killed after %" PRIu64 " instructions (--max-insns)", argv[0], res.insns);
+	else if (WIFSIGNALED(res.status))
+		warning("'%s' was killed by signal %d", argv[0], WTERMSIG(res.status));
+	else if (WIFEXITED(res.status) && WEXITSTATUS(res.status))
+		warning("'%s' exited with status %d", argv[0], WEXITSTATUS(res.status));
+cleanup:
+	for (int i = 0; i < n; i++)
+		outfile__discard(&out[i]);	/* what was not written: nothing left behind */
+	for (int i = 0; i < 3; i++)
+		profile__free(p[i]);
+	return err ? 1 : 0;
+}
 
 int cmd_truth(int argc, char **argv)
 {
@@ -69,9 +128,16 @@ int cmd_truth(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "what", required_argument, NULL, 'w' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "step", required_argument, NULL, 1 },
+		{ "random", no_argument, NULL, 2 },
+		{ "seed", required_argument, NULL, 3 },
+		{ "max-insns", required_argument, NULL, 4 },
+		{ "from-main", no_argument, NULL, 5 },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
+	struct stepper_opts so = { 0 };
+	bool output_given = false;
 	const char *output = "truth.data", *input = NULL, *plugin = NULL, *what = NULL;
 	bool json = false, edges = true;
 	struct vpmu_opts v = { .period = 1000000 };
@@ -90,6 +156,26 @@ int cmd_truth(int argc, char **argv)
 		switch (c) {
 		case 'o':
 			output = optarg;
+			output_given = true;
+			break;
+		case 1:
+			if (parse_u64(optarg, &num) || !num || num > PERIOD_MAX)
+				return fail(2, "invalid --step '%s' (1 to %llu instructions)", optarg, PERIOD_MAX);
+			so.period = num;
+			break;
+		case 2:
+			so.random = true;
+			break;
+		case 3:
+			if (parse_u64(optarg, &so.seed))
+				return fail(2, "invalid --seed '%s'", optarg);
+			break;
+		case 5:
+			so.from_main = true;
+			break;
+		case 4:
+			if (parse_u64(optarg, &so.max_insns) || !so.max_insns)
+				return fail(2, "invalid --max-insns '%s'", optarg);
 			break;
 		case 'i':
 			input = optarg;
@@ -185,6 +271,10 @@ int cmd_truth(int argc, char **argv)
 		fputs(usage_text, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
+	if (so.period)
+		return run_step(argv + optind, &so, output_given ? output : "step");
+	if (so.random || so.seed || so.max_insns || so.from_main)
+		return fail(2, "--random, --seed, --max-insns and --from-main go with --step");
 	if (v.event && !strcmp(v.event, "cycles") && !v.sampling)
 		v.sampling = "classic";	/* cycles have no exact overflowing instruction to skid from */
 	if (skid_given && v.sampling)
