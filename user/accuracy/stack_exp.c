@@ -92,10 +92,24 @@ static void score(const struct profile *p, const struct truth *t, struct stack_r
 	r->samples = se.score.samples;
 	r->with_stack = se.score.with_stack;
 	r->complete = se.score.complete_share;
-	r->incl_mae = se.score.incl_mae;
-	r->incl_max = se.score.incl_max;
-	r->caller_tv = se.score.caller_tv_mean;
-	r->top = se.score.nr_top;
+	/* the top functions that hold STACK_EXP_MIN_SHARE of the time: below it a function
+	 * (the loader's, in a kernel) is sampled a few times or never, and its caller split
+	 * (1 when never sampled) says how many samples there were, not how right the stacks are */
+	for (size_t k = 0; k < se.score.nr_top; k++) {
+		const struct se_func *fn = &se.score.top[k];
+		double e = fabs(fn->sampled - fn->exact);
+
+		if (fn->exact < STACK_EXP_MIN_SHARE)
+			continue;
+		r->incl_mae += e;
+		r->incl_max = e > r->incl_max ? e : r->incl_max;
+		r->caller_tv += fn->caller_tv;
+		r->top++;
+	}
+	if (r->top) {
+		r->incl_mae /= r->top;
+		r->caller_tv /= r->top;
+	}
 	stack_eval__release(&se);
 }
 
@@ -325,9 +339,9 @@ void stack_exp__print(FILE *f, const struct stack_row *rows, size_t nr)
 				100 * r->incl_max, r->caller_tv);
 	}
 	fprintf(f, "complete: stacks reaching the thread's first function; incl err: mean |sampled - "
-		   "exact| inclusive share of the top %d functions, in points (max: the worst); caller "
-		   "TV: their caller split's mean total variation distance (0 exact, 1 disjoint)\n",
-		STACK_EXP_TOP);
+		   "exact| inclusive share of the top %d functions with %.0f%% of the time or more, in "
+		   "points (max: the worst); caller TV: their caller split's mean total variation "
+		   "distance (0 exact, 1 disjoint)\n", STACK_EXP_TOP, 100 * STACK_EXP_MIN_SHARE);
 }
 
 static const struct {
@@ -335,9 +349,9 @@ static const struct {
 } figures[] = {
 	{ "complete", "Complete stacks (reaching the thread's first function), by collector",
 	  "complete share (%)", "[0:105]" },
-	{ "callertv", "Caller-split error of the top 10 functions (mean total variation distance)",
+	{ "callertv", "Caller-split error of the top 10 functions with 1% or more (mean total variation)",
 	  "caller TV (0 exact, 1 disjoint)", "[0:1.05]" },
-	{ "incl", "Inclusive-time error of the top 10 functions (mean, points)",
+	{ "incl", "Inclusive-time error of the top 10 functions with 1% or more (mean, points)",
 	  "inclusive error (points)", "[0:*]" },
 };
 

@@ -30,11 +30,14 @@ struct stack_row {
 	double complete;	/* complete share, 0..1 */
 	double incl_mae, incl_max;	/* inclusive-time error over the top functions, 0..1 */
 	double caller_tv;	/* mean caller-split total variation over the top functions */
-	size_t top;		/* functions scored */
+	size_t top;		/* functions scored (STACK_EXP_TOP, STACK_EXP_MIN_SHARE) */
 	double seconds;		/* the collection's wall time (the truth run's for the vpmu row) */
 };
 
+/* the functions scored: the top STACK_EXP_TOP by exact inclusive time that have at least
+ * STACK_EXP_MIN_SHARE of it */
 #define STACK_EXP_TOP 10
+#define STACK_EXP_MIN_SHARE 0.01
 
 /* every workload of o's set x every collector; progress on stderr; rows in *out. 0, or
  * -errno when nothing could run (a workload's truth failing stops the experiment) */
