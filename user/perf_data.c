@@ -230,35 +230,42 @@ static int parse_sample(struct reader *r, const struct perf_event_header *h, con
 			s.branches = r->branches;
 		}
 	}
-	if (st & PERF_SAMPLE_REGS_USER) {
-		s.regs_abi = rd64(&c);
-		if (s.regs_abi) {
-			u64 nr = __builtin_popcountll(a->attr.sample_regs_user);
+	/* the register and stack copies come last of what is read here: when they are damaged
+	 * the sample is still good, its copy is not (said in copy_err) */
+	if ((st & PERF_SAMPLE_REGS_USER) && !c.bad) {
+		u64 nr = __builtin_popcountll(a->attr.sample_regs_user);
 
-			if (nr > 64 || nr > (u64)(c.end - c.p) / 8) {
-				c.bad = true;
-			} else {
-				for (u64 i = 0; i < nr; i++)
-					r->regs[i] = rd64(&c);
-				s.nr_regs = nr;
-				s.regs = r->regs;
-			}
+		s.regs_abi = rd64(&c);
+		if (c.bad) {
+			c.bad = false;
+			s.copy_err = PERF_COPY_SHORT_REGS;
+		} else if (s.regs_abi && nr > (u64)(c.end - c.p) / 8) {
+			s.regs_abi = 0;
+			s.copy_err = PERF_COPY_SHORT_REGS;
+		} else if (s.regs_abi) {
+			for (u64 i = 0; i < nr; i++)
+				r->regs[i] = rd64(&c);
+			s.nr_regs = nr;
+			s.regs = r->regs;
 		}
 	}
-	if ((st & PERF_SAMPLE_STACK_USER) && !c.bad) {
-		u64 size = rd64(&c);
+	if ((st & PERF_SAMPLE_STACK_USER) && !c.bad && !s.copy_err) {
+		u64 size = rd64(&c), left = c.end - c.p;
 
-		if (size) {
-			if (size > (u64)(c.end - c.p) - 8) {
-				c.bad = true;
+		if (c.bad || (size && (left < 8 || size > left - 8))) {
+			c.bad = false;
+			s.copy_err = PERF_COPY_SHORT_STACK;
+		} else if (size) {
+			const u8 *data = c.p;
+			u64 dyn;
+
+			skip(&c, size);
+			dyn = rd64(&c);
+			if (dyn > size) {
+				s.copy_err = PERF_COPY_DYN_SIZE;
 			} else {
-				const u8 *data = c.p;
-				u64 dyn;
-
-				skip(&c, size);
-				dyn = rd64(&c);
 				s.stack = data;
-				s.stack_size = dyn < size ? dyn : size;
+				s.stack_size = dyn;
 			}
 		}
 	}
@@ -459,12 +466,57 @@ static int check_header(const void *head, size_t head_len, u64 size, const char 
 	return 0;
 }
 
+enum { PASS_ALL, PASS_HISTORY, PASS_SAMPLES };
+
+/* the data section's records, all of them or one pass's */
+static int parse_data(struct reader *r, const struct file_header *fh, int pass)
+{
+	const u8 *p = r->base + fh->data.offset, *end = p + fh->data.size;
+	int err = 0;
+
+	while (!err && end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
+		struct perf_event_header h;
+
+		memcpy(&h, p, sizeof(h));
+		if (h.size < sizeof(h) || h.size > end - p)
+			return bad(r, "a record's size runs past the data section");
+		if (pass == PASS_ALL || (pass == PASS_SAMPLES) == (h.type == PERF_RECORD_SAMPLE))
+			err = parse_record(r, &h, p + sizeof(h), p + h.size);
+		p += h.size;
+	}
+	return err;
+}
+
+/* feature sections follow the data, one per set bit, in bit order */
+static int parse_features(struct reader *r, const struct file_header *fh)
+{
+	struct section fs;
+	size_t at = fh->data.offset + fh->data.size;
+	int before = __builtin_popcountll(fh->features[0] & ((1ull << HEADER_BUILD_ID) - 1));
+
+	if (!((fh->features[0] >> HEADER_BUILD_ID) & 1))
+		return 0;
+	if (at > r->size || (r->size - at) / sizeof(fs) <= (size_t)before)
+		return fail(-EINVAL, "'%s' is truncated: its feature sections are missing", r->name);
+	memcpy(&fs, r->base + at + before * sizeof(fs), sizeof(fs));
+	return in_file(r, &fs) ? parse_build_ids(r, &fs) : bad(r, "build-id section out of bounds");
+}
+
+/* does any attribute copy user stacks (perf record --call-graph dwarf)? */
+static bool copies_stacks(const struct reader *r)
+{
+	for (size_t i = 0; i < r->nr_attrs; i++)
+		if (r->attrs[i].attr.sample_type & PERF_SAMPLE_STACK_USER)
+			return true;
+	return false;
+}
+
 int perf_data__parse(const void *buf, size_t size, const char *name,
 		     const struct perf_data_callbacks *cb, struct perf_data_stats *st)
 {
 	struct reader r = { .base = buf, .size = size, .name = name, .cb = cb, .st = st };
 	struct file_header fh;
-	const u8 *p, *end;
+	bool two_pass;
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -474,31 +526,19 @@ int perf_data__parse(const void *buf, size_t size, const char *name,
 	err = parse_attrs(&r, &fh);
 	if (err)
 		goto out;
-	p = r.base + fh.data.offset;
-	end = p + fh.data.size;
-	while (!err && end - p >= (ptrdiff_t)sizeof(struct perf_event_header)) {
-		struct perf_event_header h;
-
-		memcpy(&h, p, sizeof(h));
-		if (h.size < sizeof(h) || h.size > end - p) {
-			err = bad(&r, "a record's size runs past the data section");
-			break;
-		}
-		err = parse_record(&r, &h, p + sizeof(h), p + h.size);
-		p += h.size;
-	}
-	/* feature sections follow the data, one per set bit, in bit order */
-	if (!err && (fh.features[0] >> HEADER_BUILD_ID) & 1) {
-		struct section fs;
-		size_t at = fh.data.offset + fh.data.size;
-		int before = __builtin_popcountll(fh.features[0] & ((1ull << HEADER_BUILD_ID) - 1));
-
-		if (at > size || (size - at) / sizeof(fs) <= (size_t)before) {
-			err = fail(-EINVAL, "'%s' is truncated: its feature sections are missing", name);
-		} else {
-			memcpy(&fs, r.base + at + before * sizeof(fs), sizeof(fs));
-			err = in_file(&r, &fs) ? parse_build_ids(&r, &fs) : bad(&r, "build-id section out of bounds");
-		}
+	two_pass = cb->history_first && copies_stacks(&r);
+	if (two_pass) {
+		err = parse_data(&r, &fh, PASS_HISTORY);
+		if (!err)
+			err = parse_features(&r, &fh);
+		if (!err && cb->samples_begin)
+			err = cb->samples_begin(cb->ctx);
+		if (!err)
+			err = parse_data(&r, &fh, PASS_SAMPLES);
+	} else {
+		err = parse_data(&r, &fh, PASS_ALL);
+		if (!err)
+			err = parse_features(&r, &fh);
 	}
 out:
 	for (size_t i = 0; i < r.nr_attrs; i++)

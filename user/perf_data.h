@@ -28,11 +28,20 @@ struct perf_sample {
 	const u64 *callchain;
 	/* --call-graph dwarf: PERF_SAMPLE_REGS_USER (in the attribute's sample_regs_user order)
 	 * and the copy of the user stack from the sampled stack pointer up */
-	u64 regs_abi;		/* 0: no user registers */
+	u64 regs_abi;		/* PERF_SAMPLE_REGS_ABI_*: 0, no user registers */
 	u64 nr_regs;
 	const u64 *regs;
-	u64 stack_size;		/* bytes of stack valid in stack[] */
+	u64 stack_size;		/* bytes of stack valid in stack[] (the kernel's dyn_size) */
 	const u8 *stack;
+	u8 copy_err;		/* PERF_COPY_*: what was wrong with the registers or the stack */
+};
+
+/* a sample's register or stack copy that cannot be used (the sample itself is kept) */
+enum {
+	PERF_COPY_OK = 0,
+	PERF_COPY_SHORT_REGS,	/* the registers run past the record */
+	PERF_COPY_SHORT_STACK,	/* the stack copy (or its dyn_size) runs past the record */
+	PERF_COPY_DYN_SIZE,	/* dyn_size larger than the copy */
 };
 
 struct perf_data_callbacks {
@@ -43,6 +52,11 @@ struct perf_data_callbacks {
 	int (*comm)(void *ctx, u32 pid, const char *comm, bool exec, u64 time);
 	int (*fork)(void *ctx, u32 pid, u32 ppid, u64 time);
 	int (*build_id)(void *ctx, const char *path, const u8 *id, size_t len);
+	/* set: when a sample copies user stacks (--call-graph dwarf), the records are read in
+	 * two passes, the process history and build-ids first, then the samples, and
+	 * samples_begin (when set) is called between them */
+	bool history_first;
+	int (*samples_begin)(void *ctx);
 };
 
 struct perf_data_stats {

@@ -11,6 +11,7 @@
 #include "hsbpf.h"
 #include "lbr.h"
 #include "perf_import.h"
+#include "perf_unwind.h"
 #include "sideband.h"
 
 struct slot {
@@ -29,6 +30,7 @@ struct raw_stack_sample {
 	u32 pid, flags;
 	u64 exec_ns, weight;
 	u32 kfirst, knr, ufirst, unr;
+	u16 uend, unr_fp;	/* how the user stack ended (HSBPF_STACK_*), frame-pointer frames */
 	u32 kernel, user;	/* stack references, once deduplicated */
 };
 
@@ -46,7 +48,7 @@ struct importer {
 	struct {
 		u32 pid;
 		u64 time;
-	} *execs;		/* the latest exec seen per pid */
+	} *execs;		/* every exec seen */
 	size_t nr_execs, cap_execs;
 	struct {
 		char *path;
@@ -56,14 +58,22 @@ struct importer {
 	size_t nr_ids, cap_ids;
 	struct perf_event_attr attr;	/* a copy: the reader's goes with it */
 	bool have_attr;
+	bool localized;		/* recorded paths made local */
+	/* --call-graph dwarf: the user stacks unwound from perf's copies (with the history
+	 * read first, so the samples are tagged by their time) */
+	struct perf_unwind *unwinder;
+	u64 ips[HSBPF_MAX_FRAMES];
 };
 
-static u64 exec_time(struct importer *im, u32 pid)
+/* the start of pid's image at time t: its latest exec at or before t, 0 if none */
+static u64 exec_time(struct importer *im, u32 pid, u64 t)
 {
+	u64 best = 0;
+
 	for (size_t i = 0; i < im->nr_execs; i++)
-		if (im->execs[i].pid == pid)
-			return im->execs[i].time;
-	return 0;
+		if (im->execs[i].pid == pid && im->execs[i].time <= t && im->execs[i].time >= best)
+			best = im->execs[i].time;
+	return best;
 }
 
 static int on_mmap(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time)
@@ -79,13 +89,10 @@ static int on_comm(void *ctx, u32 pid, const char *comm, bool exec, u64 time)
 	size_t i;
 
 	if (exec) {
-		for (i = 0; i < im->nr_execs && im->execs[i].pid != pid; i++)
-			;
-		if (i == im->nr_execs) {
-			if (array__reserve((void **)&im->execs, &im->cap_execs, i + 1, sizeof(*im->execs)))
-				return -ENOMEM;
-			im->nr_execs++;
-		}
+		i = im->nr_execs;
+		if (array__reserve((void **)&im->execs, &im->cap_execs, i + 1, sizeof(*im->execs)))
+			return -ENOMEM;
+		im->nr_execs++;
 		im->execs[i].pid = pid;
 		im->execs[i].time = time;
 	}
@@ -133,16 +140,18 @@ static struct pid_lbr *lbr_for(struct importer *im, u32 pid, u64 exec_ns)
 	return &im->lbrs[im->nr_lbrs++];
 }
 
-/* perf's callchain: context markers, then that context's frames, the sampled ip first */
-static int add_callchain(struct importer *im, const struct perf_sample *s, u32 flags, u64 exec_ns)
+/* perf's callchain: context markers, then that context's frames, the sampled ip first; the
+ * user part from uw instead when its stack was unwound here */
+static int add_callchain(struct importer *im, const struct perf_sample *s, u32 flags, u64 exec_ns,
+			 const struct unwind_walk_result *uw, u16 uend)
 {
 	struct raw_stack_sample r = { .pid = s->pid, .flags = flags, .exec_ns = exec_ns,
-				      .weight = s->period };
+				      .weight = s->period, .uend = uend };
 	u64 ctx = 0;
 
 	if (array__reserve((void **)&im->raw, &im->cap_raw, im->nr_raw + 1, sizeof(r)) ||
-	    array__reserve((void **)&im->frames, &im->cap_frames, im->nr_frames + s->nr_callchain,
-			   sizeof(*im->frames)))
+	    array__reserve((void **)&im->frames, &im->cap_frames,
+			   im->nr_frames + s->nr_callchain + (uw ? uw->nr : 0), sizeof(*im->frames)))
 		return -ENOMEM;
 	r.kfirst = im->nr_frames;
 	for (u64 i = 0; i < s->nr_callchain; i++) {
@@ -157,10 +166,18 @@ static int add_callchain(struct importer *im, const struct perf_sample *s, u32 f
 		if (ctx == PERF_CONTEXT_KERNEL) {
 			im->frames[im->nr_frames++] = ip;
 			r.knr++;
-		} else if (ctx == PERF_CONTEXT_USER && r.unr < HSBPF_MAX_FRAMES) {
+		} else if (ctx == PERF_CONTEXT_USER && r.unr < HSBPF_MAX_FRAMES && !uw) {
 			im->frames[im->nr_frames++] = ip;
 			r.unr++;
 		}
+	}
+	if (uw) {
+		r.ufirst = im->nr_frames;
+		memcpy(im->frames + im->nr_frames, im->ips, uw->nr * sizeof(*im->ips));
+		im->nr_frames += uw->nr;
+		r.unr = uw->nr;
+		r.uend = uw->end;
+		r.unr_fp = uw->nr_fp;
 	}
 	if (!r.unr)
 		r.ufirst = im->nr_frames;
@@ -168,10 +185,23 @@ static int add_callchain(struct importer *im, const struct perf_sample *s, u32 f
 	return 0;
 }
 
+/* does the sample have a user stack: a user part of its callchain, or a user ip? */
+static bool has_user_stack(const struct perf_sample *s)
+{
+	for (u64 i = 0; i < s->nr_callchain; i++)
+		if (s->callchain[i] == PERF_CONTEXT_USER)
+			return true;
+	return !s->nr_callchain && s->pid && (s64)s->ip > 0;
+}
+
 static int on_sample(void *ctx, const struct perf_sample *s)
 {
 	struct importer *im = ctx;
-	u64 exec_ns = exec_time(im, s->pid);
+	/* with the history read first, the image at the sample's time; else the latest */
+	u64 exec_ns = exec_time(im, s->pid, im->unwinder && (s->attr->sample_type & PERF_SAMPLE_TIME) ?
+				s->time : UINT64_MAX);
+	struct unwind_walk_result uw = {};
+	bool unwound = false;
 	/* the IP+1 fix: a precise sample of a taken branch reports the branch's target */
 	u64 ip = s->attr->precise_ip && s->nr_branches && s->ip == s->branches[0].to ?
 		 s->branches[0].from : s->ip;
@@ -197,7 +227,12 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	sl->count++;
 	sl->weight += s->period;
-	if (s->nr_callchain && add_callchain(im, s, flags, exec_ns))
+	if (im->unwinder && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) && has_user_stack(s))
+		unwound = perf_unwind__sample(im->unwinder, s, im->ips, &uw) == PERF_UNWIND_OK;
+	/* a copy that could not be unwound leaves perf's one frame, as unreadable */
+	if ((s->nr_callchain || unwound) &&
+	    add_callchain(im, s, flags, exec_ns, unwound ? &uw : NULL,
+			  im->unwinder ? HSBPF_STACK_UNREADABLE : HSBPF_STACK_FP_END))
 		return -ENOMEM;
 	if (s->nr_branches) {
 		struct pid_lbr *l = lbr_for(im, s->pid, exec_ns);
@@ -287,6 +322,7 @@ static const struct importer *sort_im;
 struct stack_ref {
 	u32 first, nr;
 	u32 sample;
+	u16 end, nr_fp;
 	bool kernel;
 };
 
@@ -299,6 +335,8 @@ static int cmp_ref(const void *a, const void *b)
 		return x->kernel ? -1 : 1;
 	if (x->nr != y->nr)
 		return x->nr < y->nr ? -1 : 1;
+	if (x->end != y->end || x->nr_fp != y->nr_fp)
+		return x->end != y->end ? (x->end < y->end ? -1 : 1) : (x->nr_fp < y->nr_fp ? -1 : 1);
 	for (u32 i = 0; i < x->nr; i++)
 		if (f[x->first + i] != f[y->first + i])
 			return f[x->first + i] < f[y->first + i] ? -1 : 1;
@@ -333,17 +371,18 @@ static int add_stacks(struct importer *im, struct profile *p)
 		const struct raw_stack_sample *r = &im->raw[i];
 
 		if (r->knr)
-			refs[n++] = (struct stack_ref){ r->kfirst, r->knr, i, true };
+			refs[n++] = (struct stack_ref){ r->kfirst, r->knr, i, 0, 0, true };
 		if (r->unr)
-			refs[n++] = (struct stack_ref){ r->ufirst, r->unr, i, false };
+			refs[n++] = (struct stack_ref){ r->ufirst, r->unr, i, r->uend, r->unr_fp, false };
 	}
 	sort_im = im;
 	qsort(refs, n, sizeof(*refs), cmp_ref);
 	for (size_t i = 0; i < n; i++) {
-		/* a user stack from perf -g ends where its frame pointers did */
+		/* a user stack from perf -g ends where its frame pointers did; one unwound here
+		 * says how it ended */
 		if (!i || cmp_ref(&refs[i - 1], &refs[i]))
 			idx = profile__add_stack(p, im->frames + refs[i].first, refs[i].nr,
-						 refs[i].kernel ? 0 : HSBPF_STACK_FP_END, 0);
+						 refs[i].end, refs[i].nr_fp);
 		if (idx < 0) {
 			err = -ENOMEM;
 			goto out;
@@ -372,10 +411,82 @@ out:
 	return err;
 }
 
+/* recorded paths to local files, with the recorded build-ids for the symbolizer's check */
+static int localize(struct importer *im)
+{
+	struct profile *p = im->p;
+
+	if (im->localized)
+		return 0;
+	im->localized = true;
+	for (size_t i = 0; i < p->nr_mappings; i++) {
+		struct profile_mapping *m = &p->mappings[i];
+		char buf[PATH_MAX];
+		const u8 *id;
+		size_t id_len;
+		const char *local = local_path(im, profile__str(p, m->path), buf, sizeof(buf), &id, &id_len);
+		s64 off = profile__intern(p, local);
+
+		if (off < 0)
+			return off;
+		m->path = off;
+		if (id_len) {
+			memcpy(m->build_id, id, id_len);
+			m->build_id_size = id_len;
+		}
+	}
+	return 0;
+}
+
+/* --call-graph dwarf: the whole process history is known; the samples come next */
+static int on_samples_begin(void *ctx)
+{
+	struct importer *im = ctx;
+	int err = localize(im);
+
+	if (err)
+		return err;
+	profile__finish(im->p);
+	im->unwinder = perf_unwind__new(im->p);
+	return im->unwinder ? 0 : -ENOMEM;
+}
+
+/* what unwinding perf's stack copies gave, and what it could not do: never silently */
+static void unwind_summary(struct importer *im, struct profile *p)
+{
+	const struct perf_unwind_stats *u = perf_unwind__stats(im->unwinder);
+	u64 failed = 0;
+
+	for (int i = 0; i < PERF_UNWIND_NR; i++)
+		failed += u->failed[i];
+	p->stats.stack_frames = u->frames;
+	p->stats.stack_fp_frames = u->fp_frames;
+	p->stats.unwind_objects = u->objects;
+	p->stats.unwind_objects_no_cfi = u->objects_no_cfi;
+	p->stats.unwind_objects_failed = u->objects_failed;
+	p->stats.unwind_rows = u->rows;
+	p->stats.unwind_build_ns = u->build_ns;
+	debug("import: %llu user stacks unwound from perf's copies (%u objects with a table, %u "
+	      "without, %u unreadable)", (unsigned long long)u->unwound, u->objects,
+	      u->objects_no_cfi, u->objects_failed);
+	if (failed)
+		warning("%llu of %llu user stacks could not be unwound and keep perf's sampled frame "
+			"(as unreadable): %llu without user registers, %llu with registers not x86-64's "
+			"or without ip and sp, %llu with a damaged register or stack copy",
+			(unsigned long long)failed, (unsigned long long)(failed + u->unwound),
+			(unsigned long long)u->failed[PERF_UNWIND_NO_REGS],
+			(unsigned long long)u->failed[PERF_UNWIND_BAD_REGS],
+			(unsigned long long)u->failed[PERF_UNWIND_DAMAGED]);
+	if (u->empty_copy)
+		warning("%llu user stacks had an empty stack copy: their sampled frame only (as "
+			"unreadable)", (unsigned long long)u->empty_copy);
+}
+
 int perf_import__run(const char *path, const struct perf_import_opts *o, struct profile *p)
 {
 	struct perf_data_callbacks cb = { .mmap = on_mmap, .comm = on_comm, .fork = on_fork,
-					  .sample = on_sample, .build_id = on_build_id };
+					  .sample = on_sample, .build_id = on_build_id,
+					  .history_first = true, .samples_begin = on_samples_begin };
 	struct importer im = { .p = p, .o = o };
 	struct perf_data_stats st;
 	int err;
@@ -384,25 +495,9 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 	err = perf_data__read(path, &cb, &st);
 	if (err)
 		goto out;
-	/* recorded paths to local files, with the recorded build-ids for the symbolizer's check */
-	for (size_t i = 0; i < p->nr_mappings; i++) {
-		struct profile_mapping *m = &p->mappings[i];
-		char buf[PATH_MAX];
-		const u8 *id;
-		size_t id_len;
-		const char *local = local_path(&im, profile__str(p, m->path), buf, sizeof(buf), &id, &id_len);
-		s64 off = profile__intern(p, local);
-
-		if (off < 0) {
-			err = off;
-			goto out;
-		}
-		m->path = off;
-		if (id_len) {
-			memcpy(m->build_id, id, id_len);
-			m->build_id_size = id_len;
-		}
-	}
+	err = localize(&im);
+	if (err)
+		goto out;
 	for (size_t i = 0; i < im.nr_slots; i++) {
 		struct profile_sample s = { .pid = im.slots[i].pid, .flags = im.slots[i].flags,
 					    .ip = im.slots[i].ip, .exec_ns = im.slots[i].exec_ns,
@@ -432,9 +527,11 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 		err = add_stacks(&im, p);
 		if (err)
 			goto out;
-		snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "fp");
+		snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), im.unwinder ? "dwarf" : "fp");
 		p->stats.stack_samples = im.nr_raw;
 	}
+	if (im.unwinder)
+		unwind_summary(&im, p);
 	if (im.have_attr)
 		event_name(&im.attr, &p->meta);
 	snprintf(p->meta.target, sizeof(p->meta.target), "imported: %s", path);
@@ -456,5 +553,6 @@ out:
 	free(im.execs);
 	free(im.raw);
 	free(im.frames);
+	perf_unwind__free(im.unwinder);
 	return err;
 }

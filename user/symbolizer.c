@@ -350,6 +350,11 @@ const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u3
 	return lookup_at(sy->p, pid, image_end(sy->p, pid, exec_ns), ip, 0);
 }
 
+const struct profile_mapping *symbolizer__mapping_at(struct symbolizer *sy, u32 pid, u64 t, u64 ip)
+{
+	return lookup_at(sy->p, pid, t, ip, 0);
+}
+
 static const char *comm_at(const struct profile *p, u32 pid, u64 t, int depth)
 {
 	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
