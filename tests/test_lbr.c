@@ -10,6 +10,7 @@
 #include "build_id.h"
 #include "helpers.h"
 #include "lbr.h"
+#include "perf_import.h"
 #include "profile.h"
 
 struct object_maps {
@@ -219,9 +220,29 @@ Test(lbr, import_and_report)
 
 /* the fuzzer's corpus (tests/fuzz/corpus, make fuzz), read again on every run: under ASan in
  * make check, any memory error in the reader on these inputs fails the suite */
+/* every byte a sample hands out, touched (ASan checks each) */
+static int touch_sample(void *ctx, const struct perf_sample *s)
+{
+	volatile u64 sink = s->ip;
+
+	(void)ctx;
+	for (u64 i = 0; i < s->nr_branches; i++)
+		sink += s->branches[i].from ^ s->branches[i].to;
+	for (u64 i = 0; i < s->nr_callchain; i++)
+		sink += s->callchain[i];
+	for (u64 i = 0; i < s->nr_regs; i++)
+		sink += s->regs[i];
+	for (u64 i = 0; i < s->stack_size; i++)
+		sink += s->stack[i];
+	(void)sink;
+	return 0;
+}
+
 Test(lbr, fuzz_corpus_replays_cleanly, .init = cr_redirect_stderr)
 {
-	struct perf_data_callbacks cb = {};
+	struct perf_data_callbacks cb = { .sample = touch_sample, .history_first = true };
+	struct perf_import_opts o = {};
+	struct profile *prof;
 	struct perf_data_stats st;
 	struct run_result r;
 	char list[600], path[1200];
@@ -250,6 +271,11 @@ Test(lbr, fuzz_corpus_replays_cleanly, .init = cr_redirect_stderr)
 			perf_data__parse(buf, size, path, &cb, &st);
 		free(buf);
 		fclose(in);
+		/* ... and the importer on it, unwinding the dwarf samples' copies */
+		prof = profile__new();
+		cr_assert(prof);
+		perf_import__run(path, &o, prof);
+		profile__free(prof);
 		n++;
 	}
 	fclose(f);

@@ -16,7 +16,11 @@ static const char usage_text[] =
 	"  -o, --output FILE  profile to write (default hsbpf.data)\n"
 	"      --symfs DIR    look recorded objects up under DIR (DIR/path, then DIR/name)\n"
 	"      --binary PATH  this file is the recorded program: matched by build-id, or by name\n"
-	"                     where the recording has no build-ids\n";
+	"                     where the recording has no build-ids\n"
+	"\n"
+	"perf record -g callchains become call stacks; perf record --call-graph dwarf samples\n"
+	"have their user stacks unwound here from perf's register and stack copies, with the\n"
+	"kernel unwinder's rules (what cannot be unwound is counted and said).\n";
 
 int cmd_import(int argc, char **argv)
 {

@@ -45,11 +45,12 @@ struct importer {
 	size_t nr_slots, cap_slots;
 	struct pid_lbr *lbrs;
 	size_t nr_lbrs, cap_lbrs;
-	struct {
+	struct exec_rec {
 		u32 pid;
 		u64 time;
-	} *execs;		/* every exec seen */
-	size_t nr_execs, cap_execs;
+	} *execs, *all_execs;	/* the latest exec seen per pid; every exec (sorted by pid and
+				 * time once the history is read first) */
+	size_t nr_execs, cap_execs, nr_all_execs, cap_all_execs;
 	struct {
 		char *path;
 		u8 id[20];
@@ -65,15 +66,38 @@ struct importer {
 	u64 ips[HSBPF_MAX_FRAMES];
 };
 
-/* the start of pid's image at time t: its latest exec at or before t, 0 if none */
+/* the start of pid's image: with the history read first, its latest exec at or before t;
+ * else the latest exec seen so far; 0 if none */
 static u64 exec_time(struct importer *im, u32 pid, u64 t)
 {
-	u64 best = 0;
+	const struct exec_rec *e = im->all_execs;
+	size_t lo = 0, hi = im->nr_all_execs;
 
-	for (size_t i = 0; i < im->nr_execs; i++)
-		if (im->execs[i].pid == pid && im->execs[i].time <= t && im->execs[i].time >= best)
-			best = im->execs[i].time;
-	return best;
+	if (!im->unwinder) {
+		for (size_t i = 0; i < im->nr_execs; i++)
+			if (im->execs[i].pid == pid)
+				return im->execs[i].time;
+		return 0;
+	}
+	/* the first exec after (pid, t) */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (e[mid].pid < pid || (e[mid].pid == pid && e[mid].time <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo && e[lo - 1].pid == pid ? e[lo - 1].time : 0;
+}
+
+static int cmp_exec(const void *a, const void *b)
+{
+	const struct exec_rec *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->time < y->time ? -1 : x->time > y->time;
 }
 
 static int on_mmap(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time)
@@ -89,12 +113,19 @@ static int on_comm(void *ctx, u32 pid, const char *comm, bool exec, u64 time)
 	size_t i;
 
 	if (exec) {
-		i = im->nr_execs;
-		if (array__reserve((void **)&im->execs, &im->cap_execs, i + 1, sizeof(*im->execs)))
-			return -ENOMEM;
-		im->nr_execs++;
+		for (i = 0; i < im->nr_execs && im->execs[i].pid != pid; i++)
+			;
+		if (i == im->nr_execs) {
+			if (array__reserve((void **)&im->execs, &im->cap_execs, i + 1, sizeof(*im->execs)))
+				return -ENOMEM;
+			im->nr_execs++;
+		}
 		im->execs[i].pid = pid;
 		im->execs[i].time = time;
+		if (array__reserve((void **)&im->all_execs, &im->cap_all_execs, im->nr_all_execs + 1,
+				   sizeof(*im->all_execs)))
+			return -ENOMEM;
+		im->all_execs[im->nr_all_execs++] = im->execs[i];
 	}
 	return profile__add_comm(im->p, pid, time, comm, exec);
 }
@@ -198,8 +229,7 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 {
 	struct importer *im = ctx;
 	/* with the history read first, the image at the sample's time; else the latest */
-	u64 exec_ns = exec_time(im, s->pid, im->unwinder && (s->attr->sample_type & PERF_SAMPLE_TIME) ?
-				s->time : UINT64_MAX);
+	u64 exec_ns = exec_time(im, s->pid, s->attr->sample_type & PERF_SAMPLE_TIME ? s->time : UINT64_MAX);
 	struct unwind_walk_result uw = {};
 	bool unwound = false;
 	/* the IP+1 fix: a precise sample of a taken branch reports the branch's target */
@@ -446,6 +476,8 @@ static int on_samples_begin(void *ctx)
 
 	if (err)
 		return err;
+	if (im->nr_all_execs)
+		qsort(im->all_execs, im->nr_all_execs, sizeof(*im->all_execs), cmp_exec);
 	profile__finish(im->p);
 	im->unwinder = perf_unwind__new(im->p);
 	return im->unwinder ? 0 : -ENOMEM;
@@ -551,6 +583,7 @@ out:
 	free(im.lbrs);
 	free(im.slots);
 	free(im.execs);
+	free(im.all_execs);
 	free(im.raw);
 	free(im.frames);
 	perf_unwind__free(im.unwinder);

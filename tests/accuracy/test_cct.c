@@ -574,6 +574,38 @@ Test(cct, eval_stacks_on_a_live_profile)
 	tree_free(&tr);
 }
 
+/* the same scoring of a perf record --call-graph dwarf recording, imported: its user stacks
+ * unwound at import from perf's copies (seen: 100% complete, error mean 0.1 points) */
+Test(cct, eval_stacks_on_an_imported_perf_dwarf_recording)
+{
+	struct run_result r;
+	char wl[600], pd[512], pp[512], tp[512];
+	const char *s;
+	double share, mean, tv;
+
+	snprintf(wl, sizeof(wl), "%s", fixture("../workloads/callchain"));
+	snprintf(pd, sizeof(pd), "%s/cc.perf", tmpdir());
+	snprintf(pp, sizeof(pp), "%s/cc-perf.data", tmpdir());
+	snprintf(tp, sizeof(tp), "%s/cc-perf.truth", tmpdir());
+	run(&r, "%s truth -o %s -- %s 30000 >/dev/null", hsbpf_bin(), tp, wl);
+	cr_assert_eq(r.status, 0, "truth: %s", r.err);
+	run(&r, "perf record -q -B --no-bpf-event --call-graph dwarf -o %s -- %s 2000000 >/dev/null && "
+		"%s import %s -o %s", pd, wl, hsbpf_bin(), pd, pp);
+	cr_assert_eq(r.status, 0, "perf record, import: %s", r.err);
+	run(&r, "%s eval -i %s --truth %s --stacks --format json", hsbpf_bin(), pp, tp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	s = strstr(r.out, "\"complete_share\":");
+	cr_assert(s && sscanf(s, "\"complete_share\":%lf", &share) == 1, "%s", r.out);
+	s = strstr(r.out, "\"inclusive_error_mean\":");
+	cr_assert(s && sscanf(s, "\"inclusive_error_mean\":%lf", &mean) == 1);
+	s = strstr(r.out, "\"caller_tv_mean\":");
+	cr_assert(s && sscanf(s, "\"caller_tv_mean\":%lf", &tv) == 1);
+	cr_expect_gt(share, 0.9, "%s", r.out);
+	cr_expect_lt(mean, 0.05, "%s", r.out);
+	cr_expect_lt(tv, 0.1, "%s", r.out);
+	cr_expect(strstr(r.out, "\"function\":\"f9\""), "%s", r.out);
+}
+
 /* hsbpf truth --vpmu ... -g: the virtual PMU's stacks are the shadow stacks, so with a sample
  * at every instruction (period 1) the sampled inclusive shares and caller splits are the
  * exact ones, but for the rep iterations the PMU counts as events and the truth folds
