@@ -11,10 +11,13 @@
 #include "experiment.h"
 #include "methods.h"
 #include "period.h"
+#include "stack_exp.h"
 
 static const char usage_text[] =
 	"usage: hsbpf experiment [-o DIR] [--set kernels|real|all] [--periods NS,...]\n"
 	"                        [--modes fixed,prime,random,prime-random] [--reuse-truth]\n"
+	"       hsbpf experiment --methods [--method LIST] [--separate-runs] [...]\n"
+	"       hsbpf experiment --stacks [-o DIR] [--set kernels|real|all] [--only NAME] [--quick]\n"
 	"\n"
 	"  -o, --output DIR   results.csv, figures (PNG, SVG) and truths (default experiment/)\n"
 	"      --set SET      the seed kernels, the real programs, or all (default kernels)\n"
@@ -30,7 +33,35 @@ static const char usage_text[] =
 	"                     precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png\n"
 	"                     all sampled from one emulation per workload\n"
 	"      --method LIST  with --methods: only these\n"
-	"      --separate-runs  with --methods: one emulation per method (the same rows, slower)\n";
+	"      --separate-runs  with --methods: one emulation per method (the same rows, slower)\n"
+	"      --stacks       the call-stack collectors (docs/accuracy.md): per workload (the real\n"
+	"                     set adds python3), the calling-context tree and the virtual PMU's\n"
+	"                     exact stacks from one emulation, then hsbpf record --call-graph fp\n"
+	"                     and dwarf, perf record -g and --call-graph dwarf (through hsbpf\n"
+	"                     import), each scored as eval --stacks does: stacks.csv, a table,\n"
+	"                     stacks-complete.png, stacks-callertv.png, stacks-incl.png\n";
+
+static int run_stacks(const struct exp_opts *o)
+{
+	struct stack_row *rows = NULL;
+	char csv[PATH_MAX + 32];
+	size_t nr = 0;
+	int err;
+
+	err = stack_exp__run(o, &rows, &nr);
+	if (!err) {
+		snprintf(csv, sizeof(csv), "%s/stacks.csv", o->dir);
+		err = stack_exp__write_csv(rows, nr, csv);
+	}
+	if (!err) {
+		stack_exp__plot(o->dir, rows, nr);
+		stack_exp__print(stdout, rows, nr);
+		fprintf(stderr, "hsbpf: %zu collections scored; wrote '%s' and figures in '%s'\n", nr, csv,
+			o->dir);
+	}
+	free(rows);
+	return err ? 1 : 0;
+}
 
 static int run_methods(const struct exp_opts *o, const bool *selected)
 {
@@ -67,6 +98,7 @@ int cmd_experiment(int argc, char **argv)
 		{ "methods", no_argument, NULL, 'T' },
 		{ "method", required_argument, NULL, 'W' },
 		{ "separate-runs", no_argument, NULL, 'S' },
+		{ "stacks", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
@@ -79,6 +111,7 @@ int cmd_experiment(int argc, char **argv)
 	struct exp_row *rows = NULL;
 	const char *method_list = NULL;
 	bool selected[METHODS_MAX];
+	bool periods_given = false, modes_given = false;
 	size_t nr = 0;
 	ssize_t n;
 	int c, err;
@@ -95,6 +128,7 @@ int cmd_experiment(int argc, char **argv)
 			o.set = optarg;
 			break;
 		case 'p':
+			periods_given = true;
 			o.nr_periods = 0;
 			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				u64 v;
@@ -105,6 +139,7 @@ int cmd_experiment(int argc, char **argv)
 			}
 			break;
 		case 'm':
+			modes_given = true;
 			o.nr_modes = 0;
 			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				enum period_mode m;
@@ -135,6 +170,9 @@ int cmd_experiment(int argc, char **argv)
 		case 'S':
 			o.separate_runs = true;
 			break;
+		case 'K':
+			o.stacks = o.python = true;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 0;
@@ -151,6 +189,8 @@ int cmd_experiment(int argc, char **argv)
 		return fail(2, "--method goes with --methods");
 	if (o.separate_runs && !o.methods)
 		return fail(2, "--separate-runs goes with --methods");
+	if (o.stacks && (o.methods || o.with_perf || periods_given || modes_given))
+		return fail(2, "--stacks goes alone with -o, --set, --only, --quick and --reuse-truth");
 	if (o.methods && methods__select(method_list, selected))
 		return 2;
 	n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -172,6 +212,8 @@ int cmd_experiment(int argc, char **argv)
 		return fail(1, "cannot create '%s': %s", o.dir, strerror(errno));
 	if (o.methods)
 		return run_methods(&o, selected);
+	if (o.stacks)
+		return run_stacks(&o);
 	err = experiment__run(&o, &rows, &nr);
 	if (err)
 		goto out;

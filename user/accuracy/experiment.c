@@ -21,8 +21,9 @@
 /* the clock the figures and the CSV convert periods (ns) to cycles at: the seed paper's
  * machine, so that the periods read as its cycle counts */
 #define PAPER_GHZ 2.2
-/* the real programs experiment__workloads adds after the kernels: gzip, bzip2, xz, sqlite3 */
-#define NR_REAL_WORKLOADS 4
+/* the real programs experiment__workloads adds after the kernels: gzip, bzip2, xz, sqlite3,
+ * and python3 for the stacks experiment */
+#define NR_REAL_WORKLOADS 5
 /* a command line of record or perf record, with the workload's command after it */
 #define MAX_CMD_ARGS (16 + EXP_MAX_ARGS)
 
@@ -51,9 +52,7 @@ static void redirect(int fd, const char *path)
 		_exit(127);
 }
 
-/* run argv (no shell: paths need no quoting) with stdout and stderr to the files out and
- * errs (NULL: this process's) and, if given, an extra environment entry; its exit status */
-static int run(char *const argv[], const char *env, const char *out, const char *errs)
+int experiment__run_cmd(char *const argv[], const char *env, const char *out, const char *errs)
 {
 	pid_t pid = fork();
 	int st;
@@ -72,6 +71,11 @@ static int run(char *const argv[], const char *env, const char *out, const char 
 		if (errno != EINTR)
 			return -errno;
 	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+static int run(char *const argv[], const char *env, const char *out, const char *errs)
+{
+	return experiment__run_cmd(argv, env, out, errs);
 }
 
 /* run argv with stdout to /dev/null (stderr too if quiet_err) */
@@ -126,6 +130,32 @@ static int sql_script(const struct exp_opts *o, char **path)
 	      "SELECT count(*) FROM t x JOIN t y ON x.c = y.a WHERE x.b LIKE 'row0001%';\n"
 	      "UPDATE t SET b = upper(b) WHERE c % 3 = 0;\n"
 	      "SELECT sum(length(b)) FROM t WHERE b > 'ROW0005';\n", f);
+	return fclose(f) ? -EIO : 0;
+}
+
+/* python3's workload for the stacks experiment: recursion, a generator of words, a dict, a
+ * sort with a key function, JSON both ways and a regular expression: deterministic (the hash
+ * seed is fixed by the caller), about 0.7 s here, a minute under the collector */
+static int python_script(const struct exp_opts *o, char **path)
+{
+	FILE *f;
+
+	*path = xprintf("%s/workload.py", o->dir);
+	if (!*path || !(f = fopen(*path, "w")))
+		return fail(-EIO, "cannot write the python script in '%s'", o->dir);
+	fputs("import json, re, sys\n\n"
+	      "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n"
+	      "def words(n, seed):\n    out, x = [], seed\n    for _ in range(n):\n"
+	      "        x = (x * 1103515245 + 12345) & 0x7fffffff\n        out.append('w%d' % (x % 5000))\n"
+	      "    return out\n\n"
+	      "def count(ws):\n    d = {}\n    for w in ws:\n        d[w] = d.get(w, 0) + 1\n"
+	      "    return sorted(d.items(), key=lambda kv: (-kv[1], kv[0]))\n\n"
+	      "def encode(rows):\n    return json.dumps(rows)\n\n"
+	      "def scan(s):\n    return len(re.findall(r'w\\d+', s))\n\n"
+	      "def main(rounds):\n    total = 0\n    for r in range(rounds):\n"
+	      "        total += fib(18)\n        c = count(words(40000, r + 1))\n        s = encode(c)\n"
+	      "        total += len(json.loads(s)) + scan(s)\n    print(total)\n\n"
+	      "main(int(sys.argv[1]))\n", f);
 	return fclose(f) ? -EIO : 0;
 }
 
@@ -193,6 +223,21 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 		w[n].owned[1] = sql;
 		w[n].libs[0] = "libsqlite3.so";
 		n++;
+		if (o->python) {
+			char *py = NULL, *prog = realpath("/usr/bin/python3", NULL);
+
+			/* the interpreter's own name (python3.11), as the profiles map it */
+			err = prog ? python_script(o, &py) : fail(-ENOENT, "cannot find '/usr/bin/python3' "
+								 "(scripts/install-deps.sh installs it)");
+			if (err) {
+				free(prog);
+				free(py);
+				goto fail;
+			}
+			w[n] = (struct workload){ "python3", "real", { prog, py, o->quick ? "2" : "20" },
+						  { "libpython3" }, { prog, py } };
+			n++;
+		}
 		for (int i = 0; i < n; i++)
 			if (!strcmp(w[i].kind, "real") && access(w[i].argv[0], X_OK)) {
 				err = fail(-ENOENT, "cannot find '%s' (scripts/install-deps.sh installs it)",
@@ -265,8 +310,7 @@ static int truth_for(const struct exp_opts *o, struct workload *w, struct truth 
 }
 
 
-/* GLIBC_TUNABLES=... for native runs to take the routines glibc chose under the collector */
-static char *tunables_env(const struct truth *t)
+char *experiment__tunables_env(const struct truth *t)
 {
 	if (!t->meta.glibc_tunables[0])
 		return NULL;
@@ -304,7 +348,7 @@ static int record_and_score(const struct exp_opts *o, struct workload *w, const 
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	add_command(argv, ARRAY_SIZE(argv), w);
-	env = tunables_env(t);
+	env = experiment__tunables_env(t);
 	err = spawn(argv, env, true);
 	if (err) {
 		err = fail(-EIO, "recording '%s' (%s, %" PRIu64 " ns) failed with status %d", w->name,
@@ -335,7 +379,7 @@ static int perf_and_score(const struct exp_opts *o, struct workload *w, const st
 
 	snprintf(pstr, sizeof(pstr), "%" PRIu64, period);
 	add_command(argv, ARRAY_SIZE(argv), w);
-	env = tunables_env(t);
+	env = experiment__tunables_env(t);
 	err = p ? spawn(argv, env, true) : -ENOMEM;
 	if (err) {
 		err = fail(-EIO, "perf record of '%s' failed (%d)", w->name, err);

@@ -45,8 +45,17 @@ struct exp_opts {
 	bool with_perf;			/* also perf record at each period, scored alike */
 	bool methods;			/* the sampling methods' table (user/methods.c) instead */
 	bool separate_runs;		/* with methods: one emulation per method, not per workload */
+	bool python;			/* the real set has python3 too (the stacks experiment) */
+	bool stacks;			/* the call-stack collectors' table (stack_exp.c) instead */
 };
 
+/* run argv (no shell: paths need no quoting) with stdout and stderr to the files out and
+ * errs (NULL: this process's) and, if given, an extra environment entry; its exit status,
+ * 128 + N for signal N, or -errno */
+int experiment__run_cmd(char *const argv[], const char *env, const char *out, const char *errs);
+/* "GLIBC_TUNABLES=..." for native runs to take the routines glibc chose under the collector
+ * (malloc'ed), or NULL when the truth recorded none */
+char *experiment__tunables_env(const struct truth *t);
 /* fills the workload table for opts->set; inputs are generated into opts->dir */
 int experiment__workloads(const struct exp_opts *o, struct workload **out, int *nr);
 /* run everything, printing progress on stderr; rows in *out */
