@@ -116,21 +116,51 @@ static int locate(const struct profile *p, struct symbolizer *sy, const struct a
 	bool by_addr = parse_addr(symbol, &addr);
 	struct sym_result r;
 
-	for (size_t i = 0; i < p->nr_samples && !t->func; i++) {
+	/* an address names a function of an object whose samples fall in it: of several such
+	 * objects (a PIE's and ld.so's addresses overlap), the one with the most samples there */
+	const char *seen[64];
+	size_t nr_seen = 0;
+	u64 best = 0;
+
+	for (size_t i = 0; i < p->nr_samples && (by_addr || !t->func); i++) {
 		const struct profile_sample *s = &p->samples[i];
 		const struct bblock_table *bt;
+		const struct bblock_func *f;
+		u64 n = 0;
 
 		if (s->flags & HSBPF_KEY_KERNEL)
 			continue;
 		symbolizer__resolve(sy, s, &r);
 		if (!is_file(r.dso) || (!by_addr && strcmp(r.sym, symbol)))
 			continue;
+		if (by_addr) {	/* each object once */
+			size_t k = 0;
+
+			while (k < nr_seen && strcmp(seen[k], r.dso))
+				k++;
+			if (k < nr_seen)
+				continue;
+			if (nr_seen < sizeof(seen) / sizeof(seen[0]))
+				seen[nr_seen++] = r.dso;
+		}
 		bt = symbolizer__blocks(sy, r.dso);
-		t->func = func_at(bt, by_addr ? addr : r.vaddr);
-		/* an address names a function of the object whose samples fall in it */
-		if (t->func && by_addr && (r.vaddr < t->func->start || r.vaddr >= t->func->end))
-			t->func = NULL;
-		if (t->func) {
+		f = func_at(bt, by_addr ? addr : r.vaddr);
+		if (f && by_addr) {
+			for (size_t j = 0; j < p->nr_samples; j++) {
+				struct sym_result q;
+
+				if (p->samples[j].flags & HSBPF_KEY_KERNEL)
+					continue;
+				symbolizer__resolve(sy, &p->samples[j], &q);
+				if (!strcmp(q.dso, r.dso) && q.vaddr >= f->start && q.vaddr < f->end)
+					n += p->samples[j].count;
+			}
+			if (!n || n <= best)
+				continue;
+			best = n;
+		}
+		if (f) {
+			t->func = f;
 			t->dso = r.dso;
 			t->bt = bt;
 			t->name = by_addr ? func_name(t, o->raw_names) : symbol;
