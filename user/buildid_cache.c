@@ -103,6 +103,12 @@ static int copy_fd(int in, int out, u64 *bytes)
 int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			  u64 *added)
 {
+	return buildid_cache__add_fd_then(dir, id, len, kind, fd, NULL, added);
+}
+
+int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
+			       int (*fn)(int fd), u64 *added)
+{
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	u64 bytes = 0;
 	int out, err;
@@ -116,10 +122,12 @@ int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char 
 		return err;
 	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
 		return -ENAMETOOLONG;
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(tmp, (fn ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0)
 		return -errno;
 	err = copy_fd(fd, out, &bytes);
+	if (!err && fn)
+		err = fn(out);
 	if (close(out) && !err)
 		err = -errno;
 	/* another recorder may have put it there meanwhile: the rename replaces it with the

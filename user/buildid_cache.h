@@ -10,6 +10,7 @@
 /* what is kept under DIR/XX/YYYY... (XX: the build-id's first byte in hex, YYYY: the rest) */
 #define BUILDID_CACHE_ELF "elf"		/* the object as it was mapped */
 #define BUILDID_CACHE_DEBUG "debug"	/* its separate debug file */
+#define BUILDID_CACHE_DEBUG_PLAIN "debug-plain"	/* that file with its sections decompressed */
 
 /* $HSBPF_BUILDID_DIR, else $XDG_CACHE_HOME/hsbpf/buildid, else $HOME/.cache/hsbpf/buildid;
  * NULL if none can be told (no HOME) */
@@ -24,6 +25,11 @@ int buildid_cache__find(const char *dir, const u8 *id, size_t len, const char *k
  * whole or not at all); *added is the bytes written, 0 if it was there */
 int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			  u64 *added);
+
+/* the same, with the copy (open read-write) given to fn before it takes its place: an error
+ * of fn leaves nothing */
+int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
+			       int (*fn)(int fd), u64 *added);
 
 /* the same from a file, hard-linked when the cache is on its file system */
 int buildid_cache__add_file(const char *dir, const u8 *id, size_t len, const char *kind,

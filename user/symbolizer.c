@@ -24,6 +24,7 @@
 #include "hsbpf.h"
 #include "inline.h"
 #include "strset.h"
+#include "debug_plain.h"
 #include "symbolizer.h"
 #include "vdso.h"
 #include "unwind_table.h"
@@ -151,7 +152,15 @@ static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname
 		errno = 0;
 		return -1;
 	}
+	/* its plain copy, made by an earlier report (before libdwfl opens the original: it keeps
+	 * the first file it opens) */
+	len = dwfl_module_build_id(mod, &id, &vaddr);
+	if (len > 0 && (fd = debug_plain__open(id, len, out)) >= 0)
+		return fd;
 	fd = dwfl_standard_find_debuginfo(mod, userdata, modname, base, file_name, debuglink, crc, out);
+	/* compressed sections: a plain copy for the next reports */
+	if (fd >= 0 && len > 0)
+		debug_plain__make(fd, id, len);
 	/* not on this machine: fetched before (the build-id cache) or from debuginfod */
 	if (fd < 0 && (len = dwfl_module_build_id(mod, &id, &vaddr)) > 0) {
 		int fetched = debuginfod__find_debuginfo(modname, id, len, out);
