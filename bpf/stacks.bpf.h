@@ -558,7 +558,6 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 	       bpf_map_lookup_elem(&stacks_long, &hash);
 }
 
-/* the sample's stacks, counted with its weight; the flat histogram is counted apart */
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
  * once the tables of its program exist: true when sent (then it is counted there) */
 static __always_inline bool late_stack(struct stack_walk *st, const struct stack_key *key, __u64 weight,
@@ -578,7 +577,9 @@ static __always_inline bool late_stack(struct stack_walk *st, const struct stack
 	l->stack_top = st->stack_top;
 	l->in_syscall = st->in_syscall;
 	l->kernel_nr = 0;
-	if (key->flags & HSBPF_KEY_KERNEL) {
+	/* key->kernel is set only when bpf_get_stack filled st->kernel for this sample: its frames
+	 * are otherwise an earlier sample's */
+	if ((key->flags & HSBPF_KEY_KERNEL) && key->kernel) {
 		__u32 nr = st->kernel.nr < HSBPF_LATE_KERNEL_FRAMES ? st->kernel.nr : HSBPF_LATE_KERNEL_FRAMES;
 
 		if (!bpf_probe_read_kernel(l->kernel, sizeof(l->kernel), st->kernel.ip))
@@ -605,6 +606,7 @@ static __always_inline bool late_stack(struct stack_walk *st, const struct stack
 	return true;
 }
 
+/* the sample's stacks, counted with its weight; the flat histogram is counted apart */
 static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, __u32 tgid,
 					   struct proc_state *proc, __u64 weight)
 {
