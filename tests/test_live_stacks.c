@@ -252,6 +252,44 @@ Test(live_stacks, frame_pointers_show_their_truncation_counted)
 /* perf record --call-graph dwarf, imported: hsbpf unwinds perf's register and stack copies
  * with the kernel's rules, and finds the same paths in their shares. (perf script or report
  * would do perf's own unwinding, but perf 6.1 aborts while any hsbpf program is loaded.) */
+/* perf's dwarf mode leaves the user part out of a kernel sample's callchain
+ * (exclude_callchain_user) but copies its user stack all the same: import unwinds it, so a
+ * syscall-bound program's kernel samples keep their callers */
+Test(live_stacks, perf_dwarf_kernel_samples_keep_their_user_stacks)
+{
+	struct run_result *r = malloc(sizeof(*r));
+	char path[600], *line = NULL;
+	u64 kernel = 0, with_user = 0;
+	size_t cap = 0;
+	FILE *f;
+
+	cr_assert(r);
+	snprintf(path, sizeof(path), "%s/dd.folded", tmpdir());
+	run(r, "cd %s && perf record -q -B --no-bpf-event --call-graph dwarf -o dd.perf -- dd if=/dev/zero "
+	       "of=/dev/null bs=64 count=300000 2>/dev/null && %s import dd.perf -o dd.data && "
+	       "%s report -i dd.data --format folded > %s", tmpdir(), hsbpf_bin(), hsbpf_bin(), path);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	f = fopen(path, "r");
+	cr_assert(f);
+	while (getline(&line, &cap, f) > 0) {
+		char *sp = strrchr(line, ' '), *first = strchr(line, ';');
+		u64 n = sp ? strtoull(sp + 1, NULL, 10) : 0;
+
+		if (!strstr(line, "_[k]"))
+			continue;
+		kernel += n;
+		/* after the comm, a user frame before the first kernel one */
+		if (first && strncmp(first + 1, "[unknown] ([kernel", 18) && !strstr(strtok(first + 1, ";"), "_[k]"))
+			with_user += n;
+	}
+	fclose(f);
+	free(line);
+	cr_assert_gt(kernel, 100, "only %llu samples in the kernel", (unsigned long long)kernel);
+	cr_expect_geq(with_user, 0.9 * kernel, "%llu of %llu kernel samples have user frames",
+		      (unsigned long long)with_user, (unsigned long long)kernel);
+	free(r);
+}
+
 Test(live_stacks, perf_dwarf_recordings_import_unwound)
 {
 	struct run_result *r = malloc(sizeof(*r));

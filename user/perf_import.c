@@ -257,12 +257,18 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	sl->count++;
 	sl->weight += s->period;
-	if (im->unwinder && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) && has_user_stack(s))
+	/* a stack copy: a sample in the kernel has one too, though perf's dwarf mode leaves the
+	 * user part out of its callchain (exclude_callchain_user); the registers say whether the
+	 * task had a user side (abi 0 and no user frame: a kernel thread; abi 0 with one is
+	 * counted as a copy without registers) */
+	if (im->unwinder && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+	    (has_user_stack(s) || (s->pid && (s->regs_abi || s->copy_err))))
 		unwound = perf_unwind__sample(im->unwinder, s, im->ips, &uw) == PERF_UNWIND_OK;
 	/* a copy that could not be unwound leaves perf's one frame, as unreadable */
 	if ((s->nr_callchain || unwound) &&
 	    add_callchain(im, s, flags, exec_ns, unwound ? &uw : NULL,
-			  im->unwinder ? HSBPF_STACK_UNREADABLE : HSBPF_STACK_FP_END))
+			  s->attr->sample_type & PERF_SAMPLE_STACK_USER ? HSBPF_STACK_UNREADABLE :
+									  HSBPF_STACK_FP_END))
 		return -ENOMEM;
 	if (s->nr_branches) {
 		struct pid_lbr *l = lbr_for(im, s->pid, exec_ns);
