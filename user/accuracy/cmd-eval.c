@@ -106,7 +106,8 @@ int cmd_eval(int argc, char **argv)
 		if (!err)
 			err = profile__read(exact_path, &e);
 		if (!err)
-			err = stack_check__profiles_show(e, p, &sc, show, stdout);
+			/* the unequal stacks beside json go to stderr: stdout stays one object */
+			err = stack_check__profiles_show(e, p, &sc, show, json ? stderr : stdout);
 		if (!err)
 			stack_check__print(&sc, json, stdout);
 		profile__free(e);
