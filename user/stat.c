@@ -588,6 +588,8 @@ static int count(struct state *st, stat_interval_fn fn, void *ctx)
 		}
 	}
 	st->run->elapsed_ns = now - st->start;
+	if (st->bpf)
+		stat_cgroup__stop(st->bpf);
 	err = stat_counters__disable(st->counters);
 	if (!err)
 		err = read_all(st);

@@ -154,7 +154,15 @@ int stat_cgroup__attach(struct stat_cgroup *s)
 		return fail(err, "cannot attach to the cgroup moves: %s", strerror(-err));
 	}
 	/* each CPU learns whose counts it holds: the task running there now */
+	s->skel->bss->counting = true;
 	return stat_cgroup__flush(s);
+}
+
+void stat_cgroup__stop(struct stat_cgroup *s)
+{
+	/* before the counters stop: a switch between this and their stop is counted by the
+	 * kernel and goes to the next read (the task switched in), the sum stays exact */
+	__atomic_store_n(&s->skel->bss->counting, false, __ATOMIC_SEQ_CST);
 }
 
 int stat_cgroup__flush(struct stat_cgroup *s)

@@ -36,6 +36,8 @@ struct stat_cgroup *stat_cgroup__open(const struct stat_cgroup_opts *opts);
 /* follow the context switches (and the tasks that move themselves to another cgroup) from
  * now on; each CPU's counts so far are the running task's */
 int stat_cgroup__attach(struct stat_cgroup *s);
+/* the counters are about to stop: the switches from now on are not theirs */
+void stat_cgroup__stop(struct stat_cgroup *s);
 /* have each CPU give what its counters gained since their last read to the task running
  * there, so that a read of the map is complete up to now */
 int stat_cgroup__flush(struct stat_cgroup *s);
