@@ -50,6 +50,36 @@ Test(live, two_functions_70_30)
 	profile__free(p);
 }
 
+/* A perf map file some dead process left in /tmp (node leaves its own) is read while
+ * recording, as any could be a target's; a command's profile keeps neither its symbols nor
+ * their names (its 2,000 names once made a 5 KB profile 90 KB) */
+Test(live, other_processes_perf_maps_stay_out)
+{
+	char path[64], line[128];
+	struct profile *p;
+	long pid;
+	FILE *f;
+
+	for (pid = 4000000; pid > 1000 && (kill(pid, 0) == 0 || errno != ESRCH); pid--)
+		;
+	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pid);
+	f = fopen(path, "we");
+	cr_assert_not_null(f);
+	for (int i = 0; i < 2000; i++) {
+		snprintf(line, sizeof(line), "%x 10 JS:~stale_map_function_%d\n", 0x10000 + 16 * i, i);
+		fputs(line, f);
+	}
+	cr_assert_eq(fclose(f), 0);
+	p = record_profile("-F 999 -- %s 0.3", fixture("hot7030"));
+	unlink(path);
+	cr_expect_gt(samples_in_symbol(p, "work_70"), 50);
+	cr_expect_eq(p->nr_jitsyms, 0);
+	cr_expect_eq(p->stats.jit_maps, 0);
+	cr_expect_null(memmem(p->strs.buf, p->strs.len, "stale_map_function", 18));
+	cr_expect_lt(p->strs.len, 4096, "%zu bytes of strings", p->strs.len);
+	profile__free(p);
+}
+
 /* children that fork, exec and exit before the recording ends are still symbolized */
 Test(live, short_lived_children)
 {

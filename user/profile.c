@@ -95,9 +95,8 @@ static int strtab_index(struct strtab *st)
 	return 0;
 }
 
-s64 profile__intern(struct profile *p, const char *s)
+static s64 strtab__intern(struct strtab *st, const char *s)
 {
-	struct strtab *st = &p->strs;
 	size_t n = strlen(s) + 1, off;
 	u64 hash = hashidx__hash_str(s, 0);
 	s64 found = hashidx__find(&st->idx, hash, s, str_at, st);
@@ -116,6 +115,69 @@ s64 profile__intern(struct profile *p, const char *s)
 	memcpy(st->buf + off, s, n);
 	st->len += n;
 	return off;
+}
+
+s64 profile__intern(struct profile *p, const char *s)
+{
+	return strtab__intern(&p->strs, s);
+}
+
+/* every reference into the string table, handed to fn; stops at fn's first error */
+static int for_each_str_ref(struct profile *p, int (*fn)(u32 *ref, void *ctx), void *ctx)
+{
+	int err = 0;
+
+#define REFS(arr, n, field)								for (size_t i = 0; !err && i < p->n; i++)						err = fn(&p->arr[i].field, ctx)
+	REFS(mappings, nr_mappings, path);
+	REFS(comms, nr_comms, comm);
+	REFS(ksyms, nr_ksyms, name);
+	REFS(cgroups, nr_cgroups, path);
+	REFS(jitsyms, nr_jitsyms, name);
+	REFS(thread_comms, nr_thread_comms, comm);
+#undef REFS
+	return err;
+}
+
+struct compaction {
+	const struct profile *p;
+	struct strtab to;
+};
+
+static int intern_ref(u32 *ref, void *ctx)
+{
+	struct compaction *c = ctx;
+	s64 off = strtab__intern(&c->to, profile__str(c->p, *ref));
+
+	return off < 0 ? (int)off : 0;
+}
+
+static int move_ref(u32 *ref, void *ctx)
+{
+	struct compaction *c = ctx;
+	const char *s = profile__str(c->p, *ref);
+
+	*ref = hashidx__find(&c->to.idx, hashidx__hash_str(s, 0), s, str_at, &c->to);
+	return 0;
+}
+
+int profile__compact_strings(struct profile *p)
+{
+	struct compaction c = { .p = p };
+	int err = strtab__intern(&c.to, "") < 0 ? -ENOMEM : 0;
+
+	/* every string interned first, so that a failure leaves the profile as it was */
+	if (!err)
+		err = for_each_str_ref(p, intern_ref, &c);
+	if (err) {
+		free(c.to.buf);
+		hashidx__free(&c.to.idx);
+		return err;
+	}
+	for_each_str_ref(p, move_ref, &c);
+	free(p->strs.buf);
+	hashidx__free(&p->strs.idx);
+	p->strs = c.to;
+	return 0;
 }
 
 const char *profile__str(const struct profile *p, u32 off)

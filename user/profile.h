@@ -292,6 +292,9 @@ void profile__free(struct profile *p);
 /* string table: add returns the offset (deduplicated), or -ENOMEM */
 s64 profile__intern(struct profile *p, const char *s);
 const char *profile__str(const struct profile *p, u32 off);
+/* drop the strings nothing refers to any more (those of the processes a recording did not
+ * keep, of JIT symbols read again); -ENOMEM leaves the profile as it was */
+int profile__compact_strings(struct profile *p);
 
 int profile__add_sample(struct profile *p, const struct profile_sample *s);
 /* the same with its finer keys (k NULL or all 0: none) */
