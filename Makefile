@@ -27,7 +27,7 @@ BIN := hsbpf
 endif
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -I$(OUTPUT)/proto -Ibpf -Iuser -Iref $(PC_CFLAGS)
-LDLIBS := $(PC_LIBS) -lcapstone -liberty -lz -lm -lpthread -ldl
+LDLIBS := $(PC_LIBS) -liberty -lz -lm -lpthread -ldl
 
 BPF_CFLAGS := -g -O2 -Wall -Werror -target bpf -D__TARGET_ARCH_$(ARCH) \
 	-Ivmlinux -Ibpf -I$(OUTPUT)

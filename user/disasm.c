@@ -1,10 +1,57 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* capstone, in detail mode, classified the way block building and edge kinds need it. */
+/* capstone, in detail mode, classified the way block building and edge kinds need it.
+ * Loaded with dlopen the first time it is needed: libcapstone has 77,000 relative relocations,
+ * which the dynamic loader would apply (and fault in) at every start of hsbpf, though only
+ * annotate and the block builder decode; that was a fifth of a small report's time. */
 #include <capstone/capstone.h>
+#include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "disasm.h"
+
+#define CAPSTONE_SONAME "libcapstone.so.4"
+
+static struct {
+	cs_err (*open)(cs_arch, cs_mode, csh *);
+	cs_err (*option)(csh, cs_opt_type, size_t);
+	cs_insn *(*malloc)(csh);
+	void (*free)(cs_insn *, size_t);
+	cs_err (*close)(csh *);
+	bool (*disasm_iter)(csh, const uint8_t **, size_t *, uint64_t *, cs_insn *);
+	bool (*insn_group)(csh, const cs_insn *, unsigned int);
+	int err;
+} cs;
+
+static void load_capstone(void)
+{
+	void *h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
+
+	if (!h) {
+		error("cannot load capstone, the disassembler: %s (Debian: apt-get install libcapstone4)",
+		      dlerror());
+		cs.err = -ENOENT;
+		return;
+	}
+#define SYM(f)								\
+	do {								\
+		*(void **)&cs.f = dlsym(h, "cs_" #f);			\
+		if (!cs.f) {						\
+			error("cannot load capstone: %s has no cs_" #f, CAPSTONE_SONAME); \
+			cs.err = -ENOENT;				\
+			return;						\
+		}							\
+	} while (0)
+	SYM(open);
+	SYM(option);
+	SYM(malloc);
+	SYM(free);
+	SYM(close);
+	SYM(disasm_iter);
+	SYM(insn_group);
+#undef SYM
+}
 
 struct disasm {
 	csh h;
@@ -13,19 +60,26 @@ struct disasm {
 
 struct disasm *disasm__new(void)
 {
-	struct disasm *d = calloc(1, sizeof(*d));
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct disasm *d;
 
+	pthread_once(&once, load_capstone);
+	if (cs.err) {
+		errno = -cs.err;
+		return NULL;
+	}
+	d = calloc(1, sizeof(*d));
 	if (!d)
 		return NULL;
-	if (cs_open(CS_ARCH_X86, CS_MODE_64, &d->h) != CS_ERR_OK) {
+	if (cs.open(CS_ARCH_X86, CS_MODE_64, &d->h) != CS_ERR_OK) {
 		free(d);
 		errno = EINVAL;
 		return NULL;
 	}
-	cs_option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
-	d->insn = cs_malloc(d->h);
+	cs.option(d->h, CS_OPT_DETAIL, CS_OPT_ON);
+	d->insn = cs.malloc(d->h);
 	if (!d->insn) {
-		cs_close(&d->h);
+		cs.close(&d->h);
 		free(d);
 		errno = ENOMEM;
 		return NULL;
@@ -37,8 +91,8 @@ void disasm__free(struct disasm *d)
 {
 	if (!d)
 		return;
-	cs_free(d->insn, 1);
-	cs_close(&d->h);
+	cs.free(d->insn, 1);
+	cs.close(&d->h);
 	free(d);
 }
 
@@ -67,7 +121,7 @@ int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct
 	bool direct;
 
 	memset(info, 0, sizeof(*info));
-	if (!cs_disasm_iter(d->h, &p, &size, &addr, in)) {
+	if (!cs.disasm_iter(d->h, &p, &size, &addr, in)) {
 		info->kind = INSN_INVALID;
 		info->size = 1;
 		snprintf(info->text, sizeof(info->text), "(bad)");
@@ -82,13 +136,13 @@ int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct
 		info->target = x->operands[0].imm;
 	info->rep_string = (x->prefix[0] == X86_PREFIX_REP || x->prefix[0] == X86_PREFIX_REPNE) &&
 			   is_string_op(in->id);
-	if (cs_insn_group(d->h, in, CS_GRP_RET) || cs_insn_group(d->h, in, CS_GRP_IRET))
+	if (cs.insn_group(d->h, in, CS_GRP_RET) || cs.insn_group(d->h, in, CS_GRP_IRET))
 		info->kind = INSN_RET;
-	else if (cs_insn_group(d->h, in, CS_GRP_CALL))
+	else if (cs.insn_group(d->h, in, CS_GRP_CALL))
 		info->kind = direct ? INSN_CALL : INSN_INDIRECT_CALL;
-	else if (cs_insn_group(d->h, in, CS_GRP_JUMP))
+	else if (cs.insn_group(d->h, in, CS_GRP_JUMP))
 		info->kind = in->id != X86_INS_JMP ? INSN_COND_JUMP : direct ? INSN_JUMP : INSN_INDIRECT_JUMP;
-	else if (cs_insn_group(d->h, in, CS_GRP_INT) || in->id == X86_INS_SYSCALL ||
+	else if (cs.insn_group(d->h, in, CS_GRP_INT) || in->id == X86_INS_SYSCALL ||
 		 in->id == X86_INS_SYSENTER)
 		info->kind = INSN_SYSCALL;
 	else if (in->id == X86_INS_HLT || in->id == X86_INS_UD2)
