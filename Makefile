@@ -220,7 +220,7 @@ $(SPEEDSCOPE_CHECK): tests/speedscope/package.json tests/speedscope/package-lock
 # one binary for every suite, so that Criterion prints one synthesis
 $(TEST_BIN): $(TEST_OBJS) $(LIB)
 	$(call msg,LINK,$@)
-	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcriterion -o $@
+	$(Q)$(CC) $(LDFLAGS) $^ $(LDLIBS) -lcapstone -lcriterion -o $@
 
 # `make test`: build, then run every suite; live suites need root and the fixtures.
 test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \

@@ -163,8 +163,9 @@ static u64 folded_leaf(const char *out, const char *leaf)
 	return n;
 }
 
-/* an always_inline helper holding work_70's loop: named with its call site by line, in
- * stacks and in json, with work_70's share */
+/* an always_inline helper holding work_70's loop, inlined into another inlined into work_70:
+ * both named, innermost first, with their call sites by line, in stacks and in json, with
+ * work_70's share (dwarf_getscopes alone gave the innermost only) */
 Test(live_symbols, inlined_helper_with_its_call_site)
 {
 	struct profile *p = record_profile("-F 999 -g -- %s 1", fixture("inline/inlined"));
@@ -181,6 +182,9 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 			inl += p->samples[i].count;
 			cr_expect(s.inl[0].call_file && strstr(s.inl[0].call_file, "inlined.c"));
 			cr_expect_gt(s.inl[0].call_line, 0);
+			cr_expect(s.nr_inl == 2 && !strcmp(s.inl[1].name, "spin_twice"),
+				  "%d inlined, the outer one %s", s.nr_inl, s.nr_inl > 1 ? s.inl[1].name : "missing");
+			cr_expect_lt(s.inl[0].call_line, s.inl[1].call_line, "spin_inline is called in spin_twice, above work_70");
 		} else if (!strcmp(s.sym, "work_30")) {
 			w30 += p->samples[i].count;
 			cr_expect_eq(s.nr_inl, 0, "work_30 has no inlined function");
@@ -190,12 +194,12 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	expect_share(inl, inl + w30, 0.70, "spin_inline (inlined)");
 	run(&r, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
 	cr_assert_eq(r.status, 0, "%s", r.err);
-	folded_inl = folded_leaf(r.out, "work_70;spin_inline (inlined)");
+	folded_inl = folded_leaf(r.out, "work_70;spin_twice (inlined);spin_inline (inlined)");
 	folded_30 = folded_leaf(r.out, "work_30");
 	expect_share(folded_inl, folded_inl + folded_30, 0.70, "folded spin_inline (inlined)");
 	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
-	cr_expect(strstr(r.out, "spin_inline (in work_70)"), "%s", r.out);
+	cr_expect(strstr(r.out, "spin_inline (in spin_twice)"), "%s", r.out);
 	/* through a file: with stacks the json can pass run()'s 64 KB of output */
 	run(&r, "%s report -i %s --format json > %s/inl.json && grep -c '\"inlined\":\\[{\"symbol\":\"spin_inline\"' "
 	    "%s/inl.json", hsbpf_bin(), profile_path(), tmpdir(), tmpdir());

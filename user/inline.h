@@ -18,10 +18,15 @@ struct inline_frame {
 	int call_line;
 };
 
-/* the chain of inlined functions holding vaddr (an ELF address of mod), innermost first, at
- * most max; names demangled unless raw_names, strings interned in names. The count (0: none,
- * or no DWARF) */
-int inline__frames(Dwfl_Module *mod, u64 vaddr, bool raw_names, struct strset *names,
-		   struct inline_frame *out, int max);
+/* A module's inline scopes, indexed a compilation unit at a time as addresses need them */
+struct inlines;
+
+struct inlines *inlines__new(Dwfl_Module *mod);
+void inlines__free(struct inlines *x);
+/* the chain of inlined functions holding vaddr (an ELF address of the module), innermost
+ * first, at most max; names demangled unless raw_names, strings interned in names. The count
+ * (0: none, no DWARF, or no memory for the unit's index) */
+int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset *names,
+		    struct inline_frame *out, int max);
 
 #endif /* HSBPF_INLINE_H */

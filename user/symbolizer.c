@@ -48,6 +48,7 @@ struct dso {
 	size_t nr_fdes;
 	bool fdes_built;
 	char *file;		/* the build-id cache's copy read instead of path, or NULL */
+	struct inlines *inl;	/* its inline scopes, on first need */
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -198,6 +199,7 @@ void symbolizer__free(struct symbolizer *sy)
 	if (!sy)
 		return;
 	for (size_t i = 0; i < sy->nr_dsos; i++) {
+		inlines__free(sy->dsos[i].inl);
 		if (sy->dsos[i].dwfl)
 			dwfl_end(sy->dsos[i].dwfl);
 		free(sy->dsos[i].loads);
@@ -452,6 +454,8 @@ static int open_dso_file(struct dso *d, const struct profile_mapping *m, const c
 
 static void close_dso_file(struct dso *d)
 {
+	inlines__free(d->inl);
+	d->inl = NULL;
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d->loads);
@@ -572,13 +576,21 @@ int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const c
 	return *file ? 0 : -ENOENT;
 }
 
+/* the module's inline index, made on first need (NULL without memory: no inline frames) */
+static struct inlines *dso_inlines(struct dso *d)
+{
+	if (!d->inl)
+		d->inl = inlines__new(d->mod);
+	return d->inl;
+}
+
 int symbolizer__inlines(struct symbolizer *sy, const char *path, u64 vaddr, struct sym_inline *out,
 			int max)
 {
 	struct dso *d = dso_by_path(sy, path);
 	struct inline_frame f[INLINE_MAX_DEPTH];
 	int n = d && !d->failed && d->mod ?
-		inline__frames(d->mod, vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH) : 0;
+		inlines__frames(dso_inlines(d), vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH) : 0;
 
 	if (n > max)
 		n = max;
@@ -737,7 +749,7 @@ static void fde_function(struct symbolizer *sy, struct dso *d, u64 vaddr, u64 sy
 static void resolve_inline(struct symbolizer *sy, struct dso *d, u64 vaddr, struct cache_entry *c)
 {
 	struct inline_frame f[INLINE_MAX_DEPTH];
-	int n = inline__frames(d->mod, vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH);
+	int n = inlines__frames(dso_inlines(d), vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH);
 	struct inline_block *b = sy->inl_blocks;
 
 	if (n <= 0)
