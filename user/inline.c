@@ -5,10 +5,11 @@
  *
  * dwarf_getscopes answers one address by walking its compilation unit's DIEs from the top, and
  * walks again for every address: about a million instructions an address in libc's units,
- * most of a small report -g's time. Here a unit's code-bearing scopes (subprograms and inlined
- * subroutines, one entry per address range, each with its enclosing one) are listed once, on
- * the first address that falls in it, sorted by start; an address is then a binary search and
- * a climb to the innermost entry holding it, as addr2line -i and llvm-symbolizer do. */
+ * most of a small report -g's time. Here a unit's functions (their address ranges) are listed
+ * once, on the first address that falls in it, without what is under them; a function's
+ * scopes (inlined calls, one entry per address range, each with its enclosing one) are listed
+ * on the first address in it. Both lists are sorted by start: an address is a binary search
+ * and a climb to the innermost entry holding it, as addr2line -i and llvm-symbolizer do. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <stdlib.h>
@@ -18,16 +19,30 @@
 
 struct scope {
 	u64 lo, hi;		/* [lo, hi): one range of the DIE, DWARF addresses */
-	int parent;		/* the entry of the enclosing subprogram or inlined call, or -1 */
+	int parent;		/* the entry of the enclosing inlined call (or nested scope), or -1;
+				 * in a unit's list, the function's index */
 	int depth;
 	int id;			/* its index before sorting */
 	Dwarf_Die die;
 };
 
+struct scopes {
+	struct scope *s;	/* sorted by start, the outer first among equal starts */
+	size_t n, cap;
+};
+
+/* a function with code (a subprogram with addresses), its scopes listed on first need */
+struct func {
+	Dwarf_Die die;
+	struct scopes inner;
+	bool indexed;
+};
+
 struct unit {
 	Dwarf_Off off;		/* the CU DIE's */
-	struct scope *s;
-	size_t n, cap;
+	struct scopes funcs;	/* a range of a function each */
+	struct func *f;
+	size_t nr_f, cap_f;
 	Dwarf_Files *files;	/* the CU's file table, read on the first inlined call */
 	size_t nr_files;
 	bool files_read;
@@ -48,12 +63,20 @@ struct inlines *inlines__new(Dwfl_Module *mod)
 	return x;
 }
 
+static void unit_free(struct unit *u)
+{
+	for (size_t i = 0; i < u->nr_f; i++)
+		free(u->f[i].inner.s);
+	free(u->f);
+	free(u->funcs.s);
+}
+
 void inlines__free(struct inlines *x)
 {
 	if (!x)
 		return;
 	for (size_t i = 0; i < x->nr_units; i++)
-		free(x->units[i].s);
+		unit_free(&x->units[i]);
 	free(x->units);
 	free(x);
 }
@@ -96,36 +119,36 @@ static bool may_hold_code(int tag)
 	}
 }
 
-static int add_scope(struct unit *u, const struct scope *s)
+static int add_scope(struct scopes *v, const struct scope *s)
 {
-	if (u->n == u->cap) {
-		size_t cap = u->cap ? 2 * u->cap : 64;
-		struct scope *n = realloc(u->s, cap * sizeof(*n));
+	if (v->n == v->cap) {
+		size_t cap = v->cap ? 2 * v->cap : 64;
+		struct scope *n = realloc(v->s, cap * sizeof(*n));
 
 		if (!n)
 			return -ENOMEM;
-		u->s = n;
-		u->cap = cap;
+		v->s = n;
+		v->cap = cap;
 	}
-	u->s[u->n] = *s;
-	u->s[u->n].id = u->n;
-	u->n++;
+	v->s[v->n] = *s;
+	v->s[v->n].id = v->n;
+	v->n++;
 	return 0;
 }
 
 /* the entry of the enclosing DIE (entries first .. first + nr - 1, one per range) whose range
  * holds lo, or -1 */
-static int enclosing(const struct unit *u, int first, int nr, u64 lo)
+static int enclosing(const struct scopes *v, int first, int nr, u64 lo)
 {
 	for (int i = first; i < first + nr; i++)
-		if (u->s[i].lo <= lo && lo < u->s[i].hi)
+		if (v->s[i].lo <= lo && lo < v->s[i].hi)
 			return i;
 	return nr ? first : -1;
 }
 
-/* list the code-bearing scopes under die (depth: how many of them enclose it); the nearest
- * enclosing subprogram or inlined call has the entries first .. first + nr - 1 */
-static int walk(struct unit *u, Dwarf_Die *die, int first, int nr, int depth)
+/* list the scopes with code under die, a function's DIE or one under it (depth: how many of
+ * them enclose it); the nearest enclosing one has the entries first .. first + nr - 1 */
+static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth)
 {
 	Dwarf_Die child;
 	int err = 0;
@@ -133,7 +156,7 @@ static int walk(struct unit *u, Dwarf_Die *die, int first, int nr, int depth)
 	if (depth > 64 || dwarf_child(die, &child) != 0)
 		return 0;
 	do {
-		int tag = dwarf_tag(&child), mine = u->n;
+		int tag = dwarf_tag(&child), mine = v->n;
 		bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 
 		if (!may_hold_code(tag))
@@ -144,21 +167,61 @@ static int walk(struct unit *u, Dwarf_Die *die, int first, int nr, int depth)
 
 			while ((off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
 				struct scope s = { .lo = lo, .hi = hi, .depth = depth, .die = child,
-						   .parent = enclosing(u, first, nr, lo) };
+						   .parent = enclosing(v, first, nr, lo) };
 
 				if (hi <= lo)
 					continue;
-				err = add_scope(u, &s);
+				err = add_scope(v, &s);
 				if (err)
 					return err;
 			}
 			/* no code of its own (an abstract instance, a declaration): nothing under
 			 * it has any either */
-			if ((int)u->n == mine)
+			if ((int)v->n == mine)
 				continue;
 		}
-		err = scope ? walk(u, &child, mine, u->n - mine, depth + 1) :
-			      walk(u, &child, first, nr, depth);
+		err = scope ? walk(v, &child, mine, v->n - mine, depth + 1) :
+			      walk(v, &child, first, nr, depth);
+	} while (!err && dwarf_siblingof(&child, &child) == 0);
+	return err;
+}
+
+/* a unit's functions with code (in namespaces and classes too), not what is under them */
+static int walk_funcs(struct unit *u, Dwarf_Die *die, int depth)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		if (tag != DW_TAG_subprogram) {
+			if (may_hold_code(tag))
+				err = walk_funcs(u, &child, depth + 1);
+			continue;
+		}
+		while (!err && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
+			struct scope s = { .lo = lo, .hi = hi, .die = child, .parent = u->nr_f };
+
+			if (hi > lo)
+				err = add_scope(&u->funcs, &s);
+		}
+		if (err || !u->funcs.n || u->funcs.s[u->funcs.n - 1].parent != (int)u->nr_f)
+			continue;	/* no code of its own */
+		if (u->nr_f == u->cap_f) {
+			size_t cap = u->cap_f ? 2 * u->cap_f : 64;
+			struct func *n = realloc(u->f, cap * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			u->f = n;
+			u->cap_f = cap;
+		}
+		u->f[u->nr_f++] = (struct func){ .die = child };
 	} while (!err && dwarf_siblingof(&child, &child) == 0);
 	return err;
 }
@@ -172,12 +235,32 @@ static int cmp_scope(const void *a, const void *b)
 	return x->depth - y->depth;
 }
 
+/* sort by start, the outer first among equal starts; renumber the parents unless they are
+ * functions' indexes */
+static int sort_scopes(struct scopes *v, bool renumber)
+{
+	int *map;
+
+	qsort(v->s, v->n, sizeof(*v->s), cmp_scope);
+	if (!renumber)
+		return 0;
+	map = malloc((v->n + 1) * sizeof(*map));
+	if (!map)
+		return -ENOMEM;
+	for (size_t i = 0; i < v->n; i++)
+		map[v->s[i].id] = i;
+	for (size_t i = 0; i < v->n; i++)
+		if (v->s[i].parent >= 0)
+			v->s[i].parent = map[v->s[i].parent];
+	free(map);
+	return 0;
+}
+
 static struct unit *unit_of(struct inlines *x, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	size_t lo = 0, hi = x->nr_units;
 	struct unit u = { .off = off }, *at;
-	int *map;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -189,19 +272,8 @@ static struct unit *unit_of(struct inlines *x, Dwarf_Die *cu)
 		else
 			hi = mid;
 	}
-	if (walk(&u, cu, 0, 0, 0))
+	if (walk_funcs(&u, cu, 0) || sort_scopes(&u.funcs, false))
 		goto fail;
-	/* sorted by start, the outer first among equal starts; parents renumbered */
-	qsort(u.s, u.n, sizeof(*u.s), cmp_scope);
-	map = malloc((u.n + 1) * sizeof(*map));
-	if (!map)
-		goto fail;
-	for (size_t i = 0; i < u.n; i++)
-		map[u.s[i].id] = i;
-	for (size_t i = 0; i < u.n; i++)
-		if (u.s[i].parent >= 0)
-			u.s[i].parent = map[u.s[i].parent];
-	free(map);
 	if (x->nr_units == x->cap_units) {
 		size_t cap = x->cap_units ? 2 * x->cap_units : 8;
 		struct unit *n = realloc(x->units, cap * sizeof(*n));
@@ -217,26 +289,51 @@ static struct unit *unit_of(struct inlines *x, Dwarf_Die *cu)
 	x->nr_units++;
 	return at;
 fail:
-	free(u.s);
+	unit_free(&u);
 	return NULL;
 }
 
-/* the innermost entry holding pc, or -1 */
-static int innermost(const struct unit *u, u64 pc)
+/* the last entry starting at or before pc, or -1 */
+static int last_at_or_before(const struct scopes *v, u64 pc)
 {
-	size_t lo = 0, hi = u->n;
-	int i;
+	size_t lo = 0, hi = v->n;
 
-	while (lo < hi) {	/* the first entry starting after pc */
+	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
-		if (u->s[mid].lo <= pc)
+		if (v->s[mid].lo <= pc)
 			lo = mid + 1;
 		else
 			hi = mid;
 	}
-	for (i = (int)lo - 1; i >= 0; i = u->s[i].parent)
-		if (pc < u->s[i].hi)
+	return (int)lo - 1;
+}
+
+/* the function holding pc, its scopes listed; NULL when none (or no memory) */
+static struct func *func_of(struct unit *u, u64 pc)
+{
+	int i = last_at_or_before(&u->funcs, pc);
+	struct func *f;
+
+	if (i < 0 || pc >= u->funcs.s[i].hi)
+		return NULL;
+	f = &u->f[u->funcs.s[i].parent];
+	if (!f->indexed) {
+		if (walk(&f->inner, &f->die, -1, 0, 0) || sort_scopes(&f->inner, true)) {
+			free(f->inner.s);
+			f->inner = (struct scopes){ 0 };
+			return NULL;
+		}
+		f->indexed = true;
+	}
+	return f;
+}
+
+/* the innermost scope under the function holding pc, or -1 */
+static int innermost(const struct scopes *v, u64 pc)
+{
+	for (int i = last_at_or_before(v, pc); i >= 0; i = v->s[i].parent)
+		if (pc < v->s[i].hi)
 			return i;
 	return -1;
 }
@@ -247,12 +344,14 @@ int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset 
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = x ? dwfl_module_addrdie(x->mod, vaddr, &bias) : NULL;
 	struct unit *u = cu ? unit_of(x, cu) : NULL;
+	struct func *f = u ? func_of(u, vaddr - bias) : NULL;
 	int nr = 0;
 
-	if (!u)
+	if (!f)
 		return 0;
-	for (int i = innermost(u, vaddr - bias); i >= 0 && nr < max; i = u->s[i].parent) {
-		Dwarf_Die *d = &u->s[i].die;
+	for (int i = innermost(&f->inner, vaddr - bias); i >= 0 && nr < max;
+	     i = f->inner.s[i].parent) {
+		Dwarf_Die *d = &f->inner.s[i].die;
 		Dwarf_Attribute a;
 		Dwarf_Word file = 0, line = 0;
 		const char *path = NULL;
