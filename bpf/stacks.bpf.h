@@ -130,6 +130,7 @@ struct {
 /* a mapping found for a process image, with its object's table, under the unwind_gen it was
  * found at */
 #define HSBPF_MAP_CACHE	4
+#define STACK_WINDOW	512	/* bytes of user stack read at once (a power of 2) */
 struct map_cache_entry {
 	__u64 gen;
 	__u32 pid, tag;
@@ -164,6 +165,13 @@ struct stack_walk {
 	struct stack_frames user;
 	struct stack_frames kernel;
 	struct perf_branch_entry lbr[HSBPF_LBR_MAX];	/* --call-graph lbr */
+	/* the user stack read in windows: one read of up to STACK_WINDOW bytes (never across a
+	 * page) answers the next frames' return addresses and saved registers, which lie above
+	 * it, instead of one bpf_probe_read_user each (each a fault-checked copy from user
+	 * memory, a cold TLB entry at low rates) */
+	__u64 win_base;
+	__u32 win_len, pad_win;
+	__u8 win[STACK_WINDOW];
 };
 
 struct {
@@ -191,6 +199,37 @@ static __always_inline __u64 stack_mix(__u64 h, __u64 v)
 static __always_inline bool read_user(__u64 *dst, __u64 addr)
 {
 	return !bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr);
+}
+
+/* 8 bytes of the user stack at addr, from the window when it holds them; else a new window
+ * from a little below addr (a frame's saved rbp is read after its return address, below it)
+ * to the end of addr's page, at most STACK_WINDOW bytes: a window is one page's, so it can
+ * only fail where the 8 bytes would */
+static __always_inline bool read_stack(struct stack_walk *st, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - st->win_base, base, len;
+
+	if (addr >= st->win_base && off < STACK_WINDOW - 7 && off + 8 <= st->win_len) {
+		*dst = *(__u64 *)&st->win[off & (STACK_WINDOW - 1)];
+		return true;
+	}
+	base = (addr & 4095) < 64 ? addr & ~4095ull : addr - 64;
+	len = 4096 - (base & 4095);
+	if (len > STACK_WINDOW)
+		len = STACK_WINDOW;
+	if (addr + 8 > base + len)	/* the last 7 bytes of a page: straddles the next */
+		return read_user(dst, addr);
+	if (len < 8 || bpf_probe_read_user(st->win, len, (const void *)base)) {
+		st->win_len = 0;
+		return false;
+	}
+	st->win_base = base;
+	st->win_len = len;
+	off = addr - base;
+	if (off >= STACK_WINDOW - 7)
+		return false;
+	*dst = *(__u64 *)&st->win[off];
+	return true;
 }
 
 /* what bpf_find_vma's callback saw (its context must be on the stack) */
@@ -361,7 +400,7 @@ static __always_inline int fp_step(struct stack_walk *st, __u16 end_if_not)
 {
 	__u64 bp = st->bp, ra, next;
 
-	if (bp < st->sp || bp & 7 || !read_user(&next, bp) || !read_user(&ra, bp + 8) || !ra) {
+	if (bp < st->sp || bp & 7 || !read_stack(st, &next, bp) || !read_stack(st, &ra, bp + 8) || !ra) {
 		st->user.end = end_if_not;
 		return 1;
 	}
@@ -432,7 +471,7 @@ static long unwind_step(__u64 i, void *ctx)
 		else
 			base = st->leaf[r->cfa_reg & HSBPF_DWARF_LAST_GPR];
 		cfa = base + (__s64)r->cfa_off;
-		if ((r->flags & HSBPF_ROW_DEREF) && !read_user(&cfa, cfa)) {
+		if ((r->flags & HSBPF_ROW_DEREF) && !read_stack(st, &cfa, cfa)) {
 			st->user.end = HSBPF_STACK_UNREADABLE;
 			return 1;
 		}
@@ -442,12 +481,12 @@ static long unwind_step(__u64 i, void *ctx)
 	}
 	ra_how = r->saved & 0xf;
 	rbp_how = r->saved >> 4;
-	if (!read_user(&ra, (ra_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->ra_off)) {
+	if (!read_stack(st, &ra, (ra_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->ra_off)) {
 		st->user.end = HSBPF_STACK_UNREADABLE;
 		return 1;
 	}
 	if (rbp_how == HSBPF_SAVED_CFA || rbp_how == HSBPF_SAVED_BASE) {
-		if (read_user(&rbp, (rbp_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->rbp_off))
+		if (read_stack(st, &rbp, (rbp_how == HSBPF_SAVED_BASE ? base : cfa) + (__s64)r->rbp_off))
 			st->bp = rbp;
 	} else if (rbp_how == HSBPF_SAVED_UNDEF) {
 		st->bp = 0;
@@ -494,6 +533,7 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->stack_top = BPF_CORE_READ(task, mm, start_stack);
 	st->signal = 0;
 	st->have_map = 0;
+	st->win_len = 0;
 	st->gen = unwind_gen;
 	st->user.nr = 0;
 	st->user.nr_fp = 0;
