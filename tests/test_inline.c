@@ -72,7 +72,7 @@ static size_t compare(const char *path, u64 step, int depth)
 	mod = dwfl_report_elf(dwfl, "object", path, -1, 0, true);
 	dwfl_report_end(dwfl, NULL, NULL);
 	cr_assert_not_null(mod, "%s: %s", path, dwfl_errmsg(-1));
-	x = inlines__new(mod);
+	x = inlines__new(mod, &names, 0);
 	cr_assert_not_null(x);
 	ours = calloc(size / step + 1, sizeof(*ours));
 	cr_assert_not_null(ours);
@@ -82,7 +82,7 @@ static size_t compare(const char *path, u64 step, int depth)
 	for (u64 a = start; a < start + size; a += step, n++) {
 		struct inline_frame fr[INLINE_MAX_DEPTH];
 
-		ours[n] = inlines__frames(x, a, false, &names, fr, INLINE_MAX_DEPTH);
+		ours[n] = inlines__frames(x, a, fr, INLINE_MAX_DEPTH);
 		fprintf(f, "%" PRIx64 "\n", a);
 	}
 	cr_assert_eq(fclose(f), 0);

@@ -49,6 +49,7 @@ static int load(const char *path, struct flame_tree *t, int side, struct profile
 	/* functions inlined at a frame are frames of their own (coloured as such); no lines */
 	symbolizer__want_inline(sy);
 	symbolizer__skip_lines(sy);
+	symbolizer__skip_call_files(sy);
 	err = flame__add_profile(t, *out, sy, side);
 	symbolizer__free(sy);
 	return err;

@@ -474,6 +474,8 @@ int cmd_report(int argc, char **argv)
 	 * column shows them */
 	if (!has_line_key(keys, nr_keys))
 		symbolizer__skip_lines(sy);
+	if (!has_line_key(keys, nr_keys) && fmt != HIST_JSON)
+		symbolizer__skip_call_files(sy);
 	err = sample_filter__apply(&sf, p, sy, &filtered);
 	if (err)
 		goto cleanup;

@@ -265,6 +265,7 @@ int flame__add_profile(struct flame_tree *t, const struct profile *p, struct sym
 	int err;
 
 	symbolizer__skip_lines(sy);
+	symbolizer__skip_call_files(sy);
 	err = p->nr_stack_samples ? add_stacks(t, p, sy, side) : add_flat(t, p, sy, side);
 	if (err)
 		error("cannot build the flame graph: %s", strerror(-err));

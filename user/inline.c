@@ -50,16 +50,21 @@ struct unit {
 
 struct inlines {
 	Dwfl_Module *mod;
+	struct strset *names;
+	unsigned flags;
 	struct unit *units;	/* sorted by off */
 	size_t nr_units, cap_units;
 };
 
-struct inlines *inlines__new(Dwfl_Module *mod)
+struct inlines *inlines__new(Dwfl_Module *mod, struct strset *names, unsigned flags)
 {
 	struct inlines *x = calloc(1, sizeof(*x));
 
-	if (x)
+	if (x) {
 		x->mod = mod;
+		x->names = names;
+		x->flags = flags;
+	}
 	return x;
 }
 
@@ -338,8 +343,7 @@ static int innermost(const struct scopes *v, u64 pc)
 	return -1;
 }
 
-int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset *names,
-		    struct inline_frame *out, int max)
+int inlines__frames(struct inlines *x, u64 vaddr, struct inline_frame *out, int max)
 {
 	Dwarf_Addr bias = 0;
 	Dwarf_Die *cu = x ? dwfl_module_addrdie(x->mod, vaddr, &bias) : NULL;
@@ -358,7 +362,7 @@ int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset 
 
 		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
 			continue;
-		if (!u->files_read) {
+		if (!u->files_read && !(x->flags & INLINES_NO_FILES)) {
 			u->files_read = true;
 			if (dwarf_getsrcfiles(cu, &u->files, &u->nr_files))
 				u->files = NULL;
@@ -369,8 +373,8 @@ int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset 
 		if (dwarf_attr(d, DW_AT_call_line, &a))
 			dwarf_formudata(&a, &line);
 		out[nr++] = (struct inline_frame){
-			.name = die_name(d, raw_names, names),
-			.call_file = path ? strset__intern(names, path) : NULL,
+			.name = die_name(d, x->flags & INLINES_RAW_NAMES, x->names),
+			.call_file = path ? strset__intern(x->names, path) : NULL,
 			.call_line = (int)line,
 		};
 	}

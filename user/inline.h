@@ -21,12 +21,14 @@ struct inline_frame {
 /* A module's inline scopes, indexed a compilation unit at a time as addresses need them */
 struct inlines;
 
-struct inlines *inlines__new(Dwfl_Module *mod);
+#define INLINES_RAW_NAMES	1	/* names as they are mangled */
+#define INLINES_NO_FILES	2	/* no call_file: a unit's file table is its line program */
+
+/* names (and files) are interned in names */
+struct inlines *inlines__new(Dwfl_Module *mod, struct strset *names, unsigned flags);
 void inlines__free(struct inlines *x);
 /* the chain of inlined functions holding vaddr (an ELF address of the module), innermost
- * first, at most max; names demangled unless raw_names, strings interned in names. The count
- * (0: none, no DWARF, or no memory for the unit's index) */
-int inlines__frames(struct inlines *x, u64 vaddr, bool raw_names, struct strset *names,
-		    struct inline_frame *out, int max);
+ * first, at most max. The count (0: none, no DWARF, or no memory for the unit's index) */
+int inlines__frames(struct inlines *x, u64 vaddr, struct inline_frame *out, int max);
 
 #endif /* HSBPF_INLINE_H */

@@ -90,6 +90,7 @@ struct symbolizer {
 	bool skip_lines;
 	bool dwfl_search;	/* look symbols up with dwfl_module_addrinfo (the reference) */
 	bool raw_names;		/* --no-demangle */
+	bool skip_call_files;	/* inlined calls without their call site's file */
 	bool want_inline;
 	struct inline_block *inl_blocks;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
@@ -234,6 +235,11 @@ void symbolizer__want_blocks(struct symbolizer *sy)
 void symbolizer__skip_lines(struct symbolizer *sy)
 {
 	sy->skip_lines = true;
+}
+
+void symbolizer__skip_call_files(struct symbolizer *sy)
+{
+	sy->skip_call_files = true;
 }
 
 void symbolizer__use_dwfl_search(struct symbolizer *sy)
@@ -577,10 +583,12 @@ int symbolizer__line(struct symbolizer *sy, const char *path, u64 vaddr, const c
 }
 
 /* the module's inline index, made on first need (NULL without memory: no inline frames) */
-static struct inlines *dso_inlines(struct dso *d)
+static struct inlines *dso_inlines(struct symbolizer *sy, struct dso *d)
 {
 	if (!d->inl)
-		d->inl = inlines__new(d->mod);
+		d->inl = inlines__new(d->mod, &sy->names,
+				      (sy->raw_names ? INLINES_RAW_NAMES : 0) |
+				      (sy->skip_call_files ? INLINES_NO_FILES : 0));
 	return d->inl;
 }
 
@@ -590,7 +598,7 @@ int symbolizer__inlines(struct symbolizer *sy, const char *path, u64 vaddr, stru
 	struct dso *d = dso_by_path(sy, path);
 	struct inline_frame f[INLINE_MAX_DEPTH];
 	int n = d && !d->failed && d->mod ?
-		inlines__frames(dso_inlines(d), vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH) : 0;
+		inlines__frames(dso_inlines(sy, d), vaddr, f, INLINE_MAX_DEPTH) : 0;
 
 	if (n > max)
 		n = max;
@@ -749,7 +757,7 @@ static void fde_function(struct symbolizer *sy, struct dso *d, u64 vaddr, u64 sy
 static void resolve_inline(struct symbolizer *sy, struct dso *d, u64 vaddr, struct cache_entry *c)
 {
 	struct inline_frame f[INLINE_MAX_DEPTH];
-	int n = inlines__frames(dso_inlines(d), vaddr, sy->raw_names, &sy->names, f, INLINE_MAX_DEPTH);
+	int n = inlines__frames(dso_inlines(sy, d), vaddr, f, INLINE_MAX_DEPTH);
 	struct inline_block *b = sy->inl_blocks;
 
 	if (n <= 0)

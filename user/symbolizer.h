@@ -47,6 +47,9 @@ unsigned symbolizer__missing(const struct symbolizer *sy);
 void symbolizer__want_blocks(struct symbolizer *sy);
 /* leave source lines out (top shows none; DWARF line lookups are its costliest part) */
 void symbolizer__skip_lines(struct symbolizer *sy);
+/* leave the files of inlined calls' sites out (a unit's file table is in its line program,
+ * which must be decoded whole); their lines stay */
+void symbolizer__skip_call_files(struct symbolizer *sy);
 /* look symbols up with dwfl_module_addrinfo, a linear search each time, instead of the
  * sorted table (the tests compare the two) */
 void symbolizer__use_dwfl_search(struct symbolizer *sy);

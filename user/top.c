@@ -130,6 +130,7 @@ struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
 		return NULL;
 	}
 	symbolizer__skip_lines(t->sy);
+	symbolizer__skip_call_files(t->sy);
 	t->view = hist__new(top_keys, 1);
 	if (!t->view) {
 		symbolizer__free(t->sy);
