@@ -12,6 +12,7 @@
  * and a climb to the innermost entry holding it, as addr2line -i and llvm-symbolizer do. */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
@@ -48,12 +49,27 @@ struct unit {
 	bool files_read;
 };
 
+/* an address range of a unit, from .debug_aranges */
+struct arange {
+	u64 lo, hi;
+	Dwarf_Off cu;		/* the unit header's offset in .debug_info */
+};
+
 struct inlines {
 	Dwfl_Module *mod;
 	struct strset *names;
 	unsigned flags;
 	struct unit *units;	/* sorted by off */
 	size_t nr_units, cap_units;
+	/* which unit holds an address: read here from .debug_aranges, sorted by lo. libdw's
+	 * dwarf_getaranges (behind dwfl_module_addrdie) answers the same from the same section,
+	 * but builds a list of every arange and a record of every unit first: 2 MB and 7.5 M
+	 * instructions for libc's 4,126 units, where the sorted array is 100 KB */
+	struct arange *ar;
+	size_t nr_ar;
+	bool ar_read, ar_ok;	/* ar_ok: the section was read whole; else libdw's way */
+	Dwarf *dbg;
+	Dwarf_Addr bias;
 };
 
 struct inlines *inlines__new(Dwfl_Module *mod, struct strset *names, unsigned flags)
@@ -83,7 +99,151 @@ void inlines__free(struct inlines *x)
 	for (size_t i = 0; i < x->nr_units; i++)
 		unit_free(&x->units[i]);
 	free(x->units);
+	free(x->ar);
 	free(x);
+}
+
+static u64 get_le(const u8 *p, int size)
+{
+	u64 v = 0;
+
+	for (int i = size - 1; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static int cmp_arange(const void *a, const void *b)
+{
+	const struct arange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+static Elf_Data *section_data(Elf *elf, const char *want)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS)
+			continue;
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (!name || strcmp(name, want))
+			continue;
+		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+			return NULL;
+		return elf_getdata(scn, NULL);
+	}
+	return NULL;
+}
+
+/* every set of .debug_aranges (version 2, 8-byte addresses, little-endian), or false to leave
+ * it to libdw: a missing section, another layout, or damage */
+static bool read_aranges(struct inlines *x)
+{
+	Elf *elf;
+	Elf_Data *data;
+	const u8 *d;
+	size_t size, off = 0, cap = 0;
+
+	x->dbg = dwfl_module_getdwarf(x->mod, &x->bias);
+	elf = x->dbg ? dwarf_getelf(x->dbg) : NULL;
+	if (!elf || elf_getident(elf, NULL)[EI_DATA] != ELFDATA2LSB ||
+	    !(data = section_data(elf, ".debug_aranges")) || !data->d_buf)
+		return false;
+	d = data->d_buf;
+	size = data->d_size;
+	while (off + 4 <= size) {
+		size_t start = off, end, offsz = 4;
+		u64 len = get_le(d + off, 4);
+		Dwarf_Off cu;
+
+		off += 4;
+		if (len == 0xffffffff) {
+			if (off + 8 > size)
+				return false;
+			len = get_le(d + off, 8);
+			off += 8;
+			offsz = 8;
+		} else if (len >= 0xfffffff0) {
+			return false;
+		}
+		if (len > size - off || len < 2 + offsz + 2)
+			return false;
+		end = off + len;
+		if (get_le(d + off, 2) != 2)
+			return false;
+		cu = get_le(d + off + 2, offsz);
+		if (d[off + 2 + offsz] != 8 || d[off + 3 + offsz] != 0)
+			return false;
+		/* the tuples start at a multiple of their size (16) from the set's start */
+		off = start + ((off + 4 + offsz - start + 15) & ~(size_t)15);
+		for (; off + 16 <= end; off += 16) {
+			u64 lo = get_le(d + off, 8), n = get_le(d + off + 8, 8);
+
+			if (!lo && !n)
+				break;
+			if (!n || lo + n < lo)
+				continue;
+			if (x->nr_ar == cap) {
+				size_t ncap = cap ? 2 * cap : 256;
+				struct arange *a = realloc(x->ar, ncap * sizeof(*a));
+
+				if (!a)
+					return false;
+				x->ar = a;
+				cap = ncap;
+			}
+			x->ar[x->nr_ar++] = (struct arange){ .lo = lo, .hi = lo + n, .cu = cu };
+		}
+		off = end;
+	}
+	qsort(x->ar, x->nr_ar, sizeof(*x->ar), cmp_arange);
+	return true;
+}
+
+/* the unit DIE holding vaddr, and the bias to take from vaddr for DWARF addresses; NULL for
+ * none */
+static Dwarf_Die *unit_die(struct inlines *x, u64 vaddr, Dwarf_Die *die, Dwarf_Addr *bias)
+{
+	size_t lo = 0, hi;
+	Dwarf_Off next;
+	size_t header;
+	u64 pc;
+
+	if (!x->ar_read) {
+		x->ar_read = true;
+		x->ar_ok = read_aranges(x);
+		if (!x->ar_ok) {
+			free(x->ar);
+			x->ar = NULL;
+			x->nr_ar = 0;
+		}
+	}
+	if (!x->ar_ok)
+		return dwfl_module_addrdie(x->mod, vaddr, bias);
+	*bias = x->bias;
+	pc = vaddr - x->bias;
+	hi = x->nr_ar;
+	while (lo < hi) {	/* the first range starting after pc */
+		size_t mid = (lo + hi) / 2;
+
+		if (x->ar[mid].lo <= pc)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo || pc >= x->ar[lo - 1].hi ||
+	    dwarf_next_unit(x->dbg, x->ar[lo - 1].cu, &next, &header, NULL, NULL, NULL, NULL, NULL,
+			    NULL) ||
+	    !dwarf_offdie(x->dbg, x->ar[lo - 1].cu + header, die))
+		return NULL;
+	return die;
 }
 
 /* the linkage name (demangled) or else the plain name, through abstract origins */
@@ -346,7 +506,7 @@ static int innermost(const struct scopes *v, u64 pc)
 int inlines__frames(struct inlines *x, u64 vaddr, struct inline_frame *out, int max)
 {
 	Dwarf_Addr bias = 0;
-	Dwarf_Die *cu = x ? dwfl_module_addrdie(x->mod, vaddr, &bias) : NULL;
+	Dwarf_Die cu_die, *cu = x ? unit_die(x, vaddr, &cu_die, &bias) : NULL;
 	struct unit *u = cu ? unit_of(x, cu) : NULL;
 	struct func *f = u ? func_of(u, vaddr - bias) : NULL;
 	int nr = 0;
