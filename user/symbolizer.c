@@ -186,7 +186,13 @@ struct symbolizer *symbolizer__new(const struct profile *p)
 	if (!sy)
 		return NULL;
 	sy->p = p;
-	sy->cache_slots = 1 << 14;
+	/* about two slots for each address a report can look up (a live profile, empty at the
+	 * start, grows: the most), from 1 K to 16 K: each slot touched is a page of the cache
+	 * faulted in, 256 of them for a small report's 1,000 addresses in 16 K slots */
+	sy->cache_slots = 1 << 10;
+	while (sy->cache_slots < (1 << 14) &&
+	       (!p->nr_samples || sy->cache_slots < 2 * (p->nr_samples + p->nr_frames)))
+		sy->cache_slots <<= 1;
 	sy->cache = calloc(sy->cache_slots, sizeof(*sy->cache));
 	if (!sy->cache) {
 		free(sy);
