@@ -151,6 +151,26 @@ cpu_secs() {
 
 median() { sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
+# the runs' lines, one per run, column by column: the median of a numeric column (the lower
+# middle for an even count, so that it is one run's figure); a word (perf crashed, failed) in
+# any run is shown instead
+median_cols() {
+	awk '{ for (i = 1; i <= NF; i++) v[i, NR] = $i; if (NF > nf) nf = NF }
+	     END { for (i = 1; i <= nf; i++) {
+			n = 0; word = ""
+			for (r = 1; r <= NR; r++)
+				if (v[i, r] ~ /^-?[0-9.]+$/) x[++n] = v[i, r] + 0
+				else if (v[i, r] != "-" && v[i, r] != "nan") word = v[i, r]
+			if (n == 0 || word != "") { out = word != "" ? word : v[i, NR] } else {
+				for (a = 1; a <= n; a++) for (b = a + 1; b <= n; b++) if (x[b] < x[a]) { t = x[a]; x[a] = x[b]; x[b] = t }
+				m = x[int((n + 1) / 2)]
+				out = (v[i, NR] ~ /\./) ? sprintf("%.3f", m) : sprintf("%d", m)
+				if (i == 3 || i == 6 || i == 5) out = (v[i, NR] ~ /\./) ? sprintf("%.1f", m) : sprintf("%.0f", m)
+			}
+			printf "%s%s", out, (i < nf ? " " : "\n")
+		} }'
+}
+
 echo "# make bench-stacks: $(date -u +%F), $(nproc) CPUs, kernel $(uname -r), $ROUNDS rounds (~1 s), REPS=$REPS"
 echo
 echo "| depth | rate | tool | overhead | complete stacks | output | report -g (CPU) | perf script (CPU) | handler/run | stacks/sample |"
@@ -158,13 +178,16 @@ echo "|---|---|---|---|---|---|---|---|---|---|"
 for depth in $DEPTHS; do
 	for rate in $RATES; do
 		for tool in $TOOLS; do
-			ratios=(); last=""
+			ratios=(); runs=()
 			for _ in $(seq "$REPS"); do
 				"$DEEP" "$depth" "$ROUNDS" >"$OUT/alone"
 				last=$(run_under "$tool" "$depth" "$rate")
+				runs+=("$last")
 				ratios+=("$(awk -v a="$(elapsed "$OUT/alone")" -v b="${last%% *}" 'BEGIN { printf "%.4f", b / a }')")
 			done
-			read -r _ size c rep h u sc <<<"$last"
+			# every figure the median of the runs' (a run's handler mean can be a few
+			# host stalls; one run alone misleads): the numbers of columns 2 to 7
+			read -r _ size c rep h u sc <<<"$(printf '%s\n' "${runs[@]}" | median_cols)"
 			ov=$(printf '%s\n' "${ratios[@]}" | median)
 			case $c in -|perf*) ;; *) c="$c%" ;; esac
 			printf "| %s | %s Hz | %s | %.3fx | %s | %s KB | %s s | %s | %s | %s |\n" "$depth" "$rate" "$tool" "$ov" \
