@@ -41,6 +41,7 @@ struct func {
 
 struct unit {
 	Dwarf_Off off;		/* the CU DIE's */
+	bool c;			/* in C (or assembly): no type holds a function */
 	struct scopes funcs;	/* a range of a function each */
 	struct func *f;
 	size_t nr_f, cap_f;
@@ -270,6 +271,12 @@ static const char *die_name(Dwarf_Die *die, bool raw_names, struct strset *names
 	return strset__intern(names, name ? name : "[unknown]");
 }
 
+/* types, which hold functions in C++ (a class's), never in C */
+static bool is_type(int tag)
+{
+	return tag == DW_TAG_class_type || tag == DW_TAG_structure_type || tag == DW_TAG_union_type;
+}
+
 /* DIEs that may hold code, or own DIEs that do (the tags dwarf_getscopes descends into) */
 static bool may_hold_code(int tag)
 {
@@ -313,7 +320,7 @@ static int enclosing(const struct scopes *v, int first, int nr, u64 lo)
 
 /* list the scopes with code under die, a function's DIE or one under it (depth: how many of
  * them enclose it); the nearest enclosing one has the entries first .. first + nr - 1 */
-static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth)
+static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth, bool c)
 {
 	Dwarf_Die child;
 	int err = 0;
@@ -324,7 +331,7 @@ static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth)
 		int tag = dwarf_tag(&child), mine = v->n;
 		bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
 
-		if (!may_hold_code(tag))
+		if (!may_hold_code(tag) || (c && is_type(tag)))
 			continue;
 		if (scope) {
 			Dwarf_Addr base, lo, hi;
@@ -345,8 +352,8 @@ static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth)
 			if ((int)v->n == mine)
 				continue;
 		}
-		err = scope ? walk(v, &child, mine, v->n - mine, depth + 1) :
-			      walk(v, &child, first, nr, depth);
+		err = scope ? walk(v, &child, mine, v->n - mine, depth + 1, c) :
+			      walk(v, &child, first, nr, depth, c);
 	} while (!err && dwarf_siblingof(&child, &child) == 0);
 	return err;
 }
@@ -365,7 +372,7 @@ static int walk_funcs(struct unit *u, Dwarf_Die *die, int depth)
 		ptrdiff_t off = 0;
 
 		if (tag != DW_TAG_subprogram) {
-			if (may_hold_code(tag))
+			if (may_hold_code(tag) && !(u->c && is_type(tag)))
 				err = walk_funcs(u, &child, depth + 1);
 			continue;
 		}
@@ -425,7 +432,10 @@ static struct unit *unit_of(struct inlines *x, Dwarf_Die *cu)
 {
 	Dwarf_Off off = dwarf_dieoffset(cu);
 	size_t lo = 0, hi = x->nr_units;
-	struct unit u = { .off = off }, *at;
+	int lang = dwarf_srclang(cu);
+	struct unit u = { .off = off, .c = lang == DW_LANG_C89 || lang == DW_LANG_C ||
+					   lang == DW_LANG_C99 || lang == DW_LANG_C11 ||
+					   lang == DW_LANG_Mips_Assembler }, *at;
 
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
@@ -484,7 +494,7 @@ static struct func *func_of(struct unit *u, u64 pc)
 		return NULL;
 	f = &u->f[u->funcs.s[i].parent];
 	if (!f->indexed) {
-		if (walk(&f->inner, &f->die, -1, 0, 0) || sort_scopes(&f->inner, true)) {
+		if (walk(&f->inner, &f->die, -1, 0, 0, u->c) || sort_scopes(&f->inner, true)) {
 			free(f->inner.s);
 			f->inner = (struct scopes){ 0 };
 			return NULL;
