@@ -205,6 +205,27 @@ Test(stepper, signal_handler)
 	run_free(&r);
 }
 
+/* the program's own SIGTRAP is not the stepper's: its handler runs (the fixture exits 3 if
+ * not), entered like any other */
+Test(stepper, sigtrap_goes_to_the_program)
+{
+	struct run r = {};
+	size_t in_handler = 0;
+
+	step(&r, "cct", "sigtrap", 2, false);
+	cr_expect_eq(r.res.signals, 1);
+	for (size_t i = 0; i < r.p[0]->nr_stack_samples; i++) {
+		const char *got[HSBPF_MAX_FRAMES];
+		u32 n = names(&r, i, got, HSBPF_MAX_FRAMES);
+
+		if (n > 1 && !strcmp(got[0], "hleaf") && !strcmp(got[1], "handler"))
+			in_handler++;
+	}
+	cr_expect_gt(in_handler, 0, "no sample in hleaf under the handler");
+	expect_unwinders(&r, 0);
+	run_free(&r);
+}
+
 Test(stepper, threads)
 {
 	struct run r = {};

@@ -579,8 +579,16 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 			t->fresh = false;	/* a new thread's first stop: it has run nothing yet */
 			sig = 0;
 		} else if (sig == SIGTRAP && !event) {
-			bool entered = false;
+			bool entered = false, own;
+			siginfo_t si;
 
+			/* a step's own trap says TRAP_TRACE (TRAP_BRKPT after a syscall); the
+			 * program's SIGTRAP says who sent it (raise, kill: SI_USER, SI_TKILL) or
+			 * SI_KERNEL (its int3), and the step it came with is done as well: it is
+			 * counted, then the signal goes on to the program (the first stop is the
+			 * exec's or main's breakpoint, the stepper's) */
+			own = !first && !ptrace(PTRACE_GETSIGINFO, w, NULL, &si) &&
+			      (si.si_code <= 0 || si.si_code == SI_KERNEL);
 			sig = 0;
 			if (ptrace(PTRACE_GETREGS, w, NULL, &u)) {
 				if (errno == ESRCH)
@@ -636,6 +644,10 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 				res->killed = true;
 				kill(pid, SIGKILL);
 				continue;
+			}
+			if (own) {
+				sig = SIGTRAP;
+				t->injected = caught(w, sig);
 			}
 		} else if (sig != SIGTRAP) {
 			/* a signal to deliver: with a handler, the next stop is at its entry */
