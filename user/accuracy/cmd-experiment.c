@@ -54,10 +54,17 @@ static int run_stacks(const struct exp_opts *o)
 		err = stack_exp__write_csv(rows, nr, csv);
 	}
 	if (!err) {
+		size_t failed = 0;
+
 		stack_exp__plot(o->dir, rows, nr);
 		stack_exp__print(stdout, rows, nr);
-		fprintf(stderr, "hsbpf: %zu collections scored; wrote '%s' and figures in '%s'\n", nr, csv,
-			o->dir);
+		for (size_t i = 0; i < nr; i++)
+			failed += !strcmp(rows[i].status, "failed");
+		fprintf(stderr, "hsbpf: %zu collections scored; wrote '%s' and figures in '%s'\n",
+			nr - failed, csv, o->dir);
+		/* the rows of the others are written: a failed collection is one row, not the run */
+		if (failed)
+			err = error("%zu of %zu collections failed (their rows say so)", failed, nr);
 	}
 	free(rows);
 	return err ? 1 : 0;
