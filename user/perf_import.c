@@ -262,8 +262,13 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	 * task had a user side (abi 0 and no user frame: a kernel thread; abi 0 with one is
 	 * counted as a copy without registers) */
 	if (im->unwinder && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) &&
-	    (has_user_stack(s) || (s->pid && (s->regs_abi || s->copy_err))))
-		unwound = perf_unwind__sample(im->unwinder, s, im->ips, &uw) == PERF_UNWIND_OK;
+	    (has_user_stack(s) || (s->pid && (s->regs_abi || s->copy_err)))) {
+		int r = perf_unwind__sample(im->unwinder, s, im->ips, &uw);
+
+		if (r < 0)
+			return r;
+		unwound = r == PERF_UNWIND_OK;
+	}
 	/* a copy that could not be unwound leaves perf's one frame, as unreadable */
 	if ((s->nr_callchain || unwound) &&
 	    add_callchain(im, s, flags, exec_ns, unwound ? &uw : NULL,

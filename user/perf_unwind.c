@@ -39,6 +39,7 @@ struct perf_unwind {
 	u64 time, sp;
 	const u8 *stack;
 	u64 stack_size;
+	bool nomem;		/* an object's table could not be built for want of memory */
 };
 
 struct perf_unwind *perf_unwind__new(const struct profile *p)
@@ -160,8 +161,10 @@ static int find(void *ctx, u64 pc, const struct unwind_table **t, u64 *bias)
 	if (!u->obj_of[i]) {
 		struct object *o = build_object(u, m);
 
-		if (!o)
+		if (!o) {
+			u->nomem = true;
 			return -ENOMEM;
+		}
 		u->obj_of[i] = o - u->objs + 1;
 	}
 	*t = u->objs[u->obj_of[i] - 1].t;
@@ -223,6 +226,8 @@ int perf_unwind__sample(struct perf_unwind *u, const struct perf_sample *s, u64 
 	u->stack = s->stack;
 	u->stack_size = s->stack_size;
 	unwind_walk__stack(&ops, &regs, &o, ips, res);
+	if (u->nomem)
+		return -ENOMEM;
 	u->st.unwound++;
 	u->st.empty_copy += !s->stack_size;
 	u->st.frames += res->nr;

@@ -37,7 +37,7 @@ struct perf_unwind;
 struct perf_unwind *perf_unwind__new(const struct profile *p);
 void perf_unwind__free(struct perf_unwind *u);
 /* the user stack of sample s into ips (room for HSBPF_MAX_FRAMES): PERF_UNWIND_OK with res
- * filled, or why not (counted) */
+ * filled, or why not (counted), or -ENOMEM */
 int perf_unwind__sample(struct perf_unwind *u, const struct perf_sample *s, u64 *ips,
 			struct unwind_walk_result *res);
 const struct perf_unwind_stats *perf_unwind__stats(const struct perf_unwind *u);
