@@ -37,7 +37,13 @@ struct func {
 	Dwarf_Die die;
 	struct scopes inner;
 	bool indexed;
+	unsigned lookups;	/* before it is indexed: each a walk down to the address */
 };
+
+/* a function's first addresses are each found by a walk down the scopes holding them (the
+ * children of each level, not the whole function: dl_main has 20,000 DIEs); from the next one
+ * on, its scopes are indexed */
+#define WALKS_BEFORE_INDEX	8
 
 struct unit {
 	Dwarf_Off off;		/* the CU DIE's */
@@ -488,20 +494,49 @@ static int last_at_or_before(const struct scopes *v, u64 pc)
 static struct func *func_of(struct unit *u, u64 pc)
 {
 	int i = last_at_or_before(&u->funcs, pc);
-	struct func *f;
 
 	if (i < 0 || pc >= u->funcs.s[i].hi)
 		return NULL;
-	f = &u->f[u->funcs.s[i].parent];
-	if (!f->indexed) {
-		if (walk(&f->inner, &f->die, -1, 0, 0, u->c) || sort_scopes(&f->inner, true)) {
-			free(f->inner.s);
-			f->inner = (struct scopes){ 0 };
-			return NULL;
-		}
-		f->indexed = true;
+	return &u->f[u->funcs.s[i].parent];
+}
+
+static bool index_func(struct func *f, bool c)
+{
+	if (f->indexed)
+		return true;
+	if (walk(&f->inner, &f->die, -1, 0, 0, c) || sort_scopes(&f->inner, true)) {
+		free(f->inner.s);
+		f->inner = (struct scopes){ 0 };
+		return false;
 	}
-	return f;
+	f->indexed = true;
+	return true;
+}
+
+/* the inlined calls holding pc under die, outermost first, into chain (at most cap; n counts
+ * them): the same DIEs the index finds, walking only the levels that hold pc */
+static void walk_down(Dwarf_Die *die, u64 pc, bool c, Dwarf_Die *chain, int *n, int cap, int depth)
+{
+	Dwarf_Die child;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (!may_hold_code(tag) || (c && is_type(tag)))
+			continue;
+		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+			if (dwarf_haspc(&child, pc) != 1)
+				continue;
+			if (tag == DW_TAG_inlined_subroutine && *n < cap)
+				chain[(*n)++] = child;
+			/* its siblings hold other code */
+			walk_down(&child, pc, c, chain, n, cap, depth + 1);
+			return;
+		}
+		walk_down(&child, pc, c, chain, n, cap, depth + 1);
+	} while (dwarf_siblingof(&child, &child) == 0);
 }
 
 /* the innermost scope under the function holding pc, or -1 */
@@ -519,19 +554,33 @@ int inlines__frames(struct inlines *x, u64 vaddr, struct inline_frame *out, int 
 	Dwarf_Die cu_die, *cu = x ? unit_die(x, vaddr, &cu_die, &bias) : NULL;
 	struct unit *u = cu ? unit_of(x, cu) : NULL;
 	struct func *f = u ? func_of(u, vaddr - bias) : NULL;
-	int nr = 0;
+	Dwarf_Die chain[64];
+	int nr = 0, n = 0;
 
 	if (!f)
 		return 0;
-	for (int i = innermost(&f->inner, vaddr - bias); i >= 0 && nr < max;
-	     i = f->inner.s[i].parent) {
-		Dwarf_Die *d = &f->inner.s[i].die;
+	/* innermost first */
+	if (!f->indexed && f->lookups < WALKS_BEFORE_INDEX) {
+		f->lookups++;
+		walk_down(&f->die, vaddr - bias, u->c, chain, &n, ARRAY_SIZE(chain), 0);
+		for (int i = 0; i < n / 2; i++) {
+			Dwarf_Die t = chain[i];
+
+			chain[i] = chain[n - 1 - i];
+			chain[n - 1 - i] = t;
+		}
+	} else if (index_func(f, u->c)) {
+		for (int i = innermost(&f->inner, vaddr - bias); i >= 0 && n < (int)ARRAY_SIZE(chain);
+		     i = f->inner.s[i].parent)
+			if (dwarf_tag(&f->inner.s[i].die) == DW_TAG_inlined_subroutine)
+				chain[n++] = f->inner.s[i].die;
+	}
+	for (int i = 0; i < n && nr < max; i++) {
+		Dwarf_Die *d = &chain[i];
 		Dwarf_Attribute a;
 		Dwarf_Word file = 0, line = 0;
 		const char *path = NULL;
 
-		if (dwarf_tag(d) != DW_TAG_inlined_subroutine)
-			continue;
 		if (!u->files_read && !(x->flags & INLINES_NO_FILES)) {
 			u->files_read = true;
 			if (dwarf_getsrcfiles(cu, &u->files, &u->nr_files))
