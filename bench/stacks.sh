@@ -135,6 +135,8 @@ run_under() {
 		;;
 	esac
 	size=$(stat -c %s "$out" 2>/dev/null || echo 0)
+	# every field there, so that the runs' columns line up (a failed report: "-")
+	c=${c:--}; h=${h:--}; u=${u:--}; r=${r:--}; s=${s:--}
 	echo "$(elapsed "$OUT/run.out") $size ${c// /_} $r $h $u $s"
 }
 

@@ -219,6 +219,7 @@ static __always_inline bool read_stack(struct stack_walk *st, __u64 *dst, __u64 
 		len = STACK_WINDOW;
 	if (addr + 8 > base + len)	/* the last 7 bytes of a page: straddles the next */
 		return read_user(dst, addr);
+	/* (len < 8 and off past the window cannot happen: they give the verifier its bounds) */
 	if (len < 8 || bpf_probe_read_user(st->win, len, (const void *)base)) {
 		st->win_len = 0;
 		return false;

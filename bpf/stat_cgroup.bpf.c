@@ -14,8 +14,9 @@ const volatile __u32 nr_events = 0;	/* counters per CPU */
 const volatile __u32 cpu_stride = 1;	/* counters[] holds event i of CPU c at i * cpu_stride + c */
 const volatile bool hierarchy = false;	/* --cgroup: every watched ancestor, itself included */
 const volatile __u32 switch_events = 0;	/* bit i: counter i counts context switches */
-/* set by user space while the counters count: a switch read after they stop is not counted by
- * the kernel, so it must not be counted here either (it would add one to the cgroups' sum) */
+/* cleared by user space before the counters stop: a switch read after they stop is not counted
+ * by the kernel, so it must not be counted here either (it would add one to the cgroups'
+ * sum); before they start, their enabled time does not grow (below) */
 bool counting = false;
 
 struct {
@@ -166,7 +167,11 @@ static __always_inline void account(struct owner *o, bool at_switch, bool certai
 			stat_inc(HSBPF_COUNT_READ_ERRORS);
 			continue;
 		}
-		if (at_switch && counting && (switch_events & (1u << i)))
+		/* the kernel counts this switch only if the counter counts: it is set going
+		 * after attach (at a command's exec, even later), and its enabled time then
+		 * grows between reads */
+		if (at_switch && counting && now.enabled != prev->enabled &&
+		    (switch_events & (1u << i)))
 			now.counter++;
 		d.counter = now.counter - prev->counter;
 		d.enabled = now.enabled - prev->enabled;

@@ -280,14 +280,14 @@ out:
 
 struct bblock_table *bblock_table__build(const struct elf_image *img)
 {
-	struct bblock_table *t = calloc(1, sizeof(*t));
 	struct disasm *d = disasm__new();
-	int err = 0;
+	int err = d ? 0 : -errno;
+	struct bblock_table *t = calloc(1, sizeof(*t));
 
-	if (!t || !d) {
+	if (!err && !t)
 		err = -ENOMEM;
+	if (err)
 		goto fail;
-	}
 	err = funcs_from_symbols(t, img);
 	if (!err)
 		err = funcs_from_eh_frame(t, img);

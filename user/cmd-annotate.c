@@ -7,6 +7,7 @@
 #include "annotate.h"
 #include "cmds.h"
 #include "debuginfod.h"
+#include "disasm.h"
 #include "json_writer.h"
 
 static const char usage_text[] =
@@ -80,7 +81,10 @@ int cmd_annotate(int argc, char **argv)
 		return 2;
 	}
 	o.symbol = argv[optind];
-	err = debuginfod__setup(debuginfod);
+	/* blocks and listings are capstone's: without it, say so before anything else */
+	err = disasm__load();
+	if (!err)
+		err = debuginfod__setup(debuginfod);
 	if (!err)
 		err = profile__read(input, &p);
 	if (!err && truth_path)

@@ -11,7 +11,10 @@
 #include <string.h>
 #include "disasm.h"
 
-#define CAPSTONE_SONAME "libcapstone.so.4"
+/* the library of the headers this is built with: another major's structures differ */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+#define CAPSTONE_SONAME "libcapstone.so." STR(CS_API_MAJOR)
 
 static struct {
 	cs_err (*open)(cs_arch, cs_mode, csh *);
@@ -38,8 +41,9 @@ static void load_capstone(void)
 	do {								\
 		*(void **)&cs.f = dlsym(h, "cs_" #f);			\
 		if (!cs.f) {						\
-			error("cannot load capstone: %s has no cs_" #f, CAPSTONE_SONAME); \
+			error("cannot load capstone: %s", dlerror());	\
 			cs.err = -ENOENT;				\
+			dlclose(h);					\
 			return;						\
 		}							\
 	} while (0)
@@ -58,14 +62,21 @@ struct disasm {
 	cs_insn *insn;
 };
 
-struct disasm *disasm__new(void)
+int disasm__load(void)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct disasm *d;
 
 	pthread_once(&once, load_capstone);
-	if (cs.err) {
-		errno = -cs.err;
+	return cs.err;
+}
+
+struct disasm *disasm__new(void)
+{
+	struct disasm *d;
+	int err = disasm__load();
+
+	if (err) {
+		errno = -err;
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));

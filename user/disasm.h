@@ -29,6 +29,9 @@ struct insn_info {
 
 struct disasm;
 
+/* capstone, loaded on first need: 0, or -ENOENT (said once, with how to install it) */
+int disasm__load(void);
+/* NULL with errno: ENOENT without capstone, ENOMEM */
 struct disasm *disasm__new(void);
 void disasm__free(struct disasm *d);
 /* decode one instruction at vaddr from code[0..size); 0 or -EINVAL (info->kind INVALID) */

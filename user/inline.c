@@ -48,6 +48,7 @@ struct func {
 struct unit {
 	Dwarf_Off off;		/* the CU DIE's */
 	bool c;			/* in C (or assembly): no type holds a function */
+	bool nested_read;	/* the functions nested in others are in funcs too */
 	struct scopes funcs;	/* a range of a function each */
 	struct func *f;
 	size_t nr_f, cap_f;
@@ -69,9 +70,11 @@ struct inlines {
 	struct unit *units;	/* sorted by off */
 	size_t nr_units, cap_units;
 	/* which unit holds an address: read here from .debug_aranges, sorted by lo. libdw's
-	 * dwarf_getaranges (behind dwfl_module_addrdie) answers the same from the same section,
-	 * but builds a list of every arange and a record of every unit first: 2 MB and 7.5 M
-	 * instructions for libc's 4,126 units, where the sorted array is 100 KB */
+	 * dwarf_getaranges (behind dwfl_module_addrdie) answers the same from the same section
+	 * (0.188 reads nothing else: an address no arange covers has no unit either way), but
+	 * builds a list of every arange and looks every unit up first: 2 MB for libc's 4,126
+	 * units, where the sorted array is 100 KB (dwarf_offdie still records the units before
+	 * the one it finds) */
 	struct arange *ar;
 	size_t nr_ar;
 	bool ar_read, ar_ok;	/* ar_ok: the section was read whole; else libdw's way */
@@ -142,7 +145,8 @@ static Elf_Data *section_data(Elf *elf, const char *want)
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
 		if (!name || strcmp(name, want))
 			continue;
-		if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		/* libdw inflates the sections it reads in place; one it has not is left to it */
+		if (sh.sh_flags & SHF_COMPRESSED)
 			return NULL;
 		return elf_getdata(scn, NULL);
 	}
@@ -314,6 +318,33 @@ static int add_scope(struct scopes *v, const struct scope *s)
 	return 0;
 }
 
+/* one DIE's entries, first .. v->n - 1, sorted and with adjacent or overlapping ranges made
+ * one: a child is then under the entry holding all of it, not the one its start is in */
+static void merge_ranges(struct scopes *v, int first)
+{
+	int n = first;
+
+	for (int i = first + 1; i < (int)v->n; i++) {	/* insertion sort: a handful */
+		struct scope x = v->s[i];
+		int j = i;
+
+		for (; j > first && v->s[j - 1].lo > x.lo; j--)
+			v->s[j] = v->s[j - 1];
+		v->s[j] = x;
+	}
+	for (int i = first; i < (int)v->n; i++) {
+		if (n > first && v->s[i].lo <= v->s[n - 1].hi) {
+			if (v->s[i].hi > v->s[n - 1].hi)
+				v->s[n - 1].hi = v->s[i].hi;
+			continue;
+		}
+		v->s[n++] = v->s[i];
+	}
+	v->n = n;
+	for (int i = first; i < n; i++)
+		v->s[i].id = i;
+}
+
 /* the entry of the enclosing DIE (entries first .. first + nr - 1, one per range) whose range
  * holds lo, or -1 */
 static int enclosing(const struct scopes *v, int first, int nr, u64 lo)
@@ -335,9 +366,11 @@ static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth, 
 		return 0;
 	do {
 		int tag = dwarf_tag(&child), mine = v->n;
-		bool scope = tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine;
+		bool scope = tag == DW_TAG_inlined_subroutine;
 
-		if (!may_hold_code(tag) || (c && is_type(tag)))
+		/* a nested function (GNU C, OpenMP's outlined bodies, Fortran's contained
+		 * procedures) is a function of its own: its code is not its parent's */
+		if (!may_hold_code(tag) || tag == DW_TAG_subprogram || (c && is_type(tag)))
 			continue;
 		if (scope) {
 			Dwarf_Addr base, lo, hi;
@@ -357,11 +390,41 @@ static int walk(struct scopes *v, Dwarf_Die *die, int first, int nr, int depth, 
 			 * it has any either */
 			if ((int)v->n == mine)
 				continue;
+			merge_ranges(v, mine);
 		}
 		err = scope ? walk(v, &child, mine, v->n - mine, depth + 1, c) :
-			      walk(v, &child, first, nr, depth, c);
+			      walk(v, &child, first, nr, depth + 1, c);
 	} while (!err && dwarf_siblingof(&child, &child) == 0);
 	return err;
+}
+
+/* list die as a function of the unit if it has code of its own */
+static int add_func(struct unit *u, Dwarf_Die *die)
+{
+	Dwarf_Addr base, lo, hi;
+	ptrdiff_t off = 0;
+	int first = u->funcs.n, err = 0;
+
+	while (!err && (off = dwarf_ranges(die, off, &base, &lo, &hi)) > 0) {
+		struct scope s = { .lo = lo, .hi = hi, .die = *die, .parent = u->nr_f };
+
+		if (hi > lo)
+			err = add_scope(&u->funcs, &s);
+	}
+	if (err || (int)u->funcs.n == first)
+		return err;	/* no code of its own */
+	merge_ranges(&u->funcs, first);
+	if (u->nr_f == u->cap_f) {
+		size_t cap = u->cap_f ? 2 * u->cap_f : 64;
+		struct func *n = realloc(u->f, cap * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		u->f = n;
+		u->cap_f = cap;
+	}
+	u->f[u->nr_f++] = (struct func){ .die = *die };
+	return 0;
 }
 
 /* a unit's functions with code (in namespaces and classes too), not what is under them */
@@ -374,32 +437,33 @@ static int walk_funcs(struct unit *u, Dwarf_Die *die, int depth)
 		return 0;
 	do {
 		int tag = dwarf_tag(&child);
-		Dwarf_Addr base, lo, hi;
-		ptrdiff_t off = 0;
 
-		if (tag != DW_TAG_subprogram) {
-			if (may_hold_code(tag) && !(u->c && is_type(tag)))
-				err = walk_funcs(u, &child, depth + 1);
+		if (tag == DW_TAG_subprogram)
+			err = add_func(u, &child);
+		else if (may_hold_code(tag) && !(u->c && is_type(tag)))
+			err = walk_funcs(u, &child, depth + 1);
+	} while (!err && dwarf_siblingof(&child, &child) == 0);
+	return err;
+}
+
+/* the functions nested in others (in_func: die is in one), the whole unit walked: only when
+ * an address of the unit is in none of its outer functions */
+static int walk_nested(struct unit *u, Dwarf_Die *die, int depth, bool in_func)
+{
+	Dwarf_Die child;
+	int err = 0;
+
+	if (depth > 64 || dwarf_child(die, &child) != 0)
+		return 0;
+	do {
+		int tag = dwarf_tag(&child);
+
+		if (!may_hold_code(tag) || (u->c && is_type(tag)))
 			continue;
-		}
-		while (!err && (off = dwarf_ranges(&child, off, &base, &lo, &hi)) > 0) {
-			struct scope s = { .lo = lo, .hi = hi, .die = child, .parent = u->nr_f };
-
-			if (hi > lo)
-				err = add_scope(&u->funcs, &s);
-		}
-		if (err || !u->funcs.n || u->funcs.s[u->funcs.n - 1].parent != (int)u->nr_f)
-			continue;	/* no code of its own */
-		if (u->nr_f == u->cap_f) {
-			size_t cap = u->cap_f ? 2 * u->cap_f : 64;
-			struct func *n = realloc(u->f, cap * sizeof(*n));
-
-			if (!n)
-				return -ENOMEM;
-			u->f = n;
-			u->cap_f = cap;
-		}
-		u->f[u->nr_f++] = (struct func){ .die = child };
+		if (tag == DW_TAG_subprogram && in_func)
+			err = add_func(u, &child);
+		if (!err)
+			err = walk_nested(u, &child, depth + 1, in_func || tag == DW_TAG_subprogram);
 	} while (!err && dwarf_siblingof(&child, &child) == 0);
 	return err;
 }
@@ -491,10 +555,16 @@ static int last_at_or_before(const struct scopes *v, u64 pc)
 }
 
 /* the function holding pc, its scopes listed; NULL when none (or no memory) */
-static struct func *func_of(struct unit *u, u64 pc)
+static struct func *func_of(struct unit *u, Dwarf_Die *cu, u64 pc)
 {
 	int i = last_at_or_before(&u->funcs, pc);
 
+	if ((i < 0 || pc >= u->funcs.s[i].hi) && !u->nested_read) {
+		u->nested_read = true;
+		if (walk_nested(u, cu, 0, false) || sort_scopes(&u->funcs, false))
+			return NULL;
+		i = last_at_or_before(&u->funcs, pc);
+	}
 	if (i < 0 || pc >= u->funcs.s[i].hi)
 		return NULL;
 	return &u->f[u->funcs.s[i].parent];
@@ -524,12 +594,12 @@ static void walk_down(Dwarf_Die *die, u64 pc, bool c, Dwarf_Die *chain, int *n, 
 	do {
 		int tag = dwarf_tag(&child);
 
-		if (!may_hold_code(tag) || (c && is_type(tag)))
+		if (!may_hold_code(tag) || tag == DW_TAG_subprogram || (c && is_type(tag)))
 			continue;
-		if (tag == DW_TAG_subprogram || tag == DW_TAG_inlined_subroutine) {
+		if (tag == DW_TAG_inlined_subroutine) {
 			if (dwarf_haspc(&child, pc) != 1)
 				continue;
-			if (tag == DW_TAG_inlined_subroutine && *n < cap)
+			if (*n < cap)
 				chain[(*n)++] = child;
 			/* its siblings hold other code */
 			walk_down(&child, pc, c, chain, n, cap, depth + 1);
@@ -553,7 +623,7 @@ int inlines__frames(struct inlines *x, u64 vaddr, struct inline_frame *out, int 
 	Dwarf_Addr bias = 0;
 	Dwarf_Die cu_die, *cu = x ? unit_die(x, vaddr, &cu_die, &bias) : NULL;
 	struct unit *u = cu ? unit_of(x, cu) : NULL;
-	struct func *f = u ? func_of(u, vaddr - bias) : NULL;
+	struct func *f = u ? func_of(u, cu, vaddr - bias) : NULL;
 	Dwarf_Die chain[64];
 	int nr = 0, n = 0;
 

@@ -127,7 +127,9 @@ static int for_each_str_ref(struct profile *p, int (*fn)(u32 *ref, void *ctx), v
 {
 	int err = 0;
 
-#define REFS(arr, n, field)								for (size_t i = 0; !err && i < p->n; i++)						err = fn(&p->arr[i].field, ctx)
+#define REFS(arr, n, field)							\
+	for (size_t i = 0; !err && i < p->n; i++)				\
+		err = fn(&p->arr[i].field, ctx)
 	REFS(mappings, nr_mappings, path);
 	REFS(comms, nr_comms, comm);
 	REFS(ksyms, nr_ksyms, name);

@@ -233,7 +233,7 @@ struct profile_stats {
 	u64 unwind_build_ns;	/* time spent building and loading the tables */
 	u64 unwind_map_full;	/* executable mappings the kernel's map could not take */
 	/* JIT code (format 1.4) */
-	u64 jit_maps;		/* perf map files read */
+	u64 jit_maps;		/* perf map files read (of the processes kept, when not -a) */
 	u64 jit_syms;		/* ... their symbols kept */
 	u64 jit_malformed;	/* ... their lines that could not be read (skipped) */
 	/* stacks unwound in user space from a copy, for lack of tables at sample time (1.5) */

@@ -749,8 +749,9 @@ int session__finish(struct session *s)
 	save_cgroups(p, &s->cgroups);
 	/* the names of what was not kept (other processes' perf maps, exited children's paths)
 	 * go: a 1 s recording's 55 samples carried 84 KB of a dead node's JIT symbol names */
-	if (profile__compact_strings(p))
-		return fail(-ENOMEM, "cannot write the profile: %s", strerror(ENOMEM));
+	err = profile__compact_strings(p);
+	if (err)
+		return fail(err, "cannot finish the profile's string table: %s", strerror(-err));
 	return 0;
 }
 

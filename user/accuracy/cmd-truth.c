@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "cmds.h"
+#include "disasm.h"
 #include "file_format.h"
 #include "json_writer.h"
 #include "refrun.h"
@@ -287,7 +288,9 @@ int cmd_truth(int argc, char **argv)
 	if (v.stacks && (!v.event || v.no_cct))
 		return fail(2, "-g goes with --vpmu, and needs the calling-context tree (not --no-cct)");
 	/* the outputs are opened before the run, which may take minutes: a full disk or a
-	 * bad path is told now */
+	 * bad path is told now, and so is a missing capstone (the counts' blocks are its) */
+	if (disasm__load())
+		return 1;
 	if (v.event && file__same(output, vprofile))
 		return fail(2, "-o and --profile name the same file '%s'", output);
 	if (outfile__open(&tout, output, FILE_FORMAT_HEAD_MAX))

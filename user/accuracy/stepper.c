@@ -463,6 +463,8 @@ int stepper__run(char *const argv[], const struct stepper_opts *o, stepper_sampl
 	memset(res, 0, sizeof(*res));
 	if (!o->period)
 		return fail(-EINVAL, "the sampling period must be at least 1 instruction");
+	if ((err = disasm__load()))
+		return err;
 	r.dis = disasm__new();
 	r.cache = calloc(DECODE_CACHE, sizeof(*r.cache));
 	r.cap_objs = 512;

@@ -1064,9 +1064,13 @@ int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struc
 		err = fail(-ENOMEM, "the reference collector ran out of memory: counts are incomplete");
 		goto cleanup;
 	}
-	t = truth__new();
 	d = disasm__new();
-	if (!t || !d) {
+	if (!d) {
+		err = -errno;
+		goto cleanup;
+	}
+	t = truth__new();
+	if (!t) {
 		err = -ENOMEM;
 		goto cleanup;
 	}
