@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "hist.h"
+#include "inline.h"
 
 static void add(struct hist *h, u32 pid, const char *sym, const char *dso, u64 count)
 {
@@ -57,6 +58,39 @@ Test(hist, multiple_keys)
 	hist__free(h);
 	cr_expect_eq(hist__parse_sort("sym,bogus", keys, &n), -EINVAL);
 	cr_expect_eq(hist__parse_sort("", keys, &n), -EINVAL);
+}
+
+/* a line inlined at two call sites, or into two functions, makes a row for each: the row says
+ * where and into what (a deep.c helper l4 inlined into l2 and into l3 made one row, labelled
+ * with whichever came first) */
+Test(hist, inlined_line_rows_by_call_site_and_function)
+{
+	static const struct inline_frame in_l2[] = { { "l4", "deep.c", 6 }, { "l2", "deep.c", 7 } },
+					 in_l3[] = { { "l4", "deep.c", 5 }, { "l3", "deep.c", 8 } },
+					 in_l3_too[] = { { "l4", "deep.c", 5 }, { "l3", "deep.c", 8 },
+							 { "l1", "deep.c", 9 } },
+					 other_site[] = { { "l4", "deep.c", 12 }, { "l3", "deep.c", 8 } };
+	const struct inline_frame *chains[] = { in_l2, in_l3, in_l3_too, other_site, in_l2 };
+	int depth[] = { 2, 2, 3, 2, 2 };
+	enum sort_key k = SORT_LINE;
+	struct hist *h = hist__new(&k, 1);
+
+	for (int i = 0; i < 5; i++) {
+		struct hist_sample hs = {
+			.pid = 1, .count = 1,
+			.r = { .sym = "work", .dso = "/deep", .file = "deep.c", .line = 4,
+			       .inl = chains[i], .nr_inl = depth[i] },
+		};
+
+		cr_assert_eq(hist__add(h, &hs), 0);
+	}
+	hist__sort(h);
+	/* in l2 at :6 (twice); in l3 at :5 (the same row whatever is above l3); at :12 */
+	cr_assert_eq(h->nr_rows, 3);
+	cr_expect_eq(h->rows[0].count, 2);
+	cr_expect_eq(h->rows[1].count, 2);
+	cr_expect_eq(h->rows[2].count, 1);
+	hist__free(h);
 }
 
 Test(hist, wilson_interval_known_values)

@@ -201,7 +201,7 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
 	cr_expect(strstr(r.out, "spin_inline (in spin_twice)"), "%s", r.out);
 	/* through a file: with stacks the json can pass run()'s 64 KB of output */
-	run(&r, "%s report -i %s --format json > %s/inl.json && grep -c '\"inlined\":\\[{\"symbol\":\"spin_inline\"' "
+	run(&r, "%s report -i %s --sort line --format json > %s/inl.json && grep -c '\"inlined\":\\[{\"symbol\":\"spin_inline\"' "
 	    "%s/inl.json", hsbpf_bin(), profile_path(), tmpdir(), tmpdir());
 	cr_expect(r.status == 0 && atoi(r.out) > 0, "no inlined spin_inline in the json: %s %s", r.out, r.err);
 	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), profile_path());

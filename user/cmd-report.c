@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "callchain.h"
 #include "cmds.h"
+#include "disasm.h"
 #include "debuginfod.h"
 #include "hist.h"
 #include "json_writer.h"
@@ -462,6 +463,9 @@ int cmd_report(int argc, char **argv)
 				   input);
 			goto cleanup;
 		}
+		/* blocks are capstone's: without it, no row would have one */
+		if (keys[k] == SORT_BB && (err = disasm__load()))
+			goto cleanup;
 	}
 	/* how names are resolved is set before the filters resolve any (the symbolizer caches) */
 	if (raw_names)

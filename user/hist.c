@@ -6,6 +6,7 @@
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
+#include "inline.h"
 #include "sample_filter.h"
 #include "accuracy/lbr_estimate.h"
 
@@ -149,6 +150,12 @@ static bool unknown(const char *s)
 }
 
 /* ordering of two rows by the sort keys alone */
+/* the function an inlined line's innermost function was inlined into */
+static const char *inlined_into(const struct hist_row *r)
+{
+	return r->nr_inl > 1 ? r->inl[1].name : r->sym;
+}
+
 static int key_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
 {
 	int c = 0;
@@ -181,6 +188,16 @@ static int key_cmp(const struct hist *h, const struct hist_row *a, const struct 
 				c = strcmp0(a->sym, b->sym);
 			if (!c)
 				c = strcmp0(a->dso, b->dso);
+			/* and an inlined line by where it was inlined, into what: what its row says */
+			if (!c)
+				c = (a->nr_inl > 0) - (b->nr_inl > 0);
+			if (!c && a->nr_inl) {
+				c = a->inl[0].call_line - b->inl[0].call_line;
+				if (!c)
+					c = strcmp0(a->inl[0].call_file, b->inl[0].call_file);
+				if (!c)
+					c = strcmp0(inlined_into(a), inlined_into(b));
+			}
 			break;
 		case SORT_PID:
 			c = a->pid < b->pid ? -1 : a->pid > b->pid;
@@ -242,6 +259,8 @@ static u64 key_hash(const struct hist *h, const struct hist_row *r)
 		case SORT_LINE:
 			x = hashidx__hash_u64(r->line, hash_str(h, r->file, x));
 			x = hash_str(h, r->dso, hash_str(h, r->sym, x));
+			if (r->nr_inl)
+				x = hash_str(h, inlined_into(r), hashidx__hash_u64(r->inl[0].call_line, x));
 			break;
 		case SORT_PID:
 			x = hashidx__hash_u64(r->pid, x);

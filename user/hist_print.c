@@ -24,6 +24,15 @@ int hist__parse_format(const char *s, enum hist_format *fmt)
 	return 0;
 }
 
+/* whether a row's inlined chain is its own: its key holds the address or the line */
+static bool row_keyed_by_address(const struct hist *h)
+{
+	for (int k = 0; k < h->nr_keys; k++)
+		if (h->keys[k] == SORT_IP || h->keys[k] == SORT_LINE)
+			return true;
+	return false;
+}
+
 /* the literature's two IP-sample estimates of a block: the instructions its samples stand for
  * ("raw"), and that spread over the block's instructions (executions, "averaged") */
 static double bb_insns(const struct hist *h, const struct hist_row *r)
@@ -411,8 +420,9 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 		jsonw_float_field(w, "ci95", 100.0 * hist__ci95(count, total));
 		jsonw_bool_field(w, "low_confidence", hist__low_confidence(count, total));
 		jsonw_uint_field(w, "weight", r->weight);
-		if (r->nr_inl) {
-			/* innermost first, each with where it was inlined */
+		if (r->nr_inl && row_keyed_by_address(h)) {
+			/* innermost first, each with where it was inlined (a row of several
+			 * addresses, by symbol, would show one of theirs) */
 			jsonw_name(w, "inlined");
 			jsonw_start_array(w);
 			for (int k = 0; k < r->nr_inl; k++) {

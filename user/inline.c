@@ -214,7 +214,8 @@ static bool read_aranges(struct inlines *x)
 		}
 		off = end;
 	}
-	qsort(x->ar, x->nr_ar, sizeof(*x->ar), cmp_arange);
+	if (x->nr_ar > 1)
+		qsort(x->ar, x->nr_ar, sizeof(*x->ar), cmp_arange);
 	return true;
 }
 
@@ -483,6 +484,8 @@ static int sort_scopes(struct scopes *v, bool renumber)
 {
 	int *map;
 
+	if (v->n < 2)	/* (none: v->s may be NULL, which qsort may not be given) */
+		return 0;
 	qsort(v->s, v->n, sizeof(*v->s), cmp_scope);
 	if (!renumber)
 		return 0;
