@@ -201,15 +201,8 @@ static bool read_aranges(struct inlines *x)
 				break;
 			if (!n || lo + n < lo)
 				continue;
-			if (x->nr_ar == cap) {
-				size_t ncap = cap ? 2 * cap : 256;
-				struct arange *a = realloc(x->ar, ncap * sizeof(*a));
-
-				if (!a)
-					return false;
-				x->ar = a;
-				cap = ncap;
-			}
+			if (array__reserve((void **)&x->ar, &cap, x->nr_ar + 1, sizeof(*x->ar)))
+				return false;
 			x->ar[x->nr_ar++] = (struct arange){ .lo = lo, .hi = lo + n, .cu = cu };
 		}
 		off = end;
@@ -304,15 +297,8 @@ static bool may_hold_code(int tag)
 
 static int add_scope(struct scopes *v, const struct scope *s)
 {
-	if (v->n == v->cap) {
-		size_t cap = v->cap ? 2 * v->cap : 64;
-		struct scope *n = realloc(v->s, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		v->s = n;
-		v->cap = cap;
-	}
+	if (array__reserve((void **)&v->s, &v->cap, v->n + 1, sizeof(*v->s)))
+		return -ENOMEM;
 	v->s[v->n] = *s;
 	v->s[v->n].id = v->n;
 	v->n++;
@@ -415,15 +401,8 @@ static int add_func(struct unit *u, Dwarf_Die *die)
 	if (err || (int)u->funcs.n == first)
 		return err;	/* no code of its own */
 	merge_ranges(&u->funcs, first);
-	if (u->nr_f == u->cap_f) {
-		size_t cap = u->cap_f ? 2 * u->cap_f : 64;
-		struct func *n = realloc(u->f, cap * sizeof(*n));
-
-		if (!n)
-			return -ENOMEM;
-		u->f = n;
-		u->cap_f = cap;
-	}
+	if (array__reserve((void **)&u->f, &u->cap_f, u->nr_f + 1, sizeof(*u->f)))
+		return -ENOMEM;
 	u->f[u->nr_f++] = (struct func){ .die = *die };
 	return 0;
 }
@@ -522,15 +501,8 @@ static struct unit *unit_of(struct inlines *x, Dwarf_Die *cu)
 	}
 	if (walk_funcs(&u, cu, 0) || sort_scopes(&u.funcs, false))
 		goto fail;
-	if (x->nr_units == x->cap_units) {
-		size_t cap = x->cap_units ? 2 * x->cap_units : 8;
-		struct unit *n = realloc(x->units, cap * sizeof(*n));
-
-		if (!n)
-			goto fail;
-		x->units = n;
-		x->cap_units = cap;
-	}
+	if (array__reserve((void **)&x->units, &x->cap_units, x->nr_units + 1, sizeof(*x->units)))
+		goto fail;
 	at = &x->units[lo];
 	memmove(at + 1, at, (x->nr_units - lo) * sizeof(*at));
 	*at = u;
