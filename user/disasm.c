@@ -32,7 +32,7 @@ static void load_capstone(void)
 	void *h = dlopen(CAPSTONE_SONAME, RTLD_NOW | RTLD_LOCAL);
 
 	if (!h) {
-		error("cannot load capstone, the disassembler: %s (Debian: apt-get install libcapstone4)",
+		error("cannot load capstone, the disassembler: %s (Debian: apt-get install libcapstone" STR(CS_API_MAJOR) ")",
 		      dlerror());
 		cs.err = -ENOENT;
 		return;

@@ -529,20 +529,30 @@ static int last_at_or_before(const struct scopes *v, u64 pc)
 	return (int)lo - 1;
 }
 
-/* the function holding pc, its scopes listed; NULL when none (or no memory) */
+/* the function range holding pc, or -1: the last starting at or before it, or one a little
+ * before that (a nested function's range may start inside its parent's) */
+static int func_range(const struct unit *u, u64 pc)
+{
+	int last = last_at_or_before(&u->funcs, pc);
+
+	for (int i = last; i >= 0 && i > last - 16; i--)
+		if (pc < u->funcs.s[i].hi)
+			return i;
+	return -1;
+}
+
+/* the function holding pc; NULL when none (or no memory) */
 static struct func *func_of(struct unit *u, Dwarf_Die *cu, u64 pc)
 {
-	int i = last_at_or_before(&u->funcs, pc);
+	int i = func_range(u, pc);
 
-	if ((i < 0 || pc >= u->funcs.s[i].hi) && !u->nested_read) {
+	if (i < 0 && !u->nested_read) {
 		u->nested_read = true;
 		if (walk_nested(u, cu, 0, false) || sort_scopes(&u->funcs, false))
 			return NULL;
-		i = last_at_or_before(&u->funcs, pc);
+		i = func_range(u, pc);
 	}
-	if (i < 0 || pc >= u->funcs.s[i].hi)
-		return NULL;
-	return &u->f[u->funcs.s[i].parent];
+	return i < 0 ? NULL : &u->f[u->funcs.s[i].parent];
 }
 
 static bool index_func(struct func *f, bool c)
@@ -559,13 +569,14 @@ static bool index_func(struct func *f, bool c)
 }
 
 /* the inlined calls holding pc under die, outermost first, into chain (at most cap; n counts
- * them): the same DIEs the index finds, walking only the levels that hold pc */
-static void walk_down(Dwarf_Die *die, u64 pc, bool c, Dwarf_Die *chain, int *n, int cap, int depth)
+ * them): the same DIEs the index finds, walking only the levels that hold pc. True once the
+ * inlined call holding pc is found: nothing beside it holds pc too */
+static bool walk_down(Dwarf_Die *die, u64 pc, bool c, Dwarf_Die *chain, int *n, int cap, int depth)
 {
 	Dwarf_Die child;
 
 	if (depth > 64 || dwarf_child(die, &child) != 0)
-		return;
+		return false;
 	do {
 		int tag = dwarf_tag(&child);
 
@@ -576,12 +587,14 @@ static void walk_down(Dwarf_Die *die, u64 pc, bool c, Dwarf_Die *chain, int *n, 
 				continue;
 			if (*n < cap)
 				chain[(*n)++] = child;
-			/* its siblings hold other code */
 			walk_down(&child, pc, c, chain, n, cap, depth + 1);
-			return;
+			return true;
 		}
-		walk_down(&child, pc, c, chain, n, cap, depth + 1);
+		/* a lexical block, which may have no ranges of its own: what is under it */
+		if (walk_down(&child, pc, c, chain, n, cap, depth + 1))
+			return true;
 	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
 }
 
 /* the innermost scope under the function holding pc, or -1 */
