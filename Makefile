@@ -207,8 +207,8 @@ $(OUTPUT)/tests/%.o: tests/%.c | $(OUTPUT)/tests $(OUTPUT)/tests/accuracy
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -Itests -c $< -o $@
 
-# the real LBR recordings: shared/ beside the checkout (CI, the workplace), or LBR_DATA=DIR
-LBR_DATA ?= $(abspath $(CURDIR)/../shared/data/lbr)
+# the real LBR recordings the repository carries (AutoFDO's test data), or LBR_DATA=DIR
+LBR_DATA ?= $(CURDIR)/tests/data/lbr
 
 # speedscope's file-format schema and a JSON-schema validator (ajv), from npm, for the
 # speedscope export's tests: installed from the committed lock file into a gitignored folder
@@ -334,7 +334,7 @@ $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/file
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
 # ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
-$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/util.c
+$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/vdso.c user/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@

@@ -83,6 +83,14 @@ const char *fixture(const char *name)
 	return env_path("FIXTURES", ".output/fixtures", name);
 }
 
+const char *lbr_data(const char *name)
+{
+	const char *path = env_path("LBR_DATA", "tests/data/lbr", name);
+
+	cr_assert(!access(path, R_OK), "test data '%s' is missing: %s", path, strerror(errno));
+	return path;
+}
+
 const char *tmpdir(void)
 {
 	if (!tmp[0]) {

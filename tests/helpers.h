@@ -21,6 +21,9 @@ const char *hsbpf_bin(void);
  * buffer ring of 4) */
 const char *env_path(const char *var, const char *dflt, const char *name);
 const char *fixture(const char *name);	/* path of a built fixture (env_path's ring) */
+/* a recording the repository carries in tests/data/lbr (LBR_DATA overrides the folder); the
+ * test fails with the path it looked for when the file is not there */
+const char *lbr_data(const char *name);
 /* a fresh temporary directory for this test, removed by cleanup_tmpdir */
 const char *tmpdir(void);
 void cleanup_tmpdir(void);

@@ -35,10 +35,6 @@ static const char *tpath(const char *name)
 	return b;
 }
 
-static const char *lbr(const char *name)
-{
-	return env_path("LBR_DATA", "../shared/data/lbr", name);
-}
 
 static bool is_char_device(const char *path)
 {
@@ -103,7 +99,7 @@ Test(files, device_outputs_stay_devices)
 		if (i == 1) {
 			char fmt[100];
 
-			snprintf(fmt, sizeof(fmt), cmds[i], lbr("test.lbr"));
+			snprintf(fmt, sizeof(fmt), cmds[i], lbr_data("test.lbr"));
 			snprintf(args, sizeof(args), fmt, null);
 		} else {
 			snprintf(args, sizeof(args), cmds[i], null);
@@ -124,7 +120,7 @@ Test(files, fifo_outputs_feed_their_reader)
 
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	run(&r, TIMEOUT " cat %s > %s & " TIMEOUT " %s import %s -o %s; wait", fifo, got, hsbpf_bin(),
-	    lbr("test.lbr"), fifo);
+	    lbr_data("test.lbr"), fifo);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_assert_eq(profile__read(got, &p), 0);
 	cr_expect_eq(profile__total_samples(p), 9232);
@@ -175,7 +171,7 @@ Test(files, fifo_and_device_inputs_are_refused)
 	struct run_result r;
 
 	make_inputs();
-	cr_assert_eq(symlink(lbr("test.lbr"), tpath("good.lbr")), 0);
+	cr_assert_eq(symlink(lbr_data("test.lbr"), tpath("good.lbr")), 0);
 	for (size_t b = 0; b < 2; b++)
 		for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 			char args[2000];
@@ -277,8 +273,8 @@ Test(files, standard_output_write_errors)
 	size_t n = 0;
 	struct run_result r;
 
-	cr_assert_eq(run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), lbr("test.lbr"),
-			 lbr("test.binary"), tpath("lbr.data")), 0, "%s", r.err);
+	cr_assert_eq(run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), lbr_data("test.lbr"),
+			 lbr_data("test.binary"), tpath("lbr.data")), 0, "%s", r.err);
 	cr_assert_eq(run(&r, "%s truth --vpmu insns --period 10000 -o %s --profile %s -- %s", hsbpf_bin(),
 			 tpath("v.truth"), tpath("v.data"), fixture("counts")), 0, "%s", r.err);
 	snprintf(cmds[n++], 1500, "--version");
@@ -306,7 +302,7 @@ Test(files, standard_output_write_errors)
 			  cmds[i], r.err);
 	}
 	/* commands that write nothing there are not disturbed by it */
-	run(&r, "%s import %s -o %s >/dev/full", hsbpf_bin(), lbr("test.lbr"), tpath("i.data"));
+	run(&r, "%s import %s -o %s >/dev/full", hsbpf_bin(), lbr_data("test.lbr"), tpath("i.data"));
 	cr_expect_eq(r.status, 0, "%s", r.err);
 	run(&r, "%s record -o %s -- true >/dev/full", hsbpf_bin(), tpath("i.data"));
 	cr_expect_eq(r.status, 0, "%s", r.err);
@@ -411,7 +407,7 @@ Test(files, output_name_of_250_characters)
 
 		unlink(path);
 		if (i == 0) {
-			snprintf(fmt, sizeof(fmt), cmds[i], lbr("test.lbr"));
+			snprintf(fmt, sizeof(fmt), cmds[i], lbr_data("test.lbr"));
 			snprintf(args, sizeof(args), fmt, path);
 		} else {
 			snprintf(args, sizeof(args), cmds[i], path);
@@ -430,7 +426,7 @@ Test(files, import_keeps_its_input_and_checks_its_options)
 {
 	struct run_result r;
 
-	cr_assert_eq(run(&r, "cp %s %s && ln %s %s", lbr("test.lbr"), tpath("s.data"), tpath("s.data"),
+	cr_assert_eq(run(&r, "cp %s %s && ln %s %s", lbr_data("test.lbr"), tpath("s.data"), tpath("s.data"),
 			 tpath("h.data")), 0);
 	run(&r, "%s import %s -o %s", hsbpf_bin(), tpath("s.data"), tpath("s.data"));
 	cr_expect_eq(r.status, 1, "%s", r.err);
@@ -438,7 +434,7 @@ Test(files, import_keeps_its_input_and_checks_its_options)
 	run(&r, "cd %s && %s import s.data -o ./h.data", tmpdir(), hsbpf_bin());
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "it is the input"), "%s", r.err);
-	cr_expect_eq(run(&r, "cmp %s %s", lbr("test.lbr"), tpath("s.data")), 0, "the input changed");
+	cr_expect_eq(run(&r, "cmp %s %s", lbr_data("test.lbr"), tpath("s.data")), 0, "the input changed");
 
 	run(&r, "%s import %s --binary /nonexistent -o %s", hsbpf_bin(), tpath("s.data"), tpath("o.data"));
 	cr_expect_eq(r.status, 1);
@@ -451,7 +447,7 @@ Test(files, import_keeps_its_input_and_checks_its_options)
 	cr_expect(strstr(r.err, "cannot use --symfs '/nonexistent'"), "%s", r.err);
 	cr_expect_neq(access(tpath("o.data"), F_OK), 0);
 	/* a binary without a build-id (test.binary has none) is matched by name */
-	run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), tpath("s.data"), lbr("test.binary"),
+	run(&r, "%s import %s --binary %s -o %s", hsbpf_bin(), tpath("s.data"), lbr_data("test.binary"),
 	    tpath("o.data"));
 	cr_expect_eq(r.status, 0, "%s", r.err);
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* perf.data reader and LBR aggregation on the real recordings in ../shared/data/lbr (AutoFDO's
+/* perf.data reader and LBR aggregation on the real recordings in tests/data/lbr (AutoFDO's
  * test data, recorded with perf record -b on Westmere and Skylake): the numbers AutoFDO's own
  * tests expect; and damaged files refused without a crash. */
 #include <criterion/criterion.h>
@@ -28,10 +28,6 @@ struct object_maps {
 
 
 TestSuite(lbr, .fini = cleanup_tmpdir);
-static const char *lbr_data(const char *file)
-{
-	return env_path("LBR_DATA", "../shared/data/lbr", file);
-}
 
 static int on_mmap(void *ctx, u32 pid, u64 s, u64 l, u64 o, const char *p, u64 t)
 {
