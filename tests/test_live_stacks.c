@@ -323,7 +323,13 @@ Test(live_stacks, perf_dwarf_recordings_import_unwound)
 	/* report prints the ends as for hsbpf's own stacks */
 	run(r, "%s report -i %s -g", hsbpf_bin(), path);
 	cr_expect_eq(r->status, 0, "%s", r->err);
-	cr_expect(strstr(r->out, "# stacks (dwarf): ") && strstr(r->out, "complete 9"), "%.2000s", r->out);
+	{
+		const char *c = strstr(r->out, "# stacks (dwarf): ");
+		double pct = 0;
+
+		c = c ? strstr(c, "complete ") : NULL;
+		cr_expect(c && sscanf(c, "complete %lf%%", &pct) == 1 && pct >= 97.0, "%.2000s", r->out);
+	}
 	run(r, "%s report -i %s --format folded", hsbpf_bin(), path);
 	cr_expect(strstr(r->out, ";main;round_of_paths;path_a;mid_a;leaf "), "%.2000s", r->out);
 	free(r);
@@ -542,14 +548,15 @@ static enum exec_phase exec_phase(const struct callchain_frame *f, u32 nr)
  * the exec renamed the task) is the new image's; what comes before the rename (opening the
  * file, copying the arguments, tearing down the old memory) is the old one's. And once the old
  * memory is gone, a sample has no user stack until the new program runs: "in exec". sh forks
- * and execs /bin/true 100 times; each phase is identified by its kernel frames, whose place
- * relative to the rename is fixed by the kernel's code, so the right image is expected for
- * every sample (tagged at sched_process_exec, as before, the loading went to sh: 0%). The only
- * loading that is sh's own is sh's exec, 1 of 101: 10% leaves room for 15 standard
- * deviations of that, and still fails on the old boundary. */
+ * and execs /bin/true 1,000 times (100 gave only 7-26 loading samples with the other core
+ * busy: loading is a few hundred microseconds of CPU per exec); each phase is identified
+ * by its kernel frames, whose place relative to the rename is fixed by the kernel's code, so
+ * the right image is expected for every sample (tagged at sched_process_exec, as before, the loading went to sh: 0%). The only
+ * loading that is sh's own is sh's exec, 1 of 1,001: 10% leaves room for far more than 15
+ * standard deviations of that, and still fails on the old boundary. */
 Test(live_stacks, exec_work_goes_to_the_new_image)
 {
-	struct profile *p = record_profile("-g -F 1999 -- sh -c 'i=0; while [ $i -lt 100 ]; do /bin/true; i=$((i+1)); done'");
+	struct profile *p = record_profile("-g -F 1999 -- sh -c 'i=0; while [ $i -lt 1000 ]; do /bin/true; i=$((i+1)); done'");
 	struct symbolizer *sy = symbolizer__new(p);
 	u64 n[4] = { 0 }, right[4] = { 0 }, in_exec[4] = { 0 };
 	struct callchain *cc;
