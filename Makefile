@@ -71,7 +71,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report vmlinux fixtures deps demo fuzz
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report vmlinux fixtures deps demo fuzz layout
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -243,6 +243,10 @@ test-asan:
 check:
 	$(Q)$(MAKE) --no-print-directory test
 	$(Q)$(MAKE) --no-print-directory test-asan
+
+# docs/layout.md from every source file's opening comment (test_layout checks it is current)
+layout:
+	$(Q)scripts/layout.sh > docs/layout.md.tmp && mv docs/layout.md.tmp docs/layout.md
 
 # the README's first command: record the bundled workload and show the report
 demo: $(BIN) $(FIXTURES)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Runtime conventions, read from the last path components inward:
+/* Container identity from a cgroup path: runtime, short id, pod, systemd unit.
+ *
+ * Runtime conventions, read from the last path components inward:
  *   docker        /docker/<64 hex>              or .../docker-<64 hex>.scope
  *   containerd    .../cri-containerd-<64 hex>.scope, or /kubepods/<qos>/pod<uid>/<64 hex>
  *   CRI-O         .../crio-<64 hex>.scope
