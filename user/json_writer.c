@@ -132,12 +132,6 @@ void jsonw_uint(json_writer_t *w, u64 v)
 	fprintf(w->f, "%" PRIu64, v);
 }
 
-void jsonw_int(json_writer_t *w, long long v)
-{
-	sep(w);
-	fprintf(w->f, "%lld", v);
-}
-
 void jsonw_float(json_writer_t *w, double v)
 {
 	sep(w);

@@ -20,7 +20,6 @@ void jsonw_end_array(json_writer_t *self);
 void jsonw_name(json_writer_t *self, const char *name);
 void jsonw_string(json_writer_t *self, const char *value);
 void jsonw_uint(json_writer_t *self, u64 value);
-void jsonw_int(json_writer_t *self, long long value);
 void jsonw_float(json_writer_t *self, double value);
 /* 15 significant digits rather than 6: counts exact up to 10^15 */
 void jsonw_double(json_writer_t *self, double value);

@@ -1040,11 +1040,6 @@ static void compact(struct truth *t, struct insn_table *it)
 	t->nr_edges = o;
 }
 
-int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp)
-{
-	return truth__from_raw_pmus(raw_fd, name, out, vp ? &vp : NULL, vp ? 1 : 0);
-}
-
 int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
 			 size_t nvp)
 {

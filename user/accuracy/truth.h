@@ -138,11 +138,9 @@ const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
  * messages call name) and resolve it into objects and ELF addresses; the meta fields the run
  * knows (command, status) are the caller's */
 struct profile;
-/* vp, if given, receives the virtual PMU's samples and branch records of the same run */
 /* each node's inclusive instructions (itself and its callees), into incl[nr_cnodes] */
 void truth__cct_inclusive(const struct truth *t, u64 *incl);
 
-int truth__from_raw(int raw_fd, const char *name, struct truth **out, struct profile *vp);
 /* several virtual PMUs sampled the same run: vps[k] receives the k-th section's samples */
 #define TRUTH_MAX_PMUS 8
 int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
