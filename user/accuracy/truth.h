@@ -134,14 +134,14 @@ u32 truth__object(const struct truth *t, const char *path);
 /* the instruction record at (obj, vaddr), or NULL */
 const struct truth_insn *truth__insn(const struct truth *t, u32 obj, u64 vaddr);
 
-/* read the plugin's raw output (ref/hsbpf-ref.c) from the start of the file raw_fd (which
- * messages call name) and resolve it into objects and ELF addresses; the meta fields the run
- * knows (command, status) are the caller's */
-struct profile;
 /* each node's inclusive instructions (itself and its callees), into incl[nr_cnodes] */
 void truth__cct_inclusive(const struct truth *t, u64 *incl);
 
-/* several virtual PMUs sampled the same run: vps[k] receives the k-th section's samples */
+/* read the plugin's raw output (ref/hsbpf-ref.c) from the start of the file raw_fd (which
+ * messages call name) and resolve it into objects and ELF addresses; the meta fields the run
+ * knows (command, status) are the caller's; several virtual PMUs may have sampled the same
+ * run: vps[k] receives the k-th section's samples and branch records */
+struct profile;
 #define TRUTH_MAX_PMUS 8
 int truth__from_raw_pmus(int raw_fd, const char *name, struct truth **out, struct profile **vps,
 			 size_t nvp);
