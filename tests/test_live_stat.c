@@ -666,3 +666,30 @@ Test(stat_live, bad_input)
 			       cases[i].args, r.err);
 	}
 }
+
+/* stat exits with its command's status, as perf stat does (and record does): a script that
+ * runs `hsbpf stat -- make` learns whether make failed; a command stat itself ended is not a
+ * failure of the command */
+Test(stat_live, stat_exits_with_the_commands_status)
+{
+	static const struct {
+		const char *cmd;
+		int status;
+	} cases[] = {
+		{ "false", 1 },
+		{ "sh -c 'exit 7'", 7 },
+		{ "sh -c 'kill -KILL $$'", 137 },
+		{ "true", 0 },
+		{ "-r 3 -- false", 1 },
+	};
+	struct run_result *r = malloc(sizeof(*r));
+
+	cr_assert(r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		run(r, "%s stat -e task-clock %s%s", hsbpf_bin(), strncmp(cases[i].cmd, "-r", 2) ? "-- " : "",
+		    cases[i].cmd);
+		cr_expect_eq(r->status, cases[i].status, "'%s': status %d: %s", cases[i].cmd, r->status, r->err);
+		cr_expect(strstr(r->err, "task-clock"), "'%s': no counts: %s", cases[i].cmd, r->err);
+	}
+	free(r);
+}

@@ -75,7 +75,8 @@ static const char usage_text[] =
 	"A multiplexed count (more hardware events than counters) is scaled by the time its\n"
 	"counter was enabled over the time it ran, with a 95% interval from the spread of its\n"
 	"rate between reads. ( +- ) is half a 95% interval (perf stat's: a standard error).\n"
-	"Exit status: 0 counted, 1 failed (nothing countable included), 2 usage.\n"
+	"Exit status: the command's (as perf stat), else 0 counted, 1 failed (nothing countable\n"
+	"included), 2 usage.\n"
 	"What the interval assumes, the output's fields: docs/stat.md.\n";
 
 enum { OPT_PER_CGROUP = 0x3000, OPT_CGROUP_EVENTS, OPT_NO_SCALE, OPT_FORMAT, OPT_MAP_ENTRIES };
@@ -275,6 +276,18 @@ static int print_interval(void *ctx, const struct stat_run *run, u64 t_ns, u64 l
 	return 0;
 }
 
+/* the command's status is stat's, as perf stat passes it on, unless stat ended it */
+static int command_status(const struct stat_run *run)
+{
+	int st = run->child_status;
+
+	if (st <= 0 || run->command_stopped)
+		return 0;
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 0;
+}
+
 static void report_run(const struct stat_run *run)
 {
 	int st = run->child_status;
@@ -365,7 +378,7 @@ int cmd_stat(int argc, char **argv)
 	struct rusage ru;
 	bool have_ru = false;
 	char target[4096];
-	int err;
+	int err, status = 0;
 
 	memset(&env, 0, sizeof(env));
 	memset(&output, 0, sizeof(output));
@@ -408,6 +421,7 @@ int cmd_stat(int argc, char **argv)
 		if (err)
 			goto cleanup;
 		report_run(&run);
+		status = command_status(&run);	/* the last run's, as perf stat -r gives */
 		if (!i) {
 			err = check_supported(&run);
 			if (err)
@@ -437,5 +451,5 @@ cleanup:
 		err = fail(-errno, "cannot write '%s': %s", env.output, strerror(errno));
 	stat_events__free(&env.events);
 	free(env.cgroups);
-	return err ? 1 : 0;
+	return err ? 1 : status;
 }

@@ -476,6 +476,7 @@ static void stop_command(struct state *st)
 	pid_t pid = st->cmd.pid;
 	int status;
 
+	st->run->command_stopped = true;
 	kill(pid, SIGTERM);
 	for (;;) {
 		pid_t r = wait4(pid, &status, WNOHANG, &st->run->rusage);

@@ -57,6 +57,7 @@ struct stat_run {
 	struct stat_set *sets;
 	size_t nr_sets;
 	int child_status;		/* the command's wait status, -1 if none */
+	bool command_stopped;		/* stat ended it (a signal): its status is not its own */
 	bool command_killed;		/* stopped by a signal, it needed SIGKILL */
 	bool has_rusage;
 	struct rusage rusage;		/* the command's, and its reaped children's */
