@@ -95,6 +95,7 @@ static int make_dirs(const char *dir)
 {
 	char path[PATH_MAX];
 	size_t n = strlen(dir);
+	char c;
 
 	if (n >= sizeof(path))
 		return -ENAMETOOLONG;
@@ -102,8 +103,7 @@ static int make_dirs(const char *dir)
 	for (char *s = path + 1;; s++) {
 		if (*s && *s != '/')
 			continue;
-		char c = *s;
-
+		c = *s;
 		*s = 0;
 		if (mkdir(path, 0700) && errno != EEXIST)
 			return -errno;
