@@ -1,15 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The build-id cache, perf's ~/.debug idea: DIR/XX/YYYY.../elf is the object whose build-id
- * is XXYYYY..., DIR/XX/YYYY.../debug its separate debug file. Entries are written to a
- * temporary name and renamed, so that a reader never sees half a file and two recorders
- * never keep two copies. The keeper holds each object a recording maps open from the
- * moment it is seen, so that one deleted while its process runs can still be copied. */
+ * is XXYYYY..., DIR/XX/YYYY.../debug its separate debug file. Entries are written to an
+ * unnamed file (O_TMPFILE, else a random name made with O_EXCL) and linked or renamed into
+ * place, so that a reader never sees half a file and two recorders never keep two copies.
+ * The cache is trusted only if it is ours: its root must be owned by us and writable by no
+ * one else (as ssh asks of its files), and every folder inside it is opened relative to its
+ * parent without following links and refused unless it is a folder we own; what we create
+ * is 0700, and a copy keeps at most its source's permissions. A cache another user can write
+ * to would let that user plant links that make root overwrite its own files. The keeper holds
+ * each object a recording maps open from the moment it is seen, so that one deleted while its
+ * process runs can still be copied. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -55,31 +62,172 @@ int buildid_cache__path(const char *dir, const u8 *id, size_t len, const char *k
 	return 0;
 }
 
+/* ---- the folders, trusted only if ours ---- */
+
+/* why the folder st describes is not to be trusted: NULL if it is ours, a folder, and
+ * writable by no one else */
+static const char *distrust(const struct stat *st, char *buf, size_t size)
+{
+	if (!S_ISDIR(st->st_mode))
+		return "is not a folder";
+	if (st->st_uid != geteuid()) {
+		snprintf(buf, size, "is owned by uid %u, not by you", (unsigned)st->st_uid);
+		return buf;
+	}
+	if (st->st_mode & (S_IWGRP | S_IWOTH))
+		return "is writable by group or others";
+	return NULL;
+}
+
+/* say once per folder why a cache root is not used */
+static void refuse_root(const char *dir, const char *why)
+{
+	static char said[PATH_MAX];
+
+	if (!strcmp(said, dir))
+		return;
+	snprintf(said, sizeof(said), "%s", dir);
+	warning("build-id cache '%s' %s: not used", dir, why);
+}
+
+/* mkdir -p of dir, what is created 0700 */
+static int make_dirs(const char *dir)
+{
+	char path[PATH_MAX];
+	size_t n = strlen(dir);
+	char c;
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (char *s = path + 1;; s++) {
+		if (*s && *s != '/')
+			continue;
+		c = *s;
+		*s = 0;
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		if (!c)
+			return 0;
+		*s = c;
+	}
+}
+
+/* the cache root, open (made 0700 with its parents if create), or -errno: -EPERM (said once)
+ * if it is not ours or others can write to it, or if it is a link someone else made */
+static int root_open(const char *dir, bool create)
+{
+	char buf[64];
+	const char *why;
+	struct stat st;
+	int fd, err;
+
+	if (!dir || !*dir)
+		return -EINVAL;
+	if (create) {
+		err = make_dirs(dir);
+		if (err)
+			return err;
+	}
+	/* the root may be a link (to another disk) if we made it: a link in /tmp another
+	 * user made would lead us to a folder of their choosing */
+	if (lstat(dir, &st))
+		return -errno;
+	if (S_ISLNK(st.st_mode) && st.st_uid != geteuid()) {
+		snprintf(buf, sizeof(buf), "is a link owned by uid %u, not by you", (unsigned)st.st_uid);
+		refuse_root(dir, buf);
+		return -EPERM;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	why = distrust(&st, buf, sizeof(buf));
+	if (why) {
+		refuse_root(dir, why);
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* the folder name in the folder at at, without following a link, made 0700 if create and
+ * missing; refused (-EPERM, -ELOOP, -ENOTDIR) unless it is a folder we own that no one else
+ * can write to */
+static int sub_open(int at, const char *name, bool create)
+{
+	char buf[64];
+	struct stat st;
+	int fd, err;
+
+	fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && create) {
+		if (mkdirat(at, name, 0700) && errno != EEXIST)
+			return -errno;
+		fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	if (distrust(&st, buf, sizeof(buf))) {
+		debug("build-id cache: '%s' %s: not used", name, distrust(&st, buf, sizeof(buf)));
+		close(fd);
+		return -EPERM;
+	}
+	return fd;
+}
+
+/* the folder of a build-id's entries (XX/YYYY...) in the cache open at root */
+static int entry_open(int root, const u8 *id, size_t len, bool create)
+{
+	char hex[2 * BUILD_ID_MAX + 1], first[3];
+	int xx, fd;
+
+	if (!len || len > BUILD_ID_MAX)
+		return -EINVAL;
+	build_id__hex(id, len, hex, sizeof(hex));
+	snprintf(first, sizeof(first), "%.2s", hex);
+	xx = sub_open(root, first, create);
+	if (xx < 0)
+		return xx;
+	fd = sub_open(xx, hex + 2, create);
+	close(xx);
+	return fd;
+}
+
+/* 0 if a regular file kind is in the entry folder at, else -ENOENT */
+static int entry_has(int at, const char *kind)
+{
+	struct stat st;
+
+	return !fstatat(at, kind, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) ? 0 : -ENOENT;
+}
+
 int buildid_cache__find(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size)
 {
-	struct stat st;
-	int err = buildid_cache__path(dir, id, len, kind, buf, size);
+	int err = buildid_cache__path(dir, id, len, kind, buf, size), root, at;
 
 	if (err)
 		return err;
-	return !stat(buf, &st) && S_ISREG(st.st_mode) ? 0 : -ENOENT;
-}
-
-/* mkdir -p of path's folder */
-static int make_parents(char *path)
-{
-	for (char *s = strchr(path + 1, '/'); s; s = strchr(s + 1, '/')) {
-		*s = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			int err = -errno;
-
-			*s = '/';
-			return err;
-		}
-		*s = '/';
-	}
-	return 0;
+	root = root_open(dir, false);
+	if (root < 0)
+		return root == -EPERM ? root : -ENOENT;
+	at = entry_open(root, id, len, false);
+	close(root);
+	if (at < 0)
+		return at == -EPERM || at == -ELOOP || at == -ENOTDIR ? at : -ENOENT;
+	err = entry_has(at, kind);
+	close(at);
+	return err;
 }
 
 static int copy_fd(int in, int out, u64 *bytes)
@@ -100,6 +248,77 @@ static int copy_fd(int in, int out, u64 *bytes)
 	}
 }
 
+/* a new file in the folder at, open read-write with mode: unnamed (O_TMPFILE, *tmp empty),
+ * else under a random name written to tmp that no one else can have made */
+static int tmp_open(int at, const char *kind, mode_t mode, char *tmp, size_t size)
+{
+	u64 rnd;
+	int fd;
+
+	tmp[0] = 0;
+	fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, mode);
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL))
+		return fd < 0 ? -errno : fd;
+	/* a file system without O_TMPFILE */
+	if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
+		return -EIO;
+	snprintf(tmp, size, "%s.tmp.%016" PRIx64, kind, rnd);
+	fd = openat(at, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+	return fd < 0 ? -errno : fd;
+}
+
+/* the unnamed file fd, as kind in the folder at: -EEXIST if one is there already */
+static int tmp_link(int fd, int at, const char *kind)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	if (!linkat(AT_FDCWD, proc, at, kind, AT_SYMLINK_FOLLOW))
+		return 0;
+	if (errno != ENOENT)
+		return -errno;
+	/* no /proc: the same by the fd (it takes CAP_DAC_READ_SEARCH) */
+	return linkat(fd, "", at, kind, AT_EMPTY_PATH) ? -errno : 0;
+}
+
+/* copy fd as kind into the entry folder at, with fn given the copy first */
+static int add_at(int at, const char *kind, int fd, int (*fn)(int fd), u64 *added)
+{
+	char tmp[NAME_MAX + 1];
+	struct stat st;
+	/* at most the source's permissions, never executable (a 0700 program: 0600) */
+	mode_t mode = fstat(fd, &st) ? 0600 : st.st_mode & 0644;
+	u64 bytes = 0;
+	int out, err;
+
+	out = tmp_open(at, kind, mode, tmp, sizeof(tmp));
+	if (out < 0)
+		return out;
+	err = copy_fd(fd, out, &bytes);
+	if (!err && fn)
+		err = fn(out);
+	if (!err && !tmp[0]) {
+		err = tmp_link(out, at, kind);
+		/* another recorder put it there meanwhile: still one copy */
+		if (err == -EEXIST) {
+			err = 0;
+			bytes = 0;
+		}
+	}
+	if (close(out) && !err)
+		err = -errno;
+	if (tmp[0]) {
+		/* another recorder's copy is replaced by the same bytes, still one copy */
+		if (!err && renameat(at, tmp, at, kind))
+			err = -errno;
+		if (err)
+			unlinkat(at, tmp, 0);
+	}
+	if (!err)
+		*added = bytes;
+	return err;
+}
+
 int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			  u64 *added)
 {
@@ -109,65 +328,62 @@ int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char 
 int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			       int (*fn)(int fd), u64 *added)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 32];
-	u64 bytes = 0;
-	int out, err;
+	int root, at, err;
 
 	*added = 0;
-	err = buildid_cache__find(dir, id, len, kind, path, sizeof(path));
-	if (!err || err != -ENOENT)
-		return err;
-	err = make_parents(path);
-	if (err)
-		return err;
-	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.tmp.%d", path, (int)getpid()) >= sizeof(tmp))
-		return -ENAMETOOLONG;
-	out = open(tmp, (fn ? O_RDWR : O_WRONLY) | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (out < 0)
-		return -errno;
-	err = copy_fd(fd, out, &bytes);
-	if (!err && fn)
-		err = fn(out);
-	if (close(out) && !err)
-		err = -errno;
-	/* another recorder may have put it there meanwhile: the rename replaces it with the
-	 * same bytes, still one copy */
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		unlink(tmp);
-		return err;
-	}
-	*added = bytes;
-	return 0;
+	if (!len || len > BUILD_ID_MAX)
+		return -EINVAL;
+	root = root_open(dir, true);
+	if (root < 0)
+		return root;
+	at = entry_open(root, id, len, true);
+	close(root);
+	if (at < 0)
+		return at;
+	err = entry_has(at, kind) ? add_at(at, kind, fd, fn, added) : 0;
+	close(at);
+	return err;
 }
 
 int buildid_cache__add_file(const char *dir, const u8 *id, size_t len, const char *kind,
 			    const char *file, u64 *added)
 {
-	char path[PATH_MAX];
 	struct stat st;
-	int fd, err;
+	int root, at, fd, err;
 
 	*added = 0;
-	err = buildid_cache__find(dir, id, len, kind, path, sizeof(path));
-	if (!err || err != -ENOENT)
-		return err;
-	err = make_parents(path);
-	if (err)
-		return err;
-	/* a hard link where it can be (the same file system): no second copy on disk */
-	if (!link(file, path) && !stat(path, &st)) {
-		*added = st.st_size;
-		return 0;
+	if (!len || len > BUILD_ID_MAX)
+		return -EINVAL;
+	root = root_open(dir, true);
+	if (root < 0)
+		return root;
+	at = entry_open(root, id, len, true);
+	close(root);
+	if (at < 0)
+		return at;
+	err = 0;
+	if (!entry_has(at, kind))
+		goto out;
+	/* a hard link where it can be (the same file system): no second copy on disk; only of
+	 * a file we own, whose permissions stay what they are */
+	if (!lstat(file, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	    !(st.st_mode & (S_IWGRP | S_IWOTH))) {
+		if (!linkat(AT_FDCWD, file, at, kind, 0)) {
+			*added = st.st_size;
+			goto out;
+		}
+		if (errno == EEXIST)
+			goto out;
 	}
-	if (errno == EEXIST)
-		return 0;
 	fd = file__open_regular(file);
-	if (fd < 0)
-		return fd;
-	err = buildid_cache__add_fd(dir, id, len, kind, fd, added);
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	err = add_at(at, kind, fd, NULL, added);
 	close(fd);
+out:
+	close(at);
 	return err;
 }
 
@@ -347,38 +563,40 @@ static void mark(struct symbolizer *sy, const struct profile *p, u8 *used, u32 p
 		used[m - p->mappings] = 1;
 }
 
+/* one object into the cache open at root */
 static int save_one(struct buildid_keeper *k, const struct profile *p,
-		    const struct profile_mapping *m, const char *dir, struct buildid_save_stats *st)
+		    const struct profile_mapping *m, int root, struct buildid_save_stats *st)
 {
 	const char *path = profile__str(p, m->path);
 	struct kept *e = k ? find_kept(k, m->path, m->build_id, m->build_id_size) : NULL;
-	char where[PATH_MAX];
 	u8 id[BUILD_ID_MAX];
 	size_t id_size;
-	u64 added;
-	int fd, err;
+	u64 added = 0;
+	int at, fd = -1, err;
 
-	if (!buildid_cache__find(dir, m->build_id, m->build_id_size, BUILDID_CACHE_ELF, where,
-				 sizeof(where))) {
+	at = entry_open(root, m->build_id, m->build_id_size, true);
+	if (at < 0)
+		return at;
+	if (!entry_has(at, BUILDID_CACHE_ELF)) {
 		st->present++;
+		close(at);
 		return 0;
 	}
 	if (e && e->fd >= 0) {
 		fd = dup(e->fd);
-		if (fd < 0)
-			return -errno;
+		err = fd < 0 ? -errno : 0;
 	} else {
 		fd = file__open_regular(path);
-		if (fd < 0)
-			return fd;
-		if (build_id__read_fd(fd, id, sizeof(id), &id_size) || id_size != m->build_id_size ||
-		    memcmp(id, m->build_id, id_size)) {
-			close(fd);
-			return -ESTALE;
-		}
+		err = fd < 0 ? fd : 0;
+		if (!err && (build_id__read_fd(fd, id, sizeof(id), &id_size) ||
+			     id_size != m->build_id_size || memcmp(id, m->build_id, id_size)))
+			err = -ESTALE;
 	}
-	err = buildid_cache__add_fd(dir, m->build_id, m->build_id_size, BUILDID_CACHE_ELF, fd, &added);
-	close(fd);
+	if (!err)
+		err = add_at(at, BUILDID_CACHE_ELF, fd, NULL, &added);
+	if (fd >= 0)
+		close(fd);
+	close(at);
 	if (err)
 		return err;
 	if (added) {
@@ -395,15 +613,24 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 {
 	struct symbolizer *sy;
 	u8 *used;
+	int root;
 
 	memset(st, 0, sizeof(*st));
 	if (!dir)
 		return fail(-EINVAL, "no build-id cache folder: set HSBPF_BUILDID_DIR or HOME");
+	root = root_open(dir, true);
+	if (root == -EPERM)
+		return root;	/* said why */
+	if (root < 0) {
+		warning("cannot open the build-id cache '%s': %s: nothing kept", dir, strerror(-root));
+		return root;
+	}
 	used = calloc(p->nr_mappings + 1, 1);
 	sy = symbolizer__new(p);
 	if (!used || !sy) {
 		free(used);
 		symbolizer__free(sy);
+		close(root);
 		return fail(-ENOMEM, "cannot fill the build-id cache: %s", strerror(ENOMEM));
 	}
 	for (size_t i = 0; i < p->nr_samples; i++) {
@@ -439,7 +666,7 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		if (seen)
 			continue;
 		st->objects++;
-		err = save_one(k, p, m, dir, st);
+		err = save_one(k, p, m, root, st);
 		if (err) {
 			st->failed++;
 			debug("cannot keep '%s' in the build-id cache: %s", profile__str(p, m->path),
@@ -447,5 +674,6 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		}
 	}
 	free(used);
+	close(root);
 	return 0;
 }

@@ -18,11 +18,14 @@ const char *buildid_cache__default_dir(void);
 /* where kind (BUILDID_CACHE_ELF, _DEBUG) of a build-id is kept; -ENAMETOOLONG, -EINVAL */
 int buildid_cache__path(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size);
-/* that path if a regular file is there: 0, or -ENOENT */
+/* that path if a regular file is there: 0, or -ENOENT. A cache not ours (its root owned by
+ * another user, writable by group or others, or another user's link; a folder inside that is
+ * a link or not ours) is not used: -EPERM (-ELOOP, -ENOTDIR), the root's reason said once */
 int buildid_cache__find(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size);
 /* copy the file open at fd into the cache unless it holds one already (an entry appears
- * whole or not at all); *added is the bytes written, 0 if it was there */
+ * whole or not at all; folders made 0700, the copy at most the source's mode and 0644);
+ * *added is the bytes written, 0 if it was there */
 int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			  u64 *added);
 

@@ -143,12 +143,29 @@ static int open_library(void)
 	return 0;
 }
 
+/* 0 if the file open at fd has the build-id id, else -EBADMSG with its own in hex in got
+ * ("none" if it has none) */
+static int check_id(int fd, const u8 *id, size_t len, char *got, size_t size)
+{
+	u8 buf[BUILD_ID_MAX];
+	size_t n;
+
+	if (build_id__read_fd(fd, buf, sizeof(buf), &n)) {
+		snprintf(got, size, "none");
+		return -EBADMSG;
+	}
+	if (n == len && !memcmp(buf, id, len))
+		return 0;
+	build_id__hex(buf, n, got, size);
+	return -EBADMSG;
+}
+
 static int find(bool exec, const char *name, const u8 *id, size_t len, char **path)
 {
 	const char *kind = exec ? BUILDID_CACHE_ELF : BUILDID_CACHE_DEBUG;
 	const char *what = exec ? "object" : "debug file";
 	const char *dir = buildid_cache__default_dir();
-	char cached[PATH_MAX], hex[2 * BUILD_ID_MAX + 1];
+	char cached[PATH_MAX], hex[2 * BUILD_ID_MAX + 1], got[2 * BUILD_ID_MAX + 1];
 	struct stat st;
 	u64 added;
 	int fd;
@@ -156,9 +173,17 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 	*path = NULL;
 	if (!len || len > BUILD_ID_MAX)
 		return -EINVAL;
-	/* fetched by an earlier run */
+	build_id__hex(id, len, hex, sizeof(hex));
+	/* fetched by an earlier run; a wrong file an older hsbpf kept is removed and fetched
+	 * again */
 	if (dir && !buildid_cache__find(dir, id, len, kind, cached, sizeof(cached))) {
 		fd = file__open_regular(cached);
+		if (fd >= 0 && check_id(fd, id, len, got, sizeof(got))) {
+			warning("build-id cache: '%s' has build-id %s, not %s: removed", cached, got, hex);
+			unlink(cached);
+			close(fd);
+			fd = -EBADMSG;
+		}
 		if (fd >= 0) {
 			*path = strdup(cached);
 			if (*path)
@@ -179,7 +204,6 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 		di.client = di.begin();
 	if (!di.client)
 		return -ENOMEM;
-	build_id__hex(id, len, hex, sizeof(hex));
 	setenv(DEBUGINFOD_URLS_ENV_VAR, di.urls, 1);
 	fd = (exec ? di.find_executable : di.find_debuginfo)(di.client, id, len, path);
 	unsetenv(DEBUGINFOD_URLS_ENV_VAR);
@@ -199,6 +223,20 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 			warning("debuginfod: cannot fetch the %s of '%s' from '%s': %s; not asking again "
 				"in this run", what, name, di.urls, strerror(-fd));
 		return fd;
+	}
+	/* a server that answers with another file: neither used nor kept, by us or by the
+	 * client (whose cache later runs would trust) */
+	if (check_id(fd, id, len, got, sizeof(got))) {
+		warning("debuginfod: '%s' answered the build-id %s of '%s' with a wrong file (build-id "
+			"%s): not used, not kept", di.urls, hex, name, got);
+		if (*path)
+			unlink(*path);
+		free(*path);
+		*path = NULL;
+		close(fd);
+		di.st.failed++;
+		add_miss(id, len, exec);
+		return -EBADMSG;
 	}
 	di.st.fetched++;
 	if (!fstat(fd, &st))
