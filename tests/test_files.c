@@ -434,10 +434,10 @@ Test(files, import_keeps_its_input_and_checks_its_options)
 			 tpath("h.data")), 0);
 	run(&r, "%s import %s -o %s", hsbpf_bin(), tpath("s.data"), tpath("s.data"));
 	cr_expect_eq(r.status, 1, "%s", r.err);
-	cr_expect(strstr(r.err, "it is the input"), "%s", r.err);
+	cr_expect(strstr(r.err, "is the input"), "%s", r.err);
 	run(&r, "cd %s && %s import s.data -o ./h.data", tmpdir(), hsbpf_bin());
 	cr_expect_eq(r.status, 1, "%s", r.err);
-	cr_expect(strstr(r.err, "it is the input"), "%s", r.err);
+	cr_expect(strstr(r.err, "is the input"), "%s", r.err);
 	cr_expect_eq(run(&r, "cmp %s %s", lbr("test.lbr"), tpath("s.data")), 0, "the input changed");
 
 	run(&r, "%s import %s --binary /nonexistent -o %s", hsbpf_bin(), tpath("s.data"), tpath("o.data"));

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "file_format.h"
 #include "flamegraph.h"
 #include "profile.h"
 #include "profile_diff.h"
@@ -62,11 +63,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-/* written to a temporary beside it, then renamed: a failed write leaves no half page */
+/* through an outfile (file_format.h): the page appears whole or not at all, a link at the
+ * name is replaced rather than followed */
 static int write_out(const struct flame_tree *t, const struct flame_opts *o, const char *path)
 {
 	bool svg = ends_with(path, ".svg");
-	char *tmp = NULL;
+	struct outfile out;
 	FILE *f;
 	int err;
 
@@ -74,26 +76,17 @@ static int write_out(const struct flame_tree *t, const struct flame_opts *o, con
 		err = flame__write_html(t, o, stdout);
 		return err ? fail(err, "cannot write the flame graph: %s", strerror(-err)) : 0;
 	}
-	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0)
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = -errno;
-		error("cannot write '%s': %s", path, strerror(-err));
-		free(tmp);
+	err = outfile__open(&out, path, 0);
+	if (err)
 		return err;
+	f = outfile__stream(&out);
+	if (!f) {
+		outfile__discard(&out);
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
 	}
 	err = svg ? flame__write_svg(t, o, f) : flame__write_html(t, o, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		error("cannot write '%s': %s", path, strerror(-err));
-		unlink(tmp);
-	}
-	free(tmp);
-	return err;
+	/* a failed write is said there, with its errno (a full disk as such) */
+	return outfile__finish(&out, err);
 }
 
 enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE };
@@ -162,6 +155,10 @@ int cmd_flamegraph(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf flamegraph");
 	}
+	/* never onto a profile it reads (by inode: another name or a link too) */
+	if (outfile__check_input(output, base ? base : input) ||
+	    (base && outfile__check_input(output, new)))
+		return 1;
 	t = flame__new(base != NULL);
 	if (!t) {
 		err = fail(-ENOMEM, "cannot draw: %s", strerror(ENOMEM));

@@ -226,7 +226,7 @@ static bool proc_fd_works(void)
 
 static int open_temp(struct outfile *o)
 {
-	char *dir = dir_of(o->target);
+	char *dir = dir_of(o->path);
 	int err = 0;
 
 	if (!dir)
@@ -251,7 +251,8 @@ static int open_temp(struct outfile *o)
 			err = -ENOMEM;
 			goto out;
 		}
-		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		/* O_EXCL: a name planted there (a link to elsewhere) is never written through */
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (o->fd >= 0 || errno != EEXIST)
 			break;
 		free(o->tmp);
@@ -296,13 +297,8 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 		close(o->fd);	/* it became a regular file meanwhile: as one */
 		o->fd = -1;
 	}
-	/* a file that is there, maybe through links: the rename replaces the file, not a link */
-	o->target = stat(path, &st) ? strdup(path) : realpath(path, NULL);
-	if (!o->target) {
-		err = -errno;
-		error("cannot write '%s': %s", path, strerror(-err));
-		goto fail;
-	}
+	/* a regular file, a new name, or a link: replaced by the rename (a link itself, not the
+	 * file it names) */
 	err = open_temp(o);
 	if (err) {
 		error("cannot create '%s': %s", path, strerror(-err));
@@ -321,12 +317,22 @@ fail:
 	return err;
 }
 
-/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
- * reporting; on failure nothing is left behind */
+/* give the file its name (fsync, then rename over the old one, or over a link); closes. 0 or
+ * -errno after reporting; on failure nothing is left behind */
 static int outfile__commit(struct outfile *o)
 {
 	int err = 0;
 
+	if (o->fp) {
+		if ((fflush(o->fp) || ferror(o->fp)) && !o->write_err)
+			o->write_err = EIO;
+		fclose(o->fp);	/* the stream only: the descriptor is closed below */
+		o->fp = NULL;
+		if (o->write_err) {
+			err = -o->write_err;
+			goto out;
+		}
+	}
 	if (o->in_place) {
 		if (close(o->fd) && errno != EINTR)
 			err = -errno;
@@ -338,7 +344,7 @@ static int outfile__commit(struct outfile *o)
 		goto out;
 	}
 	if (o->unnamed) {
-		char *dir = dir_of(o->target), proc[64];
+		char *dir = dir_of(o->path), proc[64];
 
 		if (!dir) {
 			err = -ENOMEM;
@@ -351,6 +357,7 @@ static int outfile__commit(struct outfile *o)
 				err = -ENOMEM;
 				break;
 			}
+			/* fails on any name that is there (EEXIST), a planted link included */
 			if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW)) {
 				err = 0;
 				break;
@@ -368,7 +375,8 @@ static int outfile__commit(struct outfile *o)
 	if (close(o->fd) && errno != EINTR)
 		err = -errno;
 	o->fd = -1;
-	if (!err && rename(o->tmp, o->target))
+	/* rename replaces the name: a symbolic link there is replaced, its target untouched */
+	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 out:
 	if (err)
@@ -383,6 +391,11 @@ out:
 
 void outfile__discard(struct outfile *o)
 {
+	if (o->fp) {
+		o->dropping = true;
+		fclose(o->fp);
+		o->fp = NULL;
+	}
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
@@ -392,8 +405,64 @@ void outfile__discard(struct outfile *o)
 	o->tmp = NULL;
 	free(o->path);
 	o->path = NULL;
-	free(o->target);
-	o->target = NULL;
+}
+
+static ssize_t outfile_write(void *cookie, const char *buf, size_t len)
+{
+	struct outfile *o = cookie;
+	int err;
+
+	if (o->dropping)
+		return len;
+	if (o->write_err)
+		return -1;
+	err = write_all(o->fd, buf, len);
+	if (err) {
+		o->write_err = -err;
+		errno = -err;
+		return -1;
+	}
+	return len;
+}
+
+FILE *outfile__stream(struct outfile *o)
+{
+	static const cookie_io_functions_t io = { .write = outfile_write };
+
+	if (!o->fp)
+		o->fp = fopencookie(o, "w", io);
+	return o->fp;
+}
+
+int outfile__finish(struct outfile *o, int err)
+{
+	/* fflush first: the failure it meets is noted (write_err) before it is read */
+	if (o->fp && (fflush(o->fp) || ferror(o->fp)) && !o->write_err)
+		o->write_err = EIO;
+	if (o->write_err) {
+		/* the writer's error is this one, said once with its errno */
+		err = fail(-o->write_err, "cannot write '%s': %s", o->path, strerror(o->write_err));
+		outfile__discard(o);
+		return err;
+	}
+	if (err) {
+		outfile__discard(o);
+		return err;
+	}
+	return outfile__commit(o);
+}
+
+int outfile__check_input(const char *output, const char *input)
+{
+	struct stat so, si;
+
+	if (!output || !input || !strcmp(output, "-"))
+		return 0;
+	if (stat(output, &so) || stat(input, &si))
+		return 0;
+	if (so.st_dev != si.st_dev || so.st_ino != si.st_ino)
+		return 0;
+	return fail(-EEXIST, "'%s' is the input '%s': not overwritten", output, input);
 }
 
 int file_format__write_out(struct outfile *o, const struct file_format *f,
