@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "hsbpf.h"
 
 #define TIMEOUT "timeout -s KILL 60"	/* status 137: it hung */
 
@@ -213,5 +214,198 @@ Test(outputs, full_and_read_only_file_systems, .fini = unmount_tmpfs)
 			run(&r, "cat %s/out; ls -A %s | tr '\\n' ' '", mnt, mnt);
 			cr_expect_str_eq(r.out, "oldfill out ", "%s: %s", writers[w], r.out);
 		}
+	}
+}
+
+/* ---- hostile names ---- */
+
+#define KBASE 0xffffffff81000000ull
+
+/* a profile whose every name source is hostile: the command (comm), a thread's name, a
+ * mapped object's path, a JIT function, a kernel symbol and a C++ (mangled) JIT name, each
+ * with an escape sequence, a newline, the folded format's ';', a bell and markup that would
+ * end the flame graph page's script. Two distinct stacks (three samples), flat samples too */
+static void write_hostile_profile(const char *path, bool hostile)
+{
+	const char *comm = hostile ? "\x1b[31mred\n;x" : "plain";
+	const char *thread = hostile ? "th\a;\n</script><script>alert(1)</script>" : "thread";
+	const char *obj = hostile ? "/nonexistent/e\x1b]0;t\a/li\nb;</SCRIPT>.so" : "/nonexistent/lib.so";
+	const char *jit = hostile ? "jit\x1b[2J;\n<script>x()</script>" : "jit_fn";
+	const char *cxx = hostile ? "_ZN3fooIXadL_Z1xEEE3barEv\n;\x1b[0m</script" : "_ZN3foo3barEv";
+	const char *ksym = hostile ? "k\x1b[1m;\n</script >" : "k_fn";
+	struct profile *p = profile__new();
+	u64 user1[] = { 0x7000010, 0x10000020 }, user2[] = { 0x7000110, 0x10000020 };
+	u64 kern[] = { KBASE + 0x10 };
+	s64 u1, u2, k;
+
+	cr_assert(p);
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "ns");
+	snprintf(p->meta.sample_keys, sizeof(p->meta.sample_keys), "tid");
+	snprintf(p->meta.target, sizeof(p->meta.target), "%s", comm);
+	snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "dwarf");
+	p->meta.period = 1000000;
+	cr_assert_eq(profile__add_comm(p, 7, 0, comm, false), 0);
+	cr_assert_eq(profile__add_thread_comm(p, 7, 9, 0, thread), 0);
+	cr_assert_eq(profile__add_mapping(p, 7, 0, 0x10000000, 0x1000, 0, obj, NULL, 0), 0);
+	cr_assert_eq(profile__add_jitsym(p, 7, 0x7000000, 0x100, jit, 1, 0), 0);
+	cr_assert_eq(profile__add_jitsym(p, 7, 0x7000100, 0x100, cxx, 2, 0), 0);
+	cr_assert_eq(profile__add_ksym(p, KBASE, ksym), 0);
+	cr_assert_eq(profile__add_ksym(p, KBASE + 0x100, ""), 0);
+	u1 = profile__add_stack(p, user1, 2, 0, 0);
+	u2 = profile__add_stack(p, user2, 2, 0, 0);
+	k = profile__add_stack(p, kern, 1, 0, 0);
+	cr_assert(u1 >= 0 && u2 >= 0 && k >= 0);
+	cr_assert_eq(profile__add_stack_sample_keyed(p, &(struct profile_stack_sample){ .pid = 7,
+		     .user = u1 + 1, .kernel = k + 1, .flags = HSBPF_KEY_KERNEL, .count = 2,
+		     .weight = 2000000 }, &(struct profile_sample_key){ .tid = 9 }), 0);
+	cr_assert_eq(profile__add_stack_sample_keyed(p, &(struct profile_stack_sample){ .pid = 7,
+		     .user = u2 + 1, .count = 1, .weight = 1000000 },
+		     &(struct profile_sample_key){ .tid = 9 }), 0);
+	cr_assert_eq(profile__add_sample_keyed(p, &(struct profile_sample){ .pid = 7, .ip = KBASE + 0x10,
+		     .flags = HSBPF_KEY_KERNEL, .count = 2, .weight = 2000000 },
+		     &(struct profile_sample_key){ .tid = 9 }), 0);
+	cr_assert_eq(profile__add_sample_keyed(p, &(struct profile_sample){ .pid = 7, .ip = 0x7000110,
+		     .count = 1, .weight = 1000000 }, &(struct profile_sample_key){ .tid = 9 }), 0);
+	profile__finish(p);
+	cr_assert_eq(profile__write(p, path), 0);
+	profile__free(p);
+}
+
+/* the first raw control byte in buf (a tab and a newline are the formats' own), or NULL */
+static const char *raw_control(const char *buf, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = buf[i];
+
+		if ((c < 0x20 && c != '\n' && c != '\t') || c == 0x7f)
+			return buf + i;
+	}
+	return NULL;
+}
+
+static char *slurp_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	char *buf;
+	long n;
+
+	cr_assert(f, "cannot open %s", path);
+	cr_assert_eq(fseek(f, 0, SEEK_END), 0);
+	n = ftell(f);
+	rewind(f);
+	buf = malloc(n + 1);
+	cr_assert(buf);
+	cr_assert_eq(fread(buf, 1, n, f), (size_t)n);
+	buf[n] = 0;
+	fclose(f);
+	*len = n;
+	return buf;
+}
+
+static size_t count_ci(const char *hay, const char *needle)
+{
+	size_t n = 0;
+
+	for (const char *s = hay; (s = strcasestr(s, needle)); s++)
+		n++;
+	return n;
+}
+
+/* every text format: no raw control byte from the names, the names there (escaped) */
+Test(outputs, hostile_names_are_escaped_in_every_text_format)
+{
+	static const char *const formats[] = {
+		"", "--format json", "--format csv", "--format folded", "--format speedscope",
+		"-g", "--sort comm,tid,dso,sym", "--sort comm,tid --format csv",
+		"--sort comm,tid --format json", "--no-children -g --call-graph caller",
+	};
+	char in[700], out[700];
+
+	snprintf(in, sizeof(in), "%s", tpath("hostile.data"));
+	snprintf(out, sizeof(out), "%s", tpath("out"));
+	write_hostile_profile(in, true);
+	for (size_t i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		const char *bad;
+		size_t len;
+		char *buf;
+		struct run_result r;
+
+		run(&r, TIMEOUT " %s report -i %s %s -o %s", hsbpf_bin(), in, formats[i], out);
+		cr_assert_eq(r.status, 0, "%s: %s", formats[i], r.err);
+		buf = slurp_file(out, &len);
+		bad = raw_control(buf, len);
+		cr_expect(!bad, "%s: raw byte %#x at %zu: ...%.60s", formats[i], bad ? *bad : 0,
+			  bad ? (size_t)(bad - buf) : 0, bad ? bad - (bad - buf < 30 ? bad - buf : 30) : "");
+		/* the names are there, escaped, not dropped */
+		cr_expect(strstr(buf, "red") || strstr(buf, "jit") || strstr(buf, "th\\x07"),
+			  "%s: no names:\n%s", formats[i], buf);
+		free(buf);
+	}
+}
+
+/* folded: one line per distinct stack, each "frame;frame;... count": no frame holds a
+ * newline or the separator */
+Test(outputs, hostile_names_keep_folded_stacks_one_per_line)
+{
+	const char *in = tpath("hostile.data"), *out = tpath("folded");
+	struct run_result r;
+	size_t len, lines = 0, total = 0;
+	char *buf, *save = NULL;
+
+	write_hostile_profile(in, true);
+	run(&r, TIMEOUT " %s report -i %s --format folded -o %s", hsbpf_bin(), in, out);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	buf = slurp_file(out, &len);
+	cr_expect(!raw_control(buf, len), "%s", buf);
+	for (char *l = strtok_r(buf, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+		char *sp = strrchr(l, ' ');
+		size_t frames = 1;
+
+		lines++;
+		cr_assert(sp, "no count: %s", l);
+		total += strtoull(sp + 1, NULL, 10);
+		for (char *c = l; c < sp; c++)
+			frames += *c == ';';
+		/* comm; JIT or C++ frame; object frame (callers first), + the kernel frame */
+		cr_expect(frames == 3 || frames == 4, "%zu frames: %s", frames, l);
+		cr_expect(!strncmp(l, "\\x1b[31mred", 10), "the command escaped as elsewhere: %s", l);
+	}
+	cr_expect_eq(lines, 2, "two distinct stacks, %zu lines:\n%s", lines, buf);
+	cr_expect_eq(total, 3);
+	free(buf);
+}
+
+/* the flame graph page and SVG: no markup from the data (as many script tags as a page of
+ * plain names), no raw control byte */
+Test(outputs, hostile_names_stay_data_in_flame_graphs)
+{
+	static const char *const exts[] = { "html", "svg" };
+	const char *hostile = tpath("hostile.data"), *plain = tpath("plain.data");
+
+	write_hostile_profile(hostile, true);
+	write_hostile_profile(plain, false);
+	for (size_t i = 0; i < 2; i++) {
+		char ho[700], po[700];
+		size_t hl, pl;
+		char *hb, *pb;
+		struct run_result r;
+
+		snprintf(ho, sizeof(ho), "%s/h.%s", tmpdir(), exts[i]);
+		snprintf(po, sizeof(po), "%s/p.%s", tmpdir(), exts[i]);
+		run(&r, TIMEOUT " %s flamegraph -i %s -o %s", hsbpf_bin(), hostile, ho);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		run(&r, TIMEOUT " %s flamegraph -i %s -o %s", hsbpf_bin(), plain, po);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		hb = slurp_file(ho, &hl);
+		pb = slurp_file(po, &pl);
+		cr_expect(!raw_control(hb, hl), "%s: a raw control byte", exts[i]);
+		cr_expect_eq(count_ci(hb, "<script"), count_ci(pb, "<script"), "%s: <script from the data",
+			     exts[i]);
+		cr_expect_eq(count_ci(hb, "</script"), count_ci(pb, "</script"),
+			     "%s: </script from the data", exts[i]);
+		cr_expect(strstr(hb, "red"), "%s: the names are not there", exts[i]);
+		free(hb);
+		free(pb);
 	}
 }
