@@ -409,3 +409,20 @@ Test(outputs, hostile_names_stay_data_in_flame_graphs)
 		free(pb);
 	}
 }
+
+/* report's --pid and --tid take what record's -p takes: anything else is a usage error
+ * (status 2, the option and the value said), not an empty report */
+Test(outputs, bad_pid_and_tid_lists_are_usage_errors)
+{
+	static const char *const bad[] = { "--pid abc", "--pid 1x", "--tid abc", "--pid ,,,",
+					   "--pid ''", "--tid 1,", "--pid -1" };
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, "%s report -i %s %s", hsbpf_bin(), stacks_profile(), bad[i]);
+		cr_expect_eq(r.status, 2, "%s: %d: %s", bad[i], r.status, r.err);
+		cr_expect(strstr(r.err, "invalid --") && strstr(r.err, "comma-separated list of numbers"),
+			  "%s: %s", bad[i], r.err);
+		cr_expect_str_eq(r.out, "", "%s printed a report", bad[i]);
+	}
+}

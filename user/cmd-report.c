@@ -336,10 +336,10 @@ int cmd_report(int argc, char **argv)
 			sf.comms = optarg;
 			break;
 		case OPT_PID:
-			sf.pids = optarg;
-			break;
 		case OPT_TID:
-			sf.tids = optarg;
+			if (sample_filter__parse_ids(optarg, c == OPT_PID ? "--pid" : "--tid"))
+				return usage_hint("hsbpf report");
+			*(c == OPT_PID ? &sf.pids : &sf.tids) = optarg;
 			break;
 		case OPT_DSO:
 			sf.dsos = optarg;
