@@ -426,3 +426,21 @@ Test(outputs, bad_pid_and_tid_lists_are_usage_errors)
 		cr_expect_str_eq(r.out, "", "%s printed a report", bad[i]);
 	}
 }
+
+/* every command's --help is printed as it is (fputs): no "%%" meant for printf */
+Test(outputs, help_texts_have_no_printf_escapes)
+{
+	static const char *const cmds[] = { "record", "report", "annotate", "flamegraph", "diff",
+					    "import", "top", "stat", "selftest", "truth", "eval",
+					    "experiment" };
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		run(&r, "%s %s --help", hsbpf_bin(), cmds[i]);
+		cr_expect_eq(r.status, 0, "%s --help: %d: %s", cmds[i], r.status, r.err);
+		cr_expect(strstr(r.out, "usage: hsbpf"), "%s --help: %s", cmds[i], r.out);
+		cr_expect(!strstr(r.out, "%%"), "%s --help prints %%%%:\n%s", cmds[i], r.out);
+	}
+	run(&r, "%s --help", hsbpf_bin());
+	cr_expect(!strstr(r.out, "%%") && !strstr(r.err, "%%"), "hsbpf --help prints %%%%");
+}

@@ -28,7 +28,7 @@ static const char usage_text[] =
 	"      --diff BASE NEW  a differential graph: widths are NEW's, a frame is red (grew) or\n"
 	"                       blue (shrank) only when its change of share is significant\n"
 	"                       (two-proportion z-test or Fisher's exact test, Benjamini-Hochberg\n"
-	"                       at a 5%% false discovery rate), grey otherwise\n"
+	"                       at a 5% false discovery rate), grey otherwise\n"
 	"      --force          compare profiles of different events or units anyway\n"
 	"      --title T        the page's title\n"
 	"  -v, --verbose        more messages\n"
