@@ -72,10 +72,9 @@ static int write_out(const struct flame_tree *t, const struct flame_opts *o, con
 	FILE *f;
 	int err;
 
-	if (!strcmp(path, "-")) {
-		err = flame__write_html(t, o, stdout);
-		return err ? fail(err, "cannot write the flame graph: %s", strerror(-err)) : 0;
-	}
+	/* standard output's write errors are said by main, once, with their errno */
+	if (!strcmp(path, "-"))
+		return flame__write_html(t, o, stdout), 0;
 	err = outfile__open(&out, path, 0);
 	if (err)
 		return err;
