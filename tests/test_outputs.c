@@ -172,6 +172,31 @@ Test(outputs, folders_devices_and_fifos)
 	cr_expect_eq(r.status, 0, "the FIFO's reader did not get the folded stacks: %s", r.out);
 }
 
+/* -o /dev/stdout (a link to one of the process's own descriptors, as /dev/fd/1 and
+ * /proc/self/fd/1 are): written where the descriptor goes, the link left alone. Checked on a
+ * link of the test's own and on /proc/self/fd/1, so that a failure cannot replace /dev/stdout */
+Test(outputs, links_to_own_descriptors_are_written_through)
+{
+	const char *link = tpath("stdout"), *got = tpath("got"), *want = tpath("want");
+	const char *outs[] = { link, "/proc/self/fd/1" };
+	struct run_result r;
+
+	cr_assert_eq(symlink("/proc/self/fd/1", link), 0);
+	run(&r, "%s report -i %s > %s", hsbpf_bin(), stacks_profile(), want);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (size_t i = 0; i < 2; i++) {
+		unlink(got);
+		run(&r, "%s report -i %s -o %s > %s", hsbpf_bin(), stacks_profile(), outs[i], got);
+		cr_expect_eq(r.status, 0, "-o %s: %s", outs[i], r.err);
+		cr_expect(same_bytes(want, got), "-o %s: not the report", outs[i]);
+		/* appended, as a shell's >> asks */
+		run(&r, "%s report -i %s -o %s >> %s && cat %s %s | cmp - %s", hsbpf_bin(),
+		    stacks_profile(), outs[i], got, want, want, got);
+		cr_expect_eq(r.status, 0, "-o %s >> : %s", outs[i], r.err);
+	}
+	cr_expect_eq(run(&r, "test -L %s", link), 0, "the link was replaced");
+}
+
 static char mnt[600];
 
 static void unmount_tmpfs(void)

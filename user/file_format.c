@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The shared file container: header, section table, sections, each CRC-32 checked; and the
  * key=value text sections. Readers trust no offset and skip unknown sections. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +270,67 @@ out:
 	return err;
 }
 
+/* /proc/PID/fd or /proc/PID/task/TID/fd: a folder of a process's descriptors */
+static bool is_fd_dir(const char *real)
+{
+	const char *s = real;
+
+	if (strncmp(s, "/proc/", 6))
+		return false;
+	s += 6;
+	if (!isdigit((unsigned char)*s))
+		return false;
+	while (isdigit((unsigned char)*s))
+		s++;
+	if (!strncmp(s, "/task/", 6)) {
+		s += 6;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return !strcmp(s, "/fd");
+}
+
+/* whether the folder of path (relative to base's folder when relative) is a descriptor folder */
+static bool in_fd_dir(const char *path, const char *base)
+{
+	char *dir = dir_of(path), *full = NULL, *real;
+	bool fd = false;
+
+	if (!dir)
+		return false;
+	if (dir[0] != '/' && base) {
+		char *bdir = dir_of(base);
+
+		if (bdir && asprintf(&full, "%s/%s", bdir, dir) < 0)
+			full = NULL;
+		free(bdir);
+	}
+	real = realpath(full ? full : dir, NULL);
+	fd = real && is_fd_dir(real);
+	free(real);
+	free(full);
+	free(dir);
+	return fd;
+}
+
+/* a link to one of this process's own descriptors (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
+ * or a link to one): the caller's redirection, written through, never replaced */
+static bool is_fd_link(const char *path)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (in_fd_dir(path, NULL))
+		return true;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	return in_fd_dir(target, path);
+}
+
 int outfile__open(struct outfile *o, const char *path, size_t reserve)
 {
 	struct stat st;
@@ -281,6 +344,17 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
 		goto fail;
+	}
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
+		/* -o /dev/stdout: where the descriptor goes, appended to (a shell's > or >>) */
+		o->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
+		if (o->fd < 0) {
+			err = -errno;
+			error("cannot open '%s': %s", path, strerror(-err));
+			goto fail;
+		}
+		o->in_place = true;
+		return 0;
 	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
 		/* a device or a FIFO: in place (a FIFO's open waits for its reader) */
