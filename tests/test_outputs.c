@@ -469,3 +469,26 @@ Test(outputs, help_texts_have_no_printf_escapes)
 	run(&r, "%s --help", hsbpf_bin());
 	cr_expect(!strstr(r.out, "%%") && !strstr(r.err, "%%"), "hsbpf --help prints %%%%");
 }
+
+/* stat -o is written as it goes (-I rows are read while it runs), but never through a link
+ * either; a full device is said as such */
+Test(outputs, stat_output_never_goes_through_a_link)
+{
+	const char *victim = tpath("victim"), *link = tpath("counts");
+	struct run_result r;
+	struct stat st;
+
+	write_bytes(victim, "precious\n", 9);
+	cr_assert_eq(symlink(victim, link), 0);
+	run(&r, TIMEOUT " %s stat -e task-clock -o %s -- true", hsbpf_bin(), link);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "cat %s", victim);
+	cr_expect_str_eq(r.out, "precious\n", "stat wrote through the link");
+	cr_assert_eq(lstat(link, &st), 0);
+	cr_expect(S_ISREG(st.st_mode), "the link was not replaced (mode %o)", st.st_mode);
+	run(&r, "grep -c task-clock %s", link);
+	cr_expect_str_eq(r.out, "1\n", "no counts in the new file");
+	run(&r, TIMEOUT " %s stat -e task-clock -o /dev/full -- true", hsbpf_bin());
+	cr_expect_eq(r.status, 1, "%s", r.err);
+	cr_expect(strstr(r.err, "cannot write '/dev/full': No space left on device"), "%s", r.err);
+}

@@ -331,6 +331,45 @@ static bool is_fd_link(const char *path)
 	return in_fd_dir(target, path);
 }
 
+static int open_in_place(struct outfile *o, int flags)
+{
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | flags, 0666);
+	if (o->fd < 0)
+		return fail(-errno, "cannot %s '%s': %s", flags & O_CREAT ? "create" : "open", o->path,
+			    strerror(errno));
+	o->in_place = true;
+	return 0;
+}
+
+int outfile__open_live(struct outfile *o, const char *path)
+{
+	struct stat st;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
+	} else if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
+		err = open_in_place(o, O_APPEND);
+	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		err = open_in_place(o, 0);	/* a device or a FIFO */
+	} else {
+		/* a regular file or a new one, written as it goes; never through a link: one at
+		 * the name is removed, one planted meanwhile makes the open fail (O_NOFOLLOW) */
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode) && unlink(path) && errno != ENOENT)
+			err = fail(-errno, "cannot replace '%s': %s", path, strerror(errno));
+		else
+			err = open_in_place(o, O_CREAT | O_TRUNC | O_NOFOLLOW);
+	}
+	if (err)
+		outfile__discard(o);
+	return err;
+}
+
 int outfile__open(struct outfile *o, const char *path, size_t reserve)
 {
 	struct stat st;
@@ -347,13 +386,9 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 	}
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
 		/* -o /dev/stdout: where the descriptor goes, appended to (a shell's > or >>) */
-		o->fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOCTTY);
-		if (o->fd < 0) {
-			err = -errno;
-			error("cannot open '%s': %s", path, strerror(-err));
+		err = open_in_place(o, O_APPEND);
+		if (err)
 			goto fail;
-		}
-		o->in_place = true;
 		return 0;
 	}
 	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {

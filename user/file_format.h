@@ -43,6 +43,10 @@ struct outfile {
 /* open, and for a regular file reserve reserve bytes, so that a full disk is found before
  * the work and not after it. 0, or -errno after reporting */
 int outfile__open(struct outfile *o, const char *path, size_t reserve);
+/* the same for an output read while it is written (stat -I): a regular file is truncated and
+ * written as it goes, not atomically, but never through a symbolic link (one at the name is
+ * replaced); what was written stays on failure. 0, or -errno after reporting */
+int outfile__open_live(struct outfile *o, const char *path);
 /* a buffered stream onto an open outfile, for text writers; NULL (ENOMEM) on failure. The
  * stream keeps the first failed write's errno, so that a full disk is said as such */
 FILE *outfile__stream(struct outfile *o);
