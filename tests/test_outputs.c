@@ -492,3 +492,29 @@ Test(outputs, stat_output_never_goes_through_a_link)
 	cr_expect_eq(r.status, 1, "%s", r.err);
 	cr_expect(strstr(r.err, "cannot write '/dev/full': No space left on device"), "%s", r.err);
 }
+
+/* reports and pages are made as fopen makes files (0666 less the umask), profiles private */
+Test(outputs, text_outputs_follow_the_umask_profiles_are_private)
+{
+	static const char *const texts[] = { "report -i %1$s -o %2$s", "flamegraph -i %1$s -o %2$s",
+					     "report -i %1$s --format speedscope -o %2$s" };
+	const char *out = tpath("out");
+	struct run_result r;
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		char args[2000];
+
+		unlink(out);
+		snprintf(args, sizeof(args), texts[i], stacks_profile(), out);
+		run(&r, "umask 022 && " TIMEOUT " %s %s", hsbpf_bin(), args);
+		cr_assert_eq(r.status, 0, "%s: %s", texts[i], r.err);
+		cr_assert_eq(stat(out, &st), 0);
+		cr_expect_eq(st.st_mode & 0777, 0644, "%s: mode %o", texts[i], st.st_mode & 0777);
+	}
+	unlink(out);
+	run(&r, "umask 022 && " TIMEOUT " %s import %s -o %s", hsbpf_bin(), input_for("import"), out);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(stat(out, &st), 0);
+	cr_expect_eq(st.st_mode & 0777, 0600, "a profile: mode %o", st.st_mode & 0777);
+}

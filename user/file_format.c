@@ -538,6 +538,15 @@ FILE *outfile__stream(struct outfile *o)
 {
 	static const cookie_io_functions_t io = { .write = outfile_write };
 
+	/* text (a report, a page) is created as fopen creates it, 0666 less the umask: only
+	 * profiles are private (0600) */
+	if (!o->fp && !o->in_place) {
+		mode_t mask = umask(077);
+
+		umask(mask);
+		if (fchmod(o->fd, 0666 & ~mask))
+			return NULL;
+	}
 	if (!o->fp)
 		o->fp = fopencookie(o, "w", io);
 	return o->fp;

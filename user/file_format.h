@@ -47,8 +47,9 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve);
  * written as it goes, not atomically, but never through a symbolic link (one at the name is
  * replaced); what was written stays on failure. 0, or -errno after reporting */
 int outfile__open_live(struct outfile *o, const char *path);
-/* a buffered stream onto an open outfile, for text writers; NULL (ENOMEM) on failure. The
- * stream keeps the first failed write's errno, so that a full disk is said as such */
+/* a buffered stream onto an open outfile, for text writers (a new file is then 0666 less
+ * the umask, as fopen makes it, not 0600); NULL (ENOMEM) on failure. The stream keeps the
+ * first failed write's errno, so that a full disk is said as such */
 FILE *outfile__stream(struct outfile *o);
 /* end a stream's outfile: err is the writer's (0: it succeeded). Committed when err is 0 and
  * every write succeeded, else discarded; a failed write is reported here with its own errno
