@@ -109,6 +109,10 @@ Test(outputs, never_onto_the_input)
 		cr_expect_eq(r.status, 1, "--diff B A -o B by %s: %s", ways[k], r.err);
 		cr_expect(same_bytes(orig, in), "--diff by %s: the input changed", ways[k]);
 	}
+	/* report's --truth file is an input too */
+	run(&r, TIMEOUT " %s report -i %s --truth %s -o %s", hsbpf_bin(), orig, in, tpath("sym"));
+	cr_expect_eq(r.status, 1, "--truth T -o T: %s", r.err);
+	cr_expect(same_bytes(orig, in), "--truth T -o T: the truth file changed");
 	/* the symbolic link is still one */
 	cr_expect_eq(run(&r, "test -L %s", tpath("sym")), 0);
 	/* and a different file is written as ever */

@@ -396,6 +396,9 @@ int cmd_report(int argc, char **argv)
 	 * refuse): to a file or a pipe only */
 	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
 		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	/* the profile is checked where the output is opened; the truth file is read too */
+	if (outfile__check_input(output, truth_path))
+		return 1;
 	if (debuginfod__setup(debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
 	if (export) {
