@@ -162,6 +162,12 @@ Test(outputs, folders_devices_and_fifos)
 		cr_expect_eq(r.status, 0, "%s onto /dev/null: %s", writers[w], r.err);
 	}
 	cr_expect_eq(run(&r, "test -c /dev/null"), 0, "/dev/null was replaced");
+	/* a link to a device is a link like any other: replaced, the device not written */
+	cr_assert_eq(symlink("/dev/full", tpath("lfull")), 0);
+	run(&r, TIMEOUT " %s report -i %s -o %s", hsbpf_bin(), stacks_profile(), tpath("lfull"));
+	cr_expect_eq(r.status, 0, "a link to /dev/full: %s", r.err);
+	cr_expect_eq(run(&r, "test -f %s && ! test -L %s && test -c /dev/full", tpath("lfull"),
+			 tpath("lfull")), 0, "the link to /dev/full was not replaced");
 	cr_assert_eq(mkfifo(fifo, 0600), 0);
 	run(&r, TIMEOUT " cat %s > %s & " TIMEOUT " %s flamegraph -i %s -o %s; wait", fifo, got,
 	    hsbpf_bin(), stacks_profile(), fifo);

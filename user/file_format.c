@@ -355,8 +355,8 @@ int outfile__open_live(struct outfile *o, const char *path)
 		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
 	} else if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
 		err = open_in_place(o, O_APPEND);
-	} else if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		err = open_in_place(o, 0);	/* a device or a FIFO */
+	} else if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		err = open_in_place(o, O_NOFOLLOW);	/* a device or a FIFO, not through a link */
 	} else {
 		/* a regular file or a new one, written as it goes; never through a link: one at
 		 * the name is removed, one planted meanwhile makes the open fail (O_NOFOLLOW) */
@@ -391,9 +391,10 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 			goto fail;
 		return 0;
 	}
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		/* a device or a FIFO: in place (a FIFO's open waits for its reader) */
-		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* a device or a FIFO at the name (not at the end of a link: a link to /dev/sda is
+		 * replaced as any link is): in place (a FIFO's open waits for its reader) */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 		if (o->fd < 0) {
 			err = -errno;
 			error("cannot open '%s': %s", path, strerror(-err));
