@@ -205,6 +205,16 @@ Test(outputs, links_to_own_descriptors_are_written_through)
 		cr_expect_eq(r.status, 0, "-o %s >> : %s", outs[i], r.err);
 	}
 	cr_expect_eq(run(&r, "test -L %s", link), 0, "the link was replaced");
+	/* another process's descriptors are not ours: a link to them is replaced */
+	unlink(got);
+	write_bytes(got, "", 0);
+	run(&r, "exec 7>>%s; ln -s /proc/$$/fd/7 %s; " TIMEOUT " %s report -i %s -o %s; "
+	    "test -s %s && echo written-through", got, tpath("other"), hsbpf_bin(), stacks_profile(),
+	    tpath("other"), got);
+	cr_expect_eq(r.status, 1, "%s%s", r.out, r.err);
+	cr_expect(!strstr(r.out, "written-through"), "wrote through another process's descriptor");
+	cr_expect_eq(run(&r, "test -f %s && ! test -L %s", tpath("other"), tpath("other")), 0,
+		     "the link to another process's descriptor was not replaced");
 }
 
 static char mnt[600];

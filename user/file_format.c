@@ -270,18 +270,19 @@ out:
 	return err;
 }
 
-/* /proc/PID/fd or /proc/PID/task/TID/fd: a folder of a process's descriptors */
+/* /proc/PID/fd or /proc/PID/task/TID/fd of this process (/proc/self/fd resolved): a folder
+ * of its own descriptors. Another process's are not: a link to /proc/1/fd/3 is replaced */
 static bool is_fd_dir(const char *real)
 {
 	const char *s = real;
+	char *end;
 
 	if (strncmp(s, "/proc/", 6))
 		return false;
 	s += 6;
-	if (!isdigit((unsigned char)*s))
+	if (!isdigit((unsigned char)*s) || strtol(s, &end, 10) != getpid())
 		return false;
-	while (isdigit((unsigned char)*s))
-		s++;
+	s = end;
 	if (!strncmp(s, "/task/", 6)) {
 		s += 6;
 		if (!isdigit((unsigned char)*s))
