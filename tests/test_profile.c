@@ -604,12 +604,14 @@ Test(profile, older_metadata_reads_unescaped, .init = cr_redirect_stderr)
 	}
 }
 
-/* -o through a link to a file replaces the file, not the link (it became a regular file) */
-Test(profile, a_link_to_a_file_stays_a_link)
+/* -o through a link: the link is replaced by the new file, the file it named is untouched
+ * (another user's link in a folder root writes to must not redirect the write) */
+Test(profile, a_link_at_the_output_is_replaced_not_followed)
 {
 	struct profile *p = sample_profile(), *q;
-	char file[512], link[512];
+	char file[512], link[512], buf[8] = {};
 	struct stat st;
+	FILE *f;
 
 	snprintf(file, sizeof(file), "%s", path_in_tmp("real.data"));
 	snprintf(link, sizeof(link), "%s", path_in_tmp("link.data"));
@@ -617,9 +619,14 @@ Test(profile, a_link_to_a_file_stays_a_link)
 	cr_assert_eq(symlink(file, link), 0);
 	cr_assert_eq(profile__write(p, link), 0);
 	cr_assert_eq(lstat(link, &st), 0);
-	cr_expect(S_ISLNK(st.st_mode), "the link became mode %o", st.st_mode);
-	cr_assert_eq(profile__read(file, &q), 0, "the file the link names was not written");
+	cr_expect(S_ISREG(st.st_mode), "the link is still there (mode %o)", st.st_mode);
+	cr_assert_eq(profile__read(link, &q), 0);
 	cr_expect_eq(profile__total_samples(q), 4);
 	profile__free(q);
+	f = fopen(file, "r");
+	cr_assert(f);
+	cr_expect_eq(fread(buf, 1, sizeof(buf), f), 3);
+	fclose(f);
+	cr_expect_str_eq(buf, "old", "the file the link names was written");
 	profile__free(p);
 }

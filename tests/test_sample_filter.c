@@ -101,6 +101,22 @@ Test(sample_filter, bad_times_and_missing_keys_are_refused, .init = cr_redirect_
 	profile__free(p);
 }
 
+/* --pid and --tid lists: numbers only, none empty (as record's -p), matched by value */
+Test(sample_filter, pid_and_tid_lists_are_numbers, .init = cr_redirect_stderr)
+{
+	static const char *const bad[] = { "abc", "1x", ",,,", "", "1,", ",1", "1,,2", "-1", " 1",
+					   "4294967296", "1 2" };
+	static const char *const good[] = { "1", "0", "10,11", "007", "4294967295", "0x0a" };
+	u64 st;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_expect_eq(sample_filter__parse_ids(bad[i], "--pid"), -EINVAL, "'%s'", bad[i]);
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_expect_eq(sample_filter__parse_ids(good[i], "--tid"), 0, "'%s'", good[i]);
+	cr_expect_eq(filtered((struct sample_filter){ .tids = "011,0012" }, &st), 333 + 363);
+	cr_expect_eq(filtered((struct sample_filter){ .pids = "0x0a" }, &st), 999);
+}
+
 /* the thread a name belongs to, as it changes; the 1.4 sections round-trip */
 Test(sample_filter, thread_names_and_keys_round_trip)
 {

@@ -277,23 +277,38 @@ static const char *comm_of(const struct callchain_stack *st,
 	return c && *c ? c : "[unknown]";
 }
 
-/* a frame's name in folded stacks: no ';' inside, and kernel ones marked */
+/* a frame's name in folded stacks, escaped as every other format escapes names (control
+ * characters, a newline too, as \xNN: str__escape) and with the frame separator ';' as \x3b,
+ * so that a stack is one line of frames whatever the names; kernel frames marked */
 static size_t frame_name(const struct callchain_frame *f, char *buf, size_t size)
 {
-	int n;
+	char raw[512], esc[1024];
+	size_t n = 0;
 
 	if (f->sym && strcmp(f->sym, "[unknown]"))
-		n = snprintf(buf, size, "%s%s", f->sym, f->kernel ? "_[k]" : "");
+		snprintf(raw, sizeof(raw), "%s%s", f->sym, f->kernel ? "_[k]" : "");
 	else
-		n = snprintf(buf, size, "[unknown] (%s)%s", f->dso ? path__base(f->dso) : "?",
-			     f->kernel ? "_[k]" : "");
-	if (n < 0)
-		return 0;
-	if ((size_t)n >= size)
-		n = size - 1;
-	for (int i = 0; i < n; i++)
-		if (buf[i] == ';' || buf[i] == '\n')
-			buf[i] = ':';
+		snprintf(raw, sizeof(raw), "[unknown] (%s)%s", f->dso ? path__base(f->dso) : "?",
+			 f->kernel ? "_[k]" : "");
+	str__escape(raw, esc, sizeof(esc));
+	for (const char *c = esc; *c && n + 4 < size; c++) {
+		if (*c == ';') {
+			memcpy(buf + n, "\\x3b", 4);
+			n += 4;
+		} else {
+			buf[n++] = *c;
+		}
+		/* cut short: never half a character */
+		if (!(c[1] && n + 4 >= size))
+			continue;
+		while (n && ((unsigned char)buf[n - 1] & 0xc0) == 0x80)
+			n--;
+		if (n && ((unsigned char)buf[n - 1] & 0xc0) == 0xc0)
+			n--;
+		break;
+	}
+	if (size)
+		buf[n] = 0;
 	return n;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
+#include "file_format.h"
 #include "flamegraph.h"
 #include "profile.h"
 #include "profile_diff.h"
@@ -27,7 +28,7 @@ static const char usage_text[] =
 	"      --diff BASE NEW  a differential graph: widths are NEW's, a frame is red (grew) or\n"
 	"                       blue (shrank) only when its change of share is significant\n"
 	"                       (two-proportion z-test or Fisher's exact test, Benjamini-Hochberg\n"
-	"                       at a 5%% false discovery rate), grey otherwise\n"
+	"                       at a 5% false discovery rate), grey otherwise\n"
 	"      --force          compare profiles of different events or units anyway\n"
 	"      --title T        the page's title\n"
 	"  -v, --verbose        more messages\n"
@@ -62,38 +63,29 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-/* written to a temporary beside it, then renamed: a failed write leaves no half page */
+/* through an outfile (file_format.h): the page appears whole or not at all, a link at the
+ * name is replaced rather than followed */
 static int write_out(const struct flame_tree *t, const struct flame_opts *o, const char *path)
 {
 	bool svg = ends_with(path, ".svg");
-	char *tmp = NULL;
+	struct outfile out;
 	FILE *f;
 	int err;
 
-	if (!strcmp(path, "-")) {
-		err = flame__write_html(t, o, stdout);
-		return err ? fail(err, "cannot write the flame graph: %s", strerror(-err)) : 0;
-	}
-	if (asprintf(&tmp, "%s.%d.tmp", path, (int)getpid()) < 0)
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	f = fopen(tmp, "w");
-	if (!f) {
-		err = -errno;
-		error("cannot write '%s': %s", path, strerror(-err));
-		free(tmp);
+	/* standard output's write errors are said by main, once, with their errno */
+	if (!strcmp(path, "-"))
+		return flame__write_html(t, o, stdout), 0;
+	err = outfile__open(&out, path, 0);
+	if (err)
 		return err;
+	f = outfile__stream(&out);
+	if (!f) {
+		outfile__discard(&out);
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
 	}
 	err = svg ? flame__write_svg(t, o, f) : flame__write_html(t, o, f);
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err && rename(tmp, path))
-		err = -errno;
-	if (err) {
-		error("cannot write '%s': %s", path, strerror(-err));
-		unlink(tmp);
-	}
-	free(tmp);
-	return err;
+	/* a failed write is said there, with its errno (a full disk as such) */
+	return outfile__finish(&out, err);
 }
 
 enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE };
@@ -162,6 +154,10 @@ int cmd_flamegraph(int argc, char **argv)
 		error("unexpected argument '%s'", argv[optind]);
 		return usage_hint("hsbpf flamegraph");
 	}
+	/* never onto a profile it reads (by inode: another name or a link too) */
+	if (outfile__check_input(output, base ? base : input) ||
+	    (base && outfile__check_input(output, new)))
+		return 1;
 	t = flame__new(base != NULL);
 	if (!t) {
 		err = fail(-ENOMEM, "cannot draw: %s", strerror(ENOMEM));

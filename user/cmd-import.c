@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include "cmds.h"
 #include "build_id.h"
+#include "file_format.h"
 #include "perf_import.h"
 
 static const char usage_text[] =
@@ -61,8 +62,8 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	}
 	/* by device and inode: another name, a link, ./ do not fool it */
-	if (file__same(argv[optind], output))
-		return fail(1, "cannot write '%s': it is the input", output);
+	if (outfile__check_input(output, argv[optind]))
+		return 1;
 	if (o.binary) {
 		/* a binary without a build-id is matched by name; one that is not there is a mistake */
 		err = build_id__read(o.binary, o.binary_id, sizeof(o.binary_id), &o.binary_id_len);

@@ -11,6 +11,7 @@
 #include "callchain.h"
 #include "cmds.h"
 #include "disasm.h"
+#include "file_format.h"
 #include "debuginfod.h"
 #include "hist.h"
 #include "json_writer.h"
@@ -58,8 +59,8 @@ static const char usage_text[] =
 	"                       of stacks it is in) and Self, sorted by Children (the default\n"
 	"                       with call graphs)\n"
 	"      --no-children    rows by the sampled function only, as without stacks\n"
-	"      --percent-limit P  rows and call-graph branches under P%% of the samples are not\n"
-	"                       shown (default: all rows, branches of 0.5%% and more)\n"
+	"      --percent-limit P  rows and call-graph branches under P% of the samples are not\n"
+	"                       shown (default: all rows, branches of 0.5% and more)\n"
 	"  Filters (comma-separated lists; each sample is kept or dropped whole, in every view):\n"
 	"      --comm COMMS     commands or thread names      --pid PIDS   processes\n"
 	"      --tid TIDS       threads                        --cpu CPUS   e.g. 0-3,6 (--per-cpu)\n"
@@ -124,31 +125,31 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-static int open_output(const char *path, FILE **out)
+/* -o: through an outfile (file_format.h), so that the file appears only once complete and a
+ * failed report leaves what was there; never onto the input. 0, or -errno after reporting */
+static int open_output(const char *path, const char *input, struct outfile *o, FILE **out)
 {
-	*out = fopen(path, "w");
-	if (!*out)
-		return file__open_error(path, -errno);
+	int err = outfile__check_input(path, input);
+
+	if (!err)
+		err = outfile__open(o, path, 0);
+	if (err)
+		return err;
+	*out = outfile__stream(o);
+	if (!*out) {
+		outfile__discard(o);
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	}
 	return 0;
 }
 
-/* close what open_output opened (a failed report's half-written output removed); err, or
- * -EIO when the writes failed */
-static int close_output(FILE *out, const char *path, int err)
+/* commit what open_output opened, or discard it when err (the report's) is set or a write
+ * failed (said there, with its errno); standard output is main's to check */
+static int close_output(struct outfile *o, FILE *out, int err)
 {
-	struct stat st;
-
 	if (out == stdout)
 		return err;
-	errno = 0;
-	if (!err && (fflush(out) || ferror(out)))
-		err = fail(-EIO, "cannot write '%s': %s", path, strerror(errno ? errno : EIO));
-	if (fclose(out) && !err)
-		err = fail(-EIO, "cannot write '%s': %s", path, strerror(errno));
-	/* a device (-o /dev/full) or a FIFO is written in place, never removed */
-	if (err && !stat(path, &st) && S_ISREG(st.st_mode))
-		unlink(path);
-	return err;
+	return outfile__finish(o, err);
 }
 
 enum export_format { EXPORT_NONE, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
@@ -161,6 +162,7 @@ static int export_profile(const char *input, enum export_format export, const ch
 	u64 filtered = 0;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
+	struct outfile o;
 	FILE *out = stdout;
 	int err;
 
@@ -196,18 +198,14 @@ static int export_profile(const char *input, enum export_format export, const ch
 	if (p->nr_stack_samples && p->stats.stack_keys_full)
 		warning("%" PRIu64 " samples are in the flat profile but not exported: the "
 			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
-	if (output && open_output(output, &out)) {
-		err = -EIO;
+	if (output && (err = open_output(output, input, &o, &out)))
 		goto cleanup;
-	}
 	err = export == EXPORT_PPROF ? pprof__write(cc, sy, out) :
 	      speedscope__write(cc, sy, path__base(input), out);
-	/* write errors: said here for a file, by main for standard output */
-	if (err && err != -ENOMEM && out != stdout)
-		error("cannot write '%s': %s", output, strerror(-err));
-	else if (err && err != -ENOMEM)
+	/* write errors: said by outfile__finish for a file, by main for standard output */
+	if (err && err != -ENOMEM && out == stdout)
 		err = 0;
-	err = close_output(out, output, err);
+	err = close_output(&o, out, err);
 cleanup:
 	callchain__free(cc);
 	symbolizer__free(sy);
@@ -275,6 +273,7 @@ int cmd_report(int argc, char **argv)
 	struct hist *h = NULL;
 	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false, inl = true;
 	enum export_format export = EXPORT_NONE;
+	struct outfile o;
 	FILE *out = stdout;
 	/* -1: as the profile has stacks or not */
 	int graph = -1, children = -1, order = -1;
@@ -337,10 +336,10 @@ int cmd_report(int argc, char **argv)
 			sf.comms = optarg;
 			break;
 		case OPT_PID:
-			sf.pids = optarg;
-			break;
 		case OPT_TID:
-			sf.tids = optarg;
+			if (sample_filter__parse_ids(optarg, c == OPT_PID ? "--pid" : "--tid"))
+				return usage_hint("hsbpf report");
+			*(c == OPT_PID ? &sf.pids : &sf.tids) = optarg;
 			break;
 		case OPT_DSO:
 			sf.dsos = optarg;
@@ -397,6 +396,9 @@ int cmd_report(int argc, char **argv)
 	 * refuse): to a file or a pipe only */
 	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
 		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	/* the profile is checked where the output is opened; the truth file is read too */
+	if (outfile__check_input(output, truth_path))
+		return 1;
 	if (debuginfod__setup(debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
 	if (export) {
@@ -412,7 +414,7 @@ int cmd_report(int argc, char **argv)
 		}
 		if (fmt == HIST_CSV)
 			return fail(2, "--sort %s has text and json output", sort);
-		if (output && open_output(output, &out))
+		if (output && open_output(output, input, &o, &out))
 			return 1;
 		err = profile__read(input, &p);
 		sy = err ? NULL : symbolizer__new(p);
@@ -427,7 +429,7 @@ int cmd_report(int argc, char **argv)
 		symbolizer__free(sy);
 		profile__free(p);
 		debuginfod__end();
-		return close_output(out, output, err) ? 1 : 0;
+		return close_output(&o, out, err) ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
 		return 2;
@@ -435,7 +437,7 @@ int cmd_report(int argc, char **argv)
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
 	if (!limit_set)
 		limit = fmt == HIST_TEXT ? 50 : 0;
-	if (output && open_output(output, &out))
+	if (output && open_output(output, input, &o, &out))
 		return 1;
 
 	err = profile__read(input, &p);
@@ -531,5 +533,5 @@ cleanup:
 	symbolizer__free(sy);
 	profile__free(p);
 	debuginfod__end();
-	return close_output(out, output, err) ? 1 : 0;
+	return close_output(&o, out, err) ? 1 : 0;
 }

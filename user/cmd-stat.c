@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "caps.h"
+#include "file_format.h"
 #include "cmds.h"
 #include "stat.h"
 #include "stat_print.h"
@@ -227,6 +228,7 @@ static void describe_target(char *buf, size_t size)
 
 /* the output, opened at the first rows: a run that fails prints no header */
 static struct output {
+	struct outfile out;	/* -o */
 	FILE *f;
 	struct stat_print_info info;
 	struct stat_printer *p;
@@ -378,7 +380,7 @@ int cmd_stat(int argc, char **argv)
 	struct rusage ru;
 	bool have_ru = false;
 	char target[4096];
-	int err, status = 0;
+	int err, werr, status = 0;
 
 	memset(&env, 0, sizeof(env));
 	memset(&output, 0, sizeof(output));
@@ -394,10 +396,15 @@ int cmd_stat(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	if (env.output) {
-		output.f = fopen(env.output, "we");
+		/* as it goes (-I rows are read while it runs), never through a link */
+		err = outfile__open_live(&output.out, env.output);
+		if (err)
+			goto cleanup;
+		output.f = outfile__stream(&output.out);
 		if (!output.f) {
-			err = fail(-errno, "cannot create '%s': %s", env.output, strerror(errno));
+			outfile__discard(&output.out);
 			output.f = stderr;
+			err = fail(-ENOMEM, "cannot write '%s': %s", env.output, strerror(ENOMEM));
 			goto cleanup;
 		}
 	}
@@ -447,8 +454,9 @@ cleanup:
 	stat_run__free(&run);
 	stat_printer__free(output.p);
 	stat_repeats__free(rp);
-	if (output.f != stderr && fclose(output.f) && !err)
-		err = fail(-errno, "cannot write '%s': %s", env.output, strerror(errno));
+	/* what was written is kept, failed run or not; a failed write is said there */
+	if (output.f != stderr && (werr = outfile__finish(&output.out, 0)) && !err)
+		err = werr;
 	stat_events__free(&env.events);
 	free(env.cgroups);
 	return err ? 1 : status;

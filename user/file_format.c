@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The shared file container: header, section table, sections, each CRC-32 checked; and the
  * key=value text sections. Readers trust no offset and skip unknown sections. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,7 +228,7 @@ static bool proc_fd_works(void)
 
 static int open_temp(struct outfile *o)
 {
-	char *dir = dir_of(o->target);
+	char *dir = dir_of(o->path);
 	int err = 0;
 
 	if (!dir)
@@ -251,7 +253,8 @@ static int open_temp(struct outfile *o)
 			err = -ENOMEM;
 			goto out;
 		}
-		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		/* O_EXCL: a name planted there (a link to elsewhere) is never written through */
+		o->fd = open(o->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (o->fd >= 0 || errno != EEXIST)
 			break;
 		free(o->tmp);
@@ -264,6 +267,107 @@ static int open_temp(struct outfile *o)
 	}
 out:
 	free(dir);
+	return err;
+}
+
+/* /proc/PID/fd or /proc/PID/task/TID/fd of this process (/proc/self/fd resolved): a folder
+ * of its own descriptors. Another process's are not: a link to /proc/1/fd/3 is replaced */
+static bool is_fd_dir(const char *real)
+{
+	const char *s = real;
+	char *end;
+
+	if (strncmp(s, "/proc/", 6))
+		return false;
+	s += 6;
+	if (!isdigit((unsigned char)*s) || strtol(s, &end, 10) != getpid())
+		return false;
+	s = end;
+	if (!strncmp(s, "/task/", 6)) {
+		s += 6;
+		if (!isdigit((unsigned char)*s))
+			return false;
+		while (isdigit((unsigned char)*s))
+			s++;
+	}
+	return !strcmp(s, "/fd");
+}
+
+/* whether the folder of path (relative to base's folder when relative) is a descriptor folder */
+static bool in_fd_dir(const char *path, const char *base)
+{
+	char *dir = dir_of(path), *full = NULL, *real;
+	bool fd = false;
+
+	if (!dir)
+		return false;
+	if (dir[0] != '/' && base) {
+		char *bdir = dir_of(base);
+
+		if (bdir && asprintf(&full, "%s/%s", bdir, dir) < 0)
+			full = NULL;
+		free(bdir);
+	}
+	real = realpath(full ? full : dir, NULL);
+	fd = real && is_fd_dir(real);
+	free(real);
+	free(full);
+	free(dir);
+	return fd;
+}
+
+/* a link to one of this process's own descriptors (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
+ * or a link to one): the caller's redirection, written through, never replaced */
+static bool is_fd_link(const char *path)
+{
+	char target[PATH_MAX];
+	ssize_t n;
+
+	if (in_fd_dir(path, NULL))
+		return true;
+	n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return false;
+	target[n] = 0;
+	return in_fd_dir(target, path);
+}
+
+static int open_in_place(struct outfile *o, int flags)
+{
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | flags, 0666);
+	if (o->fd < 0)
+		return fail(-errno, "cannot %s '%s': %s", flags & O_CREAT ? "create" : "open", o->path,
+			    strerror(errno));
+	o->in_place = true;
+	return 0;
+}
+
+int outfile__open_live(struct outfile *o, const char *path)
+{
+	struct stat st;
+	int err;
+
+	memset(o, 0, sizeof(*o));
+	o->fd = -1;
+	o->path = strdup(path);
+	if (!o->path)
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
+		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
+	} else if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
+		err = open_in_place(o, O_APPEND);
+	} else if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		err = open_in_place(o, O_NOFOLLOW);	/* a device or a FIFO, not through a link */
+	} else {
+		/* a regular file or a new one, written as it goes; never through a link: one at
+		 * the name is removed, one planted meanwhile makes the open fail (O_NOFOLLOW) */
+		if (!lstat(path, &st) && S_ISLNK(st.st_mode) && unlink(path) && errno != ENOENT)
+			err = fail(-errno, "cannot replace '%s': %s", path, strerror(errno));
+		else
+			err = open_in_place(o, O_CREAT | O_TRUNC | O_NOFOLLOW);
+	}
+	if (err)
+		outfile__discard(o);
 	return err;
 }
 
@@ -281,9 +385,17 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
 		goto fail;
 	}
-	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-		/* a device or a FIFO: in place (a FIFO's open waits for its reader) */
-		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
+		/* -o /dev/stdout: where the descriptor goes, appended to (a shell's > or >>) */
+		err = open_in_place(o, O_APPEND);
+		if (err)
+			goto fail;
+		return 0;
+	}
+	if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
+		/* a device or a FIFO at the name (not at the end of a link: a link to /dev/sda is
+		 * replaced as any link is): in place (a FIFO's open waits for its reader) */
+		o->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_NOFOLLOW);
 		if (o->fd < 0) {
 			err = -errno;
 			error("cannot open '%s': %s", path, strerror(-err));
@@ -296,13 +408,8 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 		close(o->fd);	/* it became a regular file meanwhile: as one */
 		o->fd = -1;
 	}
-	/* a file that is there, maybe through links: the rename replaces the file, not a link */
-	o->target = stat(path, &st) ? strdup(path) : realpath(path, NULL);
-	if (!o->target) {
-		err = -errno;
-		error("cannot write '%s': %s", path, strerror(-err));
-		goto fail;
-	}
+	/* a regular file, a new name, or a link: replaced by the rename (a link itself, not the
+	 * file it names) */
 	err = open_temp(o);
 	if (err) {
 		error("cannot create '%s': %s", path, strerror(-err));
@@ -321,12 +428,22 @@ fail:
 	return err;
 }
 
-/* give the file its name (fsync, then rename over the old one); closes. 0 or -errno after
- * reporting; on failure nothing is left behind */
+/* give the file its name (fsync, then rename over the old one, or over a link); closes. 0 or
+ * -errno after reporting; on failure nothing is left behind */
 static int outfile__commit(struct outfile *o)
 {
 	int err = 0;
 
+	if (o->fp) {
+		if ((fflush(o->fp) || ferror(o->fp)) && !o->write_err)
+			o->write_err = EIO;
+		fclose(o->fp);	/* the stream only: the descriptor is closed below */
+		o->fp = NULL;
+		if (o->write_err) {
+			err = -o->write_err;
+			goto out;
+		}
+	}
 	if (o->in_place) {
 		if (close(o->fd) && errno != EINTR)
 			err = -errno;
@@ -338,7 +455,7 @@ static int outfile__commit(struct outfile *o)
 		goto out;
 	}
 	if (o->unnamed) {
-		char *dir = dir_of(o->target), proc[64];
+		char *dir = dir_of(o->path), proc[64];
 
 		if (!dir) {
 			err = -ENOMEM;
@@ -351,6 +468,7 @@ static int outfile__commit(struct outfile *o)
 				err = -ENOMEM;
 				break;
 			}
+			/* fails on any name that is there (EEXIST), a planted link included */
 			if (!linkat(AT_FDCWD, proc, AT_FDCWD, o->tmp, AT_SYMLINK_FOLLOW)) {
 				err = 0;
 				break;
@@ -368,7 +486,8 @@ static int outfile__commit(struct outfile *o)
 	if (close(o->fd) && errno != EINTR)
 		err = -errno;
 	o->fd = -1;
-	if (!err && rename(o->tmp, o->target))
+	/* rename replaces the name: a symbolic link there is replaced, its target untouched */
+	if (!err && rename(o->tmp, o->path))
 		err = -errno;
 out:
 	if (err)
@@ -383,6 +502,11 @@ out:
 
 void outfile__discard(struct outfile *o)
 {
+	if (o->fp) {
+		o->dropping = true;
+		fclose(o->fp);
+		o->fp = NULL;
+	}
 	if (o->fd >= 0)
 		close(o->fd);
 	o->fd = -1;
@@ -392,8 +516,73 @@ void outfile__discard(struct outfile *o)
 	o->tmp = NULL;
 	free(o->path);
 	o->path = NULL;
-	free(o->target);
-	o->target = NULL;
+}
+
+static ssize_t outfile_write(void *cookie, const char *buf, size_t len)
+{
+	struct outfile *o = cookie;
+	int err;
+
+	if (o->dropping)
+		return len;
+	if (o->write_err)
+		return -1;
+	err = write_all(o->fd, buf, len);
+	if (err) {
+		o->write_err = -err;
+		errno = -err;
+		return -1;
+	}
+	return len;
+}
+
+FILE *outfile__stream(struct outfile *o)
+{
+	static const cookie_io_functions_t io = { .write = outfile_write };
+
+	/* text (a report, a page) is created as fopen creates it, 0666 less the umask: only
+	 * profiles are private (0600) */
+	if (!o->fp && !o->in_place) {
+		mode_t mask = umask(077);
+
+		umask(mask);
+		if (fchmod(o->fd, 0666 & ~mask))
+			return NULL;
+	}
+	if (!o->fp)
+		o->fp = fopencookie(o, "w", io);
+	return o->fp;
+}
+
+int outfile__finish(struct outfile *o, int err)
+{
+	/* fflush first: the failure it meets is noted (write_err) before it is read */
+	if (o->fp && (fflush(o->fp) || ferror(o->fp)) && !o->write_err)
+		o->write_err = EIO;
+	if (o->write_err) {
+		/* the writer's error is this one, said once with its errno */
+		err = fail(-o->write_err, "cannot write '%s': %s", o->path, strerror(o->write_err));
+		outfile__discard(o);
+		return err;
+	}
+	if (err) {
+		outfile__discard(o);
+		return err;
+	}
+	return outfile__commit(o);
+}
+
+int outfile__check_input(const char *output, const char *input)
+{
+	struct stat so, si;
+
+	if (!output || !input || !strcmp(output, "-"))
+		return 0;
+	if (stat(output, &so) || stat(input, &si))
+		return 0;
+	if (so.st_dev != si.st_dev || so.st_ino != si.st_ino)
+		return 0;
+	return fail(-EEXIST, "'%s' is the input '%s': not overwritten", output, input);
 }
 
 int file_format__write_out(struct outfile *o, const struct file_format *f,

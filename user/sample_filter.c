@@ -42,6 +42,41 @@ int sample_filter__parse_time(struct sample_filter *f, const char *arg)
 	return 0;
 }
 
+/* the item of list at *t (up to a comma) as a number: 0, or -EINVAL; *t moves past it */
+static int next_id(const char **t, u64 *v)
+{
+	const char *e = strchrnul(*t, ',');
+	char buf[24];
+	size_t n = e - *t;
+	int err = -EINVAL;
+
+	if (n && n < sizeof(buf)) {
+		memcpy(buf, *t, n);
+		buf[n] = 0;
+		err = parse_u64(buf, v);
+		if (!err && *v > UINT32_MAX)
+			err = -EINVAL;
+	}
+	*t = *e ? e + 1 : e;
+	return err;
+}
+
+int sample_filter__parse_ids(const char *arg, const char *opt)
+{
+	const char *t = arg;
+	u64 v;
+
+	/* as record's -p: numbers, comma-separated, none empty (0 is allowed: the idle task's
+	 * samples in a whole-machine profile) */
+	if (!*arg || arg[strlen(arg) - 1] == ',')
+		return fail(-EINVAL, "invalid %s '%s' (a comma-separated list of numbers)", opt, arg);
+	while (*t)
+		if (next_id(&t, &v))
+			return fail(-EINVAL, "invalid %s '%s' (a comma-separated list of numbers)", opt,
+				    arg);
+	return 0;
+}
+
 bool sample_filter__active(const struct sample_filter *f)
 {
 	return f->comms || f->pids || f->tids || f->dsos || f->syms || f->cpus || f->by_time;
@@ -62,12 +97,16 @@ static bool in_list(const char *list, const char *s)
 	return false;
 }
 
+/* by value: "007" is 7 (the list was checked by sample_filter__parse_ids) */
 static bool num_in_list(const char *list, u64 v)
 {
-	char buf[24];
+	for (const char *t = list; *t;) {
+		u64 x;
 
-	snprintf(buf, sizeof(buf), "%" PRIu64, v);
-	return in_list(list, buf);
+		if (!next_id(&t, &x) && x == v)
+			return true;
+	}
+	return false;
 }
 
 const char *sample_filter__thread_comm(const struct profile *p, u32 pid, u32 tid, const char *comm)

@@ -23,6 +23,9 @@ struct sample_filter {
 /* "START,END" in seconds after the recording's start, either side may be empty: 0, or
  * -EINVAL after saying what is wrong */
 int sample_filter__parse_time(struct sample_filter *f, const char *arg);
+/* a --pid or --tid list (opt names it in the message): numbers, comma-separated, none
+ * empty; 0, or -EINVAL after saying what is wrong */
+int sample_filter__parse_ids(const char *arg, const char *opt);
 /* whether any filter is set */
 bool sample_filter__active(const struct sample_filter *f);
 /* the profile without the samples that fail f; -EINVAL after saying why (a key the profile
