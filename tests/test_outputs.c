@@ -59,7 +59,7 @@ static bool same_bytes(const char *a, const char *b)
 static const char *input_for(const char *fmt)
 {
 	return strncmp(fmt, "import", 6) ? stacks_profile() :
-	       env_path("LBR_DATA", "../shared/data/lbr", "test.lbr");
+	       lbr_data("test.lbr");
 }
 
 static void run_writer(struct run_result *r, const char *fmt, const char *in, const char *out)
