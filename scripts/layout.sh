@@ -55,7 +55,7 @@ purpose() {
 folder() {
 	local dir=$1 title=$2 f base p
 	local files
-	files=$(git ls-files -- "$dir" | awk -v d="$dir/" 'index($0, d) == 1 && substr($0, length(d) + 1) !~ /\//' |
+	files=$(git ls-files -- "$dir" | sort -u | awk -v d="$dir/" 'index($0, d) == 1 && substr($0, length(d) + 1) !~ /\//' |
 		grep -E '\.(c|h|cc|S|sh|proto|js|mjs|py)$|Makefile$' || true)
 	[ -n "$files" ] || return 0
 	printf '\n## %s\n\n| file | what it is |\n|---|---|\n' "$title"
