@@ -186,45 +186,53 @@ Test(jitmap, maps_of_other_owners_links_and_dead_processes_are_ignored)
 	jitmaps__free(j);
 }
 
-/* a process running as uid 65534: its own map (owned by 65534) is read, root's too */
+/* a process that becomes uid 65534 by an exec: its user is taken again then, and its own map
+ * (owned by 65534) read; after it is gone, what it appended is still read */
 Test(jitmap, a_process_users_own_map_is_read)
 {
 	const char *dir = tmpdir();
 	struct jitmaps *j = jitmaps__new(dir);
 	struct profile *p = profile__new();
-	int ready[2], hold[2];
+	int go[2], ready[2], hold[2];
+	u32 child;
+	pid_t pid;
 	char c;
-	pid_t child;
 
+	cr_assert_eq(pipe(go), 0);
 	cr_assert_eq(pipe(ready), 0);
 	cr_assert_eq(pipe(hold), 0);
-	child = fork();
-	cr_assert_geq(child, 0);
-	if (!child) {
-		close(ready[0]);
-		close(hold[1]);
-		if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
-			_exit(1);
-		if (write(ready[1], "r", 1) != 1)
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		close(hold[1]);	/* its end is the test's alone: closed, it frees the child */
+		if (read(go[0], &c, 1) != 1 || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534) || write(ready[1], "r", 1) != 1)
 			_exit(1);
 		(void)!read(hold[0], &c, 1);	/* until the test is done */
 		_exit(0);
 	}
-	close(ready[1]);
+	child = pid;
 	close(hold[0]);
-	cr_assert_eq(read(ready[0], &c, 1), 1, "the child could not become uid 65534");
+	cr_assert_eq(jitmaps__target(j, &child, 1), 0);	/* root's yet */
 	write_map(dir, child, "1000 10 nobodys\n");
 	chown_map(dir, child, 65534);
-	cr_expect_eq(jitmaps__read(j, p, child, 1), 0);
-	cr_expect(profile__find_jitsym(p, child, 0x1000));
-	cr_expect_eq(p->stats.jit_ignored, 0);
+	cr_expect_eq(jitmaps__read(j, p, child, 1), -EPERM, "a root process's map owned by 65534");
+	cr_expect_eq(p->stats.jit_ignored, 1);
+	cr_assert_eq(write(go[1], "g", 1), 1);
+	cr_assert_eq(read(ready[0], &c, 1), 1, "the child could not become uid 65534");
+	profile__add_comm(p, child, 2, "nobody", true);	/* as the sideband gives an exec */
+	cr_assert_eq(jitmaps__scan(j, p, 3), 0);
+	cr_expect(profile__find_jitsym(p, child, 0x1000), "its own user's map");
 	close(hold[1]);
-	waitpid(child, NULL, 0);
-	/* the user was taken while it lived: an append after it is gone is still read */
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
 	append_map(dir, child, "2000 10 later\n");
-	cr_expect_eq(jitmaps__read(j, p, child, 2), 0);
-	cr_expect(profile__find_jitsym(p, child, 0x2000));
+	cr_expect_eq(jitmaps__read(j, p, child, 4), 0);
+	cr_expect(profile__find_jitsym(p, child, 0x2000), "its user was remembered");
+	cr_expect_eq(p->stats.jit_ignored, 1);
+	close(go[0]);
+	close(go[1]);
 	close(ready[0]);
+	close(ready[1]);
 	profile__free(p);
 	jitmaps__free(j);
 }

@@ -232,9 +232,18 @@ static int follow_new(struct jitmaps *j, const struct profile *p)
 			if (!follow(j, f->pid, true))
 				return -ENOMEM;
 	}
-	for (; j->all && j->seen_comms < p->nr_comms; j->seen_comms++)
-		if (!follow(j, p->comms[j->seen_comms].pid, true))
+	for (; j->seen_comms < p->nr_comms; j->seen_comms++) {
+		const struct profile_comm *c = &p->comms[j->seen_comms];
+		struct seen *e;
+		s64 uid;
+
+		if (j->all && !follow(j, c->pid, true))
 			return -ENOMEM;
+		/* an exec may change the user (setuid, or a runner's drop): taken again while
+		 * the process lives */
+		if (c->exec && (e = find(j, c->pid)) && !e->exited && (uid = process_uid(c->pid)) >= 0)
+			e->uid = uid;
+	}
 	return 0;
 }
 
@@ -370,7 +379,7 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	if (end < (u64)sb.st_size && !e->capped) {
 		e->capped = true;
 		p->stats.jit_capped++;
-		debug("'%s' is read up to %llu MB of its %llu (the bounds: %llu MB a map, %llu MB "
+		debug("'%s' is read up to %llu MB of its %llu MB (the bounds: %llu MB a map, %llu MB "
 		      "in all)", path, (unsigned long long)end >> 20,
 		      (unsigned long long)sb.st_size >> 20, (unsigned long long)j->per_map >> 20,
 		      (unsigned long long)j->total >> 20);
