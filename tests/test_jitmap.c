@@ -302,7 +302,7 @@ Test(jitmap, maps_past_the_bounds_are_capped_and_counted)
 	struct profile *p = profile__new();
 	u32 me = getpid(), runner = getppid();
 
-	jitmaps__set_limits(j, 110, 150);
+	jitmaps__set_limits(j, 110, 150, 1000);
 	write_lines(dir, me, 10);
 	cr_assert_eq(jitmaps__read(j, p, me, 1), 0);
 	cr_expect_eq(p->nr_jitsyms, 5, "the lines within 110 bytes");
@@ -317,6 +317,30 @@ Test(jitmap, maps_past_the_bounds_are_capped_and_counted)
 	cr_assert_eq(jitmaps__read(j, p, runner, 3), 0);
 	cr_expect_eq(p->nr_jitsyms, 7);
 	cr_expect_eq(p->stats.jit_capped, 2);
+	profile__free(p);
+	jitmaps__free(j);
+}
+
+/* a scan reads up to its share, the next one goes on from there: not capped */
+Test(jitmap, scans_take_their_share_and_go_on)
+{
+	const char *dir = tmpdir();
+	struct jitmaps *j = jitmaps__new(dir);
+	struct profile *p = profile__new();
+	u32 me = getpid();
+
+	jitmaps__set_limits(j, 1000, 1000, 110);
+	cr_assert_eq(jitmaps__target(j, &me, 1), 0);
+	write_lines(dir, me, 10);
+	cr_assert_eq(jitmaps__scan(j, p, 1), 0);
+	cr_expect_eq(p->nr_jitsyms, 5, "the lines within the share");
+	cr_assert_eq(jitmaps__scan(j, p, 2), 0);
+	cr_expect_eq(p->nr_jitsyms, 10, "the rest in the next scan");
+	write_lines(dir, me, 20);	/* in place: 200 bytes appended */
+	cr_assert_eq(jitmaps__read(j, p, me, 3), 0);
+	cr_expect_eq(p->nr_jitsyms, 20, "a read outside a scan has no share");
+	cr_expect_eq(p->stats.jit_capped, 0);
+	cr_expect_eq(p->stats.jit_malformed, 0);
 	profile__free(p);
 	jitmaps__free(j);
 }

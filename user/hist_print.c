@@ -275,9 +275,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		fprintf(out, "# WARNING: %" PRIu64 " malformed lines of perf map files (JIT symbols) "
 			"were skipped\n", p->stats.jit_malformed);
 	if (p->stats.jit_ignored)
-		fprintf(out, "# WARNING: %" PRIu64 " perf map files were ignored: owned by neither "
-			"root nor their process's user, or not regular files (record -v says which)\n",
-			p->stats.jit_ignored);
+		fprintf(out, "# WARNING: %" PRIu64 " perf map files were ignored as untrusted (owner, "
+			"or not a file; record -v says why)\n", p->stats.jit_ignored);
 	if (p->stats.jit_capped)
 		fprintf(out, "# WARNING: %" PRIu64 " perf map files were too large: read only up to "
 			"the bound (docs/symbols.md)\n", p->stats.jit_capped);

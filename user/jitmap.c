@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +42,8 @@ struct jitmaps {
 	size_t nr_seen, cap_seen;
 	bool all;		/* every process heard of, not only the targets' trees */
 	size_t seen_comms, seen_forks;	/* of the profile, looked at for new processes */
-	u64 per_map, total, total_read;
+	u64 per_map, total, per_scan, total_read;
+	u64 scan_end;		/* in a scan: the total_read it stops at; else UINT64_MAX */
 	char *buf;		/* CHUNK bytes */
 	struct jitmaps_stats st;
 };
@@ -117,6 +119,8 @@ struct jitmaps *jitmaps__new(const char *dir)
 	j->all = true;
 	j->per_map = JITMAP_MAX_SIZE;
 	j->total = JITMAP_MAX_TOTAL;
+	j->per_scan = JITMAP_SCAN_BYTES;
+	j->scan_end = UINT64_MAX;
 	return j;
 }
 
@@ -129,10 +133,11 @@ void jitmaps__free(struct jitmaps *j)
 	free(j);
 }
 
-void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total)
+void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total, u64 per_scan)
 {
 	j->per_map = per_map;
 	j->total = total;
+	j->per_scan = per_scan;
 }
 
 const struct jitmaps_stats *jitmaps__stats(const struct jitmaps *j)
@@ -320,7 +325,7 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	struct stat sb;
 	struct seen *e = follow(j, pid, false);
 	char why[128];
-	u64 end, room;
+	u64 end, room, bound;
 	bool partial;
 	int fd, err = 0;
 
@@ -369,6 +374,10 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	room = j->total > j->total_read ? j->total - j->total_read : 0;
 	if (end > e->off && end - e->off > room)
 		end = e->off + room;
+	bound = end;	/* past it, capped; past the scan's share, left for later */
+	room = j->scan_end > j->total_read ? j->scan_end - j->total_read : 0;
+	if (end > e->off && end - e->off > room)
+		end = e->off + room;
 	if (end > e->off) {
 		err = read_lines(j, p, e, fd, end, time_ns);
 		profile__sort_jitsyms(p);
@@ -376,11 +385,11 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 		if (err)
 			goto out;
 	}
-	if (end < (u64)sb.st_size && !e->capped) {
+	if (bound < (u64)sb.st_size && !e->capped) {
 		e->capped = true;
 		p->stats.jit_capped++;
 		debug("'%s' is read up to %llu MB of its %llu MB (the bounds: %llu MB a map, %llu MB "
-		      "in all)", path, (unsigned long long)end >> 20,
+		      "in all)", path, (unsigned long long)bound >> 20,
 		      (unsigned long long)sb.st_size >> 20, (unsigned long long)j->per_map >> 20,
 		      (unsigned long long)j->total >> 20);
 	}
@@ -410,9 +419,11 @@ int jitmaps__scan(struct jitmaps *j, struct profile *p, u64 time_ns)
 {
 	int err = follow_new(j, p);
 
+	j->scan_end = j->total_read + j->per_scan;
 	for (size_t i = 0; i < j->nr_seen && !err; i++)
 		if (!j->seen[i].exited && j->seen[i].uid >= 0 &&
 		    jitmaps__read(j, p, j->seen[i].pid, time_ns) == -ENOMEM)
 			err = -ENOMEM;
+	j->scan_end = UINT64_MAX;
 	return err;
 }

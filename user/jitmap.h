@@ -12,6 +12,7 @@
 #define JITMAP_DIR		"/tmp"
 #define JITMAP_MAX_SIZE		(64ull << 20)	/* a larger map is read up to here */
 #define JITMAP_MAX_TOTAL	(256ull << 20)	/* and all of a recording's maps together */
+#define JITMAP_SCAN_BYTES	(4ull << 20)	/* a scan's share: the rest waits for the next */
 
 struct jitmap_stats {
 	u64 syms;		/* symbols added */
@@ -37,8 +38,8 @@ void jitmaps__free(struct jitmaps *j);
 /* the processes followed: pids and their descendants (the profile's forks); nr 0: every
  * process the profile hears of (-a, --cgroup). Before any scan */
 int jitmaps__target(struct jitmaps *j, const u32 *pids, size_t nr);
-/* the bounds on what is read (per map, per recording); JITMAP_MAX_* by default */
-void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total);
+/* the bounds on what is read (per map, per recording, per scan); JITMAP_* by default */
+void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total, u64 per_scan);
 /* DIR/perf-PID.map into p: the lines appended since the last read, or the whole file when it
  * was replaced (what the earlier read gave dropped). pid is followed from now on; its user is
  * taken while it lives, and a map whose owner is neither root nor that user, or is no regular
@@ -47,8 +48,8 @@ void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total);
 int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns);
 /* pid has exited: its map read a last time if it is followed, and not again */
 int jitmaps__exit(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns);
-/* follow the processes new in p that are targets, and read the maps of those alive; 0 or
- * -ENOMEM */
+/* follow the processes new in p that are targets, and read the maps of those alive, up to
+ * the scan's share (so that a recording's polls keep their pace); 0 or -ENOMEM */
 int jitmaps__scan(struct jitmaps *j, struct profile *p, u64 time_ns);
 const struct jitmaps_stats *jitmaps__stats(const struct jitmaps *j);
 
