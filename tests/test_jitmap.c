@@ -128,10 +128,20 @@ Test(jitmap, files_read_when_changed_and_saved_in_the_profile)
 	cr_expect_eq(p->stats.jit_maps, 2);
 
 	snprintf(path, sizeof(path), "%s/p.data", dir);
+	p->stats.jit_ignored = 3;	/* format 1.6's counters */
+	p->stats.jit_capped = 4;
 	cr_assert_eq(profile__write(p, path), 0);
 	cr_assert_eq(profile__read(path, &q), 0);
+	cr_expect_eq(q->stats.jit_ignored, 3);
+	cr_expect_eq(q->stats.jit_capped, 4);
 	cr_expect_eq(q->nr_jitsyms, 3);
 	cr_expect_str_eq(profile__str(q, profile__find_jitsym(q, me, 0x2004)->name), "second");
+	profile__free(q);
+	/* an older profile, without them, is still read */
+	cr_assert_eq(profile__read(env_path("OUTPUT", ".output",
+					    "../tests/fixtures/profiles/v1.3-callpaths-g.hsbpf"), &q), 0);
+	cr_expect_eq(q->stats.jit_ignored, 0);
+	cr_expect_eq(q->stats.jit_capped, 0);
 	profile__free(q);
 	profile__free(p);
 	jitmaps__free(j);
