@@ -155,6 +155,45 @@ Test(hist, text_fits_100_columns_and_json_has_fields)
 	hist__free(h);
 }
 
+/* perf map files ignored (untrusted) or capped are said in the header, and in JSON; none: nothing */
+Test(hist, perf_maps_ignored_and_capped_in_the_header)
+{
+	enum sort_key k = SORT_SYM;
+	struct hist *h = hist__new(&k, 1);
+	struct profile *p = profile__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	add(h, 1, "short", "/x", 3);
+	hist__sort(h);
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	cr_expect_null(strstr(buf, "perf map"), "%s", buf);
+	free(buf);
+	buf = NULL;
+	p->stats.jit_ignored = 2;
+	p->stats.jit_capped = 1;
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	cr_expect(strstr(buf, "# WARNING: 2 perf map files were ignored as untrusted"), "%s", buf);
+	cr_expect(strstr(buf, "# WARNING: 1 perf map files were too large"), "%s", buf);
+	for (char *l = buf, *nl; (nl = strchr(l, '\n')); l = nl + 1)
+		cr_expect_leq(nl - l, 100, "line too wide: %.*s", (int)(nl - l), l);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_JSON, 0, f);
+	fclose(f);
+	cr_expect(strstr(buf, "\"jit_ignored\":2"), "%s", buf);
+	cr_expect(strstr(buf, "\"jit_capped\":1"), "%s", buf);
+	free(buf);
+	profile__free(p);
+	hist__free(h);
+}
+
 Test(hist, prepend_key_moves_or_inserts)
 {
 	enum sort_key keys[HIST_MAX_KEYS];

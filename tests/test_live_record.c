@@ -50,31 +50,69 @@ Test(live, two_functions_70_30)
 	profile__free(p);
 }
 
-/* A perf map file some dead process left in /tmp (node leaves its own) is read while
- * recording, as any could be a target's; a command's profile keeps neither its symbols nor
- * their names (its 2,000 names once made a 5 KB profile 90 KB) */
-Test(live, other_processes_perf_maps_stay_out)
+/* a perf map file at path: n lines, one in ten malformed, so that a recorder that reads it
+ * counts them (jit_malformed: not reset by what the profile keeps) */
+static void write_junk_map(const char *path, int n)
 {
-	char path[64], line[128];
-	struct profile *p;
-	long pid;
-	FILE *f;
+	char line[128];
+	FILE *f = fopen(path, "we");
 
-	for (pid = 4000000; pid > 1000 && (kill(pid, 0) == 0 || errno != ESRCH); pid--)
-		;
-	snprintf(path, sizeof(path), "/tmp/perf-%ld.map", pid);
-	f = fopen(path, "we");
 	cr_assert_not_null(f);
-	for (int i = 0; i < 2000; i++) {
-		snprintf(line, sizeof(line), "%x 10 JS:~stale_map_function_%d\n", 0x10000 + 16 * i, i);
+	for (int i = 0; i < n; i++) {
+		if (i % 10)
+			snprintf(line, sizeof(line), "%x 10 JS:~stale_map_function_%d /junk/pad.js:1:1\n",
+				 0x10000 + 16 * i, i);
+		else
+			snprintf(line, sizeof(line), "stale_map_malformed_line %d\n", i);
 		fputs(line, f);
 	}
 	cr_assert_eq(fclose(f), 0);
-	p = record_profile("-F 999 -- %s 0.3", fixture("hot7030"));
-	unlink(path);
+}
+
+/* Perf map files of processes not recorded are not read at all (once every one in /tmp was,
+ * every second: two 128 MB ones of no process made record -d 2 take 7.7 s and 682 MB): of a
+ * junk one of a pid no process has, and a stale one a dead process left, no malformed line
+ * is counted (the access time would tell better, but other recorders on the machine read
+ * /tmp too); the recording takes the samples its duration gives, and its profile holds none
+ * of their names (their 2,000 names once made a 5 KB profile 90 KB) */
+Test(live, other_processes_perf_maps_are_not_read)
+{
+	char junk[64], stale[64];
+	struct profile *p;
+	pid_t dead;
+	long pid;
+	u64 total;
+	double want, seconds;
+
+	for (pid = 4000000; pid > 1000 && (kill(pid, 0) == 0 || errno != ESRCH); pid--)
+		;
+	dead = fork();
+	cr_assert_geq(dead, 0);
+	if (!dead)
+		_exit(0);
+	cr_assert_eq(waitpid(dead, NULL, 0), dead);
+	snprintf(junk, sizeof(junk), "/tmp/perf-%ld.map", pid);
+	snprintf(stale, sizeof(stale), "/tmp/perf-%d.map", dead);
+	write_junk_map(junk, 80000);	/* 4.5 MB */
+	write_junk_map(stale, 2000);
+	p = record_profile("-F 999 -d 1 -- %s 30", fixture("hot7030"));
+	cr_expect_eq(p->stats.jit_malformed, 0, "the maps were read: %llu malformed lines",
+		     (unsigned long long)p->stats.jit_malformed);
+	unlink(junk);
+	unlink(stale);
+	/* cpu-clock counts CPU time: one thread for the duration gives at most 999 a second,
+	 * within the period's jitter (4 sd of a Poisson count, generous); and the duration is
+	 * the one asked for, not overrun by reading files */
+	seconds = p->meta.duration_ns / 1e9;
+	want = 999 * seconds;
+	total = profile__total_samples(p);
+	cr_expect_leq(total, want + 4 * sqrt(want), "%llu samples in %.3f s",
+		      (unsigned long long)total, seconds);
+	cr_expect_lt(seconds, 1.5, "-d 1 took %.3f s", seconds);
 	cr_expect_gt(samples_in_symbol(p, "work_70"), 50);
 	cr_expect_eq(p->nr_jitsyms, 0);
 	cr_expect_eq(p->stats.jit_maps, 0);
+	cr_expect_eq(p->stats.jit_ignored, 0);
 	cr_expect_null(memmem(p->strs.buf, p->strs.len, "stale_map_function", 18));
 	cr_expect_lt(p->strs.len, 4096, "%zu bytes of strings", p->strs.len);
 	profile__free(p);

@@ -274,6 +274,12 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	if (p->stats.jit_malformed)
 		fprintf(out, "# WARNING: %" PRIu64 " malformed lines of perf map files (JIT symbols) "
 			"were skipped\n", p->stats.jit_malformed);
+	if (p->stats.jit_ignored)
+		fprintf(out, "# WARNING: %" PRIu64 " perf map files were ignored as untrusted (owner, "
+			"or not a file; record -v says why)\n", p->stats.jit_ignored);
+	if (p->stats.jit_capped)
+		fprintf(out, "# WARNING: %" PRIu64 " perf map files were too large: read only up to "
+			"the bound (docs/symbols.md)\n", p->stats.jit_capped);
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
@@ -391,6 +397,8 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);
 	jsonw_uint_field(w, "jit_symbols", p->nr_jitsyms);
 	jsonw_uint_field(w, "jit_malformed", p->stats.jit_malformed);
+	jsonw_uint_field(w, "jit_ignored", p->stats.jit_ignored);
+	jsonw_uint_field(w, "jit_capped", p->stats.jit_capped);
 	jsonw_float_field(w, "duration_s", m->duration_ns / 1e9);
 	jsonw_uint_field(w, "handler_runs", p->stats.bpf_run_cnt);
 	jsonw_uint_field(w, "handler_ns", p->stats.bpf_run_ns);

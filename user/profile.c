@@ -682,6 +682,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(unwind_rows), S_U64(unwind_table_bytes), S_U64(unwind_build_ns), S_U64(unwind_map_full),
 	S_U64(jit_maps), S_U64(jit_syms), S_U64(jit_malformed),
 	S_U64(stack_late), S_U64(stack_late_full), S_U64(stack_late_unwound), S_U64(stack_late_dropped),
+	S_U64(jit_ignored), S_U64(jit_capped),
 };
 
 static const struct file_format profile_format = {

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	5
+#define PROFILE_VERSION_MINOR	6
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -241,6 +241,9 @@ struct profile_stats {
 	u64 stack_late_full;	/* ... it could not send (the ring full): as the kernel ended them */
 	u64 stack_late_unwound;	/* ... unwound here */
 	u64 stack_late_dropped;	/* ... past what is kept: their sampled pc alone */
+	/* perf map files not trusted, or not read whole (1.6) */
+	u64 jit_ignored;	/* owned by neither root nor the process's user, a link, not a file */
+	u64 jit_capped;		/* read up to the bounds only (jitmap.h) */
 };
 
 struct strtab {

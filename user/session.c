@@ -463,7 +463,7 @@ static void process_exited(void *ctx, u32 pid, u64 time_ns)
 	struct session *s = ctx;
 
 	/* the sideband's callback cannot fail: the next poll, or the finish, says so */
-	if (jitmaps__read(s->jit, s->p, pid, time_ns) == -ENOMEM && !s->jit_err)
+	if (jitmaps__exit(s->jit, s->p, pid, time_ns) == -ENOMEM && !s->jit_err)
 		s->jit_err = -ENOMEM;
 }
 
@@ -471,6 +471,7 @@ int session__open(struct session *s)
 {
 	struct session_opts *o = &s->opts;
 	char cgpath[PATH_MAX];
+	u32 cmd_pid;
 	u64 cgid;
 	int err;
 
@@ -523,7 +524,10 @@ int session__open(struct session *s)
 	if (!s->sb)
 		return -errno;
 	s->jit = jitmaps__new(JITMAP_DIR);
-	if (!s->jit)
+	/* the maps read are the command's tree's, the -p processes' trees', or all processes' */
+	cmd_pid = s->cmd.pid;
+	if (!s->jit || jitmaps__target(s->jit, o->argv ? &cmd_pid : s->pids,
+				       o->argv ? 1 : o->pids ? s->nr_pids : 0))
 		return -ENOMEM;
 	sideband__on_exit(s->sb, process_exited, s);
 	err = sideband__enable(s->sb);
@@ -614,8 +618,8 @@ int session__poll(struct session *s, int timeout_ms)
 	/* cgroup names, once a second: a container gone by the end keeps its name */
 	if (now_ns(CLOCK_MONOTONIC) >= s->next_scan) {
 		cgroup_names__scan(&s->cgroups);
-		/* perf map files that changed: what top shows, and what a runtime that deletes
-		 * its file at exit leaves */
+		/* the followed processes' perf map files, what was appended: what top shows, and
+		 * what a runtime that deletes its file at exit leaves */
 		if (jitmaps__scan(s->jit, s->p, now_ns(CLOCK_MONOTONIC)) == -ENOMEM)
 			return -ENOMEM;
 		s->next_scan = now_ns(CLOCK_MONOTONIC) + 1000000000ull;
@@ -691,6 +695,10 @@ static int read_jit_maps(struct session *s)
 	if (p->stats.jit_malformed)
 		warning("%llu malformed lines in perf map files skipped",
 			(unsigned long long)p->stats.jit_malformed);
+	if (p->stats.jit_capped)
+		warning("%llu perf map files were read only up to %llu MB each, %llu MB in all",
+			(unsigned long long)p->stats.jit_capped, JITMAP_MAX_SIZE >> 20,
+			JITMAP_MAX_TOTAL >> 20);
 	return 0;
 }
 
