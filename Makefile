@@ -138,7 +138,8 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
 
 # Stack fixtures: -O2 without frame pointers, as Debian builds programs and libraries
-STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so
+STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so \
+		  $(OUTPUT)/fixtures/stacks/mtstacks
 STACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 
 $(OUTPUT)/fixtures/stacks/libstacks.so: tests/fixtures/stacks/libstacks.c tests/fixtures/stacks/stacks.h
@@ -150,6 +151,11 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 		$(OUTPUT)/fixtures/stacks/libstacks.so
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(OUTPUT)/fixtures/stacks/mtstacks: tests/fixtures/stacks/mtstacks.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) -pthread $< -o $@
 
 # Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof

@@ -261,6 +261,30 @@ static s64 addr_func(struct resolver *rs, u32 obj, u64 vaddr)
 	return func_id(rs, obj, 0);
 }
 
+/* The code a new thread starts in, before its first function: glibc's clone3 wrapper
+ * natively, its clone fallback under QEMU 7.2 (which has no clone3). Both sides are rooted
+ * at the function it calls (start_thread), so the two launchers compare equal. */
+static bool thread_launcher(const char *name)
+{
+	static const char *const names[] = { "__clone3", "__clone", "clone3", "clone", "__thread_start" };
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* whether cnode n is a thread's root in a launcher */
+static bool launcher_root(struct resolver *rs, const struct truth_cnode *n)
+{
+	const struct elf_func *f;
+
+	if (n->parent != TRUTH_NO_NODE || n->obj >= rs->t->nr_objects || !rs->imgs[n->obj])
+		return false;
+	f = elf_image__func_at(rs->imgs[n->obj], n->func);
+	return f && f->addr == n->func && thread_launcher(f->name);
+}
+
 /* a node's function: its symbol, or its entry */
 static s64 node_func(struct resolver *rs, const struct truth_cnode *n)
 {
@@ -306,13 +330,16 @@ int stack_eval__profile(const struct profile *p, const struct truth *t, size_t t
 	for (u32 o = 0; o < t->nr_objects; o++)
 		rs.imgs[o] = elf_image__open(truth__str(t, t->objects[o].path));
 	for (size_t i = 0; i < t->nr_cnodes; i++) {
-		s64 f = node_func(&rs, &t->cnodes[i]);
+		const struct truth_cnode *n = &t->cnodes[i];
+		s64 f = node_func(&rs, n);
 
 		if (f < 0)
 			goto cleanup;
 		fnode[i] = f;
-		nodes[i] = (struct se_node){ t->cnodes[i].parent == TRUTH_NO_NODE ? SE_NO_PARENT :
-					     t->cnodes[i].parent, f, t->cnodes[i].self };
+		/* a thread's launcher keeps its own instructions; what it calls is a root */
+		nodes[i] = (struct se_node){ n->parent == TRUTH_NO_NODE ||
+					     launcher_root(&rs, &t->cnodes[n->parent]) ? SE_NO_PARENT :
+					     n->parent, f, n->self };
 	}
 	/* the blocks of nodes without a symbol, for frames in stripped code */
 	rs.ab = calloc(t->nr_cblocks + 1, sizeof(*rs.ab));
@@ -344,6 +371,11 @@ int stack_eval__profile(const struct profile *p, const struct truth *t, size_t t
 				s64 f;
 
 				symbolizer__resolve(sy, &fs, &r);
+				/* the launcher under a thread's first function (see launcher_root) */
+				if (k + 1 == st->nr && nfuncs > first && !r.kernel && thread_launcher(r.sym)) {
+					out->launchers += sm->count;
+					continue;
+				}
 				obj = r.kernel ? TRUTH_NO_OBJECT : truth__object(t, r.dso);
 				if (obj == TRUTH_NO_OBJECT) {
 					out->frames_outside++;
@@ -446,6 +478,9 @@ void stack_eval__print(const struct stack_eval *se, bool json, FILE *f)
 		if (se->frames_outside)
 			fprintf(f, "(%" PRIu64 " frames in no object of the truth were left out)\n",
 				se->frames_outside);
+		if (se->launchers)
+			fprintf(f, "(%" PRIu64 " samples rooted at their thread's first function, below "
+				"__clone3/__clone)\n", se->launchers);
 		return;
 	}
 	json_writer_t *w = jsonw_new(f);
@@ -461,6 +496,7 @@ void stack_eval__print(const struct stack_eval *se, bool json, FILE *f)
 	jsonw_float_field(w, "inclusive_error_max", sc->incl_max);
 	jsonw_float_field(w, "caller_tv_mean", sc->caller_tv_mean);
 	jsonw_uint_field(w, "frames_outside", se->frames_outside);
+	jsonw_uint_field(w, "thread_launchers", se->launchers);
 	jsonw_name(w, "functions");
 	jsonw_start_array(w);
 	for (size_t i = 0; i < sc->nr_top; i++) {

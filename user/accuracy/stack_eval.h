@@ -57,6 +57,9 @@ struct stack_eval {
 	char **names;		/* per function id */
 	u32 nr_funcs;
 	u64 frames_outside;	/* frames in no object of the truth (kernel, vdso, JIT) */
+	u64 launchers;		/* samples whose outermost frame, a thread launcher (__clone3,
+				 * __clone), was left out: threads are rooted at their first
+				 * function on both sides */
 };
 
 int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n,
