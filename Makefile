@@ -160,7 +160,8 @@ $(OUTPUT)/fixtures/stacks/mtstacks: tests/fixtures/stacks/mtstacks.c
 # Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
-		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js
+		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js \
+		$(OUTPUT)/fixtures/cxx/throwcold
 
 $(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
 	$(Q)mkdir -p $(dir $@)
@@ -170,6 +171,12 @@ $(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CXX) -O1 -g -Wall -Wextra -Werror $< -o $@
+
+# exceptions at -O2 as Debian builds: the throw in thrower.cold, entered by a je
+$(OUTPUT)/fixtures/cxx/throwcold: tests/fixtures/cxx/throwcold.cpp
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror $< -o $@
 
 $(OUTPUT)/fixtures/hot7030-stripped: $(OUTPUT)/fixtures/hot7030
 	$(call msg,FIXTURE,$@)
