@@ -207,3 +207,58 @@ Test(stack_eval, eight_threads_rooted_at_their_first_function, .timeout = 300)
 {
 	mt_run(8, 50, false);
 }
+
+/* ---- --fold-parts ---- */
+
+/* the exact and sampled shares of function fn in eval's JSON output; false when absent */
+static bool fn_shares(const char *out, const char *fn, double *exact, double *sampled)
+{
+	char key[128];
+	const char *s;
+
+	snprintf(key, sizeof(key), "{\"function\":\"%s\",", fn);
+	s = strstr(out, key);
+	return s && sscanf(s + strlen(key), "\"exact\":%lf,\"sampled\":%lf", exact, sampled) == 2;
+}
+
+/* At -O2 the throw is in thrower.cold (_Z7throweri.cold), a function of its own in the truth,
+ * next to thrower under mid (so their exact shares add up); main has main.cold. The virtual
+ * PMU's samples (every 101 instructions, exact stacks) give the sampled shares. --fold-parts
+ * counts the parts as their functions, on both sides: no .cold is left, thrower's share is
+ * thrower's and thrower.cold's (seen: .08 + 92.31 = 92.39%), and the sampled one stays within
+ * a point of it */
+Test(stack_eval, fold_parts_counts_cold_parts_as_their_function, .timeout = 300)
+{
+	struct run_result r;
+	char tp[512], pp[512], *plain;
+	double th_e, th_s, cold_e, cold_s, main_e, main_s, mcold_e, mcold_s, f_e, f_s;
+
+	snprintf(tp, sizeof(tp), "%s/tc.truth", tmpdir());
+	snprintf(pp, sizeof(pp), "%s/tc.data", tmpdir());
+	run(&r, "%s truth --vpmu insns --period 101 -g -o %s --profile %s -- %s 2000", hsbpf_bin(), tp, pp,
+	    fixture("cxx/throwcold"));
+	cr_assert_eq(r.status, 0, "truth: %s", r.err);
+	run(&r, "%s eval -i %s --truth %s --stacks --top 500 --format json", hsbpf_bin(), pp, tp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	plain = strdup(r.out);
+	cr_assert(plain);
+	cr_assert(fn_shares(plain, "_Z7throweri", &th_e, &th_s), "%s", plain);
+	cr_assert(fn_shares(plain, "_Z7throweri.cold", &cold_e, &cold_s), "%s", plain);
+	cr_assert(fn_shares(plain, "main", &main_e, &main_s), "%s", plain);
+	cr_assert(fn_shares(plain, "main.cold", &mcold_e, &mcold_s), "%s", plain);
+	cr_expect_gt(cold_e, 0.5, "the throw's instructions are thrower.cold's: %s", plain);
+	run(&r, "%s eval -i %s --truth %s --stacks --fold-parts --top 500 --format json", hsbpf_bin(), pp, tp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	cr_expect_null(strstr(r.out, ".cold\""), "%s", r.out);
+	cr_assert(fn_shares(r.out, "_Z7throweri", &f_e, &f_s), "%s", r.out);
+	cr_expect(fabs(f_e - (th_e + cold_e)) < 1e-5, "thrower %g, expected %g + %g", f_e, th_e, cold_e);
+	cr_expect(fabs(f_s - f_e) < 0.01, "thrower sampled %g, exact %g", f_s, f_e);
+	/* main.cold (the catch) is main's sibling under main's caller: folded, main has both */
+	cr_assert(fn_shares(r.out, "main", &f_e, &f_s), "%s", r.out);
+	cr_expect(f_e > main_e && f_e <= main_e + mcold_e + 1e-5, "main %g, was %g and %g", f_e, main_e, mcold_e);
+	cr_expect(fabs(f_s - f_e) < 0.01, "main sampled %g, exact %g", f_s, f_e);
+	free(plain);
+	run(&r, "%s eval -i %s --truth %s --fold-parts", hsbpf_bin(), pp, tp);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--fold-parts"), "%s", r.err);
+}

@@ -22,6 +22,8 @@ static const char usage_text[] =
 	"      --stacks       score the call stacks against the truth's calling-context tree:\n"
 	"                     complete stacks, inclusive-time error, caller-split error\n"
 	"      --top N        functions scored with --stacks (default 10)\n"
+	"      --fold-parts   with --stacks: count the parts GCC split off a function (X.cold,\n"
+	"                     X.part.N) as the function X itself\n"
 	"      --exact FILE   per-sample correctness of the profile's stacks against the exact\n"
 	"                     ones of the same hsbpf truth --step run (PREFIX.exact): the share\n"
 	"                     equal, and the others by kind and location\n"
@@ -38,13 +40,14 @@ int cmd_eval(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "fold-parts", no_argument, NULL, 'P' },
 		{ "exact", required_argument, NULL, 'E' },
 		{ "show", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
 	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL;
-	bool per_object = false, json = false, stacks = false;
+	bool per_object = false, json = false, stacks = false, fold = false;
 	u64 top = 10, show = 0;
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
@@ -77,6 +80,9 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case 'S':
 			stacks = true;
+			break;
+		case 'P':
+			fold = true;
 			break;
 		case 'E':
 			exact_path = optarg;
@@ -114,6 +120,8 @@ int cmd_eval(int argc, char **argv)
 		profile__free(p);
 		return err ? 1 : 0;
 	}
+	if (fold && !stacks)
+		return fail(2, "--fold-parts scores functions of call stacks: give --stacks too");
 	if (!truth_path || optind < argc) {
 		fputs(usage_text, stderr);
 		return 2;
@@ -126,7 +134,7 @@ int cmd_eval(int argc, char **argv)
 	if (stacks) {
 		struct stack_eval se;
 
-		err = stack_eval__profile(p, t, top, &se);
+		err = stack_eval__profile(p, t, top, fold ? STACK_EVAL_FOLD_PARTS : 0, &se);
 		if (!err) {
 			stack_eval__print(&se, json, stdout);
 			stack_eval__release(&se);

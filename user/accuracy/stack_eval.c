@@ -285,6 +285,51 @@ static bool launcher_root(struct resolver *rs, const struct truth_cnode *n)
 	return f && f->addr == n->func && thread_launcher(f->name);
 }
 
+/* the length of the name of the function that name is a part of (X of X.cold, X.part.2,
+ * X.part.2.cold), or 0 when it is none */
+static size_t part_base(const char *name)
+{
+	const char *c = name ? strstr(name, ".cold") : NULL, *p = name ? strstr(name, ".part.") : NULL;
+	const char *cut = c && (!p || c < p) ? c : p;
+
+	return cut && cut > name ? (size_t)(cut - name) : 0;
+}
+
+/* per function id, the function it is a part of (itself when none); ids of whole functions
+ * not seen yet are added */
+static int fold_parts(struct resolver *rs, u32 **out)
+{
+	size_t nr = rs->nr;
+	u32 *fold = calloc(nr + 1, sizeof(*fold));
+
+	if (!fold)
+		return -ENOMEM;
+	for (u32 f = 0; f < nr; f++) {
+		const struct fkey *k = &rs->keys[f];
+		const struct elf_image *img = k->obj < rs->t->nr_objects ? rs->imgs[k->obj] : NULL;
+		const struct elf_func *ef = img && k->addr ? elf_image__func_at(img, k->addr) : NULL;
+		size_t len = ef && ef->addr == k->addr ? part_base(ef->name) : 0;
+
+		fold[f] = f;
+		for (size_t i = 0; len && i < img->nr_funcs; i++) {
+			const struct elf_func *w = &img->funcs[i];
+			s64 id;
+
+			if (strncmp(w->name, ef->name, len) || w->name[len])
+				continue;
+			id = func_id(rs, k->obj, w->addr);
+			if (id < 0) {
+				free(fold);
+				return -ENOMEM;
+			}
+			fold[f] = id;
+			break;
+		}
+	}
+	*out = fold;
+	return 0;
+}
+
 /* a node's function: its symbol, or its entry */
 static s64 node_func(struct resolver *rs, const struct truth_cnode *n)
 {
@@ -296,14 +341,14 @@ static s64 node_func(struct resolver *rs, const struct truth_cnode *n)
 	return func_id(rs, n->obj, f && f->addr == n->func ? f->addr : n->func);
 }
 
-int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n,
+int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n, unsigned flags,
 			struct stack_eval *out)
 {
 	struct resolver rs = { .t = t };
 	struct symbolizer *sy = NULL;
 	struct se_node *nodes = NULL;
 	struct se_sample *ss = NULL;
-	u32 *funcs = NULL, *fnode = NULL;
+	u32 *funcs = NULL, *fnode = NULL, *fold = NULL;
 	size_t nfuncs = 0, cap_funcs = 0, nss = 0;
 	u64 nsamples = 0;
 	int err = -ENOMEM;
@@ -401,6 +446,40 @@ int stack_eval__profile(const struct profile *p, const struct truth *t, size_t t
 		if (nsamples > with)	/* ss has room for one more */
 			ss[nss++] = (struct se_sample){ NULL, 0, nsamples - with };
 	}
+	if (flags & STACK_EVAL_FOLD_PARTS) {
+		u32 nfold = rs.nr;
+
+		err = fold_parts(&rs, &fold);
+		if (err)
+			goto cleanup;
+		/* a part directly under its own function (X -> X.part.0) is that function's
+		 * frame: the node's instructions go to its parent, its children under it */
+		for (size_t i = 0; i < t->nr_cnodes; i++) {
+			struct se_node *n = &nodes[i];
+
+			n->func = n->func < nfold ? fold[n->func] : n->func;
+			if (n->parent == SE_NO_PARENT)
+				continue;
+			n->parent = fnode[n->parent] == UINT32_MAX ? nodes[n->parent].parent : n->parent;
+			if (nodes[n->parent].func == n->func && fnode[n->parent] != fnode[i]) {
+				nodes[n->parent].self += n->self;
+				n->self = 0;
+				fnode[i] = UINT32_MAX;	/* merged: its children go to its parent */
+			}
+		}
+		for (size_t i = 0; i < nss; i++) {
+			u32 *fs = (u32 *)ss[i].funcs, n = 0, prev = UINT32_MAX;
+
+			for (u32 k = 0; k < ss[i].nr; k++) {
+				u32 g = fs[k] < nfold ? fold[fs[k]] : fs[k];
+
+				if (!n || fs[n - 1] != g || prev == fs[k])
+					fs[n++] = g;
+				prev = fs[k];
+			}
+			ss[i].nr = n;
+		}
+	}
 	err = stack_eval__score(nodes, t->nr_cnodes, ss, nss, rs.nr, top_n, &out->score);
 	if (err == -ENODATA) {
 		err = fail(err, "no sampled stack has a frame in the truth's objects: is it the same program?");
@@ -443,6 +522,7 @@ cleanup:
 	free(fnode);
 	free(ss);
 	free(funcs);
+	free(fold);
 	return err == -ENOMEM ? fail(err, "out of memory") : err;
 }
 

@@ -62,7 +62,11 @@ struct stack_eval {
 				 * function on both sides */
 };
 
-int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n,
+/* flags: STACK_EVAL_FOLD_PARTS counts a function's parts that GCC split off (X.cold,
+ * X.part.N, X.part.N.cold) as X, which a tree entering X.cold by a jump has in X's place */
+#define STACK_EVAL_FOLD_PARTS	1u
+
+int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n, unsigned flags,
 			struct stack_eval *out);
 void stack_eval__print(const struct stack_eval *se, bool json, FILE *f);
 void stack_eval__release(struct stack_eval *se);
