@@ -139,7 +139,7 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 
 # Stack fixtures: -O2 without frame pointers, as Debian builds programs and libraries
 STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so \
-		  $(OUTPUT)/fixtures/stacks/mtstacks
+		  $(OUTPUT)/fixtures/stacks/mtstacks $(OUTPUT)/fixtures/stacks/cpi
 STACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 
 $(OUTPUT)/fixtures/stacks/libstacks.so: tests/fixtures/stacks/libstacks.c tests/fixtures/stacks/stacks.h
@@ -151,6 +151,11 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 		$(OUTPUT)/fixtures/stacks/libstacks.so
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
+
+$(OUTPUT)/fixtures/stacks/cpi: tests/fixtures/stacks/cpi.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@
 
 $(OUTPUT)/fixtures/stacks/mtstacks: tests/fixtures/stacks/mtstacks.c
 	$(Q)mkdir -p $(dir $@)

@@ -262,3 +262,58 @@ Test(stack_eval, fold_parts_counts_cold_parts_as_their_function, .timeout = 300)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "--fold-parts"), "%s", r.err);
 }
+
+/* ---- --cycles: the timing model's cycles as the reference for time ---- */
+
+/* cpi runs slow and fast for the same instructions (49.9% each of the run), but slow's
+ * divide makes it most of the modelled time (seen: 95.4% of the cycles). The virtual PMU's
+ * instruction samples match the instruction reference (within sampling noise: about 0.1
+ * points at 6,000 samples) and are 45 points off the cycles one; its cycle samples are the
+ * other way round, and scored against themselves are off by exactly 0 */
+Test(stack_eval, cycles_reference_for_time, .timeout = 300)
+{
+	struct run_result r;
+	char tp[512], cp[512], ip[512], ti[512], key[64];
+	const char *s;
+	double e, sa, tv, cy, mean;
+
+	snprintf(tp, sizeof(tp), "%s/cpi.truth", tmpdir());
+	snprintf(ti, sizeof(ti), "%s/cpi-i.truth", tmpdir());
+	snprintf(cp, sizeof(cp), "%s/cpi-cycles.data", tmpdir());
+	snprintf(ip, sizeof(ip), "%s/cpi-insns.data", tmpdir());
+	run(&r, "%s truth --vpmu cycles --period 1009 --sampling exact -g -o %s --profile %s -- %s 300000 "
+		">/dev/null", hsbpf_bin(), tp, cp, fixture("stacks/cpi"));
+	cr_assert_eq(r.status, 0, "truth: %s", r.err);
+	run(&r, "%s truth --vpmu insns --period 1009 -g -o %s --profile %s -- %s 300000 >/dev/null",
+	    hsbpf_bin(), ti, ip, fixture("stacks/cpi"));
+	cr_assert_eq(r.status, 0, "truth: %s", r.err);
+	snprintf(key, sizeof(key), "{\"function\":\"slow\",");
+	/* instruction samples: right against instructions, far from cycles */
+	run(&r, "%s eval -i %s --truth %s --cycles %s --stacks --top 6 --format json", hsbpf_bin(), ip, tp, cp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	s = strstr(r.out, key);
+	cr_assert(s && sscanf(s + strlen(key), "\"exact\":%lf,\"sampled\":%lf,\"caller_tv\":%lf,\"cycles\":%lf",
+			      &e, &sa, &tv, &cy) == 4, "%s", r.out);
+	cr_expect(e > 0.45 && e < 0.5, "slow's instructions %g (half, less the start-up): %s", e, r.out);
+	cr_expect_gt(cy, 0.85, "slow's cycles %g: %s", cy, r.out);
+	cr_expect_lt(fabs(sa - e), 0.01, "%s", r.out);
+	cr_expect_gt(fabs(sa - cy), 0.3, "%s", r.out);
+	s = strstr(r.out, "\"cycles_inclusive_error_max\":");
+	cr_assert(s && sscanf(s, "\"cycles_inclusive_error_max\":%lf", &mean) == 1, "%s", r.out);
+	cr_expect_gt(mean, 0.3, "%s", r.out);
+	/* cycle samples: far from instructions, exactly the cycles reference */
+	run(&r, "%s eval -i %s --truth %s --cycles %s --stacks --top 6 --format json", hsbpf_bin(), cp, tp, cp);
+	cr_assert_eq(r.status, 0, "eval: %s", r.err);
+	s = strstr(r.out, key);
+	cr_assert(s && sscanf(s + strlen(key), "\"exact\":%lf,\"sampled\":%lf,\"caller_tv\":%lf,\"cycles\":%lf",
+			      &e, &sa, &tv, &cy) == 4, "%s", r.out);
+	cr_expect_gt(fabs(sa - e), 0.3, "%s", r.out);
+	cr_expect_eq(sa, cy, "%s", r.out);
+	s = strstr(r.out, "\"cycles_inclusive_error_mean\":");
+	cr_assert(s && sscanf(s, "\"cycles_inclusive_error_mean\":%lf", &mean) == 1, "%s", r.out);
+	cr_expect_eq(mean, 0, "%s", r.out);
+	/* only with --stacks */
+	run(&r, "%s eval -i %s --truth %s --cycles %s", hsbpf_bin(), cp, tp, cp);
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--cycles"), "%s", r.err);
+}
