@@ -138,7 +138,8 @@ $(OUTPUT)/fixtures/%: tests/fixtures/%.c | $(OUTPUT)/fixtures
 	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -lpthread -lm
 
 # Stack fixtures: -O2 without frame pointers, as Debian builds programs and libraries
-STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so
+STACK_FIXTURES := $(OUTPUT)/fixtures/stacks/callpaths $(OUTPUT)/fixtures/stacks/libstacks.so \
+		  $(OUTPUT)/fixtures/stacks/mtstacks $(OUTPUT)/fixtures/stacks/cpi
 STACK_CFLAGS := -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror
 
 $(OUTPUT)/fixtures/stacks/libstacks.so: tests/fixtures/stacks/libstacks.c tests/fixtures/stacks/stacks.h
@@ -151,10 +152,21 @@ $(OUTPUT)/fixtures/stacks/callpaths: tests/fixtures/stacks/callpaths.c tests/fix
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@ -L$(dir $@) -lstacks -Wl,-rpath,'$$ORIGIN' -lpthread
 
+$(OUTPUT)/fixtures/stacks/cpi: tests/fixtures/stacks/cpi.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) $< -o $@
+
+$(OUTPUT)/fixtures/stacks/mtstacks: tests/fixtures/stacks/mtstacks.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) $(STACK_CFLAGS) -pthread $< -o $@
+
 # Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
-		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js
+		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js \
+		$(OUTPUT)/fixtures/cxx/throwcold
 
 $(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
 	$(Q)mkdir -p $(dir $@)
@@ -164,6 +176,12 @@ $(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CXX) -O1 -g -Wall -Wextra -Werror $< -o $@
+
+# exceptions at -O2 as Debian builds: the throw in thrower.cold, entered by a je
+$(OUTPUT)/fixtures/cxx/throwcold: tests/fixtures/cxx/throwcold.cpp
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror $< -o $@
 
 $(OUTPUT)/fixtures/hot7030-stripped: $(OUTPUT)/fixtures/hot7030
 	$(call msg,FIXTURE,$@)

@@ -150,7 +150,7 @@ struct thread_state {
 	struct cnode *nodes;
 	size_t nr_nodes, cap_nodes;
 	struct ktable children;	/* (parent, site, entry) -> node */
-	struct ktable jumps;	/* (node, src block, dst block) -> unconditional jumps */
+	struct ktable jumps;	/* (node, src block, dst block) -> jumps, taken conditional ones too */
 	struct table cblocks;	/* (node + 1) << 32 | block -> executions */
 	/* the last cblocks slot of each (node, block) hashed here: most executions repeat the
 	 * pairs of a loop; valid while cblocks' slot array is the one seen (ccache_base) */
@@ -588,8 +588,22 @@ static bool cct_block(struct thread_state *t, const struct block_info *b)
 	case CK_PLAIN:
 		if (p->rep && b->vaddr == p->last)
 			return false;
-		if (b->vaddr == p->end || b->vaddr == p->last || (p->target && b->vaddr == p->target))
+		if (b->vaddr == p->end || b->vaddr == p->last)
 			break;
+		if (p->target && b->vaddr == p->target) {
+			/* a taken conditional jump: it may enter another function (a .cold part,
+			 * a conditional tail call), whose calls hsbpf counts from these; not a
+			 * block's jump to its own start (a tight loop, the costliest case), which
+			 * stays in the function hsbpf gives the block's start */
+			struct kslot *k;
+
+			if (b == p)
+				break;
+			k = ktable_get(&t->jumps, t->frames[t->depth - 1].node, p->id, b->id);
+			if (k)
+				k->val++;
+			break;
+		}
 		cct_surprise(t, p, b);
 		break;
 	default:

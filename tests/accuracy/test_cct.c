@@ -206,6 +206,29 @@ Test(cct, exception_through_two_frames)
 	tree_free(&tr);
 }
 
+/* a tail node entered by a conditional jump: at -O2 the throw is in thrower.cold, which
+ * thrower enters by je; its calls are those jumps (before: 0), one a throw. thrower itself is
+ * called 2N times; both are mid's callees (the cold part takes thrower's place) */
+Test(cct, cold_part_entered_by_a_conditional_jump)
+{
+	struct tree tr = {};
+	long n;
+
+	tree_run(&tr, "cxx/throwcold", "throwcold", "3000");
+	n = node(&tr, "main;_Z3midi;_Z7throweri.cold");
+	cr_assert_geq(n, 0, "no thrower.cold under mid");
+	cr_expect_eq(tr.t->cnodes[n].kind, CCT_TAIL);
+	cr_expect_eq(tr.t->cnodes[n].calls, 3000);
+	n = node(&tr, "main;_Z3midi;_Z7throweri");
+	cr_assert_geq(n, 0, "no thrower under mid");
+	cr_expect_eq(tr.t->cnodes[n].calls, 6000);
+	n = node(&tr, "main;_Z3midi");
+	cr_assert_geq(n, 0, "no mid under main");
+	cr_expect_eq(tr.t->cnodes[n].calls, 6000);
+	expect_whole(&tr);
+	tree_free(&tr);
+}
+
 Test(cct, signal_handler)
 {
 	struct tree tr = {};

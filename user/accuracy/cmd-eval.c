@@ -13,6 +13,8 @@
 static const char usage_text[] =
 	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
 	"                  [--format text|json]\n"
+	"       hsbpf eval -i PROFILE --truth TRUTH --stacks [--top N] [--cycles FILE]\n"
+	"                  [--fold-parts] [--format text|json]\n"
 	"       hsbpf eval -i PROFILE --exact EXACT [--format text|json]\n"
 	"\n"
 	"  -i, --input FILE   profile to score (default hsbpf.data)\n"
@@ -22,6 +24,11 @@ static const char usage_text[] =
 	"      --stacks       score the call stacks against the truth's calling-context tree:\n"
 	"                     complete stacks, inclusive-time error, caller-split error\n"
 	"      --top N        functions scored with --stacks (default 10)\n"
+	"      --cycles FILE  with --stacks: also score against the timing model's cycles, the\n"
+	"                     samples of hsbpf truth --vpmu cycles -g (a reference for time\n"
+	"                     samplers such as cpu-clock; docs/accuracy.md)\n"
+	"      --fold-parts   with --stacks: count the parts GCC split off a function (X.cold,\n"
+	"                     X.part.N) as the function X itself\n"
 	"      --exact FILE   per-sample correctness of the profile's stacks against the exact\n"
 	"                     ones of the same hsbpf truth --step run (PREFIX.exact): the share\n"
 	"                     equal, and the others by kind and location\n"
@@ -38,13 +45,15 @@ int cmd_eval(int argc, char **argv)
 		{ "format", required_argument, NULL, 'f' },
 		{ "stacks", no_argument, NULL, 'S' },
 		{ "top", required_argument, NULL, 'T' },
+		{ "fold-parts", no_argument, NULL, 'P' },
+		{ "cycles", required_argument, NULL, 'C' },
 		{ "exact", required_argument, NULL, 'E' },
 		{ "show", required_argument, NULL, 'W' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
 	};
-	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL;
-	bool per_object = false, json = false, stacks = false;
+	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL, *cycles_path = NULL;
+	bool per_object = false, json = false, stacks = false, fold = false;
 	u64 top = 10, show = 0;
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
@@ -77,6 +86,12 @@ int cmd_eval(int argc, char **argv)
 			break;
 		case 'S':
 			stacks = true;
+			break;
+		case 'P':
+			fold = true;
+			break;
+		case 'C':
+			cycles_path = optarg;
 			break;
 		case 'E':
 			exact_path = optarg;
@@ -114,6 +129,9 @@ int cmd_eval(int argc, char **argv)
 		profile__free(p);
 		return err ? 1 : 0;
 	}
+	if ((fold || cycles_path) && !stacks)
+		return fail(2, "--%s scores functions of call stacks: give --stacks too",
+			    fold ? "fold-parts" : "cycles");
 	if (!truth_path || optind < argc) {
 		fputs(usage_text, stderr);
 		return 2;
@@ -125,12 +143,17 @@ int cmd_eval(int argc, char **argv)
 		goto cleanup;
 	if (stacks) {
 		struct stack_eval se;
+		struct profile *cyc = NULL;
 
-		err = stack_eval__profile(p, t, top, &se);
+		if (cycles_path)
+			err = profile__read(cycles_path, &cyc);
+		if (!err)
+			err = stack_eval__profile(p, t, cyc, top, fold ? STACK_EVAL_FOLD_PARTS : 0, &se);
 		if (!err) {
 			stack_eval__print(&se, json, stdout);
 			stack_eval__release(&se);
 		}
+		profile__free(cyc);
 		goto cleanup;
 	}
 	sy = symbolizer__new(p);

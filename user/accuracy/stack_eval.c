@@ -261,6 +261,75 @@ static s64 addr_func(struct resolver *rs, u32 obj, u64 vaddr)
 	return func_id(rs, obj, 0);
 }
 
+/* The code a new thread starts in, before its first function: glibc's clone3 wrapper
+ * natively, its clone fallback under QEMU 7.2 (which has no clone3). Both sides are rooted
+ * at the function it calls (start_thread), so the two launchers compare equal. */
+static bool thread_launcher(const char *name)
+{
+	static const char *const names[] = { "__clone3", "__clone", "clone3", "clone", "__thread_start" };
+
+	for (size_t i = 0; name && i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(name, names[i]))
+			return true;
+	return false;
+}
+
+/* whether cnode n is a thread's root in a launcher */
+static bool launcher_root(struct resolver *rs, const struct truth_cnode *n)
+{
+	const struct elf_func *f;
+
+	if (n->parent != TRUTH_NO_NODE || n->obj >= rs->t->nr_objects || !rs->imgs[n->obj])
+		return false;
+	f = elf_image__func_at(rs->imgs[n->obj], n->func);
+	return f && f->addr == n->func && thread_launcher(f->name);
+}
+
+/* the length of the name of the function that name is a part of (X of X.cold, X.part.2,
+ * X.part.2.cold), or 0 when it is none */
+static size_t part_base(const char *name)
+{
+	const char *c = name ? strstr(name, ".cold") : NULL, *p = name ? strstr(name, ".part.") : NULL;
+	const char *cut = c && (!p || c < p) ? c : p;
+
+	return cut && cut > name ? (size_t)(cut - name) : 0;
+}
+
+/* per function id, the function it is a part of (itself when none); ids of whole functions
+ * not seen yet are added */
+static int fold_parts(struct resolver *rs, u32 **out)
+{
+	size_t nr = rs->nr;
+	u32 *fold = calloc(nr + 1, sizeof(*fold));
+
+	if (!fold)
+		return -ENOMEM;
+	for (u32 f = 0; f < nr; f++) {
+		const struct fkey *k = &rs->keys[f];
+		const struct elf_image *img = k->obj < rs->t->nr_objects ? rs->imgs[k->obj] : NULL;
+		const struct elf_func *ef = img && k->addr ? elf_image__func_at(img, k->addr) : NULL;
+		size_t len = ef && ef->addr == k->addr ? part_base(ef->name) : 0;
+
+		fold[f] = f;
+		for (size_t i = 0; len && i < img->nr_funcs; i++) {
+			const struct elf_func *w = &img->funcs[i];
+			s64 id;
+
+			if (strncmp(w->name, ef->name, len) || w->name[len])
+				continue;
+			id = func_id(rs, k->obj, w->addr);
+			if (id < 0) {
+				free(fold);
+				return -ENOMEM;
+			}
+			fold[f] = id;
+			break;
+		}
+	}
+	*out = fold;
+	return 0;
+}
+
 /* a node's function: its symbol, or its entry */
 static s64 node_func(struct resolver *rs, const struct truth_cnode *n)
 {
@@ -272,15 +341,151 @@ static s64 node_func(struct resolver *rs, const struct truth_cnode *n)
 	return func_id(rs, n->obj, f && f->addr == n->func ? f->addr : n->func);
 }
 
-int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n,
-			struct stack_eval *out)
+/* a profile's samples as function ids from the sampled frame out, plus one stackless
+ * sample for the flat histogram's samples without a stack sample */
+struct se_stacks {
+	struct se_sample *ss;
+	size_t nss;
+	u32 *funcs;
+};
+
+static void se_stacks__free(struct se_stacks *st)
+{
+	free(st->ss);
+	free(st->funcs);
+}
+
+static int profile_stacks(struct resolver *rs, const struct profile *p, struct symbolizer *sy,
+			  struct stack_eval *out, struct se_stacks *res)
+{
+	struct se_sample *ss = calloc(p->nr_stack_samples + 2, sizeof(*ss));
+	u32 *funcs = NULL;
+	size_t nfuncs = 0, cap_funcs = 0, nss = 0;
+	u64 nsamples = 0, with = 0;
+
+	if (!ss)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_samples; i++)
+		nsamples += p->samples[i].count;
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *sm = &p->stack_samples[i];
+		const struct profile_stack *st = sm->user && sm->user <= p->nr_stacks ? &p->stacks[sm->user - 1] : NULL;
+		size_t first = nfuncs;
+
+		if (st && st->end != PROFILE_STACK_LOST)
+			for (u32 k = 0; k < st->nr; k++) {
+				struct profile_sample fs = { .pid = sm->pid, .exec_ns = sm->exec_ns,
+							     .ip = p->frames[st->first + k] - (k > 0) };
+				struct sym_result r;
+				u32 obj;
+				s64 f;
+
+				symbolizer__resolve(sy, &fs, &r);
+				/* the launcher under a thread's first function (see launcher_root) */
+				if (k + 1 == st->nr && nfuncs > first && !r.kernel && thread_launcher(r.sym)) {
+					if (out)
+						out->launchers += sm->count;
+					continue;
+				}
+				obj = r.kernel ? TRUTH_NO_OBJECT : truth__object(rs->t, r.dso);
+				if (obj == TRUTH_NO_OBJECT) {
+					if (out)
+						out->frames_outside++;
+					continue;
+				}
+				f = addr_func(rs, obj, r.vaddr);
+				if (f < 0 || array__reserve((void **)&funcs, &cap_funcs, nfuncs + 1, sizeof(*funcs))) {
+					free(ss);
+					free(funcs);
+					return -ENOMEM;
+				}
+				funcs[nfuncs++] = f;
+			}
+		ss[nss].nr = nfuncs - first;
+		ss[nss].funcs = (const u32 *)(uintptr_t)first;	/* an index until funcs stops moving */
+		ss[nss++].weight = sm->count;
+	}
+	for (size_t i = 0; i < nss; i++) {
+		ss[i].funcs = funcs + (uintptr_t)ss[i].funcs;
+		with += ss[i].weight;
+	}
+	/* samples of the flat histogram that have no stack sample count as stackless */
+	if (nsamples > with)
+		ss[nss++] = (struct se_sample){ NULL, 0, nsamples - with };
+	*res = (struct se_stacks){ ss, nss, funcs };
+	return 0;
+}
+
+/* in each sample, function ids as the function they are a part of; a part's frame right
+ * outside its own function's frame goes */
+static void fold_samples(struct se_sample *ss, size_t nss, const u32 *fold, u32 nfold)
+{
+	for (size_t i = 0; i < nss; i++) {
+		u32 *fs = (u32 *)ss[i].funcs, n = 0, prev = UINT32_MAX;
+
+		for (u32 k = 0; k < ss[i].nr; k++) {
+			u32 g = fs[k] < nfold ? fold[fs[k]] : fs[k];
+
+			if (!n || fs[n - 1] != g || prev == fs[k])
+				fs[n++] = g;
+			prev = fs[k];
+		}
+		ss[i].nr = n;
+	}
+}
+
+/* the inclusive share of each top function in the reference samples, and the profile's
+ * error against it */
+static int cycles_shares(const struct se_stacks *cy, u32 nr_funcs, struct stack_eval *out)
+{
+	struct stack_score *sc = &out->score;
+	double *share = calloc(nr_funcs + 1, sizeof(*share));
+	bool *seen = calloc(nr_funcs + 1, 1);
+	u64 with = 0;
+
+	out->cycles = calloc(sc->nr_top + 1, sizeof(*out->cycles));
+	if (!share || !seen || !out->cycles) {
+		free(share);
+		free(seen);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cy->nss; i++) {
+		out->cycles_samples += cy->ss[i].weight;
+		if (!cy->ss[i].nr)
+			continue;
+		with += cy->ss[i].weight;
+		for (u32 k = 0; k < cy->ss[i].nr; k++)
+			if (!seen[cy->ss[i].funcs[k]]) {
+				seen[cy->ss[i].funcs[k]] = true;
+				share[cy->ss[i].funcs[k]] += cy->ss[i].weight;
+			}
+		for (u32 k = 0; k < cy->ss[i].nr; k++)
+			seen[cy->ss[i].funcs[k]] = false;
+	}
+	for (size_t k = 0; k < sc->nr_top; k++) {
+		double e;
+
+		out->cycles[k] = with ? share[sc->top[k].func] / with : 0;
+		e = fabs(sc->top[k].sampled - out->cycles[k]);
+		out->cycles_mae += e / sc->nr_top;
+		if (e > out->cycles_max)
+			out->cycles_max = e;
+	}
+	free(share);
+	free(seen);
+	return with ? 0 : -ENODATA;
+}
+
+int stack_eval__profile(const struct profile *p, const struct truth *t, const struct profile *cycles,
+			size_t top_n, unsigned flags, struct stack_eval *out)
 {
 	struct resolver rs = { .t = t };
-	struct symbolizer *sy = NULL;
+	struct symbolizer *sy = NULL, *cy_sy = NULL;
+	struct se_stacks st_main = {}, st_cyc = {};
 	struct se_node *nodes = NULL;
-	struct se_sample *ss = NULL;
-	u32 *funcs = NULL, *fnode = NULL;
-	size_t nfuncs = 0, cap_funcs = 0, nss = 0;
+	struct se_sample *ss;
+	u32 *fnode = NULL, *fold = NULL;
+	size_t nss;
 	u64 nsamples = 0;
 	int err = -ENOMEM;
 
@@ -298,21 +503,23 @@ int stack_eval__profile(const struct profile *p, const struct truth *t, size_t t
 	rs.imgs = calloc(t->nr_objects + 1, sizeof(*rs.imgs));
 	nodes = calloc(t->nr_cnodes + 1, sizeof(*nodes));
 	fnode = calloc(t->nr_cnodes + 1, sizeof(*fnode));
-	ss = calloc(p->nr_stack_samples + 1, sizeof(*ss));
 	sy = symbolizer__new(p);
-	if (!rs.imgs || !nodes || !fnode || !ss || !sy)
+	if (!rs.imgs || !nodes || !fnode || !sy)
 		goto cleanup;
 	symbolizer__skip_lines(sy);
 	for (u32 o = 0; o < t->nr_objects; o++)
 		rs.imgs[o] = elf_image__open(truth__str(t, t->objects[o].path));
 	for (size_t i = 0; i < t->nr_cnodes; i++) {
-		s64 f = node_func(&rs, &t->cnodes[i]);
+		const struct truth_cnode *n = &t->cnodes[i];
+		s64 f = node_func(&rs, n);
 
 		if (f < 0)
 			goto cleanup;
 		fnode[i] = f;
-		nodes[i] = (struct se_node){ t->cnodes[i].parent == TRUTH_NO_NODE ? SE_NO_PARENT :
-					     t->cnodes[i].parent, f, t->cnodes[i].self };
+		/* a thread's launcher keeps its own instructions; what it calls is a root */
+		nodes[i] = (struct se_node){ n->parent == TRUTH_NO_NODE ||
+					     launcher_root(&rs, &t->cnodes[n->parent]) ? SE_NO_PARENT :
+					     n->parent, f, n->self };
 	}
 	/* the blocks of nodes without a symbol, for frames in stripped code */
 	rs.ab = calloc(t->nr_cblocks + 1, sizeof(*rs.ab));
@@ -330,49 +537,58 @@ int stack_eval__profile(const struct profile *p, const struct truth *t, size_t t
 	if (rs.nr_ab > 1)
 		qsort(rs.ab, rs.nr_ab, sizeof(*rs.ab), cmp_ab);
 	/* the sampled stacks, as function ids from the sampled frame out */
-	for (size_t i = 0; i < p->nr_stack_samples; i++) {
-		const struct profile_stack_sample *sm = &p->stack_samples[i];
-		const struct profile_stack *st = sm->user && sm->user <= p->nr_stacks ? &p->stacks[sm->user - 1] : NULL;
-		size_t first = nfuncs;
-
-		if (st && st->end != PROFILE_STACK_LOST)
-			for (u32 k = 0; k < st->nr; k++) {
-				struct profile_sample fs = { .pid = sm->pid, .exec_ns = sm->exec_ns,
-							     .ip = p->frames[st->first + k] - (k > 0) };
-				struct sym_result r;
-				u32 obj;
-				s64 f;
-
-				symbolizer__resolve(sy, &fs, &r);
-				obj = r.kernel ? TRUTH_NO_OBJECT : truth__object(t, r.dso);
-				if (obj == TRUTH_NO_OBJECT) {
-					out->frames_outside++;
-					continue;
-				}
-				f = addr_func(&rs, obj, r.vaddr);
-				if (f < 0 || array__reserve((void **)&funcs, &cap_funcs, nfuncs + 1, sizeof(*funcs)))
-					goto cleanup;
-				funcs[nfuncs++] = f;
-			}
-		ss[nss].nr = nfuncs - first;
-		ss[nss].funcs = (const u32 *)(uintptr_t)first;	/* an index until funcs stops moving */
-		ss[nss++].weight = sm->count;
+	err = profile_stacks(&rs, p, sy, out, &st_main);
+	if (err)
+		goto cleanup;
+	ss = st_main.ss;
+	nss = st_main.nss;
+	if (cycles) {
+		cy_sy = symbolizer__new(cycles);
+		if (!cy_sy) {
+			err = -ENOMEM;
+			goto cleanup;
+		}
+		symbolizer__skip_lines(cy_sy);
+		err = profile_stacks(&rs, cycles, cy_sy, NULL, &st_cyc);
+		if (err)
+			goto cleanup;
 	}
-	for (size_t i = 0; i < nss; i++)
-		ss[i].funcs = funcs + (uintptr_t)ss[i].funcs;
-	/* samples of the flat histogram that have no stack sample count as stackless */
-	{
-		u64 with = 0;
+	if (flags & STACK_EVAL_FOLD_PARTS) {
+		u32 nfold = rs.nr;
 
-		for (size_t i = 0; i < nss; i++)
-			with += ss[i].weight;
-		if (nsamples > with)	/* ss has room for one more */
-			ss[nss++] = (struct se_sample){ NULL, 0, nsamples - with };
+		err = fold_parts(&rs, &fold);
+		if (err)
+			goto cleanup;
+		/* a part directly under its own function (X -> X.part.0) is that function's
+		 * frame: the node's instructions go to its parent, its children under it */
+		for (size_t i = 0; i < t->nr_cnodes; i++) {
+			struct se_node *n = &nodes[i];
+
+			n->func = n->func < nfold ? fold[n->func] : n->func;
+			if (n->parent == SE_NO_PARENT)
+				continue;
+			n->parent = fnode[n->parent] == UINT32_MAX ? nodes[n->parent].parent : n->parent;
+			if (nodes[n->parent].func == n->func && fnode[n->parent] != fnode[i]) {
+				nodes[n->parent].self += n->self;
+				n->self = 0;
+				fnode[i] = UINT32_MAX;	/* merged: its children go to its parent */
+			}
+		}
+		fold_samples(ss, nss, fold, nfold);
+		fold_samples(st_cyc.ss, st_cyc.nss, fold, nfold);
 	}
 	err = stack_eval__score(nodes, t->nr_cnodes, ss, nss, rs.nr, top_n, &out->score);
 	if (err == -ENODATA) {
 		err = fail(err, "no sampled stack has a frame in the truth's objects: is it the same program?");
 		goto cleanup;
+	}
+	if (!err && cycles) {
+		err = cycles_shares(&st_cyc, rs.nr, out);
+		if (err == -ENODATA) {
+			err = fail(err, "the cycles profile has no stack in the truth's objects: record it with "
+				   "hsbpf truth --vpmu cycles -g of the same program");
+			goto cleanup;
+		}
 	}
 	if (err)
 		goto cleanup;
@@ -407,10 +623,12 @@ cleanup:
 	free(rs.ab);
 	hashidx__free(&rs.idx);
 	symbolizer__free(sy);
+	symbolizer__free(cy_sy);
+	se_stacks__free(&st_main);
+	se_stacks__free(&st_cyc);
 	free(nodes);
 	free(fnode);
-	free(ss);
-	free(funcs);
+	free(fold);
 	return err == -ENOMEM ? fail(err, "out of memory") : err;
 }
 
@@ -420,6 +638,8 @@ void stack_eval__release(struct stack_eval *se)
 		free(se->names[f]);
 	free(se->names);
 	se->names = NULL;
+	free(se->cycles);
+	se->cycles = NULL;
 	stack_eval__free(&se->score);
 }
 
@@ -434,18 +654,30 @@ void stack_eval__print(const struct stack_eval *se, bool json, FILE *f)
 		fprintf(f, "top %zu functions by exact inclusive time: inclusive error mean %.2f, max %.2f "
 			"points; caller split total variation mean %.3f\n", sc->nr_top, 100 * sc->incl_mae,
 			100 * sc->incl_max, sc->caller_tv_mean);
-		fprintf(f, "%8s %8s %8s %8s  %s\n", "exact%", "sampled%", "error", "callerTV", "function");
+		if (se->cycles)
+			fprintf(f, "against the timing model's cycles (%" PRIu64 " samples): inclusive error mean "
+				"%.2f, max %.2f points\n", se->cycles_samples, 100 * se->cycles_mae,
+				100 * se->cycles_max);
+		fprintf(f, "%8s %8s %8s %8s  ", "exact%", "sampled%", "error", "callerTV");
+		if (se->cycles)
+			fprintf(f, "%8s %8s  ", "cycles%", "error");
+		fprintf(f, "function\n");
 		for (size_t i = 0; i < sc->nr_top; i++) {
 			const struct se_func *tf = &sc->top[i];
 
 			fprintf(f, "%8.2f %8.2f %+8.2f %8.3f  ", 100 * tf->exact, 100 * tf->sampled,
 				100 * (tf->sampled - tf->exact), tf->caller_tv);
+			if (se->cycles)
+				fprintf(f, "%8.2f %+8.2f  ", 100 * se->cycles[i], 100 * (tf->sampled - se->cycles[i]));
 			str__fputs_escaped(se->names[tf->func], f);
 			fputc('\n', f);
 		}
 		if (se->frames_outside)
 			fprintf(f, "(%" PRIu64 " frames in no object of the truth were left out)\n",
 				se->frames_outside);
+		if (se->launchers)
+			fprintf(f, "(%" PRIu64 " samples rooted at their thread's first function, below "
+				"__clone3/__clone)\n", se->launchers);
 		return;
 	}
 	json_writer_t *w = jsonw_new(f);
@@ -461,6 +693,12 @@ void stack_eval__print(const struct stack_eval *se, bool json, FILE *f)
 	jsonw_float_field(w, "inclusive_error_max", sc->incl_max);
 	jsonw_float_field(w, "caller_tv_mean", sc->caller_tv_mean);
 	jsonw_uint_field(w, "frames_outside", se->frames_outside);
+	jsonw_uint_field(w, "thread_launchers", se->launchers);
+	if (se->cycles) {
+		jsonw_uint_field(w, "cycles_samples", se->cycles_samples);
+		jsonw_float_field(w, "cycles_inclusive_error_mean", se->cycles_mae);
+		jsonw_float_field(w, "cycles_inclusive_error_max", se->cycles_max);
+	}
 	jsonw_name(w, "functions");
 	jsonw_start_array(w);
 	for (size_t i = 0; i < sc->nr_top; i++) {
@@ -469,6 +707,8 @@ void stack_eval__print(const struct stack_eval *se, bool json, FILE *f)
 		jsonw_float_field(w, "exact", sc->top[i].exact);
 		jsonw_float_field(w, "sampled", sc->top[i].sampled);
 		jsonw_float_field(w, "caller_tv", sc->top[i].caller_tv);
+		if (se->cycles)
+			jsonw_float_field(w, "cycles", se->cycles[i]);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);

@@ -57,10 +57,24 @@ struct stack_eval {
 	char **names;		/* per function id */
 	u32 nr_funcs;
 	u64 frames_outside;	/* frames in no object of the truth (kernel, vdso, JIT) */
+	u64 launchers;		/* samples whose outermost frame, a thread launcher (__clone3,
+				 * __clone), was left out: threads are rooted at their first
+				 * function on both sides */
+	double *cycles;		/* with a cycles reference: per top function, its inclusive
+				 * share of cycles; else NULL */
+	u64 cycles_samples;
+	double cycles_mae, cycles_max;	/* |sampled - cycles| over the top functions */
 };
 
-int stack_eval__profile(const struct profile *p, const struct truth *t, size_t top_n,
-			struct stack_eval *out);
+/* flags: STACK_EVAL_FOLD_PARTS counts a function's parts that GCC split off (X.cold,
+ * X.part.N, X.part.N.cold) as X, which a tree entering X.cold by a jump has in X's place */
+#define STACK_EVAL_FOLD_PARTS	1u
+
+/* cycles (or NULL): a reference for time, the virtual PMU's samples on the timing model's
+ * clock with exact stacks (hsbpf truth --vpmu cycles -g) of the same run; each top function
+ * then also has its inclusive share of cycles, and the profile its error against those */
+int stack_eval__profile(const struct profile *p, const struct truth *t, const struct profile *cycles,
+			size_t top_n, unsigned flags, struct stack_eval *out);
 void stack_eval__print(const struct stack_eval *se, bool json, FILE *f);
 void stack_eval__release(struct stack_eval *se);
 

@@ -84,7 +84,7 @@ static void score(const struct profile *p, const struct truth *t, struct stack_r
 			r->samples += p->samples[i].count;
 		return;
 	}
-	if (stack_eval__profile(p, t, STACK_EXP_TOP, &se)) {
+	if (stack_eval__profile(p, t, NULL, STACK_EXP_TOP, 0, &se)) {
 		r->status = "failed";
 		return;
 	}
