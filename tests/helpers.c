@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "cgroup.h"
 #include "helpers.h"
 #include "symbolizer.h"
 
@@ -255,6 +257,56 @@ void remove_cgroup(const char *dir)
 {
 	for (int i = 0; i < 50 && rmdir(dir) && errno == EBUSY; i++)
 		usleep(20000);
+}
+
+/* kill what runs in dir (cgroup.kill, 5.14 and later) and remove it, its children first */
+static void remove_cgroup_tree(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+	FILE *f;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		if (e->d_type == DT_DIR && e->d_name[0] != '.') {
+			snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+			remove_cgroup_tree(path);
+		}
+	}
+	closedir(d);
+	snprintf(path, sizeof(path), "%s/cgroup.kill", dir);
+	f = fopen(path, "w");
+	if (f) {
+		fputs("1", f);
+		fclose(f);
+	}
+	remove_cgroup(dir);
+}
+
+void remove_stale_test_cgroups(void)
+{
+	char mnt[PATH_MAX], path[2 * PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	if (cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)) || !(d = opendir(mnt)))
+		return;
+	while ((e = readdir(d))) {
+		const char *dash = strrchr(e->d_name, '-');
+		char *end;
+		long pid;
+
+		if (e->d_type != DT_DIR || strncmp(e->d_name, "hsbpf-", 6) || !dash)
+			continue;
+		pid = strtol(dash + 1, &end, 10);
+		if (*end || pid <= 0 || !kill(pid, 0) || errno != ESRCH)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", mnt, e->d_name);
+		remove_cgroup_tree(path);
+	}
+	closedir(d);
 }
 
 void make_docker_cgroup(const char *base, char c, char *out, size_t size)

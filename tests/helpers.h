@@ -42,6 +42,10 @@ bool wait_file_contains(const char *path, const char *text, int timeout_ms);
 void reap(pid_t pid);
 /* rmdir a cgroup once its processes have gone (they may take a moment to leave) */
 void remove_cgroup(const char *dir);
+/* the cgroups an earlier test run left at the top of the v2 tree (hsbpf-NAME-PID, PID gone:
+ * a test killed by its timeout before its cleanup), their processes killed, removed: they
+ * would show up in the next run's containers */
+void remove_stale_test_cgroups(void);
 /* a cgroup named as docker names a container's: BASE/docker-<64 x c>.scope, made */
 void make_docker_cgroup(const char *base, char c, char *out, size_t size);
 

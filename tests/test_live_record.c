@@ -25,7 +25,7 @@
 #include "sampler.h"
 #include "symbolizer.h"
 
-TestSuite(live, .fini = cleanup_tmpdir, .timeout = 60);
+TestSuite(live, .init = remove_stale_test_cgroups, .fini = cleanup_tmpdir, .timeout = 60);
 
 Test(live, every_bpf_program_passes_the_verifier)
 {

@@ -16,7 +16,7 @@
 #include "cgroup.h"
 #include "helpers.h"
 
-TestSuite(live_top, .fini = cleanup_tmpdir, .timeout = 120);
+TestSuite(live_top, .init = remove_stale_test_cgroups, .fini = cleanup_tmpdir, .timeout = 120);
 
 /* the Samples column of the first row of the last snapshot naming sym */
 static double last_samples(const char *out, const char *sym)
@@ -210,6 +210,14 @@ static bool wait_for(const char *text, int ms)
 	return strstr(screen(), text);
 }
 
+/* up to ms for text to leave the screen */
+static bool wait_gone(const char *text, int ms)
+{
+	for (int i = 0; i < ms / 100 && strstr(screen(), text); i++)
+		usleep(100000);
+	return !strstr(screen(), text);
+}
+
 /* the wrapper's record of top's exit status, waited for up to ms; -1 if none */
 static int exit_status(int ms)
 {
@@ -295,7 +303,8 @@ Test(live_top, screen_keys_and_resizing, .fini = tmux_stop)
 	tmux("send-keys -t top 5");
 	cr_expect(wait_for("docker cccccccccccc", 3000), "%s", screen());
 	tmux("send-keys -t top / d o c k e r Enter");
-	cr_expect(wait_for("filter: docker", 3000), "%s", screen());
+	/* the prompt's own "filter: docker_" is there before Enter is read: wait for it to go */
+	cr_expect(wait_for("filter: docker", 3000) && wait_gone("(Enter: apply", 3000), "%s", screen());
 	cr_expect(!strstr(screen(), "host "), "filtered out: %s", screen());
 	tmux("send-keys -t top Enter");
 	cr_expect(wait_for("zoom: cgroup", 3000), "%s", screen());
