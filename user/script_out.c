@@ -117,9 +117,7 @@ static void print_block(const struct callchain *cc, struct symbolizer *sy,
 		t % NS_PER_SEC / 1000, period, p->meta.event[0] ? p->meta.event : "cpu-clock");
 	for (u32 j = 0; j < st->nr; j++)
 		print_frame(cc, sy, st, &cc->frames[st->first + j], out);
-	/* a sample whose frames were lost still counts, under one unknown frame */
-	if (!st->nr)
-		fprintf(out, "\t%16x [unknown] ([unknown])\n", 0);
+	/* a sample whose frames were lost is a header alone: it still counts, under its comm */
 	fputc('\n', out);
 }
 
