@@ -14,7 +14,7 @@
 #include "symbolizer.h"
 
 static const char usage_text[] =
-	"usage: hsbpf script [-i FILE] [--aggregate] [--inline] [--no-demangle]\n"
+	"usage: hsbpf script [-i FILE] [--aggregate] [--no-inline] [--no-demangle]\n"
 	"                    [--comm COMMS] [--pid PIDS] [--tid TIDS] [--dso DSOS] [--time START,END]\n"
 	"\n"
 	"Prints the profile's stacks as perf script does, for stackcollapse-perf.pl, speedscope,\n"
@@ -25,7 +25,9 @@ static const char usage_text[] =
 	"      --aggregate      one block per distinct stack, its period field count x period\n"
 	"                       (default: the stack repeated once per sample, with the mean\n"
 	"                       period: tools that count blocks read only this form)\n"
-	"      --inline         functions inlined at a frame as frames of their own, \"(inlined)\"\n"
+	"      --no-inline      no frames of inlined functions (by default, from DWARF, each\n"
+	"                       function inlined at a frame is a frame \"NAME (inlined)\", as perf\n"
+	"                       prints them)\n"
 	"      --no-demangle    C++ and Rust names as they are mangled\n"
 	"  Filters (comma-separated lists), as report's:\n"
 	"      --comm COMMS  --pid PIDS  --tid TIDS  --dso DSOS  --time START,END (seconds)\n"
@@ -89,7 +91,7 @@ cleanup:
 	return err ? 1 : 0;
 }
 
-enum { OPT_AGGREGATE = 0x100, OPT_INLINE, OPT_NO_DEMANGLE, OPT_COMM, OPT_PID, OPT_TID, OPT_DSO,
+enum { OPT_AGGREGATE = 0x100, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_COMM, OPT_PID, OPT_TID, OPT_DSO,
        OPT_TIME };
 
 int cmd_script(int argc, char **argv)
@@ -97,7 +99,7 @@ int cmd_script(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "input", required_argument, NULL, 'i' },
 		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
-		{ "inline", no_argument, NULL, OPT_INLINE },
+		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
 		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
 		{ "comm", required_argument, NULL, OPT_COMM },
 		{ "pid", required_argument, NULL, OPT_PID },
@@ -111,7 +113,7 @@ int cmd_script(int argc, char **argv)
 	const char *input = "hsbpf.data";
 	struct sample_filter sf = {};
 	struct script_opts o = {};
-	bool raw_names = false, inl = false;
+	bool raw_names = false, inl = true;
 	int c;
 
 	optind = 1;
@@ -123,8 +125,8 @@ int cmd_script(int argc, char **argv)
 		case OPT_AGGREGATE:
 			o.aggregate = true;
 			break;
-		case OPT_INLINE:
-			inl = true;
+		case OPT_NO_INLINE:
+			inl = false;
 			break;
 		case OPT_NO_DEMANGLE:
 			raw_names = true;
