@@ -330,3 +330,93 @@ Test(live_script, speedscope_imports_it_with_each_functions_samples_times_the_pe
 	lines_free(&got);
 	lines_free(&threads);
 }
+
+/* the first block whose sampled frame is in `first` and whose next is in `second`: its
+ * frames and header; 0 when there is none */
+static int find_block(const char *path, const char *first, const char *second, struct frame *out,
+		      int max, char *header, size_t header_size)
+{
+	FILE *f = fopen(path, "r");
+	char line[2048];
+	int n = 0;
+
+	cr_assert(f, "%s", path);
+	while (fgets(line, sizeof(line), f)) {
+		if (!strcmp(line, "\n")) {
+			if (n >= 2 && !strcmp(out[0].sym, first) && !strcmp(out[1].sym, second))
+				break;
+			n = -1;
+			continue;
+		}
+		if (line[0] != '\t') {
+			snprintf(header, header_size, "%s", line);
+			n = 0;
+			continue;
+		}
+		if (n >= 0 && n < max && parse_frame(line, &out[n]))
+			n++;
+	}
+	if (feof(f))
+		n = 0;
+	fclose(f);
+	return n;
+}
+
+/* beside perf script (perf record --call-graph dwarf: its frames are unwound as hsbpf's are)
+ * on the same program: a stack through a shared library has the same frames, with the same
+ * addresses (in ELF terms, return addresses at the call), names, offsets and objects; the
+ * header has the same command and period, a time with microseconds */
+Test(live_script, its_frames_are_perf_scripts_for_the_same_stack)
+{
+	const char *path = record("perf_side", "run 1");
+	char script[1100], perf_data[1100], perf_script[1100], hh[2048], ph[2048];
+	struct frame h[64], pf[64];
+	struct run_result r;
+	int nh, np;
+
+	snprintf(script, sizeof(script), "%s/script.txt", tmpdir());
+	snprintf(perf_data, sizeof(perf_data), "%s/perf.data", tmpdir());
+	snprintf(perf_script, sizeof(perf_script), "%s/perf-script.txt", tmpdir());
+	run(&r, "%s script -i %s > %s", hsbpf_bin(), path, script);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "perf record --buildid-mmap --call-graph dwarf -F 999 -o %s -- %s run 1", perf_data,
+	    fixture("stacks/callpaths"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "perf script -i %s > %s", perf_data, perf_script);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	nh = find_block(script, "leaf", "lib_inner", h, 64, hh, sizeof(hh));
+	np = find_block(perf_script, "leaf", "lib_inner", pf, 64, ph, sizeof(ph));
+	cr_assert_gt(nh, 0, "no leaf <- lib_inner block in hsbpf script");
+	cr_assert_gt(np, 0, "no leaf <- lib_inner block in perf script");
+	/* leaf <- lib_inner <- lib_call <- path_lib <- round_of_paths <- main <- libc <- _start,
+	 * perf names libc's __libc_start_main by the function inlined there: up to main */
+	int main_h = -1, main_p = -1;
+	for (int i = 0; i < nh && main_h < 0; i++)
+		main_h = !strcmp(h[i].sym, "main") ? i : -1;
+	for (int i = 0; i < np && main_p < 0; i++)
+		main_p = !strcmp(pf[i].sym, "main") ? i : -1;
+	cr_assert_eq(main_h, 5, "main is frame %d in hsbpf script", main_h);
+	cr_assert_eq(main_p, main_h, "main is frame %d in perf script, %d in hsbpf's", main_p, main_h);
+	cr_expect_eq(nh, np, "%d frames in hsbpf script, %d in perf script", nh, np);
+	for (int i = 0; i <= main_h; i++) {
+		cr_expect_str_eq(h[i].sym, pf[i].sym, "frame %d", i);
+		cr_expect_str_eq(h[i].dso, pf[i].dso, "frame %d (%s)", i, h[i].sym);
+		if (i == 0) {	/* the sampled pc: anywhere in leaf, in the same form */
+			cr_expect(h[0].addr < 0x100000 && pf[0].addr < 0x100000, "%" PRIx64 " %" PRIx64,
+				  h[0].addr, pf[0].addr);
+			continue;
+		}
+		cr_expect_eq(h[i].addr, pf[i].addr, "frame %d (%s): %" PRIx64 " and perf's %" PRIx64, i,
+			     h[i].sym, h[i].addr, pf[i].addr);
+		cr_expect_str_eq(h[i].off, pf[i].off, "frame %d (%s)", i, h[i].sym);
+	}
+	/* "callpaths  PID/TID  SEC.USEC:    1001001 cpu-clock: " and perf's "callpaths  TID ..." */
+	char hc[64], pc[64];
+	unsigned long hp, pp;
+	double ht, pt;
+	cr_assert_eq(sscanf(hh, "%63s %*s %lf: %lu", hc, &ht, &hp), 3, "%s", hh);
+	cr_assert_eq(sscanf(ph, "%63s %*s %lf: %lu", pc, &pt, &pp), 3, "%s", ph);
+	cr_expect_str_eq(hc, pc);
+	cr_expect_eq(hp, pp);
+	cr_expect(strchr(hh, '.') && strchr(hh, ':') - strchr(hh, '.') == 7, "%s", hh);
+}
