@@ -2,6 +2,7 @@
 /* top's model without the kernel: the slots of each interval's map fed by hand, a profile whose process maps the hot7030 fixture, and the text
  * lines at several widths. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 #include "elf_image.h"
@@ -229,4 +230,37 @@ Test(top, faded_keys_age_out_past_the_limit)
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	cr_expect_eq(total, 53, "the index still finds the keys kept");
 	cr_expect_eq(top__status(t)->keys, 2);
+}
+
+/* a value cut to its column ends in '+', as report's tables cut them: "work_70+0x4" in a
+ * narrow Symbol column is not shown as a shorter, wrong offset */
+Test(top, a_cut_value_is_marked)
+{
+	struct profile_sample s[] = { slot(PID, BASE + work_70 + 4, 70) };
+	struct top_view v = { .key = SORT_IP };
+	const struct hist_row *rows;
+	char line[512], want[64];
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, s, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_assert_str_eq(rows[0].sym, "work_70");
+	/* Samples, Percent, Address: 43 columns; the symbol gets 7 of 51 */
+	top__format_row(&v, &rows[0], total, 51, line, sizeof(line));
+	snprintf(want, sizeof(want), "%#-18" PRIx64 " work_7+", work_70 + 4);
+	cr_expect(strstr(line, want) && line[strlen(line) - 1] == '+', "%s", line);
+	/* with room, whole and unmarked */
+	top__format_row(&v, &rows[0], total, 60, line, sizeof(line));
+	snprintf(want, sizeof(want), "%#-18" PRIx64 " work_70+0x4", work_70 + 4);
+	cr_expect(strstr(line, want), "%s", line);
+	cr_expect_neq(line[strlen(line) - 1], '+', "%s", line);
+	/* the helper: cut to width - 1 and marked, or whole */
+	cr_expect_eq(str__fit("liblzma.so.5.4.1+0x15ae0", 22, line, sizeof(line)), 22);
+	cr_expect_str_eq(line, "liblzma.so.5.4.1+0x15+");
+	cr_expect_eq(str__fit("abc", 3, line, sizeof(line)), 3);
+	cr_expect_str_eq(line, "abc");
+	cr_expect_eq(str__fit("abc", 1, line, sizeof(line)), 1);
+	cr_expect_str_eq(line, "+");
 }

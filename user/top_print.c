@@ -152,17 +152,17 @@ static void render(struct cell *c, int n, int width, bool titles, char *buf, siz
 	buf[0] = 0;
 	for (int i = 0; i < n && off + 1 < size; i++) {
 		/* names come from processes and binaries: no terminal controls get through */
-		char esc[4 * sizeof(c[i].text)];
+		char esc[4 * sizeof(c[i].text)], cut[4 * sizeof(c[i].text)];
 		const char *s = titles ? c[i].title : str__escape(c[i].text, esc, sizeof(esc));
 		int w = c[i].width ? c[i].width : flex;
-		int len = strlen(s);
+		int len;
 
 		if (!keep[i])
 			continue;
-		if (len > w)
-			len = w;
-		off += snprintf(buf + off, size - off, "%s%*s%.*s", off ? " " : "",
-				c[i].right ? w - len : 0, "", len, s);
+		/* a value cut to its column ends in '+', as in report's tables */
+		len = str__fit(s, w, cut, sizeof(cut));
+		off += snprintf(buf + off, size - off, "%s%*s%s", off ? " " : "",
+				c[i].right ? w - len : 0, "", cut);
 		if (!c[i].right && i + 1 < n)
 			off += snprintf(buf + off, size - off, "%*s", w - len, "");
 		if (off >= size)
