@@ -240,6 +240,24 @@ Test(live_script, collapsed_like_stackcollapse_perf_it_is_reports_folded_stacks)
 	for (size_t i = 0; i < got.n; i++)
 		path_a |= strstr(got.v[i].text, ";path_a;mid_a;leaf") != NULL;
 	cr_expect(path_a, "no main -> path_a -> mid_a -> leaf stack");
+	/* --aggregate: a block per distinct stack of addresses (several may fold to one line of
+	 * functions), whose periods add up to the samples' */
+	run(&r, "%s script --aggregate -i %s | awk '/^[^\\t]/ && NF { n++; w += $4 } END { print n, w }'",
+	    hsbpf_bin(), path);
+	unsigned long long agg_blocks = 0, agg_weight = 0;
+	cr_assert_eq(sscanf(r.out, "%llu %llu", &agg_blocks, &agg_weight), 2, "%s", r.out);
+	cr_expect(agg_blocks >= got.n && agg_blocks < total, "%llu blocks, %zu distinct stacks of "
+		  "functions, %" PRIu64 " samples", agg_blocks, got.n, total);
+	cr_expect_eq(agg_weight, total * 1001001ull, "%llu ns for %" PRIu64 " samples", agg_weight, total);
+	/* report's filters: --dso keeps the samples whose sampled frame is in the object */
+	run(&r, "%s script --dso callpaths -i %s | awk 'BEGIN { RS = \"\" } { n++; split($0, l, \"\\n\"); "
+	    "if (l[2] !~ /\\/callpaths\\)$/) bad++ } END { print n + 0, bad + 0 }'", hsbpf_bin(), path);
+	unsigned long long lib_blocks = 0, bad = 1;
+	cr_assert_eq(sscanf(r.out, "%llu %llu", &lib_blocks, &bad), 2, "%s", r.out);
+	cr_expect_eq(bad, 0, "%llu blocks not sampled in callpaths", bad);
+	cr_expect(lib_blocks > total / 2 && lib_blocks <= total, "%llu blocks of %" PRIu64, lib_blocks, total);
+	run(&r, "%s script --comm nothing-runs-as-this -i %s | wc -c", hsbpf_bin(), path);
+	cr_expect_eq(strtoull(r.out, NULL, 10), 0, "%s", r.out);
 	lines_free(&got);
 	lines_free(&want);
 }

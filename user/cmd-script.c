@@ -44,6 +44,7 @@ static int print_script(const char *input, const struct sample_filter *sf,
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
 	u64 filtered = 0;
+	bool stacks;
 	int err;
 
 	err = profile__read(input, &p);
@@ -63,17 +64,19 @@ static int print_script(const char *input, const struct sample_filter *sf,
 	if (inl)
 		symbolizer__want_inline(sy);
 	symbolizer__skip_lines(sy);
+	/* whether it has stacks, before the filters leave none */
+	stacks = p->nr_stack_samples > 0;
 	err = sample_filter__apply(sf, p, sy, &filtered);
 	if (err)
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	if (!p->nr_stack_samples)
+	if (!stacks)
 		warning("'%s' has no stacks (recorded without -g): one frame per sample", input);
 	else if (p->stats.stack_keys_full)
 		warning("%" PRIu64 " samples are in the flat profile but have no stack: the "
 			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
-	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
+	cc = stacks ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot read '%s': %s", input, strerror(ENOMEM));
 		goto cleanup;
