@@ -103,22 +103,35 @@ static void print_frame(const struct callchain *cc, struct symbolizer *sy,
 		fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, name, r.sym_off + back, dso);
 }
 
-static void print_block(const struct callchain *cc, struct symbolizer *sy,
-			const struct callchain_stack *st, const char *comm, const struct block *b,
-			bool has_tid, u64 t, u64 period, FILE *out)
+/* the frame lines of a stack, resolved once however many blocks repeat them; NULL when out
+ * of memory. A sample whose frames were lost has none: a header alone, it still counts. */
+static char *frame_lines(const struct callchain *cc, struct symbolizer *sy,
+			 const struct callchain_stack *st)
 {
-	const struct profile *p = cc->p;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
 
+	if (!m)
+		return NULL;
+	for (u32 j = 0; j < st->nr; j++)
+		print_frame(cc, sy, st, &cc->frames[st->first + j], m);
+	if (fclose(m)) {
+		free(text);
+		return NULL;
+	}
+	return text;
+}
+
+static void print_block(const struct profile *p, const char *frames, const char *comm,
+			const struct block *b, bool has_tid, u64 t, u64 period, FILE *out)
+{
 	if (has_tid)
 		fprintf(out, "%s %5u/%-5u ", comm, b->pid, b->tid);
 	else
 		fprintf(out, "%s %5u ", comm, b->pid);
-	fprintf(out, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n", t / NS_PER_SEC,
-		t % NS_PER_SEC / 1000, period, p->meta.event[0] ? p->meta.event : "cpu-clock");
-	for (u32 j = 0; j < st->nr; j++)
-		print_frame(cc, sy, st, &cc->frames[st->first + j], out);
-	/* a sample whose frames were lost is a header alone: it still counts, under its comm */
-	fputc('\n', out);
+	fprintf(out, "%5" PRIu64 ".%06" PRIu64 ": %10" PRIu64 " %s: \n%s\n", t / NS_PER_SEC,
+		t % NS_PER_SEC / 1000, period, p->meta.event[0] ? p->meta.event : "cpu-clock", frames);
 }
 
 int script_out__print(const struct callchain *cc, struct symbolizer *sy,
@@ -148,6 +161,12 @@ int script_out__print(const struct callchain *cc, struct symbolizer *sy,
 		const struct callchain_stack *st = &cc->stacks[b->stack];
 		const char *comm = symbolizer__comm(sy, st->pid, st->exec_ns);
 		u64 base = p->meta.start_mono_ns, period;
+		char *frames = frame_lines(cc, sy, st);
+
+		if (!frames) {
+			free(blocks);
+			return -ENOMEM;
+		}
 
 		/* each thread's time starts again at the recording's start */
 		if (i && (b->pid != b[-1].pid || b->tid != b[-1].tid))
@@ -159,15 +178,16 @@ int script_out__print(const struct callchain *cc, struct symbolizer *sy,
 		comm = sample_filter__thread_comm(p, b->pid, b->tid, comm);
 		if (o->aggregate) {
 			period = st->weight ? st->weight : st->count * p->meta.period;
-			print_block(cc, sy, st, comm, b, has_tid, base + k * step, period, out);
+			print_block(p, frames, comm, b, has_tid, base + k * step, period, out);
 			k += st->count;
-			continue;
+		} else {
+			period = st->count ? (st->weight + st->count / 2) / st->count : 0;
+			if (!period)
+				period = p->meta.period;
+			for (u64 n = 0; n < st->count; n++, k++)
+				print_block(p, frames, comm, b, has_tid, base + k * step, period, out);
 		}
-		period = st->count ? (st->weight + st->count / 2) / st->count : 0;
-		if (!period)
-			period = p->meta.period;
-		for (u64 n = 0; n < st->count; n++, k++)
-			print_block(cc, sy, st, comm, b, has_tid, base + k * step, period, out);
+		free(frames);
 	}
 	free(blocks);
 	return ferror(out) ? -EIO : 0;
