@@ -380,6 +380,24 @@ static int find_block(const char *path, const char *first, const char *second, s
 	return n;
 }
 
+/* the first frame of function sym in a script; false when there is none */
+static bool find_frame(const char *path, const char *sym, struct frame *out, char *line_out,
+		       size_t size)
+{
+	FILE *f = fopen(path, "r");
+	char line[2048];
+	bool found = false;
+
+	cr_assert(f, "%s", path);
+	while (!found && fgets(line, sizeof(line), f))
+		if (line[0] == '\t' && parse_frame(line, out) && !strcmp(out->sym, sym)) {
+			snprintf(line_out, size, "%s", line);
+			found = true;
+		}
+	fclose(f);
+	return found;
+}
+
 /* beside perf script (perf record --call-graph dwarf: its frames are unwound as hsbpf's are)
  * on the same program: a stack through a shared library has the same frames, with the same
  * addresses (in ELF terms, return addresses at the call), names, offsets and objects; the
@@ -428,6 +446,15 @@ Test(live_script, its_frames_are_perf_scripts_for_the_same_stack)
 			     h[i].sym, h[i].addr, pf[i].addr);
 		cr_expect_str_eq(h[i].off, pf[i].off, "frame %d (%s)", i, h[i].sym);
 	}
+	/* kernel frames: the return address of the system call's entry, the same line in both
+	 * (the signal path makes system calls: perf's run has them too, or says nothing) */
+	struct frame hk, pk;
+	char hl[2048] = "", pl[2048] = "";
+	cr_expect(find_frame(script, "entry_SYSCALL_64_after_hwframe", &hk, hl, sizeof(hl)),
+		  "no system call in hsbpf script");
+	if (find_frame(perf_script, "entry_SYSCALL_64_after_hwframe", &pk, pl, sizeof(pl)) &&
+	    strstr(hl, "([kernel.kallsyms])"))
+		cr_expect_str_eq(hl, pl);
 	/* "callpaths  PID/TID  SEC.USEC:    1001001 cpu-clock: " and perf's "callpaths  TID ..." */
 	char hc[64], pc[64];
 	unsigned long hp, pp;
