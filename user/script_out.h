@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* A profile's stacks as `perf script` prints them, for the tools that read perf script's text
- * (FlameGraph's stackcollapse-perf.pl, speedscope, Firefox Profiler, hotspot): one block per
+ * (FlameGraph's stackcollapse-perf.pl, speedscope): one block per
  * sample, a header line "COMM PID/TID TIME: PERIOD EVENT: ", one line per frame
  * "\tADDRESS SYM+0xOFF (DSO)", the sampled one first, then an empty line.
  *
