@@ -163,3 +163,43 @@ Test(script, the_time_step_is_the_mean_period)
 	cr_expect_eq(script_out__step(p), 1000);
 	profile__free(p);
 }
+
+/* with time buckets, a thread's blocks follow them: the stack of bucket 2 before that of 5 */
+Test(script, blocks_follow_the_time_buckets)
+{
+	struct profile *p = profile__new();
+	u64 ips[] = { K + 0x100 }, ips2[] = { K + 0x1005 };
+	s64 a, b;
+	char *text;
+
+	cr_assert(p);
+	cr_assert_eq(profile__add_comm(p, 7, 0, "proc", false), 0);
+	cr_assert_eq(profile__add_ksym(p, K, "k_start"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x80, "k_leaf"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x1000, "k_mid"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x2000, ""), 0);
+	a = profile__add_stack(p, ips, 1, 0, 0);
+	b = profile__add_stack(p, ips2, 1, 0, 0);
+	cr_assert(a >= 0 && b >= 0);
+	cr_assert_eq(profile__add_stack_sample_keyed(p, &(struct profile_stack_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .kernel = a + 1, .count = 1, .weight = MS },
+			&(struct profile_sample_key){ .tid = 7, .time = 5 }), 0);
+	cr_assert_eq(profile__add_stack_sample_keyed(p, &(struct profile_stack_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .kernel = b + 1, .count = 1, .weight = MS },
+			&(struct profile_sample_key){ .tid = 7, .time = 2 }), 0);
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "ns");
+	snprintf(p->meta.sample_keys, sizeof(p->meta.sample_keys), "tid,time");
+	p->meta.start_mono_ns = 5000000000ull;
+	profile__finish(p);
+	text = script(p, false);
+	cr_expect_str_eq(text,
+		"proc     7/7         5.000000:    1000000 cpu-clock: \n"
+		"\tffffffff81001005 k_mid+0x5 ([kernel.kallsyms])\n"
+		"\n"
+		"proc     7/7         5.001000:    1000000 cpu-clock: \n"
+		"\tffffffff81000100 k_leaf+0x80 ([kernel.kallsyms])\n"
+		"\n");
+	free(text);
+	profile__free(p);
+}

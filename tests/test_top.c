@@ -343,7 +343,7 @@ Test(top, callers_trees_go_from_the_function_up)
 	/* a caller's own callers: k_mid_b's stack alone */
 	text = callers_text(cc, "k_mid_b", 0.05, 100);
 	cr_expect_str_eq(text,
-		"    callers of k_mid_b (1 samples with stacks):\n"
+		"    callers of k_mid_b (1 sample with stacks):\n"
 		"      100.00%  k_entry [k]\n");
 	free(text);
 	text = callers_text(cc, "k_leaf", 0.25, 20);

@@ -401,8 +401,8 @@ int top__print_callers(const struct callchain *cc, const char *sym, const char *
 	if (!err && total) {
 		char text[600], esc[4 * sizeof(text)], line[4 * sizeof(text)];
 
-		snprintf(text, sizeof(text), "%*scallers of %s (%" PRIu64 " samples with stacks):",
-			 indent, "", sym, total);
+		snprintf(text, sizeof(text), "%*scallers of %s (%" PRIu64 " sample%s with stacks):",
+			 indent, "", sym, total, total == 1 ? "" : "s");
 		str__fit(str__escape(text, esc, sizeof(esc)), width, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		err = print_level(&c, CALLER_TOP, total, min_share, 1, indent, width, out);
