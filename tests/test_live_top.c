@@ -479,3 +479,55 @@ Test(live_top, callers_and_callees_of_a_function, .fini = tmux_stop)
 	cr_expect_eq(exit_status(3000), 0);
 	reap(w);
 }
+
+/* top -g --stdio: under the hot row (leaf) the tree of its callers, the paths of the stack
+ * fixture by share: mid_a (4 units of 10, under path_a) first, then path_b (2) */
+Test(live_top, stdio_g_prints_the_callers_of_the_top_rows)
+{
+	char cmd[PATH_MAX + 64];
+	struct run_result r;
+	const char *tree, *next;
+	double mid_a = 0, path_b = 0;
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s run 60", fixture("stacks/callpaths"));
+	w = spawn(cmd);
+	wait_descendant(w, "callpaths", 1);
+	run(&r, "%s top -g --stdio -z -d 1 -n 3 --rows 5 --width 100 -p %d", hsbpf_bin(), w);
+	reap(w);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_leq(longest_line(r.out), 100, "%s", r.out);
+	/* the last snapshot's leaf row, then its callers */
+	tree = NULL;
+	for (const char *s = strstr(r.out, "callers of leaf ("); s; s = strstr(s + 1, "callers of leaf ("))
+		tree = s;
+	cr_assert(tree, "no callers of leaf: %s", r.out);
+	next = strstr(tree, "\n");
+	cr_assert(next);
+	/* level 1 lines have their '%' in column 12 (4 + 2 spaces, "%6.2f"), level 2 in 14 */
+	bool first = true, after_mid_a = false, path_a = false;
+	for (const char *s = next + 1; *s == ' ' && strchr(s, '\n'); s = strchr(s, '\n') + 1) {
+		const char *pct = strchr(s, '%'), *end = strchr(s, '\n');
+		char name[128] = "";
+
+		if (!pct || pct > end)
+			break;
+		sscanf(pct + 1, " %127s", name);
+		if (pct - s == 12) {
+			cr_expect(!first || !strcmp(name, "mid_a"), "the first caller is %s: %s", name, tree);
+			if (!strcmp(name, "mid_a"))
+				mid_a = strtod(s, NULL);
+			if (!strcmp(name, "path_b"))
+				path_b = strtod(s, NULL);
+			after_mid_a = !strcmp(name, "mid_a");
+			first = false;
+		} else if (pct - s == 14 && after_mid_a) {
+			path_a = !strcmp(name, "path_a");
+			after_mid_a = false;
+		}
+	}
+	cr_expect(path_a, "mid_a's caller is not path_a: %s", tree);
+	/* 40% and 20% of leaf's samples; 3 s at 999 Hz: a few points of noise */
+	cr_expect(mid_a > 30 && mid_a < 50 && path_b > 12 && path_b < 28, "mid_a %.1f%%, path_b %.1f%%: %s",
+		  mid_a, path_b, tree);
+}

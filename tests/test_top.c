@@ -2,10 +2,16 @@
 /* top's model without the kernel: the slots of each interval's map fed by hand, a profile whose process maps the hot7030 fixture, and the text
  * lines at several widths. */
 #include <criterion/criterion.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "elf_image.h"
 #include "helpers.h"
+#include "callchain.h"
+#include "hsbpf.h"
+#include "symbolizer.h"
 #include "top.h"
 
 #define PID 4242
@@ -229,4 +235,127 @@ Test(top, faded_keys_age_out_past_the_limit)
 	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
 	cr_expect_eq(total, 53, "the index still finds the keys kept");
 	cr_expect_eq(top__status(t)->keys, 2);
+}
+
+/* a value cut to its column ends in '+', as report's tables cut them: "work_70+0x4" in a
+ * narrow Symbol column is not shown as a shorter, wrong offset */
+Test(top, a_cut_value_is_marked)
+{
+	struct profile_sample s[] = { slot(PID, BASE + work_70 + 4, 70) };
+	struct top_view v = { .key = SORT_IP };
+	const struct hist_row *rows;
+	char line[512], want[64];
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, s, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_assert_str_eq(rows[0].sym, "work_70");
+	/* Samples, Percent, Address: 43 columns; the symbol gets 7 of 51 */
+	top__format_row(&v, &rows[0], total, 51, line, sizeof(line));
+	snprintf(want, sizeof(want), "%#-18" PRIx64 " work_7+", work_70 + 4);
+	cr_expect(strstr(line, want) && line[strlen(line) - 1] == '+', "%s", line);
+	/* with room, whole and unmarked */
+	top__format_row(&v, &rows[0], total, 60, line, sizeof(line));
+	snprintf(want, sizeof(want), "%#-18" PRIx64 " work_70+0x4", work_70 + 4);
+	cr_expect(strstr(line, want), "%s", line);
+	cr_expect_neq(line[strlen(line) - 1], '+', "%s", line);
+	/* the helper: cut to width - 1 and marked, or whole */
+	cr_expect_eq(str__fit("liblzma.so.5.4.1+0x15ae0", 22, line, sizeof(line)), 22);
+	cr_expect_str_eq(line, "liblzma.so.5.4.1+0x15+");
+	cr_expect_eq(str__fit("abc", 3, line, sizeof(line)), 3);
+	cr_expect_str_eq(line, "abc");
+	cr_expect_eq(str__fit("abc", 1, line, sizeof(line)), 1);
+	cr_expect_str_eq(line, "+");
+}
+
+#define K 0xffffffff81000000ull
+
+/* a profile of kernel stacks with known names: leaf <- mid_a <- entry 3 samples, leaf <-
+ * mid_b <- entry 1, leaf alone 1 */
+static struct profile *stacks_profile(void)
+{
+	struct profile *sp = profile__new();
+	u64 a[] = { K + 0x100, K + 0x1005, K + 0x3005 }, b[] = { K + 0x104, K + 0x2005, K + 0x3005 };
+	u64 alone[] = { K + 0x108 };
+	s64 sa, sb, sl;
+
+	cr_assert(sp);
+	cr_assert_eq(profile__add_comm(sp, 7, 0, "proc", false), 0);
+	cr_assert_eq(profile__add_ksym(sp, K, "k_start"), 0);
+	cr_assert_eq(profile__add_ksym(sp, K + 0x80, "k_leaf"), 0);
+	cr_assert_eq(profile__add_ksym(sp, K + 0x1000, "k_mid_a"), 0);
+	cr_assert_eq(profile__add_ksym(sp, K + 0x2000, "k_mid_b"), 0);
+	cr_assert_eq(profile__add_ksym(sp, K + 0x3000, "k_entry"), 0);
+	cr_assert_eq(profile__add_ksym(sp, K + 0x4000, ""), 0);
+	sa = profile__add_stack(sp, a, 3, 0, 0);
+	sb = profile__add_stack(sp, b, 3, 0, 0);
+	sl = profile__add_stack(sp, alone, 1, 0, 0);
+	cr_assert(sa >= 0 && sb >= 0 && sl >= 0);
+	cr_assert_eq(profile__add_stack_sample(sp, &(struct profile_stack_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .kernel = sa + 1, .count = 3, .weight = 3 }), 0);
+	cr_assert_eq(profile__add_stack_sample(sp, &(struct profile_stack_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .kernel = sb + 1, .count = 1, .weight = 1 }), 0);
+	cr_assert_eq(profile__add_stack_sample(sp, &(struct profile_stack_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .kernel = sl + 1, .count = 1, .weight = 1 }), 0);
+	profile__finish(sp);
+	return sp;
+}
+
+static char *callers_text(const struct callchain *cc, const char *sym, double min_share, int width)
+{
+	char *text = NULL;
+	size_t len;
+	FILE *out = open_memstream(&text, &len);
+
+	cr_assert(out);
+	cr_assert_eq(top__print_callers(cc, sym, NULL, TOP_GRAPH_DEPTH, min_share, 4, width, out), 0);
+	fclose(out);
+	return text;
+}
+
+/* top -g --stdio's callers tree: from the function up, shares of its stacks' samples, most
+ * first, a stack that ends at it "[no caller]", small branches left out, lines cut marked */
+Test(top, callers_trees_go_from_the_function_up)
+{
+	struct profile *sp = stacks_profile();
+	struct symbolizer *sy = symbolizer__new(sp);
+	struct callchain *cc = sy ? callchain__new(sp, sy) : NULL;
+	char *text;
+
+	cr_assert(cc);
+	text = callers_text(cc, "k_leaf", 0.05, 100);
+	cr_expect_str_eq(text,
+		"    callers of k_leaf (5 samples with stacks):\n"
+		"       60.00%  k_mid_a [k]\n"
+		"         60.00%  k_entry [k]\n"
+		"       20.00%  [no caller]\n"
+		"       20.00%  k_mid_b [k]\n"
+		"         20.00%  k_entry [k]\n");
+	free(text);
+	text = callers_text(cc, "k_leaf", 0.25, 100);
+	cr_expect_str_eq(text,
+		"    callers of k_leaf (5 samples with stacks):\n"
+		"       60.00%  k_mid_a [k]\n"
+		"         60.00%  k_entry [k]\n");
+	free(text);
+	/* a caller's own callers: k_mid_b's stack alone */
+	text = callers_text(cc, "k_mid_b", 0.05, 100);
+	cr_expect_str_eq(text,
+		"    callers of k_mid_b (1 sample with stacks):\n"
+		"      100.00%  k_entry [k]\n");
+	free(text);
+	text = callers_text(cc, "k_leaf", 0.25, 20);
+	cr_expect_str_eq(text,
+		"    callers of k_le+\n"
+		"       60.00%  k_mi+\n"
+		"         60.00%  k_+\n");
+	free(text);
+	text = callers_text(cc, "nowhere", 0.05, 100);
+	cr_expect_str_eq(text, "");
+	free(text);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(sp);
 }

@@ -30,6 +30,9 @@ static struct env {
 	bool raw_names;		/* --no-demangle */
 } env;
 
+/* rows of a --stdio snapshot with -g that show their callers under them */
+#define TOP_STDIO_GRAPHS 5
+
 static volatile sig_atomic_t exiting;
 
 static void on_signal(int sig)
@@ -60,6 +63,7 @@ static const char usage_text[] =
 	"  -n, --iterations N     stop after N refreshes\n"
 	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
 	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
+	"                         (with -g, the first 5 functions' callers under them)\n"
 	"      --map-entries N    sample map slots per interval (default 262144)\n"
 	"      --seed N           seed for randomized periods\n"
 	"      --no-demangle      C++ and Rust symbols as mangled (demangled by default)\n"
@@ -241,7 +245,8 @@ static int refresh(struct session *sess, struct top *t, struct cost *cost, struc
 		return top_tui__refresh(tui, t, &env.view);
 	/* each snapshot goes out now (a log follows top); one that cannot be written ends top,
 	 * and main says why */
-	err = top__print(t, &env.view, env.rows, env.width, stdout);
+	err = top__print(t, &env.view, env.rows, env.so.call_graph ? TOP_STDIO_GRAPHS : 0, env.width,
+			 stdout);
 	return stdout__flush() ? -EIO : err;
 }
 

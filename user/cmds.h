@@ -18,5 +18,6 @@ int cmd_import(int argc, char **argv);
 int cmd_experiment(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_script(int argc, char **argv);
 
 #endif /* HSBPF_CMDS_H */

@@ -16,6 +16,7 @@ static const struct cmd {
 	{ "report", cmd_report, "show where the samples of a profile fell" },
 	{ "flamegraph", cmd_flamegraph, "draw a profile (or what changed between two) as a flame graph" },
 	{ "diff", cmd_diff, "what changed between two profiles, with the significance of each change" },
+	{ "script", cmd_script, "print a profile's stacks as perf script does (flame graph tools read it)" },
 	{ "annotate", cmd_annotate, "show one function's instructions, blocks and counts" },
 	{ "eval", cmd_eval, "score a profile against the exact truth of its program" },
 	{ "experiment", cmd_experiment, "sweep periods and modes over workloads, with plots" },

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* top's model: map slots with their deltas and their cached symbols, made into the rows of a
  * view through hist. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -513,20 +514,35 @@ enum sort_key top__next_key(enum sort_key k)
 	return top_keys[0];
 }
 
+struct callchain *top__callchain(struct top *t)
+{
+	struct callchain *cc;
+	int err;
+
+	if (!t->sampler) {
+		errno = ENOENT;
+		return NULL;
+	}
+	err = sampler__collect_stacks(t->sampler, t->p);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	cc = callchain__new(t->p, t->sy);
+	if (!cc)
+		errno = ENOMEM;
+	return cc;
+}
+
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out)
 {
 	struct callchain *cc;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	if (!t->sampler)
-		return -ENOENT;
-	err = sampler__collect_stacks(t->sampler, t->p);
-	if (err)
-		return err;
-	cc = callchain__new(t->p, t->sy);
+	cc = top__callchain(t);
 	if (!cc)
-		return -ENOMEM;
+		return -errno;
 	err = callchain__links(cc, r->sym, r->dso, out);
 	callchain__free(cc);
 	return err;

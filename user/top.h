@@ -71,6 +71,16 @@ int top__update(struct top *t, struct sampler *s);
  * -ENOENT without them */
 struct callchain_links;
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out);
+/* the call stacks so far, resolved (top -g): NULL with errno ENOENT without them, or ENOMEM */
+struct callchain;
+struct callchain *top__callchain(struct top *t);
+/* Where a function is called from: its callers in cc's stacks as a tree from the function up
+ * toward the roots, at most depth levels, each with its share of the samples of the stacks
+ * the function is in; branches under min_share (0-1) of them are left out. Lines `width`
+ * columns at most, after `indent` spaces. Nothing for a function in no stack; -EIO if out
+ * has failed, -ENOMEM */
+int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
+		       double min_share, int indent, int width, FILE *out);
 /* the same from a list of an interval's slots, for tests */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
 /* group, filter and sort for v; the rows stay valid until the next call. A row of several
@@ -97,8 +107,13 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 void top__format_titles(const struct top_view *v, int width, char *buf, size_t size);
 void top__format_row(const struct top_view *v, const struct hist_row *r, double view_total,
 		     int width, char *buf, size_t size);
-/* a whole snapshot for --stdio: header, titles and at most limit rows; -EIO if out has failed
- * (the caller flushes) */
-int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out);
+/* a whole snapshot for --stdio: header, titles and at most limit rows, the first `graphs`
+ * of them (functions view, with call stacks) with their callers under them
+ * (top__print_callers, 4 levels, branches of 5% and more); -EIO if out has failed (the
+ * caller flushes) */
+#define TOP_GRAPH_DEPTH 4
+#define TOP_GRAPH_MIN_SHARE 0.05
+int top__print(struct top *t, const struct top_view *v, size_t limit, size_t graphs, int width,
+	       FILE *out);
 
 #endif /* HSBPF_TOP_H */

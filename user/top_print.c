@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* top's rows as text lines of a given width: which columns fit, in what order they go. */
+#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "bblock.h"
+#include "callchain.h"
 #include "top.h"
 
 #define FLEX_MIN 20	/* the flexible column (symbol, command, container) gets at least this */
@@ -152,17 +155,17 @@ static void render(struct cell *c, int n, int width, bool titles, char *buf, siz
 	buf[0] = 0;
 	for (int i = 0; i < n && off + 1 < size; i++) {
 		/* names come from processes and binaries: no terminal controls get through */
-		char esc[4 * sizeof(c[i].text)];
+		char esc[4 * sizeof(c[i].text)], cut[4 * sizeof(c[i].text)];
 		const char *s = titles ? c[i].title : str__escape(c[i].text, esc, sizeof(esc));
 		int w = c[i].width ? c[i].width : flex;
-		int len = strlen(s);
+		int len;
 
 		if (!keep[i])
 			continue;
-		if (len > w)
-			len = w;
-		off += snprintf(buf + off, size - off, "%s%*s%.*s", off ? " " : "",
-				c[i].right ? w - len : 0, "", len, s);
+		/* a value cut to its column ends in '+', as in report's tables */
+		len = str__fit(s, w, cut, sizeof(cut));
+		off += snprintf(buf + off, size - off, "%s%*s%s", off ? " " : "",
+				c[i].right ? w - len : 0, "", cut);
 		if (!c[i].right && i + 1 < n)
 			off += snprintf(buf + off, size - off, "%*s", w - len, "");
 		if (off >= size)
@@ -286,10 +289,136 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 	line2[width < (int)size ? width : (int)size - 1] = 0;
 }
 
-int top__print(struct top *t, const struct top_view *v, size_t limit, int width, FILE *out)
+/* ---- callers trees (top -g --stdio) ---- */
+
+struct caller {
+	const char *sym;	/* NULL: the stack ends at the function */
+	bool kernel;
+	u64 count;
+	u32 parent;		/* CALLER_TOP: called by the function itself */
+};
+#define CALLER_TOP UINT32_MAX
+
+struct callers {
+	struct caller *v;
+	size_t n, cap;
+};
+
+/* the node under parent for frame f (NULL: no caller), made when new; its index or -ENOMEM */
+static s64 caller_node(struct callers *c, u32 parent, const struct callchain_frame *f)
+{
+	const char *sym = f ? f->sym : NULL;
+	bool kernel = f && f->kernel;
+
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].parent == parent && c->v[i].kernel == kernel &&
+		    (c->v[i].sym == sym || (sym && c->v[i].sym && !strcmp(c->v[i].sym, sym))))
+			return i;
+	if (array__reserve((void **)&c->v, &c->cap, c->n + 1, sizeof(*c->v)))
+		return -ENOMEM;
+	c->v[c->n] = (struct caller){ .sym = sym, .kernel = kernel, .parent = parent };
+	return c->n++;
+}
+
+static const struct caller *sort_callers;
+
+static int cmp_caller(const void *a, const void *b)
+{
+	const struct caller *x = &sort_callers[*(const u32 *)a], *y = &sort_callers[*(const u32 *)b];
+
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	return strcmp(x->sym ? x->sym : "", y->sym ? y->sym : "");
+}
+
+static int print_level(const struct callers *c, u32 parent, u64 total, double min_share, int level,
+		       int indent, int width, FILE *out)
+{
+	u32 *kids = malloc((c->n + 1) * sizeof(*kids));
+	size_t nk = 0;
+	int err = 0;
+
+	if (!kids)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].parent == parent && c->v[i].count >= min_share * total)
+			kids[nk++] = i;
+	sort_callers = c->v;
+	qsort(kids, nk, sizeof(*kids), cmp_caller);
+	sort_callers = NULL;
+	for (size_t i = 0; i < nk && !err; i++) {
+		const struct caller *k = &c->v[kids[i]];
+		char text[600], esc[4 * sizeof(text)], line[4 * sizeof(text)];
+
+		snprintf(text, sizeof(text), "%*s%6.2f%%  %s%s", indent + 2 * level, "",
+			 100.0 * k->count / total, k->sym ? k->sym : "[no caller]",
+			 k->kernel ? " [k]" : "");
+		str__fit(str__escape(text, esc, sizeof(esc)), width, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+		err = print_level(c, kids[i], total, min_share, level + 1, indent, width, out);
+	}
+	free(kids);
+	return err;
+}
+
+int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
+		       double min_share, int indent, int width, FILE *out)
+{
+	struct callers c = {};
+	u64 total = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct callchain_frame *fr = cc->frames + st->first;
+		u32 at = st->nr, parent = CALLER_TOP;
+
+		/* the function's first frame from the sampled one: its callers are the rest */
+		for (u32 j = 0; j < st->nr && at == st->nr; j++)
+			if (fr[j].sym && !strcmp(fr[j].sym, sym) &&
+			    (!dso || (fr[j].dso && !strcmp(fr[j].dso, dso))))
+				at = j;
+		if (at == st->nr)
+			continue;
+		total += st->count;
+		for (int d = 1; d <= depth; d++) {
+			bool end = at + d >= st->nr;
+			s64 node;
+
+			if (end && d > 1)
+				break;
+			node = caller_node(&c, parent, end ? NULL : &fr[at + d]);
+			if (node < 0) {
+				err = -ENOMEM;
+				break;
+			}
+			c.v[node].count += st->count;
+			parent = node;
+			if (end)
+				break;
+		}
+	}
+	if (!err && total) {
+		char text[600], esc[4 * sizeof(text)], line[4 * sizeof(text)];
+
+		snprintf(text, sizeof(text), "%*scallers of %s (%" PRIu64 " sample%s with stacks):",
+			 indent, "", sym, total, total == 1 ? "" : "s");
+		str__fit(str__escape(text, esc, sizeof(esc)), width, line, sizeof(line));
+		fprintf(out, "%s\n", line);
+		err = print_level(&c, CALLER_TOP, total, min_share, 1, indent, width, out);
+	}
+	free(c.v);
+	if (!err && ferror(out))
+		err = -EIO;
+	return err;
+}
+
+int top__print(struct top *t, const struct top_view *v, size_t limit, size_t graphs, int width,
+	       FILE *out)
 {
 	const struct hist_row *rows;
 	char l1[512], l2[512], line[1024];
+	struct callchain *cc = NULL;
 	double total;
 	size_t nr;
 	int err;
@@ -303,10 +432,23 @@ int top__print(struct top *t, const struct top_view *v, size_t limit, int width,
 	fprintf(out, "%s\n%s\n", l1, l2);
 	top__format_titles(v, width, line, sizeof(line));
 	fprintf(out, "%s\n", line);
-	for (size_t i = 0; i < nr && (!limit || i < limit); i++) {
+	/* call graphs of functions, from the stacks so far; none yet: the rows alone */
+	if (graphs && v->key == SORT_SYM) {
+		cc = top__callchain(t);
+		if (!cc && errno != ENOENT)
+			return fail(-errno, "cannot read the call stacks: %s", strerror(errno));
+	}
+	for (size_t i = 0; i < nr && (!limit || i < limit) && !err; i++) {
 		top__format_row(v, &rows[i], total, width, line, sizeof(line));
 		fprintf(out, "%s\n", line);
+		if (cc && i < graphs) {
+			err = top__print_callers(cc, rows[i].sym, rows[i].dso,
+						 TOP_GRAPH_DEPTH, TOP_GRAPH_MIN_SHARE, 4, width, out);
+			if (err == -ENOMEM)
+				error("cannot print the call graphs: %s", strerror(ENOMEM));
+		}
 	}
+	callchain__free(cc);
 	fprintf(out, "\n");
-	return ferror(out) ? -EIO : 0;
+	return err ? err : ferror(out) ? -EIO : 0;
 }

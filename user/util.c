@@ -455,3 +455,17 @@ int stdout__close(void)
 		error("cannot write standard output: %s", strerror(-err));
 	return err;
 }
+
+int str__fit(const char *s, int width, char *buf, size_t size)
+{
+	int len = strlen(s);
+
+	if (width < 1 || !size) {
+		if (size)
+			buf[0] = 0;
+		return 0;
+	}
+	if (len <= width)
+		return snprintf(buf, size, "%s", s);
+	return snprintf(buf, size, "%.*s+", width - 1, s);
+}

@@ -110,4 +110,9 @@ const char *file__strerror(int err);
  * 'PATH': ..."); returns err */
 int file__open_error(const char *path, int err);
 
+/* s in at most width columns, into buf: cut to width - 1 and marked with a final '+' when
+ * longer, as report's tables cut values (a cut "lib.so+0x15ae0" must not read as a whole
+ * "lib.so+0x15ae"); the length written */
+int str__fit(const char *s, int width, char *buf, size_t size);
+
 #endif /* HSBPF_UTIL_H */
