@@ -185,6 +185,7 @@ static __always_inline void image_begin(__u32 tgid)
 		if (st->state == HSBPF_PID_ARMED)
 			st->state = HSBPF_PID_ACTIVE;
 		st->exec_ns = now;
+		st->map_ns = 0;	/* the new image's mappings are all after its start */
 		return;
 	}
 	if (filter_pids)	/* not a target */
@@ -232,6 +233,41 @@ int BPF_PROG(hsbpf_exec, struct task_struct *p)
 		bpf_map_delete_elem(&execing, &tgid);
 	if (!exec_at_rename)
 		image_begin(tgid);
+	return 0;
+}
+
+/* A new mapping generation: an executable file mmap (dlopen, the loader) has just returned,
+ * after the kernel's MMAP2 record of it. Samples taken from here on carry this time, so user
+ * space names each by the newest mapping at or before it: code loaded in turn at one address
+ * (dlopen, dlclose, dlopen) is told apart. Anonymous executable memory (JIT code) and
+ * mprotect are left out: JIT code is named from perf map files, not mappings, and a W^X JIT
+ * would start a generation at each change. A process with no such mmap while recording keeps
+ * map_ns 0, and so the keys it had without this program. The syscall's registers are the
+ * caller's: dx is prot, r10 flags. */
+#define HSBPF_NR_MMAP		9	/* x86-64 */
+#define HSBPF_PROT_EXEC		0x4
+#define HSBPF_MAP_ANONYMOUS	0x20
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(hsbpf_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct proc_state *st, fresh = { .state = HSBPF_PID_ACTIVE };
+	__u32 tgid;
+
+	if (regs->orig_ax != HSBPF_NR_MMAP || (ret < 0 && ret > -4096) ||
+	    !(regs->dx & HSBPF_PROT_EXEC) || (regs->r10 & HSBPF_MAP_ANONYMOUS))
+		return 0;
+	tgid = bpf_get_current_pid_tgid() >> 32;
+	st = bpf_map_lookup_elem(&procs, &tgid);
+	if (st) {
+		st->map_ns = bpf_ktime_get_ns();
+		return 0;
+	}
+	if (filter_pids)	/* not a target */
+		return 0;
+	fresh.map_ns = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&procs, &tgid, &fresh, BPF_ANY))
+		stat_inc(HSBPF_STAT_EXEC_FULL);
 	return 0;
 }
 
