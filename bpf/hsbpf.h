@@ -27,8 +27,8 @@ struct sample_extra {
 };
 
 /* One aggregation slot: a process image (pid plus the time of its last exec seen while
- * recording, 0 if none), its mapping generation (the time of its last executable file mmap
- * while recording, 0 if none since the exec), an instruction pointer and the cgroup the task
+ * recording, 0 if none), its mapping generation (the time of the last change to its executable
+ * memory while recording, 0 if none since the exec), an instruction pointer and the cgroup the task
  * ran in. */
 struct sample_key {
 	__u32 pid;		/* tgid, as the host sees it */
@@ -36,8 +36,9 @@ struct sample_key {
 	__u64 ip;
 	__u64 cgroup_id;	/* cgroup v2 id of the task, 0 without cgroup v2 */
 	__u64 exec_ns;		/* CLOCK_MONOTONIC of the image's exec, 0: image older than the recording */
-	__u64 map_ns;		/* CLOCK_MONOTONIC just after the image's last executable file mmap
-				 * (after the kernel's MMAP2 record of it), 0: none since exec_ns */
+	__u64 map_ns;		/* CLOCK_MONOTONIC just after the last change to the image's
+				 * executable memory (after the kernel's MMAP2 record of it), 0:
+				 * none since exec_ns */
 	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */
 };
 
@@ -67,9 +68,9 @@ enum hsbpf_stat {
  * otherwise the processes that exec'd while recording. One lookup per sample serves both. */
 struct proc_state {
 	__u32 state;		/* HSBPF_PID_* */
-	__u32 pad;
+	__u32 exec_pages;	/* its pages of executable memory (mm->exec_vm) when last seen */
 	__u64 exec_ns;		/* CLOCK_MONOTONIC of its last exec while recording, 0 if none */
-	__u64 map_ns;		/* of its last executable file mmap since, 0 if none (sample_key) */
+	__u64 map_ns;		/* of the last change to its executable memory since, 0 if none */
 };
 
 /* Ring buffer token for randomized periods: the handler asks user space to re-arm this
