@@ -250,14 +250,16 @@ int BPF_PROG(hsbpf_exec, struct task_struct *p)
  * loaded in turn at one address is told apart. A process whose code does not change while
  * recording keeps map_ns 0, and so the keys it had without this program. (sys_exit would see
  * the mmap calls themselves, but enabling it sends every syscall of the machine through the
- * tracing slow path: dd bs=1 took 0.79 s of system time instead of 0.43.) */
+ * tracing slow path: dd bs=1 took 0.79 s of system time instead of 0.43.) Read releases count
+ * too: munmap downgrades its lock and releases it as a reader, and a library unloaded, then
+ * another of the same size loaded, would otherwise leave the pages as they were. */
 SEC("tp_btf/mmap_lock_released")
 int BPF_PROG(hsbpf_mmap_unlock, struct mm_struct *mm, bool write)
 {
 	struct proc_state *st, fresh = { .state = HSBPF_PID_ACTIVE };
 	__u32 tgid, pages;
 
-	if (!write || bpf_get_current_task_btf()->mm != mm)
+	if (bpf_get_current_task_btf()->mm != mm)
 		return 0;
 	pages = mm->exec_vm;
 	tgid = bpf_get_current_pid_tgid() >> 32;
@@ -269,7 +271,7 @@ int BPF_PROG(hsbpf_mmap_unlock, struct mm_struct *mm, bool write)
 		}
 		return 0;
 	}
-	if (filter_pids)	/* not a target */
+	if (filter_pids || !write)	/* not a target; or no change (readers: after one) */
 		return 0;
 	/* first seen: its pages so far, no generation yet */
 	fresh.exec_pages = pages;
