@@ -934,20 +934,21 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		err = strtab_index(&p->strs);
 		break;
 	case SEC_SAMPLES: {
-		const struct sample_rec *r = data;
+		struct sample_rec r;	/* sections are unaligned */
 
-		if (size % sizeof(*r))
+		if (size % sizeof(r))
 			return bad(c->name, "sample table size");
-		if (array__reserve((void **)&p->samples, &p->cap_samples, size / sizeof(*r),
+		if (array__reserve((void **)&p->samples, &p->cap_samples, size / sizeof(r),
 				   sizeof(*p->samples)))
 			return -ENOMEM;
-		for (size_t i = 0; i < size / sizeof(*r); i++)
+		for (size_t i = 0; i < size / sizeof(r); i++) {
+			memcpy(&r, (const char *)data + i * sizeof(r), sizeof(r));
 			p->samples[i] = (struct profile_sample){
-				.pid = r[i].pid, .flags = r[i].flags, .ip = r[i].ip,
-				.cgroup_id = r[i].cgroup_id, .exec_ns = r[i].exec_ns,
-				.count = r[i].count, .weight = r[i].weight,
+				.pid = r.pid, .flags = r.flags, .ip = r.ip, .cgroup_id = r.cgroup_id,
+				.exec_ns = r.exec_ns, .count = r.count, .weight = r.weight,
 			};
-		p->nr_samples = size / sizeof(*r);
+		}
+		p->nr_samples = size / sizeof(r);
 		break;
 	}
 	case SEC_MAPPINGS:
@@ -987,20 +988,22 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 			   sizeof(*p->frames), c->name, "frame table size");
 		break;
 	case SEC_STACK_SAMPLES: {
-		const struct stack_sample_rec *r = data;
+		struct stack_sample_rec r;
 
-		if (size % sizeof(*r))
+		if (size % sizeof(r))
 			return bad(c->name, "stack sample table size");
 		if (array__reserve((void **)&p->stack_samples, &p->cap_stack_samples,
-				   size / sizeof(*r), sizeof(*p->stack_samples)))
+				   size / sizeof(r), sizeof(*p->stack_samples)))
 			return -ENOMEM;
-		for (size_t i = 0; i < size / sizeof(*r); i++)
+		for (size_t i = 0; i < size / sizeof(r); i++) {
+			memcpy(&r, (const char *)data + i * sizeof(r), sizeof(r));
 			p->stack_samples[i] = (struct profile_stack_sample){
-				.pid = r[i].pid, .flags = r[i].flags, .cgroup_id = r[i].cgroup_id,
-				.exec_ns = r[i].exec_ns, .user = r[i].user, .kernel = r[i].kernel,
-				.count = r[i].count, .weight = r[i].weight,
+				.pid = r.pid, .flags = r.flags, .cgroup_id = r.cgroup_id,
+				.exec_ns = r.exec_ns, .user = r.user, .kernel = r.kernel,
+				.count = r.count, .weight = r.weight,
 			};
-		p->nr_stack_samples = size / sizeof(*r);
+		}
+		p->nr_stack_samples = size / sizeof(r);
 		break;
 	}
 	case SEC_SAMPLE_MAPS:
