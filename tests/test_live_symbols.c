@@ -328,3 +328,21 @@ Test(live_symbols, libraries_loaded_in_turn_at_one_address_attached)
 	expect_quarters(p, false, "record -p");
 	profile__free(p);
 }
+
+/* perf's recording imported: each sample's generation from its time and the mmap records */
+Test(live_symbols, libraries_loaded_in_turn_at_one_address_imported)
+{
+	char path[600];
+	struct run_result r;
+	struct profile *p;
+
+	/* --buildid-mmap: perf 6.1 aborts reading MMAP2 records another tool's build-id events
+	 * flagged (bench/stacks.sh) */
+	run(&r, "cd %s && perf record -q --buildid-mmap -o perf.data -- %s 40 5 >/dev/null && "
+	    "%s import perf.data -o p.data", tmpdir(), fixture("dlswap/dlswap"), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	expect_quarters(p, false, "perf record, imported");
+	profile__free(p);
+}
