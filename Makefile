@@ -162,6 +162,20 @@ $(OUTPUT)/fixtures/stacks/mtstacks: tests/fixtures/stacks/mtstacks.c
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CC) $(STACK_CFLAGS) -pthread $< -o $@
 
+# dlswap: four libraries from one source (-DN=1..4), loaded in turn at one address
+DLSWAP_LIBS := $(foreach n,1 2 3 4,$(OUTPUT)/fixtures/dlswap/lib$(n).so)
+STACK_FIXTURES += $(OUTPUT)/fixtures/dlswap/dlswap $(DLSWAP_LIBS)
+
+$(OUTPUT)/fixtures/dlswap/lib%.so: tests/fixtures/dlswap/libwork.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror -fPIC -shared -DN=$* $< -o $@
+
+$(OUTPUT)/fixtures/dlswap/dlswap: tests/fixtures/dlswap/dlswap.c $(DLSWAP_LIBS)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@ -ldl
+
 # Symbol fixtures: C++ names (g++), a stripped copy of hot7030 (functions from .eh_frame
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \

@@ -27,13 +27,18 @@ struct sample_extra {
 };
 
 /* One aggregation slot: a process image (pid plus the time of its last exec seen while
- * recording, 0 if none), an instruction pointer and the cgroup the task ran in. */
+ * recording, 0 if none), its mapping generation (the time of the last change to its executable
+ * memory while recording, 0 if none since the exec), an instruction pointer and the cgroup the task
+ * ran in. */
 struct sample_key {
 	__u32 pid;		/* tgid, as the host sees it */
 	__u32 flags;		/* HSBPF_KEY_* */
 	__u64 ip;
 	__u64 cgroup_id;	/* cgroup v2 id of the task, 0 without cgroup v2 */
 	__u64 exec_ns;		/* CLOCK_MONOTONIC of the image's exec, 0: image older than the recording */
+	__u64 map_ns;		/* CLOCK_MONOTONIC just after the last change to the image's
+				 * executable memory (after the kernel's MMAP2 record of it), 0:
+				 * none since exec_ns */
 	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */
 };
 
@@ -49,7 +54,8 @@ enum hsbpf_stat {
 	HSBPF_STAT_DROPPED_FULL,	/* in the target, but the sample map was full */
 	HSBPF_STAT_DROPPED_RACE,	/* insert raced and the retry failed */
 	HSBPF_STAT_REARM_LOST,		/* random periods: re-arm token lost (ring buffer full) */
-	HSBPF_STAT_EXEC_FULL,		/* exec map full: that image falls back to exec_ns 0 */
+	HSBPF_STAT_EXEC_FULL,		/* procs full at an exec or an executable mmap: that image
+					 * falls back to exec_ns and map_ns 0 */
 	HSBPF_STAT_PIDS_FULL,		/* pid filter full: a forked child of the target is not followed */
 	HSBPF_STAT_NR,
 };
@@ -62,8 +68,9 @@ enum hsbpf_stat {
  * otherwise the processes that exec'd while recording. One lookup per sample serves both. */
 struct proc_state {
 	__u32 state;		/* HSBPF_PID_* */
-	__u32 pad;
+	__u32 exec_pages;	/* its pages of executable memory (mm->exec_vm) when last seen */
 	__u64 exec_ns;		/* CLOCK_MONOTONIC of its last exec while recording, 0 if none */
+	__u64 map_ns;		/* of the last change to its executable memory since, 0 if none */
 };
 
 /* Ring buffer token for randomized periods: the handler asks user space to re-arm this
@@ -307,6 +314,7 @@ struct stack_key {
 	__u32 flags;		/* HSBPF_KEY_KERNEL: the sample was taken in the kernel */
 	__u64 cgroup_id;
 	__u64 exec_ns;
+	__u64 map_ns;		/* mapping generation, as in sample_key */
 	__u64 user;		/* hash of the user stack in stacks[], 0 for none */
 	__u64 kernel;		/* hash of the kernel stack in stacks[], 0 for none */
 	struct sample_extra x;	/* thread, CPU, time bucket: 0 unless asked */

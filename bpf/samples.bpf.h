@@ -92,8 +92,10 @@ static __always_inline bool samples__count(__u32 tgid, __u64 ip, struct proc_sta
 	if ((__s64)ip < 0)
 		key.flags |= HSBPF_KEY_KERNEL;
 	key.cgroup_id = bpf_get_current_cgroup_id();
-	if (proc)
+	if (proc) {
 		key.exec_ns = proc->exec_ns;
+		key.map_ns = proc->map_ns;
+	}
 	samples__extra(&key.x);
 	if (gen && (*gen & 1))
 		return samples__add(&samples_odd, &key, weight);

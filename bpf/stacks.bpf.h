@@ -667,6 +667,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	key.pid = tgid;
 	key.cgroup_id = bpf_get_current_cgroup_id();
 	key.exec_ns = proc ? proc->exec_ns : 0;
+	key.map_ns = proc ? proc->map_ns : 0;
 	samples__extra(&key.x);
 	pc = ctx->regs.ip;
 	if ((__s64)pc < 0) {

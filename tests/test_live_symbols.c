@@ -11,6 +11,8 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "profile.h"
+#include "hist.h"
+#include "hsbpf.h"
 #include "inline.h"
 #include "symbolizer.h"
 
@@ -218,5 +220,129 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 		cr_assert_eq(sscanf(fill, "fill=\"hsl(%d,%d%%", &hue, &sat), 2);
 		cr_expect(hue >= 170 && hue < 190 && sat == 55, "inlined frame coloured hsl(%d,%d%%)", hue, sat);
 	}
+	profile__free(p);
+}
+
+/* The samples of dlswap's libwork1..4 (the flat ones, or with stacks the stacks' sampled user
+ * frames): the four libraries take turns at one address, so only the mapping in force when a
+ * sample was taken names it right. n[0]: their sum. */
+static void dlswap_counts(const struct profile *p, bool stacks, u64 n[5])
+{
+	struct symbolizer *sy = symbolizer__new(p);
+	size_t nr = stacks ? p->nr_stack_samples : p->nr_samples;
+
+	cr_assert(sy);
+	memset(n, 0, 5 * sizeof(*n));
+	for (size_t i = 0; i < nr; i++) {
+		struct profile_sample s = stacks ? (struct profile_sample){ 0 } : p->samples[i];
+		struct sym_result r;
+		int lib;
+
+		if (stacks) {
+			const struct profile_stack_sample *ss = &p->stack_samples[i];
+			const struct profile_stack *u = profile__stack(p, ss->user);
+
+			if (!u || !u->nr || (ss->flags & HSBPF_KEY_KERNEL))
+				continue;
+			s = (struct profile_sample){ .pid = ss->pid, .exec_ns = ss->exec_ns,
+						     .map_ns = ss->map_ns, .ip = profile__frames(p, u)[0],
+						     .count = ss->count };
+		}
+		symbolizer__resolve(sy, &s, &r);
+		if (sscanf(r.sym, "libwork%d", &lib) == 1 && lib >= 1 && lib <= 4) {
+			char want[16];
+
+			snprintf(want, sizeof(want), "lib%d.so", lib);
+			cr_expect(strstr(r.dso, want), "libwork%d in %s", lib, r.dso);
+			n[lib] += s.count;
+			n[0] += s.count;
+		}
+	}
+	symbolizer__free(sy);
+}
+
+/* the four libraries were mapped, all at one address (else the test proves nothing) */
+static void expect_one_address(const struct profile *p)
+{
+	u64 start[5] = { 0 };
+
+	for (size_t i = 0; i < p->nr_mappings; i++) {
+		const char *path = profile__str(p, p->mappings[i].path), *base = strrchr(path, '/');
+		int lib;
+
+		if (base && sscanf(base, "/lib%d.so", &lib) == 1 && lib >= 1 && lib <= 4 &&
+		    strstr(path, "dlswap/")) {
+			cr_expect(!start[0] || p->mappings[i].start == start[0],
+				  "%s at 0x%llx, another at 0x%llx", path,
+				  (unsigned long long)p->mappings[i].start, (unsigned long long)start[0]);
+			start[0] = p->mappings[i].start;
+			start[lib] = 1;
+		}
+	}
+	for (int lib = 1; lib <= 4; lib++)
+		cr_expect(start[lib], "lib%d.so never mapped", lib);
+}
+
+/* each library a quarter, within the report's own 95% interval (hist__ci95) */
+static void expect_quarters(const struct profile *p, bool stacks, const char *how)
+{
+	u64 n[5];
+
+	dlswap_counts(p, stacks, n);
+	expect_one_address(p);
+	cr_expect_gt(n[0], 150, "%s: %llu samples in libwork1..4", how, (unsigned long long)n[0]);
+	for (int lib = 1; lib <= 4; lib++) {
+		double share = n[0] ? (double)n[lib] / n[0] : 0, ci = hist__ci95(n[lib], n[0]);
+
+		cr_expect(fabs(share - 0.25) <= ci, "%s: libwork%d %.1f%% of %llu, 25%% +- %.1f%%",
+			  how, lib, 100 * share, (unsigned long long)n[0], 100 * ci);
+	}
+}
+
+/* dlopen, dlclose, dlopen at one address: every sample named by the library loaded when it
+ * was taken (the last one loaded took 81-98% of them before mapping generations) */
+Test(live_symbols, libraries_loaded_in_turn_at_one_address)
+{
+	struct profile *p = record_profile("-- %s 40 5", fixture("dlswap/dlswap"));
+
+	expect_quarters(p, false, "record");
+	profile__free(p);
+	p = record_profile("-g -- %s 40 5", fixture("dlswap/dlswap"));
+	expect_quarters(p, false, "record -g, flat");
+	expect_quarters(p, true, "record -g, stacks");
+	profile__free(p);
+}
+
+/* the same attached to a running process: its libraries' generations start at the attach */
+Test(live_symbols, libraries_loaded_in_turn_at_one_address_attached)
+{
+	char cmd[600];
+	struct profile *p;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "exec %s 100000 5", fixture("dlswap/dlswap"));
+	pid = spawn(cmd);
+	wait_descendant(pid, "dlswap", 1);
+	p = record_profile("-p %d -d 2", pid);
+	reap(pid);
+	expect_quarters(p, false, "record -p");
+	profile__free(p);
+}
+
+/* perf's recording imported: each sample's generation from its time and the mmap records */
+Test(live_symbols, libraries_loaded_in_turn_at_one_address_imported)
+{
+	char path[600];
+	struct run_result r;
+	struct profile *p;
+
+	/* --buildid-mmap: perf 6.1 aborts reading MMAP2 records another tool's build-id events
+	 * flagged (bench/stacks.sh) */
+	run(&r, "cd %s && perf record -q --buildid-mmap -o perf.data -- %s 40 5 >/dev/null && "
+	    "%s import perf.data -o p.data", tmpdir(), fixture("dlswap/dlswap"), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(path, sizeof(path), "%s/p.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	expect_quarters(p, false, "perf record, imported");
 	profile__free(p);
 }

@@ -348,7 +348,7 @@ Test(profile, huge_file_refused_from_its_header, .init = cr_redirect_stderr)
 Test(profile, duplicate_section_is_refused, .init = cr_redirect_stderr)
 {
 	static const char meta[] = "event=cpu-clock\n";
-	struct profile_sample s = { .pid = 1, .ip = 0x1000, .count = 1 };
+	struct profile_sample_rec s = { .pid = 1, .ip = 0x1000, .count = 1 };
 	struct test_section secs[3] = {
 		{ SEC_META, meta, sizeof(meta) - 1 }, { SEC_SAMPLES, &s, sizeof(s) },
 		{ SEC_SAMPLES, &s, sizeof(s) },
@@ -376,7 +376,7 @@ Test(profile, duplicate_section_is_refused, .init = cr_redirect_stderr)
  * refused, for samples, weights and branch records */
 Test(profile, overflowing_counts_are_refused, .init = cr_redirect_stderr)
 {
-	struct profile_sample s[2] = {
+	struct profile_sample_rec s[2] = {
 		{ .pid = 1, .ip = 0x1000, .count = 1ull << 63, .weight = 1 },
 		{ .pid = 1, .ip = 0x1004, .count = 1ull << 63, .weight = 1 },
 	};
@@ -628,5 +628,59 @@ Test(profile, a_link_at_the_output_is_replaced_not_followed)
 	cr_expect_eq(fread(buf, 1, sizeof(buf), f), 3);
 	fclose(f);
 	cr_expect_str_eq(buf, "old", "the file the link names was written");
+	profile__free(p);
+}
+
+/* 1.6: mapping generations go beside SAMPLES and STACK_SAMPLES, whose records keep their
+ * 48 bytes; written only when one is set, read back into their samples */
+Test(profile, mapping_generations_round_trip, .init = cr_redirect_stderr)
+{
+	struct profile *p = sample_profile(), *q;
+	struct profile_stack_sample ss = { .pid = 42, .exec_ns = 5, .map_ns = 77, .count = 2, .weight = 2 };
+	char path[600], plain[600];
+	struct profile_sample_rec rec = { .pid = 42, .ip = 0x1000, .count = 1 };
+	struct test_section secs[2] = { { SEC_SAMPLES, &rec, sizeof(rec) },
+					{ SEC_SAMPLE_MAPS, (u64[2]){ 1, 2 }, 16 } };
+	struct stat with, without;
+	size_t size;
+	void *buf;
+
+	snprintf(path, sizeof(path), "%s", path_in_tmp("maps.data"));
+	snprintf(plain, sizeof(plain), "%s", path_in_tmp("plain.data"));
+	cr_assert_eq(profile__write(p, plain), 0);
+	p->samples[1].map_ns = 123456789;
+	cr_assert_eq(profile__add_stack_sample(p, &ss), 0);
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_assert_eq(q->nr_samples, 2);
+	cr_expect_eq(q->samples[0].map_ns, 0);
+	cr_expect_eq(q->samples[1].map_ns, 123456789);
+	cr_expect_eq(q->samples[1].ip, 0xffffffff81000010ull);
+	cr_assert_eq(q->nr_stack_samples, 1);
+	cr_expect_eq(q->stack_samples[0].map_ns, 77);
+	cr_expect_eq(q->stack_samples[0].exec_ns, 5);
+	cr_expect_eq(q->stack_samples[0].count, 2);
+	profile__free(q);
+	/* none set: no section, the file as 1.5 wrote it but for the version */
+	cr_assert_eq(stat(plain, &without), 0);
+	cr_assert_eq(stat(path, &with), 0);
+	cr_expect_gt(with.st_size, without.st_size);
+	cr_assert_eq(profile__read(plain, &q), 0);
+	cr_expect_eq(q->samples[1].map_ns, 0);
+	profile__free(q);
+	/* a 1.5 file: its records read as they did */
+	buf = build_container(PROFILE_MAGIC, 1, 5, secs, 1, &size);
+	cr_assert_eq(profile__parse(buf, size, "old", &q), 0);
+	cr_expect_eq(q->nr_samples, 1);
+	cr_expect_eq(q->samples[0].ip, 0x1000);
+	cr_expect_eq(q->samples[0].map_ns, 0);
+	profile__free(q);
+	free(buf);
+	/* generations that do not match their samples */
+	buf = build_container(PROFILE_MAGIC, 1, 6, secs, 2, &size);
+	cr_expect_eq(profile__parse(buf, size, "bad", &q), -EINVAL);
+	free(buf);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hsbpf: 'bad' is corrupt: sample mapping generations do not match the samples\n");
 	profile__free(p);
 }

@@ -149,6 +149,7 @@ Test(sample_filter, keys_stay_parallel, .init = cr_redirect_stderr)
 {
 	struct profile *p = profile__new(), *q;
 	struct profile_sample s = { .pid = 1, .count = 1 };
+	struct profile_sample_rec rec = { .pid = 1, .count = 1 };
 	struct profile_sample_key k = { .tid = 7 };
 	struct test_section secs[2];
 	size_t size;
@@ -162,7 +163,7 @@ Test(sample_filter, keys_stay_parallel, .init = cr_redirect_stderr)
 	cr_expect_eq(profile__sample_key(p, 1)->tid, 7);
 	profile__free(p);
 
-	secs[0] = (struct test_section){ SEC_SAMPLES, &s, sizeof(s) };
+	secs[0] = (struct test_section){ SEC_SAMPLES, &rec, sizeof(rec) };
 	secs[1] = (struct test_section){ SEC_SAMPLE_KEYS, (struct profile_sample_key[2]){}, 32 };
 	buf = build_container(PROFILE_MAGIC, 1, 4, secs, 2, &size);
 	cr_expect_eq(profile__parse(buf, size, "k", &q), -EINVAL);

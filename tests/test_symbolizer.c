@@ -33,7 +33,7 @@ static struct profile *timeline(void)
 
 static const char *dso_of(const struct profile *p, struct symbolizer *sy, u32 pid, u64 exec_ns, u64 ip)
 {
-	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, ip);
+	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, 0, ip);
 
 	return m ? profile__str(p, m->path) : "(none)";
 }
@@ -319,6 +319,49 @@ Test(symbolizer, stripped_code_is_split_by_fde)
 	}
 	/* outside every FDE (the ELF header): still unknown */
 	cr_expect_str_eq(name_at(sy, base + 0x10, NULL), "[unknown]");
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+/* dlopen, dlclose, dlopen at one address in one image: a sample's mapping generation (the
+ * time of its image's last executable mmap before it) picks the mapping in force when it was
+ * taken; without one (0: no such mmap, or an older profile), the image's latest */
+Test(symbolizer, mapping_generations_tell_apart_code_loaded_at_one_address)
+{
+	struct profile *p = profile__new();
+	struct symbolizer *sy;
+	static const struct {
+		u64 exec_ns, map_ns;
+		const char *want;
+	} cases[] = {
+		{ 0, 150, "lib1.so" }, { 0, 250, "lib2.so" }, { 0, 300, "lib3.so" },
+		{ 0, 350, "lib3.so" }, { 0, 0, "lib3.so" },	/* the image's latest */
+		{ 0, 50, "(none)" },		/* before the first load */
+		{ 400, 0, "lib4.so" }, { 400, 480, "(none)" },	/* after an exec: its mappings alone */
+		{ 400, 520, "lib4.so" },
+	};
+
+	cr_assert(p);
+	profile__add_mapping(p, 20, 100, 0x7000, 0x1000, 0, "lib1.so", NULL, 0);
+	profile__add_mapping(p, 20, 200, 0x7000, 0x1000, 0, "lib2.so", NULL, 0);
+	profile__add_mapping(p, 20, 300, 0x7000, 0x1000, 0, "lib3.so", NULL, 0);
+	profile__add_comm(p, 20, 400, "next", true);
+	profile__add_mapping(p, 20, 500, 0x7000, 0x1000, 0, "lib4.so", NULL, 0);
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	cr_assert(sy);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct profile_mapping *m = symbolizer__find_mapping(sy, 20, cases[i].exec_ns,
+									   cases[i].map_ns, 0x7010);
+		struct profile_sample s = { .pid = 20, .ip = 0x7010, .exec_ns = cases[i].exec_ns,
+					    .map_ns = cases[i].map_ns, .count = 1 };
+		struct sym_result r;
+
+		cr_expect_str_eq(m ? profile__str(p, m->path) : "(none)", cases[i].want, "case %zu", i);
+		symbolizer__resolve(sy, &s, &r);
+		if (m)
+			cr_expect_str_eq(r.dso, cases[i].want, "case %zu resolved", i);
+	}
 	symbolizer__free(sy);
 	profile__free(p);
 }

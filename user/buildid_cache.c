@@ -555,9 +555,9 @@ void buildid_keeper__scan(struct buildid_keeper *k, struct profile *p)
 
 /* the distinct sampled mappings' indexes, as a bitmap over p->mappings */
 static void mark(struct symbolizer *sy, const struct profile *p, u8 *used, u32 pid, u64 exec_ns,
-		 u64 ip)
+		 u64 map_ns, u64 ip)
 {
-	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, ip);
+	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, map_ns, ip);
 
 	if (m)
 		used[m - p->mappings] = 1;
@@ -637,7 +637,7 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		const struct profile_sample *s = &p->samples[i];
 
 		if (!(s->flags & HSBPF_KEY_KERNEL))
-			mark(sy, p, used, s->pid, s->exec_ns, s->ip);
+			mark(sy, p, used, s->pid, s->exec_ns, s->map_ns, s->ip);
 	}
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
@@ -649,7 +649,8 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		if (st->end == PROFILE_STACK_LOST || (u64)st->first + st->nr > p->nr_frames)
 			continue;
 		for (u32 j = 0; j < st->nr; j++)
-			mark(sy, p, used, ss->pid, ss->exec_ns, profile__frames(p, st)[j]);
+			mark(sy, p, used, ss->pid, ss->exec_ns, ss->map_ns,
+			     profile__frames(p, st)[j]);
 	}
 	symbolizer__free(sy);
 	for (size_t i = 0; i < p->nr_mappings; i++) {

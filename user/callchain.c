@@ -113,7 +113,7 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct c
 {
 	struct profile_sample s = {
 		.pid = st->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0, .cgroup_id = st->cgroup_id,
-		.exec_ns = st->exec_ns,
+		.exec_ns = st->exec_ns, .map_ns = st->map_ns,
 		/* a return address may be the first byte of the next function: look up the call */
 		.ip = return_address && ip ? ip - 1 : ip,
 	};
@@ -205,7 +205,8 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
-			.pid = ss->pid, .exec_ns = ss->exec_ns, .cgroup_id = ss->cgroup_id,
+			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
+			.cgroup_id = ss->cgroup_id,
 		};
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
@@ -243,7 +244,7 @@ struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .nr = 1, .count = ps->count,
 			.weight = ps->weight, .pid = ps->pid, .exec_ns = ps->exec_ns,
-			.cgroup_id = ps->cgroup_id,
+			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id,
 		};
 		if (add_frame(cc, sy, st, ps->ip, ps->flags & HSBPF_KEY_KERNEL, false))
 			goto nomem;
@@ -387,7 +388,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			struct profile_sample ps = {
 				.pid = ss->pid, .flags = f->kernel ? HSBPF_KEY_KERNEL : 0,
 				.cgroup_id = ss->cgroup_id, .exec_ns = ss->exec_ns,
-				.ip = f->return_address && f->ip ? f->ip - 1 : f->ip,
+				.map_ns = ss->map_ns, .ip = f->return_address && f->ip ? f->ip - 1 : f->ip,
 			};
 			struct hist_sample s;
 			bool dup = false;

@@ -45,6 +45,7 @@ struct callchain_stack {
 	u64 weight;		/* in the profile's unit (meta.unit) */
 	u32 pid;		/* the sample's process image and cgroup */
 	u64 exec_ns;
+	u64 map_ns;		/* its mapping generation (profile_sample.map_ns) */
 	u64 cgroup_id;
 };
 

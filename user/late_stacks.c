@@ -46,7 +46,7 @@ static int add_sample(struct profile *p, const struct late_stack *l, const u64 *
 {
 	struct profile_stack_sample ss = {
 		.pid = l->key.pid, .flags = l->key.flags, .cgroup_id = l->key.cgroup_id,
-		.exec_ns = l->key.exec_ns, .count = 1, .weight = l->weight,
+		.exec_ns = l->key.exec_ns, .map_ns = l->key.map_ns, .count = 1, .weight = l->weight,
 	};
 	struct profile_sample_key sk = { .tid = l->key.x.tid, .cpu = l->key.x.cpu, .time = l->key.x.time };
 	s64 idx = profile__add_stack(p, ips, nr, end, nr_fp);

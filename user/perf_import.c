@@ -16,7 +16,7 @@
 
 struct slot {
 	u32 pid, flags;
-	u64 ip, exec_ns, count, weight;
+	u64 ip, exec_ns, map_ns, count, weight;
 };
 
 struct pid_lbr {
@@ -28,7 +28,7 @@ struct pid_lbr {
 /* a sample's callchain, its frames in importer.frames, until the stacks are deduplicated */
 struct raw_stack_sample {
 	u32 pid, flags;
-	u64 exec_ns, weight;
+	u64 exec_ns, map_ns, weight;
 	u32 kfirst, knr, ufirst, unr;
 	u16 uend, unr_fp;	/* how the user stack ended (HSBPF_STACK_*), frame-pointer frames */
 	u32 kernel, user;	/* stack references, once deduplicated */
@@ -51,6 +51,15 @@ struct importer {
 	} *execs, *all_execs;	/* the latest exec seen per pid; every exec (sorted by pid and
 				 * time once the history is read first) */
 	size_t nr_execs, cap_execs, nr_all_execs, cap_all_execs;
+	/* mapping generations: every mmap record's (pid, time), sorted once the history is read
+	 * first; else the latest two seen per pid (records come nearly in time order) */
+	struct exec_rec *all_maps;
+	size_t nr_all_maps, cap_all_maps;
+	struct map_rec {
+		u32 pid;
+		u64 last, prev;
+	} *maps;
+	size_t nr_maps, cap_maps;
 	struct {
 		char *path;
 		u8 id[20];
@@ -100,10 +109,63 @@ static int cmp_exec(const void *a, const void *b)
 	return x->time < y->time ? -1 : x->time > y->time;
 }
 
+/* A sample's mapping generation (profile_sample.map_ns): the time of its process's latest
+ * mmap record at or before the sample, within its image; 0 if none */
+static u64 map_time(struct importer *im, u32 pid, u64 t, u64 exec_ns)
+{
+	const struct exec_rec *e = im->all_maps;
+	size_t lo = 0, hi = im->nr_all_maps;
+	u64 m = 0;
+
+	if (t == UINT64_MAX)
+		return 0;	/* no sample times */
+	if (!im->unwinder) {
+		for (size_t i = 0; i < im->nr_maps; i++)
+			if (im->maps[i].pid == pid) {
+				m = im->maps[i].last <= t ? im->maps[i].last :
+				    im->maps[i].prev <= t ? im->maps[i].prev : 0;
+				break;
+			}
+	} else {
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (e[mid].pid < pid || (e[mid].pid == pid && e[mid].time <= t))
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		m = lo && e[lo - 1].pid == pid ? e[lo - 1].time : 0;
+	}
+	return m >= exec_ns ? m : 0;
+}
+
+static int note_mmap(struct importer *im, u32 pid, u64 time)
+{
+	size_t i;
+
+	if (array__reserve((void **)&im->all_maps, &im->cap_all_maps, im->nr_all_maps + 1,
+			   sizeof(*im->all_maps)))
+		return -ENOMEM;
+	im->all_maps[im->nr_all_maps++] = (struct exec_rec){ pid, time };
+	for (i = 0; i < im->nr_maps && im->maps[i].pid != pid; i++)
+		;
+	if (i == im->nr_maps) {
+		if (array__reserve((void **)&im->maps, &im->cap_maps, i + 1, sizeof(*im->maps)))
+			return -ENOMEM;
+		im->maps[im->nr_maps++] = (struct map_rec){ .pid = pid };
+	}
+	im->maps[i].prev = im->maps[i].last;
+	im->maps[i].last = time;
+	return 0;
+}
+
 static int on_mmap(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time)
 {
 	struct importer *im = ctx;
 
+	if (note_mmap(im, pid, time))
+		return -ENOMEM;
 	return profile__add_mapping(im->p, pid, time, start, len, pgoff, path, NULL, 0);
 }
 
@@ -174,10 +236,10 @@ static struct pid_lbr *lbr_for(struct importer *im, u32 pid, u64 exec_ns)
 /* perf's callchain: context markers, then that context's frames, the sampled ip first; the
  * user part from uw instead when its stack was unwound here */
 static int add_callchain(struct importer *im, const struct perf_sample *s, u32 flags, u64 exec_ns,
-			 const struct unwind_walk_result *uw, u16 uend)
+			 u64 map_ns, const struct unwind_walk_result *uw, u16 uend)
 {
 	struct raw_stack_sample r = { .pid = s->pid, .flags = flags, .exec_ns = exec_ns,
-				      .weight = s->period, .uend = uend };
+				      .map_ns = map_ns, .weight = s->period, .uend = uend };
 	u64 ctx = 0;
 
 	if (array__reserve((void **)&im->raw, &im->cap_raw, im->nr_raw + 1, sizeof(r)) ||
@@ -229,7 +291,8 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 {
 	struct importer *im = ctx;
 	/* with the history read first, the image at the sample's time; else the latest */
-	u64 exec_ns = exec_time(im, s->pid, s->attr->sample_type & PERF_SAMPLE_TIME ? s->time : UINT64_MAX);
+	u64 t = s->attr->sample_type & PERF_SAMPLE_TIME ? s->time : UINT64_MAX;
+	u64 exec_ns = exec_time(im, s->pid, t), map_ns = map_time(im, s->pid, t, exec_ns);
 	struct unwind_walk_result uw = {};
 	bool unwound = false;
 	/* the IP+1 fix: a precise sample of a taken branch reports the branch's target */
@@ -245,7 +308,8 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	/* the last slot is usually the one: samples repeat their IPs */
 	for (size_t i = im->nr_slots; i-- > 0 && i + 64 > im->nr_slots;)
-		if (im->slots[i].pid == s->pid && im->slots[i].ip == ip && im->slots[i].exec_ns == exec_ns) {
+		if (im->slots[i].pid == s->pid && im->slots[i].ip == ip && im->slots[i].exec_ns == exec_ns &&
+		    im->slots[i].map_ns == map_ns) {
 			sl = &im->slots[i];
 			break;
 		}
@@ -253,7 +317,8 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 		if (array__reserve((void **)&im->slots, &im->cap_slots, im->nr_slots + 1, sizeof(*im->slots)))
 			return -ENOMEM;
 		sl = &im->slots[im->nr_slots++];
-		*sl = (struct slot){ .pid = s->pid, .flags = flags, .ip = ip, .exec_ns = exec_ns };
+		*sl = (struct slot){ .pid = s->pid, .flags = flags, .ip = ip, .exec_ns = exec_ns,
+				     .map_ns = map_ns };
 	}
 	sl->count++;
 	sl->weight += s->period;
@@ -271,7 +336,7 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	}
 	/* a copy that could not be unwound leaves perf's one frame, as unreadable */
 	if ((s->nr_callchain || unwound) &&
-	    add_callchain(im, s, flags, exec_ns, unwound ? &uw : NULL,
+	    add_callchain(im, s, flags, exec_ns, map_ns, unwound ? &uw : NULL,
 			  s->attr->sample_type & PERF_SAMPLE_STACK_USER ? HSBPF_STACK_UNREADABLE :
 									  HSBPF_STACK_FP_END))
 		return -ENOMEM;
@@ -392,6 +457,8 @@ static int cmp_raw(const void *a, const void *b)
 		return x->pid < y->pid ? -1 : 1;
 	if (x->exec_ns != y->exec_ns)
 		return x->exec_ns < y->exec_ns ? -1 : 1;
+	if (x->map_ns != y->map_ns)
+		return x->map_ns < y->map_ns ? -1 : 1;
 	if (x->flags != y->flags)
 		return x->flags < y->flags ? -1 : 1;
 	if (x->user != y->user)
@@ -437,7 +504,7 @@ static int add_stacks(struct importer *im, struct profile *p)
 	for (size_t i = 0; i < im->nr_raw && !err; i++) {
 		const struct raw_stack_sample *r = &im->raw[i];
 		struct profile_stack_sample ss = { .pid = r->pid, .flags = r->flags, .exec_ns = r->exec_ns,
-						   .user = r->user, .kernel = r->kernel };
+						   .map_ns = r->map_ns, .user = r->user, .kernel = r->kernel };
 
 		for (; i < im->nr_raw && !cmp_raw(r, &im->raw[i]); i++) {
 			ss.count++;
@@ -489,6 +556,8 @@ static int on_samples_begin(void *ctx)
 		return err;
 	if (im->nr_all_execs)
 		qsort(im->all_execs, im->nr_all_execs, sizeof(*im->all_execs), cmp_exec);
+	if (im->nr_all_maps)
+		qsort(im->all_maps, im->nr_all_maps, sizeof(*im->all_maps), cmp_exec);
 	profile__finish(im->p);
 	im->unwinder = perf_unwind__new(im->p);
 	return im->unwinder ? 0 : -ENOMEM;
@@ -544,6 +613,7 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 	for (size_t i = 0; i < im.nr_slots; i++) {
 		struct profile_sample s = { .pid = im.slots[i].pid, .flags = im.slots[i].flags,
 					    .ip = im.slots[i].ip, .exec_ns = im.slots[i].exec_ns,
+					    .map_ns = im.slots[i].map_ns,
 					    .count = im.slots[i].count, .weight = im.slots[i].weight };
 
 		err = profile__add_sample(p, &s);
@@ -595,6 +665,8 @@ out:
 	free(im.slots);
 	free(im.execs);
 	free(im.all_execs);
+	free(im.all_maps);
+	free(im.maps);
 	free(im.raw);
 	free(im.frames);
 	perf_unwind__free(im.unwinder);

@@ -12,7 +12,7 @@
 #include "file_format.h"
 #include "profile.h"
 
-_Static_assert(sizeof(struct profile_sample) == 48, "profile_sample");
+_Static_assert(sizeof(struct profile_sample) == 56, "profile_sample");
 _Static_assert(sizeof(struct profile_mapping) == 64, "profile_mapping");
 _Static_assert(sizeof(struct profile_comm) == 24, "profile_comm");
 _Static_assert(sizeof(struct profile_fork) == 16, "profile_fork");
@@ -20,10 +20,14 @@ _Static_assert(sizeof(struct profile_ksym) == 16, "profile_ksym");
 _Static_assert(sizeof(struct profile_cgroup) == 16, "profile_cgroup");
 _Static_assert(sizeof(struct profile_lbr) == 40, "profile_lbr");
 _Static_assert(sizeof(struct profile_stack) == 16, "profile_stack");
-_Static_assert(sizeof(struct profile_stack_sample) == 48, "profile_stack_sample");
+_Static_assert(sizeof(struct profile_stack_sample) == 56, "profile_stack_sample");
 _Static_assert(sizeof(struct profile_sample_key) == 16, "profile_sample_key");
 _Static_assert(sizeof(struct profile_thread_comm) == 24, "profile_thread_comm");
 _Static_assert(sizeof(struct profile_jitsym) == 32, "profile_jitsym");
+
+#define sample_rec profile_sample_rec
+#define stack_sample_rec profile_stack_sample_rec
+_Static_assert(sizeof(struct sample_rec) == 48 && sizeof(struct stack_sample_rec) == 48, "records");
 
 struct profile *profile__new(void)
 {
@@ -697,14 +701,62 @@ int profile__write(struct profile *p, const char *path)
 	return err ? err : profile__write_out(p, &o);
 }
 
+/* the file's records of the samples, and their map_ns when any is set (else NULL) */
+static int sample_records(const struct profile *p, struct sample_rec **srec, u64 **smaps,
+			  struct stack_sample_rec **ssrec, u64 **ssmaps)
+{
+	bool any = false, any_stack = false;
+
+	*srec = calloc(p->nr_samples + 1, sizeof(**srec));
+	*ssrec = calloc(p->nr_stack_samples + 1, sizeof(**ssrec));
+	*smaps = calloc(p->nr_samples + 1, sizeof(**smaps));
+	*ssmaps = calloc(p->nr_stack_samples + 1, sizeof(**ssmaps));
+	if (!*srec || !*ssrec || !*smaps || !*ssmaps)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *s = &p->samples[i];
+
+		(*srec)[i] = (struct sample_rec){ s->pid, s->flags, s->ip, s->cgroup_id, s->exec_ns,
+						  s->count, s->weight };
+		(*smaps)[i] = s->map_ns;
+		any |= s->map_ns != 0;
+	}
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *s = &p->stack_samples[i];
+
+		(*ssrec)[i] = (struct stack_sample_rec){ s->pid, s->flags, s->cgroup_id, s->exec_ns,
+							 s->user, s->kernel, s->count, s->weight };
+		(*ssmaps)[i] = s->map_ns;
+		any_stack |= s->map_ns != 0;
+	}
+	if (!any) {
+		free(*smaps);
+		*smaps = NULL;
+	}
+	if (!any_stack) {
+		free(*ssmaps);
+		*ssmaps = NULL;
+	}
+	return 0;
+}
+
 int profile__write_out(struct profile *p, struct outfile *o)
 {
-	struct file_section secs[20];
+	struct file_section secs[24];
 	char *meta = NULL, *stats = NULL;
+	struct sample_rec *srec = NULL;
+	struct stack_sample_rec *ssrec = NULL;
+	u64 *smaps = NULL, *ssmaps = NULL;
 	size_t meta_len = 0, stats_len = 0, nsec = 0;
 	int err;
 
 	profile__finish(p);
+	err = sample_records(p, &srec, &smaps, &ssrec, &ssmaps);
+	if (err) {
+		error("cannot format profile: %s", strerror(-err));
+		outfile__discard(o);
+		goto cleanup;
+	}
 	meta = kv__format(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), &meta_len);
 	stats = kv__format(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), &stats_len);
 	if (!meta || !stats) {
@@ -716,7 +768,7 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	secs[nsec++] = (struct file_section){ SEC_META, meta, meta_len };
 	secs[nsec++] = (struct file_section){ SEC_STATS, stats, stats_len };
 	secs[nsec++] = (struct file_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
-	secs[nsec++] = (struct file_section){ SEC_SAMPLES, p->samples, p->nr_samples * sizeof(*p->samples) };
+	secs[nsec++] = (struct file_section){ SEC_SAMPLES, srec, p->nr_samples * sizeof(*srec) };
 	secs[nsec++] = (struct file_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
 	secs[nsec++] = (struct file_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
 	secs[nsec++] = (struct file_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
@@ -727,8 +779,8 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	if (p->nr_stack_samples) {
 		secs[nsec++] = (struct file_section){ SEC_STACKS, p->stacks, p->nr_stacks * sizeof(*p->stacks) };
 		secs[nsec++] = (struct file_section){ SEC_FRAMES, p->frames, p->nr_frames * sizeof(*p->frames) };
-		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLES, p->stack_samples,
-							   p->nr_stack_samples * sizeof(*p->stack_samples) };
+		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLES, ssrec,
+							   p->nr_stack_samples * sizeof(*ssrec) };
 	}
 	/* 1.4: older readers skip these and see every sample, without its thread, CPU, time */
 	if (p->nr_thread_comms)
@@ -753,6 +805,12 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	if (p->nr_jitsyms)
 		secs[nsec++] = (struct file_section){ SEC_JITSYMS, p->jitsyms,
 						      p->nr_jitsyms * sizeof(*p->jitsyms) };
+	/* 1.6: older readers skip these and name every sample by its image's latest mapping */
+	if (smaps)
+		secs[nsec++] = (struct file_section){ SEC_SAMPLE_MAPS, smaps, p->nr_samples * sizeof(u64) };
+	if (ssmaps && p->nr_stack_samples)
+		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_MAPS, ssmaps,
+						      p->nr_stack_samples * sizeof(u64) };
 	err = file_format__write_out(o, &profile_format, secs, nsec);
 	goto cleanup;
 fail:
@@ -761,6 +819,10 @@ fail:
 cleanup:
 	free(meta);
 	free(stats);
+	free(srec);
+	free(ssrec);
+	free(smaps);
+	free(ssmaps);
 	return err;
 }
 
@@ -833,6 +895,8 @@ struct parse_ctx {
 	struct profile *p;
 	const char *name;
 	u16 minor;		/* the file's */
+	u64 *maps, *stack_maps;	/* SAMPLE_MAPS, STACK_SAMPLE_MAPS: set once every section is read */
+	size_t nr_maps, nr_stack_maps, cap_maps, cap_stack_maps;
 };
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
@@ -870,10 +934,24 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		p->strs.len = size;
 		err = strtab_index(&p->strs);
 		break;
-	case SEC_SAMPLES:
-		err = take((void **)&p->samples, &p->nr_samples, &p->cap_samples, data, size,
-			   sizeof(*p->samples), c->name, "sample table size");
+	case SEC_SAMPLES: {
+		struct sample_rec r;	/* sections are unaligned */
+
+		if (size % sizeof(r))
+			return bad(c->name, "sample table size");
+		if (array__reserve((void **)&p->samples, &p->cap_samples, size / sizeof(r),
+				   sizeof(*p->samples)))
+			return -ENOMEM;
+		for (size_t i = 0; i < size / sizeof(r); i++) {
+			memcpy(&r, (const char *)data + i * sizeof(r), sizeof(r));
+			p->samples[i] = (struct profile_sample){
+				.pid = r.pid, .flags = r.flags, .ip = r.ip, .cgroup_id = r.cgroup_id,
+				.exec_ns = r.exec_ns, .count = r.count, .weight = r.weight,
+			};
+		}
+		p->nr_samples = size / sizeof(r);
 		break;
+	}
 	case SEC_MAPPINGS:
 		err = take((void **)&p->mappings, &p->nr_mappings, &p->cap_mappings, data, size,
 			   sizeof(*p->mappings), c->name, "mapping table size");
@@ -910,9 +988,32 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		err = take((void **)&p->frames, &p->nr_frames, &p->cap_frames, data, size,
 			   sizeof(*p->frames), c->name, "frame table size");
 		break;
-	case SEC_STACK_SAMPLES:
-		err = take((void **)&p->stack_samples, &p->nr_stack_samples, &p->cap_stack_samples,
-			   data, size, sizeof(*p->stack_samples), c->name, "stack sample table size");
+	case SEC_STACK_SAMPLES: {
+		struct stack_sample_rec r;
+
+		if (size % sizeof(r))
+			return bad(c->name, "stack sample table size");
+		if (array__reserve((void **)&p->stack_samples, &p->cap_stack_samples,
+				   size / sizeof(r), sizeof(*p->stack_samples)))
+			return -ENOMEM;
+		for (size_t i = 0; i < size / sizeof(r); i++) {
+			memcpy(&r, (const char *)data + i * sizeof(r), sizeof(r));
+			p->stack_samples[i] = (struct profile_stack_sample){
+				.pid = r.pid, .flags = r.flags, .cgroup_id = r.cgroup_id,
+				.exec_ns = r.exec_ns, .user = r.user, .kernel = r.kernel,
+				.count = r.count, .weight = r.weight,
+			};
+		}
+		p->nr_stack_samples = size / sizeof(r);
+		break;
+	}
+	case SEC_SAMPLE_MAPS:
+		err = take((void **)&c->maps, &c->nr_maps, &c->cap_maps, data, size, sizeof(u64),
+			   c->name, "sample mapping generation table size");
+		break;
+	case SEC_STACK_SAMPLE_MAPS:
+		err = take((void **)&c->stack_maps, &c->nr_stack_maps, &c->cap_stack_maps, data, size,
+			   sizeof(u64), c->name, "stack sample mapping generation table size");
 		break;
 	case SEC_THREAD_COMMS:
 		err = take((void **)&p->thread_comms, &p->nr_thread_comms, &p->cap_thread_comms, data,
@@ -937,6 +1038,22 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	return err;
 }
 
+/* the mapping generations read beside SAMPLES and STACK_SAMPLES (1.6), into their records */
+static int apply_maps(const struct parse_ctx *c)
+{
+	struct profile *p = c->p;
+
+	if (c->nr_maps && c->nr_maps != p->nr_samples)
+		return bad(c->name, "sample mapping generations do not match the samples");
+	if (c->nr_stack_maps && c->nr_stack_maps != p->nr_stack_samples)
+		return bad(c->name, "stack sample mapping generations do not match the stack samples");
+	for (size_t i = 0; i < c->nr_maps; i++)
+		p->samples[i].map_ns = c->maps[i];
+	for (size_t i = 0; i < c->nr_stack_maps; i++)
+		p->stack_samples[i].map_ns = c->stack_maps[i];
+	return 0;
+}
+
 int profile__parse(const void *buf, size_t size, const char *name, struct profile **out)
 {
 	struct parse_ctx c = { .name = name };
@@ -955,7 +1072,11 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	if (!err)
 		err = validate_refs(c.p, name);
 	if (!err)
+		err = apply_maps(&c);
+	if (!err)
 		err = check_sums(c.p, name);
+	free(c.maps);
+	free(c.stack_maps);
 	if (err) {
 		if (err == -ENOMEM)
 			error("cannot read '%s': %s", name, strerror(ENOMEM));

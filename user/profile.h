@@ -19,6 +19,8 @@
 #define PROFILE_MINOR_THREADS	4
 /* 1.4: JIT symbols from perf map files (SEC_JITSYMS) */
 #define PROFILE_MINOR_JIT	4
+/* 1.6: mapping generations of the samples (SEC_SAMPLE_MAPS, SEC_STACK_SAMPLE_MAPS) */
+#define PROFILE_MINOR_MAPS	6
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -40,17 +42,37 @@ enum profile_section_type {
 	SEC_SAMPLE_KEYS = 18,	/* struct profile_sample_key[], one per SAMPLES record (1.4) */
 	SEC_STACK_SAMPLE_KEYS = 19,	/* the same, one per STACK_SAMPLES record (1.4) */
 	SEC_JITSYMS = 15,	/* struct profile_jitsym[] (format 1.4) */
+	SEC_SAMPLE_MAPS = 20,	/* u64[]: map_ns, one per SAMPLES record (1.6) */
+	SEC_STACK_SAMPLE_MAPS = 21,	/* the same, one per STACK_SAMPLES record (1.6) */
 };
 
-/* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value) */
+/* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value).
+ * In the file, SAMPLES holds it without map_ns (48 bytes, as before 1.6), and SAMPLE_MAPS
+ * the map_ns of each when any is set. */
 struct profile_sample {
 	u32 pid;
 	u32 flags;		/* HSBPF_KEY_* */
 	u64 ip;
 	u64 cgroup_id;
 	u64 exec_ns;
+	u64 map_ns;		/* mapping generation: the mappings of its image at or before this
+				 * time (CLOCK_MONOTONIC), 0: the image's latest (1.6) */
 	u64 count;
 	u64 weight;
+};
+
+/* SAMPLES and STACK_SAMPLES records in the file: the slots without map_ns, which SAMPLE_MAPS
+ * and STACK_SAMPLE_MAPS carry beside them (1.6), so that older readers still read them */
+struct profile_sample_rec {
+	u32 pid, flags;
+	u64 ip, cgroup_id, exec_ns, count, weight;
+};
+
+struct profile_stack_sample_rec {
+	u32 pid, flags;
+	u64 cgroup_id, exec_ns;
+	u32 user, kernel;
+	u64 count, weight;
 };
 
 /* a sample's finer keys (bpf/hsbpf.h: struct sample_extra): 0 for what was not recorded */
@@ -148,6 +170,7 @@ struct profile_stack_sample {
 	u32 flags;		/* HSBPF_KEY_* */
 	u64 cgroup_id;
 	u64 exec_ns;
+	u64 map_ns;		/* as in profile_sample (1.6: the file's STACK_SAMPLE_MAPS) */
 	u32 user;		/* index in stacks + 1; 0: no user stack */
 	u32 kernel;		/* index in stacks + 1; 0: no kernel stack */
 	u64 count;

@@ -223,7 +223,7 @@ int sample_filter__apply(const struct sample_filter *f, struct profile *p, struc
 								ss->kernel : ss->user);
 		struct profile_sample ps = {
 			.pid = ss->pid, .flags = ss->flags, .cgroup_id = ss->cgroup_id,
-			.exec_ns = ss->exec_ns, .ip = st && st->nr ? profile__frames(p, st)[0] : 0,
+			.exec_ns = ss->exec_ns, .map_ns = ss->map_ns, .ip = st && st->nr ? profile__frames(p, st)[0] : 0,
 		};
 
 		if (!keep(&c, &ps, &k))

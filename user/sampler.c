@@ -24,11 +24,11 @@
 #include "sampler.h"
 #include "unwind_table.h"
 
-_Static_assert(sizeof(struct sample_key) == 48, "sample_key layout is the seam");
+_Static_assert(sizeof(struct sample_key) == 56, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key), "sample_extra is the profile's key");
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
 _Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
-_Static_assert(sizeof(struct proc_state) == 16, "proc_state layout is the seam");
+_Static_assert(sizeof(struct proc_state) == 24, "proc_state layout is the seam");
 
 struct sampler {
 	struct sampler_opts opts;
@@ -567,9 +567,16 @@ int sampler__attach(struct sampler *s)
 	return 0;
 }
 
+/* A running target (-p) starts a mapping generation now, after its /proc/PID/maps were
+ * read: until its next executable mmap, its samples are named by the mappings it had then,
+ * not by the last one the recording saw at their addresses. A command armed before its exec
+ * starts none: the exec begins its image. */
 int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
 {
-	struct proc_state st = { .state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE };
+	struct proc_state st = {
+		.state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE,
+		.map_ns = armed ? 0 : now_ns(CLOCK_MONOTONIC),
+	};
 	int err = bpf_map__update_elem(s->skel->maps.procs, &pid, sizeof(pid), &st, sizeof(st),
 				       BPF_ANY);
 
@@ -723,7 +730,7 @@ static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 			struct profile_sample ps = {
 				.pid = keys[i].pid, .flags = keys[i].flags, .ip = keys[i].ip,
 				.cgroup_id = keys[i].cgroup_id, .exec_ns = keys[i].exec_ns,
-				.count = vals[i].count, .weight = vals[i].weight,
+				.map_ns = keys[i].map_ns, .count = vals[i].count, .weight = vals[i].weight,
 			};
 			struct profile_sample_key k = {
 				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
@@ -1204,7 +1211,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 		const struct stack_key *k = &r.keys[i];
 		struct profile_stack_sample ss = {
 			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id, .exec_ns = k->exec_ns,
-			.user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
+			.map_ns = k->map_ns, .user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
 			.count = r.vals[i].count, .weight = r.vals[i].weight,
 		};
 		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };

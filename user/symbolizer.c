@@ -369,10 +369,16 @@ static const struct profile_mapping *lookup_at(const struct profile *p, u32 pid,
 	return lookup_at(p, f->ppid, f->time_ns, ip, depth + 1);
 }
 
+/* A sample with a mapping generation (map_ns) was taken after the MMAP2 record of its
+ * image's last executable file mmap and before the next: the mapping in force then is the
+ * newest at or before map_ns. Without one, the image's latest (no such mmap while recording,
+ * or a profile older than 1.6). */
 const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u32 pid,
-							u64 exec_ns, u64 ip)
+							u64 exec_ns, u64 map_ns, u64 ip)
 {
-	return lookup_at(sy->p, pid, image_end(sy->p, pid, exec_ns), ip, 0);
+	u64 end = image_end(sy->p, pid, exec_ns);
+
+	return lookup_at(sy->p, pid, map_ns && map_ns < end ? map_ns : end, ip, 0);
 }
 
 const struct profile_mapping *symbolizer__mapping_at(struct symbolizer *sy, u32 pid, u64 t, u64 ip)
@@ -973,7 +979,7 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 		resolve_kernel(sy, s->ip, r);
 		return;
 	}
-	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->ip);
+	m = symbolizer__find_mapping(sy, s->pid, s->exec_ns, s->map_ns, s->ip);
 	if (m)
 		r->dso = profile__str(sy->p, m->path);
 	if (!m || (r->dso[0] != '/' && strcmp(r->dso, "[vdso]")) || !strncmp(r->dso, "//anon", 6) ||

@@ -73,8 +73,8 @@ static const char *intern(struct top *t, const char *s)
 
 /* ---- map slots ---- */
 
-/* the key's fields, pid to exec_ns, hashed as they lie */
-#define KEY_SIZE (offsetof(struct profile_sample, exec_ns) + sizeof(u64))
+/* the key's fields, pid to map_ns, hashed as they lie */
+#define KEY_SIZE (offsetof(struct profile_sample, map_ns) + sizeof(u64))
 
 static u64 hash_key(const struct profile_sample *k, u32 tid)
 {
@@ -93,7 +93,7 @@ static bool same_key(const void *key, u32 pos, void *ctx)
 	const struct profile_sample *a = ek->k, *b = &e->k;
 
 	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
-	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns && ek->tid == e->tid;
+	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns && a->map_ns == b->map_ns && ek->tid == e->tid;
 }
 
 static struct entry *find_entry(struct top *t, const struct profile_sample *k, u32 tid, bool add)
