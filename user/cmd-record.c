@@ -289,8 +289,9 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped; wrote '%s'\n",
-		profile__total_samples(p), p->nr_samples, p->stats.dropped_full, env.output);
+	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode "
+		"%s); wrote '%s'\n", profile__total_samples(p), p->nr_samples, p->stats.dropped_full,
+		p->meta.period_mode, env.output);
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);
