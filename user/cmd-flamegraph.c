@@ -168,6 +168,8 @@ int cmd_flamegraph(int argc, char **argv)
 			return usage_hint("hsbpf flamegraph");
 		}
 	}
+	if (has_work && compare == DIFF_SHARES)
+		return fail(2, "--work compares rates: not with --compare shares");
 	if (base) {
 		if (optind >= argc) {
 			error("--diff needs two profiles: --diff BASE NEW");
