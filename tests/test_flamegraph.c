@@ -207,7 +207,7 @@ Test(flamegraph, diff_colours_only_significant)
 	cr_assert_eq(flame__add_stack(t, (struct flame_frame[]){ F("main"), F("hash") }, 2, 150, 1), 0);
 	cr_assert_eq(flame__add_stack(t, (struct flame_frame[]){ F("main"), F("sort") }, 2, 12, 1), 0);
 	cr_assert_eq(flame__add_stack(t, (struct flame_frame[]){ F("main"), F("rest") }, 2, 838, 1), 0);
-	cr_assert_eq(flame__diff(t), 0);
+	cr_assert_eq(flame__diff(t, &(struct diff_basis){ .compare = DIFF_SHARES }), 0);
 	h = FIND(t, "main", "hash");
 	s = FIND(t, "main", "sort");
 	cr_expect(t->nodes[h].change > 0 && t->nodes[h].delta > 0);
@@ -295,14 +295,14 @@ Test(flamegraph, diff_table)
 	const char *d = fixtures_dir();
 	struct run_result r;
 
-	run(&r, "%s diff %s/base.data %s/new.data", hsbpf_bin(), d, d);
+	run(&r, "%s diff --compare shares %s/base.data %s/new.data", hsbpf_bin(), d, d);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "40.00%    25.00%   -15.00%"), "%s", r.out);
 	cr_expect(strstr(r.out, "30.00%    44.00%   +14.00%"), "%s", r.out);
 	cr_expect(strstr(r.out, "* fg_hash"), "%s", r.out);
 	cr_expect(!strstr(r.out, "fg_sort"), "not significant: hidden without --all\n%s", r.out);
 	cr_expect(strstr(r.out, "Benjamini-Hochberg"), "%s", r.out);
-	run(&r, "%s diff --all %s/base.data %s/new.data", hsbpf_bin(), d, d);
+	run(&r, "%s diff --compare shares --all %s/base.data %s/new.data", hsbpf_bin(), d, d);
 	cr_expect(strstr(r.out, "20.00%    21.00%    +1.00%") && !strstr(r.out, "* fg_sort"), "%s", r.out);
 }
 

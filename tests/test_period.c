@@ -63,12 +63,37 @@ Test(period, prime_random_is_prime)
 
 Test(period, mode_names_round_trip)
 {
-	const char *names[] = { "fixed", "prime", "random", "prime-random" };
+	const char *names[] = { "fixed", "prime", "random", "prime-random", "phase" };
 	enum period_mode m;
 
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < 5; i++) {
 		cr_assert_eq(period__parse_mode(names[i], &m), 0);
 		cr_expect_str_eq(period__mode_name(m), names[i]);
 	}
 	cr_expect_eq(period__parse_mode("randomized", &m), -EINVAL);
+}
+
+/* phase: the period stays the base; the waits between restarts are uniform in [0, 2 mean):
+ * mean within 4 standard errors (sd of U[0, 2g) is 2g / sqrt(12)), each quarter of the range
+ * a quarter of the draws within 4 binomial sd */
+Test(period, phase_gaps_uniform)
+{
+	const u64 mean = 250000000, n = 100000;
+	u64 rng = 7, quarter[4] = {};
+	double sum = 0, se = 2.0 * mean / sqrt(12) / sqrt(n), qsd = sqrt(n * 0.25 * 0.75);
+
+	cr_expect(!period__is_random(PERIOD_PHASE), "phase sends no tokens");
+	cr_expect_eq(period__initial(PERIOD_PHASE, 1001001), 1001001);
+	cr_expect_eq(period__draw(PERIOD_PHASE, 1001001, &rng), 1001001);
+	for (u64 i = 0; i < n; i++) {
+		u64 g = period__phase_gap(mean, &rng);
+
+		cr_assert_lt(g, 2 * mean);
+		sum += g;
+		quarter[g / (mean / 2)]++;
+	}
+	cr_expect_lt(fabs(sum / n - mean), 4 * se, "mean %g", sum / n);
+	for (int q = 0; q < 4; q++)
+		cr_expect_lt(fabs(quarter[q] - n / 4.0), 4 * qsd, "quarter %d: %llu", q,
+			     (unsigned long long)quarter[q]);
 }

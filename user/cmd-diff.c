@@ -10,21 +10,27 @@
 #include "profile_diff.h"
 
 static const char usage_text[] =
-	"usage: hsbpf diff BASE NEW [--sort KEYS] [--limit N] [--all] [--force]\n"
+	"usage: hsbpf diff BASE NEW [--compare rates|shares] [--work B,N] [--sort KEYS]\n"
+	"                  [--limit N] [--all] [--force]\n"
 	"\n"
-	"Each key's share of the samples in BASE and in NEW, the change in percentage points\n"
-	"with its 95% interval (Newcombe's, from Wilson's), and its p-value adjusted for the\n"
-	"number of keys (Benjamini-Hochberg); keys whose change is significant at a 5% false\n"
-	"discovery rate are marked '*'. The test is the two-proportion z-test, or Fisher's\n"
-	"exact test when an expected count is under 5.\n"
+	"Each key's rate in BASE and in NEW (samples per second of the recording, or per unit\n"
+	"of work with --work), or with --compare shares its share of the samples, the change\n"
+	"with its 95% interval, and its p-value adjusted for the number of keys\n"
+	"(Benjamini-Hochberg); keys whose change is significant at a 5% false discovery rate\n"
+	"are marked '*'. Rates: a key that did not change is not flagged when another grows;\n"
+	"shares: every other key's share shrinks when one grows. flamegraph --diff answers the\n"
+	"same question with the same test.\n"
 	"\n"
+	"      --compare WHAT   rates (default) or shares\n"
+	"      --work B,N       the work BASE and NEW did (requests, iterations, runs: any unit):\n"
+	"                       rates per unit of work instead of per second\n"
 	"  -s, --sort KEYS      sym (default), ip, dso, line, pid, comm, cgroup, comma-separated\n"
 	"      --all            also the keys that did not change significantly\n"
 	"      --limit N        at most N rows (default 50; 0: all)\n"
 	"      --force          compare profiles of different events or units anyway\n"
 	"  -v, --verbose        more messages\n";
 
-enum { OPT_ALL = 0x100, OPT_FORCE };
+enum { OPT_ALL = 0x100, OPT_FORCE, OPT_COMPARE, OPT_WORK };
 
 int cmd_diff(int argc, char **argv)
 {
@@ -33,6 +39,8 @@ int cmd_diff(int argc, char **argv)
 		{ "limit", required_argument, NULL, 'l' },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "force", no_argument, NULL, OPT_FORCE },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "work", required_argument, NULL, OPT_WORK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -41,7 +49,10 @@ int cmd_diff(int argc, char **argv)
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct profile *p[2] = {};
 	struct diff_table t = {};
-	bool all = false, force = false;
+	struct diff_basis basis;
+	enum diff_compare compare = DIFF_RATES;
+	double work[2];
+	bool all = false, force = false, has_work = false;
 	u64 limit = 50;
 	int c, nr_keys, err;
 
@@ -61,6 +72,15 @@ int cmd_diff(int argc, char **argv)
 		case OPT_FORCE:
 			force = true;
 			break;
+		case OPT_COMPARE:
+			if (profile_diff__parse_compare(optarg, &compare))
+				return fail(2, "invalid --compare '%s' (rates or shares)", optarg);
+			break;
+		case OPT_WORK:
+			if (profile_diff__parse_work(optarg, work))
+				return fail(2, "invalid --work '%s' (two positive numbers: BASE,NEW)", optarg);
+			has_work = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -71,6 +91,8 @@ int cmd_diff(int argc, char **argv)
 			return usage_hint("hsbpf diff");
 		}
 	}
+	if (has_work && compare == DIFF_SHARES)
+		return fail(2, "--work compares rates: not with --compare shares");
 	if (argc - optind != 2) {
 		error("need two profiles: hsbpf diff BASE NEW");
 		return usage_hint("hsbpf diff");
@@ -86,7 +108,10 @@ int cmd_diff(int argc, char **argv)
 		if (!profile__total_samples(p[i]))
 			err = fail(-EINVAL, "'%s' has no samples", argv[optind + i]);
 	if (!err)
-		err = profile_diff__table(&t, p[0], p[1], keys, nr_keys);
+		err = profile_diff__basis(&basis, compare, p[0], argv[optind], p[1], argv[optind + 1],
+					  has_work ? work : NULL);
+	if (!err)
+		err = profile_diff__table(&t, p[0], p[1], keys, nr_keys, &basis);
 	if (!err) {
 		profile_diff__sort(&t);
 		profile_diff__print(&t, argv[optind], argv[optind + 1], limit, all, stdout);

@@ -16,7 +16,8 @@
 
 static const char usage_text[] =
 	"usage: hsbpf flamegraph [-i FILE] [-o OUT.html|OUT.svg] [--inverted] [--title T]\n"
-	"       hsbpf flamegraph --diff BASE NEW [-o OUT] [--force]\n"
+	"       hsbpf flamegraph --diff BASE NEW [-o OUT] [--compare rates|shares] [--work B,N]\n"
+	"                        [--force]\n"
 	"\n"
 	"  -i, --input FILE     profile to draw (default hsbpf.data); with stacks, one frame per\n"
 	"                       function from the process down to the sampled one; without,\n"
@@ -26,9 +27,11 @@ static const char usage_text[] =
 	"                       click to zoom, search, colour by kind or object); -: HTML on stdout\n"
 	"      --inverted       an icicle graph: the root on top, callees below\n"
 	"      --diff BASE NEW  a differential graph: widths are NEW's, a frame is red (grew) or\n"
-	"                       blue (shrank) only when its change of share is significant\n"
-	"                       (two-proportion z-test or Fisher's exact test, Benjamini-Hochberg\n"
-	"                       at a 5% false discovery rate), grey otherwise\n"
+	"                       blue (shrank) only when its change is significant, by the test\n"
+	"                       and correction of hsbpf diff, grey otherwise\n"
+	"      --compare WHAT   rates (default: samples per second, or per unit of --work) or\n"
+	"                       shares (of all samples), as hsbpf diff\n"
+	"      --work B,N       the work BASE and NEW did: rates per unit of work\n"
 	"      --force          compare profiles of different events or units anyway\n"
 	"      --title T        the page's title\n"
 	"  -v, --verbose        more messages\n"
@@ -88,7 +91,7 @@ static int write_out(const struct flame_tree *t, const struct flame_opts *o, con
 	return outfile__finish(&out, err);
 }
 
-enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE };
+enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE, OPT_COMPARE, OPT_WORK };
 
 int cmd_flamegraph(int argc, char **argv)
 {
@@ -99,6 +102,8 @@ int cmd_flamegraph(int argc, char **argv)
 		{ "diff", required_argument, NULL, OPT_DIFF },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		{ "title", required_argument, NULL, OPT_TITLE },
+		{ "compare", required_argument, NULL, OPT_COMPARE },
+		{ "work", required_argument, NULL, OPT_WORK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -108,7 +113,10 @@ int cmd_flamegraph(int argc, char **argv)
 	struct profile *p[2] = {};
 	struct flame_tree *t = NULL;
 	struct flame_opts fo = {};
-	bool force = false;
+	struct diff_basis basis;
+	enum diff_compare compare = DIFF_RATES;
+	double work[2];
+	bool force = false, has_work = false;
 	char subtitle[2 * PATH_MAX + 1200];	/* two paths, or a path, an event and a target */
 	int c, err;
 
@@ -133,6 +141,15 @@ int cmd_flamegraph(int argc, char **argv)
 		case OPT_TITLE:
 			title = optarg;
 			break;
+		case OPT_COMPARE:
+			if (profile_diff__parse_compare(optarg, &compare))
+				return fail(2, "invalid --compare '%s' (rates or shares)", optarg);
+			break;
+		case OPT_WORK:
+			if (profile_diff__parse_work(optarg, work))
+				return fail(2, "invalid --work '%s' (two positive numbers: BASE,NEW)", optarg);
+			has_work = true;
+			break;
 		case 'v':
 			verbose++;
 			break;
@@ -143,6 +160,8 @@ int cmd_flamegraph(int argc, char **argv)
 			return usage_hint("hsbpf flamegraph");
 		}
 	}
+	if (has_work && compare == DIFF_SHARES)
+		return fail(2, "--work compares rates: not with --compare shares");
 	if (base) {
 		if (optind >= argc) {
 			error("--diff needs two profiles: --diff BASE NEW");
@@ -169,7 +188,10 @@ int cmd_flamegraph(int argc, char **argv)
 			err = load(new, t, 1, &p[1]);
 		if (!err)
 			err = profile_diff__check(p[0], base, p[1], new, force);
-		if (!err && (err = flame__diff(t)))
+		if (!err)
+			err = profile_diff__basis(&basis, compare, p[0], base, p[1], new,
+						  has_work ? work : NULL);
+		if (!err && (err = flame__diff(t, &basis)))
 			error("cannot compare: %s", strerror(-err));
 		snprintf(subtitle, sizeof(subtitle), "%s (base) vs %s (new), %s", base, new, p[1] ?
 			 p[1]->meta.event : "");

@@ -51,7 +51,9 @@ static const char usage_text[] =
 	"  -b, --branch-stack     also record branch stacks (LBR) with a hardware event\n"
 	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
 	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
-	"      --period-mode M    fixed, prime, random (+ up to 1/8 jitter), prime-random\n"
+	"      --period-mode M    phase (default: a fixed period restarted at random moments,\n"
+	"                         unbiased on periodic programs), fixed (perf's), prime,\n"
+	"                         random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine\n"
 	"  -p, --pid PIDS         running processes, all their threads and later children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
@@ -287,8 +289,9 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped; wrote '%s'\n",
-		profile__total_samples(p), p->nr_samples, p->stats.dropped_full, env.output);
+	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode "
+		"%s); wrote '%s'\n", profile__total_samples(p), p->nr_samples, p->stats.dropped_full,
+		p->meta.period_mode, env.output);
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);

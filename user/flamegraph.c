@@ -274,7 +274,7 @@ int flame__add_profile(struct flame_tree *t, const struct profile *p, struct sym
 
 /* ---- differences ---- */
 
-int flame__diff(struct flame_tree *t)
+int flame__diff(struct flame_tree *t, const struct diff_basis *basis)
 {
 	struct diff_stat *st = malloc(t->nr * sizeof(*st));
 	u64 na = t->nodes[0].count[0], nb = t->nodes[0].count[1];
@@ -282,8 +282,10 @@ int flame__diff(struct flame_tree *t)
 
 	if (!st)
 		return -ENOMEM;
+	t->basis = *basis;
+	/* the same comparison as hsbpf diff's table, frame by frame */
 	for (size_t i = 0; i < t->nr; i++)
-		profile_diff__test(t->nodes[i].count[0], na, t->nodes[i].count[1], nb, &st[i]);
+		profile_diff__compare(basis, t->nodes[i].count[0], na, t->nodes[i].count[1], nb, &st[i]);
 	err = profile_diff__correct(st, t->nr);
 	for (size_t i = 0; !err && i < t->nr; i++) {
 		struct flame_node *n = &t->nodes[i];
@@ -458,7 +460,11 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 	fputs(",\"subtitle\":", out);
 	json_str(o->subtitle ? o->subtitle : "", out);
 	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"method\":", t->diff, o->inverted);
-	json_str(profile_diff__method, out);
+	json_str(profile_diff__method(&t->basis), out);
+	fputs(",\"question\":", out);
+	json_str(profile_diff__question(&t->basis), out);
+	fprintf(out, ",\"rates\":%d,\"exposure\":[%.9g,%.9g]", t->diff && t->basis.compare == DIFF_RATES,
+		t->basis.exposure[0], t->basis.exposure[1]);
 	fprintf(out, ",\"fdr\":%g,\"total\":[%" PRIu64 ",%" PRIu64 "],\"lost\":[%" PRIu64 ",%" PRIu64 "]",
 		DIFF_FDR, t->nodes[0].count[0], t->nodes[0].count[1], t->lost_stacks[0], t->lost_stacks[1]);
 	fprintf(out, ",\"merged\":{\"frames\":%" PRIu64 ",\"samples\":[%" PRIu64 ",%" PRIu64 "],"
@@ -490,8 +496,9 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 		ARRAY("b", "%" PRIu64, n->count[0]);
 		ARRAY("g", "%d", n->change);
 		ARRAY("q", "%.3g", n->q);
-		ARRAY("lo", "%.4g", 100 * n->lo);
-		ARRAY("hi", "%.4g", 100 * n->hi);
+		/* shares in percentage points, rates in samples per second (unit of work) */
+		ARRAY("lo", "%.4g", (t->basis.compare == DIFF_RATES ? 1 : 100) * n->lo);
+		ARRAY("hi", "%.4g", (t->basis.compare == DIFF_RATES ? 1 : 100) * n->hi);
 	}
 #undef ARRAY
 	fputs("]}", out);
@@ -638,7 +645,14 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 			xml_str(t->strs[n->dso], out);
 			fputc(')', out);
 		}
-		if (t->diff)
+		if (t->diff && t->basis.compare == DIFF_RATES)
+			fprintf(out, "\nbase %" PRIu64 " samples, %.2f per %s; new %" PRIu64 " samples, "
+				"%.2f\nchange %+.2f (95%% CI %+.2f to %+.2f), adjusted p %.3g%s",
+				n->count[0], n->count[0] / t->basis.exposure[0],
+				t->basis.work ? "unit of work" : "s", n->count[1],
+				n->count[1] / t->basis.exposure[1], n->delta, n->lo, n->hi, n->q,
+				n->change ? ", significant" : "");
+		else if (t->diff)
 			fprintf(out, "\nbase %" PRIu64 " samples, %.2f%%; new %" PRIu64 " samples, %.2f%%\n"
 				"change %+.2f%% (95%% CI %+.2f%% to %+.2f%%), adjusted p %.3g%s",
 				n->count[0], 100.0 * n->count[0] / fmax(1, t->nodes[0].count[0]),
@@ -669,8 +683,11 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 	}
 	fprintf(out, "<text x=\"10\" y=\"%d\" fill=\"#555\">", height - 10);
 	if (t->diff) {
-		fputs("red: share grew, blue: shrank, grey: no significant change (", out);
-		xml_str(profile_diff__method, out);
+		fputs(t->basis.compare == DIFF_RATES ? "red: rate grew" : "red: share grew", out);
+		fputs(", blue: shrank, grey: no significant change; compared: ", out);
+		xml_str(profile_diff__question(&t->basis), out);
+		fputs(" (", out);
+		xml_str(profile_diff__method(&t->basis), out);
 		fputs("); widths are NEW's", out);
 	} else {
 		fputs("colour by kind: user (warm), kernel (blue), JIT (green), inlined (cyan)", out);

@@ -33,7 +33,7 @@ struct flame_node {
 	u8 kind;
 	u64 count[2];		/* samples of the stacks through this frame: [0] the profile's
 				 * (BASE in a diff), [1] NEW's */
-	/* a diff's, after flame__diff: the change of share with its 95% interval, the adjusted
+	/* a diff's, after flame__diff: the change (of rate or share) with its 95% interval, the adjusted
 	 * p-value, and the sign of a significant change (0: not significant) */
 	float delta, lo, hi, q;
 	signed char change;
@@ -46,6 +46,7 @@ struct flame_tree {
 	size_t nr_strs, cap_strs;
 	struct hashidx str_idx, node_idx;
 	bool diff;
+	struct diff_basis basis;	/* a diff's question, after flame__diff */
 	u32 max_depth;
 	u64 merged_frames;		/* frames merged away by flame__merge_narrow */
 	u64 merged_samples[2];		/* ... and the samples of the merged frames */
@@ -69,8 +70,9 @@ int flame__add_profile(struct flame_tree *t, const struct profile *p, struct sym
 /* what a frame is: kernel, JIT (no file behind it) or user code */
 enum flame_kind flame__kind(const char *dso, bool kernel);
 const char *flame__kind_name(enum flame_kind k);
-/* test every frame's change of share between the sides, corrected for their number */
-int flame__diff(struct flame_tree *t);
+/* test every frame's change between the sides (of rate or share, as basis says: the
+ * comparison hsbpf diff makes), corrected for their number */
+int flame__diff(struct flame_tree *t, const struct diff_basis *basis);
 /* the frames narrower than min_share of the drawn side's samples: summed, per parent, into
  * one "[N merged]" frame; the tree is rebuilt with children in name order. 0 or -ENOMEM */
 int flame__merge_narrow(struct flame_tree *t, double min_share);

@@ -8,6 +8,7 @@ static const char *const names[] = {
 	[PERIOD_PRIME] = "prime",
 	[PERIOD_RANDOM] = "random",
 	[PERIOD_PRIME_RANDOM] = "prime-random",
+	[PERIOD_PHASE] = "phase",
 };
 
 int period__parse_mode(const char *s, enum period_mode *mode)
@@ -117,4 +118,11 @@ u64 period__draw(enum period_mode mode, u64 base, u64 *rng)
 	if (mode == PERIOD_PRIME || mode == PERIOD_PRIME_RANDOM)
 		p = period__next_prime(p);
 	return p;
+}
+
+u64 period__phase_gap(u64 mean, u64 *rng)
+{
+	u64 span = 2 * mean;
+
+	return span ? xorshift(rng) % span : 0;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Comparing two profiles' shares: the tests, the correction for many keys, hsbpf diff's table. */
+/* Comparing two profiles' rates or shares: the tests, the correction for many keys, hsbpf
+ * diff's table. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -9,13 +10,52 @@
 
 #define Z95 1.959963984540054
 
-const char profile_diff__method[] =
-	"two-proportion z-test (Fisher's exact test when an expected count is under 5), "
-	"Benjamini-Hochberg correction, false discovery rate 5%";
+const char *profile_diff__method(const struct diff_basis *basis)
+{
+	if (basis->compare == DIFF_SHARES)
+		return "two-proportion z-test (Fisher's exact test when an expected count is under 5), "
+		       "Benjamini-Hochberg correction, false discovery rate 5%";
+	return "z-test of two Poisson rates given both counts (the exact binomial test when an "
+	       "expected count is under 5), Benjamini-Hochberg correction, false discovery rate 5%";
+}
+
+const char *profile_diff__question(const struct diff_basis *basis)
+{
+	if (basis->compare == DIFF_SHARES)
+		return "shares (samples of a key over all samples of its profile)";
+	return basis->work ? "rates (samples per unit of work, in BASE's sampling period)" :
+	       "rates (samples per second of each recording, in BASE's sampling period)";
+}
+
+int profile_diff__parse_compare(const char *s, enum diff_compare *c)
+{
+	if (!strcmp(s, "rates"))
+		*c = DIFF_RATES;
+	else if (!strcmp(s, "shares"))
+		*c = DIFF_SHARES;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+int profile_diff__parse_work(const char *s, double *work)
+{
+	char *end;
+
+	work[0] = strtod(s, &end);
+	if (end == s || *end != ',' || !(work[0] > 0))
+		return -EINVAL;
+	s = end + 1;
+	work[1] = strtod(s, &end);
+	if (end == s || *end || !(work[1] > 0))
+		return -EINVAL;
+	return 0;
+}
 
 const char *profile_diff__test_name(enum diff_test t)
 {
-	return t == DIFF_TEST_Z ? "z" : t == DIFF_TEST_FISHER ? "fisher" : "-";
+	return t == DIFF_TEST_Z ? "z" : t == DIFF_TEST_FISHER ? "fisher" :
+	       t == DIFF_TEST_BINOMIAL ? "binom" : "-";
 }
 
 /* Wilson's interval of count/total, from the half-width report shows (hist__ci95) */
@@ -88,6 +128,97 @@ void profile_diff__test(u64 a, u64 na, u64 b, u64 nb, struct diff_stat *s)
 	s->p = erfc(z / M_SQRT2);
 }
 
+/* the score interval of a Poisson mean from count x (Wilson's, for a rate) */
+static void poisson_score(u64 x, double *lo, double *hi)
+{
+	double c = x + Z95 * Z95 / 2, h = Z95 * sqrt(x + Z95 * Z95 / 4);
+
+	*lo = fmax(0, c - h);
+	*hi = c + h;
+}
+
+/* two-sided exact binomial test of k of m at p: every outcome no likelier than k */
+static double binomial_exact(u64 k, u64 m, double p)
+{
+	double obs, sum = 0, lp0 = log(p), lq0 = log1p(-p);
+
+	obs = log_choose(m, k) + k * lp0 + (m - k) * lq0;
+	for (u64 x = 0; x <= m; x++) {
+		double lp = log_choose(m, x) + x * lp0 + (m - x) * lq0;
+
+		if (lp <= obs + 1e-7)
+			sum += exp(lp);
+	}
+	return fmin(1, sum);
+}
+
+void profile_diff__test_rates(u64 a, double ea, u64 b, double eb, struct diff_stat *s)
+{
+	double la, ha, lb, hb, pi, mu, emin, sd;
+	u64 m = a + b;
+
+	*s = (struct diff_stat){ .a = a, .b = b, .p = 1, .q = 1 };
+	if (!(ea > 0) || !(eb > 0))
+		return;
+	s->pa = a / ea;
+	s->pb = b / eb;
+	s->delta = s->pb - s->pa;
+	poisson_score(a, &la, &ha);
+	poisson_score(b, &lb, &hb);
+	la /= ea, ha /= ea, lb /= eb, hb /= eb;
+	/* the same construction as Newcombe's for shares: each rate's score bounds combined */
+	s->lo = s->delta - sqrt((s->pb - lb) * (s->pb - lb) + (ha - s->pa) * (ha - s->pa));
+	s->hi = s->delta + sqrt((hb - s->pb) * (hb - s->pb) + (s->pa - la) * (s->pa - la));
+	if (!m)
+		return;		/* no samples on either side: nothing to test */
+	pi = eb / (ea + eb);
+	mu = m * pi;
+	emin = fmin(mu, m - mu);
+	if (emin < 5 && m < 1000000) {
+		s->test = DIFF_TEST_BINOMIAL;
+		s->p = binomial_exact(b, m, pi);
+		return;
+	}
+	s->test = DIFF_TEST_Z;
+	sd = sqrt(m * pi * (1 - pi));
+	s->p = sd > 0 ? erfc(fabs(b - mu) / sd / M_SQRT2) : 1;
+}
+
+void profile_diff__compare(const struct diff_basis *basis, u64 a, u64 na, u64 b, u64 nb,
+			   struct diff_stat *s)
+{
+	if (basis->compare == DIFF_SHARES) {
+		profile_diff__test(a, na, b, nb, s);
+		return;
+	}
+	profile_diff__test_rates(a, basis->exposure[0], b, basis->exposure[1], s);
+	s->na = na;
+	s->nb = nb;
+}
+
+int profile_diff__basis(struct diff_basis *basis, enum diff_compare c, const struct profile *base,
+			const char *base_name, const struct profile *new, const char *new_name,
+			const double *work)
+{
+	const struct profile *ps[2] = { base, new };
+	const char *names[2] = { base_name, new_name };
+
+	*basis = (struct diff_basis){ .compare = c, .work = work != NULL };
+	if (c == DIFF_SHARES)
+		return 0;
+	for (int i = 0; i < 2; i++) {
+		basis->exposure[i] = work ? work[i] : ps[i]->meta.duration_ns / 1e9;
+		if (!(basis->exposure[i] > 0))
+			return fail(-EINVAL, work ? "the work of '%s' must be positive" :
+				    "'%s' has no duration to compare rates by (--work BASE,NEW gives "
+				    "the work each run did; --compare shares compares shares)", names[i]);
+	}
+	/* NEW's samples counted in BASE's: a longer period makes each sample stand for more */
+	if (base->meta.period && new->meta.period)
+		basis->exposure[1] *= (double)base->meta.period / new->meta.period;
+	return 0;
+}
+
 struct pidx {
 	double p;
 	size_t i;
@@ -157,9 +288,9 @@ int profile_diff__check(const struct profile *base, const char *base_name,
 		return 0;
 	if (!force)
 		return fail(-EINVAL, "cannot compare '%s' (%s, %s) with '%s' (%s, %s): different events "
-			    "(--force compares their shares anyway)", base_name, base->meta.event,
+			    "(--force compares them anyway)", base_name, base->meta.event,
 			    base->meta.unit, new_name, new->meta.event, new->meta.unit);
-	warning("'%s' counts %s (%s) and '%s' %s (%s): comparing shares of different events",
+	warning("'%s' counts %s (%s) and '%s' %s (%s): comparing different events",
 		base_name, base->meta.event, base->meta.unit, new_name, new->meta.event, new->meta.unit);
 	return 0;
 }
@@ -263,12 +394,13 @@ static void set_sym_keys(const enum sort_key *keys, int nr, bool *bb)
 }
 
 int profile_diff__table(struct diff_table *t, const struct profile *base, const struct profile *new,
-			const enum sort_key *keys, int nr_keys)
+			const enum sort_key *keys, int nr_keys, const struct diff_basis *basis)
 {
 	const struct profile *ps[2] = { base, new };
 	int err = 0;
 	bool bb;
 
+	t->basis = *basis;
 	set_sym_keys(keys, nr_keys, &bb);
 	if (bb)
 		return fail(-EINVAL, "diff: --sort bb is not supported (blocks differ between builds)");
@@ -287,7 +419,7 @@ int profile_diff__table(struct diff_table *t, const struct profile *base, const 
 	for (size_t i = 0; !err && i < t->nr; i++) {
 		struct diff_stat *s = &t->rows[i].st;
 
-		profile_diff__test(s->a, t->total[0], s->b, t->total[1], s);
+		profile_diff__compare(basis, s->a, t->total[0], s->b, t->total[1], s);
 	}
 	if (!err) {
 		struct diff_stat *st = malloc((t->nr + 1) * sizeof(*st));
@@ -328,12 +460,19 @@ void profile_diff__sort(struct diff_table *t)
 void profile_diff__print(const struct diff_table *t, const char *base_name, const char *new_name,
 			 size_t limit, bool all, FILE *out)
 {
+	bool rates = t->basis.compare == DIFF_RATES;
+	/* shares in percent of the samples; rates as they are, in samples per unit */
+	double k = rates ? 1 : 100;
 	size_t shown = 0, sig = 0, hidden = 0;
 
 	for (size_t i = 0; i < t->nr; i++)
 		sig += t->rows[i].st.significant;
 	fprintf(out, "# baseline: %s (%" PRIu64 " samples)\n# new:      %s (%" PRIu64 " samples)\n",
 		base_name, t->total[0], new_name, t->total[1]);
+	fprintf(out, "# compared: %s\n", profile_diff__question(&t->basis));
+	if (rates)
+		fprintf(out, "# exposure: %.4g %s in baseline, %.4g in new\n", t->basis.exposure[0],
+			t->basis.work ? "units of work" : "s", t->basis.exposure[1]);
 	fprintf(out, "# %zu keys, %zu changed significantly\n#\n", t->nr, sig);
 	fprintf(out, "%9s %9s %9s  %-19s %9s %-6s %s\n", "Baseline", "New", "Delta", "95% CI of delta",
 		"p (adj)", "Test", "Key");
@@ -345,9 +484,10 @@ void profile_diff__print(const struct diff_table *t, const char *base_name, cons
 			hidden++;
 			continue;
 		}
-		snprintf(ci, sizeof(ci), "[%+.2f, %+.2f]", 100 * s->lo, 100 * s->hi);
-		fprintf(out, "%8.2f%% %8.2f%% %+8.2f%%  %-19s %9.2g %-6s %s%s\n", 100 * s->pa, 100 * s->pb,
-			100 * s->delta, ci, s->q, profile_diff__test_name(s->test),
+		snprintf(ci, sizeof(ci), "[%+.2f, %+.2f]", k * s->lo, k * s->hi);
+		fprintf(out, rates ? "%9.2f %9.2f %+9.2f  %-19s %9.2g %-6s %s%s\n" :
+			"%8.2f%% %8.2f%% %+8.2f%%  %-19s %9.2g %-6s %s%s\n", k * s->pa, k * s->pb,
+			k * s->delta, ci, s->q, profile_diff__test_name(s->test),
 			s->significant ? "* " : "  ", t->rows[i].label);
 		shown++;
 	}
@@ -355,7 +495,10 @@ void profile_diff__print(const struct diff_table *t, const char *base_name, cons
 		fprintf(out, "# %zu rows not shown%s\n", hidden, all ? "" :
 			" (no significant change; --all shows them)");
 	fprintf(out, "# * significant: %s\n# p (adj): the p-value adjusted for the number of keys "
-		"tested; Delta in percentage points of all samples\n", profile_diff__method);
+		"tested; %s\n", profile_diff__method(&t->basis), rates ? (t->basis.work ?
+		"Baseline, New and Delta in samples per unit of work" :
+		"Baseline, New and Delta in samples per second") :
+		"Delta in percentage points of all samples");
 }
 
 void profile_diff__free(struct diff_table *t)

@@ -12,6 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/membarrier.h>
+#include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/ioctl.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -63,6 +65,7 @@ struct rearmer {
 	int idx;			/* event index; its CPU is s->opts.cpus[idx] */
 	int ring_fd;
 	struct ring_buffer *rb;
+	int wake_fd;			/* phase: written at stop */
 	pthread_t thread;
 	bool running;
 	bool realtime, pinned;
@@ -132,6 +135,7 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 		s->fds[i] = -1;
 		s->cpu_index[opts->cpus[i]] = i;
 		s->rearmers[i].ring_fd = -1;
+		s->rearmers[i].wake_fd = -1;
 	}
 	return s;
 nomem:
@@ -408,6 +412,43 @@ static void *rearm_thread(void *arg)
 	return NULL;
 }
 
+/* phase: restart the CPU's event at random moments, PERIOD_PHASE_GAP_NS apart on average,
+ * with the same period; the restart starts the next interval at the write, so the sampling
+ * grid takes the phase of a moment the program cannot be in step with. No token, no ring: a
+ * timer wake-up and one ioctl per restart. The wait is on wake_fd, which stop writes. */
+static void *phase_thread(void *arg)
+{
+	struct rearmer *r = arg;
+	u64 base = r->ctl.base, mean = PERIOD_PHASE_GAP_NS;
+	const char *e = getenv("HSBPF_PHASE_GAP_NS");	/* bench/periods.sh's sweep */
+	struct pollfd pfd = { .fd = r->wake_fd, .events = POLLIN };
+
+	u64 start;
+
+	if (e && strtoull(e, NULL, 10) > 0)
+		mean = strtoull(e, NULL, 10);
+	/* the restarts' cost, not the thread's start (stack, first faults): about 1 ms here */
+	start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (bool first = true; !r->s->stop; first = false) {
+		/* the first grid's phase is the moment the event was enabled, a fixed delay before
+		 * a command starts: redraw it soon */
+		u64 gap = period__phase_gap(first ? mean / 32 : mean, &r->ctl.rng);
+		struct timespec ts = { .tv_sec = gap / 1000000000, .tv_nsec = gap % 1000000000 };
+
+		if (ppoll(&pfd, 1, &ts, NULL) != 0 || r->s->stop)
+			break;		/* stopped (or a poll error: the grid keeps its phase) */
+		if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &base)) {
+			r->ctl.st.rearm_failed++;
+			if (!r->err)
+				r->err = -errno;
+		} else {
+			r->ctl.st.rearms++;
+		}
+	}
+	r->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+	return NULL;
+}
+
 /* the ring of the CPU at event index idx, in the handler's per-CPU slot */
 static int rearm_ring(struct sampler *s, struct rearmer *r)
 {
@@ -429,7 +470,7 @@ static int rearm_ring(struct sampler *s, struct rearmer *r)
 
 /* start the thread pinned and real-time; where the system refuses either (no CAP_SYS_NICE,
  * a CPU outside this process's cpuset), without it, said under -v and in the stop summary */
-static int rearm_start(struct sampler *s, struct rearmer *r)
+static int rearm_start(struct sampler *s, struct rearmer *r, void *(*fn)(void *))
 {
 	struct sched_param sp = { .sched_priority = REARM_RT_PRIORITY };
 	int cpu = s->opts.cpus[r->idx], err = EPERM;
@@ -449,7 +490,7 @@ static int rearm_start(struct sampler *s, struct rearmer *r)
 			pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
 			pthread_attr_setschedparam(&attr, &sp);
 		}
-		err = pthread_create(&r->thread, &attr, rearm_thread, r);
+		err = pthread_create(&r->thread, &attr, fn, r);
 		pthread_attr_destroy(&attr);
 		if (!err) {
 			r->realtime = rt;
@@ -479,9 +520,16 @@ static int rearm_setup(struct sampler *s)
 		/* each CPU its own stream: reproducible with --seed whatever the threads' order */
 		rearm_ctl__init(&r->ctl, o->mode, o->period, o->ev.is_clock,
 				seed ^ (0x9E3779B97F4A7C15ull * (u64)(o->cpus[i] + 1)), verbose > 0);
-		err = rearm_ring(s, r);
-		if (!err)
-			err = rearm_start(s, r);
+		if (o->mode == PERIOD_PHASE) {
+			r->wake_fd = eventfd(0, EFD_CLOEXEC);
+			err = r->wake_fd < 0 ? fail(-errno, "cannot start the phase thread of CPU %d: %s",
+						    o->cpus[i], strerror(errno)) :
+			      rearm_start(s, r, phase_thread);
+		} else {
+			err = rearm_ring(s, r);
+			if (!err)
+				err = rearm_start(s, r, rearm_thread);
+		}
 		if (err)
 			return err;
 	}
@@ -549,7 +597,7 @@ int sampler__attach(struct sampler *s)
 		s->fds[i] = fd;
 		s->nr_events++;
 	}
-	if (s->skel && period__is_random(o->mode)) {
+	if (s->skel && (period__is_random(o->mode) || o->mode == PERIOD_PHASE)) {
 		err = rearm_setup(s);
 		if (err)
 			return err;
@@ -593,10 +641,14 @@ static void rearm_join(struct sampler *s)
 
 		if (!r->running)
 			continue;
+		if (r->wake_fd >= 0 && eventfd_write(r->wake_fd, 1))
+			warning("cannot stop the phase thread of CPU %d: %s", s->opts.cpus[i],
+				strerror(errno));
 		pthread_join(r->thread, NULL);
 		r->running = false;
 		/* tokens still queued were for intervals that have ended: count them too */
-		ring_buffer__consume(r->rb);
+		if (r->rb)
+			ring_buffer__consume(r->rb);
 	}
 }
 
@@ -658,7 +710,7 @@ static int collect_stats(struct sampler *s, struct profile *p)
 	for (int i = 0; i < s->opts.nr_cpus; i++) {
 		const struct rearmer *r = &s->rearmers[i];
 
-		if (!r->rb)
+		if (!r->ctl.base)	/* no thread: a fixed or prime period */
 			continue;
 		rearm_ctl__merge(&r->ctl, &p->stats);
 		p->stats.rearm_cpu_ns += r->cpu_ns;
@@ -825,6 +877,8 @@ void sampler__destroy(struct sampler *s)
 		ring_buffer__free(s->rearmers[i].rb);
 		if (s->rearmers[i].ring_fd >= 0)
 			close(s->rearmers[i].ring_fd);
+		if (s->rearmers[i].wake_fd >= 0)
+			close(s->rearmers[i].wake_fd);
 		rearm_ctl__free(&s->rearmers[i].ctl);
 	}
 	free(s->rearmers);

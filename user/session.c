@@ -226,6 +226,8 @@ static int check_event(struct session *s)
 	}
 	if (s->ev.is_clock) {
 		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
+		if (!o->mode_given)
+			o->mode = PERIOD_PHASE;	/* unbiased by default: docs/how-it-works.md */
 		if (o->freq > 1000000000ull)
 			return fail(-EINVAL, "invalid frequency %" PRIu64 " Hz", o->freq);
 		if (s->period < 10000)
@@ -235,6 +237,8 @@ static int check_event(struct session *s)
 		s->period = o->period;
 		if (!s->period && !o->freq)
 			o->freq = DEFAULT_FREQ;
+		if (!o->mode_given)
+			o->mode = o->freq ? PERIOD_FIXED : PERIOD_PHASE;
 		if (o->freq && o->mode != PERIOD_FIXED)
 			return fail(-EINVAL, "--period-mode %s needs a fixed period (-c) with hardware "
 				    "events", period__mode_name(o->mode));
@@ -275,8 +279,9 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 		break;
 	case SESSION_OPT_PERIOD_MODE:
 		if (period__parse_mode(arg, &o->mode))
-			return fail(-EINVAL, "invalid period mode '%s' (known: fixed, prime, random, "
-				    "prime-random)", arg);
+			return fail(-EINVAL, "invalid period mode '%s' (known: phase, fixed, prime, "
+				    "random, prime-random)", arg);
+		o->mode_given = true;
 		break;
 	case 'a':
 		o->all = true;

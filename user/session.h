@@ -21,6 +21,7 @@ struct session_opts {
 	u64 freq;		/* -F; 0 for the default (999) unless period is set */
 	u64 period;		/* -c */
 	enum period_mode mode;
+	bool mode_given;	/* --period-mode; else phase where the period is fixed, fixed else */
 	bool all;		/* -a */
 	const char *pids;	/* -p list */
 	const char *cgroup;	/* --cgroup PATH */

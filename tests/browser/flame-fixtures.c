@@ -69,6 +69,7 @@ static struct profile *new_profile(const char *event)
 	p->meta.event_type = strcmp(event, "cpu-clock") ? 1 : 1;
 	p->meta.event_config = strcmp(event, "cpu-clock") ? 2 : 0;
 	p->meta.period = 1000000;
+	p->meta.duration_ns = 1000000000;	/* rates: per second of a 1 s recording */
 	snprintf(p->meta.target, sizeof(p->meta.target), "command: app (flame graph fixture)");
 	snprintf(p->meta.call_graph, sizeof(p->meta.call_graph), "dwarf");
 	if (profile__add_comm(p, PID, 0, "app", false) || profile__add_ksym(p, K, "_stext") ||

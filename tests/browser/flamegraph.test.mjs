@@ -24,7 +24,7 @@ const expected = JSON.parse(readFileSync(join(work, "expected.json"), "utf8"));
 const run = args => execFileSync(hsbpf, args, { stdio: ["ignore", "pipe", "pipe"] });
 run(["flamegraph", "-i", join(work, "base.data"), "-o", join(work, "flame.html")]);
 run(["flamegraph", "-i", join(work, "base.data"), "--inverted", "-o", join(work, "icicle.html")]);
-run(["flamegraph", "--diff", join(work, "base.data"), join(work, "new.data"), "-o", join(work, "diff.html")]);
+run(["flamegraph", "--diff", join(work, "base.data"), join(work, "new.data"), "--compare", "shares", "-o", join(work, "diff.html")]);
 run(["flamegraph", "-i", join(work, "flat.data"), "-o", join(work, "flat.html")]);
 
 const profileDir = mkdtempSync(join(tmpdir(), "hsbpf-chromium-"));
