@@ -139,6 +139,52 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 	profile__free(p);
 }
 
+/* -p: a child the target forks while record starts, after record read /proc and before the
+ * target's pid is in the filter (the test hook holds record there), is recorded as a child
+ * forked later is: without the rescan of the target's children it has no sample */
+Test(live, pid_target_child_forked_while_record_starts)
+{
+	char hook[PATH_MAX], ctl[PATH_MAX], cmd[3 * PATH_MAX];
+	pid_t target, rec, child;
+	struct profile *p;
+	int fd = -1, c, status;
+
+	snprintf(hook, sizeof(hook), "%s/hook", tmpdir());
+	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpdir());
+	cr_assert_eq(mkfifo(hook, 0600), 0);
+	cr_assert_eq(mkfifo(ctl, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "read x < %s; %s 30 & wait", ctl, fixture("hot7030"));
+	target = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "HSBPF_TEST_HOOK_BEFORE_ATTACH=%s exec %s record -o %s -p %d -d 1 "
+		 "2>%s/err", hook, hsbpf_bin(), profile_path(), target, tmpdir());
+	rec = spawn(cmd);
+	/* record opens the hook for reading once it is in the window */
+	for (int i = 0; fd < 0 && i < 1500; i++) {
+		fd = open(hook, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			cr_assert_eq(waitpid(rec, &status, WNOHANG), 0, "record ended before the hook");
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		}
+	}
+	cr_assert_geq(fd, 0, "record never reached the hook");
+	c = open(ctl, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(c, 0);
+	cr_assert_eq(write(c, "\n", 1), 1);
+	close(c);
+	child = wait_descendant(target, "hot7030", 1);
+	close(fd);	/* record goes on */
+	cr_assert_eq(waitpid(rec, &status, 0), rec);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record failed: status %d", status);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	reap(child);
+	reap(target);
+	/* a second of a busy machine's CPU: a tenth of it at least */
+	cr_expect_gt(samples_in_pid(p, child), 100, "child %d: %llu samples", child,
+		     (unsigned long long)samples_in_pid(p, child));
+	cr_expect_gt(samples_in_symbol(p, "work_70"), 50, "the child's samples are symbolized");
+	profile__free(p);
+}
+
 /* one workload inside a cgroup, one outside: the recording sees only the inside one */
 Test(live, cgroup_sees_only_its_members)
 {

@@ -53,7 +53,7 @@ static const char usage_text[] =
 	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
 	"      --period-mode M    fixed, prime, random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine\n"
-	"  -p, --pid PIDS         running processes, all their threads and later children\n"
+	"  -p, --pid PIDS         running processes, all their threads and children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
 	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"

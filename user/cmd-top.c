@@ -47,7 +47,7 @@ static const char usage_text[] =
 	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
 	"      --period-mode M    fixed, prime, random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine (the default)\n"
-	"  -p, --pid PIDS         running processes, all their threads and later children\n"
+	"  -p, --pid PIDS         running processes, all their threads and children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (a container), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
 	"  -d, --delay SECONDS    between refreshes (default 2)\n"

@@ -124,6 +124,40 @@ int procfs__synthesize_all(struct profile *p)
 	return err;
 }
 
+int procfs__children(u32 pid, u32 **kids, size_t *nr, size_t *cap)
+{
+	char path[96];
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		unsigned long long kid;
+		u64 tid;
+		FILE *f;
+
+		if (parse_u64(de->d_name, &tid) || !tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/children", pid, (u32)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* a thread that exited meanwhile */
+		while (!err && fscanf(f, "%llu", &kid) == 1) {
+			if (array__reserve((void **)kids, cap, *nr + 1, sizeof(**kids)))
+				err = -ENOMEM;
+			else
+				(*kids)[(*nr)++] = kid;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return err;
+}
+
 bool procfs__alive(u32 pid)
 {
 	char path[64], buf[512], *close_paren;

@@ -12,6 +12,9 @@ int procfs__synthesize_all(struct profile *p);
 
 /* the processes alive now (their pids; *pids to free): 0 or -errno after saying why */
 int procfs__pids(u32 **pids, size_t *nr);
+/* the child processes of pid's threads now (appended to *kids, grown as arrays are): 0, or
+ * -errno (-ENOENT when pid is gone) */
+int procfs__children(u32 pid, u32 **kids, size_t *nr, size_t *cap);
 /* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
 bool procfs__alive(u32 pid);
 /* record the namespace PIDs of the processes p knows (those still alive) */

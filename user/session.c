@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A sampling session: the set-up, the wait and the gathering that record and top share. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -457,6 +458,71 @@ static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *s
 	m->time_origin_ns = so->time_origin_ns;
 }
 
+/* tests only: with HSBPF_TEST_HOOK_BEFORE_ATTACH=FIFO, wait between reading /proc and
+ * following the targets for the test to open FIFO, act, and close it (docs/testing.md) */
+static void test_hook_before_attach(void)
+{
+	const char *path = getenv("HSBPF_TEST_HOOK_BEFORE_ATTACH");
+	ssize_t n;
+	char c;
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warning("cannot open test hook '%s': %s", path, strerror(errno));
+		return;
+	}
+	do
+		n = read(fd, &c, 1);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+}
+
+/* -p: a child the targets forked before their pids were in the filter (while hsbpf started)
+ * was not seen by the fork hook; those forked since are. The filter holds the targets now,
+ * so /proc has every child the hook missed: followed as the hook would have, with their
+ * mappings and comms, and theirs in turn */
+static int follow_descendants(struct session *s)
+{
+	size_t nr = 0, cap = 0;
+	u32 *todo = NULL;
+	int err = 0;
+
+	for (int i = 0; i < s->nr_pids && !err; i++) {
+		err = follow(s, s->pids[i]);
+		if (!err)
+			err = procfs__children(s->pids[i], &todo, &nr, &cap);
+		if (err == -ENOENT || err == -ESRCH)
+			err = 0;	/* a target gone meanwhile */
+	}
+	while (nr && !err) {
+		u32 pid = todo[--nr];
+
+		if (followed(s, pid))
+			continue;
+		err = follow(s, pid);
+		if (err)
+			break;
+		err = sampler__add_pid(s->sampler, pid, false);
+		if (err) {
+			free(todo);
+			return err;	/* said */
+		}
+		debug("pid %u, a child of the targets, followed", pid);
+		err = procfs__synthesize(s->p, pid);
+		if (err != -ENOMEM)
+			err = procfs__children(pid, &todo, &nr, &cap);
+		if (err && err != -ENOMEM)
+			err = 0;	/* exited meanwhile: its fork record, if any, says the rest */
+	}
+	free(todo);
+	if (err == -ENOMEM)
+		return fail(err, "cannot follow the targets' children: %s", strerror(ENOMEM));
+	return err;
+}
+
 /* a process's perf map file may go with it: read it as it exits */
 static void process_exited(void *ctx, u32 pid, u64 time_ns)
 {
@@ -552,8 +618,11 @@ int session__open(struct session *s)
 	/* known from the start: top symbolizes while it runs */
 	snprintf(s->p->meta.exec_tags, sizeof(s->p->meta.exec_tags), "%s",
 		 sampler__exec_tags_before_comm(s->sampler) ? "rename" : "");
+	test_hook_before_attach();
 	for (int i = 0; i < s->nr_pids && !err; i++)
 		err = sampler__add_pid(s->sampler, s->pids[i], false);
+	if (!err && o->pids)
+		err = follow_descendants(s);
 	if (!err && o->argv)
 		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
 	if (!err && o->call_graph == HSBPF_CALL_GRAPH_DWARF)
