@@ -701,6 +701,53 @@ Test(live, duration_ends_a_command_that_runs_on)
 	profile__free(p);
 }
 
+/* record's stderr is a pipe that another writer keeps full and whose reader reads nothing
+ * until record has ended (15 s at most): record takes its duration and a moment, not the
+ * reader's time, and samples as much as with no pipe */
+Test(live, a_slow_reader_of_stderr_does_not_hold_record_up)
+{
+	const char *t = tmpdir();
+	struct run_result r;
+	struct profile *p;
+	char path[PATH_MAX], buf[64] = "";
+	u64 plain, piped;
+	FILE *f;
+	long ms = -1, status = -1;
+
+	p = record_profile("-d 1 -- %s 30", fixture("hot7030"));
+	plain = profile__total_samples(p);
+	profile__free(p);
+	run(&r, "T=%s; { yes $(head -c 3000 /dev/zero | tr '\\0' x) & Y=$!; s=$(date +%%s%%N); "
+	    "%s record -d 1 -o %s -- %s 30; echo $? > $T/status; e=$(date +%%s%%N); "
+	    "echo $(( (e - s) / 1000000 )) > $T/ms; kill $Y; touch $T/done; } 2>&1 | "
+	    "{ i=0; while [ ! -e $T/done ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done; "
+	    "cat > /dev/null; }", t, hsbpf_bin(), profile_path(), fixture("hot7030"));
+	snprintf(path, sizeof(path), "%s/ms", t);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "record did not end: %s", r.err);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ms = atol(buf);
+	snprintf(path, sizeof(path), "%s/status", t);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	status = atol(buf);
+	cr_assert_eq(status, 0, "record failed");
+	/* the start, 1 s, the command's end and half a second for the last messages; the
+	 * reader alone would have taken 15 s */
+	cr_expect_lt(ms, 5000, "record took %ld ms", ms);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	piped = profile__total_samples(p);
+	profile__free(p);
+	/* a busy machine gives hot7030 some share of a CPU each time: half of it at least */
+	cr_expect_gt(piped, plain / 2, "%llu samples piped, %llu without the pipe",
+		     (unsigned long long)piped, (unsigned long long)plain);
+	cr_expect_lt(piped, plain * 2, "%llu samples piped, %llu without the pipe",
+		     (unsigned long long)piped, (unsigned long long)plain);
+}
+
 /* bad input: a clear message, a non-zero status, no crash and no file left behind */
 Test(live, bad_input)
 {

@@ -26,6 +26,9 @@ static struct env {
 	const char *buildid_dir;
 } env;
 
+/* how long the messages after the recording may wait in all for a slow reader of stderr */
+#define STDERR_GRACE_MS 500
+
 /* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
 #define DURATION_MIN 0.001
 #define DURATION_MAX (365 * 86400.0)
@@ -219,8 +222,7 @@ static void save_objects(struct session *sess, const struct profile *p)
 
 	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
 		return;
-	fprintf(stderr, "hsbpf: build-id cache '%s': %u objects, %u added (%.1f MB), %u there "
-		"already\n", env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
+	note("build-id cache '%s': %u objects, %u added (%.1f MB), %u there already", env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
 	if (st.failed)
 		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
 			st.failed);
@@ -267,7 +269,7 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) : UINT64_MAX;
 	if (verbose || isatty(STDERR_FILENO))
-		fprintf(stderr, "hsbpf: recording %s on %d CPUs%s\n", session__event_name(sess),
+		note("recording %s on %d CPUs%s", session__event_name(sess),
 			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
 	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
 		/* wake at the deadline rather than up to 100 ms after it */
@@ -287,8 +289,10 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped; wrote '%s'\n",
-		profile__total_samples(p), p->nr_samples, p->stats.dropped_full, env.output);
+	/* the profile is written: what is said now may wait a moment for a slow reader */
+	stderr__grace(STDERR_GRACE_MS);
+	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped; wrote '%s'",
+	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, env.output);
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);
@@ -323,6 +327,9 @@ int cmd_record(int argc, char **argv)
 			status = 128 + WTERMSIG(child_status);
 	}
 cleanup:
+	if (stderr__lost())
+		warning("%" PRIu64 " messages could not be written: stderr's reader was too slow",
+			stderr__lost());
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
 	return err ? 1 : status;

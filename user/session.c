@@ -584,6 +584,14 @@ int session__open(struct session *s)
 			return err;
 		}
 	}
+	/* a slow reader of stderr (2>&1 | less) must not hold a recording up: what hsbpf says
+	 * from now on does not wait for it (the command, spawned now, keeps its blocking
+	 * stderr; top has its screen) */
+	if (!o->live) {
+		err = stderr__set_nonblocking();
+		if (err)
+			debug("stderr stays blocking: %s", strerror(-err));
+	}
 	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
 	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF);
 	if (!s->sb)
@@ -723,8 +731,8 @@ static void stop_command(struct session *s)
 		if (asked || waited >= SESSION_KILL_AFTER * 1000000000ull)
 			break;
 		if (!said && waited >= SAY_AFTER_NS) {
-			fprintf(stderr, "hsbpf: waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in "
-				"%d s, or at once on Ctrl-C\n", s->opts.argv[0], pid, SESSION_KILL_AFTER);
+			note("waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in %d s, or at once "
+			     "on Ctrl-C", s->opts.argv[0], pid, SESSION_KILL_AFTER);
 			said = true;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
