@@ -296,9 +296,14 @@ int cmd_record(int argc, char **argv)
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);
-	if (p->stats.sideband_lost)
-		warning("the kernel lost %" PRIu64 " mmap/comm records: some samples may be [unknown]",
-			p->stats.sideband_lost);
+	if (p->stats.sideband_lost) {
+		u32 resyncs, unrecovered;
+
+		session__sideband_recovery(sess, &resyncs, &unrecovered);
+		warning("the kernel lost %" PRIu64 " mmap/comm records: the live processes were read "
+			"again from /proc (%u times); %u sampled processes had exited before and may "
+			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
+	}
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
 	report_rearm_cost(p, session__nr_cpus(sess));

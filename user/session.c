@@ -55,6 +55,9 @@ struct session {
 	size_t nr_followed, cap_followed;
 	struct buildid_keeper *keeper;	/* with keep_objects */
 	struct late_stacks *late;	/* dwarf: samples to unwind here, from their stack copies */
+	/* sideband records the kernel lost: /proc read again for them */
+	u64 lost_synced, next_resync;
+	u32 resyncs, unrecovered;
 };
 
 static int max_sample_rate(u64 *rate)
@@ -593,7 +596,8 @@ int session__open(struct session *s)
 			debug("stderr stays blocking: %s", strerror(-err));
 	}
 	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
-	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF);
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF,
+			       o->all || o->cgroup ? sideband__pages_for_all(s->nr_cpus) : 0);
 	if (!s->sb)
 		return -errno;
 	s->jit = jitmaps__new(JITMAP_DIR);
@@ -670,12 +674,72 @@ static int take_late(struct session *s)
 	return err;
 }
 
+#define RESYNC_EVERY_NS 1000000000ull	/* /proc read again once a second at most */
+
+/* the kernel lost sideband records (a ring was full under a storm of execs): the mappings
+ * and comms of the processes alive now are read again from /proc as records of now, which
+ * names the images they run now; at once while recording (not more than once a second), and
+ * at the end. What ran only between the loss and the reading cannot be recovered */
+static int resync_lost(struct session *s, bool at_end)
+{
+	u64 lost = sideband__lost(s->sb), now = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (lost == s->lost_synced || (!at_end && now < s->next_resync))
+		return 0;
+	s->lost_synced = lost;
+	s->next_resync = now + RESYNC_EVERY_NS;
+	s->resyncs++;
+	debug("the kernel lost %" PRIu64 " sideband records: reading /proc again", lost);
+	err = procfs__synthesize_all_at(s->p, now, NULL);
+	if (err)
+		return fail(err, "cannot read the processes again after lost records: %s",
+			    strerror(-err));
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b);
+
+/* after a loss: the processes with user samples that no record names (neither a comm of
+ * theirs nor a fork), those that had exited before /proc was read again */
+static int count_unrecovered(struct session *s)
+{
+	const struct profile *p = s->p;
+	size_t nr = 0;
+	u32 *known = malloc((p->nr_comms + p->nr_forks + 1) * sizeof(*known));
+
+	if (!known)
+		return fail(-ENOMEM, "cannot check the processes' records: %s", strerror(ENOMEM));
+	for (size_t i = 0; i < p->nr_comms; i++)
+		known[nr++] = p->comms[i].pid;
+	for (size_t i = 0; i < p->nr_forks; i++)
+		known[nr++] = p->forks[i].pid;
+	qsort(known, nr, sizeof(*known), cmp_u32);
+	s->unrecovered = 0;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 pid = p->samples[i].pid;
+		bool seen = false;
+
+		if (!pid || (p->samples[i].flags & HSBPF_KEY_KERNEL) ||
+		    bsearch(&pid, known, nr, sizeof(*known), cmp_u32))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->samples[j].pid == pid;
+		if (!seen)
+			s->unrecovered++;
+	}
+	free(known);
+	return 0;
+}
+
 int session__poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event e;
 
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
 	if (sideband__drain(s->sb))
+		return -EIO;
+	if (resync_lost(s, false))
 		return -EIO;
 	if (s->jit_err)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
@@ -782,6 +846,9 @@ int session__finish(struct session *s)
 	if (o->argv && s->cmd.pid > 0)
 		stop_command(s);
 	sideband__drain(s->sb);
+	err = resync_lost(s, true);
+	if (err)
+		return err;
 	procfs__fill_nspids(p, s->seen_comms, s->seen_forks);
 	p->stats.sideband_lost = sideband__lost(s->sb);
 
@@ -790,6 +857,11 @@ int session__finish(struct session *s)
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	if (p->stats.sideband_lost) {
+		err = count_unrecovered(s);
+		if (err)
+			return err;
+	}
 	if (s->late && late_stacks__resolve(s->late, p))
 		return fail(-ENOMEM, "cannot unwind stacks: %s", strerror(ENOMEM));
 	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
@@ -883,6 +955,12 @@ int session__child_status(const struct session *s)
 bool session__command_killed(const struct session *s)
 {
 	return s->command_killed;
+}
+
+void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unrecovered)
+{
+	*resyncs = s->resyncs;
+	*unrecovered = s->unrecovered;
 }
 
 bool session__command_stopped(const struct session *s)
