@@ -217,3 +217,17 @@ Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
 	symbolizer__free(sy);
 	profile__free(p);
 }
+
+/* -a's rings: 4 MiB a CPU, halved past 64 MiB in all, never below a command's 512 KiB */
+Test(sideband, rings_for_the_whole_machine_are_sized_by_cpus)
+{
+	static const struct { int cpus; unsigned pages; } cases[] = {
+		{ 1, 1024 }, { 2, 1024 }, { 16, 1024 }, { 17, 512 }, { 32, 512 }, { 64, 256 },
+		{ 128, 128 }, { 1024, 128 }, { 0, 1024 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(sideband__pages_for_all(cases[i].cpus), cases[i].pages, "%d CPUs: %u pages",
+			     cases[i].cpus, sideband__pages_for_all(cases[i].cpus));
+	cr_expect_eq(SIDEBAND_PAGES, 128);
+}
