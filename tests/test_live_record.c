@@ -748,6 +748,42 @@ Test(live, a_slow_reader_of_stderr_does_not_hold_record_up)
 		     (unsigned long long)piped, (unsigned long long)plain);
 }
 
+/* -g: a stack starts at its own sample's pc, in the folded stacks as in the flat table, however
+ * many late stacks went into the profile while it recorded (every one here, the test keeping
+ * no copy): they shifted each stack the kernel unwound onto another sample's */
+Test(live, stacks_start_at_their_samples_pc_past_the_late_stacks_kept)
+{
+	struct run_result r;
+	struct profile *p;
+	u64 checked = 0, wrong = 0;
+
+	run(&r, "HSBPF_TEST_LATE_STACKS_MAX=0 %s record -g -o %s -- %s %s", hsbpf_bin(),
+	    profile_path(), fixture("forker"), fixture("hot7030"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_assert_gt(p->stats.stack_late_dropped, 0, "no late stack: nothing is tested");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+		const struct profile_stack *k = profile__stack(p, ss->kernel);
+		bool found = false;
+
+		if ((k && k->nr) || !u || !u->nr)
+			continue;
+		for (size_t j = 0; j < p->nr_samples && !found; j++)
+			found = p->samples[j].pid == ss->pid && p->samples[j].exec_ns == ss->exec_ns &&
+				!(p->samples[j].flags & HSBPF_KEY_KERNEL) &&
+				p->samples[j].ip == profile__frames(p, u)[0];
+		checked += ss->count;
+		wrong += found ? 0 : ss->count;
+	}
+	cr_expect_gt(checked, 300);
+	cr_expect_eq(wrong, 0, "%llu of %llu user stacks start elsewhere than their sample (%llu late)",
+		     (unsigned long long)wrong, (unsigned long long)checked,
+		     (unsigned long long)p->stats.stack_late_dropped);
+	profile__free(p);
+}
+
 /* bad input: a clear message, a non-zero status, no crash and no file left behind */
 Test(live, bad_input)
 {
