@@ -222,7 +222,8 @@ static void save_objects(struct session *sess, const struct profile *p)
 
 	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
 		return;
-	note("build-id cache '%s': %u objects, %u added (%.1f MB), %u there already", env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
+	note("build-id cache '%s': %u objects, %u added (%.1f MB), %u there already",
+	     env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
 	if (st.failed)
 		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
 			st.failed);
@@ -269,8 +270,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) : UINT64_MAX;
 	if (verbose || isatty(STDERR_FILENO))
-		note("recording %s on %d CPUs%s", session__event_name(sess),
-			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
+		note("recording %s on %d CPUs%s", session__event_name(sess), session__nr_cpus(sess),
+		     env.so.argv ? "" : " (Ctrl-C to stop)");
 	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
 		/* wake at the deadline rather than up to 100 ms after it */
 		u64 left_ms = (deadline - now + 999999) / 1000000;
@@ -281,6 +282,8 @@ int cmd_record(int argc, char **argv)
 		if (err > 0)
 			break;
 	}
+	/* the recording is over: what is said now may wait a moment for a slow reader */
+	stderr__grace(STDERR_GRACE_MS);
 	err = session__finish(sess);
 	if (err)
 		goto cleanup;
@@ -289,8 +292,6 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	/* the profile is written: what is said now may wait a moment for a slow reader */
-	stderr__grace(STDERR_GRACE_MS);
 	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped; wrote '%s'",
 	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, env.output);
 	if (p->stats.dropped_full)
