@@ -177,6 +177,52 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 	profile__free(p);
 }
 
+/* -p: a child the target forks while record starts, after record read /proc and before the
+ * target's pid is in the filter (the test hook holds record there), is recorded as a child
+ * forked later is: without the rescan of the target's children it has no sample */
+Test(live, pid_target_child_forked_while_record_starts)
+{
+	char hook[PATH_MAX], ctl[PATH_MAX], cmd[3 * PATH_MAX];
+	pid_t target, rec, child;
+	struct profile *p;
+	int fd = -1, c, status;
+
+	snprintf(hook, sizeof(hook), "%s/hook", tmpdir());
+	snprintf(ctl, sizeof(ctl), "%s/ctl", tmpdir());
+	cr_assert_eq(mkfifo(hook, 0600), 0);
+	cr_assert_eq(mkfifo(ctl, 0600), 0);
+	snprintf(cmd, sizeof(cmd), "read x < %s; %s 30 & wait", ctl, fixture("hot7030"));
+	target = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "HSBPF_TEST_HOOK_BEFORE_ATTACH=%s exec %s record -o %s -p %d -d 1 "
+		 "2>%s/err", hook, hsbpf_bin(), profile_path(), target, tmpdir());
+	rec = spawn(cmd);
+	/* record opens the hook for reading once it is in the window */
+	for (int i = 0; fd < 0 && i < 1500; i++) {
+		fd = open(hook, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0) {
+			cr_assert_eq(waitpid(rec, &status, WNOHANG), 0, "record ended before the hook");
+			nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
+		}
+	}
+	cr_assert_geq(fd, 0, "record never reached the hook");
+	c = open(ctl, O_WRONLY | O_CLOEXEC);
+	cr_assert_geq(c, 0);
+	cr_assert_eq(write(c, "\n", 1), 1);
+	close(c);
+	child = wait_descendant(target, "hot7030", 1);
+	close(fd);	/* record goes on */
+	cr_assert_eq(waitpid(rec, &status, 0), rec);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record failed: status %d", status);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	reap(child);
+	reap(target);
+	/* a second of a busy machine's CPU: a tenth of it at least */
+	cr_expect_gt(samples_in_pid(p, child), 100, "child %d: %llu samples", child,
+		     (unsigned long long)samples_in_pid(p, child));
+	cr_expect_gt(samples_in_symbol(p, "work_70"), 50, "the child's samples are symbolized");
+	profile__free(p);
+}
+
 /* one workload inside a cgroup, one outside: the recording sees only the inside one */
 Test(live, cgroup_sees_only_its_members)
 {
@@ -690,6 +736,89 @@ Test(live, duration_ends_a_command_that_runs_on)
 	cr_expect_lt(elapsed_since(&t0), 5.0);
 	/* half a second of a busy machine's CPU may be a fraction of one */
 	cr_expect_gt(profile__total_samples(p), 50);
+	profile__free(p);
+}
+
+/* record's stderr is a pipe that another writer keeps full and whose reader reads nothing
+ * until record has ended (15 s at most): record takes its duration and a moment, not the
+ * reader's time, and samples as much as with no pipe */
+Test(live, a_slow_reader_of_stderr_does_not_hold_record_up)
+{
+	const char *t = tmpdir();
+	struct run_result r;
+	struct profile *p;
+	char path[PATH_MAX], buf[64] = "";
+	u64 plain, piped;
+	FILE *f;
+	long ms = -1, status = -1;
+
+	p = record_profile("-d 1 -- %s 30", fixture("hot7030"));
+	plain = profile__total_samples(p);
+	profile__free(p);
+	run(&r, "T=%s; { yes $(head -c 3000 /dev/zero | tr '\\0' x) & Y=$!; s=$(date +%%s%%N); "
+	    "%s record -d 1 -o %s -- %s 30; echo $? > $T/status; e=$(date +%%s%%N); "
+	    "echo $(( (e - s) / 1000000 )) > $T/ms; kill $Y; touch $T/done; } 2>&1 | "
+	    "{ i=0; while [ ! -e $T/done ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done; "
+	    "cat > /dev/null; }", t, hsbpf_bin(), profile_path(), fixture("hot7030"));
+	snprintf(path, sizeof(path), "%s/ms", t);
+	f = fopen(path, "r");
+	cr_assert_not_null(f, "record did not end: %s", r.err);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ms = atol(buf);
+	snprintf(path, sizeof(path), "%s/status", t);
+	f = fopen(path, "r");
+	cr_assert_not_null(f);
+	cr_assert_not_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	status = atol(buf);
+	cr_assert_eq(status, 0, "record failed");
+	/* the start, 1 s, the command's end and half a second for the last messages; the
+	 * reader alone would have taken 15 s */
+	cr_expect_lt(ms, 5000, "record took %ld ms", ms);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	piped = profile__total_samples(p);
+	profile__free(p);
+	/* a busy machine gives hot7030 some share of a CPU each time: half of it at least */
+	cr_expect_gt(piped, plain / 2, "%llu samples piped, %llu without the pipe",
+		     (unsigned long long)piped, (unsigned long long)plain);
+	cr_expect_lt(piped, plain * 2, "%llu samples piped, %llu without the pipe",
+		     (unsigned long long)piped, (unsigned long long)plain);
+}
+
+/* -g: a stack starts at its own sample's pc, in the folded stacks as in the flat table, however
+ * many late stacks went into the profile while it recorded (every one here, the test keeping
+ * no copy): they shifted each stack the kernel unwound onto another sample's */
+Test(live, stacks_start_at_their_samples_pc_past_the_late_stacks_kept)
+{
+	struct run_result r;
+	struct profile *p;
+	u64 checked = 0, wrong = 0;
+
+	run(&r, "HSBPF_TEST_LATE_STACKS_MAX=0 %s record -g -o %s -- %s %s", hsbpf_bin(),
+	    profile_path(), fixture("forker"), fixture("hot7030"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_assert_gt(p->stats.stack_late_dropped, 0, "no late stack: nothing is tested");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+		const struct profile_stack *k = profile__stack(p, ss->kernel);
+		bool found = false;
+
+		if ((k && k->nr) || !u || !u->nr)
+			continue;
+		for (size_t j = 0; j < p->nr_samples && !found; j++)
+			found = p->samples[j].pid == ss->pid && p->samples[j].exec_ns == ss->exec_ns &&
+				!(p->samples[j].flags & HSBPF_KEY_KERNEL) &&
+				p->samples[j].ip == profile__frames(p, u)[0];
+		checked += ss->count;
+		wrong += found ? 0 : ss->count;
+	}
+	cr_expect_gt(checked, 300);
+	cr_expect_eq(wrong, 0, "%llu of %llu user stacks start elsewhere than their sample (%llu late)",
+		     (unsigned long long)wrong, (unsigned long long)checked,
+		     (unsigned long long)p->stats.stack_late_dropped);
 	profile__free(p);
 }
 

@@ -181,3 +181,53 @@ Test(sideband, ksymbol_names_bpf_programs)
 	symbolizer__free(sy);
 	profile__free(p);
 }
+
+/* the kernel lost this process's mappings after its exec's record (time 100): /proc read
+ * again at time 1000 names the image its samples are tagged with, as records of that time,
+ * and its comm is no new exec that would end the image */
+Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
+{
+	struct profile *p = profile__new();
+	struct symbolizer *sy;
+	const struct profile_mapping *m;
+	u64 ip = (u64)(uintptr_t)&procfs__synthesize_at;
+	u32 pid = getpid();
+
+	cr_assert_not_null(p);
+	cr_assert_eq(profile__add_comm(p, pid, 100, "test", true), 0);
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, ip), "a mapping before the re-reading");
+	symbolizer__free(sy);
+	cr_assert_eq(procfs__synthesize_at(p, pid, 1000), 0);
+	profile__finish(p);
+	for (size_t i = 0; i < p->nr_comms; i++)
+		cr_expect(!p->comms[i].exec || p->comms[i].time_ns == 100, "the re-reading made an exec");
+	sy = symbolizer__new(p);
+	m = symbolizer__find_mapping(sy, pid, 100, ip);
+	cr_assert_not_null(m, "the current image's sample has no mapping");
+	cr_expect_eq(m->time_ns, 1000);
+	cr_expect(ip >= m->start && ip - m->start < m->len);
+	/* an image that ended before the re-reading is not given the new mappings */
+	cr_assert_eq(profile__add_comm(p, pid, 500, "test", true), 0);
+	profile__finish(p);
+	symbolizer__free(sy);
+	sy = symbolizer__new(p);
+	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, ip), "an older image got the new mappings");
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+/* -a's rings: 4 MiB a CPU, halved past 64 MiB in all, never below a command's 512 KiB */
+Test(sideband, rings_for_the_whole_machine_are_sized_by_cpus)
+{
+	static const struct { int cpus; unsigned pages; } cases[] = {
+		{ 1, 1024 }, { 2, 1024 }, { 16, 1024 }, { 17, 512 }, { 32, 512 }, { 64, 256 },
+		{ 128, 128 }, { 1024, 128 }, { 0, 1024 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_eq(sideband__pages_for_all(cases[i].cpus), cases[i].pages, "%d CPUs: %u pages",
+			     cases[i].cpus, sideband__pages_for_all(cases[i].cpus));
+	cr_expect_eq(SIDEBAND_PAGES, 128);
+}

@@ -2,6 +2,9 @@
 /* util: the parsers every command's options go through, and the escaping of text bound for a
  * terminal. */
 #include <criterion/criterion.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -199,4 +202,37 @@ Test(util, shell_quote)
 	off = 0;
 	cr_expect(!str__shell_quote("too long", buf, 5, &off));
 	cr_expect_eq(off, 0);
+}
+
+/* stderr a pipe that is full: a message is dropped and counted at once, the pipe's other
+ * writers keep a blocking description, and once there is room messages are written whole */
+Test(util, stderr_on_a_full_pipe_drops_and_counts)
+{
+	int fds[2], filler, flags;
+	char buf[65536], want[] = "hsbpf: warning: second 'x'\n";
+	ssize_t n;
+
+	cr_assert_eq(pipe(fds), 0);
+	cr_assert_geq(dup2(fds[1], STDERR_FILENO), 0);
+	snprintf(buf, sizeof(buf), "/proc/self/fd/%d", fds[1]);
+	filler = open(buf, O_WRONLY | O_NONBLOCK);
+	cr_assert_geq(filler, 0);
+	memset(buf, 'f', sizeof(buf));
+	while (write(filler, buf, sizeof(buf)) > 0)
+		;
+	cr_assert_eq(errno, EAGAIN);
+	cr_assert_eq(stderr__set_nonblocking(), 0);
+	warning("first");	/* would block for ever on a blocking stderr */
+	cr_expect_eq(stderr__lost(), 1);
+	flags = fcntl(fds[1], F_GETFL);
+	cr_expect_eq(flags & O_NONBLOCK, 0, "the pipe's other writers were made non-blocking");
+	cr_assert_eq(fcntl(fds[0], F_SETFL, O_NONBLOCK), 0);
+	while (read(fds[0], buf, sizeof(buf)) > 0)
+		;
+	warning("second '%s'", "x");
+	cr_expect_eq(stderr__lost(), 1);
+	n = read(fds[0], buf, sizeof(buf));
+	cr_assert_eq(n, (ssize_t)strlen(want));
+	cr_expect_eq(memcmp(buf, want, n), 0, "%.*s", (int)n, buf);
+	close(filler);
 }

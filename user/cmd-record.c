@@ -26,6 +26,9 @@ static struct env {
 	const char *buildid_dir;
 } env;
 
+/* how long the messages after the recording may wait in all for a slow reader of stderr */
+#define STDERR_GRACE_MS 500
+
 /* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
 #define DURATION_MIN 0.001
 #define DURATION_MAX (365 * 86400.0)
@@ -55,7 +58,7 @@ static const char usage_text[] =
 	"                         unbiased on periodic programs), fixed (perf's), prime,\n"
 	"                         random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine\n"
-	"  -p, --pid PIDS         running processes, all their threads and later children\n"
+	"  -p, --pid PIDS         running processes, all their threads and children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
 	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"
@@ -221,8 +224,8 @@ static void save_objects(struct session *sess, const struct profile *p)
 
 	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
 		return;
-	fprintf(stderr, "hsbpf: build-id cache '%s': %u objects, %u added (%.1f MB), %u there "
-		"already\n", env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
+	note("build-id cache '%s': %u objects, %u added (%.1f MB), %u there already",
+	     env.buildid_dir, st.objects, st.added, st.bytes / 1e6, st.present);
 	if (st.failed)
 		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
 			st.failed);
@@ -269,8 +272,8 @@ int cmd_record(int argc, char **argv)
 		goto cleanup;
 	deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) : UINT64_MAX;
 	if (verbose || isatty(STDERR_FILENO))
-		fprintf(stderr, "hsbpf: recording %s on %d CPUs%s\n", session__event_name(sess),
-			session__nr_cpus(sess), env.so.argv ? "" : " (Ctrl-C to stop)");
+		note("recording %s on %d CPUs%s", session__event_name(sess), session__nr_cpus(sess),
+		     env.so.argv ? "" : " (Ctrl-C to stop)");
 	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
 		/* wake at the deadline rather than up to 100 ms after it */
 		u64 left_ms = (deadline - now + 999999) / 1000000;
@@ -281,6 +284,8 @@ int cmd_record(int argc, char **argv)
 		if (err > 0)
 			break;
 	}
+	/* the recording is over: what is said now may wait a moment for a slow reader */
+	stderr__grace(STDERR_GRACE_MS);
 	err = session__finish(sess);
 	if (err)
 		goto cleanup;
@@ -289,15 +294,20 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 
-	fprintf(stderr, "hsbpf: %" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode "
-		"%s); wrote '%s'\n", profile__total_samples(p), p->nr_samples, p->stats.dropped_full,
-		p->meta.period_mode, env.output);
+	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode %s); wrote '%s'",
+	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, p->meta.period_mode,
+	     env.output);
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);
-	if (p->stats.sideband_lost)
-		warning("the kernel lost %" PRIu64 " mmap/comm records: some samples may be [unknown]",
-			p->stats.sideband_lost);
+	if (p->stats.sideband_lost) {
+		u32 resyncs, unrecovered;
+
+		session__sideband_recovery(sess, &resyncs, &unrecovered);
+		warning("the kernel lost %" PRIu64 " mmap/comm records: the live processes were read "
+			"again from /proc (%u times); %u sampled processes had exited before and may "
+			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
+	}
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
 	report_rearm_cost(p, session__nr_cpus(sess));
@@ -326,6 +336,9 @@ int cmd_record(int argc, char **argv)
 			status = 128 + WTERMSIG(child_status);
 	}
 cleanup:
+	if (stderr__lost())
+		warning("%" PRIu64 " messages could not be written: stderr's reader was too slow",
+			stderr__lost());
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
 	session__close(sess);
 	return err ? 1 : status;

@@ -52,7 +52,7 @@ static const char usage_text[] =
 	"                         unbiased on periodic programs), fixed (perf's), prime,\n"
 	"                         random (+ up to 1/8 jitter), prime-random\n"
 	"  -a, --all-cpus         the whole machine (the default)\n"
-	"  -p, --pid PIDS         running processes, all their threads and later children\n"
+	"  -p, --pid PIDS         running processes, all their threads and children\n"
 	"  -G, --cgroup PATH      one cgroup v2 (a container), filtered in the kernel\n"
 	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
 	"  -d, --delay SECONDS    between refreshes (default 2)\n"

@@ -23,11 +23,20 @@ struct late_stacks {
 	size_t nr, cap;
 	struct late_obj *objs;
 	size_t nr_objs, cap_objs;
+	size_t max;		/* LATE_STACKS_MAX, fewer in tests */
 };
 
 struct late_stacks *late_stacks__new(void)
 {
-	return calloc(1, sizeof(struct late_stacks));
+	struct late_stacks *ls = calloc(1, sizeof(struct late_stacks));
+	const char *max = getenv("HSBPF_TEST_LATE_STACKS_MAX");
+	u64 v;
+
+	if (!ls)
+		return NULL;
+	/* tests only: copies kept, fewer than LATE_STACKS_MAX (docs/testing.md) */
+	ls->max = max && !parse_u64(max, &v) && v < LATE_STACKS_MAX ? v : LATE_STACKS_MAX;
+	return ls;
 }
 
 void late_stacks__free(struct late_stacks *ls)
@@ -66,7 +75,7 @@ static int add_sample(struct profile *p, const struct late_stack *l, const u64 *
 
 int late_stacks__add(struct late_stacks *ls, struct profile *p, const struct late_stack *l)
 {
-	if (ls->nr >= LATE_STACKS_MAX) {
+	if (ls->nr >= ls->max) {
 		p->stats.stack_late_dropped++;
 		return add_sample(p, l, (const u64 *)&l->ip, 1, HSBPF_STACK_NO_MAPPING, 0);
 	}

@@ -11,7 +11,7 @@
 
 /* the names of pid's other threads that differ from the process's (later renames come
  * from the sideband) */
-static int synthesize_threads(struct profile *p, u32 pid, const char *pcomm)
+static int synthesize_threads(struct profile *p, u32 pid, const char *pcomm, u64 t)
 {
 	char path[96], comm[64];
 	struct dirent *de;
@@ -37,13 +37,18 @@ static int synthesize_threads(struct profile *p, u32 pid, const char *pcomm)
 			comm[strcspn(comm, "\n")] = 0;
 		fclose(f);
 		if (strcmp(comm, pcomm))
-			err = profile__add_thread_comm(p, pid, (u32)tid, 0, comm);
+			err = profile__add_thread_comm(p, pid, (u32)tid, t, comm);
 	}
 	closedir(d);
 	return err;
 }
 
 int procfs__synthesize(struct profile *p, u32 pid)
+{
+	return procfs__synthesize_at(p, pid, 0);
+}
+
+int procfs__synthesize_at(struct profile *p, u32 pid, u64 t)
 {
 	char path[64], line[4096 + 128], comm[64] = "";
 	int err = 0;
@@ -56,9 +61,9 @@ int procfs__synthesize(struct profile *p, u32 pid)
 	if (fgets(comm, sizeof(comm), f))
 		comm[strcspn(comm, "\n")] = 0;
 	fclose(f);
-	err = profile__add_comm(p, pid, 0, comm, false);
+	err = profile__add_comm(p, pid, t, comm, false);
 	if (!err)
-		err = synthesize_threads(p, pid, comm);
+		err = synthesize_threads(p, pid, comm, t);
 	if (err)
 		return err;
 
@@ -75,7 +80,7 @@ int procfs__synthesize(struct profile *p, u32 pid)
 		n = sscanf(line, "%llx-%llx %7s %llx %*s %*s %4095[^\n]", &start, &end, perms, &pgoff, file);
 		if (n < 4 || perms[2] != 'x' || !file[0])
 			continue;
-		err = profile__add_mapping(p, pid, 0, start, end - start, pgoff, file, NULL, 0);
+		err = profile__add_mapping(p, pid, t, start, end - start, pgoff, file, NULL, 0);
 	}
 	fclose(f);
 	return err;
@@ -111,16 +116,57 @@ int procfs__pids(u32 **pids, size_t *nr)
 
 int procfs__synthesize_all(struct profile *p)
 {
+	return procfs__synthesize_all_at(p, 0, NULL);
+}
+
+int procfs__synthesize_all_at(struct profile *p, u64 t, u32 *gone)
+{
 	size_t nr;
 	u32 *pids;
 	int err = procfs__pids(&pids, &nr);
 
 	for (size_t i = 0; i < nr && !err; i++) {
-		err = procfs__synthesize(p, pids[i]);
+		err = procfs__synthesize_at(p, pids[i], t);
+		if ((err == -ENOENT || err == -ESRCH) && gone)
+			(*gone)++;
 		if (err == -ENOENT || err == -ESRCH || err == -EACCES)
 			err = 0;	/* gone meanwhile, or a kernel thread */
 	}
 	free(pids);
+	return err;
+}
+
+int procfs__children(u32 pid, u32 **kids, size_t *nr, size_t *cap)
+{
+	char path[96];
+	struct dirent *de;
+	int err = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%u/task", pid);
+	d = opendir(path);
+	if (!d)
+		return -errno;
+	while (!err && (de = readdir(d))) {
+		unsigned long long kid;
+		u64 tid;
+		FILE *f;
+
+		if (parse_u64(de->d_name, &tid) || !tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%u/task/%u/children", pid, (u32)tid);
+		f = fopen(path, "re");
+		if (!f)
+			continue;	/* a thread that exited meanwhile */
+		while (!err && fscanf(f, "%llu", &kid) == 1) {
+			if (array__reserve((void **)kids, cap, *nr + 1, sizeof(**kids)))
+				err = -ENOMEM;
+			else
+				(*kids)[(*nr)++] = kid;
+		}
+		fclose(f);
+	}
+	closedir(d);
 	return err;
 }
 

@@ -9,9 +9,18 @@
 /* mappings and comms of processes that predate the recording, from /proc */
 int procfs__synthesize(struct profile *p, u32 pid);
 int procfs__synthesize_all(struct profile *p);
+/* the same as records of time t (CLOCK_MONOTONIC): a re-reading while the recording runs,
+ * after the kernel lost records, for the images the processes have at t. Comms are no
+ * exec: an image begins at its exec's record, and one that was lost stays lost.
+ * *gone (may be NULL) counts the processes that went while being read */
+int procfs__synthesize_at(struct profile *p, u32 pid, u64 t);
+int procfs__synthesize_all_at(struct profile *p, u64 t, u32 *gone);
 
 /* the processes alive now (their pids; *pids to free): 0 or -errno after saying why */
 int procfs__pids(u32 **pids, size_t *nr);
+/* the child processes of pid's threads now (appended to *kids, grown as arrays are): 0, or
+ * -errno (-ENOENT when pid is gone) */
+int procfs__children(u32 pid, u32 **kids, size_t *nr, size_t *cap);
 /* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
 bool procfs__alive(u32 pid);
 /* record the namespace PIDs of the processes p knows (those still alive) */

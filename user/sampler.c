@@ -1185,6 +1185,7 @@ struct stack_read {
 	size_t nr, cap, cap_vals;
 	u64 *hashes;		/* the distinct stacks, sorted: a stack's index is its place here */
 	size_t nr_hashes;
+	u32 base;		/* after the profile's stacks before them (late ones kept at once) */
 };
 
 static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct sample_value *v)
@@ -1213,7 +1214,7 @@ static u32 stack_ref(const struct stack_read *r, u64 hash)
 	if (!hash)
 		return 0;
 	at = bsearch(&hash, r->hashes, r->nr_hashes, sizeof(hash), cmp_u64);
-	return at ? (u32)(at - r->hashes) + 1 : 0;
+	return at ? r->base + (u32)(at - r->hashes) + 1 : 0;
 }
 
 /* the stack samples, each distinct stack once; a stack the kernel's map could not take is
@@ -1248,6 +1249,8 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 	for (size_t i = 0; i < n; i++)
 		if (!r.nr_hashes || r.hashes[r.nr_hashes - 1] != r.hashes[i])
 			r.hashes[r.nr_hashes++] = r.hashes[i];
+	/* a recording's late stacks past what is kept went into p while it ran */
+	r.base = p->nr_stacks;
 	for (size_t i = 0; i < r.nr_hashes; i++) {
 		s64 idx;
 

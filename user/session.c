@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A sampling session: the set-up, the wait and the gathering that record and top share. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
@@ -54,6 +55,9 @@ struct session {
 	size_t nr_followed, cap_followed;
 	struct buildid_keeper *keeper;	/* with keep_objects */
 	struct late_stacks *late;	/* dwarf: samples to unwind here, from their stack copies */
+	/* sideband records the kernel lost: /proc read again for them */
+	u64 lost_synced, next_resync;
+	u32 resyncs, unrecovered;
 };
 
 static int max_sample_rate(u64 *rate)
@@ -462,6 +466,71 @@ static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *s
 	m->time_origin_ns = so->time_origin_ns;
 }
 
+/* tests only: with HSBPF_TEST_HOOK_BEFORE_ATTACH=FIFO, wait between reading /proc and
+ * following the targets for the test to open FIFO, act, and close it (docs/testing.md) */
+static void test_hook_before_attach(void)
+{
+	const char *path = getenv("HSBPF_TEST_HOOK_BEFORE_ATTACH");
+	ssize_t n;
+	char c;
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warning("cannot open test hook '%s': %s", path, strerror(errno));
+		return;
+	}
+	do
+		n = read(fd, &c, 1);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+}
+
+/* -p: a child the targets forked before their pids were in the filter (while hsbpf started)
+ * was not seen by the fork hook; those forked since are. The filter holds the targets now,
+ * so /proc has every child the hook missed: followed as the hook would have, with their
+ * mappings and comms, and theirs in turn */
+static int follow_descendants(struct session *s)
+{
+	size_t nr = 0, cap = 0;
+	u32 *todo = NULL;
+	int err = 0;
+
+	for (int i = 0; i < s->nr_pids && !err; i++) {
+		err = follow(s, s->pids[i]);
+		if (!err)
+			err = procfs__children(s->pids[i], &todo, &nr, &cap);
+		if (err == -ENOENT || err == -ESRCH)
+			err = 0;	/* a target gone meanwhile */
+	}
+	while (nr && !err) {
+		u32 pid = todo[--nr];
+
+		if (followed(s, pid))
+			continue;
+		err = follow(s, pid);
+		if (err)
+			break;
+		err = sampler__add_pid(s->sampler, pid, false);
+		if (err) {
+			free(todo);
+			return err;	/* said */
+		}
+		debug("pid %u, a child of the targets, followed", pid);
+		err = procfs__synthesize(s->p, pid);
+		if (err != -ENOMEM)
+			err = procfs__children(pid, &todo, &nr, &cap);
+		if (err && err != -ENOMEM)
+			err = 0;	/* exited meanwhile: its fork record, if any, says the rest */
+	}
+	free(todo);
+	if (err == -ENOMEM)
+		return fail(err, "cannot follow the targets' children: %s", strerror(ENOMEM));
+	return err;
+}
+
 /* a process's perf map file may go with it: read it as it exits */
 static void process_exited(void *ctx, u32 pid, u64 time_ns)
 {
@@ -524,8 +593,17 @@ int session__open(struct session *s)
 			return err;
 		}
 	}
+	/* a slow reader of stderr (2>&1 | less) must not hold a recording up: what hsbpf says
+	 * from now on does not wait for it (the command, spawned now, keeps its blocking
+	 * stderr; top has its screen) */
+	if (!o->live) {
+		err = stderr__set_nonblocking();
+		if (err)
+			debug("stderr stays blocking: %s", strerror(-err));
+	}
 	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
-	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF);
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF,
+			       o->all || o->cgroup ? sideband__pages_for_all(s->nr_cpus) : 0);
 	if (!s->sb)
 		return -errno;
 	s->jit = jitmaps__new(JITMAP_DIR);
@@ -561,8 +639,11 @@ int session__open(struct session *s)
 	/* known from the start: top symbolizes while it runs */
 	snprintf(s->p->meta.exec_tags, sizeof(s->p->meta.exec_tags), "%s",
 		 sampler__exec_tags_before_comm(s->sampler) ? "rename" : "");
+	test_hook_before_attach();
 	for (int i = 0; i < s->nr_pids && !err; i++)
 		err = sampler__add_pid(s->sampler, s->pids[i], false);
+	if (!err && o->pids)
+		err = follow_descendants(s);
 	if (!err && o->argv)
 		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
 	if (!err && o->call_graph == HSBPF_CALL_GRAPH_DWARF)
@@ -602,12 +683,72 @@ static int take_late(struct session *s)
 	return err;
 }
 
+#define RESYNC_EVERY_NS 1000000000ull	/* /proc read again once a second at most */
+
+/* the kernel lost sideband records (a ring was full under a storm of execs): the mappings
+ * and comms of the processes alive now are read again from /proc as records of now, which
+ * names the images they run now; at once while recording (not more than once a second), and
+ * at the end. What ran only between the loss and the reading cannot be recovered */
+static int resync_lost(struct session *s, bool at_end)
+{
+	u64 lost = sideband__lost(s->sb), now = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (lost == s->lost_synced || (!at_end && now < s->next_resync))
+		return 0;
+	s->lost_synced = lost;
+	s->next_resync = now + RESYNC_EVERY_NS;
+	s->resyncs++;
+	debug("the kernel lost %" PRIu64 " sideband records: reading /proc again", lost);
+	err = procfs__synthesize_all_at(s->p, now, NULL);
+	if (err)
+		return fail(err, "cannot read the processes again after lost records: %s",
+			    strerror(-err));
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b);
+
+/* after a loss: the processes with user samples that no record names (neither a comm of
+ * theirs nor a fork), those that had exited before /proc was read again */
+static int count_unrecovered(struct session *s)
+{
+	const struct profile *p = s->p;
+	size_t nr = 0;
+	u32 *known = malloc((p->nr_comms + p->nr_forks + 1) * sizeof(*known));
+
+	if (!known)
+		return fail(-ENOMEM, "cannot check the processes' records: %s", strerror(ENOMEM));
+	for (size_t i = 0; i < p->nr_comms; i++)
+		known[nr++] = p->comms[i].pid;
+	for (size_t i = 0; i < p->nr_forks; i++)
+		known[nr++] = p->forks[i].pid;
+	qsort(known, nr, sizeof(*known), cmp_u32);
+	s->unrecovered = 0;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 pid = p->samples[i].pid;
+		bool seen = false;
+
+		if (!pid || (p->samples[i].flags & HSBPF_KEY_KERNEL) ||
+		    bsearch(&pid, known, nr, sizeof(*known), cmp_u32))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->samples[j].pid == pid;
+		if (!seen)
+			s->unrecovered++;
+	}
+	free(known);
+	return 0;
+}
+
 int session__poll(struct session *s, int timeout_ms)
 {
 	struct epoll_event e;
 
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
 	if (sideband__drain(s->sb))
+		return -EIO;
+	if (resync_lost(s, false))
 		return -EIO;
 	if (s->jit_err)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
@@ -663,8 +804,8 @@ static void stop_command(struct session *s)
 		if (asked || waited >= SESSION_KILL_AFTER * 1000000000ull)
 			break;
 		if (!said && waited >= SAY_AFTER_NS) {
-			fprintf(stderr, "hsbpf: waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in "
-				"%d s, or at once on Ctrl-C\n", s->opts.argv[0], pid, SESSION_KILL_AFTER);
+			note("waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in %d s, or at once "
+			     "on Ctrl-C", s->opts.argv[0], pid, SESSION_KILL_AFTER);
 			said = true;
 		}
 		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
@@ -718,6 +859,9 @@ int session__finish(struct session *s)
 	if (o->argv && s->cmd.pid > 0)
 		stop_command(s);
 	sideband__drain(s->sb);
+	err = resync_lost(s, true);
+	if (err)
+		return err;
 	procfs__fill_nspids(p, s->seen_comms, s->seen_forks);
 	p->stats.sideband_lost = sideband__lost(s->sb);
 
@@ -726,6 +870,11 @@ int session__finish(struct session *s)
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	if (p->stats.sideband_lost) {
+		err = count_unrecovered(s);
+		if (err)
+			return err;
+	}
 	if (s->late && late_stacks__resolve(s->late, p))
 		return fail(-ENOMEM, "cannot unwind stacks: %s", strerror(ENOMEM));
 	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
@@ -819,6 +968,12 @@ int session__child_status(const struct session *s)
 bool session__command_killed(const struct session *s)
 {
 	return s->command_killed;
+}
+
+void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unrecovered)
+{
+	*resyncs = s->resyncs;
+	*unrecovered = s->unrecovered;
 }
 
 bool session__command_stopped(const struct session *s)

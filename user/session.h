@@ -109,6 +109,9 @@ struct buildid_keeper *session__keeper(struct session *s);
 bool session__command_killed(const struct session *s);
 /* whether the session ended the command (-d, a signal to hsbpf) rather than it ending itself */
 bool session__command_stopped(const struct session *s);
+/* after the kernel lost sideband records: how many times /proc was read again, and how many
+ * sampled processes no record names (they had exited before) */
+void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unrecovered);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
 /* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */

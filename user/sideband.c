@@ -16,7 +16,8 @@
 #include "build_id.h"
 #include "sideband.h"
 
-#define RING_PAGES	128	/* data pages per CPU: 512 KiB */
+#define ALL_PAGES_MAX	1024	/* a CPU's ring with -a: 4 MiB */
+#define ALL_PAGES_TOTAL	16384	/* every CPU's: 64 MiB */
 
 #define KSYM_NAME_MAX 512
 
@@ -61,7 +62,17 @@ static void ring_close(struct ring *r)
 		close(r->fd);
 }
 
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each)
+unsigned sideband__pages_for_all(int nr_cpus)
+{
+	unsigned pages = ALL_PAGES_MAX;
+
+	while (pages > SIDEBAND_PAGES && nr_cpus > 0 && (u64)pages * nr_cpus > ALL_PAGES_TOTAL)
+		pages /= 2;
+	return pages;
+}
+
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each,
+				unsigned pages)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -98,7 +109,9 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p,
 		goto fail;
 	}
 	/* a side-band record is no sample: wakeup_events does not count it, bytes do */
-	attr.wakeup_watermark = wake_each ? 1 : RING_PAGES * page / 4;
+	if (!pages)
+		pages = SIDEBAND_PAGES;
+	attr.wakeup_watermark = wake_each ? 1 : pages * page / 4;
 	for (int i = 0; i < nr_cpus; i++) {
 		struct ring *r = &sb->rings[i];
 		struct epoll_event ev = { .events = EPOLLIN };
@@ -124,7 +137,7 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p,
 		}
 		r->fd = fd;
 		sb->nr_rings++;
-		r->data_size = RING_PAGES * page;
+		r->data_size = (size_t)pages * page;
 		r->base = mmap(NULL, r->data_size + page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (r->base == MAP_FAILED) {
 			r->base = NULL;

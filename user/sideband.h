@@ -9,8 +9,13 @@
 struct sideband;
 
 /* per-CPU dummy events, disabled; records go into p as they are drained */
-/* wake_each: a wake-up per record (the unwinder wants mappings at once), else per quarter ring */
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each);
+/* wake_each: a wake-up per record (the unwinder wants mappings at once), else per quarter
+ * ring; pages: data pages per CPU, a power of 2 (0: SIDEBAND_PAGES) */
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each,
+				unsigned pages);
+#define SIDEBAND_PAGES 128	/* 512 KiB: a command, -p */
+/* the whole machine's records come faster: up to 4 MiB a CPU, 64 MiB in all */
+unsigned sideband__pages_for_all(int nr_cpus);
 int sideband__enable(struct sideband *sb);
 /* move every record the kernel has written so far into the profile */
 int sideband__drain(struct sideband *sb);

@@ -2,6 +2,7 @@
 /* Error reporting, clocks and growable arrays shared by every module. */
 #include <fcntl.h>
 #include <math.h>
+#include <poll.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,16 +14,98 @@
 
 int verbose;
 
+static bool stderr_nonblocking;
+static u64 stderr_lost, stderr_grace_ns;
+
+/* room in a non-blocking stderr, while the grace lasts */
+static bool stderr_wait(void)
+{
+	struct pollfd pfd = { .fd = STDERR_FILENO, .events = POLLOUT };
+	u64 t0 = now_ns(CLOCK_MONOTONIC), spent;
+	int n;
+
+	if (!stderr_grace_ns)
+		return false;
+	n = poll(&pfd, 1, (int)((stderr_grace_ns + 999999) / 1000000));
+	spent = now_ns(CLOCK_MONOTONIC) - t0;
+	stderr_grace_ns = spent < stderr_grace_ns ? stderr_grace_ns - spent : 0;
+	return n > 0 || (n < 0 && errno == EINTR);
+}
+
+/* one write for a whole line, so that a full pipe drops lines, not pieces of them */
+static void stderr_write(const char *buf, size_t len)
+{
+	fflush(stderr);
+	while (len) {
+		ssize_t n = write(STDERR_FILENO, buf, len);
+
+		if (n > 0) {
+			buf += n;
+			len -= n;
+		} else if (!(n < 0 && (errno == EINTR || (errno == EAGAIN && stderr_wait())))) {
+			stderr_lost++;
+			return;
+		}
+	}
+}
+
 /* messages quote paths, names and symbols from profiles and binaries: escaped whole */
 static void vreport(const char *prefix, const char *fmt, va_list ap)
 {
-	char *msg = NULL;
+	char *msg = NULL, *line = NULL;
+	size_t len = 0;
+	FILE *f;
 
-	fputs(prefix, stderr);
-	if (vasprintf(&msg, fmt, ap) >= 0)
-		str__fputs_escaped(msg, stderr);
-	fputc('\n', stderr);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	f = open_memstream(&line, &len);
+	if (f) {
+		fputs(prefix, f);
+		str__fputs_escaped(msg, f);
+		fputc('\n', f);
+	}
+	if (f && !fclose(f)) {
+		stderr_write(line, len);
+	} else {
+		fputs(prefix, stderr);
+		fputs("(no memory for the message)\n", stderr);
+	}
+	free(line);
 	free(msg);
+}
+
+int stderr__set_nonblocking(void)
+{
+	struct stat st;
+	int fd;
+
+	if (fstat(STDERR_FILENO, &st))
+		return -errno;
+	if (!S_ISFIFO(st.st_mode) || stderr_nonblocking)
+		return 0;
+	/* opening a pipe through /proc gives a new description of it: O_NONBLOCK is its own */
+	fd = open("/proc/self/fd/2", O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (dup2(fd, STDERR_FILENO) < 0) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	stderr_nonblocking = true;
+	return 0;
+}
+
+void stderr__grace(unsigned ms)
+{
+	stderr_grace_ns = ms * 1000000ull;
+}
+
+u64 stderr__lost(void)
+{
+	return stderr_lost;
 }
 
 int error(const char *fmt, ...)
@@ -48,6 +131,15 @@ int usage_hint(const char *cmd)
 {
 	fprintf(stderr, "try '%s --help' for more information\n", cmd);
 	return 2;
+}
+
+void note(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vreport("hsbpf: ", fmt, ap);
+	va_end(ap);
 }
 
 void debug(const char *fmt, ...)

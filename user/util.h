@@ -35,6 +35,18 @@ __attribute__((format(printf, 1, 2))) void warning(const char *fmt, ...);
  * said: where the options are described; evaluates to the usage exit status, 2 */
 int usage_hint(const char *cmd);
 __attribute__((format(printf, 1, 2))) void debug(const char *fmt, ...);
+/* "hsbpf: <message>": what a command says of its work (as error, not an error) */
+__attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
+
+/* hsbpf's messages no longer wait for a slow reader of the pipe (or FIFO) that stderr is:
+ * fd 2 becomes a private non-blocking file description of the same pipe (the processes that
+ * share the pipe keep theirs, blocking), a message that finds it full is dropped and counted.
+ * A no-op for anything but a pipe. 0, or -errno with stderr unchanged */
+int stderr__set_nonblocking(void);
+/* from now on, messages may wait up to ms in all for room in the pipe */
+void stderr__grace(unsigned ms);
+/* the messages dropped so far */
+u64 stderr__lost(void);
 
 u64 now_ns(int clockid);
 
