@@ -197,14 +197,14 @@ Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
 	cr_assert_eq(profile__add_comm(p, pid, 100, "test", true), 0);
 	profile__finish(p);
 	sy = symbolizer__new(p);
-	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, ip), "a mapping before the re-reading");
+	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, 0, ip), "a mapping before the re-reading");
 	symbolizer__free(sy);
 	cr_assert_eq(procfs__synthesize_at(p, pid, 1000), 0);
 	profile__finish(p);
 	for (size_t i = 0; i < p->nr_comms; i++)
 		cr_expect(!p->comms[i].exec || p->comms[i].time_ns == 100, "the re-reading made an exec");
 	sy = symbolizer__new(p);
-	m = symbolizer__find_mapping(sy, pid, 100, ip);
+	m = symbolizer__find_mapping(sy, pid, 100, 0, ip);
 	cr_assert_not_null(m, "the current image's sample has no mapping");
 	cr_expect_eq(m->time_ns, 1000);
 	cr_expect(ip >= m->start && ip - m->start < m->len);
@@ -213,7 +213,7 @@ Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
 	profile__finish(p);
 	symbolizer__free(sy);
 	sy = symbolizer__new(p);
-	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, ip), "an older image got the new mappings");
+	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, 0, ip), "an older image got the new mappings");
 	symbolizer__free(sy);
 	profile__free(p);
 }
