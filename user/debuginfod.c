@@ -36,7 +36,6 @@ static struct {
 	bool down;		/* a server failed: not asked again in this run */
 	struct miss *misses;	/* asked and not found */
 	size_t nr_misses, cap_misses;
-	struct debuginfod_stats st;
 } di;
 
 int debuginfod__setup(const char *urls)
@@ -76,11 +75,6 @@ void debuginfod__end(void)
 bool debuginfod__enabled(void)
 {
 	return di.urls != NULL;
-}
-
-void debuginfod__stats(struct debuginfod_stats *st)
-{
-	*st = di.st;
 }
 
 static bool missed(const u8 *id, size_t len, bool exec)
@@ -214,7 +208,6 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 	}
 	if (fd < 0) {
 		di.down = true;
-		di.st.failed++;
 		if (fd == -ETIME)
 			warning("debuginfod: '%s' sent nothing for %s s (%s) for the %s of '%s'; not "
 				"asking again in this run", di.urls, getenv(DEBUGINFOD_TIMEOUT_ENV_VAR),
@@ -234,13 +227,9 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 		free(*path);
 		*path = NULL;
 		close(fd);
-		di.st.failed++;
 		add_miss(id, len, exec);
 		return -EBADMSG;
 	}
-	di.st.fetched++;
-	if (!fstat(fd, &st))
-		di.st.bytes += st.st_size;
 	fprintf(stderr, "hsbpf: debuginfod: fetched the %s of '%s' (build-id %s, %.1f kB)\n", what,
 		name, hex, fstat(fd, &st) ? 0.0 : st.st_size / 1e3);
 	/* kept by build-id: the client's own cache forgets files after a while */

@@ -23,11 +23,4 @@ bool debuginfod__enabled(void);
 int debuginfod__find_debuginfo(const char *name, const u8 *id, size_t len, char **path);
 int debuginfod__find_executable(const char *name, const u8 *id, size_t len, char **path);
 
-struct debuginfod_stats {
-	unsigned fetched;	/* files downloaded in this run */
-	u64 bytes;
-	unsigned failed;	/* queries that failed for the server's sake (not "not found") */
-};
-void debuginfod__stats(struct debuginfod_stats *st);
-
 #endif /* HSBPF_DEBUGINFOD_H */

@@ -1066,13 +1066,6 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 	return 0;
 }
 
-void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs)
-{
-	*rows = s->next_row;
-	*rows_max = bpf_map__max_entries(s->skel->maps.unwind_rows);
-	*objs = s->next_obj;
-}
-
 /* after a change of the trie: the handler's cached mappings (per CPU, across samples) are
  * taken only under the generation they were found at. After the change, so that a mapping
  * found between the two is dropped too */

@@ -69,7 +69,6 @@ int sampler__enable_run_stats(void);
 struct unwind_table;
 /* an object's rows and pages into the global arrays; -ENOSPC when they are full */
 int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj);
-void sampler__unwind_usage(const struct sampler *s, u32 *rows, u32 *rows_max, u32 *objs);
 int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
 /* an object's table by its file's identity, for mappings not in the trie yet */
