@@ -447,14 +447,16 @@ Test(live_script, its_frames_are_perf_scripts_for_the_same_stack)
 		cr_expect_str_eq(h[i].off, pf[i].off, "frame %d (%s)", i, h[i].sym);
 	}
 	/* kernel frames: the return address of the system call's entry, the same line in both
-	 * (the signal path makes system calls: perf's run has them too, or says nothing) */
+	 * when both runs sampled one (the signal path makes system calls, but a sample in one is
+	 * a matter of chance: a stress run with the other core busy had none) */
 	struct frame hk, pk;
 	char hl[2048] = "", pl[2048] = "";
-	cr_expect(find_frame(script, "entry_SYSCALL_64_after_hwframe", &hk, hl, sizeof(hl)),
-		  "no system call in hsbpf script");
-	if (find_frame(perf_script, "entry_SYSCALL_64_after_hwframe", &pk, pl, sizeof(pl)) &&
+	if (find_frame(script, "entry_SYSCALL_64_after_hwframe", &hk, hl, sizeof(hl)) &&
+	    find_frame(perf_script, "entry_SYSCALL_64_after_hwframe", &pk, pl, sizeof(pl)) &&
 	    strstr(hl, "([kernel.kallsyms])"))
 		cr_expect_str_eq(hl, pl);
+	else
+		cr_log_info("no system call sampled in one of the runs: kernel frames not compared");
 	/* "callpaths  PID/TID  SEC.USEC:    1001001 cpu-clock: " and perf's "callpaths  TID ..." */
 	char hc[64], pc[64];
 	unsigned long hp, pp;
