@@ -160,6 +160,10 @@ Test(outputs, folders_devices_and_fifos)
 		cr_expect(strstr(r.err, "is a directory"), "%s: %s", writers[w], r.err);
 		run_writer(&r, writers[w], input_for(writers[w]), "/dev/null");
 		cr_expect_eq(r.status, 0, "%s onto /dev/null: %s", writers[w], r.err);
+		/* /proc takes no new files: a clear refusal, nothing written anywhere else */
+		run_writer(&r, writers[w], input_for(writers[w]), "/proc/hsbpf-out");
+		cr_expect_eq(r.status, 1, "%s onto /proc: %s", writers[w], r.err);
+		cr_expect(strstr(r.err, "cannot create '/proc/hsbpf-out'"), "%s: %s", writers[w], r.err);
 	}
 	cr_expect_eq(run(&r, "test -c /dev/null"), 0, "/dev/null was replaced");
 	/* a link to a device is a link like any other: replaced, the device not written */
