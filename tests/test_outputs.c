@@ -219,6 +219,22 @@ Test(outputs, links_to_own_descriptors_are_written_through)
 	cr_expect(!strstr(r.out, "written-through"), "wrote through another process's descriptor");
 	cr_expect_eq(run(&r, "test -f %s && ! test -L %s", tpath("other"), tpath("other")), 0,
 		     "the link to another process's descriptor was not replaced");
+	/* a link another user made to /dev/fd/N names whatever hsbpf holds open as N (an object
+	 * it symbolizes: a root-owned binary was appended to): replaced, never written through */
+	for (int k = 0; k < 2; k++) {
+		char theirs[600], out[600];
+
+		/* tpath's ring is short: copies */
+		snprintf(theirs, sizeof(theirs), "%s", tpath(k ? "theirs-fd5" : "theirs-stdout"));
+		snprintf(out, sizeof(out), "%s", tpath("theirs-got"));
+		cr_assert_eq(symlink(k ? "/dev/fd/5" : "/proc/self/fd/1", theirs), 0);
+		cr_assert_eq(lchown(theirs, 65534, 65534), 0);
+		run(&r, "%s report -i %s --format pprof -o %s > %s", hsbpf_bin(), stacks_profile(), theirs,
+		    out);
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect_eq(run(&r, "test -f %s && ! test -L %s && ! test -s %s", theirs, theirs, out), 0,
+			     "another user's link to a descriptor was written through");
+	}
 }
 
 static char mnt[600];

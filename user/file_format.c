@@ -316,20 +316,52 @@ static bool in_fd_dir(const char *path, const char *base)
 	return fd;
 }
 
-/* a link to one of this process's own descriptors (/dev/stdout, /dev/fd/1, /proc/self/fd/1,
- * or a link to one): the caller's redirection, written through, never replaced */
-static bool is_fd_link(const char *path)
+/* the descriptor N a link names when it is one of this process's own (/dev/stdout, /dev/fd/1,
+ * /proc/self/fd/1, or a link to one): the caller's redirection, written through, never
+ * replaced; -1 otherwise. A link another user made is never one: through /dev/fd/N it would
+ * name whatever this process holds open as N (an object it symbolizes) */
+static int fd_link_target(const char *path)
 {
 	char target[PATH_MAX];
+	const char *name = path;
+	struct stat st;
 	ssize_t n;
+	char *end;
+	long fd;
 
-	if (in_fd_dir(path, NULL))
-		return true;
-	n = readlink(path, target, sizeof(target) - 1);
-	if (n <= 0)
-		return false;
-	target[n] = 0;
-	return in_fd_dir(target, path);
+	if (lstat(path, &st) || !S_ISLNK(st.st_mode))
+		return -1;
+	if (!in_fd_dir(path, NULL)) {
+		if (st.st_uid != geteuid() && st.st_uid != 0)
+			return -1;
+		n = readlink(path, target, sizeof(target) - 1);
+		if (n <= 0)
+			return -1;
+		target[n] = 0;
+		if (!in_fd_dir(target, path))
+			return -1;
+		name = target;
+	}
+	name = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+	fd = strtol(name, &end, 10);
+	return isdigit((unsigned char)*name) && !*end && fd <= INT_MAX ? (int)fd : -1;
+}
+
+/* open the file the caller's descriptor fd goes to, appending; refused unless what was opened
+ * is that very file (the link could have been changed between the look and the open) */
+static int open_fd_link(struct outfile *o, int fd)
+{
+	struct stat want, got;
+
+	if (fstat(fd, &want))
+		return fail(-errno, "cannot write '%s': %s", o->path, strerror(errno));
+	o->fd = open(o->path, O_WRONLY | O_CLOEXEC | O_NOCTTY | O_APPEND);
+	if (o->fd < 0)
+		return fail(-errno, "cannot open '%s': %s", o->path, strerror(errno));
+	if (fstat(o->fd, &got) || got.st_dev != want.st_dev || got.st_ino != want.st_ino)
+		return fail(-EXDEV, "cannot write '%s': it changed while it was opened", o->path);
+	o->in_place = true;
+	return 0;
 }
 
 static int open_in_place(struct outfile *o, int flags)
@@ -345,7 +377,7 @@ static int open_in_place(struct outfile *o, int flags)
 int outfile__open_live(struct outfile *o, const char *path)
 {
 	struct stat st;
-	int err;
+	int err, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -354,8 +386,8 @@ int outfile__open_live(struct outfile *o, const char *path)
 		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
 	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
 		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
-	} else if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
-		err = open_in_place(o, O_APPEND);
+	} else if ((fd = fd_link_target(path)) >= 0) {
+		err = open_fd_link(o, fd);
 	} else if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		err = open_in_place(o, O_NOFOLLOW);	/* a device or a FIFO, not through a link */
 	} else {
@@ -374,7 +406,7 @@ int outfile__open_live(struct outfile *o, const char *path)
 int outfile__open(struct outfile *o, const char *path, size_t reserve)
 {
 	struct stat st;
-	int err;
+	int err, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
@@ -385,9 +417,9 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
 		goto fail;
 	}
-	if (!lstat(path, &st) && S_ISLNK(st.st_mode) && is_fd_link(path)) {
+	if ((fd = fd_link_target(path)) >= 0) {
 		/* -o /dev/stdout: where the descriptor goes, appended to (a shell's > or >>) */
-		err = open_in_place(o, O_APPEND);
+		err = open_fd_link(o, fd);
 		if (err)
 			goto fail;
 		return 0;
