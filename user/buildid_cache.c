@@ -345,48 +345,6 @@ int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const 
 	return err;
 }
 
-int buildid_cache__add_file(const char *dir, const u8 *id, size_t len, const char *kind,
-			    const char *file, u64 *added)
-{
-	struct stat st;
-	int root, at, fd, err;
-
-	*added = 0;
-	if (!len || len > BUILD_ID_MAX)
-		return -EINVAL;
-	root = root_open(dir, true);
-	if (root < 0)
-		return root;
-	at = entry_open(root, id, len, true);
-	close(root);
-	if (at < 0)
-		return at;
-	err = 0;
-	if (!entry_has(at, kind))
-		goto out;
-	/* a hard link where it can be (the same file system): no second copy on disk; only of
-	 * a file we own, whose permissions stay what they are */
-	if (!lstat(file, &st) && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	    !(st.st_mode & (S_IWGRP | S_IWOTH))) {
-		if (!linkat(AT_FDCWD, file, at, kind, 0)) {
-			*added = st.st_size;
-			goto out;
-		}
-		if (errno == EEXIST)
-			goto out;
-	}
-	fd = file__open_regular(file);
-	if (fd < 0) {
-		err = fd;
-		goto out;
-	}
-	err = add_at(at, kind, fd, NULL, added);
-	close(fd);
-out:
-	close(at);
-	return err;
-}
-
 /* ---- the keeper ---- */
 
 struct kept {

@@ -34,9 +34,6 @@ int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char 
 int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			       int (*fn)(int fd), u64 *added);
 
-/* the same from a file, hard-linked when the cache is on its file system */
-int buildid_cache__add_file(const char *dir, const u8 *id, size_t len, const char *kind,
-			    const char *file, u64 *added);
 
 struct buildid_keeper;
 

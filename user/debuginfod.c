@@ -232,8 +232,10 @@ static int find(bool exec, const char *name, const u8 *id, size_t len, char **pa
 	}
 	fprintf(stderr, "hsbpf: debuginfod: fetched the %s of '%s' (build-id %s, %.1f kB)\n", what,
 		name, hex, fstat(fd, &st) ? 0.0 : st.st_size / 1e3);
-	/* kept by build-id: the client's own cache forgets files after a while */
-	if (dir && *path && buildid_cache__add_file(dir, id, len, kind, *path, &added))
+	/* kept by build-id: the client's own cache forgets files after a while. Copied from the
+	 * descriptor whose build-id was checked, not from the client's file by name: that file
+	 * could be replaced between the check and the copy */
+	if (dir && buildid_cache__add_fd(dir, id, len, kind, fd, &added))
 		debug("debuginfod: cannot keep '%s' in the build-id cache", *path);
 	return fd;
 }
