@@ -393,6 +393,10 @@ Test(jitmap, scans_read_only_followed_processes)
 	cr_assert_eq(jitmaps__scan(j, p, 7), 0);
 	cr_expect_null(profile__find_jitsym(p, me, 0x3000));
 	cr_expect_eq(jitmaps__stats(j)->opened, 5, "runner's again, me's at its exit");
+	/* its pid given to a new child of the target: a new process, followed again */
+	profile__add_fork(p, me, runner, 8);
+	cr_assert_eq(jitmaps__scan(j, p, 9), 0);
+	cr_expect(profile__find_jitsym(p, me, 0x3000), "a reused pid's new process is not followed");
 	cr_expect_eq(p->stats.jit_ignored, 0);
 	profile__free(p);
 	jitmaps__free(j);

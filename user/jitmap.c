@@ -231,11 +231,10 @@ static int follow_new(struct jitmaps *j, const struct profile *p)
 	j->seen_comms = j->seen_comms < p->nr_comms ? j->seen_comms : p->nr_comms;
 	for (; j->seen_forks < p->nr_forks; j->seen_forks++) {
 		const struct profile_fork *f = &p->forks[j->seen_forks];
-		struct seen *parent;
 
-		if (j->all || ((parent = find(j, f->ppid)) && !find(j, f->pid)))
-			if (!follow(j, f->pid, true))
-				return -ENOMEM;
+		/* a pid an exited process had is a new process: follow renews it (its user too) */
+		if ((j->all || find(j, f->ppid)) && !follow(j, f->pid, true))
+			return -ENOMEM;
 	}
 	for (; j->seen_comms < p->nr_comms; j->seen_comms++) {
 		const struct profile_comm *c = &p->comms[j->seen_comms];
