@@ -75,4 +75,20 @@ acc = [(s, d) for s, ds in edges.items() for d in ds
        if "/accuracy/" in d + "/" and "/accuracy/" not in s + "/"]
 print("product -> accuracy edges:", len(acc))
 for s, d in sorted(acc): print("  ", s, "->", d)
+# the same between folders (floors)
+fe = {}
+for s, ds in edges.items():
+    for d in ds:
+        a, b = os.path.dirname(s), os.path.dirname(d)
+        if a != b:
+            fe.setdefault(a, {}).setdefault(b, []).append((s, d))
+print("folder edges:")
+for a in sorted(fe):
+    print("  ", a, "->", ", ".join(sorted(fe[a])))
+back = [(a, b) for a in fe for b in fe[a] if a in fe.get(b, {})]
+print("folder pairs that include each other:", len(back) // 2)
+for a, b in sorted(back):
+    if a < b:
+        print("  ", a, "<->", b, ":", "; ".join(f"{s}->{d}" for s, d in fe[a][b][:3]), "|",
+              "; ".join(f"{s}->{d}" for s, d in fe[b][a][:3]))
 PY
