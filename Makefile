@@ -370,7 +370,7 @@ $(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/file
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
 # ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
-$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/vdso.c user/util.c
+$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/disasm.c user/vdso.c user/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@

@@ -185,6 +185,8 @@ enum hsbpf_count_stat {
 #define HSBPF_CFA_END		1	/* the outermost frame: the return address is undefined */
 #define HSBPF_CFA_REG		2	/* base = register cfa_reg; cfa = base + cfa_off */
 #define HSBPF_CFA_PLT		3	/* ld's PLT rule: rsp + 8, + 8 when (pc & 15) >= cfa_off */
+#define HSBPF_CFA_STALE		4	/* the rules here describe another frame (libgcc installing an
+					 * exception handler's context): the walk ends */
 
 /* unwind_row.flags */
 #define HSBPF_ROW_DEREF		(1u << 0)	/* cfa = *(base + cfa_off) (signal and realigned frames) */
@@ -292,6 +294,8 @@ enum hsbpf_stack_end {
 	HSBPF_STACK_FP_END,		/* --call-graph fp: the frame-pointer chain ended */
 	HSBPF_STACK_IN_EXEC,		/* in an exec past its point of no return: the old user stack
 					 * is gone, the new program has none yet (no frames) */
+	HSBPF_STACK_EH_INSTALL,		/* in libgcc's install of a handler's context, where the
+					 * frame's saved registers are already the handler's */
 	HSBPF_STACK_NR,
 };
 

@@ -477,7 +477,7 @@ static long unwind_step(__u64 i, void *ctx)
 			return 1;
 		}
 	} else {
-		st->user.end = HSBPF_STACK_UNSUPPORTED;
+		st->user.end = r->cfa == HSBPF_CFA_STALE ? HSBPF_STACK_EH_INSTALL : HSBPF_STACK_UNSUPPORTED;
 		return 1;
 	}
 	ra_how = r->saved & 0xf;

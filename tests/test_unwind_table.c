@@ -301,3 +301,61 @@ Test(unwind_table, fuzz_corpus_replays_cleanly)
 	cr_expect_gt(n, 50, "corpus of %d files", n);
 	cr_expect_gt(built, 5, "only %d of %d inputs gave a table", built, n);
 }
+
+/* the first address in [lo, hi) whose row is stale, or 0 */
+static u64 first_stale(const struct unwind_table *t, u64 lo, u64 hi)
+{
+	for (u64 a = lo; a < hi; a++) {
+		const struct unwind_row *r = unwind_table__find(t, a);
+
+		if (r && r->cfa == HSBPF_CFA_STALE)
+			return a;
+	}
+	return 0;
+}
+
+/* libgcc's four functions that install a handler's context: from their call of
+ * uw_install_context_1 to the epilogue's `jmp *%rcx` the rows are stale; before and after,
+ * what the call-frame information says. Checked against objdump: the stale range starts at a
+ * call to the one function all four call there, and ends after the jmp. */
+Test(unwind_table, libgcc_context_install_is_stale)
+{
+	static const char *const fns[] = { "_Unwind_RaiseException", "_Unwind_Resume",
+					   "_Unwind_Resume_or_Rethrow", "_Unwind_ForcedUnwind" };
+	const char *lib = "/lib/x86_64-linux-gnu/libgcc_s.so.1";
+	char target[4][32];
+	struct unwind_table *t;
+
+	cr_assert_eq(unwind_table__build_path(lib, &t), 0);
+	cr_expect_eq(t->st.eh_install_marked, 4);
+	cr_expect_eq(t->st.eh_install_unmarked, 0);
+	for (int i = 0; i < 4; i++) {
+		struct run_result r;
+		u64 start, end, stale, jmp;
+		const struct unwind_row *before, *after;
+
+		run(&r, "nm -D --defined-only -S %s | awk '$4 ~ /^%s(@|$)/ { print $1, $2 }' | head -1",
+		    lib, fns[i]);
+		cr_assert(sscanf(r.out, "%lx %lx", &start, &end) == 2, "no %s in %s", fns[i], lib);
+		end += start;
+		stale = first_stale(t, start, end);
+		cr_assert(stale, "%s has no stale row", fns[i]);
+		run(&r, "objdump -d --start-address=%#lx --stop-address=%#lx %s | awk '$0 ~ /jmp +\\*%%rcx/ "
+		    "{ sub(\":\", \"\", $1); print $1; exit }'", start, end, lib);
+		jmp = strtoull(r.out, NULL, 16);
+		cr_assert(jmp > stale, "%s: no jmp *%%rcx after %#lx", fns[i], stale);
+		for (u64 a = stale; a < jmp + 2; a++)
+			cr_expect_eq(unwind_table__find(t, a)->cfa, HSBPF_CFA_STALE, "%s at %#lx", fns[i], a);
+		before = unwind_table__find(t, stale - 1);
+		after = unwind_table__find(t, jmp + 2);
+		cr_expect_neq(before->cfa, HSBPF_CFA_STALE);
+		cr_expect(!after || jmp + 2 >= end || after->cfa != HSBPF_CFA_STALE);
+		/* what is called where the range starts */
+		run(&r, "objdump -d --start-address=%#lx --stop-address=%#lx %s | awk '/call/ { print $(NF-1); exit }'",
+		    stale, stale + 16, lib);
+		cr_assert(r.out[0], "%s: the stale range starts at %#lx, not at a call", fns[i], stale);
+		snprintf(target[i], sizeof(target[i]), "%.31s", r.out);
+		cr_expect_str_eq(target[i], target[0], "%s calls another function there", fns[i]);
+	}
+	unwind_table__free(t);
+}

@@ -20,6 +20,7 @@ static const char *const end_names[HSBPF_STACK_NR] = {
 	[HSBPF_STACK_LOOP] = "loop",
 	[HSBPF_STACK_FP_END] = "frame pointers",
 	[HSBPF_STACK_IN_EXEC] = "in exec",
+	[HSBPF_STACK_EH_INSTALL] = "exception dispatch",
 };
 
 const char *callchain__end_name(u32 end)

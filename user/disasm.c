@@ -123,6 +123,28 @@ static bool is_string_op(unsigned id)
 	}
 }
 
+/* CET's shadow-stack instructions, which capstone 4 does not decode (libgcc's unwinder has
+ * them): incssp and rdssp, F3 [REX.W] 0F AE /5 and F3 [REX.W] 0F 1E /1 with a register
+ * operand; their length, or 0 */
+static u32 shadow_stack_insn(const u8 *c, size_t size, const char **name)
+{
+	size_t i = 1;
+
+	if (size < 4 || c[0] != 0xf3)
+		return 0;
+	if ((c[1] & 0xf0) == 0x40)	/* REX */
+		i++;
+	if (i + 2 >= size || c[i] != 0x0f || (c[i + 2] & 0xc0) != 0xc0)
+		return 0;
+	if (c[i + 1] == 0xae && ((c[i + 2] >> 3) & 7) == 5)
+		*name = "incssp";
+	else if (c[i + 1] == 0x1e && ((c[i + 2] >> 3) & 7) == 1)
+		*name = "rdssp";
+	else
+		return 0;
+	return i + 3;
+}
+
 int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct insn_info *info)
 {
 	const u8 *p = code;
@@ -133,6 +155,15 @@ int disasm__one(struct disasm *d, const u8 *code, size_t size, u64 vaddr, struct
 
 	memset(info, 0, sizeof(*info));
 	if (!cs.disasm_iter(d->h, &p, &size, &addr, in)) {
+		const char *name;
+
+		info->size = shadow_stack_insn(code, size, &name);
+		if (info->size) {
+			info->kind = INSN_PLAIN;
+			snprintf(info->text, sizeof(info->text), "%s%s", name,
+				 (code[1] & 0x48) == 0x48 ? "q" : "d");
+			return 0;
+		}
 		info->kind = INSN_INVALID;
 		info->size = 1;
 		snprintf(info->text, sizeof(info->text), "(bad)");

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "disasm.h"
 #include "unwind_table.h"
 #include "vdso.h"
 
@@ -19,6 +20,7 @@
 #define PAGE_SIZE_U		(1ull << HSBPF_UNWIND_PAGE_SHIFT)
 
 #define DWARF_RA		16	/* x86-64's return address column */
+#define DWARF_RCX		2
 
 /* an FDE's address range and where its rows come from */
 struct fde_range {
@@ -28,6 +30,7 @@ struct fde_range {
 
 struct builder {
 	struct unwind_table *t;
+	Elf *elf;			/* the object's code, for eh_install_range */
 	struct fde_range *fdes;
 	size_t nr_fdes, cap_fdes;
 	size_t cap_rows;
@@ -394,10 +397,127 @@ static int add_row(struct builder *b, u64 pc, const struct unwind_row *r)
 	return 0;
 }
 
+/* ---- libgcc's exception dispatch ---- */
+
+/* the code bytes at vaddr in an executable section: a pointer and how many follow, or NULL */
+static const u8 *code_at(Elf *elf, u64 vaddr, size_t *len)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+
+	while (elf && (scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS || !(sh.sh_flags & SHF_EXECINSTR) ||
+		    vaddr < sh.sh_addr || vaddr >= sh.sh_addr + sh.sh_size)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d || !d->d_buf || vaddr - sh.sh_addr >= d->d_size)
+			return NULL;
+		*len = d->d_size - (vaddr - sh.sh_addr);
+		return (const u8 *)d->d_buf + (vaddr - sh.sh_addr);
+	}
+	return NULL;
+}
+
+/* a function that only returns (libgcc's _Unwind_DebugHook): endbr64, then ret */
+static bool only_returns(Elf *elf, u64 vaddr)
+{
+	static const u8 endbr64[] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	size_t len;
+	const u8 *c = code_at(elf, vaddr, &len);
+
+	if (c && len >= sizeof(endbr64) && !memcmp(c, endbr64, sizeof(endbr64))) {
+		c += sizeof(endbr64);
+		len -= sizeof(endbr64);
+	}
+	return c && len && *c == 0xc3;
+}
+
+/*
+ * A function that ends in __builtin_eh_return's epilogue (libgcc's _Unwind_RaiseException,
+ * _Unwind_Resume, _Unwind_Resume_or_Rethrow, _Unwind_ForcedUnwind) first calls
+ * uw_install_context_1, which copies the landing frame's registers, the return address
+ * included, into the save slots its own rows describe. From that call to the epilogue's
+ * `jmp *%rcx` the rows name the catching frame's callers, not this frame's (__cxa_throw, the
+ * thrower and what is between are skipped), and a walk through it would end complete but
+ * wrong. The range gets HSBPF_CFA_STALE, which both unwinders end as HSBPF_STACK_EH_INSTALL.
+ *
+ * epilogue is the first row whose CFA is rcx-based; it must start with `mov %rcx,%rsp`. The
+ * call is the last direct call before it to a function that does more than return (after it
+ * libgcc calls the empty _Unwind_DebugHook).
+ */
+static int mark_eh_install(struct builder *b, size_t first, u64 start, u64 epilogue, u64 end)
+{
+	static const u8 mov_rcx_rsp[] = { 0x48, 0x89, 0xcc };
+	struct unwind_table *t = b->t;
+	struct unwind_row stale = { .cfa = HSBPF_CFA_STALE }, after = { 0 };
+	struct insn_info in;
+	struct disasm *d;
+	u64 call = 0, stop = 0;
+	size_t len, keep;
+	const u8 *ep = code_at(b->elf, epilogue, &len), *code;
+	int err;
+
+	if (!ep || len < sizeof(mov_rcx_rsp) || memcmp(ep, mov_rcx_rsp, sizeof(mov_rcx_rsp)) ||
+	    !(code = code_at(b->elf, start, &len)))
+		return 0;
+	if (disasm__load() || !(d = disasm__new())) {
+		t->st.eh_install_unmarked++;
+		return 0;
+	}
+	for (u64 pc = start; pc < end && pc - start < len; pc += in.size) {
+		if (disasm__one(d, code + (pc - start), len - (pc - start), pc, &in))
+			break;
+		if (pc < epilogue && in.kind == INSN_CALL && !only_returns(b->elf, in.target))
+			call = pc;
+		if (pc >= epilogue && in.kind == INSN_INDIRECT_JUMP) {
+			stop = pc + in.size;
+			break;
+		}
+	}
+	disasm__free(d);
+	if (!call || !stop) {
+		t->st.eh_install_unmarked++;
+		return 0;
+	}
+	/* the rows from call to stop become one; the row in force at stop goes on after it */
+	for (size_t i = first; i < t->nr_rows && t->rows[i].pc + t->base <= stop; i++)
+		after = t->rows[i];
+	keep = first;
+	while (keep < t->nr_rows && t->rows[keep].pc + t->base < call)
+		keep++;
+	/* rows past stop, kept aside while the range is rewritten */
+	{
+		size_t tail = keep, nr_tail;
+		struct unwind_row *saved;
+
+		while (tail < t->nr_rows && t->rows[tail].pc + t->base <= stop)
+			tail++;
+		nr_tail = t->nr_rows - tail;
+		saved = nr_tail ? malloc(nr_tail * sizeof(*saved)) : NULL;
+		if (nr_tail && !saved)
+			return -ENOMEM;
+		if (nr_tail)
+			memcpy(saved, t->rows + tail, nr_tail * sizeof(*saved));
+		t->nr_rows = keep;
+		err = add_row(b, call, &stale);
+		if (!err && stop < end)
+			err = add_row(b, stop, &after);
+		for (size_t i = 0; i < nr_tail && !err; i++)
+			err = add_row(b, saved[i].pc + t->base, &saved[i]);
+		free(saved);
+	}
+	if (!err)
+		t->st.eh_install_marked++;
+	return err;
+}
+
 /* one FDE's rows, from start to end (the next FDE's start at most) */
 static int fde_rows(struct builder *b, Dwarf_CFI *cfi, u64 start, u64 end)
 {
-	u64 pc = start;
+	u64 pc = start, epilogue = 0;
+	size_t first = b->t->nr_rows;
 	bool ok = true;
 	int err = 0;
 
@@ -414,6 +534,8 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, u64 start, u64 end)
 		dwarf_frame_info(fr, &lo, &hi, &signal);
 		convert(fr, &row, &b->t->st);
 		free(fr);
+		if (!epilogue && row.cfa == HSBPF_CFA_REG && row.cfa_reg == DWARF_RCX)
+			epilogue = pc;
 		err = add_row(b, pc, &row);
 		if (hi <= pc)
 			break;
@@ -423,6 +545,8 @@ static int fde_rows(struct builder *b, Dwarf_CFI *cfi, u64 start, u64 end)
 		b->t->st.fdes_bad++;
 	else
 		b->t->st.fdes++;
+	if (epilogue && !err)
+		err = mark_eh_install(b, first, start, epilogue, pc);
 	if (pc < end && !err) {
 		struct unwind_row none = { 0 };
 
@@ -572,7 +696,7 @@ int unwind_table__fdes(Elf *elf, struct unwind_fde **out, size_t *nr)
 
 int unwind_table__build(Elf *elf, Elf *debug, struct unwind_table **out)
 {
-	struct builder b = { 0 };
+	struct builder b = { .elf = elf };
 	Dwarf_CFI *eh = NULL, *dbg = NULL;
 	Dwarf *dw = NULL;
 	GElf_Shdr sh;

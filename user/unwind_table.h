@@ -16,6 +16,8 @@ struct unwind_table_stats {
 	u32 rows_unsupported;		/* rules the kernel's unwinder cannot follow (kept as no info) */
 	u32 rows_leaf_only;		/* rules it follows in the sampled frame only (other registers) */
 	u32 rbp_unsupported;		/* rbp rules it cannot follow (rbp taken as lost) */
+	u32 eh_install_marked;		/* libgcc's context installs marked stale (mark_eh_install) */
+	u32 eh_install_unmarked;	/* ... found but not marked (no capstone, no call found) */
 };
 
 /* an executable PT_LOAD segment: how file offsets become ELF addresses */

@@ -90,7 +90,7 @@ static bool step(struct walk *w, u32 n, bool in_syscall, struct unwind_walk_resu
 			return false;
 		}
 	} else {
-		res->end = HSBPF_STACK_UNSUPPORTED;
+		res->end = r->cfa == HSBPF_CFA_STALE ? HSBPF_STACK_EH_INSTALL : HSBPF_STACK_UNSUPPORTED;
 		return false;
 	}
 	ra_how = unwind_row__ra(r);

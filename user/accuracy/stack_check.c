@@ -13,7 +13,8 @@
 #include "symbolizer.h"
 
 const char *const sc_kind_names[SC_NR_KINDS] = { "equal", "missing", "extra", "wrong-caller" };
-const char *const sc_cause_names[SC_NR_CAUSES] = { "no-unwind-info", "leaf-only-rule", "other" };
+const char *const sc_cause_names[SC_NR_CAUSES] = { "no-unwind-info", "leaf-only-rule", "other",
+							     "exception-dispatch" };
 const char *const sc_loc_names[SC_NR_LOCS] = { "prologue", "body", "epilogue", "plt", "unknown" };
 
 enum sc_kind stack_check__kind(const u64 *exact, u32 ne, const u64 *got, u32 ng, u32 *at)
@@ -259,6 +260,8 @@ static enum sc_cause cause_at(const struct profile *p, u32 pid, struct object *o
 
 	if (!r || r->cfa == HSBPF_CFA_NONE)
 		return SC_CAUSE_NO_INFO;
+	if (r->cfa == HSBPF_CFA_STALE)
+		return SC_CAUSE_EH_INSTALL;
 	if (j && r->cfa == HSBPF_CFA_REG && r->cfa_reg != HSBPF_DWARF_RSP && r->cfa_reg != HSBPF_DWARF_RBP)
 		return SC_CAUSE_LEAF_RULE;
 	return SC_CAUSE_OTHER;

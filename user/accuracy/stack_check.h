@@ -33,6 +33,7 @@ enum sc_cause {
 	SC_CAUSE_NO_INFO,	/* no row there: code without call-frame information */
 	SC_CAUSE_LEAF_RULE,	/* a CFA rule the kernel follows in the sampled frame only */
 	SC_CAUSE_OTHER,		/* a row the unwinder follows (for fp: no frame pointer kept) */
+	SC_CAUSE_EH_INSTALL,	/* libgcc installing a handler's context: the walk ends there */
 	SC_NR_CAUSES,
 };
 
