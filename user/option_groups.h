@@ -77,9 +77,9 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 #define OPT_NO_DEMANGLE(raw_names)							\
 	OPT_FLAG(0, "no-demangle", (raw_names), "C++ and Rust symbols as mangled (demangled by default)")
 /* no inlined functions (bool *inl, true by default) */
-#define OPT_NO_INLINE(inl, help)							\
+#define OPT_NO_INLINE(inl, h)								\
 	{ .kind = OPTION_FLAG, .long_name = "no-inline", .value = (inl), .flags = OPTF_CLEAR, \
-	  .help = (help) }
+	  .help = (h) }
 /* missing objects and debug files by build-id: the servers (const char **urls), the cache */
 #define OPTIONS_DEBUGINFOD(urls)							\
 	OPT_STRING(0, "debuginfod", (urls), "URLS", "fetch missing debug files and objects by "	\
