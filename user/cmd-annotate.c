@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf annotate: one function's instructions with samples, block estimates and exact counts. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,78 +8,50 @@
 #include "debuginfod.h"
 #include "disasm.h"
 #include "json_writer.h"
+#include "option_groups.h"
 
-static const char usage_text[] =
+static const struct options_cmd annotate_cmd = {
+	.name = "hsbpf annotate",
+	.usage =
 	"usage: hsbpf annotate SYMBOL|ADDRESS [-i PROFILE] [--truth FILE] [--format text|json]\n"
-	"                      [--no-demangle]\n"
-	"\n"
+	"                      [--no-demangle]\n",
+	.intro =
 	"  SYMBOL             as report shows it (demangled, OBJECT+0xSTART for code of a stripped\n"
 	"                     object, a JIT function's name) or as the symbol table has it\n"
-	"  ADDRESS            0x..., the function holding this ELF address of a sampled object\n"
-	"  -i, --input FILE   profile to read (default hsbpf.data)\n"
-	"      --truth FILE   exact counts of the same program (hsbpf truth) beside the samples\n"
-	"      --format FMT   text (default) or json\n"
-	"      --no-demangle  C++ and Rust symbols as mangled\n"
-	"      --debuginfod URLS  fetch missing objects and debug files by build-id (default\n"
-	"                     $DEBUGINFOD_URLS), as report does\n"
-	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
-	"                     ~/.cache/hsbpf/buildid)\n";
+	"  ADDRESS            0x..., the function holding this ELF address of a sampled object\n",
+};
 
-enum { OPT_DEBUGINFOD = 0x100, OPT_BUILDID_DIR };
+static int format(const struct option_spec *opt, const char *arg)
+{
+	return jsonw_parse_format(arg, opt->value) ? -EINVAL : 0;
+}
 
 int cmd_annotate(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "truth", required_argument, NULL, 't' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "no-demangle", no_argument, NULL, 'N' },
-		{ "debuginfod", required_argument, NULL, OPT_DEBUGINFOD },
-		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct annotate_opts o = {};
 	const char *input = "hsbpf.data", *truth_path = NULL, *debuginfod = NULL;
+	const struct option_spec opts[] = {
+		OPT_INPUT(&input),
+		OPT_STRING(0, "truth", &truth_path, "FILE", "exact counts of the same program (hsbpf "
+			   "truth) beside the samples"),
+		OPT_CALLBACK(0, "format", &o.json, "FMT", "text (default) or json", format),
+		OPT_NO_DEMANGLE(&o.raw_names),
+		OPTIONS_DEBUGINFOD(&debuginfod),
+		OPT_END(),
+	};
 	struct symbolizer *sy = NULL;
 	struct truth *t = NULL;
 	struct profile *p = NULL;
-	int c, err;
+	int nr, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 't':
-			truth_path = optarg;
-			break;
-		case 'f':
-			if (jsonw_parse_format(optarg, &o.json))
-				return 2;
-			break;
-		case 'N':
-			o.raw_names = true;
-			break;
-		case OPT_DEBUGINFOD:
-			debuginfod = optarg;
-			break;
-		case OPT_BUILDID_DIR:
-			setenv("HSBPF_BUILDID_DIR", optarg, 1);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf annotate");
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
+	nr = options__parse(&annotate_cmd, opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
+	if (nr != 1) {
+		options__usage(&annotate_cmd, opts, stderr);
 		return 2;
 	}
-	o.symbol = argv[optind];
+	o.symbol = argv[0];
 	/* blocks and listings are capstone's: without it, say so before anything else */
 	err = disasm__load();
 	if (!err)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf flamegraph: a profile (or two, --diff) drawn as an interactive HTML page or an SVG. */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,33 +9,19 @@
 #include "cmds.h"
 #include "file_format.h"
 #include "flamegraph.h"
+#include "option_groups.h"
 #include "profile.h"
 #include "profile_diff.h"
 #include "symbolizer.h"
 
-static const char usage_text[] =
+static const struct options_cmd flamegraph_cmd = {
+	.name = "hsbpf flamegraph",
+	.usage =
 	"usage: hsbpf flamegraph [-i FILE] [-o OUT.html|OUT.svg] [--inverted] [--title T]\n"
 	"       hsbpf flamegraph --diff BASE NEW [-o OUT] [--compare rates|shares] [--work B,N]\n"
-	"                        [--force]\n"
-	"\n"
-	"  -i, --input FILE     profile to draw (default hsbpf.data); with stacks, one frame per\n"
-	"                       function from the process down to the sampled one; without,\n"
-	"                       one-frame stacks grouped by object\n"
-	"  -o, --output OUT     where to write (default flamegraph.html); .svg: a static SVG,\n"
-	"                       anything else: one self-contained interactive HTML page (hover,\n"
-	"                       click to zoom, search, colour by kind or object); -: HTML on stdout\n"
-	"      --inverted       an icicle graph: the root on top, callees below\n"
-	"      --diff BASE NEW  a differential graph: widths are NEW's, a frame is red (grew) or\n"
-	"                       blue (shrank) only when its change is significant, by the test\n"
-	"                       and correction of hsbpf diff, grey otherwise\n"
-	"      --compare WHAT   rates (default: samples per second, or per unit of --work) or\n"
-	"                       shares (of all samples), as hsbpf diff\n"
-	"      --work B,N       the work BASE and NEW did: rates per unit of work\n"
-	"      --force          compare profiles of different events or units anyway\n"
-	"      --title T        the page's title\n"
-	"  -v, --verbose        more messages\n"
-	"\n"
-	"Frames narrower than 0.1 px of a 1200 px graph are merged into \"[N merged]\" frames.\n";
+	"                        [--force]\n",
+	.outro = "Frames narrower than 0.1 px of a 1200 px graph are merged into \"[N merged]\" frames.\n",
+};
 
 static int load(const char *path, struct flame_tree *t, int side, struct profile **out)
 {
@@ -91,87 +76,49 @@ static int write_out(const struct flame_tree *t, const struct flame_opts *o, con
 	return outfile__finish(&out, err);
 }
 
-enum { OPT_INVERTED = 0x100, OPT_DIFF, OPT_FORCE, OPT_TITLE, OPT_COMPARE, OPT_WORK };
-
 int cmd_flamegraph(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "inverted", no_argument, NULL, OPT_INVERTED },
-		{ "diff", required_argument, NULL, OPT_DIFF },
-		{ "force", no_argument, NULL, OPT_FORCE },
-		{ "title", required_argument, NULL, OPT_TITLE },
-		{ "compare", required_argument, NULL, OPT_COMPARE },
-		{ "work", required_argument, NULL, OPT_WORK },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	const char *input = "hsbpf.data", *output = "flamegraph.html", *base = NULL, *new = NULL;
 	const char *title = NULL;
+	struct flame_opts fo = {};
+	struct diff_args d = { .compare = DIFF_RATES };
+	const struct option_spec opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "profile to draw (default hsbpf.data); with "
+			   "stacks, one frame per function from the process down to the sampled one; "
+			   "without, one-frame stacks grouped by object"),
+		OPT_STRING('o', "output", &output, "OUT", "where to write (default flamegraph.html); "
+			   ".svg: a static SVG, anything else: one self-contained interactive HTML page "
+			   "(hover, click to zoom, search, colour by kind or object); -: HTML on stdout"),
+		OPT_FLAG(0, "inverted", &fo.inverted, "an icicle graph: the root on top, callees below"),
+		OPT_STRING(0, "diff", &base, "BASE NEW", "a differential graph: widths are NEW's, a "
+			   "frame is red (grew) or blue (shrank) only when its change is significant, by "
+			   "the test and correction of hsbpf diff, grey otherwise"),
+		OPTIONS_DIFF(&d),
+		OPT_STRING(0, "title", &title, "T", "the page's title"),
+		OPT_VERBOSE("more messages"),
+		OPT_END(),
+	};
 	struct profile *p[2] = {};
 	struct flame_tree *t = NULL;
-	struct flame_opts fo = {};
 	struct diff_basis basis;
-	enum diff_compare compare = DIFF_RATES;
-	double work[2];
-	bool force = false, has_work = false;
 	char subtitle[2 * PATH_MAX + 1200];	/* two paths, or a path, an event and a target */
-	int c, err;
+	int nr, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 'o':
-			output = optarg;
-			break;
-		case OPT_INVERTED:
-			fo.inverted = true;
-			break;
-		case OPT_DIFF:
-			base = optarg;
-			break;
-		case OPT_FORCE:
-			force = true;
-			break;
-		case OPT_TITLE:
-			title = optarg;
-			break;
-		case OPT_COMPARE:
-			if (profile_diff__parse_compare(optarg, &compare))
-				return fail(2, "invalid --compare '%s' (rates or shares)", optarg);
-			break;
-		case OPT_WORK:
-			if (profile_diff__parse_work(optarg, work))
-				return fail(2, "invalid --work '%s' (two positive numbers: BASE,NEW)", optarg);
-			has_work = true;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			return usage_hint("hsbpf flamegraph");
-		}
-	}
-	if (has_work && compare == DIFF_SHARES)
-		return fail(2, "--work compares rates: not with --compare shares");
+	nr = options__parse(&flamegraph_cmd, opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
+	if (option_groups__check_diff(&d))
+		return 2;
 	if (base) {
-		if (optind >= argc) {
+		if (!nr) {
 			error("--diff needs two profiles: --diff BASE NEW");
-			return usage_hint("hsbpf flamegraph");
+			return usage_hint(flamegraph_cmd.name);
 		}
-		new = argv[optind++];
+		new = argv[0];
 	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		return usage_hint("hsbpf flamegraph");
+	if (nr > !!base) {
+		error("unexpected argument '%s'", argv[!!base]);
+		return usage_hint(flamegraph_cmd.name);
 	}
 	/* never onto a profile it reads (by inode: another name or a link too) */
 	if (outfile__check_input(output, base ? base : input) ||
@@ -187,10 +134,10 @@ int cmd_flamegraph(int argc, char **argv)
 		if (!err)
 			err = load(new, t, 1, &p[1]);
 		if (!err)
-			err = profile_diff__check(p[0], base, p[1], new, force);
+			err = profile_diff__check(p[0], base, p[1], new, d.force);
 		if (!err)
-			err = profile_diff__basis(&basis, compare, p[0], base, p[1], new,
-						  has_work ? work : NULL);
+			err = profile_diff__basis(&basis, d.compare, p[0], base, p[1], new,
+						  d.has_work ? d.work : NULL);
 		if (!err && (err = flame__diff(t, &basis)))
 			error("cannot compare: %s", strerror(-err));
 		snprintf(subtitle, sizeof(subtitle), "%s (base) vs %s (new), %s", base, new, p[1] ?

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf import: read a perf.data file and write an hsbpf profile, so that report, annotate and
  * eval work on recordings made anywhere with perf record (-b). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,60 +8,43 @@
 #include "cmds.h"
 #include "build_id.h"
 #include "file_format.h"
+#include "options.h"
 #include "perf_import.h"
 
-static const char usage_text[] =
-	"usage: hsbpf import PERF.DATA [-o PROFILE] [--symfs DIR] [--binary PATH]\n"
-	"\n"
-	"  -o, --output FILE  profile to write (default hsbpf.data)\n"
-	"      --symfs DIR    look recorded objects up under DIR (DIR/path, then DIR/name)\n"
-	"      --binary PATH  this file is the recorded program: matched by build-id, or by name\n"
-	"                     where the recording has no build-ids\n"
-	"\n"
+static const struct options_cmd import_cmd = {
+	.name = "hsbpf import",
+	.usage = "usage: hsbpf import PERF.DATA [-o PROFILE] [--symfs DIR] [--binary PATH]\n",
+	.outro =
 	"perf record -g callchains become call stacks; perf record --call-graph dwarf samples\n"
 	"have their user stacks unwound here from perf's register and stack copies, with the\n"
-	"kernel unwinder's rules (what cannot be unwound is counted and said).\n";
+	"kernel unwinder's rules (what cannot be unwound is counted and said).\n",
+};
 
 int cmd_import(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "symfs", required_argument, NULL, 's' },
-		{ "binary", required_argument, NULL, 'b' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct perf_import_opts o = {};
 	const char *output = "hsbpf.data";
+	const struct option_spec opts[] = {
+		OPT_STRING('o', "output", &output, "FILE", "profile to write (default hsbpf.data)"),
+		OPT_STRING(0, "symfs", &o.symfs, "DIR", "look recorded objects up under DIR (DIR/path, "
+			   "then DIR/name)"),
+		OPT_STRING(0, "binary", &o.binary, "PATH", "this file is the recorded program: matched "
+			   "by build-id, or by name where the recording has no build-ids"),
+		OPT_END(),
+	};
 	struct profile *p = NULL;
 	struct stat st;
-	int c, err;
+	int nr, err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			break;
-		case 's':
-			o.symfs = optarg;
-			break;
-		case 'b':
-			o.binary = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf import");
-		}
-	}
-	if (optind != argc - 1) {
-		fputs(usage_text, stderr);
+	nr = options__parse(&import_cmd, opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
+	if (nr != 1) {
+		options__usage(&import_cmd, opts, stderr);
 		return 2;
 	}
 	/* by device and inode: another name, a link, ./ do not fool it */
-	if (outfile__check_input(output, argv[optind]))
+	if (outfile__check_input(output, argv[0]))
 		return 1;
 	if (o.binary) {
 		/* a binary without a build-id is matched by name; one that is not there is a mistake */
@@ -79,7 +61,7 @@ int cmd_import(int argc, char **argv)
 	p = profile__new();
 	if (!p)
 		return fail(1, "cannot import: %s", strerror(ENOMEM));
-	err = perf_import__run(argv[optind], &o, p);
+	err = perf_import__run(argv[0], &o, p);
 	if (!err)
 		err = profile__write(p, output);
 	if (!err)

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf record: parse options, run a session (user/session.c) until the command ends, -d
  * passes or a signal comes, and write the profile. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "caps.h"
 #include "cmds.h"
 #include "file_format.h"
+#include "option_groups.h"
 #include "profile.h"
 #include "rearm.h"
 #include "session.h"
@@ -43,46 +43,13 @@ static void on_signal(int sig)
 	interrupts++;
 }
 
-static const char usage_text[] =
+static const struct options_cmd record_cmd = {
+	.name = "hsbpf record",
+	.usage =
 	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
-	"                    [-o FILE] [-- COMMAND ARGS...]\n"
-	"\n"
-	"  -e, --event EVENT      cpu-clock (default), task-clock, cycles, instructions,\n"
-	"                         branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k;\n"
-	"                         lbr: taken branches with their last-branch-record stacks\n"
-	"  -b, --branch-stack     also record branch stacks (LBR) with a hardware event\n"
-	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
-	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
-	"      --period-mode M    phase (default: a fixed period restarted at random moments,\n"
-	"                         unbiased on periodic programs), fixed (perf's), prime,\n"
-	"                         random (+ up to 1/8 jitter), prime-random\n"
-	"  -a, --all-cpus         the whole machine\n"
-	"  -p, --pid PIDS         running processes, all their threads and children\n"
-	"  -G, --cgroup PATH      one cgroup v2 (and its descendants), filtered in the kernel\n"
-	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
-	"  -d, --duration SEC     stop after SEC seconds, 0.001 to 31536000 (a year); a command\n"
-	"                         still running is sent SIGTERM\n"
-	"  -o, --output FILE      profile to write (default hsbpf.data)\n"
-	"      --no-kill-with-parent\n"
-	"                         let the command outlive hsbpf if hsbpf is killed (by default\n"
-	"                         it gets SIGKILL when hsbpf dies, even of SIGKILL)\n"
-	"      --map-entries N    sample map slots (default 262144)\n"
-	"      --seed N           seed for randomized periods\n"
-	"      --[no-]per-thread  samples keyed by thread too (the default), or by process only:\n"
-	"                         then no report --sort tid, --tid (the thread key costs the\n"
-	"                         handler nothing measurable; threads sharing code take more slots)\n"
-	"      --per-cpu          samples keyed by CPU too (report --sort cpu, --cpu)\n"
-	"      --time-buckets[=MS] samples keyed by time too, in buckets of MS milliseconds\n"
-	"                         (1 to 60000, 100 when MS is omitted: report --time)\n"
-	"      --no-buildid-cache don't copy the sampled objects into the build-id cache\n"
-	"                         (also HSBPF_NO_BUILDID_CACHE=1)\n"
-	"      --buildid-dir DIR  the build-id cache (default $HSBPF_BUILDID_DIR, else\n"
-	"                         ~/.cache/hsbpf/buildid): report finds deleted or changed\n"
-	"                         objects there\n"
-	SESSION_CALL_GRAPH_HELP
-	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
-	"\n"
+	"                    [-o FILE] [-- COMMAND ARGS...]\n",
+	.outro =
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
 	"has not exited 5 s later is sent SIGKILL, at once on a second Ctrl-C or SIGTERM;\n"
@@ -90,97 +57,62 @@ static const char usage_text[] =
 	"\n"
 	"Exit status: with a COMMAND that ends by itself, the command's own (128 + N when signal N\n"
 	"killed it), as perf record's; 0 when the recording ended it (-d, Ctrl-C) or with no\n"
-	"command; 1 when the recording failed, 2 for a usage error.\n";
-
-enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_NO_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS,
-       OPT_NO_BUILDID_CACHE, OPT_BUILDID_DIR };
+	"command; 1 when the recording failed, 2 for a usage error.\n",
+	.stop_at_arg = true,
+};
 
 #define TIME_BUCKET_DEFAULT_MS	100
 #define TIME_BUCKET_MAX_MS	60000
 
-/* 0, 1 after --help, or -EINVAL after saying what is wrong */
-static int parse_args(int argc, char **argv)
+static int time_buckets(const struct option_spec *opt, const char *arg)
 {
-	static const struct option opts[] = {
-		SESSION_LONG_OPTIONS,
-		{ "duration", required_argument, NULL, 'd' },
-		{ "output", required_argument, NULL, 'o' },
-		{ "branch-stack", no_argument, NULL, 'b' },
-		{ "no-kill-with-parent", no_argument, NULL, OPT_NO_KILL_WITH_PARENT },
-		{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
-		{ "no-per-thread", no_argument, NULL, OPT_NO_PER_THREAD },
-		{ "per-cpu", no_argument, NULL, OPT_PER_CPU },
-		{ "time-buckets", optional_argument, NULL, OPT_TIME_BUCKETS },
-		{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
-		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int c, targets, err;
+	u64 ms = TIME_BUCKET_DEFAULT_MS;
 
-	memset(&env, 0, sizeof(env));
-	env.so.event = "cpu-clock";
-	env.output = "hsbpf.data";
-	env.so.key_tid = true;	/* docs/benchmarks.md: no measurable cost per sample */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+" SESSION_SHORT_OPTIONS "d:o:bvh", opts, NULL)) != -1) {
-		err = session_opts__parse(&env.so, c, optarg);
-		if (err < 0)
-			return err;
-		if (err)
-			continue;
-		switch (c) {
-		case 'd':
-			if (parse_seconds(optarg, DURATION_MIN, DURATION_MAX, &env.duration))
-				return fail(-EINVAL, "invalid duration '%s' (%g to %.0f seconds)", optarg,
-					    DURATION_MIN, DURATION_MAX);
-			break;
-		case 'o':
-			env.output = optarg;
-			break;
-		case 'b':
-			env.so.branch_stack = true;
-			break;
-		case OPT_NO_KILL_WITH_PARENT:
-			env.so.no_kill_with_parent = true;
-			break;
-		case OPT_PER_THREAD:
-			env.so.key_tid = true;
-			break;
-		case OPT_NO_PER_THREAD:
-			env.so.key_tid = false;
-			break;
-		case OPT_PER_CPU:
-			env.so.key_cpu = true;
-			break;
-		case OPT_TIME_BUCKETS: {
-			u64 ms = TIME_BUCKET_DEFAULT_MS;
+	(void)opt;
+	if (arg && (parse_u64(arg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
+		return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", arg, TIME_BUCKET_MAX_MS);
+	env.so.time_bucket_ns = ms * 1000000;
+	return 0;
+}
 
-			if (optarg && (parse_u64(optarg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
-				return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", optarg,
-					    TIME_BUCKET_MAX_MS);
-			env.so.time_bucket_ns = ms * 1000000;
-			break;
-		}
-		case OPT_NO_BUILDID_CACHE:
-			env.no_buildid_cache = true;
-			break;
-		case OPT_BUILDID_DIR:
-			env.buildid_dir = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		default:	/* getopt said what is wrong */
-			return -EINVAL;
-		}
-	}
-	if (optind < argc)
-		env.so.argv = &argv[optind];
+static const struct option_spec record_opts[] = {
+	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default), task-clock, cycles, instructions, "
+			      "branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k; lbr: "
+			      "taken branches with their last-branch-record stacks"),
+	OPT_FLAG('b', "branch-stack", &env.so.branch_stack,
+		 "also record branch stacks (LBR) with a hardware event"),
+	OPTIONS_SESSION_TARGET(&env.so, "the whole machine"),
+	OPT_SECONDS('d', "duration", &env.duration, "SEC", "stop after SEC seconds, 0.001 to "
+		    "31536000 (a year); a command still running is sent SIGTERM", DURATION_MIN,
+		    DURATION_MAX, "invalid duration '%s' (%g to %.0f seconds)"),
+	OPT_STRING('o', "output", &env.output, "FILE", "profile to write (default hsbpf.data)"),
+	OPT_FLAG(0, "no-kill-with-parent", &env.so.no_kill_with_parent, "let the command outlive "
+		 "hsbpf if hsbpf is killed (by default it gets SIGKILL when hsbpf dies, even of "
+		 "SIGKILL)"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample map slots (default 262144)"),
+	{ .kind = OPTION_FLAG, .long_name = "per-thread", .value = &env.so.key_tid,
+	  .flags = OPTF_NEG, .help = "samples keyed by thread too (the default), or by process "
+	  "only: then no report --sort tid, --tid (the thread key costs the handler nothing "
+	  "measurable; threads sharing code take more slots)" },
+	OPT_FLAG(0, "per-cpu", &env.so.key_cpu, "samples keyed by CPU too (report --sort cpu, --cpu)"),
+	{ .kind = OPTION_CALLBACK, .long_name = "time-buckets", .argh = "MS", .flags = OPTF_OPTARG,
+	  .cb = time_buckets, .help = "samples keyed by time too, in buckets of MS milliseconds "
+	  "(1 to 60000, 100 when MS is omitted: report --time)" },
+	OPT_FLAG(0, "no-buildid-cache", &env.no_buildid_cache, "don't copy the sampled objects "
+		 "into the build-id cache (also HSBPF_NO_BUILDID_CACHE=1)"),
+	OPT_STRING(0, "buildid-dir", &env.buildid_dir, "DIR", "the build-id cache (default "
+		   "$HSBPF_BUILDID_DIR, else ~/.cache/hsbpf/buildid): report finds deleted or "
+		   "changed objects there"),
+	OPTIONS_CALL_GRAPH(&env.so),
+	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
+	OPT_END(),
+};
+
+/* what the options say together: 0, or -EINVAL after saying what is wrong */
+static int check_args(void)
+{
+	int targets;
+
 	targets = !!env.so.all + !!env.so.pids + !!env.so.cgroup + !!env.so.argv;
 	if (targets == 0)
 		return fail(-EINVAL, "nothing to record: give a command, -p, -a or --cgroup");
@@ -195,6 +127,27 @@ static int parse_args(int argc, char **argv)
 	if (getenv("HSBPF_NO_BUILDID_CACHE") && !strcmp(getenv("HSBPF_NO_BUILDID_CACHE"), "1"))
 		env.no_buildid_cache = true;
 	env.so.keep_objects = !env.no_buildid_cache && env.buildid_dir;
+	return 0;
+}
+
+/* 0, -ECANCELED after --help, or -EINVAL after saying what is wrong */
+static int parse_args(int argc, char **argv)
+{
+	int nr;
+
+	memset(&env, 0, sizeof(env));
+	env.so.event = "cpu-clock";
+	env.output = "hsbpf.data";
+	env.so.key_tid = true;	/* docs/benchmarks.md: no measurable cost per sample */
+	nr = options__parse(&record_cmd, record_opts, argc, argv);
+	if (nr < 0)
+		return nr;
+	if (nr)
+		env.so.argv = argv;
+	if (check_args()) {
+		usage_hint(record_cmd.name);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -242,7 +195,7 @@ int cmd_record(int argc, char **argv)
 
 	err = parse_args(argc, argv);
 	if (err)
-		return err > 0 ? 0 : usage_hint("hsbpf record");
+		return options__status(err);
 	env.so.interrupts = &interrupts;
 	err = session__new(&env.so, &sess);
 	if (err) {

@@ -1,41 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf script: a profile's stacks in perf script's text, for the tools that read it. */
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "callchain.h"
 #include "cmds.h"
+#include "option_groups.h"
 #include "profile.h"
+#include "report.h"
 #include "sample_filter.h"
 #include "script_out.h"
 #include "symbolizer.h"
 
-static const char usage_text[] =
+static const struct options_cmd script_cmd = {
+	.name = "hsbpf script",
+	.usage =
 	"usage: hsbpf script [-i FILE] [--aggregate] [--no-inline] [--no-demangle]\n"
-	"                    [--comm COMMS] [--pid PIDS] [--tid TIDS] [--dso DSOS] [--time START,END]\n"
-	"\n"
+	"                    [--comm COMMS] [--pid PIDS] [--tid TIDS] [--dso DSOS] [--time START,END]\n",
+	.intro =
 	"Prints the profile's stacks as perf script does, for stackcollapse-perf.pl, speedscope\n"
 	"and other readers of its text: a block per sample, \"COMM PID/TID TIME: PERIOD EVENT: \", then\n"
-	"\"\\tADDRESS SYM+0xOFF (DSO)\" per frame, the sampled one first, then an empty line.\n"
-	"\n"
-	"  -i, --input FILE     profile to read (default hsbpf.data)\n"
-	"      --aggregate      one block per distinct stack, its period field count x period\n"
-	"                       (default: the stack repeated once per sample, with the mean\n"
-	"                       period: tools that count blocks read only this form)\n"
-	"      --no-inline      no frames of inlined functions (by default, from DWARF, each\n"
-	"                       function inlined at a frame is a frame \"NAME (inlined)\", as perf\n"
-	"                       prints them)\n"
-	"      --no-demangle    C++ and Rust names as they are mangled\n"
-	"  Filters (comma-separated lists), as report's:\n"
-	"      --comm COMMS  --pid PIDS  --tid TIDS  --dso DSOS  --time START,END (seconds)\n"
-	"  -v, --verbose        more messages\n"
-	"\n"
+	"\"\\tADDRESS SYM+0xOFF (DSO)\" per frame, the sampled one first, then an empty line.\n",
+	.outro =
 	"Samples are aggregated in the kernel, so times are made up: each thread's blocks are one\n"
 	"mean period apart from the recording's start (in time-bucket order when recorded), so\n"
-	"tools that weigh a sample by the time to the next (speedscope) weigh each as one period.\n";
+	"tools that weigh a sample by the time to the next (speedscope) weigh each as one period.\n",
+	.no_args = true,
+};
 
 static int print_script(const char *input, const struct sample_filter *sf,
 			const struct script_opts *o, bool raw_names, bool inl)
@@ -43,34 +36,12 @@ static int print_script(const char *input, const struct sample_filter *sf,
 	struct symbolizer *sy = NULL;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
-	u64 filtered = 0;
 	bool stacks;
 	int err;
 
-	err = profile__read(input, &p);
-	if (err)
-		return 1;
-	if (!profile__total_samples(p) && !p->nr_stack_samples) {
-		err = fail(-ENODATA, "'%s' has no samples", input);
-		goto cleanup;
-	}
-	sy = symbolizer__new(p);
-	if (!sy) {
-		err = fail(-ENOMEM, "cannot read '%s': %s", input, strerror(ENOMEM));
-		goto cleanup;
-	}
-	if (raw_names)
-		symbolizer__no_demangle(sy);
-	if (inl)
-		symbolizer__want_inline(sy);
-	symbolizer__skip_lines(sy);
-	/* whether it has stacks, before the filters leave none */
-	stacks = p->nr_stack_samples > 0;
-	err = sample_filter__apply(sf, p, sy, &filtered);
+	err = report__load(input, sf, raw_names, inl, "", &p, &sy, &stacks);
 	if (err)
 		goto cleanup;
-	if (filtered)
-		debug("the filters left out %" PRIu64 " samples", filtered);
 	if (!stacks)
 		warning("'%s' has no stacks (recorded without -g): one frame per sample", input);
 	else if (p->stats.stack_keys_full)
@@ -94,77 +65,29 @@ cleanup:
 	return err ? 1 : 0;
 }
 
-enum { OPT_AGGREGATE = 0x100, OPT_NO_INLINE, OPT_NO_DEMANGLE, OPT_COMM, OPT_PID, OPT_TID, OPT_DSO,
-       OPT_TIME };
-
 int cmd_script(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "aggregate", no_argument, NULL, OPT_AGGREGATE },
-		{ "no-inline", no_argument, NULL, OPT_NO_INLINE },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "comm", required_argument, NULL, OPT_COMM },
-		{ "pid", required_argument, NULL, OPT_PID },
-		{ "tid", required_argument, NULL, OPT_TID },
-		{ "dso", required_argument, NULL, OPT_DSO },
-		{ "time", required_argument, NULL, OPT_TIME },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	const char *input = "hsbpf.data";
 	struct sample_filter sf = {};
 	struct script_opts o = {};
 	bool raw_names = false, inl = true;
-	int c;
+	const struct option_spec opts[] = {
+		OPT_INPUT(&input),
+		OPT_FLAG(0, "aggregate", &o.aggregate, "one block per distinct stack, its period field "
+			 "count x period (default: the stack repeated once per sample, with the mean "
+			 "period: tools that count blocks read only this form)"),
+		OPT_NO_INLINE(&inl, "no frames of inlined functions (by default, from DWARF, each "
+			      "function inlined at a frame is a frame \"NAME (inlined)\", as perf "
+			      "prints them)"),
+		OPT_NO_DEMANGLE(&raw_names),
+		OPT_VERBOSE("more messages"),
+		OPTIONS_FILTERS(&sf),
+		OPT_END(),
+	};
+	int nr;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case OPT_AGGREGATE:
-			o.aggregate = true;
-			break;
-		case OPT_NO_INLINE:
-			inl = false;
-			break;
-		case OPT_NO_DEMANGLE:
-			raw_names = true;
-			break;
-		case OPT_COMM:
-			sf.comms = optarg;
-			break;
-		case OPT_PID:
-			sf.pids = optarg;
-			break;
-		case OPT_TID:
-			sf.tids = optarg;
-			break;
-		case OPT_DSO:
-			sf.dsos = optarg;
-			break;
-		case OPT_TIME:
-			if (sample_filter__parse_time(&sf, optarg))
-				return 2;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:
-			fputs(usage_text, stderr);
-			return 2;
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		fputs(usage_text, stderr);
-		return 2;
-	}
+	nr = options__parse(&script_cmd, opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
 	return print_script(input, &sf, &o, raw_names, inl);
 }

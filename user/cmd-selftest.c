@@ -1,47 +1,33 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf selftest: load every BPF program through the verifier, as the tests do, so that a
  * user can check a machine before recording on it. */
-#include <getopt.h>
 #include <stdio.h>
 #include "caps.h"
 #include "cmds.h"
+#include "options.h"
 #include "sampler.h"
 #include "stat_cgroup.h"
 
-static const char usage_text[] =
-	"usage: hsbpf selftest [-v]\n"
-	"\n"
+static const struct options_cmd selftest_cmd = {
+	.name = "hsbpf selftest",
+	.usage = "usage: hsbpf selftest [-v]\n",
+	.intro =
 	"Load every BPF program, in every configuration record, top and stat use, through\n"
-	"this kernel's verifier; nothing is attached. Needs root, or CAP_BPF and CAP_PERFMON.\n"
-	"\n"
-	"  -v, --verbose   more messages (twice: libbpf debug output)\n";
+	"this kernel's verifier; nothing is attached. Needs root, or CAP_BPF and CAP_PERFMON.\n",
+	.no_args = true,
+};
+
+static const struct option_spec selftest_opts[] = {
+	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
+	OPT_END(),
+};
 
 int cmd_selftest(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int c;
+	int nr = options__parse(&selftest_cmd, selftest_opts, argc, argv);
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf selftest");
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		return usage_hint("hsbpf selftest");
-	}
+	if (nr < 0)
+		return options__status(nr);
 	if (caps__check("hsbpf selftest") || sampler__verify_all() || stat_cgroup__verify())
 		return 1;
 	printf("every BPF program loads on this kernel\n");

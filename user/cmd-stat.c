@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf stat: parse options, run the counting (user/stat.c) once or -r times, and show the
  * counts with their intervals and metrics (user/stat_report.c, user/stat_print.c). */
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +8,7 @@
 #include <sys/wait.h>
 #include "caps.h"
 #include "file_format.h"
+#include "options.h"
 #include "cmds.h"
 #include "stat.h"
 #include "stat_print.h"
@@ -37,142 +37,98 @@ static void on_signal(int sig)
 	interrupts++;
 }
 
-static const char usage_text[] =
+static const struct options_cmd stat_cmd = {
+	.name = "hsbpf stat",
+	.usage =
 	"usage: hsbpf stat [-e EVENTS] [-r N] [-I MS] [-a | -p PID | --cgroup PATH... |\n"
-	"                  --per-cgroup] [--no-scale] [--format F] [-o FILE] [-- COMMAND...]\n"
-	"\n"
+	"                  --per-cgroup] [--no-scale] [--format F] [-o FILE] [-- COMMAND...]\n",
+	.intro =
 	"Count events: a command's (from its exec), or those of processes, of the machine, of\n"
 	"cgroups (with their descendants) or of every cgroup on its own, while a command runs\n"
-	"or until Ctrl-C. The counts go to standard error, as perf stat's do, or to -o FILE.\n"
-	"\n"
-	"  -e, --event EVENTS     comma-separated events; {a,b} is a group the PMU schedules\n"
-	"                         together, {a,b}:u gives its events a modifier. Software:\n"
-	"                         task-clock, cpu-clock, context-switches, cpu-migrations,\n"
-	"                         page-faults, minor-faults, major-faults; hardware: cycles,\n"
-	"                         instructions, branches, branch-misses, cache-references,\n"
-	"                         cache-misses, ref-cycles, ..., rNNNN; modifiers :u :k.\n"
-	"                         Default: perf stat's set. What the machine lacks is shown\n"
-	"                         as <not supported>, and the others are counted\n"
-	"  -r, --repeat N         run the command N times (1 to 100000): mean, standard\n"
-	"                         deviation and 95% interval of each figure\n"
-	"  -I, --interval-print MS\n"
-	"                         a row per event every MS ms (1 to 86400000), with its time\n"
-	"  -a, --all-cpus         the whole machine\n"
-	"  -p, --pid PIDS         running processes and all their threads (and later children)\n"
-	"  -G, --cgroup PATH      a cgroup v2 with its descendants, counted in the kernel at\n"
-	"                         each context switch; give it once per cgroup\n"
-	"      --per-cgroup       the machine, every cgroup on its own (and the idle tasks),\n"
-	"                         counted in the kernel, with the machine's total\n"
-	"      --cgroup-events    count --cgroup with one perf event per cgroup and CPU, as\n"
-	"                         perf stat -G does, instead of in the kernel (to compare)\n"
-	"      --no-scale         raw counts: multiplexed counts are not extrapolated\n"
-	"      --format F         text (default), json or csv; json and csv rows have the same\n"
-	"                         fields\n"
-	"  -o, --output FILE      write the counts to FILE rather than standard error\n"
-	"      --map-entries N    (cgroup, event) slots for counting in the kernel\n"
-	"                         (default 65536)\n"
-	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
-	"\n"
+	"or until Ctrl-C. The counts go to standard error, as perf stat's do, or to -o FILE.\n",
+	.outro =
 	"A multiplexed count (more hardware events than counters) is scaled by the time its\n"
 	"counter was enabled over the time it ran, with a 95% interval from the spread of its\n"
 	"rate between reads. ( +- ) is half a 95% interval (perf stat's: a standard error).\n"
 	"Exit status: the command's (as perf stat), else 0 counted, 1 failed (nothing countable\n"
 	"included), 2 usage.\n"
-	"What the interval assumes, the output's fields: docs/stat.md.\n";
+	"What the interval assumes, the output's fields: docs/stat.md.\n",
+	.stop_at_arg = true,
+};
 
-enum { OPT_PER_CGROUP = 0x3000, OPT_CGROUP_EVENTS, OPT_NO_SCALE, OPT_FORMAT, OPT_MAP_ENTRIES };
-
-/* 0, 1 after --help, or -EINVAL after saying what is wrong */
-static int parse_args(int argc, char **argv)
+static int events(const struct option_spec *opt, const char *arg)
 {
-	static const struct option opts[] = {
-		{ "event", required_argument, NULL, 'e' },
-		{ "repeat", required_argument, NULL, 'r' },
-		{ "interval-print", required_argument, NULL, 'I' },
-		{ "all-cpus", no_argument, NULL, 'a' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "cgroup", required_argument, NULL, 'G' },
-		{ "per-cgroup", no_argument, NULL, OPT_PER_CGROUP },
-		{ "cgroup-events", no_argument, NULL, OPT_CGROUP_EVENTS },
-		{ "no-scale", no_argument, NULL, OPT_NO_SCALE },
-		{ "format", required_argument, NULL, OPT_FORMAT },
-		{ "output", required_argument, NULL, 'o' },
-		{ "map-entries", required_argument, NULL, OPT_MAP_ENTRIES },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int c, nr_bpf = 0;
+	(void)opt;
+	return stat_events__parse(&env.events, arg) ? -EINVAL : 0;
+}
+
+static int interval(const struct option_spec *opt, const char *arg)
+{
 	u64 v;
 
-	optind = 1;
-	env.repeat = 1;
-	while ((c = getopt_long(argc, argv, "+e:r:I:ap:G:o:vh", opts, NULL)) != -1) {
-		switch (c) {
-		case 'e':
-			if (stat_events__parse(&env.events, optarg))
-				return -EINVAL;
-			break;
-		case 'r':
-			if (parse_u64(optarg, &v) || v < 1 || v > REPEAT_MAX)
-				return fail(-EINVAL, "invalid repeat count '%s' (1 to %d)", optarg,
-					    REPEAT_MAX);
-			env.repeat = v;
-			break;
-		case 'I':
-			if (parse_u64(optarg, &v) || v < 1 || v > INTERVAL_MAX_MS)
-				return fail(-EINVAL, "invalid interval '%s' (1 to %llu ms)", optarg,
-					    INTERVAL_MAX_MS);
-			env.so.interval_ns = v * 1000000ull;
-			break;
-		case 'a':
-			env.so.all = true;
-			break;
-		case 'p':
-			env.so.pids = optarg;
-			break;
-		case 'G': {
-			const char **g = realloc(env.cgroups, (env.so.nr_cgroups + 1) * sizeof(*g));
+	(void)opt;
+	if (parse_u64(arg, &v) || v < 1 || v > INTERVAL_MAX_MS)
+		return fail(-EINVAL, "invalid interval '%s' (1 to %llu ms)", arg, INTERVAL_MAX_MS);
+	env.so.interval_ns = v * 1000000ull;
+	return 0;
+}
 
-			if (!g)
-				return fail(-ENOMEM, "cannot parse options: %s", strerror(ENOMEM));
-			g[env.so.nr_cgroups++] = optarg;
-			env.cgroups = g;
-			break;
-		}
-		case OPT_PER_CGROUP:
-			env.so.per_cgroup = true;
-			break;
-		case OPT_CGROUP_EVENTS:
-			env.so.cgroup_events = true;
-			break;
-		case OPT_NO_SCALE:
-			env.no_scale = true;
-			break;
-		case OPT_FORMAT:
-			if (stat_format__parse(optarg, &env.format))
-				return -EINVAL;
-			break;
-		case 'o':
-			env.output = optarg;
-			break;
-		case OPT_MAP_ENTRIES:
-			if (parse_u64(optarg, &v) || v < 1 || v > (1u << 24))
-				return fail(-EINVAL, "invalid --map-entries '%s' (1 to 16777216)", optarg);
-			env.so.map_entries = v;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		default:	/* getopt said what is wrong */
-			return -EINVAL;
-		}
-	}
-	if (optind < argc)
-		env.so.argv = &argv[optind];
+static int cgroup(const struct option_spec *opt, const char *arg)
+{
+	const char **g = realloc(env.cgroups, (env.so.nr_cgroups + 1) * sizeof(*g));
+
+	(void)opt;
+	if (!g)
+		return fail(-ENOMEM, "cannot parse options: %s", strerror(ENOMEM));
+	g[env.so.nr_cgroups++] = arg;
+	env.cgroups = g;
+	return 0;
+}
+
+static int format(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return stat_format__parse(arg, &env.format) ? -EINVAL : 0;
+}
+
+static const struct option_spec stat_opts[] = {
+	OPT_CALLBACK('e', "event", NULL, "EVENTS", "comma-separated events; {a,b} is a group the "
+		     "PMU schedules together, {a,b}:u gives its events a modifier. Software: "
+		     "task-clock, cpu-clock, context-switches, cpu-migrations, page-faults, "
+		     "minor-faults, major-faults; hardware: cycles, instructions, branches, "
+		     "branch-misses, cache-references, cache-misses, ref-cycles, ..., rNNNN; "
+		     "modifiers :u :k. Default: perf stat's set. What the machine lacks is shown as "
+		     "<not supported>, and the others are counted", events),
+	OPT_U32('r', "repeat", &env.repeat, "N", "run the command N times (1 to 100000): mean, "
+		"standard deviation and 95% interval of each figure", 1, REPEAT_MAX,
+		"invalid repeat count '%s' (%llu to %llu)"),
+	OPT_CALLBACK('I', "interval-print", NULL, "MS", "a row per event every MS ms (1 to "
+		     "86400000), with its time", interval),
+	OPT_FLAG('a', "all-cpus", &env.so.all, "the whole machine"),
+	OPT_STRING('p', "pid", &env.so.pids, "PIDS", "running processes and all their threads "
+		   "(and later children)"),
+	OPT_CALLBACK('G', "cgroup", NULL, "PATH", "a cgroup v2 with its descendants, counted in the "
+		     "kernel at each context switch; give it once per cgroup", cgroup),
+	OPT_FLAG(0, "per-cgroup", &env.so.per_cgroup, "the machine, every cgroup on its own (and "
+		 "the idle tasks), counted in the kernel, with the machine's total"),
+	OPT_FLAG(0, "cgroup-events", &env.so.cgroup_events, "count --cgroup with one perf event per "
+		 "cgroup and CPU, as perf stat -G does, instead of in the kernel (to compare)"),
+	OPT_FLAG(0, "no-scale", &env.no_scale, "raw counts: multiplexed counts are not extrapolated"),
+	OPT_CALLBACK(0, "format", NULL, "F", "text (default), json or csv; json and csv rows have "
+		     "the same fields", format),
+	OPT_STRING('o', "output", &env.output, "FILE", "write the counts to FILE rather than "
+		   "standard error"),
+	OPT_U32(0, "map-entries", &env.so.map_entries, "N", "(cgroup, event) slots for counting in "
+		"the kernel (default 65536)", 1, 1u << 24, NULL),
+	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
+	OPT_END(),
+};
+
+/* what the options say together: 0, or -EINVAL after saying what is wrong */
+static int check_args(void)
+{
+	int nr_bpf = 0;
+
 	env.so.cgroups = env.cgroups;
 	env.default_events = !env.events.n;
 	if (!env.events.n && stat_events__add_default(&env.events))
@@ -198,6 +154,24 @@ static int parse_args(int argc, char **argv)
 		if (nr_bpf > STAT_CGROUP_MAX_EVENTS)
 			return fail(-EINVAL, "counting per cgroup takes at most %d events, not %d",
 				    STAT_CGROUP_MAX_EVENTS, nr_bpf);
+	}
+	return 0;
+}
+
+/* 0, -ECANCELED after --help, or -EINVAL after saying what is wrong */
+static int parse_args(int argc, char **argv)
+{
+	int nr;
+
+	env.repeat = 1;
+	nr = options__parse(&stat_cmd, stat_opts, argc, argv);
+	if (nr < 0)
+		return nr;
+	if (nr)
+		env.so.argv = argv;
+	if (check_args()) {
+		usage_hint(stat_cmd.name);
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -389,7 +363,7 @@ int cmd_stat(int argc, char **argv)
 	if (err) {
 		stat_events__free(&env.events);
 		free(env.cgroups);
-		return err > 0 ? 0 : usage_hint("hsbpf stat");
+		return options__status(err);
 	}
 	env.so.interrupts = &interrupts;
 	err = caps__check("hsbpf stat");

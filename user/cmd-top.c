@@ -2,7 +2,6 @@
 /* hsbpf top: run a session (user/session.c) with no end, and every interval read the kernel
  * map into the live model (user/top.c) and show it: full screen (user/top_tui.c), or a text
  * snapshot per interval with --stdio or when stdout is not a terminal. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -14,6 +13,7 @@
 #include "caps.h"
 #include "cmds.h"
 #include "ksyms.h"
+#include "option_groups.h"
 #include "sampler.h"
 #include "session.h"
 #include "top.h"
@@ -41,125 +41,69 @@ static void on_signal(int sig)
 	exiting = 1;
 }
 
-static const char usage_text[] =
+static const struct options_cmd top_cmd = {
+	.name = "hsbpf top",
+	.usage =
 	"usage: hsbpf top [-e EVENT] [-F HZ | -c PERIOD] [-a | -p PID[,PID...] | --cgroup PATH]\n"
-	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n"
-	"\n"
-	"  -e, --event EVENT      cpu-clock (default) or any event record takes\n"
-	"  -F, --freq HZ          samples per second per CPU (default 999)\n"
-	"  -c, --count PERIOD     fixed period: ns for clock events, events otherwise\n"
-	"      --period-mode M    phase (default: a fixed period restarted at random moments,\n"
-	"                         unbiased on periodic programs), fixed (perf's), prime,\n"
-	"                         random (+ up to 1/8 jitter), prime-random\n"
-	"  -a, --all-cpus         the whole machine (the default)\n"
-	"  -p, --pid PIDS         running processes, all their threads and children\n"
-	"  -G, --cgroup PATH      one cgroup v2 (a container), filtered in the kernel\n"
-	"  -C, --cpu CPUS         only these CPUs, e.g. 0-3,6\n"
-	"  -d, --delay SECONDS    between refreshes (default 2)\n"
-	"  -s, --sort GROUP       rows by sym (default), ip, bb, pid or cgroup\n"
-	"      --order ORDER      samples (default), name, process, container\n"
-	"  -z, --accumulate       totals since the start instead of decaying counts\n"
-	"      --filter TEXT      only rows whose symbol, object, command or container has TEXT\n"
-	"      --stdio            a text snapshot per refresh (also when stdout or stdin is not a\n"
-	"                         terminal)\n"
-	"  -n, --iterations N     stop after N refreshes\n"
-	"      --rows N           rows per --stdio snapshot (default 25, 0: all)\n"
-	"      --width N          columns of a --stdio snapshot (default: the terminal's or 100)\n"
-	"                         (with -g, the first 5 functions' callers under them)\n"
-	"      --map-entries N    sample map slots per interval (default 262144)\n"
-	"      --seed N           seed for randomized periods\n"
-	"      --no-demangle      C++ and Rust symbols as mangled (demangled by default)\n"
-	SESSION_CALL_GRAPH_HELP
-	"  -v, --verbose          more messages\n"
-	"\n"
+	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n",
+	.outro =
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
-	"      Enter zoom into a process or container, Backspace zoom out\n";
+	"      Enter zoom into a process or container, Backspace zoom out\n",
+};
 
-enum { OPT_STDIO = 256, OPT_ROWS, OPT_WIDTH, OPT_ORDER, OPT_FILTER, OPT_NO_DEMANGLE };
-
-/* 0, 1 after --help, or -EINVAL after saying what is wrong */
-static int parse_args(int argc, char **argv)
+static int sort_key(const struct option_spec *opt, const char *arg)
 {
-	static const struct option opts[] = {
-		SESSION_LONG_OPTIONS,
-		{ "delay", required_argument, NULL, 'd' },
-		{ "sort", required_argument, NULL, 's' },
-		{ "order", required_argument, NULL, OPT_ORDER },
-		{ "accumulate", no_argument, NULL, 'z' },
-		{ "filter", required_argument, NULL, OPT_FILTER },
-		{ "stdio", no_argument, NULL, OPT_STDIO },
-		{ "no-demangle", no_argument, NULL, OPT_NO_DEMANGLE },
-		{ "iterations", required_argument, NULL, 'n' },
-		{ "rows", required_argument, NULL, OPT_ROWS },
-		{ "width", required_argument, NULL, OPT_WIDTH },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	int c, targets, err;
+	(void)opt;
+	return top__parse_key(arg, &env.view.key) ? -EINVAL : 0;
+}
 
-	memset(&env, 0, sizeof(env));
-	env.so.event = "cpu-clock";
-	env.delay = 2;
-	env.rows = 25;
-	env.view.decay = true;
-	env.so.live = true;
-	env.so.key_tid = true;	/* threads by their own names, as record keys them */
-	optind = 1;
-	while ((c = getopt_long(argc, argv, SESSION_SHORT_OPTIONS "d:s:zn:vh", opts, NULL)) != -1) {
-		err = session_opts__parse(&env.so, c, optarg);
-		if (err < 0)
-			return err;
-		if (err)
-			continue;
-		switch (c) {
-		case 'd':
-			if (parse_seconds(optarg, 0.1, 3600, &env.delay))
-				return fail(-EINVAL, "invalid delay '%s' (0.1 to 3600 seconds)", optarg);
-			break;
-		case 's':
-			if (top__parse_key(optarg, &env.view.key))
-				return -EINVAL;
-			break;
-		case OPT_ORDER:
-			if (top__parse_order(optarg, &env.view.order))
-				return -EINVAL;
-			break;
-		case 'z':
-			env.view.decay = false;
-			break;
-		case OPT_FILTER:
-			snprintf(env.view.filter, sizeof(env.view.filter), "%s", optarg);
-			break;
-		case OPT_STDIO:
-			env.stdio = true;
-			break;
-		case OPT_NO_DEMANGLE:
-			env.raw_names = true;
-			break;
-		case 'n':
-			if (parse_u64(optarg, &env.iterations) || !env.iterations)
-				return fail(-EINVAL, "invalid iterations '%s'", optarg);
-			break;
-		case OPT_ROWS:
-			if (parse_u64(optarg, &env.rows))
-				return fail(-EINVAL, "invalid rows '%s'", optarg);
-			break;
-		case OPT_WIDTH:
-			if (parse_u64(optarg, &env.width) || env.width < 40 || env.width > 500)
-				return fail(-EINVAL, "invalid width '%s' (40 to 500)", optarg);
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 1;
-		default:	/* getopt said what is wrong */
-			return -EINVAL;
-		}
-	}
-	if (optind < argc)
+static int order(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return top__parse_order(arg, &env.view.order) ? -EINVAL : 0;
+}
+
+static int filter(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	snprintf(env.view.filter, sizeof(env.view.filter), "%s", arg);
+	return 0;
+}
+
+static const struct option_spec top_opts[] = {
+	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default) or any event record takes"),
+	OPTIONS_SESSION_TARGET(&env.so, "the whole machine (the default)"),
+	OPT_SECONDS('d', "delay", &env.delay, "SECONDS", "between refreshes (default 2)", 0.1, 3600,
+		    "invalid delay '%s' (%g to %g seconds)"),
+	OPT_CALLBACK('s', "sort", NULL, "GROUP", "rows by sym (default), ip, bb, pid or cgroup",
+		     sort_key),
+	OPT_CALLBACK(0, "order", NULL, "ORDER", "samples (default), name, process, container", order),
+	{ .kind = OPTION_FLAG, .short_name = 'z', .long_name = "accumulate", .value = &env.view.decay,
+	  .flags = OPTF_CLEAR, .help = "totals since the start instead of decaying counts" },
+	OPT_CALLBACK(0, "filter", NULL, "TEXT", "only rows whose symbol, object, command or "
+		     "container has TEXT", filter),
+	OPT_FLAG(0, "stdio", &env.stdio, "a text snapshot per refresh (also when stdout or stdin is "
+		 "not a terminal)"),
+	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N refreshes", 1, 0,
+		"invalid iterations '%s'"),
+	OPT_U64(0, "rows", &env.rows, "N", "rows per --stdio snapshot (default 25, 0: all)", 0, 0,
+		"invalid rows '%s'"),
+	OPT_U64(0, "width", &env.width, "N", "columns of a --stdio snapshot (default: the "
+		"terminal's or 100)\n(with -g, the first 5 functions' callers under them)", 40, 500,
+		"invalid width '%s' (%llu to %llu)"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample map slots per interval (default 262144)"),
+	OPT_NO_DEMANGLE(&env.raw_names),
+	OPTIONS_CALL_GRAPH(&env.so),
+	OPT_VERBOSE("more messages"),
+	OPT_END(),
+};
+
+/* what the options say together: 0, or -EINVAL after saying what is wrong */
+static int check_args(int nr)
+{
+	int targets;
+
+	if (nr)
 		return fail(-EINVAL, "top watches running processes: use record to run a command");
 	targets = !!env.so.all + !!env.so.pids + !!env.so.cgroup;
 	if (targets > 1 && !(env.so.cgroup && env.so.all && targets == 2))
@@ -168,6 +112,28 @@ static int parse_args(int argc, char **argv)
 		env.so.all = true;
 	if (env.so.freq && env.so.period)
 		return fail(-EINVAL, "-F and -c exclude each other");
+	return 0;
+}
+
+/* 0, -ECANCELED after --help, or -EINVAL after saying what is wrong */
+static int parse_args(int argc, char **argv)
+{
+	int nr;
+
+	memset(&env, 0, sizeof(env));
+	env.so.event = "cpu-clock";
+	env.delay = 2;
+	env.rows = 25;
+	env.view.decay = true;
+	env.so.live = true;
+	env.so.key_tid = true;	/* threads by their own names, as record keys them */
+	nr = options__parse(&top_cmd, top_opts, argc, argv);
+	if (nr < 0)
+		return nr;
+	if (check_args(nr)) {
+		usage_hint(top_cmd.name);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -267,7 +233,7 @@ int cmd_top(int argc, char **argv)
 
 	err = parse_args(argc, argv);
 	if (err)
-		return err > 0 ? 0 : usage_hint("hsbpf top");
+		return options__status(err);
 	/* the screen needs keys too: with stdin not a terminal, ncurses' reads return at once
 	 * and the loop spun a core at 100% */
 	if (!isatty(STDOUT_FILENO) || !isatty(STDIN_FILENO))

@@ -265,63 +265,6 @@ static int check_event(struct session *s)
 	return 0;
 }
 
-int session_opts__parse(struct session_opts *o, int c, const char *arg)
-{
-	u64 v;
-
-	switch (c) {
-	case 'e':
-		o->event = arg;
-		break;
-	case 'F':
-		if (parse_u64(arg, &o->freq) || !o->freq)
-			return fail(-EINVAL, "invalid frequency '%s'", arg);
-		break;
-	case 'c':
-		if (parse_u64(arg, &o->period) || !o->period || o->period > PERIOD_MAX)
-			return fail(-EINVAL, "invalid period '%s' (1 to %llu)", arg, PERIOD_MAX);
-		break;
-	case SESSION_OPT_PERIOD_MODE:
-		if (period__parse_mode(arg, &o->mode))
-			return fail(-EINVAL, "invalid period mode '%s' (known: phase, fixed, prime, "
-				    "random, prime-random)", arg);
-		o->mode_given = true;
-		break;
-	case 'a':
-		o->all = true;
-		break;
-	case 'p':
-		o->pids = arg;
-		break;
-	case 'G':
-		o->cgroup = arg;
-		break;
-	case 'C':
-		o->cpus = arg;
-		break;
-	case SESSION_OPT_MAP_ENTRIES:
-		if (parse_u64(arg, &v) || v < 1 || v > (1u << 26))
-			return fail(-EINVAL, "invalid --map-entries '%s' (1 to 67108864)", arg);
-		o->map_entries = v;
-		break;
-	case SESSION_OPT_SEED:
-		if (parse_u64(arg, &o->seed))
-			return fail(-EINVAL, "invalid seed '%s'", arg);
-		break;
-	case 'g':
-		o->call_graph = HSBPF_CALL_GRAPH_DWARF;
-		o->max_frames = 0;
-		break;
-	case SESSION_OPT_CALL_GRAPH:
-		if (session__parse_call_graph(arg, &o->call_graph, &o->max_frames))
-			return -EINVAL;
-		break;
-	default:
-		return 0;
-	}
-	return 1;
-}
-
 int session__new(const struct session_opts *opts, struct session **out)
 {
 	struct session *s = calloc(1, sizeof(*s));

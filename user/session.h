@@ -46,37 +46,9 @@ struct session_opts {
 
 struct session;
 
-/* the options record and top share; their long-option entries and short letters */
-enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SEED,
-       SESSION_OPT_CALL_GRAPH };
-#define SESSION_LONG_OPTIONS							\
-	{ "event", required_argument, NULL, 'e' },				\
-	{ "freq", required_argument, NULL, 'F' },				\
-	{ "count", required_argument, NULL, 'c' },				\
-	{ "period-mode", required_argument, NULL, SESSION_OPT_PERIOD_MODE },	\
-	{ "all-cpus", no_argument, NULL, 'a' },				\
-	{ "pid", required_argument, NULL, 'p' },				\
-	{ "cgroup", required_argument, NULL, 'G' },				\
-	{ "cpu", required_argument, NULL, 'C' },				\
-	{ "map-entries", required_argument, NULL, SESSION_OPT_MAP_ENTRIES },	\
-	{ "seed", required_argument, NULL, SESSION_OPT_SEED },			\
-	{ "call-graph", required_argument, NULL, SESSION_OPT_CALL_GRAPH }
-#define SESSION_SHORT_OPTIONS "e:F:c:ap:G:C:g"
-/* what -g and --call-graph say, for the commands' --help */
-#define SESSION_CALL_GRAPH_HELP								\
-	"  -g                     call stacks: --call-graph dwarf\n"				\
-	"      --call-graph MODE[,DEPTH]\n"							\
-	"                         dwarf: unwound in the kernel from .eh_frame and .debug_frame\n"	\
-	"                         tables (frame pointers in objects without them); fp: frame\n"	\
-	"                         pointers only; lbr: the LBR's call-stack mode (a hardware\n"	\
-	"                         event, Intel); DEPTH: user frames kept, 1 to 256 (256)\n"
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
 const char *session__call_graph_name(u32 mode);
-
-/* one getopt result: 1 when it was a session option (taken into o), 0 when it is not one,
- * -EINVAL after saying what is wrong with its argument */
-int session_opts__parse(struct session_opts *o, int c, const char *arg);
 
 /* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
  * event, the period, the pid or CPU list), -ENODEV a CPU that is not online; *out is to be

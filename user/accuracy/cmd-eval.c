@@ -1,119 +1,91 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf eval: score a profile against the exact truth of the same program. */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
 #include "json_writer.h"
+#include "options.h"
 #include "eval.h"
 #include "stack_eval.h"
 #include "stack_check.h"
 
-static const char usage_text[] =
+static const struct options_cmd eval_cmd = {
+	.name = "hsbpf eval",
+	.usage =
 	"usage: hsbpf eval -i PROFILE --truth TRUTH [--object PATH]... [--per-object]\n"
 	"                  [--format text|json]\n"
 	"       hsbpf eval -i PROFILE --truth TRUTH --stacks [--top N] [--cycles FILE]\n"
 	"                  [--fold-parts] [--format text|json]\n"
-	"       hsbpf eval -i PROFILE --exact EXACT [--format text|json]\n"
-	"\n"
-	"  -i, --input FILE   profile to score (default hsbpf.data)\n"
-	"      --truth FILE   the exact counts of the same program (hsbpf truth)\n"
-	"      --object PATH  score these objects together (default: the program itself)\n"
-	"      --per-object   score every object with samples, each on its own\n"
-	"      --stacks       score the call stacks against the truth's calling-context tree:\n"
-	"                     complete stacks, inclusive-time error, caller-split error\n"
-	"      --top N        functions scored with --stacks (default 10)\n"
-	"      --cycles FILE  with --stacks: also score against the timing model's cycles, the\n"
-	"                     samples of hsbpf truth --vpmu cycles -g (a reference for time\n"
-	"                     samplers such as cpu-clock; docs/accuracy.md)\n"
-	"      --fold-parts   with --stacks: count the parts GCC split off a function (X.cold,\n"
-	"                     X.part.N) as the function X itself\n"
-	"      --exact FILE   per-sample correctness of the profile's stacks against the exact\n"
-	"                     ones of the same hsbpf truth --step run (PREFIX.exact): the share\n"
-	"                     equal, and the others by kind and location\n"
-	"      --show N       with --exact: print the first N unequal samples' stacks\n"
-	"      --format FMT   text (default) or json\n";
+	"       hsbpf eval -i PROFILE --exact EXACT [--format text|json]\n",
+	.no_args = true,
+};
+
+struct objects {
+	const char *path[16];
+	size_t nr;
+};
+
+static int object(const struct option_spec *opt, const char *arg)
+{
+	struct objects *o = opt->value;
+
+	if (o->nr == 16)
+		return fail(-EINVAL, "at most 16 --object");
+	o->path[o->nr++] = arg;
+	return 0;
+}
+
+static int format(const struct option_spec *opt, const char *arg)
+{
+	return jsonw_parse_format(arg, opt->value) ? -EINVAL : 0;
+}
 
 int cmd_eval(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "input", required_argument, NULL, 'i' },
-		{ "truth", required_argument, NULL, 't' },
-		{ "per-object", no_argument, NULL, 'O' },
-		{ "object", required_argument, NULL, 'b' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "stacks", no_argument, NULL, 'S' },
-		{ "top", required_argument, NULL, 'T' },
-		{ "fold-parts", no_argument, NULL, 'P' },
-		{ "cycles", required_argument, NULL, 'C' },
-		{ "exact", required_argument, NULL, 'E' },
-		{ "show", required_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL, *cycles_path = NULL;
 	bool per_object = false, json = false, stacks = false, fold = false;
 	u64 top = 10, show = 0;
+	struct objects objs_given = {};
+	const struct option_spec opts[] = {
+		OPT_STRING('i', "input", &input, "FILE", "profile to score (default hsbpf.data)"),
+		OPT_STRING(0, "truth", &truth_path, "FILE", "the exact counts of the same program "
+			   "(hsbpf truth)"),
+		OPT_CALLBACK(0, "object", &objs_given, "PATH", "score these objects together (default: "
+			     "the program itself)", object),
+		OPT_FLAG(0, "per-object", &per_object, "score every object with samples, each on its own"),
+		OPT_FLAG(0, "stacks", &stacks, "score the call stacks against the truth's "
+			 "calling-context tree: complete stacks, inclusive-time error, caller-split error"),
+		OPT_U64(0, "top", &top, "N", "functions scored with --stacks (default 10)", 1, 10000,
+			NULL),
+		OPT_STRING(0, "cycles", &cycles_path, "FILE", "with --stacks: also score against the "
+			   "timing model's cycles, the samples of hsbpf truth --vpmu cycles -g (a "
+			   "reference for time samplers such as cpu-clock; docs/accuracy.md)"),
+		OPT_FLAG(0, "fold-parts", &fold, "with --stacks: count the parts GCC split off a "
+			 "function (X.cold, X.part.N) as the function X itself"),
+		OPT_STRING(0, "exact", &exact_path, "FILE", "per-sample correctness of the profile's "
+			   "stacks against the exact ones of the same hsbpf truth --step run "
+			   "(PREFIX.exact): the share equal, and the others by kind and location"),
+		OPT_U64(0, "show", &show, "N", "with --exact: print the first N unequal samples' stacks",
+			0, UINT32_MAX, "invalid --show '%s'"),
+		OPT_CALLBACK(0, "format", &json, "FMT", "text (default) or json", format),
+		OPT_END(),
+	};
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct truth *t = NULL;
-	const char *objects[16];
-	size_t nr = 0, nr_objects = 0;
-	int c, err;
+	const char **objects = objs_given.path;
+	size_t nr = 0, nr_objects;
+	int err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			input = optarg;
-			break;
-		case 't':
-			truth_path = optarg;
-			break;
-		case 'O':
-			per_object = true;
-			break;
-		case 'b':
-			if (nr_objects == 16)
-				return fail(2, "at most 16 --object");
-			objects[nr_objects++] = optarg;
-			break;
-		case 'f':
-			if (jsonw_parse_format(optarg, &json))
-				return 2;
-			break;
-		case 'S':
-			stacks = true;
-			break;
-		case 'P':
-			fold = true;
-			break;
-		case 'C':
-			cycles_path = optarg;
-			break;
-		case 'E':
-			exact_path = optarg;
-			break;
-		case 'W':
-			if (parse_u64(optarg, &show) || show > UINT32_MAX)
-				return fail(2, "invalid --show '%s'", optarg);
-			break;
-		case 'T':
-			if (parse_u64(optarg, &top) || !top || top > 10000)
-				return fail(2, "invalid --top '%s' (1 to 10000)", optarg);
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf eval");
-		}
-	}
+	err = options__parse(&eval_cmd, opts, argc, argv);
+	if (err < 0)
+		return options__status(err);
+	nr_objects = objs_given.nr;
 	if (exact_path && truth_path)
 		return fail(2, "--exact and --truth score in different ways: give one");
-	if (exact_path && optind == argc) {
+	if (exact_path) {
 		struct profile *e = NULL;
 		struct stack_check sc;
 
@@ -132,8 +104,8 @@ int cmd_eval(int argc, char **argv)
 	if ((fold || cycles_path) && !stacks)
 		return fail(2, "--%s scores functions of call stacks: give --stacks too",
 			    fold ? "fold-parts" : "cycles");
-	if (!truth_path || optind < argc) {
-		fputs(usage_text, stderr);
+	if (!truth_path) {
+		options__usage(&eval_cmd, opts, stderr);
 		return 2;
 	}
 	err = profile__read(input, &p);

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf experiment: the seed papers' sweep, run here: periods x modes x workloads, scored. */
-#include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,36 +9,74 @@
 #include "cmds.h"
 #include "experiment.h"
 #include "methods.h"
+#include "options.h"
 #include "period.h"
 #include "stack_exp.h"
 
-static const char usage_text[] =
+static const struct options_cmd experiment_cmd = {
+	.name = "hsbpf experiment",
+	.usage =
 	"usage: hsbpf experiment [-o DIR] [--set kernels|real|all] [--periods NS,...]\n"
 	"                        [--modes fixed,prime,random,prime-random] [--reuse-truth]\n"
 	"       hsbpf experiment --methods [--method LIST] [--separate-runs] [...]\n"
-	"       hsbpf experiment --stacks [-o DIR] [--set kernels|real|all] [--only NAME] [--quick]\n"
-	"\n"
-	"  -o, --output DIR   results.csv, figures (PNG, SVG) and truths (default experiment/)\n"
-	"      --set SET      the seed kernels, the real programs, or all (default kernels)\n"
-	"      --periods LIST cpu-clock periods in ns (default: 64K, 256K, 1M, 4M, 16M cycles at\n"
-	"                     2.2 GHz: 29789,119156,476625,1906501,7626007)\n"
-	"      --modes LIST   period modes (default fixed,prime,random,prime-random)\n"
-	"      --reuse-truth  keep the truth files of an earlier run in DIR\n"
-	"      --only NAME    just this workload of the set\n"
-	"      --quick        kernels do 1/16 of their work (for tests)\n"
-	"      --with-perf    also run perf record at each period and score it the same way\n"
-	"      --methods      the paper's sampling methods on the virtual PMU and its timing model\n"
-	"                     (docs/virtual-pmu.md): classic, classic-insns, precise-prime,\n"
-	"                     precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png\n"
-	"                     all sampled from one emulation per workload\n"
-	"      --method LIST  with --methods: only these\n"
-	"      --separate-runs  with --methods: one emulation per method (the same rows, slower)\n"
-	"      --stacks       the call-stack collectors (docs/accuracy.md): per workload (the real\n"
-	"                     set adds python3), the calling-context tree and the virtual PMU's\n"
-	"                     exact stacks from one emulation, then hsbpf record --call-graph fp\n"
-	"                     and dwarf, perf record -g and --call-graph dwarf (through hsbpf\n"
-	"                     import), each scored as eval --stacks does: stacks.csv, a table,\n"
-	"                     stacks-complete.png, stacks-callertv.png, stacks-incl.png\n";
+	"       hsbpf experiment --stacks [-o DIR] [--set kernels|real|all] [--only NAME] [--quick]\n",
+};
+
+static int set(const struct option_spec *opt, const char *arg)
+{
+	struct exp_opts *o = opt->value;
+
+	if (strcmp(arg, "kernels") && strcmp(arg, "real") && strcmp(arg, "all"))
+		return fail(-EINVAL, "unknown --set '%s' (known: kernels, real, all)", arg);
+	o->set = arg;
+	return 0;
+}
+
+/* --periods and --modes replace the default lists; what was given is the caller's to know */
+static bool periods_given, modes_given;
+
+static int periods(const struct option_spec *opt, const char *arg)
+{
+	struct exp_opts *o = opt->value;
+	char *tok, *save, *list = (char *)arg;
+
+	periods_given = true;
+	o->nr_periods = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		u64 v;
+
+		if (parse_u64(tok, &v) || v < 10000 || v > PERIOD_MAX || o->nr_periods == 16)
+			return fail(-EINVAL, "invalid period '%s' (ns, 10000 to %llu)", tok, PERIOD_MAX);
+		o->periods[o->nr_periods++] = v;
+	}
+	return 0;
+}
+
+static int modes(const struct option_spec *opt, const char *arg)
+{
+	struct exp_opts *o = opt->value;
+	char *tok, *save, *list = (char *)arg;
+
+	modes_given = true;
+	o->nr_modes = 0;
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		enum period_mode m;
+
+		if (period__parse_mode(tok, &m) || o->nr_modes == 4)
+			return fail(-EINVAL, "invalid period mode '%s'", tok);
+		o->modes[o->nr_modes++] = period__mode_name(m);
+	}
+	return 0;
+}
+
+static int stacks(const struct option_spec *opt, const char *arg)
+{
+	struct exp_opts *o = opt->value;
+
+	(void)arg;
+	o->stacks = o->python = true;
+	return 0;
+}
 
 static int run_stacks(const struct exp_opts *o)
 {
@@ -93,102 +130,57 @@ static int run_methods(const struct exp_opts *o, const bool *selected)
 
 int cmd_experiment(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, 's' },
-		{ "periods", required_argument, NULL, 'p' },
-		{ "modes", required_argument, NULL, 'm' },
-		{ "reuse-truth", no_argument, NULL, 'r' },
-		{ "only", required_argument, NULL, 'O' },
-		{ "quick", no_argument, NULL, 'Q' },
-		{ "with-perf", no_argument, NULL, 'P' },
-		{ "methods", no_argument, NULL, 'T' },
-		{ "method", required_argument, NULL, 'W' },
-		{ "separate-runs", no_argument, NULL, 'S' },
-		{ "stacks", no_argument, NULL, 'K' },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
 	struct exp_opts o = {
 		.dir = "experiment", .set = "kernels",
 		.periods = { 29789, 119156, 476625, 1906501, 7626007 }, .nr_periods = 5,
 		.modes = { "fixed", "prime", "random", "prime-random" }, .nr_modes = 4,
 	};
-	char self[PATH_MAX], wdir[PATH_MAX + 32], fdir[PATH_MAX + 32], csv[PATH_MAX + 32], *tok, *save;
+	char self[PATH_MAX], wdir[PATH_MAX + 32], fdir[PATH_MAX + 32], csv[PATH_MAX + 32];
 	struct exp_row *rows = NULL;
 	const char *method_list = NULL;
 	bool selected[METHODS_MAX];
-	bool periods_given = false, modes_given = false;
 	size_t nr = 0;
 	ssize_t n;
-	int c, err;
+	int err;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "o:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			o.dir = optarg;
-			break;
-		case 's':
-			if (strcmp(optarg, "kernels") && strcmp(optarg, "real") && strcmp(optarg, "all"))
-				return fail(2, "unknown --set '%s' (known: kernels, real, all)", optarg);
-			o.set = optarg;
-			break;
-		case 'p':
-			periods_given = true;
-			o.nr_periods = 0;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				u64 v;
+	const struct option_spec opts[] = {
+		OPT_STRING('o', "output", &o.dir, "DIR", "results.csv, figures (PNG, SVG) and truths "
+			   "(default experiment/)"),
+		OPT_CALLBACK(0, "set", &o, "SET", "the seed kernels, the real programs, or all "
+			     "(default kernels)", set),
+		OPT_CALLBACK(0, "periods", &o, "LIST", "cpu-clock periods in ns (default: 64K, 256K, "
+			     "1M, 4M, 16M cycles at 2.2 GHz: 29789,119156,476625,1906501,7626007)",
+			     periods),
+		OPT_CALLBACK(0, "modes", &o, "LIST", "period modes (default "
+			     "fixed,prime,random,prime-random)", modes),
+		OPT_FLAG(0, "reuse-truth", &o.reuse_truth, "keep the truth files of an earlier run in DIR"),
+		OPT_STRING(0, "only", &o.only, "NAME", "just this workload of the set"),
+		OPT_FLAG(0, "quick", &o.quick, "kernels do 1/16 of their work (for tests)"),
+		OPT_FLAG(0, "with-perf", &o.with_perf, "also run perf record at each period and score "
+			 "it the same way"),
+		OPT_FLAG(0, "methods", &o.methods, "the paper's sampling methods on the virtual PMU and "
+			 "its timing model (docs/virtual-pmu.md): classic, classic-insns, precise-prime, "
+			 "precise-random, precise-lbrfix, pdir, lbr; methods.csv, methods-ae.png all "
+			 "sampled from one emulation per workload"),
+		OPT_STRING(0, "method", &method_list, "LIST", "with --methods: only these"),
+		OPT_FLAG(0, "separate-runs", &o.separate_runs, "with --methods: one emulation per method "
+			 "(the same rows, slower)"),
+		OPT_CALLBACK(0, "stacks", &o, NULL, "the call-stack collectors (docs/accuracy.md): per "
+			     "workload (the real set adds python3), the calling-context tree and the "
+			     "virtual PMU's exact stacks from one emulation, then hsbpf record "
+			     "--call-graph fp and dwarf, perf record -g and --call-graph dwarf (through "
+			     "hsbpf import), each scored as eval --stacks does: stacks.csv, a table, "
+			     "stacks-complete.png, stacks-callertv.png, stacks-incl.png", stacks),
+		OPT_END(),
+	};
+	int nr_args;
 
-				if (parse_u64(tok, &v) || v < 10000 || v > PERIOD_MAX || o.nr_periods == 16)
-					return fail(2, "invalid period '%s' (ns, 10000 to %llu)", tok, PERIOD_MAX);
-				o.periods[o.nr_periods++] = v;
-			}
-			break;
-		case 'm':
-			modes_given = true;
-			o.nr_modes = 0;
-			for (tok = strtok_r(optarg, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-				enum period_mode m;
-
-				if (period__parse_mode(tok, &m) || o.nr_modes == 4)
-					return fail(2, "invalid period mode '%s'", tok);
-				o.modes[o.nr_modes++] = period__mode_name(m);
-			}
-			break;
-		case 'r':
-			o.reuse_truth = true;
-			break;
-		case 'O':
-			o.only = optarg;
-			break;
-		case 'Q':
-			o.quick = true;
-			break;
-		case 'P':
-			o.with_perf = true;
-			break;
-		case 'T':
-			o.methods = true;
-			break;
-		case 'W':
-			method_list = optarg;
-			break;
-		case 'S':
-			o.separate_runs = true;
-			break;
-		case 'K':
-			o.stacks = o.python = true;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf experiment");
-		}
-	}
-	if (optind < argc || !o.nr_periods || !o.nr_modes) {
-		fputs(usage_text, stderr);
+	periods_given = modes_given = false;
+	nr_args = options__parse(&experiment_cmd, opts, argc, argv);
+	if (nr_args < 0)
+		return options__status(nr_args);
+	if (nr_args || !o.nr_periods || !o.nr_modes) {
+		options__usage(&experiment_cmd, opts, stderr);
 		return 2;
 	}
 	/* usage errors before anything is created */

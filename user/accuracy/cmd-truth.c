@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf truth: run a program under the reference collector and write its exact counts, or
  * export a truth file as text or JSON. */
-#include <getopt.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -13,6 +12,7 @@
 #include "cmds.h"
 #include "disasm.h"
 #include "file_format.h"
+#include "options.h"
 #include "json_writer.h"
 #include "refrun.h"
 #include "stepper.h"
@@ -22,48 +22,147 @@
 #include "profile.h"
 #include "timing.h"
 
-static const char usage_text[] =
+static const struct options_cmd truth_cmd = {
+	.name = "hsbpf truth",
+	.usage =
 	"usage: hsbpf truth [-o FILE] [--plugin PATH] -- COMMAND ARGS...\n"
 	"       hsbpf truth --step N [--random --seed S] [--max-insns N] [--from-main] [-o PREFIX]\n"
 	"                   -- COMMAND...\n"
-	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n"
-	"\n"
-	"  -o, --output FILE    truth file to write (default truth.data)\n"
-	"      --plugin PATH    the reference collector (default: found next to hsbpf)\n"
-	"      --no-edges       no edges (faster; rep iterations are then not folded in the\n"
-	"                       instruction counts; the calling-context tree still folds them)\n"
-	"      --no-cct         leave out the calling-context tree (shadow call stacks)\n"
-	"      --vpmu EVENT     also sample as a virtual PMU would: insns, branches (taken) or\n"
-	"                       cycles (of the timing model, docs/virtual-pmu.md)\n"
-	"      --period N       its period in events (default 1000000)\n"
-	"      --period-mode M  fixed, prime, random (+ up to 1/8), prime-random\n"
-	"      --sampling S     on the timing model's clock: classic (interrupt), precise (PEBS,\n"
-	"                       IP+1), precise-fix (PEBS with the LBR IP fix), pdir; or exact\n"
-	"                       (no clock: the overflowing instruction, or --skid K after it).\n"
-	"                       Default: classic for cycles, exact otherwise\n"
-	"      --timing LIST    timing model parameters NAME=VALUE,... (--timing help lists them)\n"
-	"      --lbr N          branch records per sample (branches; 16 or 32; default 0)\n"
-	"      --skid K         exact sampling: the sampled IP is K instructions after the overflow\n"
-	"      --profile FILE   where the virtual PMU's profile goes (default vpmu.data)\n"
-	"  -g                   with --vpmu: each sample carries its exact call stack (from the\n"
-	"                       shadow call stacks), a stack profile exact by construction\n"
-	"      --step N         no emulator: single-step the command under ptrace and every N\n"
-	"                       instructions take a sample: its exact call stack (from the\n"
-	"                       instructions stepped) and the stacks hsbpf's unwinder finds from\n"
-	"                       its registers, written to PREFIX.exact, PREFIX.dwarf, PREFIX.fp\n"
-	"                       (-o, default 'step'); score them with hsbpf eval --exact\n"
-	"      --random         with --step: each period drawn from [1, 2N - 1]\n"
-	"      --seed S         ... from this seed (default fixed)\n"
-	"      --max-insns N    with --step: kill the command after N instructions\n"
-	"      --from-main      with --step: run freely up to main and step from there (the\n"
-	"                       frames above main from the unwinder at main's entry)\n"
-	"  -i, --input FILE     export a truth file\n"
-	"      --format FMT     text (default) or json\n"
-	"      --what LIST      what to export (default: all of summary,insns,blocks,edges,cct)\n"
-	"  -v, --verbose        more messages\n"
-	"\n"
+	"       hsbpf truth -i FILE [--format text|json] [--what summary,insns,blocks,edges,cct]\n",
+	.outro =
 	"Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stop the emulator too (a second one kills it), and\n"
-	"then no truth file is written.\n";
+	"then no truth file is written.\n",
+	.stop_at_arg = true,
+};
+
+/* what the options set */
+static struct env {
+	struct stepper_opts so;
+	struct vpmu_opts v;
+	const char *output, *input, *plugin, *what, *vprofile;
+	bool output_given, json, no_edges, skid_given, timing_help;
+} env;
+
+static int output(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	env.output = arg;
+	env.output_given = true;
+	return 0;
+}
+
+static int format(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return jsonw_parse_format(arg, &env.json) ? -EINVAL : 0;
+}
+
+static int vpmu(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	if (strcmp(arg, "insns") && strcmp(arg, "branches") && strcmp(arg, "cycles"))
+		return fail(-EINVAL, "unknown --vpmu '%s' (known: insns, branches, cycles)", arg);
+	env.v.event = arg;
+	return 0;
+}
+
+static int period_mode(const struct option_spec *opt, const char *arg)
+{
+	enum period_mode pm;
+
+	(void)opt;
+	if (period__parse_mode(arg, &pm))
+		return fail(-EINVAL, "invalid period mode '%s'", arg);
+	env.v.mode = (pm == PERIOD_PRIME || pm == PERIOD_PRIME_RANDOM) | (period__is_random(pm) << 1);
+	return 0;
+}
+
+static int skid(const struct option_spec *opt, const char *arg)
+{
+	u64 num;
+
+	(void)opt;
+	if (parse_u64(arg, &num) || num > 1000)
+		return fail(-EINVAL, "invalid --skid '%s'", arg);
+	env.v.skid = num;
+	env.skid_given = true;
+	return 0;
+}
+
+static int sampling(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	if (strcmp(arg, "exact") && strcmp(arg, "classic") && strcmp(arg, "precise") &&
+	    strcmp(arg, "precise-fix") && strcmp(arg, "pdir"))
+		return fail(-EINVAL, "unknown --sampling '%s' (known: classic, precise, precise-fix, "
+			    "pdir, exact)", arg);
+	env.v.sampling = strcmp(arg, "exact") ? arg : NULL;
+	return 0;
+}
+
+static int timing(const struct option_spec *opt, const char *arg)
+{
+	struct tm_params tp;
+	char terr[256];
+
+	(void)opt;
+	if (!strcmp(arg, "help")) {
+		env.timing_help = true;
+		return 0;
+	}
+	tm_params__default(&tp);
+	if (tm_params__set(&tp, arg, terr, sizeof(terr)))
+		return fail(-EINVAL, "--timing: %s", terr);
+	env.v.timing = arg;
+	return 0;
+}
+
+static const struct option_spec truth_opts[] = {
+	OPT_CALLBACK('o', "output", NULL, "FILE", "truth file to write (default truth.data)", output),
+	OPT_STRING(0, "plugin", &env.plugin, "PATH", "the reference collector (default: found next "
+		   "to hsbpf)"),
+	OPT_FLAG(0, "no-edges", &env.no_edges, "no edges (faster; rep iterations are then not folded "
+		 "in the instruction counts; the calling-context tree still folds them)"),
+	OPT_FLAG(0, "no-cct", &env.v.no_cct, "leave out the calling-context tree (shadow call stacks)"),
+	OPT_CALLBACK(0, "vpmu", NULL, "EVENT", "also sample as a virtual PMU would: insns, branches "
+		     "(taken) or cycles (of the timing model, docs/virtual-pmu.md)", vpmu),
+	OPT_U64(0, "period", &env.v.period, "N", "its period in events (default 1000000)", 1,
+		PERIOD_MAX, "invalid period '%s' (%llu to %llu)"),
+	OPT_CALLBACK(0, "period-mode", NULL, "M", "fixed, prime, random (+ up to 1/8), prime-random",
+		     period_mode),
+	OPT_CALLBACK(0, "sampling", NULL, "S", "on the timing model's clock: classic (interrupt), "
+		     "precise (PEBS, IP+1), precise-fix (PEBS with the LBR IP fix), pdir; or exact "
+		     "(no clock: the overflowing instruction, or --skid K after it).\nDefault: classic "
+		     "for cycles, exact otherwise", sampling),
+	OPT_CALLBACK(0, "timing", NULL, "LIST", "timing model parameters NAME=VALUE,... (--timing "
+		     "help lists them)", timing),
+	OPT_U32(0, "lbr", &env.v.lbr, "N", "branch records per sample (branches; 16 or 32; default 0)",
+		0, 32, "invalid --lbr '%s' (%llu to %llu)"),
+	OPT_CALLBACK(0, "skid", NULL, "K", "exact sampling: the sampled IP is K instructions after "
+		     "the overflow", skid),
+	OPT_STRING(0, "profile", &env.vprofile, "FILE", "where the virtual PMU's profile goes "
+		   "(default vpmu.data)"),
+	OPT_FLAG('g', NULL, &env.v.stacks, "with --vpmu: each sample carries its exact call stack "
+		 "(from the shadow call stacks), a stack profile exact by construction"),
+	OPT_U64(0, "step", &env.so.period, "N", "no emulator: single-step the command under ptrace "
+		"and every N instructions take a sample: its exact call stack (from the instructions "
+		"stepped) and the stacks hsbpf's unwinder finds from its registers, written to "
+		"PREFIX.exact, PREFIX.dwarf, PREFIX.fp (-o, default 'step'); score them with hsbpf "
+		"eval --exact", 1, PERIOD_MAX, "invalid --step '%s' (%llu to %llu instructions)"),
+	OPT_FLAG(0, "random", &env.so.random, "with --step: each period drawn from [1, 2N - 1]"),
+	OPT_U64(0, "seed", &env.so.seed, "S", "... from this seed (default fixed)", 0, 0,
+		"invalid --seed '%s'"),
+	OPT_U64(0, "max-insns", &env.so.max_insns, "N", "with --step: kill the command after N "
+		"instructions", 1, 0, "invalid --max-insns '%s'"),
+	OPT_FLAG(0, "from-main", &env.so.from_main, "with --step: run freely up to main and step "
+		 "from there (the frames above main from the unwinder at main's entry)"),
+	OPT_STRING('i', "input", &env.input, "FILE", "export a truth file"),
+	OPT_CALLBACK(0, "format", NULL, "FMT", "text (default) or json", format),
+	OPT_STRING(0, "what", &env.what, "LIST", "what to export (default: all of "
+		   "summary,insns,blocks,edges,cct)"),
+	OPT_VERBOSE("more messages"),
+	OPT_END(),
+};
 
 /* --step: the three profiles of one single-stepped run */
 static int run_step(char *const argv[], const struct stepper_opts *so, const char *prefix)
@@ -112,173 +211,48 @@ cleanup:
 
 int cmd_truth(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "input", required_argument, NULL, 'i' },
-		{ "plugin", required_argument, NULL, 'P' },
-		{ "no-edges", no_argument, NULL, 'E' },
-		{ "no-cct", no_argument, NULL, 'C' },
-		{ "vpmu", required_argument, NULL, 'V' },
-		{ "period", required_argument, NULL, 'N' },
-		{ "period-mode", required_argument, NULL, 'M' },
-		{ "lbr", required_argument, NULL, 'L' },
-		{ "skid", required_argument, NULL, 'K' },
-		{ "sampling", required_argument, NULL, 'S' },
-		{ "timing", required_argument, NULL, 'T' },
-		{ "profile", required_argument, NULL, 'R' },
-		{ "format", required_argument, NULL, 'f' },
-		{ "what", required_argument, NULL, 'w' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "step", required_argument, NULL, 1 },
-		{ "random", no_argument, NULL, 2 },
-		{ "seed", required_argument, NULL, 3 },
-		{ "max-insns", required_argument, NULL, 4 },
-		{ "from-main", no_argument, NULL, 5 },
-		{ "help", no_argument, NULL, 'h' },
-		{},
-	};
-	struct stepper_opts so = { 0 };
-	bool output_given = false;
-	const char *output = "truth.data", *input = NULL, *plugin = NULL, *what = NULL;
-	bool json = false, edges = true;
-	struct vpmu_opts v = { .period = 1000000 };
-	const char *vprofile = "vpmu.data";
-	enum period_mode pm;
-	struct tm_params tp;
-	char terr[256];
-	bool skid_given = false;
-	u64 num;
 	struct outfile tout = { .fd = -1 }, vout = { .fd = -1 };
+	struct vpmu_opts v;
 	struct truth *t = NULL;
-	int c, err;
+	const char *output;
+	int err, nr;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "+o:i:vhg", opts, NULL)) != -1) {
-		switch (c) {
-		case 'o':
-			output = optarg;
-			output_given = true;
-			break;
-		case 1:
-			if (parse_u64(optarg, &num) || !num || num > PERIOD_MAX)
-				return fail(2, "invalid --step '%s' (1 to %llu instructions)", optarg, PERIOD_MAX);
-			so.period = num;
-			break;
-		case 2:
-			so.random = true;
-			break;
-		case 3:
-			if (parse_u64(optarg, &so.seed))
-				return fail(2, "invalid --seed '%s'", optarg);
-			break;
-		case 5:
-			so.from_main = true;
-			break;
-		case 4:
-			if (parse_u64(optarg, &so.max_insns) || !so.max_insns)
-				return fail(2, "invalid --max-insns '%s'", optarg);
-			break;
-		case 'i':
-			input = optarg;
-			break;
-		case 'P':
-			plugin = optarg;
-			break;
-		case 'f':
-			if (jsonw_parse_format(optarg, &json))
-				return 2;
-			break;
-		case 'w':
-			what = optarg;
-			break;
-		case 'E':
-			edges = false;
-			break;
-		case 'C':
-			v.no_cct = true;
-			break;
-		case 'g':
-			v.stacks = true;
-			break;
-		case 'V':
-			if (strcmp(optarg, "insns") && strcmp(optarg, "branches") && strcmp(optarg, "cycles"))
-				return fail(2, "unknown --vpmu '%s' (known: insns, branches, cycles)", optarg);
-			v.event = optarg;
-			break;
-		case 'N':
-			if (parse_u64(optarg, &num) || !num || num > PERIOD_MAX)
-				return fail(2, "invalid period '%s' (1 to %llu)", optarg, PERIOD_MAX);
-			v.period = num;
-			break;
-		case 'M':
-			if (period__parse_mode(optarg, &pm))
-				return fail(2, "invalid period mode '%s'", optarg);
-			v.mode = (pm == PERIOD_PRIME || pm == PERIOD_PRIME_RANDOM) | (period__is_random(pm) << 1);
-			break;
-		case 'L':
-			if (parse_u64(optarg, &num) || num > 32)
-				return fail(2, "invalid --lbr '%s' (0 to 32)", optarg);
-			v.lbr = num;
-			break;
-		case 'R':
-			vprofile = optarg;
-			break;
-		case 'K':
-			if (parse_u64(optarg, &num) || num > 1000)
-				return fail(2, "invalid --skid '%s'", optarg);
-			v.skid = num;
-			skid_given = true;
-			break;
-		case 'S':
-			if (strcmp(optarg, "exact") && strcmp(optarg, "classic") && strcmp(optarg, "precise") &&
-			    strcmp(optarg, "precise-fix") && strcmp(optarg, "pdir"))
-				return fail(2, "unknown --sampling '%s' (known: classic, precise, precise-fix, "
-					    "pdir, exact)", optarg);
-			v.sampling = strcmp(optarg, "exact") ? optarg : NULL;
-			break;
-		case 'T':
-			if (!strcmp(optarg, "help")) {
-				tm_params__default(&tp);
-				for (size_t i = 0; i < tm_nr_params; i++)
-					printf("%-13s %6d  %s\n", tm_param_table[i].name,
-					       *tm_params__field(&tp, &tm_param_table[i]), tm_param_table[i].what);
-				return 0;
-			}
-			tm_params__default(&tp);
-			if (tm_params__set(&tp, optarg, terr, sizeof(terr)))
-				return fail(2, "--timing: %s", terr);
-			v.timing = optarg;
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf truth");
-		}
+	env = (struct env){ .output = "truth.data", .vprofile = "vpmu.data",
+			    .v = { .period = 1000000 } };
+	nr = options__parse(&truth_cmd, truth_opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
+	if (env.timing_help) {
+		struct tm_params tp;
+
+		tm_params__default(&tp);
+		for (size_t i = 0; i < tm_nr_params; i++)
+			printf("%-13s %6d  %s\n", tm_param_table[i].name,
+			       *tm_params__field(&tp, &tm_param_table[i]), tm_param_table[i].what);
+		return 0;
 	}
-	if (input) {
-		if (optind < argc)
+	v = env.v;
+	output = env.output;
+	if (env.input) {
+		if (nr)
 			return fail(2, "-i exports a truth file: no command to run");
-		err = truth__read(input, &t);
+		err = truth__read(env.input, &t);
 		if (!err)
-			err = truth__export(t, what, json, stdout);
+			err = truth__export(t, env.what, env.json, stdout);
 		truth__free(t);
-		return err ? (err == -EINVAL && what ? 2 : 1) : 0;
+		return err ? (err == -EINVAL && env.what ? 2 : 1) : 0;
 	}
-	if (optind >= argc) {
-		fputs(usage_text, stderr);
+	if (!nr) {
+		options__usage(&truth_cmd, truth_opts, stderr);
 		return fail(2, "nothing to run: give a command after --");
 	}
-	if (so.period)
-		return run_step(argv + optind, &so, output_given ? output : "step");
-	if (so.random || so.seed || so.max_insns || so.from_main)
+	if (env.so.period)
+		return run_step(argv, &env.so, env.output_given ? output : "step");
+	if (env.so.random || env.so.seed || env.so.max_insns || env.so.from_main)
 		return fail(2, "--random, --seed, --max-insns and --from-main go with --step");
 	if (v.event && !strcmp(v.event, "cycles") && !v.sampling)
 		v.sampling = "classic";	/* cycles have no exact overflowing instruction to skid from */
-	if (skid_given && v.sampling)
+	if (env.skid_given && v.sampling)
 		return fail(2, "--skid is for exact sampling: with --sampling %s the skid comes from the "
 			    "timing model (--timing irq_latency=CYCLES)", v.sampling);
 	if ((v.sampling || v.timing) && !v.event)
@@ -291,27 +265,27 @@ int cmd_truth(int argc, char **argv)
 	 * bad path is told now, and so is a missing capstone (the counts' blocks are its) */
 	if (disasm__load())
 		return 1;
-	if (v.event && file__same(output, vprofile))
+	if (v.event && file__same(output, env.vprofile))
 		return fail(2, "-o and --profile name the same file '%s'", output);
 	if (outfile__open(&tout, output, FILE_FORMAT_HEAD_MAX))
 		return 1;
-	if (v.event && outfile__open(&vout, vprofile, FILE_FORMAT_HEAD_MAX)) {
+	if (v.event && outfile__open(&vout, env.vprofile, FILE_FORMAT_HEAD_MAX)) {
 		outfile__discard(&tout);
 		return 1;
 	}
 	if (v.event) {
 		v.out = profile__new();
-		err = v.out ? refrun__collect_vpmu(argv + optind, plugin, &v, &t) : -ENOMEM;
+		err = v.out ? refrun__collect_vpmu(argv, env.plugin, &v, &t) : -ENOMEM;
 		if (!err && profile__write_out(v.out, &vout))
 			err = -EIO;
 		if (!err)
 			fprintf(stderr, "hsbpf: virtual PMU: %" PRIu64 " samples, %zu branch edges and ranges; "
-				"wrote '%s'\n%s%s%s", profile__total_samples(v.out), v.out->nr_lbr, vprofile,
+				"wrote '%s'\n%s%s%s", profile__total_samples(v.out), v.out->nr_lbr, env.vprofile,
 				verbose ? "hsbpf: " : "", verbose ? v.out->meta.target : "", verbose ? "\n" : "");
 		profile__free(v.out);
 	} else {
-		v.edges = edges;
-		err = refrun__collect_vpmu(argv + optind, plugin, &v, &t);
+		v.edges = !env.no_edges;
+		err = refrun__collect_vpmu(argv, env.plugin, &v, &t);
 	}
 	if (!err && truth__write_out(t, &tout))
 		err = -EIO;
@@ -326,11 +300,11 @@ int cmd_truth(int argc, char **argv)
 		t->nr_insns, t->nr_edges, output);
 	err = 0;
 	if (t->meta.signal) {
-		error("'%s' was %s: its counts up to that point were written", argv[optind],
+		error("'%s' was %s: its counts up to that point were written", argv[0],
 		      t->meta.status);
 		err = 1;
 	} else if (t->meta.exit_code) {
-		warning("'%s' %s", argv[optind], t->meta.status);
+		warning("'%s' %s", argv[0], t->meta.status);
 	}
 	truth__free(t);
 	return err;

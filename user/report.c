@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* What report prints once its options are parsed: a profile read, filtered and grouped into
+ * rows (with call graphs), branch records (--sort edge, range), or every sample exported
+ * (pprof, speedscope); and the profile loading that script shares. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "callchain.h"
+#include "debuginfod.h"
+#include "disasm.h"
+#include "file_format.h"
+#include "hsbpf.h"
+#include "json_writer.h"
+#include "lbr_report.h"
+#include "pprof.h"
+#include "report.h"
+#include "speedscope.h"
+#include "symbolizer.h"
+#include "accuracy/truth.h"
+#include <linux/perf_event.h>
+
+int report__load(const char *input, const struct sample_filter *sf, bool raw_names, bool inl,
+		 const char *empty, struct profile **p, struct symbolizer **sy, bool *stacks)
+{
+	u64 filtered = 0;
+	int err;
+
+	*sy = NULL;
+	err = profile__read(input, p);
+	if (err)
+		return err;
+	if (!profile__total_samples(*p) && !(*p)->nr_stack_samples)
+		return fail(-ENODATA, "'%s' has no samples%s", input, empty);
+	*sy = symbolizer__new(*p);
+	if (!*sy)
+		return fail(-ENOMEM, "cannot read '%s': %s", input, strerror(ENOMEM));
+	/* names as asked, before the filters resolve any (the symbolizer caches) */
+	if (raw_names)
+		symbolizer__no_demangle(*sy);
+	if (inl)
+		symbolizer__want_inline(*sy);
+	symbolizer__skip_lines(*sy);
+	/* whether it has stacks, before the filters leave none */
+	if (stacks)
+		*stacks = (*p)->nr_stack_samples > 0;
+	err = sample_filter__apply(sf, *p, *sy, &filtered);
+	if (err)
+		return err;
+	if (filtered)
+		debug("the filters left out %" PRIu64 " samples", filtered);
+	return 0;
+}
+
+/* what one sample stands for in instructions: the period when the event counts
+ * instructions, or the exact total over the samples when a truth file is given */
+struct graph_ctx {
+	struct callchain *cc;
+	struct symbolizer *sy;
+	struct callchain_print_opts po;
+};
+
+static void print_graph(void *ctx, const struct hist *h, size_t row, FILE *out)
+{
+	struct graph_ctx *g = ctx;
+
+	callchain__print_tree(g->cc, h, row, &g->po, out);
+}
+
+static void print_stacks_json(void *ctx, json_writer_t *w)
+{
+	struct graph_ctx *g = ctx;
+
+	callchain__print_json(g->cc, g->sy, w);
+}
+
+static int set_scale(struct hist *h, const struct profile *p, const char *truth_path)
+{
+	struct truth *t;
+	int err;
+
+	if (truth_path) {
+		err = truth__read(truth_path, &t);
+		if (err)
+			return err;
+		if (h->total)
+			h->insns_per_sample = (double)t->meta.total_insns / h->total;
+		h->scale_source = "truth";
+		truth__free(t);
+	} else if (p->meta.event_type == PERF_TYPE_HARDWARE &&
+		   p->meta.event_config == PERF_COUNT_HW_INSTRUCTIONS && h->total) {
+		h->insns_per_sample = (double)h->total_weight / h->total;
+		h->scale_source = "period";
+	}
+	return 0;
+}
+
+/* -o: through an outfile (file_format.h), so that the file appears only once complete and a
+ * failed report leaves what was there; never onto the input. 0, or -errno after reporting */
+static int open_output(const char *path, const char *input, struct outfile *o, FILE **out)
+{
+	int err = outfile__check_input(path, input);
+
+	if (!err)
+		err = outfile__open(o, path, 0);
+	if (err)
+		return err;
+	*out = outfile__stream(o);
+	if (!*out) {
+		outfile__discard(o);
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	}
+	return 0;
+}
+
+/* commit what open_output opened, or discard it when err (the report's) is set or a write
+ * failed (said there, with its errno); standard output is main's to check */
+static int close_output(struct outfile *o, FILE *out, int err)
+{
+	if (out == stdout)
+		return err;
+	return outfile__finish(o, err);
+}
+
+/* every sample with its stack, or one frame each when the profile has none: the exit status */
+static int export_profile(const char *input, enum report_export export, const char *output,
+			  const struct sample_filter *sf, bool raw_names, bool inl)
+{
+	struct symbolizer *sy = NULL;
+	struct callchain *cc = NULL;
+	struct profile *p = NULL;
+	struct outfile o;
+	FILE *out = stdout;
+	int err;
+
+	/* frames without their lines: pprof looks up one per distinct location, itself (and
+	 * the inlined functions there) */
+	err = report__load(input, sf, raw_names, inl && export == REPORT_EXPORT_SPEEDSCOPE,
+			   ": nothing to export", &p, &sy, NULL);
+	if (err)
+		goto cleanup;
+	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
+	if (!cc) {
+		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	if (p->nr_stack_samples && p->stats.stack_keys_full)
+		warning("%" PRIu64 " samples are in the flat profile but not exported: the "
+			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
+	if (output && (err = open_output(output, input, &o, &out)))
+		goto cleanup;
+	err = export == REPORT_EXPORT_PPROF ? pprof__write(cc, sy, out) :
+	      speedscope__write(cc, sy, path__base(input), out);
+	/* write errors: said by outfile__finish for a file, by main for standard output */
+	if (err && err != -ENOMEM && out == stdout)
+		err = 0;
+	err = close_output(&o, out, err);
+cleanup:
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+	return err ? 1 : 0;
+}
+
+static bool has_line_key(const enum sort_key *keys, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (keys[i] == SORT_LINE)
+			return true;
+	return false;
+}
+
+/* --sort edge or range: the branch records, not the samples; the exit status */
+static int print_branches(const struct report_opts *o)
+{
+	struct symbolizer *sy = NULL;
+	struct profile *p = NULL;
+	struct outfile out;
+	FILE *f = stdout;
+	int err;
+
+	if (sample_filter__active(&o->sf))
+		return fail(2, "--sort %s: the filters apply to samples, not to branch records",
+			    o->sort);
+	if (o->fmt == HIST_CSV)
+		return fail(2, "--sort %s has text and json output", o->sort);
+	if (o->output && open_output(o->output, o->input, &out, &f))
+		return 1;
+	err = profile__read(o->input, &p);
+	sy = err ? NULL : symbolizer__new(p);
+	if (!err && !sy)
+		err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
+	if (sy && o->raw_names)
+		symbolizer__no_demangle(sy);
+	if (!err)
+		err = lbr_report__print(p, sy, !strcmp(o->sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
+					o->fmt == HIST_JSON, o->limit_set ? o->limit :
+					(o->fmt == HIST_TEXT ? 50 : 0), f);
+	symbolizer__free(sy);
+	profile__free(p);
+	return close_output(&out, f, err) ? 1 : 0;
+}
+
+/* the keys the profile must have, and what they need: 0, or -errno after saying why */
+static int check_keys(const struct profile *p, const char *input, const enum sort_key *keys,
+		      int nr_keys)
+{
+	int err;
+
+	for (int k = 0; k < nr_keys; k++) {
+		if (keys[k] == SORT_TID && !profile__has_key(p, "tid"))
+			return fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with "
+				    "--no-per-thread)", input);
+		if (keys[k] == SORT_CPU && !profile__has_key(p, "cpu"))
+			return fail(-EINVAL, "--sort cpu: '%s' has no CPU keys (record with --per-cpu)",
+				    input);
+		/* blocks are capstone's: without it, no row would have one */
+		if (keys[k] == SORT_BB && (err = disasm__load()))
+			return err;
+	}
+	return 0;
+}
+
+/* how names are resolved, set before the filters resolve any (the symbolizer caches) */
+static void set_symbolizer(struct symbolizer *sy, const struct report_opts *o,
+			   const struct profile *p, const enum sort_key *keys, int nr_keys)
+{
+	bool lines = has_line_key(keys, nr_keys);
+
+	if (o->raw_names)
+		symbolizer__no_demangle(sy);
+	/* inline scopes cost DWARF: only for what shows them */
+	if (o->inl && (lines || o->fmt == HIST_JSON || o->folded ||
+		       (p->nr_stack_samples && o->graph != 0)))
+		symbolizer__want_inline(sy);
+	/* source lines are DWARF line tables, often in compressed sections: read only when a
+	 * column shows them */
+	if (!lines)
+		symbolizer__skip_lines(sy);
+	if (!lines && o->fmt != HIST_JSON)
+		symbolizer__skip_call_files(sy);
+}
+
+/* call graphs under the rows: 0, or -errno after saying why */
+static int attach_graphs(struct hist *h, struct graph_ctx *g, struct symbolizer *sy,
+			 const struct report_opts *o)
+{
+	int err;
+
+	h->children = o->children != 0;
+	err = callchain__attach(g->cc, h, sy, h->children);
+	if (err)
+		return err;
+	g->sy = sy;
+	g->po = (struct callchain_print_opts){
+		.order = o->order >= 0 ? (enum callchain_order)o->order :
+			 h->children ? CALLCHAIN_CALLER : CALLCHAIN_CALLEE,
+		.children = h->children,
+		.percent_limit = o->percent_limit >= 0 ? o->percent_limit : 0.5,
+		.indent = 12,
+	};
+	h->print_row_extra = print_graph;
+	h->print_json_extra = print_stacks_json;
+	h->extra_ctx = g;
+	return 0;
+}
+
+/* the rows (or folded stacks) of the samples: the exit status */
+static int print_rows(const struct report_opts *o)
+{
+	enum sort_key keys[HIST_MAX_KEYS];
+	struct symbolizer *sy = NULL;
+	struct profile *p = NULL;
+	struct hist *h = NULL;
+	struct graph_ctx g = {};
+	struct outfile out;
+	FILE *f = stdout;
+	u64 limit = o->limit, filtered = 0;
+	int nr_keys, err;
+
+	if (hist__parse_sort(o->sort, keys, &nr_keys))
+		return 2;
+	if (o->per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
+		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
+	if (!o->limit_set)
+		limit = o->fmt == HIST_TEXT ? 50 : 0;
+	if (o->output && open_output(o->output, o->input, &out, &f))
+		return 1;
+
+	err = profile__read(o->input, &p);
+	if (err)
+		goto cleanup;
+	if ((o->folded || o->graph == 1) && !p->nr_stack_samples) {
+		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
+		goto cleanup;
+	}
+	sy = symbolizer__new(p);
+	h = hist__new(keys, nr_keys);
+	if (!sy || !h) {
+		err = -ENOMEM;
+		error("cannot report: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	err = check_keys(p, o->input, keys, nr_keys);
+	if (err)
+		goto cleanup;
+	set_symbolizer(sy, o, p, keys, nr_keys);
+	err = sample_filter__apply(&o->sf, p, sy, &filtered);
+	if (err)
+		goto cleanup;
+	if (filtered)
+		debug("the filters left out %" PRIu64 " samples", filtered);
+	if (p->nr_stack_samples && (o->folded || o->graph != 0)) {
+		g.cc = callchain__new(p, sy);
+		if (!g.cc) {
+			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	if (o->folded) {
+		err = callchain__print_folded(g.cc, f);
+		goto cleanup;
+	}
+	err = hist__add_profile(h, p, sy);
+	if (!err && g.cc)
+		err = attach_graphs(h, &g, sy, o);
+	if (err)
+		goto cleanup;
+	if (o->percent_limit > 0)
+		h->percent_limit = o->percent_limit;
+	err = set_scale(h, p, o->truth_path);
+	if (!err && nr_keys == 1 && keys[0] == SORT_BB)
+		err = hist__add_lbr(h, p, sy);
+	if (err)
+		goto cleanup;
+	hist__sort(h);
+	hist__print(h, p, o->fmt, limit, f);	/* write errors: reported by main (stdout) */
+cleanup:
+	callchain__free(g.cc);
+	hist__free(h);
+	symbolizer__free(sy);
+	profile__free(p);
+	return close_output(&out, f, err) ? 1 : 0;
+}
+
+int report__run(const struct report_opts *o)
+{
+	int status;
+
+	/* a binary file on a terminal shows nothing useful and can upset it (as gzip and perf
+	 * refuse): to a file or a pipe only */
+	if (o->export == REPORT_EXPORT_PPROF && !o->output && isatty(STDOUT_FILENO))
+		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	/* the profile is checked where the output is opened; the truth file is read too */
+	if (outfile__check_input(o->output, o->truth_path))
+		return 1;
+	if (debuginfod__setup(o->debuginfod))
+		return fail(1, "cannot report: %s", strerror(ENOMEM));
+	if (o->export)
+		status = export_profile(o->input, o->export, o->output, &o->sf, o->raw_names, o->inl);
+	else if (!strcmp(o->sort, "edge") || !strcmp(o->sort, "range"))
+		status = print_branches(o);
+	else
+		status = print_rows(o);
+	debuginfod__end();
+	return status;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* hsbpf report's work once its options are parsed (rows, call graphs, branch records,
+ * exports), and the profile loading report's exports and script share. */
+#ifndef HSBPF_REPORT_H
+#define HSBPF_REPORT_H
+
+#include <stdbool.h>
+#include "hist.h"
+#include "profile.h"
+#include "sample_filter.h"
+
+struct symbolizer;
+
+enum report_export { REPORT_EXPORT_NONE, REPORT_EXPORT_PPROF, REPORT_EXPORT_SPEEDSCOPE };
+
+struct report_opts {
+	const char *input;
+	const char *output;	/* NULL: standard output */
+	const char *sort;
+	const char *truth_path;
+	const char *debuginfod;
+	enum hist_format fmt;
+	bool folded;
+	enum report_export export;
+	u64 limit;
+	bool limit_set;
+	bool per_cgroup;
+	bool raw_names;
+	bool inl;
+	/* -1: as the profile has stacks or not */
+	int graph;
+	int children;
+	int order;		/* enum callchain_order */
+	double percent_limit;	/* -1: the default */
+	struct sample_filter sf;
+};
+
+/* the profile at input with a symbolizer (names raw or demangled, inlined functions or not,
+ * no source lines) and the filters applied; a profile without samples is an error whose
+ * message ends with empty. *stacks (when not NULL): whether it had stacks before the
+ * filters. 0, or -errno after saying what is wrong; *p and *sy are to be freed either way */
+int report__load(const char *input, const struct sample_filter *sf, bool raw_names, bool inl,
+		 const char *empty, struct profile **p, struct symbolizer **sy, bool *stacks);
+/* print (or export) what o asks: the exit status, 0, 1 or 2 */
+int report__run(const struct report_opts *o);
+
+#endif /* HSBPF_REPORT_H */
