@@ -229,7 +229,7 @@ static int parse_percent(const char *s, double *v)
 static bool has_line_key(const enum sort_key *keys, int nr)
 {
 	for (int i = 0; i < nr; i++)
-		if (keys[i] == SORT_LINE)
+		if (sort_key__ops(keys[i])->lines)
 			return true;
 	return false;
 }
