@@ -291,6 +291,30 @@ static void line_json(const struct hist *h, const struct hist_row *r, struct jso
 	jsonw_uint_field(w, "line", r->line);
 }
 
+/* ---- srcfile: perf's, the source file of the line without its number ---- */
+
+static u64 srcfile_hash(const struct hist *h, const struct hist_row *r, u64 x)
+{
+	return hash_str(h, r->file, x);
+}
+
+static int srcfile_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
+{
+	(void)h;
+	return strcmp0(a->file, b->file);
+}
+
+static void srcfile_cells(struct cells *b, const struct hist_row *r)
+{
+	add(b, "Source file", 40, "%s", r->file ? r->file : "[unknown]")->cut_left = true;
+}
+
+static void srcfile_json(const struct hist *h, const struct hist_row *r, struct json_writer *w)
+{
+	(void)h;
+	jsonw_string_field(w, "file", r->file);
+}
+
 /* ---- pid, comm, tid, cpu ---- */
 
 static u64 pid_hash(const struct hist *h, const struct hist_row *r, u64 x)
@@ -535,7 +559,8 @@ static const struct sort_key_ops key_ops[SORT_NR] = {
 		      .own_inlined = true },
 	[SORT_DSO] = { .name = "dso", .title = "objects", .hash = dso_hash, .cmp = dso_cmp,
 		       .cells = dso_cells },
-	[SORT_LINE] = { .name = "line", .title = "lines", .hash = line_hash, .cmp = line_cmp,
+	[SORT_LINE] = { .name = "line", .title = "lines", .aliases = { "srcline" },
+			.hash = line_hash, .cmp = line_cmp,
 			.cells = line_cells, .json = line_json, .own_inlined = true, .lines = true },
 	[SORT_PID] = { .name = "pid", .title = "processes", .aliases = { "processes", "process" },
 		       .hash = pid_hash, .cmp = pid_cmp, .cells = pid_cells, .json = pid_json,
@@ -555,6 +580,9 @@ static const struct sort_key_ops key_ops[SORT_NR] = {
 		       .row_name = comm_name, .process = true },
 	[SORT_CPU] = { .name = "cpu", .title = "CPUs", .aliases = { "cpus" }, .hash = cpu_hash,
 		       .cmp = cpu_cmp, .cells = cpu_cells, .json = cpu_json },
+	[SORT_SRCFILE] = { .name = "srcfile", .title = "source files", .hash = srcfile_hash,
+			   .cmp = srcfile_cmp, .cells = srcfile_cells, .json = srcfile_json,
+			   .lines = true },
 };
 
 const struct sort_key_ops *sort_key__ops(enum sort_key k)

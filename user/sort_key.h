@@ -25,6 +25,7 @@ enum sort_key {
 	SORT_BB,
 	SORT_TID,		/* thread: perf's TID:name */
 	SORT_CPU,
+	SORT_SRCFILE,		/* perf's: the source file of the sampled line */
 	SORT_NR,
 };
 
