@@ -306,3 +306,54 @@ Test(hist, long_objects_keep_their_names_and_the_command_wraps)
 	profile__free(p);
 	hist__free(h);
 }
+
+/* perf's srcfile: a file's lines and functions are one row, a sample without a line another */
+Test(hist, srcfile_groups_the_lines_of_a_file)
+{
+	static const struct { const char *file; int line; const char *sym; u64 count; } samples[] = {
+		{ "/src/a.c", 1, "f", 5 }, { "/src/a.c", 9, "g", 4 }, { "/src/b.c", 3, "h", 2 },
+		{ NULL, 0, "k", 1 },
+	};
+	enum sort_key k;
+	struct hist *h;
+	struct profile *p = profile__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	cr_assert_eq(hist__parse_sort("srcfile", &k, &(int){ 0 }), 0);
+	cr_assert_eq(k, SORT_SRCFILE);
+	h = hist__new(&k, 1);
+	for (size_t i = 0; i < ARRAY_SIZE(samples); i++) {
+		struct hist_sample s = {
+			.pid = 1, .count = samples[i].count,
+			.r = { .sym = samples[i].sym, .dso = "/x", .file = samples[i].file,
+			       .line = samples[i].line },
+		};
+
+		cr_assert_eq(hist__add(h, &s), 0);
+	}
+	hist__sort(h);
+	cr_assert_eq(h->nr_rows, 3);
+	cr_expect_eq(h->rows[0].count, 9);
+	cr_expect_str_eq(h->rows[0].file, "/src/a.c");
+	cr_expect_eq(h->rows[1].count, 2);
+	cr_expect_null(h->rows[2].file);
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_TEXT, 0, f);
+	fclose(f);
+	cr_expect(strstr(buf, "Source file"), "%s", buf);
+	cr_expect(strstr(buf, " /src/a.c\n"), "%s", buf);
+	cr_expect(strstr(buf, " [unknown]\n"), "%s", buf);
+	free(buf);
+	buf = NULL;
+	f = open_memstream(&buf, &len);
+	hist__print(h, p, HIST_JSON, 0, f);
+	fclose(f);
+	cr_expect(strstr(buf, "\"sort\":[\"srcfile\"]"), "%s", buf);
+	cr_expect(strstr(buf, "\"file\":\"/src/b.c\""), "%s", buf);
+	cr_expect(strstr(buf, "\"file\":null"), "%s", buf);
+	free(buf);
+	profile__free(p);
+	hist__free(h);
+}

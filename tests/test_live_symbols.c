@@ -202,6 +202,17 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	run(&r, "%s report -i %s --sort line --no-call-graph --limit 3", hsbpf_bin(), profile_path());
 	cr_expect(strstr(r.out, "(inlined at :"), "%s", r.out);
 	cr_expect(strstr(r.out, "spin_inline (in spin_twice)"), "%s", r.out);
+	/* perf's names: srcline is line, srcfile the file without the line (one row for it) */
+	run(&r, "%s report -i %s --sort srcline --no-call-graph --limit 3", hsbpf_bin(), profile_path());
+	cr_expect(strstr(r.out, "spin_inline (in spin_twice)"), "%s", r.out);
+	run(&r, "%s report -i %s --sort srcfile --no-call-graph --format csv", hsbpf_bin(), profile_path());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, ",Source file\n"), "%s", r.out);
+	{
+		const char *file = strstr(r.out, "inlined.c\n");
+
+		cr_expect(file && !strstr(file + 1, "inlined.c\n"), "one row for the file: %s", r.out);
+	}
 	/* through a file: with stacks the json can pass run()'s 64 KB of output */
 	run(&r, "%s report -i %s --sort line --format json > %s/inl.json && grep -c '\"inlined\":\\[{\"symbol\":\"spin_inline\"' "
 	    "%s/inl.json", hsbpf_bin(), profile_path(), tmpdir(), tmpdir());

@@ -32,8 +32,8 @@ int cmd_diff(int argc, char **argv)
 	u64 limit = 50;
 	const struct option_spec opts[] = {
 		OPTIONS_DIFF(&d),
-		OPT_STRING('s', "sort", &sort, "KEYS", "sym (default), ip, dso, line, pid, comm, cgroup, "
-			   "comma-separated"),
+		OPT_STRING('s', "sort", &sort, "KEYS", "comma-separated, as report's: sym (default), ip, "
+			   "dso, line (srcline), srcfile, pid, tid, comm, cpu, cgroup"),
 		OPT_FLAG(0, "all", &all, "also the keys that did not change significantly"),
 		OPT_U64(0, "limit", &limit, "N", "at most N rows (default 50; 0: all)", 0, 0, NULL),
 		OPT_VERBOSE("more messages"),

@@ -60,8 +60,8 @@ static int limit(const struct option_spec *opt, const char *arg)
 static const struct option_spec report_opts[] = {
 	OPT_INPUT(&o.input),
 	OPT_STRING('o', "output", &o.output, "OUT", "write there rather than to standard output"),
-	OPT_STRING('s', "sort", &o.sort, "KEYS", "comma-separated: sym (default), ip, dso, line, "
-		   "pid, tid (TID:name; recorded by default), comm (a thread's own name when it has "
+	OPT_STRING('s', "sort", &o.sort, "KEYS", "comma-separated: sym (default), ip, dso, line (or "
+		   "srcline), srcfile (the line's file), pid, tid (TID:name; recorded by default), comm (a thread's own name when it has "
 		   "one), cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated "
 		   "executions); or alone: edge, range (taken branches, fall-through ranges from "
 		   "branch stacks)"),

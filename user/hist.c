@@ -10,42 +10,25 @@
 #include "sample_filter.h"
 #include "accuracy/lbr_estimate.h"
 
-/* the keys: report's --sort names them, top's -s too, or by what their rows are */
-static const struct {
-	const char *name;
-	const char *title;	/* what rows grouped by it are */
-	const char *aliases[2];	/* the title's words, as top has always taken them */
-} key_desc[SORT_NR] = {
-	[SORT_SYM] = { "sym", "functions", { "functions", "function" } },
-	[SORT_IP] = { "ip", "IPs", { "ips" } },
-	[SORT_DSO] = { "dso", "objects" },
-	[SORT_LINE] = { "line", "lines" },
-	[SORT_PID] = { "pid", "processes", { "processes", "process" } },
-	[SORT_COMM] = { "comm", "commands" },
-	[SORT_CGROUP] = { "cgroup", "containers", { "containers", "container" } },
-	[SORT_BB] = { "bb", "blocks", { "blocks", "block" } },
-	[SORT_TID] = { "tid", "threads", { "threads", "thread" } },
-	[SORT_CPU] = { "cpu", "CPUs", { "cpus" } },
-};
-
 const char *hist__key_name(enum sort_key k)
 {
-	return k < SORT_NR ? key_desc[k].name : "?";
+	return k < SORT_NR ? sort_key__ops(k)->name : "?";
 }
 
 const char *hist__key_title(enum sort_key k)
 {
-	return k < SORT_NR ? key_desc[k].title : "?";
+	return k < SORT_NR ? sort_key__ops(k)->title : "?";
 }
 
 int hist__parse_key(const char *name, enum sort_key *k)
 {
 	for (int i = 0; i < SORT_NR; i++) {
+		const struct sort_key_ops *ops = sort_key__ops(i);
 		bool alias = false;
 
-		for (size_t a = 0; a < ARRAY_SIZE(key_desc[i].aliases) && key_desc[i].aliases[a]; a++)
-			alias |= !strcasecmp(name, key_desc[i].aliases[a]);
-		if (alias || !strcasecmp(name, key_desc[i].name)) {
+		for (size_t a = 0; a < ARRAY_SIZE(ops->aliases) && ops->aliases[a]; a++)
+			alias |= !strcasecmp(name, ops->aliases[a]);
+		if (alias || !strcasecmp(name, ops->name)) {
 			*k = i;
 			return 0;
 		}
@@ -65,8 +48,7 @@ int hist__parse_sort(const char *spec, enum sort_key *keys, int *nr_keys)
 		enum sort_key k;
 
 		if (hist__parse_key(tok, &k))
-			return fail(-EINVAL, "unknown sort key '%s' (known: sym, ip, dso, line, pid, tid, comm, cpu, cgroup, bb)",
-				     tok);
+			return fail(-EINVAL, "unknown sort key '%s' (known: %s)", tok, sort_key__names());
 		if (*nr_keys == HIST_MAX_KEYS)
 			return fail(-EINVAL, "at most %d sort keys", HIST_MAX_KEYS);
 		keys[(*nr_keys)++] = k;
@@ -144,147 +126,22 @@ static int strcmp0(const char *a, const char *b)
 	return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
 }
 
-static bool unknown(const char *s)
-{
-	return s && !strcmp(s, "[unknown]");
-}
-
 /* ordering of two rows by the sort keys alone */
-/* the function an inlined line's innermost function was inlined into */
-static const char *inlined_into(const struct hist_row *r)
-{
-	return r->nr_inl > 1 ? r->inl[1].name : r->sym;
-}
-
 static int key_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
 {
 	int c = 0;
 
-	for (int i = 0; i < h->nr_keys && !c; i++) {
-		switch (h->keys[i]) {
-		case SORT_SYM:
-			c = strcmp0(a->sym, b->sym);
-			if (!c)
-				c = strcmp0(a->dso, b->dso);
-			if (!c && h->unknown_per_process && unknown(a->sym))
-				c = a->pid < b->pid ? -1 : a->pid > b->pid;
-			break;
-		case SORT_IP:
-			c = strcmp0(a->dso, b->dso);
-			if (!c)
-				c = a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
-			if (!c && h->unknown_per_process && unknown(a->dso))
-				c = a->pid < b->pid ? -1 : a->pid > b->pid;
-			break;
-		case SORT_DSO:
-			c = strcmp0(a->dso, b->dso);
-			break;
-		case SORT_LINE:
-			c = strcmp0(a->file, b->file);
-			if (!c)
-				c = a->line - b->line;
-			/* no line info, or a line inlined into several functions: keep them apart */
-			if (!c)
-				c = strcmp0(a->sym, b->sym);
-			if (!c)
-				c = strcmp0(a->dso, b->dso);
-			/* and an inlined line by where it was inlined, into what: what its row says */
-			if (!c)
-				c = (a->nr_inl > 0) - (b->nr_inl > 0);
-			if (!c && a->nr_inl) {
-				c = a->inl[0].call_line - b->inl[0].call_line;
-				if (!c)
-					c = strcmp0(a->inl[0].call_file, b->inl[0].call_file);
-				if (!c)
-					c = strcmp0(inlined_into(a), inlined_into(b));
-			}
-			break;
-		case SORT_PID:
-			c = a->pid < b->pid ? -1 : a->pid > b->pid;
-			break;
-		case SORT_TID:
-			c = a->pid < b->pid ? -1 : a->pid > b->pid;
-			if (!c)
-				c = a->tid < b->tid ? -1 : a->tid > b->tid;
-			if (!c)	/* an unrecorded thread (0) of two commands */
-				c = strcmp0(a->comm, b->comm);
-			break;
-		case SORT_CPU:
-			c = a->cpu < b->cpu ? -1 : a->cpu > b->cpu;
-			break;
-		case SORT_COMM:
-			c = strcmp0(a->comm, b->comm);
-			break;
-		case SORT_CGROUP:
-			c = a->cgroup_id < b->cgroup_id ? -1 : a->cgroup_id > b->cgroup_id;
-			break;
-		case SORT_BB:
-			c = strcmp0(a->dso, b->dso);
-			if (!c && (!a->bb || !b->bb))	/* no block: one row per symbol */
-				c = a->bb ? 1 : b->bb ? -1 : strcmp0(a->sym, b->sym);
-			else if (!c)
-				c = a->bb->start < b->bb->start ? -1 : a->bb->start > b->bb->start;
-			break;
-		default:
-			break;
-		}
-	}
+	for (int i = 0; i < h->nr_keys && !c; i++)
+		c = sort_key__ops(h->keys[i])->cmp(h, a, b);
 	return c;
-}
-
-static u64 hash_str(const struct hist *h, const char *s, u64 x)
-{
-	return h->interned ? hashidx__hash_u64((uintptr_t)s, x) : hashidx__hash_str(s, x);
 }
 
 static u64 key_hash(const struct hist *h, const struct hist_row *r)
 {
 	u64 x = 0;
 
-	for (int i = 0; i < h->nr_keys; i++) {
-		switch (h->keys[i]) {
-		case SORT_SYM:
-			x = hash_str(h, r->dso, hash_str(h, r->sym, x));
-			if (h->unknown_per_process && unknown(r->sym))
-				x = hashidx__hash_u64(r->pid, x);
-			break;
-		case SORT_IP:
-			x = hashidx__hash_u64(r->vaddr, hash_str(h, r->dso, x));
-			if (h->unknown_per_process && unknown(r->dso))
-				x = hashidx__hash_u64(r->pid, x);
-			break;
-		case SORT_DSO:
-			x = hash_str(h, r->dso, x);
-			break;
-		case SORT_LINE:
-			x = hashidx__hash_u64(r->line, hash_str(h, r->file, x));
-			x = hash_str(h, r->dso, hash_str(h, r->sym, x));
-			if (r->nr_inl)
-				x = hash_str(h, inlined_into(r), hashidx__hash_u64(r->inl[0].call_line, x));
-			break;
-		case SORT_PID:
-			x = hashidx__hash_u64(r->pid, x);
-			break;
-		case SORT_TID:
-			x = hash_str(h, r->comm, hashidx__hash_u64(r->tid, hashidx__hash_u64(r->pid, x)));
-			break;
-		case SORT_CPU:
-			x = hashidx__hash_u64(r->cpu, x);
-			break;
-		case SORT_COMM:
-			x = hash_str(h, r->comm, x);
-			break;
-		case SORT_CGROUP:
-			x = hashidx__hash_u64(r->cgroup_id, x);
-			break;
-		case SORT_BB:
-			x = hash_str(h, r->dso, x);
-			x = r->bb ? hashidx__hash_u64(r->bb->start, x) : hash_str(h, r->sym, x);
-			break;
-		default:
-			break;
-		}
-	}
+	for (int i = 0; i < h->nr_keys; i++)
+		x = sort_key__ops(h->keys[i])->hash(h, r, x);
 	return x;
 }
 

@@ -1,31 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The rows report and top show: samples grouped by sort keys, each row with its share and
- * its 95% confidence half-width. One set of keys, one row model and one filter for both:
- * report adds a profile's samples, top the keys it follows with their (decayed) counts, and
- * each lays the rows out its own way (user/hist_print.c, user/top_print.c). */
+ * its 95% confidence half-width. One set of keys and one column model (user/sort_key.h), one
+ * row model and one filter for both: report adds a profile's samples, top the keys it
+ * follows with their (decayed) counts, and each places the rows' columns its own way
+ * (user/hist_print.c, user/top_print.c). */
 #ifndef HSBPF_HIST_H
 #define HSBPF_HIST_H
 
 #include <stdio.h>
 #include "hashidx.h"
 #include "profile.h"
+#include "sort_key.h"
 #include "symbolizer.h"
 
 struct json_writer;
-
-enum sort_key {
-	SORT_SYM,
-	SORT_IP,
-	SORT_DSO,
-	SORT_LINE,
-	SORT_PID,
-	SORT_COMM,
-	SORT_CGROUP,
-	SORT_BB,
-	SORT_TID,		/* thread: perf's TID:name */
-	SORT_CPU,
-	SORT_NR,
-};
 
 #define HIST_MAX_KEYS 4
 

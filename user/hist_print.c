@@ -28,157 +28,16 @@ int hist__parse_format(const char *s, enum hist_format *fmt)
 static bool row_keyed_by_address(const struct hist *h)
 {
 	for (int k = 0; k < h->nr_keys; k++)
-		if (h->keys[k] == SORT_IP || h->keys[k] == SORT_LINE)
-			return true;
-	return false;
-}
-
-/* the literature's two IP-sample estimates of a block: the instructions its samples stand for
- * ("raw"), and that spread over the block's instructions (executions, "averaged") */
-static double bb_insns(const struct hist *h, const struct hist_row *r)
-{
-	return r->count * (h->insns_per_sample ? h->insns_per_sample : 1.0);
-}
-
-static double bb_execs(const struct hist *h, const struct hist_row *r)
-{
-	return r->bb && r->bb->ninsns ? bb_insns(h, r) / r->bb->ninsns : bb_insns(h, r);
-}
-
-struct cell {
-	const char *title;
-	char text[256];
-	int width;		/* 0: takes what is left */
-	bool cut_left;		/* a path: cut from the left, keeping its file name */
-};
-
-static bool has_key(const struct hist *h, enum sort_key k)
-{
-	for (int i = 0; i < h->nr_keys; i++)
-		if (h->keys[i] == k)
+		if (sort_key__ops(h->keys[k])->own_inlined)
 			return true;
 	return false;
 }
 
 static int row_cells(const struct hist *h, const struct hist_row *r, struct cell *c)
 {
-	/* narrower symbols and objects when other keys need room too */
-	int symw = h->nr_keys > 1 ? 26 : 44, objw = h->nr_keys > 1 ? 16 : 0;
-	/* an object key shows the object (whole path) once */
-	bool obj = !has_key(h, SORT_DSO);
-	int n = 0;
+	const struct cells_opts o = { .insns_per_sample = h->insns_per_sample, .has_lbr = h->has_lbr };
 
-	for (int k = 0; k < h->nr_keys; k++) {
-		switch (h->keys[k]) {
-		case SORT_SYM:
-			c[n] = (struct cell){ .title = "Symbol", .width = symw };
-			snprintf(c[n++].text, 256, "%s%s", r->kernel ? "[k] " : "", r->sym);
-			if (!obj)
-				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
-			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
-			break;
-		case SORT_IP:
-			c[n] = (struct cell){ .title = "Address", .width = 18 };
-			snprintf(c[n++].text, 256, "%#" PRIx64, r->vaddr);
-			c[n] = (struct cell){ .title = "Symbol+offset", .width = h->nr_keys > 1 ? 26 : 34 };
-			snprintf(c[n++].text, 256, "%s+%#" PRIx64, r->sym, r->sym_off);
-			if (!obj)
-				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
-			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
-			break;
-		case SORT_DSO:
-			c[n] = (struct cell){ .title = "Object", .width = 0, .cut_left = true };
-			snprintf(c[n++].text, 256, "%s", r->dso);
-			break;
-		case SORT_LINE:
-			c[n] = (struct cell){ .title = "Source", .width = 40 };
-			if (r->file && r->nr_inl) {
-				/* the innermost inlined function's line, and where it was inlined */
-				const char *cf = r->inl[0].call_file ? path__base(r->inl[0].call_file) : "?";
-
-				snprintf(c[n++].text, 256, "%s:%d (inlined at %s:%d)", path__base(r->file),
-					 r->line, strcmp(cf, path__base(r->file)) ? cf : "", r->inl[0].call_line);
-			} else if (r->file)
-				snprintf(c[n++].text, 256, "%s:%d", path__base(r->file), r->line);
-			else
-				snprintf(c[n++].text, 256, "[unknown]");
-			c[n] = (struct cell){ .title = "Symbol", .width = 0 };
-			if (r->nr_inl)	/* the line is the innermost inlined function's */
-				snprintf(c[n++].text, 256, "%s (in %s)", r->inl[0].name,
-					 r->nr_inl > 1 ? r->inl[1].name : r->sym);
-			else
-				snprintf(c[n++].text, 256, "%s", r->sym);
-			break;
-		case SORT_PID:
-			c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14 };
-			if (r->nspid)
-				snprintf(c[n++].text, 256, "%u (%u)", r->pid, r->nspid);
-			else
-				snprintf(c[n++].text, 256, "%u", r->pid);
-			if (has_key(h, SORT_COMM))
-				break;
-			c[n] = (struct cell){ .title = "Command", .width = 16 };
-			snprintf(c[n++].text, 256, "%s", r->comm);
-			break;
-		case SORT_COMM:
-			c[n] = (struct cell){ .title = "Command", .width = 16 };
-			snprintf(c[n++].text, 256, "%s", r->comm);
-			break;
-		case SORT_TID:
-			/* perf's TID:name */
-			c[n] = (struct cell){ .title = "Thread", .width = 24 };
-			if (r->tid)
-				snprintf(c[n++].text, 256, "%u:%s", r->tid, r->comm);
-			else
-				snprintf(c[n++].text, 256, "-:%s", r->comm);
-			break;
-		case SORT_CPU:
-			c[n] = (struct cell){ .title = "CPU", .width = 4 };
-			snprintf(c[n++].text, 256, "%03u", r->cpu);
-			break;
-		case SORT_BB:
-			c[n] = (struct cell){ .title = "Block", .width = 21 };
-			if (r->bb)
-				snprintf(c[n++].text, 256, "%#" PRIx64 "-%#" PRIx64, r->bb->start, r->bb->last);
-			else
-				snprintf(c[n++].text, 256, "[no block]");
-			c[n] = (struct cell){ .title = "Insns", .width = 5 };
-			snprintf(c[n++].text, 256, "%u", r->bb ? r->bb->ninsns : 0);
-			c[n] = (struct cell){ .title = h->insns_per_sample ? "Est.execs" : "Samp/insn", .width = 10 };
-			snprintf(c[n++].text, 256, "%.4g", bb_execs(h, r));
-			if (h->has_lbr) {
-				c[n] = (struct cell){ .title = "LBR execs", .width = 10 };
-				snprintf(c[n++].text, 256, "%.4g", r->lbr_execs);
-			}
-			c[n] = (struct cell){ .title = "Symbol", .width = 20 };
-			snprintf(c[n++].text, 256, "%s", r->sym);
-			if (!obj)
-				break;
-			c[n] = (struct cell){ .title = "Object", .width = objw, .cut_left = true };
-			snprintf(c[n++].text, 256, "%s", path__base(r->dso));
-			break;
-		case SORT_CGROUP: {
-			struct container_id ci;
-
-			c[n] = (struct cell){ .title = "Container", .width = h->nr_keys > 1 ? 24 : 34 };
-			if (r->cgroup && !container_id__identify(r->cgroup, &ci))
-				container_id__describe(&ci, c[n++].text, 256);
-			else
-				snprintf(c[n++].text, 256, "-");
-			c[n] = (struct cell){ .title = "Cgroup", .width = 0 };
-			if (r->cgroup)
-				snprintf(c[n++].text, 256, "%s", r->cgroup);
-			else
-				snprintf(c[n++].text, 256, "id %" PRIu64, r->cgroup_id);
-			break;
-		}
-		default:
-			break;
-		}
-	}
-	return n;
+	return sort_key__cells(h->keys, h->nr_keys, &o, r, c);
 }
 
 /* print cells into what is left of the line; a cut value ends in '+' */
@@ -321,7 +180,7 @@ static size_t rows_shown(const struct hist *h, size_t limit)
 
 static void print_text(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
 {
-	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
+	struct cell cells[CELLS_MAX];
 	size_t shown = rows_shown(h, limit);
 	bool any_low = false;
 	int n;
@@ -382,7 +241,7 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	if (!w)
 		return;
 	for (int k = 0; k < h->nr_keys; k++)
-		sym_known |= h->keys[k] == SORT_SYM || h->keys[k] == SORT_IP || h->keys[k] == SORT_BB;
+		sym_known |= sort_key__ops(h->keys[k])->code;
 	jsonw_start_object(w);
 	jsonw_string_field(w, "event", m->event);
 	jsonw_uint_field(w, "period", m->period);
@@ -416,7 +275,6 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
 		u64 count = r->count, total = h->total;
-		char ip[32];
 
 		jsonw_start_object(w);
 		jsonw_uint_field(w, "samples", count);
@@ -442,65 +300,9 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 			}
 			jsonw_end_array(w);
 		}
-		for (int k = 0; k < h->nr_keys; k++) {
-			switch (h->keys[k]) {
-			case SORT_IP:
-				snprintf(ip, sizeof(ip), "%#" PRIx64, r->vaddr);
-				jsonw_string_field(w, "ip", ip);
-				jsonw_uint_field(w, "symbol_offset", r->sym_off);
-				break;
-			case SORT_LINE:
-				jsonw_string_field(w, "file", r->file);
-				jsonw_uint_field(w, "line", r->line);
-				break;
-			case SORT_PID:
-				jsonw_uint_field(w, "pid", r->pid);
-				if (r->nspid)
-					jsonw_uint_field(w, "ns_pid", r->nspid);
-				jsonw_string_field(w, "comm", r->comm);
-				break;
-			case SORT_COMM:
-				jsonw_string_field(w, "comm", r->comm);
-				break;
-			case SORT_TID:
-				jsonw_uint_field(w, "pid", r->pid);
-				jsonw_uint_field(w, "tid", r->tid);
-				jsonw_string_field(w, "comm", r->comm);
-				break;
-			case SORT_CPU:
-				jsonw_uint_field(w, "cpu", r->cpu);
-				break;
-			case SORT_CGROUP: {
-				struct container_id ci;
-
-				jsonw_uint_field(w, "cgroup_id", r->cgroup_id);
-				jsonw_string_field(w, "cgroup", r->cgroup);
-				if (r->cgroup && !container_id__identify(r->cgroup, &ci)) {
-					jsonw_string_field(w, "runtime", ci.runtime);
-					jsonw_string_field(w, "container", ci.id[0] ? ci.id : NULL);
-					jsonw_string_field(w, "pod", ci.pod[0] ? ci.pod : NULL);
-					jsonw_string_field(w, "unit", ci.unit[0] ? ci.unit : NULL);
-				}
-				break;
-			}
-			case SORT_BB: {
-				char a[32], e[32];
-
-				snprintf(a, sizeof(a), "%#" PRIx64, r->bb ? r->bb->start : 0);
-				snprintf(e, sizeof(e), "%#" PRIx64, r->bb ? r->bb->last : 0);
-				jsonw_string_field(w, "block_start", r->bb ? a : NULL);
-				jsonw_string_field(w, "block_end", r->bb ? e : NULL);
-				jsonw_uint_field(w, "block_insns", r->bb ? r->bb->ninsns : 0);
-				jsonw_float_field(w, "est_insns_raw", bb_insns(h, r));
-				jsonw_float_field(w, "est_execs_avg", bb_execs(h, r));
-				if (h->has_lbr)
-					jsonw_float_field(w, "lbr_execs", r->lbr_execs);
-				break;
-			}
-			default:
-				break;
-			}
-		}
+		for (int k = 0; k < h->nr_keys; k++)
+			if (sort_key__ops(h->keys[k])->json)
+				sort_key__ops(h->keys[k])->json(h, r, w);
 		/* a row that groups several symbols has none of its own */
 		jsonw_string_field(w, "symbol", sym_known ? r->sym : NULL);
 		jsonw_string_field(w, "dso", sym_known || h->keys[0] == SORT_DSO ? r->dso : NULL);
@@ -534,7 +336,7 @@ static void csv_field(FILE *out, const char *raw)
 
 static void print_csv(const struct hist *h, size_t limit, FILE *out)
 {
-	struct cell cells[8 * HIST_MAX_KEYS];	/* bb has six */
+	struct cell cells[CELLS_MAX];
 	size_t shown = rows_shown(h, limit);
 	struct hist_row empty = {};
 	int n = row_cells(h, h->nr_rows ? &h->rows[0] : &empty, cells);
@@ -559,7 +361,8 @@ static void print_csv(const struct hist *h, size_t limit, FILE *out)
 		for (int c = 0; c < n; c++) {
 			fputc(',', out);
 			/* full object paths: CSV has no width to fit */
-			csv_field(out, !strcmp(cells[c].title, "Object") ? r->dso : cells[c].text);
+			csv_field(out, cells[c].cut_left && cells[c].whole ? cells[c].whole :
+				  cells[c].text);
 		}
 		fputc('\n', out);
 	}

@@ -297,47 +297,27 @@ int profile_diff__check(const struct profile *base, const char *base_name,
 
 /* ---- the table ---- */
 
+/* the row's columns as report shows them, as one text: for matching rows (label false: whole
+ * values, tab-separated), or for the table (an object in brackets after its symbol) */
 static char *row_text(const struct hist *h, const struct hist_row *r, bool label)
 {
+	const struct cells_opts o = {};
+	struct cell c[CELLS_MAX];
+	int n = sort_key__cells(h->keys, h->nr_keys, &o, r, c);
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&buf, &len);
 
 	if (!m)
 		return NULL;
-	for (int i = 0; i < h->nr_keys; i++) {
-		if (i)
-			fputs(label ? "  " : "\t", m);
-		switch (h->keys[i]) {
-		case SORT_SYM:
-			fprintf(m, label && r->dso && r->dso[0] == '[' ? "%s %s" : label ? "%s [%s]" : "%s\t%s", r->sym ? r->sym : "?",
-				label ? path__base(r->dso ? r->dso : "?") : r->dso ? r->dso : "");
-			break;
-		case SORT_IP:
-			fprintf(m, "%s+0x%" PRIx64, label ? path__base(r->dso ? r->dso : "?") :
-				r->dso ? r->dso : "", r->vaddr);
-			break;
-		case SORT_DSO:
-			fputs(r->dso ? (label ? path__base(r->dso) : r->dso) : "?", m);
-			break;
-		case SORT_LINE:
-			if (r->file)
-				fprintf(m, "%s:%d", label ? path__base(r->file) : r->file, r->line);
-			else
-				fprintf(m, "%s [%s]", r->sym ? r->sym : "?", r->dso ? path__base(r->dso) : "?");
-			break;
-		case SORT_PID:
-			fprintf(m, "%u", r->pid);
-			break;
-		case SORT_COMM:
-			fputs(r->comm ? r->comm : "?", m);
-			break;
-		case SORT_CGROUP:
-			fputs(r->cgroup ? r->cgroup : "?", m);
-			break;
-		default:
-			break;
-		}
+	for (int i = 0; i < n; i++) {
+		if (!label)
+			fprintf(m, "%s%s", i ? "\t" : "", c[i].whole ? c[i].whole : c[i].text);
+		else if (c[i].aside)
+			fprintf(m, c[i].text[0] == '[' ? " %s" : " [%s]", c[i].text);
+		else	/* a path by its file name */
+			fprintf(m, "%s%s", i ? "  " : "", c[i].cut_left ? path__base(c[i].text) :
+				c[i].text);
 	}
 	if (fclose(m)) {
 		free(buf);

@@ -167,7 +167,7 @@ cleanup:
 static bool has_line_key(const enum sort_key *keys, int nr)
 {
 	for (int i = 0; i < nr; i++)
-		if (keys[i] == SORT_LINE)
+		if (sort_key__ops(keys[i])->lines)
 			return true;
 	return false;
 }

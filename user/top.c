@@ -374,14 +374,7 @@ int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
 
 static const char *row_name(const struct top_view *v, const struct hist_row *r)
 {
-	switch (v->key) {
-	case SORT_PID:
-		return r->comm;
-	case SORT_CGROUP:
-		return r->container;
-	default:
-		return r->sym;
-	}
+	return sort_key__row_name(v->key, r);
 }
 
 static int cmp_rows(const void *x, const void *y, void *view)

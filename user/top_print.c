@@ -11,116 +11,21 @@
 #include "top.h"
 
 #define FLEX_MIN 20	/* the flexible column (symbol, command, container) gets at least this */
-#define MAX_CELLS 8
+#define MAX_CELLS (2 + CELLS_MAX)
 
-struct cell {
-	const char *title;
-	char text[192];
-	int width;		/* 0: the flexible column, which takes what is left */
-	bool right;
-	int drop;		/* 0: always shown; higher numbers go first when the line is narrow */
-};
-
-static void process_text(const struct hist_row *r, char *buf, size_t size)
-{
-	if (r->many_comms)
-		snprintf(buf, size, "[several]");
-	else if (r->many_pids)
-		snprintf(buf, size, "%s +", r->comm);
-	else
-		snprintf(buf, size, "%s %u", r->comm, r->pid);
-}
-
-/* the cells of a row, or with r NULL the titles only */
+/* the cells of a row: its samples and share, then the key's columns with the row's process
+ * and container (r a zeroed row: for the titles) */
 static int make_cells(const struct top_view *v, const struct hist_row *r, double total, struct cell *c)
 {
-	int n = 0;
+	const struct cells_opts o = { .style = CELLS_LIVE | CELLS_OWNER };
 
-	c[n] = (struct cell){ .title = "Samples", .width = 8, .right = true };
-	if (r)
-		snprintf(c[n].text, sizeof(c[n].text), "%.0f", r->count);
-	n++;
-	c[n] = (struct cell){ .title = "Percent +-CI95", .width = 14, .right = true };
-	if (r && total > 0)
-		snprintf(c[n].text, sizeof(c[n].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
+	c[0] = (struct cell){ .title = "Samples", .width = 8, .right = true };
+	c[1] = (struct cell){ .title = "Percent +-CI95", .width = 14, .right = true };
+	snprintf(c[0].text, sizeof(c[0].text), "%.0f", r->count);
+	if (total > 0)
+		snprintf(c[1].text, sizeof(c[1].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
 			 100.0 * hist__ci95(llround(r->count), llround(total)));
-	n++;
-	switch (v->key) {
-	case SORT_IP:
-		c[n] = (struct cell){ .title = "Address", .width = 18 };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64, r->vaddr);
-		n++;
-		c[n] = (struct cell){ .title = "Symbol" };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), r->sym_off ? "%s+%#" PRIx64 : "%s",
-				 r->sym, r->sym_off);
-		n++;
-		break;
-	case SORT_BB:
-		c[n] = (struct cell){ .title = "Block", .width = 21 };
-		if (r && r->bb)
-			snprintf(c[n].text, sizeof(c[n].text), "%#" PRIx64 "-%#" PRIx64, r->bb->start,
-				 r->bb->last);
-		else if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "[no block]");
-		n++;
-		c[n] = (struct cell){ .title = "Insns", .width = 5, .right = true, .drop = 4 };
-		if (r && r->bb)
-			snprintf(c[n].text, sizeof(c[n].text), "%u", r->bb->ninsns);
-		n++;
-		c[n] = (struct cell){ .title = "Symbol" };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->sym);
-		n++;
-		break;
-	case SORT_PID:
-		c[n] = (struct cell){ .title = "Pid (in ns)", .width = 14, .right = true };
-		if (r && r->nspid)
-			snprintf(c[n].text, sizeof(c[n].text), "%u (%u)", r->pid, r->nspid);
-		else if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%u", r->pid);
-		n++;
-		c[n] = (struct cell){ .title = "Command", .width = 16 };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->comm);
-		n++;
-		c[n] = (struct cell){ .title = "Container" };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
-		n++;
-		return n;
-	case SORT_CGROUP:
-		c[n] = (struct cell){ .title = "Container" };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->container);
-		n++;
-		c[n] = (struct cell){ .title = "Cgroup", .width = 32, .drop = 1 };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->cgroup);
-		n++;
-		return n;
-	default:
-		c[n] = (struct cell){ .title = "Symbol" };
-		if (r)
-			snprintf(c[n].text, sizeof(c[n].text), "%s", r->sym);
-		n++;
-		break;
-	}
-	c[n] = (struct cell){ .title = "Object", .width = 16, .drop = 1 };
-	if (r)
-		snprintf(c[n].text, sizeof(c[n].text), "%s",
-			 !strcmp(r->dso, "[kernel.kallsyms]") ? "[kernel]" : path__base(r->dso));
-	n++;
-	c[n] = (struct cell){ .title = "Process", .width = 14, .drop = 2 };
-	if (r)
-		process_text(r, c[n].text, sizeof(c[n].text));
-	n++;
-	c[n] = (struct cell){ .title = "Container", .width = 19, .drop = 3 };
-	if (r)
-		snprintf(c[n].text, sizeof(c[n].text), "%s", r->many_cgroups ? "[several]" : r->container);
-	n++;
-	return n;
+	return 2 + sort_key__cells(&v->key, 1, &o, r, c + 2);
 }
 
 /* which cells fit in width, and the flexible one's width */
@@ -179,9 +84,10 @@ static void render(struct cell *c, int n, int width, bool titles, char *buf, siz
 
 void top__format_titles(const struct top_view *v, int width, char *buf, size_t size)
 {
+	static const struct hist_row titles;
 	struct cell c[MAX_CELLS];
 
-	render(c, make_cells(v, NULL, 0, c), width, true, buf, size);
+	render(c, make_cells(v, &titles, 0, c), width, true, buf, size);
 }
 
 void top__format_row(const struct top_view *v, const struct hist_row *r, double view_total,
