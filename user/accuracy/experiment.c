@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,19 +25,6 @@
 #define NR_REAL_WORKLOADS 5
 /* a command line of record or perf record, with the workload's command after it */
 #define MAX_CMD_ARGS (16 + EXP_MAX_ARGS)
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 /* in the child: fd (1 or 2) to the file at path, created or truncated; NULL keeps it */
 static void redirect(int fd, const char *path)
@@ -101,12 +87,12 @@ static int gen_input(const struct exp_opts *o, const char *name, int mb, char **
 	struct stat st;
 	int err;
 
-	*path = xprintf("%s/%s", o->dir, name);
+	*path = str__printf("%s/%s", o->dir, name);
 	if (!*path)
 		return -ENOMEM;
 	if (!stat(*path, &st) && st.st_size > 0)
 		return 0;
-	gen = xprintf("%s/gen-input", o->fixture_dir);
+	gen = str__printf("%s/gen-input", o->fixture_dir);
 	snprintf(mbstr, sizeof(mbstr), "%d", mb);
 	err = gen && run((char *[]){ gen, mbstr, NULL }, NULL, *path, NULL) == 0 ? 0 :
 	      fail(-EIO, "cannot generate '%s'", *path);
@@ -118,7 +104,7 @@ static int sql_script(const struct exp_opts *o, char **path)
 {
 	FILE *f;
 
-	*path = xprintf("%s/workload.sql", o->dir);
+	*path = str__printf("%s/workload.sql", o->dir);
 	if (!*path || !(f = fopen(*path, "w")))
 		return fail(-EIO, "cannot write the SQL script in '%s'", o->dir);
 	/* a control-dominated run: parsing, planning, B-tree inserts, index lookups, joins */
@@ -140,7 +126,7 @@ static int python_script(const struct exp_opts *o, char **path)
 {
 	FILE *f;
 
-	*path = xprintf("%s/workload.py", o->dir);
+	*path = str__printf("%s/workload.py", o->dir);
 	if (!*path || !(f = fopen(*path, "w")))
 		return fail(-EIO, "cannot write the python script in '%s'", o->dir);
 	fputs("import json, re, sys\n\n"
@@ -186,8 +172,8 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	for (size_t i = 0; want_k && i < ARRAY_SIZE(kernels); i++) {
 		w[n].name = kernels[i].name;
 		w[n].kind = "kernel";
-		w[n].argv[0] = w[n].owned[0] = xprintf("%s/%s", o->workload_dir, kernels[i].name);
-		w[n].argv[1] = w[n].owned[1] = xprintf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
+		w[n].argv[0] = w[n].owned[0] = str__printf("%s/%s", o->workload_dir, kernels[i].name);
+		w[n].argv[1] = w[n].owned[1] = str__printf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
 		if (access(w[n].argv[0], X_OK)) {
 			err = fail(-ENOENT, "cannot find workload '%s' (build it with make)", w[n].argv[0]);
 			goto fail;
@@ -219,7 +205,7 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 		w[n].kind = "real";
 		w[n].argv[0] = "/usr/bin/sqlite3";
 		w[n].argv[1] = ":memory:";
-		w[n].argv[2] = w[n].owned[0] = xprintf(".read %s", sql);
+		w[n].argv[2] = w[n].owned[0] = str__printf(".read %s", sql);
 		w[n].owned[1] = sql;
 		w[n].libs[0] = "libsqlite3.so";
 		n++;
@@ -278,7 +264,7 @@ static double seconds_since(u64 t0)
 
 static int truth_for(const struct exp_opts *o, struct workload *w, struct truth **t)
 {
-	char *path = xprintf("%s/%s.truth", o->dir, w->name);
+	char *path = str__printf("%s/%s.truth", o->dir, w->name);
 	struct stat st;
 	int err;
 
@@ -314,7 +300,7 @@ char *experiment__tunables_env(const struct truth *t)
 {
 	if (!t->meta.glibc_tunables[0])
 		return NULL;
-	return xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
+	return str__printf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
 		       t->meta.glibc_tunables);
 }
 
@@ -335,7 +321,7 @@ int experiment__score(struct profile *p, const struct truth *t, const u32 *objs,
 static int record_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			    const char *mode, u64 period, struct metrics *m)
 {
-	char *prof = xprintf("%s/last.data", o->dir), *env = NULL, pstr[32];
+	char *prof = str__printf("%s/last.data", o->dir), *env = NULL, pstr[32];
 	char *argv[MAX_CMD_ARGS] = { (char *)o->self, "record", "-c", pstr, "--period-mode",
 				     (char *)mode, "-o", prof, "--" };
 	struct profile *p = NULL;
@@ -369,7 +355,7 @@ out:
 static int perf_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			  u64 period, const u32 *objs, size_t nobj, struct metrics *m)
 {
-	char *data = xprintf("%s/perf.data", o->dir), *txt = xprintf("%s/perf.txt", o->dir);
+	char *data = str__printf("%s/perf.data", o->dir), *txt = str__printf("%s/perf.txt", o->dir);
 	char *env = NULL, pstr[32];
 	char *argv[MAX_CMD_ARGS] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr,
 				     "-o", data, "--" };
@@ -568,7 +554,7 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr)
 {
-	char *gp = xprintf("%s/plots.gp", o->dir), *log_path = NULL;
+	char *gp = str__printf("%s/plots.gp", o->dir), *log_path = NULL;
 	FILE *f;
 	int err = 0;
 
@@ -581,7 +567,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(plot_metrics); i++) {
 		for (int by_mode = 0; by_mode <= 1; by_mode++) {
-			char *dat = xprintf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
+			char *dat = str__printf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
 					    by_mode ? "mode" : "period");
 			int ncols = by_mode ? o->nr_modes : o->nr_periods;
 
@@ -608,7 +594,7 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 		}
 	}
 	fclose(f);
-	log_path = xprintf("%s/gnuplot.log", o->dir);
+	log_path = str__printf("%s/gnuplot.log", o->dir);
 	if (!log_path || run((char *[]){ "gnuplot", gp, NULL }, NULL, NULL, log_path)) {
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s/gnuplot.log): the CSV is "
 			   "complete, the figures are not", o->dir);

@@ -5,7 +5,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,19 +29,6 @@ const char *const stack_collector_names[SC_NR] = {
 #define QUICK_VPMU_PERIOD 100003
 #define VPMU_PRIME_RANDOM 3
 #define MAX_ARGS (20 + EXP_MAX_ARGS)
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static double seconds_since(u64 t0)
 {
@@ -118,8 +104,8 @@ static void score(const struct profile *p, const struct truth *t, struct stack_r
 static int truth_and_vpmu(const struct exp_opts *o, const struct workload *w, struct truth **t,
 			  struct profile **vp)
 {
-	char *tpath = xprintf("%s/%s-stacks.truth", o->dir, w->name);
-	char *ppath = xprintf("%s/%s-vpmu-exact.data", o->dir, w->name);
+	char *tpath = str__printf("%s/%s-stacks.truth", o->dir, w->name);
+	char *ppath = str__printf("%s/%s-vpmu-exact.data", o->dir, w->name);
 	struct vpmu_opts v = { .event = "insns", .period = o->quick ? QUICK_VPMU_PERIOD : VPMU_PERIOD,
 			       .mode = VPMU_PRIME_RANDOM, .stacks = true };
 	int saved, null, err;
@@ -178,7 +164,7 @@ out:
 static int collect(const struct exp_opts *o, const struct workload *w, enum stack_collector c,
 		   const char *env, const char *prof, const char *log)
 {
-	char pstr[32], *perf_data = xprintf("%s/perf.data", o->dir);
+	char pstr[32], *perf_data = str__printf("%s/perf.data", o->dir);
 	bool dwarf = c == SC_HSBPF_DWARF || c == SC_PERF_DWARF;
 	char *argv[MAX_ARGS] = { 0 };
 	int err;
@@ -201,7 +187,7 @@ static int collect(const struct exp_opts *o, const struct workload *w, enum stac
 		char *rec[] = { "perf", "record", "-q", "-B", "--no-bpf-event", "-e", "cpu-clock", "-c", pstr,
 				"--call-graph", dwarf ? "dwarf" : "fp", "-o", perf_data, "--", NULL };
 		char *imp[] = { (char *)o->self, "import", perf_data, "-o", (char *)prof, NULL };
-		char *ilog = xprintf("%s.import", log);
+		char *ilog = str__printf("%s.import", log);
 
 		memcpy(argv, rec, sizeof(rec));
 		add_command(argv, ARRAY_SIZE(argv), w);
@@ -261,8 +247,8 @@ int stack_exp__run(const struct exp_opts *o, struct stack_row **out, size_t *nr_
 		env = experiment__tunables_env(t);
 		for (int c = 0; c < SC_NR; c++) {
 			struct stack_row *r = &rows[nr++];
-			char *prof = xprintf("%s/%s-%s.data", o->dir, w[i].name, stack_collector_names[c]);
-			char *log = xprintf("%s/%s-%s.log", o->dir, w[i].name, stack_collector_names[c]);
+			char *prof = str__printf("%s/%s-%s.data", o->dir, w[i].name, stack_collector_names[c]);
+			char *log = str__printf("%s/%s-%s.log", o->dir, w[i].name, stack_collector_names[c]);
 			struct profile *p = NULL;
 			int st;
 
@@ -410,7 +396,7 @@ static int write_table(const char *path, const struct stack_row *rows, size_t nr
 
 int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 {
-	char *gp = xprintf("%s/stacks.gp", dir), *log = xprintf("%s/gnuplot.log", dir);
+	char *gp = str__printf("%s/stacks.gp", dir), *log = str__printf("%s/gnuplot.log", dir);
 	FILE *f = gp ? fopen(gp, "w") : NULL;
 	int err = 0;
 
@@ -422,7 +408,7 @@ int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(figures) && !err; i++) {
-		char *dat = xprintf("%s/stacks-%s.dat", dir, figures[i].name);
+		char *dat = str__printf("%s/stacks-%s.dat", dir, figures[i].name);
 		int ncols = 0;
 
 		if (!dat || write_table(dat, rows, nr, i, &ncols))
