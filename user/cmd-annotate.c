@@ -8,7 +8,7 @@
 #include "cmds.h"
 #include "debuginfod.h"
 #include "disasm.h"
-#include "json_writer.h"
+#include "output.h"
 
 static const char usage_text[] =
 	"usage: hsbpf annotate SYMBOL|ADDRESS [-i PROFILE] [--truth FILE] [--format text|json]\n"
@@ -57,7 +57,7 @@ int cmd_annotate(int argc, char **argv)
 			truth_path = optarg;
 			break;
 		case 'f':
-			if (jsonw_parse_format(optarg, &o.json))
+			if (output_format__parse(optarg, OUT_TEXT_JSON, &o.format))
 				return 2;
 			break;
 		case 'N':

@@ -11,11 +11,11 @@
 #include "callchain.h"
 #include "cmds.h"
 #include "disasm.h"
-#include "file_format.h"
 #include "debuginfod.h"
 #include "hist.h"
 #include "json_writer.h"
 #include "hsbpf.h"
+#include "output.h"
 #include "lbr_report.h"
 #include "pprof.h"
 #include "profile.h"
@@ -125,45 +125,87 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-/* -o: through an outfile (file_format.h), so that the file appears only once complete and a
- * failed report leaves what was there; never onto the input. 0, or -errno after reporting */
-static int open_output(const char *path, const char *input, struct outfile *o, FILE **out)
-{
-	int err = outfile__check_input(path, input);
+/* what an output is made from; each output uses what it needs */
+struct report_view {
+	const struct profile *p;
+	struct symbolizer *sy;
+	const struct callchain *cc;	/* the stacks, when made */
+	const struct hist *h;		/* the rows, sorted, for the row formats */
+	const char *input;
+	enum output_format fmt;
+	u64 limit;
+};
 
-	if (!err)
-		err = outfile__open(o, path, 0);
-	if (err)
-		return err;
-	*out = outfile__stream(o);
-	if (!*out) {
-		outfile__discard(o);
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	}
+static int write_rows(const struct report_view *v, FILE *out)
+{
+	hist__print(v->h, v->p, v->fmt, v->limit, out);
 	return 0;
 }
 
-/* commit what open_output opened, or discard it when err (the report's) is set or a write
- * failed (said there, with its errno); standard output is main's to check */
-static int close_output(struct outfile *o, FILE *out, int err)
+static int write_folded(const struct report_view *v, FILE *out)
 {
-	if (out == stdout)
-		return err;
-	return outfile__finish(o, err);
+	return callchain__print_folded(v->cc, out);
 }
 
-enum export_format { EXPORT_NONE, EXPORT_PPROF, EXPORT_SPEEDSCOPE };
+static int write_pprof(const struct report_view *v, FILE *out)
+{
+	return pprof__write(v->cc, v->sy, out);
+}
+
+static int write_speedscope(const struct report_view *v, FILE *out)
+{
+	return speedscope__write(v->cc, v->sy, path__base(v->input), out);
+}
+
+/* report's outputs (--format): what each needs and what writes it */
+static const struct report_output {
+	enum output_format fmt;
+	bool rows;		/* the histogram's rows: sort, limit, call graphs under them */
+	bool needs_stacks;	/* a profile without call stacks is refused */
+	bool whole;		/* every sample with its stack (one frame each without stacks),
+				 * not rows: the sort, limit and call-graph options are ignored */
+	bool binary;		/* to a file or a pipe, never a terminal */
+	bool branches;		/* --sort edge|range has it */
+	bool inlined;		/* shows inlined functions (DWARF scopes read) */
+	bool call_lines;	/* shows where inlined functions were called from */
+	int (*write)(const struct report_view *v, FILE *out);
+} report_outputs[] = {
+	{ OUT_TEXT, .rows = true, .branches = true, .write = write_rows },
+	{ OUT_JSON, .rows = true, .branches = true, .inlined = true, .call_lines = true,
+	  .write = write_rows },
+	{ OUT_CSV, .rows = true, .write = write_rows },
+	{ OUT_FOLDED, .needs_stacks = true, .inlined = true, .write = write_folded },
+	{ OUT_PPROF, .whole = true, .binary = true, .write = write_pprof },
+	{ OUT_SPEEDSCOPE, .whole = true, .inlined = true, .write = write_speedscope },
+};
+
+/* the formats report_outputs has, for output_format__parse */
+static unsigned int report_formats(void)
+{
+	unsigned int set = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(report_outputs); i++)
+		set |= OUT_SET(report_outputs[i].fmt);
+	return set;
+}
+
+static const struct report_output *report_output(enum output_format fmt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(report_outputs); i++)
+		if (report_outputs[i].fmt == fmt)
+			return &report_outputs[i];
+	return &report_outputs[0];	/* output_format__parse let only these through */
+}
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
-static int export_profile(const char *input, enum export_format export, const char *output,
+static int export_profile(const char *input, const struct report_output *ro, const char *output,
 			  const struct sample_filter *sf, bool raw_names, bool inl)
 {
 	struct symbolizer *sy = NULL;
 	u64 filtered = 0;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
-	struct outfile o;
-	FILE *out = stdout;
+	struct output out;
 	int err;
 
 	err = profile__read(input, &p);
@@ -182,7 +224,7 @@ static int export_profile(const char *input, enum export_format export, const ch
 	 * looks up one per distinct location, itself (and the inlined functions there) */
 	if (raw_names)
 		symbolizer__no_demangle(sy);
-	if (inl && export == EXPORT_SPEEDSCOPE)
+	if (inl && ro->inlined)
 		symbolizer__want_inline(sy);
 	symbolizer__skip_lines(sy);
 	err = sample_filter__apply(sf, p, sy, &filtered);
@@ -198,14 +240,13 @@ static int export_profile(const char *input, enum export_format export, const ch
 	if (p->nr_stack_samples && p->stats.stack_keys_full)
 		warning("%" PRIu64 " samples are in the flat profile but not exported: the "
 			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
-	if (output && (err = open_output(output, input, &o, &out)))
+	err = output__open(&out, output, input);
+	if (err)
 		goto cleanup;
-	err = export == EXPORT_PPROF ? pprof__write(cc, sy, out) :
-	      speedscope__write(cc, sy, path__base(input), out);
-	/* write errors: said by outfile__finish for a file, by main for standard output */
-	if (err && err != -ENOMEM && out == stdout)
-		err = 0;
-	err = close_output(&o, out, err);
+	err = ro->write(&(struct report_view){ .p = p, .sy = sy, .cc = cc, .input = input,
+					      .fmt = ro->fmt }, out.f);
+	/* write errors: said by output__close for a file, by main for standard output */
+	err = output__close(&out, err);
 cleanup:
 	callchain__free(cc);
 	symbolizer__free(sy);
@@ -266,19 +307,19 @@ int cmd_report(int argc, char **argv)
 	};
 	const char *input = "hsbpf.data", *sort = "sym", *truth_path = NULL, *output = NULL,
 		   *debuginfod = NULL;
-	enum hist_format fmt = HIST_TEXT;
+	enum output_format fmt = OUT_TEXT;
+	const struct report_output *ro;
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
-	bool limit_set = false, per_cgroup = false, folded = false, raw_names = false, inl = true;
-	enum export_format export = EXPORT_NONE;
-	struct outfile o;
-	FILE *out = stdout;
+	bool limit_set = false, per_cgroup = false, raw_names = false, inl = true;
+	struct output o;
 	/* -1: as the profile has stacks or not */
 	int graph = -1, children = -1, order = -1;
 	double percent_limit = -1;
 	struct graph_ctx g = {};
+	struct report_view v;
 	struct sample_filter sf = {};
 	u64 limit = 0, filtered = 0;
 	int c, nr_keys, err;
@@ -296,15 +337,7 @@ int cmd_report(int argc, char **argv)
 			sort = optarg;
 			break;
 		case 'f':
-			folded = !strcmp(optarg, "folded");
-			export = !strcmp(optarg, "pprof") ? EXPORT_PPROF :
-				 !strcmp(optarg, "speedscope") ? EXPORT_SPEEDSCOPE : EXPORT_NONE;
-			if (folded || export)
-				break;
-			if (strcmp(optarg, "text") && strcmp(optarg, "json") && strcmp(optarg, "csv"))
-				return fail(2, "unknown format '%s' (known: text, json, csv, folded, pprof, "
-					    "speedscope)", optarg);
-			if (hist__parse_format(optarg, &fmt))
+			if (output_format__parse(optarg, report_formats(), &fmt))
 				return 2;
 			break;
 		case 'g':
@@ -394,15 +427,17 @@ int cmd_report(int argc, char **argv)
 	}
 	/* a binary file on a terminal shows nothing useful and can upset it (as gzip and perf
 	 * refuse): to a file or a pipe only */
-	if (export == EXPORT_PPROF && !output && isatty(STDOUT_FILENO))
-		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	ro = report_output(fmt);
+	if (ro->binary && !output && isatty(STDOUT_FILENO))
+		return fail(2, "%s output is binary: write it with -o FILE or redirect it",
+			    output_format__name(fmt));
 	/* the profile is checked where the output is opened; the truth file is read too */
 	if (outfile__check_input(output, truth_path))
 		return 1;
 	if (debuginfod__setup(debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
-	if (export) {
-		err = export_profile(input, export, output, &sf, raw_names, inl);
+	if (ro->whole) {
+		err = export_profile(input, ro, output, &sf, raw_names, inl);
 		debuginfod__end();
 		return err;
 	}
@@ -412,9 +447,9 @@ int cmd_report(int argc, char **argv)
 			return fail(2, "--sort %s: the filters apply to samples, not to branch records",
 				    sort);
 		}
-		if (fmt == HIST_CSV)
+		if (!ro->branches)
 			return fail(2, "--sort %s has text and json output", sort);
-		if (output && open_output(output, input, &o, &out))
+		if (output__open(&o, output, input))
 			return 1;
 		err = profile__read(input, &p);
 		sy = err ? NULL : symbolizer__new(p);
@@ -424,26 +459,26 @@ int cmd_report(int argc, char **argv)
 			symbolizer__no_demangle(sy);
 		if (!err)
 			err = lbr_report__print(p, sy, !strcmp(sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
-						fmt == HIST_JSON, limit_set ? limit : (fmt == HIST_TEXT ? 50 : 0),
-						out);
+						fmt, limit_set ? limit : (fmt == OUT_TEXT ? 50 : 0),
+						o.f);
 		symbolizer__free(sy);
 		profile__free(p);
 		debuginfod__end();
-		return close_output(&o, out, err) ? 1 : 0;
+		return output__close(&o, err) ? 1 : 0;
 	}
 	if (hist__parse_sort(sort, keys, &nr_keys))
 		return 2;
 	if (per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
 	if (!limit_set)
-		limit = fmt == HIST_TEXT ? 50 : 0;
-	if (output && open_output(output, input, &o, &out))
+		limit = fmt == OUT_TEXT ? 50 : 0;
+	if (output__open(&o, output, input))
 		return 1;
 
 	err = profile__read(input, &p);
 	if (err)
 		goto cleanup;
-	if ((folded || graph == 1) && !p->nr_stack_samples) {
+	if ((ro->needs_stacks || graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", input);
 		goto cleanup;
 	}
@@ -473,29 +508,31 @@ int cmd_report(int argc, char **argv)
 	if (raw_names)
 		symbolizer__no_demangle(sy);
 	/* inline scopes cost DWARF: only for what shows them */
-	if (inl && (has_line_key(keys, nr_keys) || fmt == HIST_JSON || folded ||
+	if (inl && (has_line_key(keys, nr_keys) || ro->inlined ||
 		    (p->nr_stack_samples && graph != 0)))
 		symbolizer__want_inline(sy);
 	/* source lines are DWARF line tables, often in compressed sections: read only when a
 	 * column shows them */
 	if (!has_line_key(keys, nr_keys))
 		symbolizer__skip_lines(sy);
-	if (!has_line_key(keys, nr_keys) && fmt != HIST_JSON)
+	if (!has_line_key(keys, nr_keys) && !ro->call_lines)
 		symbolizer__skip_call_files(sy);
 	err = sample_filter__apply(&sf, p, sy, &filtered);
 	if (err)
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	if (p->nr_stack_samples && (folded || graph != 0)) {
+	if (p->nr_stack_samples && (ro->needs_stacks || graph != 0)) {
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
 			goto cleanup;
 		}
 	}
-	if (folded) {
-		err = callchain__print_folded(g.cc, out);
+	v = (struct report_view){ .p = p, .sy = sy, .cc = g.cc, .h = h, .input = input,
+				  .fmt = fmt, .limit = limit };
+	if (!ro->rows) {	/* the stacks alone */
+		err = ro->write(&v, o.f);
 		goto cleanup;
 	}
 	err = hist__add_profile(h, p, sy);
@@ -526,12 +563,12 @@ int cmd_report(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	hist__sort(h);
-	hist__print(h, p, fmt, limit, out);	/* write errors: reported by main (stdout) */
+	err = ro->write(&v, o.f);	/* write errors: said by output__close, or main (stdout) */
 cleanup:
 	callchain__free(g.cc);
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
 	debuginfod__end();
-	return close_output(&o, out, err) ? 1 : 0;
+	return output__close(&o, err) ? 1 : 0;
 }

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "caps.h"
-#include "file_format.h"
 #include "cmds.h"
+#include "output.h"
 #include "stat.h"
 #include "stat_print.h"
 #include "stat_report.h"
@@ -25,7 +25,7 @@ static struct env {
 	u32 repeat;
 	bool no_scale;
 	bool default_events;	/* no -e: perf stat's set, whose <not supported> rows say enough */
-	enum stat_format format;
+	enum output_format format;
 	const char *output;
 } env;
 
@@ -150,7 +150,7 @@ static int parse_args(int argc, char **argv)
 			env.no_scale = true;
 			break;
 		case OPT_FORMAT:
-			if (stat_format__parse(optarg, &env.format))
+			if (output_format__parse(optarg, OUT_TABLES, &env.format))
 				return -EINVAL;
 			break;
 		case 'o':
@@ -227,9 +227,8 @@ static void describe_target(char *buf, size_t size)
 }
 
 /* the output, opened at the first rows: a run that fails prints no header */
-static struct output {
-	struct outfile out;	/* -o */
-	FILE *f;
+static struct {
+	struct output out;	/* -o, or standard error */
 	struct stat_print_info info;
 	struct stat_printer *p;
 } output;
@@ -237,7 +236,7 @@ static struct output {
 static struct stat_printer *printer(void)
 {
 	if (!output.p)
-		output.p = stat_printer__new(output.f, env.format, &output.info);
+		output.p = stat_printer__new(output.out.f, env.format, &output.info);
 	if (!output.p)
 		error("cannot print: %s", strerror(ENOMEM));
 	return output.p;
@@ -384,7 +383,7 @@ int cmd_stat(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	memset(&output, 0, sizeof(output));
-	output.f = stderr;
+	output.out.f = stderr;
 	err = parse_args(argc, argv);
 	if (err) {
 		stat_events__free(&env.events);
@@ -395,19 +394,10 @@ int cmd_stat(int argc, char **argv)
 	err = caps__check("hsbpf stat");
 	if (err)
 		goto cleanup;
-	if (env.output) {
-		/* as it goes (-I rows are read while it runs), never through a link */
-		err = outfile__open_live(&output.out, env.output);
-		if (err)
-			goto cleanup;
-		output.f = outfile__stream(&output.out);
-		if (!output.f) {
-			outfile__discard(&output.out);
-			output.f = stderr;
-			err = fail(-ENOMEM, "cannot write '%s': %s", env.output, strerror(ENOMEM));
-			goto cleanup;
-		}
-	}
+	/* -o as it goes (-I rows are read while it runs), never through a link */
+	err = output__open_live(&output.out, env.output);
+	if (err)
+		goto cleanup;
 	rp = stat_repeats__new(&env.events, env.no_scale);
 	if (!rp) {
 		err = fail(-ENOMEM, "cannot count: %s", strerror(ENOMEM));
@@ -455,7 +445,7 @@ cleanup:
 	stat_printer__free(output.p);
 	stat_repeats__free(rp);
 	/* what was written is kept, failed run or not; a failed write is said there */
-	if (output.f != stderr && (werr = outfile__finish(&output.out, 0)) && !err)
+	if ((werr = output__close(&output.out, 0)) && !err)
 		err = werr;
 	stat_events__free(&env.events);
 	free(env.cgroups);

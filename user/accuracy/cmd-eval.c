@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
-#include "json_writer.h"
+#include "output.h"
 #include "eval.h"
 #include "stack_eval.h"
 #include "stack_check.h"
@@ -54,6 +54,7 @@ int cmd_eval(int argc, char **argv)
 	};
 	const char *input = "hsbpf.data", *truth_path = NULL, *exact_path = NULL, *cycles_path = NULL;
 	bool per_object = false, json = false, stacks = false, fold = false;
+	enum output_format fmt;
 	u64 top = 10, show = 0;
 	struct eval_result *res = NULL;
 	struct symbolizer *sy = NULL;
@@ -81,8 +82,9 @@ int cmd_eval(int argc, char **argv)
 			objects[nr_objects++] = optarg;
 			break;
 		case 'f':
-			if (jsonw_parse_format(optarg, &json))
+			if (output_format__parse(optarg, OUT_TEXT_JSON, &fmt))
 				return 2;
+			json = fmt == OUT_JSON;
 			break;
 		case 'S':
 			stacks = true;

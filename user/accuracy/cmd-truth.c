@@ -13,7 +13,6 @@
 #include "cmds.h"
 #include "disasm.h"
 #include "file_format.h"
-#include "json_writer.h"
 #include "refrun.h"
 #include "stepper.h"
 #include "truth.h"
@@ -141,6 +140,7 @@ int cmd_truth(int argc, char **argv)
 	bool output_given = false;
 	const char *output = "truth.data", *input = NULL, *plugin = NULL, *what = NULL;
 	bool json = false, edges = true;
+	enum output_format fmt;
 	struct vpmu_opts v = { .period = 1000000 };
 	const char *vprofile = "vpmu.data";
 	enum period_mode pm;
@@ -185,8 +185,9 @@ int cmd_truth(int argc, char **argv)
 			plugin = optarg;
 			break;
 		case 'f':
-			if (jsonw_parse_format(optarg, &json))
+			if (output_format__parse(optarg, OUT_TEXT_JSON, &fmt))
 				return 2;
+			json = fmt == OUT_JSON;
 			break;
 		case 'w':
 			what = optarg;
