@@ -246,19 +246,30 @@ static int open_in_place(struct outfile *o, int flags)
 	return 0;
 }
 
-int outfile__open_live(struct outfile *o, const char *path)
+/* o reset for path; a folder is refused. 0, or -errno after reporting */
+static int outfile_init(struct outfile *o, const char *path)
 {
 	struct stat st;
-	int err, fd;
 
 	memset(o, 0, sizeof(*o));
 	o->fd = -1;
 	o->path = strdup(path);
 	if (!o->path)
 		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
-	} else if ((fd = fd_link_target(path)) >= 0) {
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return fail(-EISDIR, "cannot write '%s': it is a directory", path);
+	return 0;
+}
+
+int outfile__open_live(struct outfile *o, const char *path)
+{
+	struct stat st;
+	int err, fd;
+
+	err = outfile_init(o, path);
+	if (err)
+		goto out;
+	if ((fd = fd_link_target(path)) >= 0) {
 		err = open_fd_link(o, fd);
 	} else if (!lstat(path, &st) && !S_ISREG(st.st_mode) && !S_ISLNK(st.st_mode)) {
 		err = open_in_place(o, O_NOFOLLOW);	/* a device or a FIFO, not through a link */
@@ -270,6 +281,7 @@ int outfile__open_live(struct outfile *o, const char *path)
 		else
 			err = open_in_place(o, O_CREAT | O_TRUNC | O_NOFOLLOW);
 	}
+out:
 	if (err)
 		outfile__discard(o);
 	return err;
@@ -280,15 +292,9 @@ int outfile__open(struct outfile *o, const char *path, size_t reserve)
 	struct stat st;
 	int err, fd;
 
-	memset(o, 0, sizeof(*o));
-	o->fd = -1;
-	o->path = strdup(path);
-	if (!o->path)
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	if (!stat(path, &st) && S_ISDIR(st.st_mode)) {
-		err = fail(-EISDIR, "cannot write '%s': it is a directory", path);
+	err = outfile_init(o, path);
+	if (err)
 		goto fail;
-	}
 	if ((fd = fd_link_target(path)) >= 0) {
 		/* -o /dev/stdout: where the descriptor goes, appended to (a shell's > or >>) */
 		err = open_fd_link(o, fd);
@@ -494,6 +500,24 @@ int outfile__write(struct outfile *o, const void *buf, size_t len)
 
 /* ---- the sink ---- */
 
+/* the stream onto o's file once opened (err: how the open went); f stays the standard
+ * stream on failure */
+static int use_file(struct output *o, const char *path, int err)
+{
+	FILE *f;
+
+	if (err)
+		return err;
+	f = outfile__stream(&o->file);
+	if (!f) {
+		outfile__discard(&o->file);
+		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
+	}
+	o->f = f;
+	o->is_file = true;
+	return 0;
+}
+
 int output__open(struct output *o, const char *path, const char *input)
 {
 	int err;
@@ -504,39 +528,15 @@ int output__open(struct output *o, const char *path, const char *input)
 	if (!path)
 		return 0;
 	err = outfile__check_input(path, input);
-	if (!err)
-		err = outfile__open(&o->file, path, 0);
-	if (err)
-		return err;
-	o->f = outfile__stream(&o->file);
-	if (!o->f) {
-		outfile__discard(&o->file);
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	}
-	o->is_file = true;
-	return 0;
+	return use_file(o, path, err ? err : outfile__open(&o->file, path, 0));
 }
 
 int output__open_live(struct output *o, const char *path)
 {
-	int err;
-
 	memset(o, 0, sizeof(*o));
 	o->file.fd = -1;
 	o->f = stderr;
-	if (!path)
-		return 0;
-	err = outfile__open_live(&o->file, path);
-	if (err)
-		return err;
-	o->f = outfile__stream(&o->file);
-	if (!o->f) {
-		outfile__discard(&o->file);
-		o->f = stderr;
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	}
-	o->is_file = true;
-	return 0;
+	return path ? use_file(o, path, outfile__open_live(&o->file, path)) : 0;
 }
 
 int output__close(struct output *o, int err)
