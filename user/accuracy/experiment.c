@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "output.h"
 #include "eval.h"
 #include "experiment.h"
 #include "perf_script.h"
@@ -102,11 +103,15 @@ static int gen_input(const struct exp_opts *o, const char *name, int mb, char **
 
 static int sql_script(const struct exp_opts *o, char **path)
 {
+	struct output sink;
 	FILE *f;
 
 	*path = str__printf("%s/workload.sql", o->dir);
-	if (!*path || !(f = fopen(*path, "w")))
-		return fail(-EIO, "cannot write the SQL script in '%s'", o->dir);
+	if (!*path)
+		return fail(-ENOMEM, "cannot write the SQL script in '%s'", o->dir);
+	if (output__open(&sink, *path, NULL))
+		return -EIO;
+	f = sink.f;
 	/* a control-dominated run: parsing, planning, B-tree inserts, index lookups, joins */
 	fputs("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);\n"
 	      "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 400000)\n"
@@ -116,7 +121,7 @@ static int sql_script(const struct exp_opts *o, char **path)
 	      "SELECT count(*) FROM t x JOIN t y ON x.c = y.a WHERE x.b LIKE 'row0001%';\n"
 	      "UPDATE t SET b = upper(b) WHERE c % 3 = 0;\n"
 	      "SELECT sum(length(b)) FROM t WHERE b > 'ROW0005';\n", f);
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 /* python3's workload for the stacks experiment: recursion, a generator of words, a dict, a
@@ -124,11 +129,15 @@ static int sql_script(const struct exp_opts *o, char **path)
  * seed is fixed by the caller), about 0.7 s here, a minute under the collector */
 static int python_script(const struct exp_opts *o, char **path)
 {
+	struct output sink;
 	FILE *f;
 
 	*path = str__printf("%s/workload.py", o->dir);
-	if (!*path || !(f = fopen(*path, "w")))
-		return fail(-EIO, "cannot write the python script in '%s'", o->dir);
+	if (!*path)
+		return fail(-ENOMEM, "cannot write the python script in '%s'", o->dir);
+	if (output__open(&sink, *path, NULL))
+		return -EIO;
+	f = sink.f;
 	fputs("import json, re, sys\n\n"
 	      "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n"
 	      "def words(n, seed):\n    out, x = [], seed\n    for _ in range(n):\n"
@@ -142,7 +151,7 @@ static int python_script(const struct exp_opts *o, char **path)
 	      "        total += fib(18)\n        c = count(words(40000, r + 1))\n        s = encode(c)\n"
 	      "        total += len(json.loads(s)) + scan(s)\n    print(total)\n\n"
 	      "main(int(sys.argv[1]))\n", f);
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 void experiment__free_workloads(struct workload *w, int nr)
@@ -480,10 +489,13 @@ out:
 
 int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct output sink;
+	FILE *f;
+	int err = output__open(&sink, path, NULL);
 
-	if (!f)
-		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+	if (err)
+		return err;
+	f = sink.f;
 	fprintf(f, "workload,kind,event,period_ns,period_cycles_%.1fghz,mode,samples,nrmse,sc,od,ae,"
 		   "spearman,top10_functions,top20_blocks\n", PAPER_GHZ);
 	for (size_t i = 0; i < nr; i++) {
@@ -496,7 +508,7 @@ int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *pat
 			r->m.nrmse, r->m.sc, r->m.od, r->m.ae, r->m.spearman, r->m.top_funcs,
 			r->m.top_blocks);
 	}
-	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+	return output__close(&sink, 0);
 }
 
 static const struct {
@@ -510,11 +522,14 @@ static const struct {
 static int write_table(const struct exp_opts *o, const struct exp_row *rows, size_t nr,
 		       const char *metric, bool by_mode, const char *path)
 {
-	FILE *f = fopen(path, "w");
 	const char *last = NULL;
+	struct output sink;
+	FILE *f;
+	int err = output__open(&sink, path, NULL);
 
-	if (!f)
-		return -errno;
+	if (err)
+		return err;
+	f = sink.f;
 	fprintf(f, "workload");
 	if (by_mode)
 		for (int m = 0; m < o->nr_modes; m++)
@@ -549,19 +564,24 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 		}
 		fputc('\n', f);
 	}
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr)
 {
 	char *gp = str__printf("%s/plots.gp", o->dir), *log_path = NULL;
+	struct output sink;
 	FILE *f;
 	int err = 0;
 
-	if (!gp || !(f = fopen(gp, "w"))) {
+	if (!gp)
+		return fail(-ENOMEM, "cannot write the plot script in '%s': %s", o->dir,
+			    strerror(ENOMEM));
+	if (output__open(&sink, gp, NULL)) {
 		free(gp);
-		return fail(-EIO, "cannot write the plot script in '%s'", o->dir);
+		return -EIO;
 	}
+	f = sink.f;
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
@@ -593,7 +613,10 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 			free(dat);
 		}
 	}
-	fclose(f);
+	if (output__close(&sink, 0)) {
+		free(gp);
+		return -EIO;
+	}
 	log_path = str__printf("%s/gnuplot.log", o->dir);
 	if (!log_path || run((char *[]){ "gnuplot", gp, NULL }, NULL, NULL, log_path)) {
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s/gnuplot.log): the CSV is "

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "output.h"
 #include "refrun.h"
 #include "stack_eval.h"
 #include "stack_exp.h"
@@ -288,10 +289,13 @@ out:
 
 int stack_exp__write_csv(const struct stack_row *rows, size_t nr, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct output sink;
+	FILE *f;
+	int err = output__open(&sink, path, NULL);
 
-	if (!f)
-		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+	if (err)
+		return err;
+	f = sink.f;
 	fprintf(f, "workload,kind,collector,status,samples,with_stack,complete_share,incl_error_mean,"
 		   "incl_error_max,caller_tv_mean,top_functions,seconds\n");
 	for (size_t i = 0; i < nr; i++) {
@@ -306,7 +310,7 @@ int stack_exp__write_csv(const struct stack_row *rows, size_t nr, const char *pa
 				r->with_stack, r->complete, r->incl_mae, r->incl_max, r->caller_tv, r->top,
 				r->seconds);
 	}
-	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+	return output__close(&sink, 0);
 }
 
 void stack_exp__print(FILE *f, const struct stack_row *rows, size_t nr)
@@ -354,12 +358,15 @@ static double figure_value(const struct stack_row *r, size_t fig)
 static int write_table(const char *path, const struct stack_row *rows, size_t nr, size_t fig,
 		       int *ncols)
 {
-	FILE *f = fopen(path, "w");
 	const char *last = NULL;
 	bool any[SC_NR] = { 0 };
+	struct output sink;
+	FILE *f;
+	int err = output__open(&sink, path, NULL);
 
-	if (!f)
-		return -errno;
+	if (err)
+		return err;
+	f = sink.f;
 	for (size_t i = 0; i < nr; i++)
 		if (!isnan(figure_value(&rows[i], fig)))
 			any[rows[i].collector] = true;
@@ -391,19 +398,24 @@ static int write_table(const char *path, const struct stack_row *rows, size_t nr
 		}
 		fputc('\n', f);
 	}
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 {
 	char *gp = str__printf("%s/stacks.gp", dir), *log = str__printf("%s/gnuplot.log", dir);
-	FILE *f = gp ? fopen(gp, "w") : NULL;
+	struct output sink;
+	FILE *f;
 	int err = 0;
 
-	if (!f || !log) {
-		err = fail(-EIO, "cannot write the plot script in '%s'", dir);
+	if (!gp || !log) {
+		err = fail(-ENOMEM, "cannot write the plot script in '%s': %s", dir, strerror(ENOMEM));
 		goto out;
 	}
+	err = output__open(&sink, gp, NULL);
+	if (err)
+		goto out;
+	f = sink.f;
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
@@ -421,15 +433,12 @@ int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 				figures[i].title, figures[i].ylabel, figures[i].yrange, ncols + 1, dat);
 		free(dat);
 	}
-	if (fclose(f) && !err)
-		err = fail(-EIO, "cannot write '%s'", gp);
-	f = NULL;
+	if (output__close(&sink, 0) && !err)
+		err = -EIO;
 	if (!err && experiment__run_cmd((char *[]){ "gnuplot", gp, NULL }, NULL, "/dev/null", log))
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s): the CSV is complete, the "
 			   "figures are not", log);
 out:
-	if (f)
-		fclose(f);
 	free(gp);
 	free(log);
 	return err;
