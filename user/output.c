@@ -531,6 +531,11 @@ int output__open(struct output *o, const char *path, const char *input)
 	return use_file(o, path, err ? err : outfile__open(&o->file, path, 0));
 }
 
+FILE *output__create(struct output *o, const char *path)
+{
+	return output__open(o, path, NULL) ? NULL : o->f;
+}
+
 int output__open_live(struct output *o, const char *path)
 {
 	memset(o, 0, sizeof(*o));

@@ -91,6 +91,9 @@ struct output {
 /* path NULL: standard output. Otherwise the file, through an outfile (appears only once
  * complete, never onto input, which may be NULL). 0, or -errno after reporting */
 int output__open(struct output *o, const char *path, const char *input);
+/* output__open for a file with no input to protect, for writers that want only its stream:
+ * NULL after reporting */
+FILE *output__create(struct output *o, const char *path);
 /* an output read while it is written (outfile__open_live); path NULL: standard error. 0, or
  * -errno after reporting */
 int output__open_live(struct output *o, const char *path);

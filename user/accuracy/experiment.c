@@ -490,12 +490,10 @@ out:
 int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path)
 {
 	struct output sink;
-	FILE *f;
-	int err = output__open(&sink, path, NULL);
+	FILE *f = output__create(&sink, path);
 
-	if (err)
-		return err;
-	f = sink.f;
+	if (!f)
+		return -EIO;
 	fprintf(f, "workload,kind,event,period_ns,period_cycles_%.1fghz,mode,samples,nrmse,sc,od,ae,"
 		   "spearman,top10_functions,top20_blocks\n", PAPER_GHZ);
 	for (size_t i = 0; i < nr; i++) {
@@ -524,12 +522,10 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 {
 	const char *last = NULL;
 	struct output sink;
-	FILE *f;
-	int err = output__open(&sink, path, NULL);
+	FILE *f = output__create(&sink, path);
 
-	if (err)
-		return err;
-	f = sink.f;
+	if (!f)
+		return -EIO;
 	fprintf(f, "workload");
 	if (by_mode)
 		for (int m = 0; m < o->nr_modes; m++)

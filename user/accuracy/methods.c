@@ -194,12 +194,10 @@ out:
 int methods__write_csv(const struct method_row *rows, size_t nr, const char *path)
 {
 	struct output sink;
-	FILE *f;
-	int err = output__open(&sink, path, NULL);
+	FILE *f = output__create(&sink, path);
 
-	if (err)
-		return err;
-	f = sink.f;
+	if (!f)
+		return -EIO;
 	fprintf(f, "workload,kind,method,event,period,period_mode,sampling,lbr,samples,ae,od,nrmse,sc,"
 		   "spearman,top10_functions,top20_blocks,ipc,seconds\n");
 	for (size_t i = 0; i < nr; i++) {

@@ -290,12 +290,10 @@ out:
 int stack_exp__write_csv(const struct stack_row *rows, size_t nr, const char *path)
 {
 	struct output sink;
-	FILE *f;
-	int err = output__open(&sink, path, NULL);
+	FILE *f = output__create(&sink, path);
 
-	if (err)
-		return err;
-	f = sink.f;
+	if (!f)
+		return -EIO;
 	fprintf(f, "workload,kind,collector,status,samples,with_stack,complete_share,incl_error_mean,"
 		   "incl_error_max,caller_tv_mean,top_functions,seconds\n");
 	for (size_t i = 0; i < nr; i++) {
@@ -361,12 +359,10 @@ static int write_table(const char *path, const struct stack_row *rows, size_t nr
 	const char *last = NULL;
 	bool any[SC_NR] = { 0 };
 	struct output sink;
-	FILE *f;
-	int err = output__open(&sink, path, NULL);
+	FILE *f = output__create(&sink, path);
 
-	if (err)
-		return err;
-	f = sink.f;
+	if (!f)
+		return -EIO;
 	for (size_t i = 0; i < nr; i++)
 		if (!isnan(figure_value(&rows[i], fig)))
 			any[rows[i].collector] = true;
