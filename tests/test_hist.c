@@ -126,7 +126,7 @@ Test(hist, text_fits_100_columns_and_json_has_fields)
 	add(h, 1, "short", "/x", 3);
 	hist__sort(h);
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	f = fmemopen(buf, len, "r");
 	while (fgets(line, sizeof(line), f)) {
@@ -141,7 +141,7 @@ Test(hist, text_fits_100_columns_and_json_has_fields)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_JSON, 0, f);
+	hist__print(h, p, OUT_JSON, 0, f);
 	fclose(f);
 	for (const char *field = "event\0period\0total_samples\0dropped\0symbol\0dso\0samples\0percent\0ci95\0";
 	     *field; field += strlen(field) + 1) {
@@ -168,7 +168,7 @@ Test(hist, perf_maps_ignored_and_capped_in_the_header)
 	add(h, 1, "short", "/x", 3);
 	hist__sort(h);
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	cr_expect_null(strstr(buf, "perf map"), "%s", buf);
 	free(buf);
@@ -176,7 +176,7 @@ Test(hist, perf_maps_ignored_and_capped_in_the_header)
 	p->stats.jit_ignored = 2;
 	p->stats.jit_capped = 1;
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	cr_expect(strstr(buf, "# WARNING: 2 perf map files were ignored as untrusted"), "%s", buf);
 	cr_expect(strstr(buf, "# WARNING: 1 perf map files were too large"), "%s", buf);
@@ -185,7 +185,7 @@ Test(hist, perf_maps_ignored_and_capped_in_the_header)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_JSON, 0, f);
+	hist__print(h, p, OUT_JSON, 0, f);
 	fclose(f);
 	cr_expect(strstr(buf, "\"jit_ignored\":2"), "%s", buf);
 	cr_expect(strstr(buf, "\"jit_capped\":1"), "%s", buf);
@@ -225,7 +225,7 @@ static void titles(enum sort_key a, enum sort_key b, char *out, size_t size)
 	add(h, 1, "work_70", "/usr/lib/x86_64-linux-gnu/libsomething.so.1", 10);
 	hist__sort(h);
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	/* the first line that is not a # comment */
 	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
@@ -286,7 +286,7 @@ Test(hist, long_objects_keep_their_names_and_the_command_wraps)
 					   sizeof(p->meta.target), &off));
 	}
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	cr_expect(strstr(buf, "\u2026/liblzma.so.5.4.1 "), "%s", buf);
 	cr_expect(strstr(buf, "\u2026/libc.so.6 "), "%s", buf);

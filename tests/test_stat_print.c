@@ -45,7 +45,7 @@ static void rows_of(struct stat_row *rows, const char *cgroup)
 	}
 }
 
-static char *print(enum stat_format fmt, const char *cgroup, const char *target)
+static char *print(enum output_format fmt, const char *cgroup, const char *target)
 {
 	struct stat_print_info info = { .target = target, .runs = 1, .cgroups = cgroup != NULL };
 	struct stat_row rows[4], elapsed = { .time_s = -1, .runs = 1,
@@ -69,7 +69,7 @@ static char *print(enum stat_format fmt, const char *cgroup, const char *target)
 
 Test(stat_print, text_as_perf_shows_it)
 {
-	char *out = print(STAT_FORMAT_TEXT, NULL, "'./prog 1'");
+	char *out = print(OUT_TEXT, NULL, "'./prog 1'");
 
 	cr_expect(strstr(out, "\n Performance counter stats for './prog 1':\n\n"), "%s", out);
 	cr_expect(strstr(out, "          1,234.57 msec task-clock"), "%s", out);
@@ -85,7 +85,7 @@ Test(stat_print, text_as_perf_shows_it)
 
 Test(stat_print, hostile_names_are_escaped_in_text)
 {
-	char *out = print(STAT_FORMAT_TEXT, "/evil\033]0;owned\007", "'\033[2Jrm'");
+	char *out = print(OUT_TEXT, "/evil\033]0;owned\007", "'\033[2Jrm'");
 
 	cr_expect_null(strchr(out, '\033'), "an escape reached the terminal: %s", out);
 	cr_expect_null(strchr(out, '\007'), "a bell reached the terminal: %s", out);
@@ -115,8 +115,8 @@ static void json_keys(const char *row, char *keys, size_t size)
 
 Test(stat_print, json_and_csv_have_the_same_fields)
 {
-	char *json = print(STAT_FORMAT_JSON, "/a,b\"c", "'prog'");
-	char *csv = print(STAT_FORMAT_CSV, "/a,b\"c", "'prog'");
+	char *json = print(OUT_JSON, "/a,b\"c", "'prog'");
+	char *csv = print(OUT_CSV, "/a,b\"c", "'prog'");
 	char header[1024], keys[1024];
 	const char *row;
 	int rows = 0;
@@ -162,13 +162,13 @@ Test(stat_print, json_and_csv_have_the_same_fields)
 
 Test(stat_print, formats)
 {
-	enum stat_format f;
+	enum output_format f;
 
-	cr_expect_eq(stat_format__parse("text", &f), 0);
-	cr_expect_eq(f, STAT_FORMAT_TEXT);
-	cr_expect_eq(stat_format__parse("json", &f), 0);
-	cr_expect_eq(f, STAT_FORMAT_JSON);
-	cr_expect_eq(stat_format__parse("csv", &f), 0);
-	cr_expect_eq(f, STAT_FORMAT_CSV);
-	cr_expect_eq(stat_format__parse("xml", &f), -EINVAL);
+	cr_expect_eq(output_format__parse("text", OUT_TABLES, &f), 0);
+	cr_expect_eq(f, OUT_TEXT);
+	cr_expect_eq(output_format__parse("json", OUT_TABLES, &f), 0);
+	cr_expect_eq(f, OUT_JSON);
+	cr_expect_eq(output_format__parse("csv", OUT_TABLES, &f), 0);
+	cr_expect_eq(f, OUT_CSV);
+	cr_expect_eq(output_format__parse("xml", OUT_TABLES, &f), -EINVAL);
 }

@@ -234,12 +234,12 @@ static void print(const struct annotate_opts *o, const struct target *t, struct 
 {
 	const struct bblock_func *f = t->func;
 	struct disasm *d = disasm__new();
-	json_writer_t *w = o->json ? jsonw_new(out) : NULL;
+	json_writer_t *w = o->format == OUT_JSON ? jsonw_new(out) : NULL;
 	const char *last_file = NULL;
 	int last_line = -1;
 	char buf[64];
 
-	if (!d || (o->json && !w))
+	if (!d || (o->format == OUT_JSON && !w))
 		goto out;
 	if (w) {
 		jsonw_start_object(w);
@@ -395,7 +395,7 @@ static int annotate_jit(const struct profile *p, struct symbolizer *sy, const st
 	if (!nr)
 		return 1;
 	qsort(s, nr, sizeof(*s), cmp_jit_sample);
-	if (o->json) {
+	if (o->format == OUT_JSON) {
 		w = jsonw_new(out);
 		if (!w) {
 			free(s);

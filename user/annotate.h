@@ -5,6 +5,7 @@
 #define HSBPF_ANNOTATE_H
 
 #include <stdio.h>
+#include "output.h"
 #include "profile.h"
 #include "symbolizer.h"
 #include "accuracy/truth.h"
@@ -12,7 +13,7 @@
 struct annotate_opts {
 	const char *symbol;
 	const struct truth *truth;	/* or NULL */
-	bool json;
+	enum output_format format;	/* text or json */
 	bool raw_names;		/* --no-demangle */
 };
 

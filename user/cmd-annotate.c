@@ -7,7 +7,7 @@
 #include "cmds.h"
 #include "debuginfod.h"
 #include "disasm.h"
-#include "json_writer.h"
+#include "output.h"
 #include "option_groups.h"
 
 static const struct options_cmd annotate_cmd = {
@@ -23,7 +23,7 @@ static const struct options_cmd annotate_cmd = {
 
 static int format(const struct option_spec *opt, const char *arg)
 {
-	return jsonw_parse_format(arg, opt->value) ? -EINVAL : 0;
+	return output_format__parse(arg, OUT_TEXT_JSON, opt->value) ? -EINVAL : 0;
 }
 
 int cmd_annotate(int argc, char **argv)
@@ -34,7 +34,7 @@ int cmd_annotate(int argc, char **argv)
 		OPT_INPUT(&input),
 		OPT_STRING(0, "truth", &truth_path, "FILE", "exact counts of the same program (hsbpf "
 			   "truth) beside the samples"),
-		OPT_CALLBACK(0, "format", &o.json, "FMT", "text (default) or json", format),
+		OPT_CALLBACK(0, "format", &o.format, "FMT", "text (default) or json", format),
 		OPT_NO_DEMANGLE(&o.raw_names),
 		OPTIONS_DEBUGINFOD(&debuginfod),
 		OPT_END(),

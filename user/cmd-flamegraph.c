@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "file_format.h"
 #include "flamegraph.h"
+#include "output.h"
 #include "option_groups.h"
 #include "profile.h"
 #include "profile_diff.h"
@@ -51,36 +52,12 @@ static bool ends_with(const char *s, const char *suffix)
 	return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-/* through an outfile (file_format.h): the page appears whole or not at all, a link at the
- * name is replaced rather than followed */
-static int write_out(const struct flame_tree *t, const struct flame_opts *o, const char *path)
-{
-	bool svg = ends_with(path, ".svg");
-	struct outfile out;
-	FILE *f;
-	int err;
-
-	/* standard output's write errors are said by main, once, with their errno */
-	if (!strcmp(path, "-"))
-		return flame__write_html(t, o, stdout), 0;
-	err = outfile__open(&out, path, 0);
-	if (err)
-		return err;
-	f = outfile__stream(&out);
-	if (!f) {
-		outfile__discard(&out);
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	}
-	err = svg ? flame__write_svg(t, o, f) : flame__write_html(t, o, f);
-	/* a failed write is said there, with its errno (a full disk as such) */
-	return outfile__finish(&out, err);
-}
-
 int cmd_flamegraph(int argc, char **argv)
 {
 	const char *input = "hsbpf.data", *output = "flamegraph.html", *base = NULL, *new = NULL;
 	const char *title = NULL;
 	struct flame_opts fo = {};
+	struct output out;
 	struct diff_args d = { .compare = DIFF_RATES };
 	const struct option_spec opts[] = {
 		OPT_STRING('i', "input", &input, "FILE", "profile to draw (default hsbpf.data); with "
@@ -157,7 +134,14 @@ int cmd_flamegraph(int argc, char **argv)
 	fo.title = title ? title : base ? "Differential flame graph" : fo.inverted ? "Icicle graph" :
 		   "Flame graph";
 	fo.subtitle = subtitle;
-	err = write_out(t, &fo, output);
+	/* through the sink (output.h): the page appears whole or not at all, a link at the name
+	 * is replaced rather than followed; "-": standard output, a page */
+	err = output__open(&out, strcmp(output, "-") ? output : NULL, NULL);
+	if (err)
+		goto cleanup;
+	err = ends_with(output, ".svg") ? flame__write_svg(t, &fo, out.f) :
+	      flame__write_html(t, &fo, out.f);
+	err = output__close(&out, err);	/* a failed write said there, or by main (stdout) */
 	if (!err && strcmp(output, "-"))
 		fprintf(stderr, "hsbpf: wrote %s: %zu frames, %llu narrow frames merged\n", output, t->nr,
 			(unsigned long long)t->merged_frames);

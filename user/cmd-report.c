@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf report: parse the options, then read a profile, group its samples and print them
  * (user/report.c). */
+#include <errno.h>
 #include <string.h>
 #include "callchain.h"
 #include "cmds.h"
@@ -24,15 +25,7 @@ static const struct options_cmd report_cmd = {
 static int format(const struct option_spec *opt, const char *arg)
 {
 	(void)opt;
-	o.folded = !strcmp(arg, "folded");
-	o.export = !strcmp(arg, "pprof") ? REPORT_EXPORT_PPROF :
-		   !strcmp(arg, "speedscope") ? REPORT_EXPORT_SPEEDSCOPE : REPORT_EXPORT_NONE;
-	if (o.folded || o.export)
-		return 0;
-	if (strcmp(arg, "text") && strcmp(arg, "json") && strcmp(arg, "csv"))
-		return fail(-EINVAL, "unknown format '%s' (known: text, json, csv, folded, pprof, "
-			    "speedscope)", arg);
-	return hist__parse_format(arg, &o.fmt) ? -EINVAL : 0;
+	return output_format__parse(arg, report__formats(), &o.fmt) ? -EINVAL : 0;
 }
 
 static int call_graph(const struct option_spec *opt, const char *arg)
@@ -106,7 +99,7 @@ int cmd_report(int argc, char **argv)
 	int nr;
 
 	o = (struct report_opts){
-		.input = "hsbpf.data", .sort = "sym", .fmt = HIST_TEXT, .inl = true,
+		.input = "hsbpf.data", .sort = "sym", .fmt = OUT_TEXT, .inl = true,
 		.graph = -1, .children = -1, .order = -1, .percent_limit = -1,
 	};
 	nr = options__parse(&report_cmd, report_opts, argc, argv);

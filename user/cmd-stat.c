@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/wait.h>
 #include "caps.h"
-#include "file_format.h"
 #include "options.h"
+#include "output.h"
 #include "cmds.h"
 #include "stat.h"
 #include "stat_print.h"
@@ -25,7 +25,7 @@ static struct env {
 	u32 repeat;
 	bool no_scale;
 	bool default_events;	/* no -e: perf stat's set, whose <not supported> rows say enough */
-	enum stat_format format;
+	enum output_format format;
 	const char *output;
 } env;
 
@@ -88,7 +88,7 @@ static int cgroup(const struct option_spec *opt, const char *arg)
 static int format(const struct option_spec *opt, const char *arg)
 {
 	(void)opt;
-	return stat_format__parse(arg, &env.format) ? -EINVAL : 0;
+	return output_format__parse(arg, OUT_TABLES, &env.format) ? -EINVAL : 0;
 }
 
 static const struct option_spec stat_opts[] = {
@@ -201,9 +201,8 @@ static void describe_target(char *buf, size_t size)
 }
 
 /* the output, opened at the first rows: a run that fails prints no header */
-static struct output {
-	struct outfile out;	/* -o */
-	FILE *f;
+static struct {
+	struct output out;	/* -o, or standard error */
 	struct stat_print_info info;
 	struct stat_printer *p;
 } output;
@@ -211,7 +210,7 @@ static struct output {
 static struct stat_printer *printer(void)
 {
 	if (!output.p)
-		output.p = stat_printer__new(output.f, env.format, &output.info);
+		output.p = stat_printer__new(output.out.f, env.format, &output.info);
 	if (!output.p)
 		error("cannot print: %s", strerror(ENOMEM));
 	return output.p;
@@ -358,7 +357,7 @@ int cmd_stat(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	memset(&output, 0, sizeof(output));
-	output.f = stderr;
+	output.out.f = stderr;
 	err = parse_args(argc, argv);
 	if (err) {
 		stat_events__free(&env.events);
@@ -369,19 +368,10 @@ int cmd_stat(int argc, char **argv)
 	err = caps__check("hsbpf stat");
 	if (err)
 		goto cleanup;
-	if (env.output) {
-		/* as it goes (-I rows are read while it runs), never through a link */
-		err = outfile__open_live(&output.out, env.output);
-		if (err)
-			goto cleanup;
-		output.f = outfile__stream(&output.out);
-		if (!output.f) {
-			outfile__discard(&output.out);
-			output.f = stderr;
-			err = fail(-ENOMEM, "cannot write '%s': %s", env.output, strerror(ENOMEM));
-			goto cleanup;
-		}
-	}
+	/* -o as it goes (-I rows are read while it runs), never through a link */
+	err = output__open_live(&output.out, env.output);
+	if (err)
+		goto cleanup;
 	rp = stat_repeats__new(&env.events, env.no_scale);
 	if (!rp) {
 		err = fail(-ENOMEM, "cannot count: %s", strerror(ENOMEM));
@@ -429,7 +419,7 @@ cleanup:
 	stat_printer__free(output.p);
 	stat_repeats__free(rp);
 	/* what was written is kept, failed run or not; a failed write is said there */
-	if (output.f != stderr && (werr = outfile__finish(&output.out, 0)) && !err)
+	if ((werr = output__close(&output.out, 0)) && !err)
 		err = werr;
 	stat_events__free(&env.events);
 	free(env.cgroups);

@@ -5,6 +5,7 @@
 #ifndef HSBPF_FILE_FORMAT_H
 #define HSBPF_FILE_FORMAT_H
 
+#include "output.h"
 #include "util.h"
 
 /* the file header and the largest section table: what an output reserves when opened */
@@ -21,46 +22,6 @@ struct file_section {
 	const void *data;
 	size_t size;
 };
-
-/* Where a file is written: every file hsbpf writes goes through one. A regular file (or a new
- * one) atomically: an unnamed temporary file in the same folder (O_TMPFILE; a short-named one
- * created with O_EXCL|O_NOFOLLOW where the filesystem has none), linked in under its name only
- * once complete, so that nothing is left behind even by a SIGKILL and a name of NAME_MAX
- * characters works. A symbolic link at the name is replaced by the new file, never followed:
- * the file it names is untouched (as perf does). Anything else, a device or a FIFO, is written
- * in place: /dev/null stays /dev/null. */
-struct outfile {
-	char *path;		/* as given, for messages and the final rename */
-	char *tmp;		/* the temporary's name, while it has one */
-	FILE *fp;		/* outfile__stream's, if asked for */
-	int fd;
-	int write_err;		/* the first failed write's errno, through fp */
-	bool in_place;
-	bool unnamed;
-	bool dropping;		/* being discarded: fp's buffer goes nowhere */
-};
-
-/* open, and for a regular file reserve reserve bytes, so that a full disk is found before
- * the work and not after it. 0, or -errno after reporting */
-int outfile__open(struct outfile *o, const char *path, size_t reserve);
-/* the same for an output read while it is written (stat -I): a regular file is truncated and
- * written as it goes, not atomically, but never through a symbolic link (one at the name is
- * replaced); what was written stays on failure. 0, or -errno after reporting */
-int outfile__open_live(struct outfile *o, const char *path);
-/* a buffered stream onto an open outfile, for text writers (a new file is then 0666 less
- * the umask, as fopen makes it, not 0600); NULL (ENOMEM) on failure. The stream keeps the
- * first failed write's errno, so that a full disk is said as such */
-FILE *outfile__stream(struct outfile *o);
-/* end a stream's outfile: err is the writer's (0: it succeeded). Committed when err is 0 and
- * every write succeeded, else discarded; a failed write is reported here with its own errno
- * ("No space left on device", not EIO), other errors are the caller's to report. 0 or -errno */
-int outfile__finish(struct outfile *o, int err);
-/* close and remove what was written; for an outfile that failed or was never opened too */
-void outfile__discard(struct outfile *o);
-/* a command that reads input and writes output refuses to overwrite it: by device and inode,
- * following links (another name, a hard link, a symbolic link all count). 0, or -EEXIST after
- * reporting "'OUT' is the input 'IN': not overwritten". output NULL or "-": 0 */
-int outfile__check_input(const char *output, const char *input);
 
 /* write the container to an open outfile and commit it (discard it on failure) */
 int file_format__write_out(struct outfile *o, const struct file_format *f,

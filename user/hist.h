@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 #include "hashidx.h"
+#include "output.h"
 #include "profile.h"
 #include "sort_key.h"
 #include "symbolizer.h"
@@ -145,10 +146,8 @@ double hist__ci95(u64 count, u64 total);
 /* a row too small to rank: its share is uncertain by half of itself or more */
 bool hist__low_confidence(u64 count, u64 total);
 
-enum hist_format { HIST_TEXT, HIST_JSON, HIST_CSV };
-int hist__parse_format(const char *s, enum hist_format *fmt);
-/* limit 0: all rows */
-void hist__print(const struct hist *h, const struct profile *p, enum hist_format fmt,
+/* limit 0: all rows; fmt text, json or csv (output.h) */
+void hist__print(const struct hist *h, const struct profile *p, enum output_format fmt,
 		 size_t limit, FILE *out);
 
 #endif /* HSBPF_HIST_H */

@@ -11,19 +11,6 @@
 
 #define TEXT_WIDTH 100
 
-int hist__parse_format(const char *s, enum hist_format *fmt)
-{
-	if (!strcmp(s, "text"))
-		*fmt = HIST_TEXT;
-	else if (!strcmp(s, "json"))
-		*fmt = HIST_JSON;
-	else if (!strcmp(s, "csv"))
-		*fmt = HIST_CSV;
-	else
-		return fail(-EINVAL, "unknown format '%s' (known: text, json, csv)", s);
-	return 0;
-}
-
 /* whether a row's inlined chain is its own: its key holds the address or the line */
 static bool row_keyed_by_address(const struct hist *h)
 {
@@ -368,18 +355,20 @@ static void print_csv(const struct hist *h, size_t limit, FILE *out)
 	}
 }
 
-void hist__print(const struct hist *h, const struct profile *p, enum hist_format fmt,
+void hist__print(const struct hist *h, const struct profile *p, enum output_format fmt,
 		 size_t limit, FILE *out)
 {
 	switch (fmt) {
-	case HIST_TEXT:
+	case OUT_TEXT:
 		print_text(h, p, limit, out);
 		break;
-	case HIST_JSON:
+	case OUT_JSON:
 		print_json(h, p, limit, out);
 		break;
-	case HIST_CSV:
+	case OUT_CSV:
 		print_csv(h, limit, out);
+		break;
+	default:	/* the other formats are not a table's */
 		break;
 	}
 }

@@ -15,14 +15,6 @@ struct json_writer {
 	bool after_name;
 };
 
-int jsonw_parse_format(const char *s, bool *json)
-{
-	if (strcmp(s, "text") && strcmp(s, "json"))
-		return fail(2, "unknown format '%s' (known: text, json)", s);
-	*json = !strcmp(s, "json");
-	return 0;
-}
-
 json_writer_t *jsonw_new(FILE *f)
 {
 	json_writer_t *w = calloc(1, sizeof(*w));

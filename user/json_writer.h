@@ -8,9 +8,6 @@
 
 typedef struct json_writer json_writer_t;
 
-/* --format text|json for the commands that have only those two: 0, or 2 after saying why */
-int jsonw_parse_format(const char *s, bool *json);
-
 json_writer_t *jsonw_new(FILE *f);
 void jsonw_destroy(json_writer_t **self);	/* ends with a newline */
 void jsonw_start_object(json_writer_t *self);

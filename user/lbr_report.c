@@ -34,8 +34,8 @@ static void end_name(struct symbolizer *sy, const struct profile_lbr *l, u64 add
 	snprintf(buf, size, "%s+%#" PRIx64, r->sym, r->sym_off);
 }
 
-int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind, bool json,
-		      size_t limit, FILE *out)
+int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind,
+		      enum output_format fmt, size_t limit, FILE *out)
 {
 	const struct profile_lbr **rows = calloc(p->nr_lbr + 1, sizeof(*rows));
 	json_writer_t *w = NULL;
@@ -57,7 +57,7 @@ int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind, 
 	qsort(rows, nr, sizeof(*rows), cmp_count);
 	if (limit && limit < nr)
 		nr = limit;
-	if (json) {
+	if (fmt == OUT_JSON) {
 		w = jsonw_new(out);
 		jsonw_start_object(w);
 		jsonw_string_field(w, "kind", kind == HSBPF_LBR_EDGE ? "edge" : "range");

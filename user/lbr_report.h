@@ -4,11 +4,13 @@
 #define HSBPF_LBR_REPORT_H
 
 #include <stdio.h>
+#include "output.h"
 #include "profile.h"
 #include "symbolizer.h"
 
 /* kind: HSBPF_LBR_EDGE or HSBPF_LBR_RANGE; limit 0: all; -ENODATA (reported) without branch data */
-int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind, bool json,
+int lbr_report__print(const struct profile *p, struct symbolizer *sy, u32 kind,
+		      enum output_format fmt,
 		      size_t limit, FILE *out);
 
 #endif

@@ -12,6 +12,7 @@
 #include "debuginfod.h"
 #include "disasm.h"
 #include "file_format.h"
+#include "output.h"
 #include "hsbpf.h"
 #include "json_writer.h"
 #include "lbr_report.h"
@@ -97,47 +98,90 @@ static int set_scale(struct hist *h, const struct profile *p, const char *truth_
 	return 0;
 }
 
-/* -o: through an outfile (file_format.h), so that the file appears only once complete and a
- * failed report leaves what was there; never onto the input. 0, or -errno after reporting */
-static int open_output(const char *path, const char *input, struct outfile *o, FILE **out)
-{
-	int err = outfile__check_input(path, input);
+/* what an output is made from; each output uses what it needs */
+struct report_view {
+	const struct profile *p;
+	struct symbolizer *sy;
+	const struct callchain *cc;	/* the stacks, when made */
+	const struct hist *h;		/* the rows, sorted, for the row formats */
+	const char *input;
+	enum output_format fmt;
+	u64 limit;
+};
 
-	if (!err)
-		err = outfile__open(o, path, 0);
-	if (err)
-		return err;
-	*out = outfile__stream(o);
-	if (!*out) {
-		outfile__discard(o);
-		return fail(-ENOMEM, "cannot write '%s': %s", path, strerror(ENOMEM));
-	}
+static int write_rows(const struct report_view *v, FILE *out)
+{
+	hist__print(v->h, v->p, v->fmt, v->limit, out);
 	return 0;
 }
 
-/* commit what open_output opened, or discard it when err (the report's) is set or a write
- * failed (said there, with its errno); standard output is main's to check */
-static int close_output(struct outfile *o, FILE *out, int err)
+static int write_folded(const struct report_view *v, FILE *out)
 {
-	if (out == stdout)
-		return err;
-	return outfile__finish(o, err);
+	return callchain__print_folded(v->cc, out);
+}
+
+static int write_pprof(const struct report_view *v, FILE *out)
+{
+	return pprof__write(v->cc, v->sy, out);
+}
+
+static int write_speedscope(const struct report_view *v, FILE *out)
+{
+	return speedscope__write(v->cc, v->sy, path__base(v->input), out);
+}
+
+/* report's outputs (--format): what each needs and what writes it */
+static const struct report_output {
+	enum output_format fmt;
+	bool rows;		/* the histogram's rows: sort, limit, call graphs under them */
+	bool needs_stacks;	/* a profile without call stacks is refused */
+	bool whole;		/* every sample with its stack (one frame each without stacks),
+				 * not rows: the sort, limit and call-graph options are ignored */
+	bool binary;		/* to a file or a pipe, never a terminal */
+	bool branches;		/* --sort edge|range has it */
+	bool inlined;		/* shows inlined functions (DWARF scopes read) */
+	bool call_lines;	/* shows where inlined functions were called from */
+	int (*write)(const struct report_view *v, FILE *out);
+} report_outputs[] = {
+	{ OUT_TEXT, .rows = true, .branches = true, .write = write_rows },
+	{ OUT_JSON, .rows = true, .branches = true, .inlined = true, .call_lines = true,
+	  .write = write_rows },
+	{ OUT_CSV, .rows = true, .write = write_rows },
+	{ OUT_FOLDED, .needs_stacks = true, .inlined = true, .write = write_folded },
+	{ OUT_PPROF, .whole = true, .binary = true, .write = write_pprof },
+	{ OUT_SPEEDSCOPE, .whole = true, .inlined = true, .write = write_speedscope },
+};
+
+unsigned int report__formats(void)
+{
+	unsigned int set = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(report_outputs); i++)
+		set |= OUT_SET(report_outputs[i].fmt);
+	return set;
+}
+
+static const struct report_output *report_output(enum output_format fmt)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(report_outputs); i++)
+		if (report_outputs[i].fmt == fmt)
+			return &report_outputs[i];
+	return &report_outputs[0];	/* output_format__parse let only these through */
 }
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
-static int export_profile(const char *input, enum report_export export, const char *output,
+static int export_profile(const char *input, const struct report_output *ro, const char *output,
 			  const struct sample_filter *sf, bool raw_names, bool inl)
 {
 	struct symbolizer *sy = NULL;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
-	struct outfile o;
-	FILE *out = stdout;
+	struct output out;
 	int err;
 
 	/* frames without their lines: pprof looks up one per distinct location, itself (and
 	 * the inlined functions there) */
-	err = report__load(input, sf, raw_names, inl && export == REPORT_EXPORT_SPEEDSCOPE,
+	err = report__load(input, sf, raw_names, inl && ro->inlined,
 			   ": nothing to export", &p, &sy, NULL);
 	if (err)
 		goto cleanup;
@@ -149,14 +193,13 @@ static int export_profile(const char *input, enum report_export export, const ch
 	if (p->nr_stack_samples && p->stats.stack_keys_full)
 		warning("%" PRIu64 " samples are in the flat profile but not exported: the "
 			"stack-sample map was full (raise --map-entries)", p->stats.stack_keys_full);
-	if (output && (err = open_output(output, input, &o, &out)))
+	err = output__open(&out, output, input);
+	if (err)
 		goto cleanup;
-	err = export == REPORT_EXPORT_PPROF ? pprof__write(cc, sy, out) :
-	      speedscope__write(cc, sy, path__base(input), out);
-	/* write errors: said by outfile__finish for a file, by main for standard output */
-	if (err && err != -ENOMEM && out == stdout)
-		err = 0;
-	err = close_output(&o, out, err);
+	err = ro->write(&(struct report_view){ .p = p, .sy = sy, .cc = cc, .input = input,
+					      .fmt = ro->fmt }, out.f);
+	/* write errors: said by output__close for a file, by main for standard output */
+	err = output__close(&out, err);
 cleanup:
 	callchain__free(cc);
 	symbolizer__free(sy);
@@ -173,20 +216,19 @@ static bool has_line_key(const enum sort_key *keys, int nr)
 }
 
 /* --sort edge or range: the branch records, not the samples; the exit status */
-static int print_branches(const struct report_opts *o)
+static int print_branches(const struct report_opts *o, const struct report_output *ro)
 {
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
-	struct outfile out;
-	FILE *f = stdout;
+	struct output out;
 	int err;
 
 	if (sample_filter__active(&o->sf))
 		return fail(2, "--sort %s: the filters apply to samples, not to branch records",
 			    o->sort);
-	if (o->fmt == HIST_CSV)
+	if (!ro->branches)
 		return fail(2, "--sort %s has text and json output", o->sort);
-	if (o->output && open_output(o->output, o->input, &out, &f))
+	if (output__open(&out, o->output, o->input))
 		return 1;
 	err = profile__read(o->input, &p);
 	sy = err ? NULL : symbolizer__new(p);
@@ -196,11 +238,11 @@ static int print_branches(const struct report_opts *o)
 		symbolizer__no_demangle(sy);
 	if (!err)
 		err = lbr_report__print(p, sy, !strcmp(o->sort, "edge") ? HSBPF_LBR_EDGE : HSBPF_LBR_RANGE,
-					o->fmt == HIST_JSON, o->limit_set ? o->limit :
-					(o->fmt == HIST_TEXT ? 50 : 0), f);
+					o->fmt, o->limit_set ? o->limit : (o->fmt == OUT_TEXT ? 50 : 0),
+					out.f);
 	symbolizer__free(sy);
 	profile__free(p);
-	return close_output(&out, f, err) ? 1 : 0;
+	return output__close(&out, err) ? 1 : 0;
 }
 
 /* the keys the profile must have, and what they need: 0, or -errno after saying why */
@@ -225,21 +267,22 @@ static int check_keys(const struct profile *p, const char *input, const enum sor
 
 /* how names are resolved, set before the filters resolve any (the symbolizer caches) */
 static void set_symbolizer(struct symbolizer *sy, const struct report_opts *o,
-			   const struct profile *p, const enum sort_key *keys, int nr_keys)
+			   const struct report_output *ro, const struct profile *p,
+			   const enum sort_key *keys, int nr_keys)
 {
 	bool lines = has_line_key(keys, nr_keys);
 
 	if (o->raw_names)
 		symbolizer__no_demangle(sy);
 	/* inline scopes cost DWARF: only for what shows them */
-	if (o->inl && (lines || o->fmt == HIST_JSON || o->folded ||
+	if (o->inl && (lines || ro->inlined ||
 		       (p->nr_stack_samples && o->graph != 0)))
 		symbolizer__want_inline(sy);
 	/* source lines are DWARF line tables, often in compressed sections: read only when a
 	 * column shows them */
 	if (!lines)
 		symbolizer__skip_lines(sy);
-	if (!lines && o->fmt != HIST_JSON)
+	if (!lines && !ro->call_lines)
 		symbolizer__skip_call_files(sy);
 }
 
@@ -268,15 +311,15 @@ static int attach_graphs(struct hist *h, struct graph_ctx *g, struct symbolizer 
 }
 
 /* the rows (or folded stacks) of the samples: the exit status */
-static int print_rows(const struct report_opts *o)
+static int print_rows(const struct report_opts *o, const struct report_output *ro)
 {
 	enum sort_key keys[HIST_MAX_KEYS];
 	struct symbolizer *sy = NULL;
 	struct profile *p = NULL;
 	struct hist *h = NULL;
 	struct graph_ctx g = {};
-	struct outfile out;
-	FILE *f = stdout;
+	struct report_view v;
+	struct output out;
 	u64 limit = o->limit, filtered = 0;
 	int nr_keys, err;
 
@@ -285,14 +328,14 @@ static int print_rows(const struct report_opts *o)
 	if (o->per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
 	if (!o->limit_set)
-		limit = o->fmt == HIST_TEXT ? 50 : 0;
-	if (o->output && open_output(o->output, o->input, &out, &f))
+		limit = o->fmt == OUT_TEXT ? 50 : 0;
+	if (output__open(&out, o->output, o->input))
 		return 1;
 
 	err = profile__read(o->input, &p);
 	if (err)
 		goto cleanup;
-	if ((o->folded || o->graph == 1) && !p->nr_stack_samples) {
+	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
 		goto cleanup;
 	}
@@ -306,21 +349,23 @@ static int print_rows(const struct report_opts *o)
 	err = check_keys(p, o->input, keys, nr_keys);
 	if (err)
 		goto cleanup;
-	set_symbolizer(sy, o, p, keys, nr_keys);
+	set_symbolizer(sy, o, ro, p, keys, nr_keys);
 	err = sample_filter__apply(&o->sf, p, sy, &filtered);
 	if (err)
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	if (p->nr_stack_samples && (o->folded || o->graph != 0)) {
+	if (p->nr_stack_samples && (ro->needs_stacks || o->graph != 0)) {
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
 			goto cleanup;
 		}
 	}
-	if (o->folded) {
-		err = callchain__print_folded(g.cc, f);
+	v = (struct report_view){ .p = p, .sy = sy, .cc = g.cc, .h = h, .input = o->input,
+				  .fmt = o->fmt, .limit = limit };
+	if (!ro->rows) {	/* the stacks alone */
+		err = ro->write(&v, out.f);
 		goto cleanup;
 	}
 	err = hist__add_profile(h, p, sy);
@@ -336,34 +381,36 @@ static int print_rows(const struct report_opts *o)
 	if (err)
 		goto cleanup;
 	hist__sort(h);
-	hist__print(h, p, o->fmt, limit, f);	/* write errors: reported by main (stdout) */
+	err = ro->write(&v, out.f);	/* write errors: said by output__close, or main (stdout) */
 cleanup:
 	callchain__free(g.cc);
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
-	return close_output(&out, f, err) ? 1 : 0;
+	return output__close(&out, err) ? 1 : 0;
 }
 
 int report__run(const struct report_opts *o)
 {
+	const struct report_output *ro = report_output(o->fmt);
 	int status;
 
 	/* a binary file on a terminal shows nothing useful and can upset it (as gzip and perf
 	 * refuse): to a file or a pipe only */
-	if (o->export == REPORT_EXPORT_PPROF && !o->output && isatty(STDOUT_FILENO))
-		return fail(2, "pprof output is binary: write it with -o FILE or redirect it");
+	if (ro->binary && !o->output && isatty(STDOUT_FILENO))
+		return fail(2, "%s output is binary: write it with -o FILE or redirect it",
+			    output_format__name(o->fmt));
 	/* the profile is checked where the output is opened; the truth file is read too */
 	if (outfile__check_input(o->output, o->truth_path))
 		return 1;
 	if (debuginfod__setup(o->debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
-	if (o->export)
-		status = export_profile(o->input, o->export, o->output, &o->sf, o->raw_names, o->inl);
+	if (ro->whole)
+		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl);
 	else if (!strcmp(o->sort, "edge") || !strcmp(o->sort, "range"))
-		status = print_branches(o);
+		status = print_branches(o, ro);
 	else
-		status = print_rows(o);
+		status = print_rows(o, ro);
 	debuginfod__end();
 	return status;
 }

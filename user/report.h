@@ -6,12 +6,11 @@
 
 #include <stdbool.h>
 #include "hist.h"
+#include "output.h"
 #include "profile.h"
 #include "sample_filter.h"
 
 struct symbolizer;
-
-enum report_export { REPORT_EXPORT_NONE, REPORT_EXPORT_PPROF, REPORT_EXPORT_SPEEDSCOPE };
 
 struct report_opts {
 	const char *input;
@@ -19,9 +18,7 @@ struct report_opts {
 	const char *sort;
 	const char *truth_path;
 	const char *debuginfod;
-	enum hist_format fmt;
-	bool folded;
-	enum report_export export;
+	enum output_format fmt;
 	u64 limit;
 	bool limit_set;
 	bool per_cgroup;
@@ -41,6 +38,8 @@ struct report_opts {
  * filters. 0, or -errno after saying what is wrong; *p and *sy are to be freed either way */
 int report__load(const char *input, const struct sample_filter *sf, bool raw_names, bool inl,
 		 const char *empty, struct profile **p, struct symbolizer **sy, bool *stacks);
+/* the formats report writes (OUT_SET of each), for output_format__parse */
+unsigned int report__formats(void);
 /* print (or export) what o asks: the exit status, 0, 1 or 2 */
 int report__run(const struct report_opts *o);
 

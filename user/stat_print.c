@@ -9,24 +9,11 @@
 
 struct stat_printer {
 	FILE *f;
-	enum stat_format fmt;
+	enum output_format fmt;
 	struct stat_print_info info;
 	json_writer_t *jw;
 	bool any_ci, any_scaled, any_not_counted, any_idle, any_unattributed;
 };
-
-int stat_format__parse(const char *s, enum stat_format *out)
-{
-	if (!strcmp(s, "text"))
-		*out = STAT_FORMAT_TEXT;
-	else if (!strcmp(s, "json"))
-		*out = STAT_FORMAT_JSON;
-	else if (!strcmp(s, "csv"))
-		*out = STAT_FORMAT_CSV;
-	else
-		return fail(-EINVAL, "unknown format '%s' (known: text, json, csv)", s);
-	return 0;
-}
 
 /* -------- fields: one list for JSON and CSV -------- */
 
@@ -307,7 +294,7 @@ static void text_header(struct stat_printer *p)
 	fprintf(p->f, ":\n\n");
 }
 
-struct stat_printer *stat_printer__new(FILE *f, enum stat_format fmt,
+struct stat_printer *stat_printer__new(FILE *f, enum output_format fmt,
 				       const struct stat_print_info *info)
 {
 	struct stat_printer *p = calloc(1, sizeof(*p));
@@ -318,10 +305,10 @@ struct stat_printer *stat_printer__new(FILE *f, enum stat_format fmt,
 	p->fmt = fmt;
 	p->info = *info;
 	switch (fmt) {
-	case STAT_FORMAT_TEXT:
+	case OUT_TEXT:
 		text_header(p);
 		break;
-	case STAT_FORMAT_JSON:
+	case OUT_JSON:
 		p->jw = jsonw_new(f);
 		if (!p->jw) {
 			free(p);
@@ -339,10 +326,12 @@ struct stat_printer *stat_printer__new(FILE *f, enum stat_format fmt,
 		jsonw_name(p->jw, "rows");
 		jsonw_start_array(p->jw);
 		break;
-	case STAT_FORMAT_CSV:
+	case OUT_CSV:
 		for (size_t i = 0; i < NR_COLUMNS; i++)
 			fprintf(f, "%s%s", i ? "," : "", stat_print_columns[i]);
 		fputc('\n', f);
+		break;
+	default:	/* the other formats are not stat's */
 		break;
 	}
 	return p;
@@ -352,12 +341,12 @@ void stat_printer__row(struct stat_printer *p, const struct stat_row *r)
 {
 	struct cell c[NR_COLUMNS];
 
-	if (p->fmt == STAT_FORMAT_TEXT) {
+	if (p->fmt == OUT_TEXT) {
 		text_row(p, r);
 		return;
 	}
 	row_cells(r, r->event->spec.name, is_clock(r) ? "msec" : "", c);
-	if (p->fmt == STAT_FORMAT_JSON)
+	if (p->fmt == OUT_JSON)
 		json_row(p, c);
 	else
 		csv_row(p, c);
@@ -365,7 +354,7 @@ void stat_printer__row(struct stat_printer *p, const struct stat_row *r)
 
 void stat_printer__interval_end(struct stat_printer *p)
 {
-	if (p->fmt == STAT_FORMAT_TEXT && p->info.cgroups)
+	if (p->fmt == OUT_TEXT && p->info.cgroups)
 		fputc('\n', p->f);
 	fflush(p->f);
 }
@@ -376,7 +365,7 @@ static void footer_row(struct stat_printer *p, const struct stat_row *r, const c
 	struct cell c[NR_COLUMNS];
 
 	row_cells(r, name, "s", c);
-	if (p->fmt == STAT_FORMAT_JSON)
+	if (p->fmt == OUT_JSON)
 		json_row(p, c);
 	else
 		csv_row(p, c);
@@ -420,7 +409,7 @@ static void text_footer(struct stat_printer *p, const struct stat_row *e, const 
 void stat_printer__footer(struct stat_printer *p, const struct stat_row *elapsed,
 			  const struct rusage *ru)
 {
-	if (p->fmt == STAT_FORMAT_TEXT) {
+	if (p->fmt == OUT_TEXT) {
 		text_footer(p, elapsed, ru);
 		return;
 	}

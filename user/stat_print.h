@@ -7,16 +7,8 @@
 
 #include <stdio.h>
 #include <sys/resource.h>
+#include "output.h"
 #include "stat_report.h"
-
-enum stat_format {
-	STAT_FORMAT_TEXT,
-	STAT_FORMAT_JSON,
-	STAT_FORMAT_CSV,
-};
-
-/* --format: 0, or -EINVAL after saying what is known */
-int stat_format__parse(const char *s, enum stat_format *out);
 
 struct stat_print_info {
 	const char *target;	/* what was counted, as the header says it: "'ls -l'" */
@@ -33,7 +25,7 @@ extern const size_t stat_print_nr_columns;
 struct stat_printer;
 
 /* writes the header at once; NULL when out of memory */
-struct stat_printer *stat_printer__new(FILE *f, enum stat_format fmt,
+struct stat_printer *stat_printer__new(FILE *f, enum output_format fmt,
 				       const struct stat_print_info *info);
 void stat_printer__row(struct stat_printer *p, const struct stat_row *row);
 /* the end of one -I interval's rows */

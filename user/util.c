@@ -336,6 +336,18 @@ bool str__shell_quote(const char *src, char *dst, size_t size, size_t *off)
 	return true;
 }
 
+char *str__printf(const char *fmt, ...)
+{
+	va_list ap;
+	char *s;
+
+	va_start(ap, fmt);
+	if (vasprintf(&s, fmt, ap) < 0)
+		s = NULL;
+	va_end(ap);
+	return s;
+}
+
 const char *str__escape(const char *src, char *dst, size_t size)
 {
 	const unsigned char *s = (const unsigned char *)(src ? src : "");

@@ -90,6 +90,9 @@ const char *str__escape(const char *src, char *dst, size_t size);
 size_t str__printable_len(const unsigned char *s);
 void str__fputs_escaped(const char *s, FILE *f);
 
+/* a string made as printf makes it (free it), or NULL when out of memory */
+char *str__printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* the part of a path after its last '/': the path itself without one, "" for NULL */
 const char *path__base(const char *path);
 

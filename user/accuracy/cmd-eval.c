@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
-#include "json_writer.h"
+#include "output.h"
 #include "options.h"
 #include "eval.h"
 #include "stack_eval.h"
@@ -38,7 +38,12 @@ static int object(const struct option_spec *opt, const char *arg)
 
 static int format(const struct option_spec *opt, const char *arg)
 {
-	return jsonw_parse_format(arg, opt->value) ? -EINVAL : 0;
+	enum output_format fmt;
+
+	if (output_format__parse(arg, OUT_TEXT_JSON, &fmt))
+		return -EINVAL;
+	*(bool *)opt->value = fmt == OUT_JSON;
+	return 0;
 }
 
 int cmd_eval(int argc, char **argv)

@@ -13,7 +13,7 @@
 #include "disasm.h"
 #include "file_format.h"
 #include "options.h"
-#include "json_writer.h"
+#include "output.h"
 #include "refrun.h"
 #include "stepper.h"
 #include "truth.h"
@@ -53,8 +53,13 @@ static int output(const struct option_spec *opt, const char *arg)
 
 static int format(const struct option_spec *opt, const char *arg)
 {
+	enum output_format fmt;
+
 	(void)opt;
-	return jsonw_parse_format(arg, &env.json) ? -EINVAL : 0;
+	if (output_format__parse(arg, OUT_TEXT_JSON, &fmt))
+		return -EINVAL;
+	env.json = fmt == OUT_JSON;
+	return 0;
 }
 
 static int vpmu(const struct option_spec *opt, const char *arg)

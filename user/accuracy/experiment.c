@@ -5,7 +5,6 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "output.h"
 #include "eval.h"
 #include "experiment.h"
 #include "perf_script.h"
@@ -26,19 +26,6 @@
 #define NR_REAL_WORKLOADS 5
 /* a command line of record or perf record, with the workload's command after it */
 #define MAX_CMD_ARGS (16 + EXP_MAX_ARGS)
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 /* in the child: fd (1 or 2) to the file at path, created or truncated; NULL keeps it */
 static void redirect(int fd, const char *path)
@@ -101,12 +88,12 @@ static int gen_input(const struct exp_opts *o, const char *name, int mb, char **
 	struct stat st;
 	int err;
 
-	*path = xprintf("%s/%s", o->dir, name);
+	*path = str__printf("%s/%s", o->dir, name);
 	if (!*path)
 		return -ENOMEM;
 	if (!stat(*path, &st) && st.st_size > 0)
 		return 0;
-	gen = xprintf("%s/gen-input", o->fixture_dir);
+	gen = str__printf("%s/gen-input", o->fixture_dir);
 	snprintf(mbstr, sizeof(mbstr), "%d", mb);
 	err = gen && run((char *[]){ gen, mbstr, NULL }, NULL, *path, NULL) == 0 ? 0 :
 	      fail(-EIO, "cannot generate '%s'", *path);
@@ -116,11 +103,15 @@ static int gen_input(const struct exp_opts *o, const char *name, int mb, char **
 
 static int sql_script(const struct exp_opts *o, char **path)
 {
+	struct output sink;
 	FILE *f;
 
-	*path = xprintf("%s/workload.sql", o->dir);
-	if (!*path || !(f = fopen(*path, "w")))
-		return fail(-EIO, "cannot write the SQL script in '%s'", o->dir);
+	*path = str__printf("%s/workload.sql", o->dir);
+	if (!*path)
+		return fail(-ENOMEM, "cannot write the SQL script in '%s'", o->dir);
+	if (output__open(&sink, *path, NULL))
+		return -EIO;
+	f = sink.f;
 	/* a control-dominated run: parsing, planning, B-tree inserts, index lookups, joins */
 	fputs("CREATE TABLE t(a INTEGER PRIMARY KEY, b TEXT, c INTEGER);\n"
 	      "WITH RECURSIVE s(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM s WHERE i < 400000)\n"
@@ -130,7 +121,7 @@ static int sql_script(const struct exp_opts *o, char **path)
 	      "SELECT count(*) FROM t x JOIN t y ON x.c = y.a WHERE x.b LIKE 'row0001%';\n"
 	      "UPDATE t SET b = upper(b) WHERE c % 3 = 0;\n"
 	      "SELECT sum(length(b)) FROM t WHERE b > 'ROW0005';\n", f);
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 /* python3's workload for the stacks experiment: recursion, a generator of words, a dict, a
@@ -138,11 +129,15 @@ static int sql_script(const struct exp_opts *o, char **path)
  * seed is fixed by the caller), about 0.7 s here, a minute under the collector */
 static int python_script(const struct exp_opts *o, char **path)
 {
+	struct output sink;
 	FILE *f;
 
-	*path = xprintf("%s/workload.py", o->dir);
-	if (!*path || !(f = fopen(*path, "w")))
-		return fail(-EIO, "cannot write the python script in '%s'", o->dir);
+	*path = str__printf("%s/workload.py", o->dir);
+	if (!*path)
+		return fail(-ENOMEM, "cannot write the python script in '%s'", o->dir);
+	if (output__open(&sink, *path, NULL))
+		return -EIO;
+	f = sink.f;
 	fputs("import json, re, sys\n\n"
 	      "def fib(n):\n    return n if n < 2 else fib(n - 1) + fib(n - 2)\n\n"
 	      "def words(n, seed):\n    out, x = [], seed\n    for _ in range(n):\n"
@@ -156,7 +151,7 @@ static int python_script(const struct exp_opts *o, char **path)
 	      "        total += fib(18)\n        c = count(words(40000, r + 1))\n        s = encode(c)\n"
 	      "        total += len(json.loads(s)) + scan(s)\n    print(total)\n\n"
 	      "main(int(sys.argv[1]))\n", f);
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 void experiment__free_workloads(struct workload *w, int nr)
@@ -186,8 +181,8 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 	for (size_t i = 0; want_k && i < ARRAY_SIZE(kernels); i++) {
 		w[n].name = kernels[i].name;
 		w[n].kind = "kernel";
-		w[n].argv[0] = w[n].owned[0] = xprintf("%s/%s", o->workload_dir, kernels[i].name);
-		w[n].argv[1] = w[n].owned[1] = xprintf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
+		w[n].argv[0] = w[n].owned[0] = str__printf("%s/%s", o->workload_dir, kernels[i].name);
+		w[n].argv[1] = w[n].owned[1] = str__printf("%ld", o->quick ? kernels[i].n / 16 : kernels[i].n);
 		if (access(w[n].argv[0], X_OK)) {
 			err = fail(-ENOENT, "cannot find workload '%s' (build it with make)", w[n].argv[0]);
 			goto fail;
@@ -219,7 +214,7 @@ int experiment__workloads(const struct exp_opts *o, struct workload **out, int *
 		w[n].kind = "real";
 		w[n].argv[0] = "/usr/bin/sqlite3";
 		w[n].argv[1] = ":memory:";
-		w[n].argv[2] = w[n].owned[0] = xprintf(".read %s", sql);
+		w[n].argv[2] = w[n].owned[0] = str__printf(".read %s", sql);
 		w[n].owned[1] = sql;
 		w[n].libs[0] = "libsqlite3.so";
 		n++;
@@ -278,7 +273,7 @@ static double seconds_since(u64 t0)
 
 static int truth_for(const struct exp_opts *o, struct workload *w, struct truth **t)
 {
-	char *path = xprintf("%s/%s.truth", o->dir, w->name);
+	char *path = str__printf("%s/%s.truth", o->dir, w->name);
 	struct stat st;
 	int err;
 
@@ -314,7 +309,7 @@ char *experiment__tunables_env(const struct truth *t)
 {
 	if (!t->meta.glibc_tunables[0])
 		return NULL;
-	return xprintf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
+	return str__printf("GLIBC_TUNABLES=%.*s", (int)strcspn(t->meta.glibc_tunables, " "),
 		       t->meta.glibc_tunables);
 }
 
@@ -335,7 +330,7 @@ int experiment__score(struct profile *p, const struct truth *t, const u32 *objs,
 static int record_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			    const char *mode, u64 period, struct metrics *m)
 {
-	char *prof = xprintf("%s/last.data", o->dir), *env = NULL, pstr[32];
+	char *prof = str__printf("%s/last.data", o->dir), *env = NULL, pstr[32];
 	char *argv[MAX_CMD_ARGS] = { (char *)o->self, "record", "-c", pstr, "--period-mode",
 				     (char *)mode, "-o", prof, "--" };
 	struct profile *p = NULL;
@@ -369,7 +364,7 @@ out:
 static int perf_and_score(const struct exp_opts *o, struct workload *w, const struct truth *t,
 			  u64 period, const u32 *objs, size_t nobj, struct metrics *m)
 {
-	char *data = xprintf("%s/perf.data", o->dir), *txt = xprintf("%s/perf.txt", o->dir);
+	char *data = str__printf("%s/perf.data", o->dir), *txt = str__printf("%s/perf.txt", o->dir);
 	char *env = NULL, pstr[32];
 	char *argv[MAX_CMD_ARGS] = { "perf", "record", "-B", "-q", "-a", "-e", "cpu-clock", "-c", pstr,
 				     "-o", data, "--" };
@@ -494,10 +489,11 @@ out:
 
 int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct output sink;
+	FILE *f = output__create(&sink, path);
 
 	if (!f)
-		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+		return -EIO;
 	fprintf(f, "workload,kind,event,period_ns,period_cycles_%.1fghz,mode,samples,nrmse,sc,od,ae,"
 		   "spearman,top10_functions,top20_blocks\n", PAPER_GHZ);
 	for (size_t i = 0; i < nr; i++) {
@@ -510,7 +506,7 @@ int experiment__write_csv(const struct exp_row *rows, size_t nr, const char *pat
 			r->m.nrmse, r->m.sc, r->m.od, r->m.ae, r->m.spearman, r->m.top_funcs,
 			r->m.top_blocks);
 	}
-	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+	return output__close(&sink, 0);
 }
 
 static const struct {
@@ -524,11 +520,12 @@ static const struct {
 static int write_table(const struct exp_opts *o, const struct exp_row *rows, size_t nr,
 		       const char *metric, bool by_mode, const char *path)
 {
-	FILE *f = fopen(path, "w");
 	const char *last = NULL;
+	struct output sink;
+	FILE *f = output__create(&sink, path);
 
 	if (!f)
-		return -errno;
+		return -EIO;
 	fprintf(f, "workload");
 	if (by_mode)
 		for (int m = 0; m < o->nr_modes; m++)
@@ -563,25 +560,30 @@ static int write_table(const struct exp_opts *o, const struct exp_row *rows, siz
 		}
 		fputc('\n', f);
 	}
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_t nr)
 {
-	char *gp = xprintf("%s/plots.gp", o->dir), *log_path = NULL;
+	char *gp = str__printf("%s/plots.gp", o->dir), *log_path = NULL;
+	struct output sink;
 	FILE *f;
 	int err = 0;
 
-	if (!gp || !(f = fopen(gp, "w"))) {
+	if (!gp)
+		return fail(-ENOMEM, "cannot write the plot script in '%s': %s", o->dir,
+			    strerror(ENOMEM));
+	if (output__open(&sink, gp, NULL)) {
 		free(gp);
-		return fail(-EIO, "cannot write the plot script in '%s'", o->dir);
+		return -EIO;
 	}
+	f = sink.f;
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(plot_metrics); i++) {
 		for (int by_mode = 0; by_mode <= 1; by_mode++) {
-			char *dat = xprintf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
+			char *dat = str__printf("%s/%s-by-%s.dat", o->dir, plot_metrics[i].col,
 					    by_mode ? "mode" : "period");
 			int ncols = by_mode ? o->nr_modes : o->nr_periods;
 
@@ -607,8 +609,11 @@ int experiment__plot(const struct exp_opts *o, const struct exp_row *rows, size_
 			free(dat);
 		}
 	}
-	fclose(f);
-	log_path = xprintf("%s/gnuplot.log", o->dir);
+	if (output__close(&sink, 0)) {
+		free(gp);
+		return -EIO;
+	}
+	log_path = str__printf("%s/gnuplot.log", o->dir);
 	if (!log_path || run((char *[]){ "gnuplot", gp, NULL }, NULL, NULL, log_path)) {
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s/gnuplot.log): the CSV is "
 			   "complete, the figures are not", o->dir);

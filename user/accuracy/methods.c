@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "output.h"
 #include "methods.h"
 #include "refrun.h"
 
@@ -192,10 +193,11 @@ out:
 
 int methods__write_csv(const struct method_row *rows, size_t nr, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct output sink;
+	FILE *f = output__create(&sink, path);
 
 	if (!f)
-		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+		return -EIO;
 	fprintf(f, "workload,kind,method,event,period,period_mode,sampling,lbr,samples,ae,od,nrmse,sc,"
 		   "spearman,top10_functions,top20_blocks,ipc,seconds\n");
 	for (size_t i = 0; i < nr; i++) {
@@ -211,7 +213,7 @@ int methods__write_csv(const struct method_row *rows, size_t nr, const char *pat
 			r->m.nrmse, r->m.sc, r->m.spearman, r->m.top_funcs, r->m.top_blocks, r->ipc,
 			r->seconds);
 	}
-	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+	return output__close(&sink, 0);
 }
 
 /* the row of a workload and method, or NULL */
@@ -293,6 +295,7 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 	char *dat = NULL, *gp = NULL, *log = NULL;
 	const char *last = NULL;
 	int ncols = 0, err = 0;
+	struct output sink;
 	FILE *f;
 
 	if (asprintf(&dat, "%s/methods-ae.dat", dir) < 0 || asprintf(&gp, "%s/methods.gp", dir) < 0 ||
@@ -301,11 +304,10 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 		goto out;
 	}
 	/* rows: workloads; columns: methods; AE floored at 1e-4 for the log scale */
-	f = fopen(dat, "w");
-	if (!f) {
-		err = fail(-EIO, "cannot write '%s'", dat);
+	err = output__open(&sink, dat, NULL);
+	if (err)
 		goto out;
-	}
+	f = sink.f;
 	fprintf(f, "workload");
 	for (size_t m = 0; m < methods_nr; m++)
 		if (selected[m]) {
@@ -334,15 +336,12 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 		}
 		fputc('\n', f);
 	}
-	if (fclose(f)) {
-		err = fail(-EIO, "cannot write '%s'", dat);
+	err = output__close(&sink, 0);
+	if (!err)
+		err = output__open(&sink, gp, NULL);
+	if (err)
 		goto out;
-	}
-	f = fopen(gp, "w");
-	if (!f) {
-		err = fail(-EIO, "cannot write '%s'", gp);
-		goto out;
-	}
+	f = sink.f;
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\nset logscale y\nset yrange [5e-5:2]\nset ylabel 'accuracy error'\n");
@@ -352,10 +351,9 @@ int methods__plot(const char *dir, const struct method_row *rows, size_t nr, con
 			   "model; log scale, floor 1e-4)'\n"
 			   "plot for [c=2:%d] '%s' using c:xtic(1) title columnheader\n",
 			svg ? "svg" : "pngcairo", dir, svg ? "svg" : "png", ncols + 1, dat);
-	if (fclose(f)) {
-		err = fail(-EIO, "cannot write '%s'", gp);
+	err = output__close(&sink, 0);
+	if (err)
 		goto out;
-	}
 	if (gnuplot(gp, log))
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s): the CSV is complete, the "
 			   "figure is not", log);

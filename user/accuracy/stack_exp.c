@@ -5,13 +5,13 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "output.h"
 #include "refrun.h"
 #include "stack_eval.h"
 #include "stack_exp.h"
@@ -30,19 +30,6 @@ const char *const stack_collector_names[SC_NR] = {
 #define QUICK_VPMU_PERIOD 100003
 #define VPMU_PRIME_RANDOM 3
 #define MAX_ARGS (20 + EXP_MAX_ARGS)
-
-static char *xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static char *xprintf(const char *fmt, ...)
-{
-	va_list ap;
-	char *s;
-
-	va_start(ap, fmt);
-	if (vasprintf(&s, fmt, ap) < 0)
-		s = NULL;
-	va_end(ap);
-	return s;
-}
 
 static double seconds_since(u64 t0)
 {
@@ -118,8 +105,8 @@ static void score(const struct profile *p, const struct truth *t, struct stack_r
 static int truth_and_vpmu(const struct exp_opts *o, const struct workload *w, struct truth **t,
 			  struct profile **vp)
 {
-	char *tpath = xprintf("%s/%s-stacks.truth", o->dir, w->name);
-	char *ppath = xprintf("%s/%s-vpmu-exact.data", o->dir, w->name);
+	char *tpath = str__printf("%s/%s-stacks.truth", o->dir, w->name);
+	char *ppath = str__printf("%s/%s-vpmu-exact.data", o->dir, w->name);
 	struct vpmu_opts v = { .event = "insns", .period = o->quick ? QUICK_VPMU_PERIOD : VPMU_PERIOD,
 			       .mode = VPMU_PRIME_RANDOM, .stacks = true };
 	int saved, null, err;
@@ -178,7 +165,7 @@ out:
 static int collect(const struct exp_opts *o, const struct workload *w, enum stack_collector c,
 		   const char *env, const char *prof, const char *log)
 {
-	char pstr[32], *perf_data = xprintf("%s/perf.data", o->dir);
+	char pstr[32], *perf_data = str__printf("%s/perf.data", o->dir);
 	bool dwarf = c == SC_HSBPF_DWARF || c == SC_PERF_DWARF;
 	char *argv[MAX_ARGS] = { 0 };
 	int err;
@@ -201,7 +188,7 @@ static int collect(const struct exp_opts *o, const struct workload *w, enum stac
 		char *rec[] = { "perf", "record", "-q", "-B", "--no-bpf-event", "-e", "cpu-clock", "-c", pstr,
 				"--call-graph", dwarf ? "dwarf" : "fp", "-o", perf_data, "--", NULL };
 		char *imp[] = { (char *)o->self, "import", perf_data, "-o", (char *)prof, NULL };
-		char *ilog = xprintf("%s.import", log);
+		char *ilog = str__printf("%s.import", log);
 
 		memcpy(argv, rec, sizeof(rec));
 		add_command(argv, ARRAY_SIZE(argv), w);
@@ -261,8 +248,8 @@ int stack_exp__run(const struct exp_opts *o, struct stack_row **out, size_t *nr_
 		env = experiment__tunables_env(t);
 		for (int c = 0; c < SC_NR; c++) {
 			struct stack_row *r = &rows[nr++];
-			char *prof = xprintf("%s/%s-%s.data", o->dir, w[i].name, stack_collector_names[c]);
-			char *log = xprintf("%s/%s-%s.log", o->dir, w[i].name, stack_collector_names[c]);
+			char *prof = str__printf("%s/%s-%s.data", o->dir, w[i].name, stack_collector_names[c]);
+			char *log = str__printf("%s/%s-%s.log", o->dir, w[i].name, stack_collector_names[c]);
 			struct profile *p = NULL;
 			int st;
 
@@ -302,10 +289,11 @@ out:
 
 int stack_exp__write_csv(const struct stack_row *rows, size_t nr, const char *path)
 {
-	FILE *f = fopen(path, "w");
+	struct output sink;
+	FILE *f = output__create(&sink, path);
 
 	if (!f)
-		return fail(-errno, "cannot create '%s': %s", path, strerror(errno));
+		return -EIO;
 	fprintf(f, "workload,kind,collector,status,samples,with_stack,complete_share,incl_error_mean,"
 		   "incl_error_max,caller_tv_mean,top_functions,seconds\n");
 	for (size_t i = 0; i < nr; i++) {
@@ -320,7 +308,7 @@ int stack_exp__write_csv(const struct stack_row *rows, size_t nr, const char *pa
 				r->with_stack, r->complete, r->incl_mae, r->incl_max, r->caller_tv, r->top,
 				r->seconds);
 	}
-	return fclose(f) ? fail(-EIO, "cannot write '%s'", path) : 0;
+	return output__close(&sink, 0);
 }
 
 void stack_exp__print(FILE *f, const struct stack_row *rows, size_t nr)
@@ -368,12 +356,13 @@ static double figure_value(const struct stack_row *r, size_t fig)
 static int write_table(const char *path, const struct stack_row *rows, size_t nr, size_t fig,
 		       int *ncols)
 {
-	FILE *f = fopen(path, "w");
 	const char *last = NULL;
 	bool any[SC_NR] = { 0 };
+	struct output sink;
+	FILE *f = output__create(&sink, path);
 
 	if (!f)
-		return -errno;
+		return -EIO;
 	for (size_t i = 0; i < nr; i++)
 		if (!isnan(figure_value(&rows[i], fig)))
 			any[rows[i].collector] = true;
@@ -405,24 +394,29 @@ static int write_table(const char *path, const struct stack_row *rows, size_t nr
 		}
 		fputc('\n', f);
 	}
-	return fclose(f) ? -EIO : 0;
+	return output__close(&sink, 0);
 }
 
 int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 {
-	char *gp = xprintf("%s/stacks.gp", dir), *log = xprintf("%s/gnuplot.log", dir);
-	FILE *f = gp ? fopen(gp, "w") : NULL;
+	char *gp = str__printf("%s/stacks.gp", dir), *log = str__printf("%s/gnuplot.log", dir);
+	struct output sink;
+	FILE *f;
 	int err = 0;
 
-	if (!f || !log) {
-		err = fail(-EIO, "cannot write the plot script in '%s'", dir);
+	if (!gp || !log) {
+		err = fail(-ENOMEM, "cannot write the plot script in '%s': %s", dir, strerror(ENOMEM));
 		goto out;
 	}
+	err = output__open(&sink, gp, NULL);
+	if (err)
+		goto out;
+	f = sink.f;
 	fprintf(f, "set style data histogram\nset style histogram cluster gap 1\n"
 		   "set style fill solid border -1\nset key outside right top\nset xtics rotate by -30\n"
 		   "set grid ytics\n");
 	for (size_t i = 0; i < ARRAY_SIZE(figures) && !err; i++) {
-		char *dat = xprintf("%s/stacks-%s.dat", dir, figures[i].name);
+		char *dat = str__printf("%s/stacks-%s.dat", dir, figures[i].name);
 		int ncols = 0;
 
 		if (!dat || write_table(dat, rows, nr, i, &ncols))
@@ -435,15 +429,12 @@ int stack_exp__plot(const char *dir, const struct stack_row *rows, size_t nr)
 				figures[i].title, figures[i].ylabel, figures[i].yrange, ncols + 1, dat);
 		free(dat);
 	}
-	if (fclose(f) && !err)
-		err = fail(-EIO, "cannot write '%s'", gp);
-	f = NULL;
+	if (output__close(&sink, 0) && !err)
+		err = -EIO;
 	if (!err && experiment__run_cmd((char *[]){ "gnuplot", gp, NULL }, NULL, "/dev/null", log))
 		err = fail(-ENOENT, "gnuplot failed or is missing (see %s): the CSV is complete, the "
 			   "figures are not", log);
 out:
-	if (f)
-		fclose(f);
 	free(gp);
 	free(log);
 	return err;
