@@ -340,7 +340,7 @@ Test(hist, srcfile_groups_the_lines_of_a_file)
 	cr_expect_eq(h->rows[1].count, 2);
 	cr_expect_null(h->rows[2].file);
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_TEXT, 0, f);
+	hist__print(h, p, OUT_TEXT, 0, f);
 	fclose(f);
 	cr_expect(strstr(buf, "Source file"), "%s", buf);
 	cr_expect(strstr(buf, " /src/a.c\n"), "%s", buf);
@@ -348,7 +348,7 @@ Test(hist, srcfile_groups_the_lines_of_a_file)
 	free(buf);
 	buf = NULL;
 	f = open_memstream(&buf, &len);
-	hist__print(h, p, HIST_JSON, 0, f);
+	hist__print(h, p, OUT_JSON, 0, f);
 	fclose(f);
 	cr_expect(strstr(buf, "\"sort\":[\"srcfile\"]"), "%s", buf);
 	cr_expect(strstr(buf, "\"file\":\"/src/b.c\""), "%s", buf);
