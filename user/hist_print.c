@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Printing a histogram: a text table that fits 100 columns, JSON, and CSV. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bblock.h"
 #include "container_id.h"
@@ -516,11 +517,17 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 /* escaped first: a CSV file is read on terminals too */
 static void csv_field(FILE *out, const char *raw)
 {
-	char s[4 * 4096];
+	size_t size = 4 * strlen(raw ? raw : "") + 1;	/* whole, however long */
+	char *s = malloc(size);
 
-	str__escape(raw, s, sizeof(s));
+	if (!s) {
+		fputs("?", out);
+		return;
+	}
+	str__escape(raw, s, size);
 	if (!strpbrk(s, ",\"")) {
 		fputs(s, out);
+		free(s);
 		return;
 	}
 	fputc('"', out);
@@ -530,6 +537,7 @@ static void csv_field(FILE *out, const char *raw)
 		fputc(*q, out);
 	}
 	fputc('"', out);
+	free(s);
 }
 
 static void print_csv(const struct hist *h, size_t limit, FILE *out)
