@@ -396,6 +396,14 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			if (!children && j > 0)
 				break;
 			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+			/* in the Children view an inlined function is a row of its own, with children
+			 * and no self, as perf shows "msort_with_tmp (inlined)" */
+			if (children && f->inlined) {
+				s.r.sym = f->sym;
+				s.r.sym_off = 0;
+				s.r.inl = NULL;
+				s.r.nr_inl = 0;
+			}
 			row = hist__add_row(h, &s);
 			if (row == -ENOENT)
 				continue;	/* filtered out: in no row */
