@@ -260,11 +260,19 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
+		int n;
 
-		snprintf(line, sizeof(line), "# target %s, %.2f s on %s (%s)",
-			 str__escape(m->target, a, sizeof(a)), m->duration_ns / 1e9,
-			 str__escape(m->host, b, sizeof(b)), str__escape(m->kernel, c, sizeof(c)));
-		print_wrapped(out, line, TEXT_WIDTH);
+		/* what is known: an imported perf.data may have no duration, host or kernel */
+		n = snprintf(line, sizeof(line), "# target %s", str__escape(m->target, a, sizeof(a)));
+		if (m->duration_ns)
+			n += snprintf(line + n, sizeof(line) - n, ", %.2f s", m->duration_ns / 1e9);
+		if (m->host[0])
+			n += snprintf(line + n, sizeof(line) - n, "%s on %s", m->duration_ns ? "" : ",",
+				      str__escape(m->host, b, sizeof(b)));
+		if (m->kernel[0])
+			snprintf(line + n, sizeof(line) - n, " (%s)", str__escape(m->kernel, c, sizeof(c)));
+		if (m->target[0] || m->duration_ns || m->host[0] || m->kernel[0])
+			print_wrapped(out, line, TEXT_WIDTH);
 	}
 	if (p->stats.dropped_full)
 		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
