@@ -106,6 +106,10 @@ static void report_functions(const char *csv_path, bool children, struct fn_tabl
 		const char *s = fields[sym];
 		if (!strncmp(s, "[k] ", 4))
 			s += 4;
+		/* an inlined function's row in the Children view: in pprof -noinlines, it is the
+		 * function it was inlined into */
+		if (strlen(s) > 10 && !strcmp(s + strlen(s) - 10, " (inlined)"))
+			continue;
 		if (!strcmp(s, "[unknown]"))
 			snprintf(name, sizeof(name), "[unknown in %s]", path__base(fields[obj]));
 		else

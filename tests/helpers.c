@@ -407,3 +407,35 @@ void expect_share(u64 k, u64 n, double want, const char *what)
 {
 	expect_share_within(k, n, want, fmax(4 * binomial_sd(want, n), 0.03), what);
 }
+
+struct profile *long_name_profile(char **want)
+{
+	struct profile *p = profile__new();
+	char *mangled = NULL, *dm = NULL;
+	size_t ml = 0, dl = 0;
+	FILE *m = open_memstream(&mangled, &ml), *d = open_memstream(&dm, &dl);
+
+	cr_assert(p && m && d);
+	/* geo::Acc<A, A, ...> with A = X::X and X 30 characters: 17 times A by substitution
+	 * (libiberty gives up on mangled names of some 1,000 characters) */
+	fputs("_ZN3geo3AccIJN30abcdefghijabcdefghijabcdefghij30abcdefghijabcdefghijabcdefghijE", m);
+	fputs("geo::Acc<", d);
+	for (int i = 0; i < 17; i++) {
+		if (i)
+			fputs("S2_", m);
+		fprintf(d, "%sabcdefghijabcdefghijabcdefghij::abcdefghijabcdefghijabcdefghij",
+			i ? ", " : "");
+	}
+	fputs("EE3addEv", m);
+	fputs(">::add", d);
+	cr_assert(!fclose(m) && !fclose(d));
+	cr_assert_gt(strlen(dm), 1000);
+	profile__add_comm(p, 9, 0, "jit", false);
+	cr_assert_eq(profile__add_jitsym(p, 9, 0x10000, 0x100, mangled, 0, 0), 0);
+	cr_assert_eq(profile__add_sample(p, &(struct profile_sample){ .pid = 9, .ip = 0x10010,
+									.count = 3, .weight = 3 }), 0);
+	profile__finish(p);
+	free(mangled);
+	*want = dm;
+	return p;
+}

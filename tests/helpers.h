@@ -71,4 +71,8 @@ void expect_share(u64 k, u64 n, double want, const char *what);
 /* write size bytes to path (fails the test if it cannot) */
 void write_bytes(const char *path, const void *buf, size_t size);
 
+/* pid 9's 3 samples in JIT code whose symbol demangles to a C++ template name of over 1,000
+ * characters (*want, malloc'd): no output may cut it */
+struct profile *long_name_profile(char **want);
+
 #endif

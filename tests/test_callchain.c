@@ -265,3 +265,22 @@ Test(callchain, a_profile_of_format_1_2_still_reads)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "has no call stacks (record with -g)"), "%s", r.err);
 }
+
+/* a C++ name of over 1,000 characters comes out whole in folded stacks */
+Test(callchain, long_names_are_folded_whole)
+{
+	char *want, *text = NULL, line[2048];
+	struct profile *p = long_name_profile(&want);
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = callchain__new_flat(p, sy);
+
+	cr_assert(cc);
+	CAPTURE(text, out, cr_assert_eq(callchain__print_folded(cc, out), 0));
+	snprintf(line, sizeof(line), "jit;%s 3\n", want);
+	cr_expect_str_eq(text, line);
+	free(text);
+	free(want);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}

@@ -357,3 +357,39 @@ Test(hist, srcfile_groups_the_lines_of_a_file)
 	profile__free(p);
 	hist__free(h);
 }
+
+/* the target line says what is known of the recording: an imported perf.data has no
+ * duration, host or kernel ("0.00 s on  ()" before) */
+Test(hist, the_target_line_leaves_out_what_is_not_known)
+{
+	enum sort_key k[1] = { SORT_SYM };
+	struct profile *p = profile__new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	for (int i = 0; i < 3; i++) {
+		struct hist *h = hist__new(k, 1);
+
+		add(h, 1, "main", "/bin/x", 10);
+		hist__sort(h);
+		if (i == 0)
+			snprintf(p->meta.target, sizeof(p->meta.target), "imported: perf.data");
+		if (i == 1)
+			snprintf(p->meta.host, sizeof(p->meta.host), "vm");
+		if (i == 2) {
+			p->meta.duration_ns = 1500000000;
+			snprintf(p->meta.kernel, sizeof(p->meta.kernel), "6.18.0");
+		}
+		f = open_memstream(&buf, &len);
+		hist__print(h, p, OUT_TEXT, 0, f);
+		fclose(f);
+		cr_expect(strstr(buf, (const char *[]){ "# target imported: perf.data\n",
+			"# target imported: perf.data, on vm\n",
+			"# target imported: perf.data, 1.50 s on vm (6.18.0)\n" }[i]), "%d: %s", i, buf);
+		free(buf);
+		buf = NULL;
+		hist__free(h);
+	}
+	profile__free(p);
+}

@@ -3,6 +3,7 @@
  * processes, only when root or the process's user owns them, from where the last read ended
  * and up to a bound, kept in the profile's JITSYMS section, and named by the symbolizer. */
 #include <criterion/criterion.h>
+#include <sched.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -452,4 +453,57 @@ Test(jitmap, symbolizer_names_jit_code)
 	cr_expect_eq(symbolizer__missing(sy), 0, "//anon is not a file to open");
 	symbolizer__free(sy);
 	profile__free(p);
+}
+
+/* a process in another PID namespace (unshare -p, as a container's) writes perf-NSPID.map
+ * with its own PID (1 here) in its own root's folder: that file is read, through
+ * /proc/PID/root, not the host's perf-PID.map */
+Test(jitmap, a_process_in_another_pid_namespace_has_its_nspid_map_read)
+{
+	const char *dir = tmpdir();
+	struct jitmaps *j = jitmaps__new(dir);
+	struct profile *p = profile__new();
+	int pids[2], hold[2];
+	u32 inner;
+	pid_t pid;
+	char c;
+
+	cr_assert_eq(pipe(pids), 0);
+	cr_assert_eq(pipe(hold), 0);
+	pid = fork();
+	cr_assert_geq(pid, 0);
+	if (!pid) {
+		pid_t gc;
+		u32 host;
+
+		close(hold[1]);
+		if (unshare(CLONE_NEWPID))
+			_exit(1);
+		gc = fork();	/* PID 1 of the new namespace */
+		if (gc < 0)
+			_exit(1);
+		if (!gc) {
+			(void)!read(hold[0], &c, 1);	/* until the test is done */
+			_exit(0);
+		}
+		host = gc;	/* its PID as this namespace (the host's) sees it */
+		if (write(pids[1], &host, sizeof(host)) != sizeof(host))
+			_exit(1);
+		waitpid(gc, NULL, 0);
+		_exit(0);
+	}
+	close(hold[0]);
+	cr_assert_eq(read(pids[0], &inner, sizeof(inner)), sizeof(inner), "no PID namespace");
+	write_map(dir, 1, "1000 10 in_the_namespace\n");
+	write_map(dir, inner, "3000 10 the_hosts_pid\n");
+	cr_assert_eq(jitmaps__target(j, &inner, 1), 0);
+	cr_expect_eq(jitmaps__read(j, p, inner, 1), 0);
+	cr_expect(profile__find_jitsym(p, inner, 0x1000), "perf-1.map, its namespace's PID");
+	cr_expect_null(profile__find_jitsym(p, inner, 0x3000), "perf-%u.map is another process's", inner);
+	close(hold[1]);
+	cr_assert_eq(waitpid(pid, NULL, 0), pid);
+	close(pids[0]);
+	close(pids[1]);
+	profile__free(p);
+	jitmaps__free(j);
 }

@@ -120,7 +120,7 @@ static void count_leaf_stacks(const struct profile *p, struct leaf_counts *c, bo
 			continue;
 		c->leaf += st->count;
 		if (u->end == HSBPF_STACK_COMPLETE && has(names, n, threads ? "start_thread" : "main") &&
-		    !strcmp(names[n - 1], threads ? "__clone3" : "_start"))
+		    !strcmp(names[n - 1], threads ? "clone3" : "_start"))
 			c->complete += st->count;
 		c->path[classify(names, n)] += st->count;
 		if (has(names, n, "recurse")) {

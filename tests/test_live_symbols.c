@@ -219,6 +219,27 @@ Test(live_symbols, inlined_helper_with_its_call_site)
 	cr_expect(r.status == 0 && atoi(r.out) > 0, "no inlined spin_inline in the json: %s %s", r.out, r.err);
 	run(&r, "%s report -i %s --format folded --no-inline", hsbpf_bin(), profile_path());
 	cr_expect_null(strstr(r.out, "(inlined)"), "%s", r.out);
+	/* the Children view has a row for each inlined function: work_70's share, no self (as
+	 * perf's "msort_with_tmp (inlined)") */
+	run(&r, "%s report -i %s --children -g --limit 20", hsbpf_bin(), profile_path());
+	for (int i = 0; i < 2; i++) {
+		const char *name = i ? "spin_twice (inlined)" : "spin_inline (inlined)";
+		double children = -1, self = -1;
+
+		/* its row, not a line of a call-graph tree */
+		for (const char *l = r.out; l && *l && self < 0;) {
+			const char *nl = strchr(l, '\n'), *at = strstr(l, name);
+			double c, s;
+
+			if (at && (!nl || at < nl) && sscanf(l, " %lf%% %lf%%", &c, &s) == 2) {
+				children = c;
+				self = s;
+			}
+			l = nl ? nl + 1 : NULL;
+		}
+		cr_expect(children > 50 && children < 90, "%s: children %.2f%%: %s", name, children, r.out);
+		cr_expect_eq(self, 0, "%s: self %.2f%%", name, self);
+	}
 	/* the flame graph draws the inlined function as a frame of its own, in the inlined kind's
 	 * colour (hue 170-190, 55% saturation; user code is 10-55, 85%) */
 	run(&r, "%s flamegraph -i %s -o %s/fg.svg && cat %s/fg.svg", hsbpf_bin(), profile_path(), tmpdir(), tmpdir());

@@ -399,3 +399,17 @@ Test(pprof, bad_input_is_refused_with_a_clear_message)
 	cr_expect_eq(r.status, 0);
 	cr_expect_gt(atoi(r.out), 100, "%s", r.out);
 }
+
+/* a C++ name of over 1,000 characters is the function's name whole */
+Test(pprof, long_names_are_kept_whole)
+{
+	char *want;
+	struct profile *p = long_name_profile(&want);
+	Perftools__Profiles__Profile *pb = decoded(p, true);
+
+	cr_assert_eq(pb->n_sample, 1);
+	cr_expect_str_eq(func_name(pb, pb->sample[0]->location_id[0]), want);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	free(want);
+	profile__free(p);
+}

@@ -110,3 +110,26 @@ Test(speedscope, the_schema_refuses_a_broken_file)
 	cr_expect_eq(r.status, 1);
 	cr_expect(strstr(r.err, "shared"), "%s", r.err);
 }
+
+/* a C++ name of over 1,000 characters is the frame's name whole */
+Test(speedscope, long_names_are_kept_whole)
+{
+	char *want, *buf = NULL, *frame;
+	struct profile *p = long_name_profile(&want);
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = sy ? callchain__new_flat(p, sy) : NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert(cc && out);
+	cr_assert_eq(speedscope__write(cc, sy, "long", out), 0);
+	fclose(out);
+	cr_assert(asprintf(&frame, "{\"name\":\"%s\",\"file\":\"[JIT] perf-9.map\"}", want) > 0);
+	cr_expect(strstr(buf, frame), "%s", buf);
+	free(frame);
+	free(buf);
+	free(want);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}

@@ -126,11 +126,13 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct c
 		return -ENOMEM;
 	/* functions inlined at ip come first, innermost first, as frames of their own */
 	for (int i = 0; i < r.nr_inl; i++) {
-		char name[512];
+		char *name = NULL;
 		const char *n;
 
-		snprintf(name, sizeof(name), "%s (inlined)", r.inl[i].name);
+		if (asprintf(&name, "%s (inlined)", r.inl[i].name) < 0)
+			return -ENOMEM;
 		n = symbolizer__intern(sy, name);
+		free(name);
 		if (!n)
 			return -ENOMEM;
 		cc->frames[cc->nr_frames++] = (struct callchain_frame){
@@ -281,37 +283,34 @@ static const char *comm_of(const struct callchain_stack *st,
 
 /* a frame's name in folded stacks, escaped as every other format escapes names (control
  * characters, a newline too, as \xNN: str__escape) and with the frame separator ';' as \x3b,
- * so that a stack is one line of frames whatever the names; kernel frames marked */
-static size_t frame_name(const struct callchain_frame *f, char *buf, size_t size)
+ * so that a stack is one line of frames whatever the names; kernel frames marked; whole,
+ * however long (C++ template names run to thousands of characters) */
+static void put_folded(const char *s, FILE *out)
 {
-	char raw[512], esc[1024];
-	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c;) {
+		size_t n = str__printable_len(c);
 
-	if (f->sym && strcmp(f->sym, "[unknown]"))
-		snprintf(raw, sizeof(raw), "%s%s", f->sym, f->kernel ? "_[k]" : "");
-	else
-		snprintf(raw, sizeof(raw), "[unknown] (%s)%s", f->dso ? path__base(f->dso) : "?",
-			 f->kernel ? "_[k]" : "");
-	str__escape(raw, esc, sizeof(esc));
-	for (const char *c = esc; *c && n + 4 < size; c++) {
-		if (*c == ';') {
-			memcpy(buf + n, "\\x3b", 4);
-			n += 4;
-		} else {
-			buf[n++] = *c;
-		}
-		/* cut short: never half a character */
-		if (!(c[1] && n + 4 >= size))
-			continue;
-		while (n && ((unsigned char)buf[n - 1] & 0xc0) == 0x80)
-			n--;
-		if (n && ((unsigned char)buf[n - 1] & 0xc0) == 0xc0)
-			n--;
-		break;
+		if (*c == ';')
+			fputs("\\x3b", out);
+		else if (n)
+			fwrite(c, 1, n, out);
+		else
+			fprintf(out, "\\x%02x", *c);
+		c += n ? n : 1;
 	}
-	if (size)
-		buf[n] = 0;
-	return n;
+}
+
+static void put_frame_name(const struct callchain_frame *f, FILE *out)
+{
+	if (f->sym && strcmp(f->sym, "[unknown]")) {
+		put_folded(f->sym, out);
+	} else {
+		fputs("[unknown] (", out);
+		put_folded(f->dso ? path__base(f->dso) : "?", out);
+		fputc(')', out);
+	}
+	if (f->kernel)
+		fputs("_[k]", out);
 }
 
 struct folded_line {
@@ -335,17 +334,16 @@ int callchain__print_folded(const struct callchain *cc, FILE *out)
 		goto cleanup;
 	for (size_t i = 0; i < cc->nr_stacks; i++) {
 		const struct callchain_stack *st = &cc->stacks[i];
-		char *buf = NULL, name[512];
+		char *buf = NULL;
 		size_t len = 0;
 		FILE *m = open_memstream(&buf, &len);
 
 		if (!m)
 			goto cleanup;
-		frame_name(&(struct callchain_frame){ .sym = comm_of(st, sy) }, name, sizeof(name));
-		fputs(name, m);
+		put_frame_name(&(struct callchain_frame){ .sym = comm_of(st, sy) }, m);
 		for (u32 j = st->nr; j-- > 0;) {
-			frame_name(&cc->frames[st->first + j], name, sizeof(name));
-			fprintf(m, ";%s", name);
+			fputc(';', m);
+			put_frame_name(&cc->frames[st->first + j], m);
 		}
 		if (fclose(m))
 			goto cleanup;
@@ -399,6 +397,14 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			if (!children && j > 0)
 				break;
 			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+			/* in the Children view an inlined function is a row of its own, with children
+			 * and no self, as perf shows "msort_with_tmp (inlined)" */
+			if (children && f->inlined) {
+				s.r.sym = f->sym;
+				s.r.sym_off = 0;
+				s.r.inl = NULL;
+				s.r.nr_inl = 0;
+			}
 			row = hist__add_row(h, &s);
 			if (row == -ENOENT)
 				continue;	/* filtered out: in no row */
@@ -471,13 +477,13 @@ static int cmp_node_count(const void *a, const void *b, void *ctx)
 
 static void print_name(const struct callchain_frame *f, FILE *out)
 {
-	char buf[512], esc[4 * sizeof(buf)];
-
-	if (f->sym && strcmp(f->sym, "[unknown]"))
-		snprintf(buf, sizeof(buf), "%s", f->sym);
-	else
-		snprintf(buf, sizeof(buf), "[unknown] (%s)", f->dso ? path__base(f->dso) : "?");
-	fputs(str__escape(buf, esc, sizeof(esc)), out);
+	if (f->sym && strcmp(f->sym, "[unknown]")) {
+		str__fputs_escaped(f->sym, out);
+		return;
+	}
+	fputs("[unknown] (", out);
+	str__fputs_escaped(f->dso ? path__base(f->dso) : "?", out);
+	fputc(')', out);
 }
 
 /* the children of node n over the limit, most samples first (malloc'd; NULL when none) */

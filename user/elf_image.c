@@ -11,15 +11,19 @@
 #include <unistd.h>
 #include "elf_image.h"
 #include "build_id.h"
+#include "symname.h"
 
 static int cmp_func(const void *a, const void *b)
 {
 	const struct elf_func *x = a, *y = b;
 
+	int c;
+
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	/* at one address keep the sized, global-looking name first */
-	return x->size < y->size ? 1 : x->size > y->size ? -1 : 0;
+	/* at one address the name perf shows first, as the symbolizer shows it */
+	c = symname__cmp(x->name, x->size, x->bind, y->name, y->size, y->bind);
+	return c ? c : strcmp(x->name, y->name);
 }
 
 static int load_symbols(struct elf_image *img, Elf *elf)
@@ -67,10 +71,12 @@ static int load_symbols(struct elf_image *img, Elf *elf)
 		memcpy(img->strs + strs_len, name, n);
 		img->funcs[img->nr_funcs].addr = sym.st_value;
 		img->funcs[img->nr_funcs].size = sym.st_size;
+		img->funcs[img->nr_funcs].bind = GELF_ST_BIND(sym.st_info);
 		img->funcs[img->nr_funcs].name = (const char *)(uintptr_t)strs_len;	/* fixed below */
 		img->nr_funcs++;
 		strs_len += n;
 	}
+	/* names are compared in the sort: point them into the table first */
 	for (size_t i = 0; i < img->nr_funcs; i++)
 		img->funcs[i].name = img->strs + (uintptr_t)img->funcs[i].name;
 	if (img->nr_funcs > 1)

@@ -10,6 +10,7 @@ struct elf_func {
 	u64 addr;
 	u64 size;
 	const char *name;
+	int bind;	/* STB_* */
 };
 
 struct elf_image {

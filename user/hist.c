@@ -116,7 +116,7 @@ static bool hist_filter__match(const struct hist_filter *f, const struct hist_sa
 
 	if (!hist_filter__wants(f, s))
 		return false;
-	return !t || (r->sym && strcasestr(r->sym, t)) || (r->comm && strcasestr(r->comm, t)) ||
+	return !t || sym_result__name_has(r, t) || (r->comm && strcasestr(r->comm, t)) ||
 	       (r->dso && strcasestr(path__base(r->dso), t)) ||
 	       (s->container && strcasestr(s->container, t));
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Printing a histogram: a text table that fits 100 columns, JSON, and CSV. */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 #include "bblock.h"
 #include "container_id.h"
@@ -105,11 +106,19 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
+		int n;
 
-		snprintf(line, sizeof(line), "# target %s, %.2f s on %s (%s)",
-			 str__escape(m->target, a, sizeof(a)), m->duration_ns / 1e9,
-			 str__escape(m->host, b, sizeof(b)), str__escape(m->kernel, c, sizeof(c)));
-		print_wrapped(out, line, TEXT_WIDTH);
+		/* what is known: an imported perf.data may have no duration, host or kernel */
+		n = snprintf(line, sizeof(line), "# target %s", str__escape(m->target, a, sizeof(a)));
+		if (m->duration_ns)
+			n += snprintf(line + n, sizeof(line) - n, ", %.2f s", m->duration_ns / 1e9);
+		if (m->host[0])
+			n += snprintf(line + n, sizeof(line) - n, "%s on %s", m->duration_ns ? "" : ",",
+				      str__escape(m->host, b, sizeof(b)));
+		if (m->kernel[0])
+			snprintf(line + n, sizeof(line) - n, " (%s)", str__escape(m->kernel, c, sizeof(c)));
+		if (m->target[0] || m->duration_ns || m->host[0] || m->kernel[0])
+			print_wrapped(out, line, TEXT_WIDTH);
 	}
 	if (p->stats.dropped_full)
 		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
@@ -305,11 +314,17 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 /* escaped first: a CSV file is read on terminals too */
 static void csv_field(FILE *out, const char *raw)
 {
-	char s[4 * 4096];
+	size_t size = 4 * strlen(raw ? raw : "") + 1;	/* whole, however long */
+	char *s = malloc(size);
 
-	str__escape(raw, s, sizeof(s));
+	if (!s) {
+		fputs("?", out);
+		return;
+	}
+	str__escape(raw, s, size);
 	if (!strpbrk(s, ",\"")) {
 		fputs(s, out);
+		free(s);
 		return;
 	}
 	fputc('"', out);
@@ -319,6 +334,7 @@ static void csv_field(FILE *out, const char *raw)
 		fputc(*q, out);
 	}
 	fputc('"', out);
+	free(s);
 }
 
 static void print_csv(const struct hist *h, size_t limit, FILE *out)

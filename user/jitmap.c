@@ -13,10 +13,13 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/openat2.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "jitmap.h"
+#include "procfs.h"
 
 #define CHUNK	(1u << 20)	/* read at a time; a longer line is skipped as malformed */
 
@@ -318,6 +321,32 @@ static int read_lines(struct jitmaps *j, struct profile *p, struct seen *e, int 
 	return err;
 }
 
+/* A process in another PID namespace (a container's) writes perf-NSPID.map, its own PID,
+ * in its own /tmp: perf reads /proc/PID/root/tmp/perf-NSPID.map. It is opened from that root
+ * with openat2's RESOLVE_IN_ROOT, so that a link in the container's tree (its /tmp made a
+ * link to /etc) resolves inside it, never in ours; the last component is not followed, as
+ * in /tmp. -1 with errno set, as open */
+static int open_in_root(u32 pid, const char *dir, u32 nspid)
+{
+	struct open_how how = {
+		.flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
+	};
+	char root[64], rel[PATH_MAX + 32];
+	int dfd, fd, err;
+
+	snprintf(root, sizeof(root), "/proc/%u/root", pid);
+	snprintf(rel, sizeof(rel), "%s/perf-%u.map", dir, nspid);
+	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	fd = syscall(SYS_openat2, dfd, rel, &how, sizeof(how));
+	err = errno;
+	close(dfd);
+	errno = err;
+	return fd;
+}
+
 int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 {
 	char path[PATH_MAX + 32];
@@ -327,16 +356,24 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	u64 end, room, bound;
 	bool partial;
 	int fd, err = 0;
+	u32 nspid;
 
 	if (!e)
 		return -ENOMEM;
-	snprintf(path, sizeof(path), "%s/perf-%u.map", j->dir, pid);
+	nspid = procfs__nspid(pid);
+	if (nspid)
+		snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, j->dir, nspid);
+	else
+		snprintf(path, sizeof(path), "%s/perf-%u.map", j->dir, pid);
 	if (e->uid < 0) {	/* its owner cannot be checked: not opened */
 		if (fstatat(AT_FDCWD, path, &sb, AT_SYMLINK_NOFOLLOW))
 			return -ENOENT;
 		return ignore(p, e, path, "its process had exited before its user could be known");
 	}
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (nspid)
+		fd = open_in_root(pid, j->dir, nspid);
+	else
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0 && errno == ELOOP)
 		return ignore(p, e, path, "it is a symbolic link");
 	if (fd < 0)

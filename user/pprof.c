@@ -99,14 +99,14 @@ static s64 str_index(struct builder *b, const char *s)
 
 /* ---- frames' names ---- */
 
-void pprof__frame_name(const struct callchain_frame *f, char *buf, size_t size)
+const char *pprof__frame_name(const struct callchain_frame *f, char *buf, size_t size)
 {
 	if (!f->sym)
-		snprintf(buf, size, "%s", PPROF_LOST_FRAME);
-	else if (strcmp(f->sym, "[unknown]"))
-		snprintf(buf, size, "%s", f->sym);
-	else
-		snprintf(buf, size, "[unknown in %s]", f->dso ? path__base(f->dso) : "?");
+		return PPROF_LOST_FRAME;
+	if (strcmp(f->sym, "[unknown]"))
+		return f->sym;	/* whole, however long */
+	snprintf(buf, size, "[unknown in %s]", f->dso ? path__base(f->dso) : "?");
+	return buf;
 }
 
 /* ---- mappings ---- */
@@ -353,12 +353,11 @@ static int add_functions(struct builder *b)
 	for (size_t i = 0; i < cc->nr_frames; i++) {
 		const struct callchain_frame *f = &cc->frames[i];
 		PbFunction *fn = &b->funcs[f->func];
-		char name[512];
+		char buf[NAME_MAX + 16];
 
 		if (fn->name)
 			continue;
-		pprof__frame_name(f, name, sizeof(name));
-		fn->name = fn->system_name = str_index(b, name);
+		fn->name = fn->system_name = str_index(b, pprof__frame_name(f, buf, sizeof(buf)));
 		if (fn->name < 0)
 			return -ENOMEM;
 	}

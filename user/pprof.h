@@ -20,6 +20,6 @@ int pprof__write(const struct callchain *cc, struct symbolizer *sy, FILE *out);
  * which C++ names have around their parameters); a stack lost in the kernel's full map has one
  * frame, PPROF_LOST_FRAME */
 #define PPROF_LOST_FRAME "[stack lost: map full]"
-void pprof__frame_name(const struct callchain_frame *f, char *buf, size_t size);
+const char *pprof__frame_name(const struct callchain_frame *f, char *buf, size_t size);
 
 #endif /* HSBPF_PPROF_H */

@@ -189,8 +189,7 @@ bool procfs__alive(u32 pid)
 	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
 }
 
-/* the innermost namespace PID of a live process (0: host namespace, or gone) */
-static u32 procfs__nspid(u32 pid)
+u32 procfs__nspid(u32 pid)
 {
 	char path[64], line[256];
 	u32 inner = 0;

@@ -24,6 +24,8 @@ int procfs__children(u32 pid, u32 **kids, size_t *nr, size_t *cap);
 /* whether pid is a process that still runs (a zombie, exited but not yet waited for, does not) */
 bool procfs__alive(u32 pid);
 /* record the namespace PIDs of the processes p knows (those still alive) */
+/* the innermost namespace PID of a live process (0: host namespace, or gone) */
+u32 procfs__nspid(u32 pid);
 void procfs__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork);
 
 #endif /* HSBPF_PROCFS_H */

@@ -159,7 +159,7 @@ static bool keep(struct ctx *c, const struct profile_sample *ps, const struct pr
 		return false;
 	if (f->dsos && !(r.dso && (in_list(f->dsos, r.dso) || in_list(f->dsos, path__base(r.dso)))))
 		return false;
-	if (f->syms && !(r.sym && in_list(f->syms, r.sym)))
+	if (f->syms && !sym_result__named(&r, f->syms))
 		return false;
 	return true;
 }

@@ -50,16 +50,15 @@ static int cmp_block(const void *a, const void *b)
 
 /* "name [module]", as the kernel symbols keep a module's, printed as perf does: the name,
  * and the module as the object */
-static void split_module(const char *sym, char *name, size_t size, const char **dso, char *mod,
+static void split_module(const char *sym, int *name_len, const char **dso, char *mod,
 			 size_t mod_size)
 {
 	const char *br = strrchr(sym, '[');
 	size_t n = strlen(sym);
 
-	snprintf(name, size, "%s", sym);
 	if (!br || br == sym || br[-1] != ' ' || sym[n - 1] != ']')
 		return;
-	snprintf(name, size, "%.*s", (int)(br - 1 - sym), sym);
+	*name_len = br - 1 - sym;
 	snprintf(mod, mod_size, "%s", br);
 	*dso = mod;
 }
@@ -75,7 +74,8 @@ static void print_frame(const struct callchain *cc, struct symbolizer *sy,
 		.exec_ns = st->exec_ns, .ip = f->ip - ret,
 	};
 	const char *sym = f->sym ? f->sym : "[unknown]", *dso = f->dso ? f->dso : "[unknown]";
-	char name[512], mod[256];
+	char mod[256];
+	int name_len = strlen(sym);	/* the name is whole, however long */
 	struct sym_result r;
 	u64 addr = f->ip;
 
@@ -94,13 +94,12 @@ static void print_frame(const struct callchain *cc, struct symbolizer *sy,
 		return;
 	}
 	if (f->kernel)
-		split_module(sym, name, sizeof(name), &dso, mod, sizeof(mod));
+		split_module(sym, &name_len, &dso, mod, sizeof(mod));
+	if (!strcmp(sym, "[unknown]") || !r.sym || !strcmp(r.sym, "[unknown]"))
+		fprintf(out, "\t%16" PRIx64 " %.*s (%s)\n", addr, name_len, sym, dso);
 	else
-		snprintf(name, sizeof(name), "%s", sym);
-	if (!strcmp(name, "[unknown]") || !r.sym || !strcmp(r.sym, "[unknown]"))
-		fprintf(out, "\t%16" PRIx64 " %s (%s)\n", addr, name, dso);
-	else
-		fprintf(out, "\t%16" PRIx64 " %s+0x%" PRIx64 " (%s)\n", addr, name, r.sym_off + back, dso);
+		fprintf(out, "\t%16" PRIx64 " %.*s+0x%" PRIx64 " (%s)\n", addr, name_len, sym,
+			r.sym_off + back, dso);
 }
 
 /* the frame lines of a stack, resolved once however many blocks repeat them; NULL when out

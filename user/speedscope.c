@@ -2,6 +2,7 @@
 /* speedscope export: report's resolved stacks grouped by process, one sampled profile each,
  * the heaviest first (the one speedscope opens with). */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "json_writer.h"
@@ -38,7 +39,7 @@ static int cmp_proc(const void *a, const void *b)
 static int write_frames(const struct callchain *cc, json_writer_t *w)
 {
 	u32 *first = malloc((cc->nr_funcs + 1) * sizeof(*first));
-	char name[512];
+	char buf[NAME_MAX + 16];
 
 	if (!first)
 		return -ENOMEM;
@@ -54,9 +55,8 @@ static int write_frames(const struct callchain *cc, json_writer_t *w)
 	for (u32 i = 0; i < cc->nr_funcs; i++) {
 		const struct callchain_frame *f = &cc->frames[first[i]];
 
-		pprof__frame_name(f, name, sizeof(name));
 		jsonw_start_object(w);
-		jsonw_string_field(w, "name", name);
+		jsonw_string_field(w, "name", pprof__frame_name(f, buf, sizeof(buf)));
 		jsonw_string_field(w, "file", f->kernel ? "[kernel.kallsyms]" : f->dso ? f->dso : "[unknown]");
 		jsonw_end_object(w);
 	}

@@ -24,6 +24,7 @@
 #include "hsbpf.h"
 #include "inline.h"
 #include "strset.h"
+#include "symname.h"
 #include "debug_plain.h"
 #include "symbolizer.h"
 #include "vdso.h"
@@ -56,8 +57,8 @@ struct dso {
 struct dso_sym {
 	u64 addr;
 	u64 size;
-	const char *name;	/* in the module's string table, alive until dwfl_end */
-	int rank;		/* at one address: global first, then weak, then local */
+	const char *name;	/* in the module's string table, alive until dwfl_end, or interned */
+	int bind;		/* STB_*: at one address perf's choice first (symname__cmp) */
 	u64 section_end;	/* a sizeless symbol reaches no further than its section */
 	u32 index;		/* among equals the first in the table wins, as in dwfl */
 };
@@ -71,7 +72,9 @@ struct cache_entry {
 	int line;
 	bool used;
 	u8 nr_inl;
+	u8 nr_aliases;
 	const struct inline_frame *inl;	/* in the symbolizer's inline blocks */
+	const char *const *aliases;	/* in the symbolizer's alias blocks */
 };
 
 /* inline chains, kept until the symbolizer goes: rows and frames point to them */
@@ -80,6 +83,15 @@ struct inline_block {
 	size_t used;
 	struct inline_frame f[1024];
 };
+
+/* the other names of symbols' addresses, kept as the inline chains are */
+struct alias_block {
+	struct alias_block *next;
+	size_t used;
+	const char *a[1024];
+};
+
+#define MAX_ALIASES	16
 
 struct symbolizer {
 	const struct profile *p;
@@ -93,6 +105,7 @@ struct symbolizer {
 	bool skip_call_files;	/* inlined calls without their call site's file */
 	bool want_inline;
 	struct inline_block *inl_blocks;
+	struct alias_block *alias_blocks;
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
@@ -220,6 +233,12 @@ void symbolizer__free(struct symbolizer *sy)
 		struct inline_block *b = sy->inl_blocks;
 
 		sy->inl_blocks = b->next;
+		free(b);
+	}
+	while (sy->alias_blocks) {
+		struct alias_block *b = sy->alias_blocks;
+
+		sy->alias_blocks = b->next;
 		free(b);
 	}
 	strset__free(&sy->names);
@@ -643,20 +662,20 @@ static const char *keep(struct symbolizer *sy, const char *s)
 static int cmp_dso_sym(const void *a, const void *b)
 {
 	const struct dso_sym *x = a, *y = b;
+	int c;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank - y->rank;
-	if ((x->size != 0) != (y->size != 0))
-		return x->size ? -1 : 1;	/* sized before sizeless */
+	c = symname__cmp(x->name, x->size, x->bind, y->name, y->size, y->bind);
+	if (c)
+		return c;
 	return x->index < y->index ? -1 : x->index > y->index;
 }
 
-/* stable LSD radix sort into cmp_dso_sym's order: the table is built in index order, so
- * sorting by sizeless, then rank, then each byte of addr that varies leaves it by (addr,
- * rank, sized first, index). Ten thousand symbols (libc's) in a few passes over the table,
- * where qsort took 3.5 M instructions of indirect comparisons and a temporary buffer */
+/* stable LSD radix sort by address (the table is built in index order), then each run of
+ * one address (a handful of aliases at most) put in cmp_dso_sym's order. Ten thousand
+ * symbols (libc's) in a few passes over the table, where qsort took 3.5 M instructions of
+ * indirect comparisons and a temporary buffer */
 static void sort_syms(struct dso_sym *v, size_t n)
 {
 	struct dso_sym *tmp = malloc(n * sizeof(*tmp)), *from = v, *to = tmp;
@@ -670,15 +689,14 @@ static void sort_syms(struct dso_sym *v, size_t n)
 		all_or |= v[i].addr;
 		all_and &= v[i].addr;
 	}
-	for (int pass = 0; pass < 10; pass++) {
+	for (int pass = 0; pass < 8; pass++) {
 		size_t count[257] = { 0 };
-		int shift = (pass - 2) * 8;
+		int shift = pass * 8;
 
 		/* a byte of addr the same in every symbol orders nothing */
-		if (pass >= 2 && !(((all_or ^ all_and) >> shift) & 0xff))
+		if (!(((all_or ^ all_and) >> shift) & 0xff))
 			continue;
-#define DIGIT(s) (pass == 0 ? (size_t)!(s)->size : pass == 1 ? (size_t)(s)->rank : \
-		  (size_t)(((s)->addr >> shift) & 0xff))
+#define DIGIT(s) ((size_t)(((s)->addr >> shift) & 0xff))
 		for (size_t i = 0; i < n; i++)
 			count[DIGIT(&from[i]) + 1]++;
 		for (int b = 1; b < 257; b++)
@@ -692,22 +710,82 @@ static void sort_syms(struct dso_sym *v, size_t n)
 	if (from != v)
 		memcpy(v, from, n * sizeof(*v));
 	free(tmp);
+	/* insertion sort within each address */
+	for (size_t i = 1; i < n; i++) {
+		struct dso_sym x = v[i];
+		size_t j = i;
+
+		while (j > 0 && v[j - 1].addr == x.addr && cmp_dso_sym(&v[j - 1], &x) > 0) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
 }
 
-static void build_syms(struct dso *d)
+static const struct dso_sym *find_sym(struct dso *d, u64 vaddr);
+
+/* the name of a PLT entry no relocation symbol names (IRELATIVE): after its resolver's
+ * symbol, else "*ABS*+0xADDEND@plt" as objdump names it */
+static const char *irelative_plt_name(struct symbolizer *sy, struct dso *d, u64 addend)
+{
+	const struct dso_sym *r = find_sym(d, addend);
+	char buf[64], *name = NULL;
+	const char *k;
+
+	if (!r || r->addr != addend) {
+		snprintf(buf, sizeof(buf), "*ABS*+0x%" PRIx64 "@plt", addend);
+		return keep(sy, buf);
+	}
+	if (asprintf(&name, "%s@plt", r->name) < 0)
+		return NULL;
+	k = keep(sy, name);
+	free(name);
+	return k;
+}
+
+/* x86-64 PLT entries as perf names them ("func@plt"): ELF addresses moved by bias */
+static void add_plt_syms(struct symbolizer *sy, struct dso *d, const struct symname_plt *plt,
+			 size_t nr, u64 bias)
+{
+	size_t nr_syms = d->nr_syms;
+
+	for (size_t i = 0; i < nr; i++) {
+		const char *name = *plt[i].name ? keep(sy, plt[i].name) :
+				   irelative_plt_name(sy, d, plt[i].addend + bias);
+		u64 addr = plt[i].addr + bias;
+
+		if (!name)
+			continue;
+		d->syms[nr_syms++] = (struct dso_sym){
+			.addr = addr, .size = plt[i].size, .name = name, .bind = STB_LOCAL,
+			.section_end = addr + plt[i].size, .index = UINT32_MAX,
+		};
+	}
+	d->nr_syms = nr_syms;
+}
+
+static void build_syms(struct symbolizer *sy, struct dso *d)
 {
 	int n = dwfl_module_getsymtab(d->mod);
-	Elf *last_elf = NULL;
+	Elf *last_elf = NULL, *main_elf;
 	GElf_Word last_shndx = 0;
-	GElf_Addr last_bias = 0;
+	GElf_Addr last_bias = 0, main_bias;
 	u64 last_end = UINT64_MAX;
 	bool last_alloc = true;
+	struct symname_plt *plt = NULL;
+	size_t nr_plt = 0;
 
 	d->syms_built = true;
-	/* at most n entries: one allocation, not grown (and zeroed) as it fills */
-	d->syms = n > 1 ? malloc((size_t)n * sizeof(*d->syms)) : NULL;
-	if (!d->syms)
+	main_elf = dwfl_module_getelf(d->mod, &main_bias);
+	if (main_elf && symname__plt(main_elf, &plt, &nr_plt))
+		nr_plt = 0;
+	/* at most n entries and the PLT's: one allocation, not grown (and zeroed) as it fills */
+	d->syms = n > 1 || nr_plt ? malloc(((size_t)(n > 0 ? n : 0) + nr_plt) * sizeof(*d->syms)) : NULL;
+	if (!d->syms) {
+		symname__free_plt(plt, nr_plt);
 		return;	/* dwfl_module_addrinfo answers instead */
+	}
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
 		GElf_Addr addr, bias = 0;
@@ -740,13 +818,18 @@ static void build_syms(struct dso *d)
 		end = last_end;
 		d->syms[d->nr_syms++] = (struct dso_sym){
 			.addr = addr, .size = sym.st_size, .name = name,
-			.rank = bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2,
+			.bind = bind,
 			.section_end = end,
 			.index = i,
 		};
 	}
 	if (d->nr_syms > 1)
 		sort_syms(d->syms, d->nr_syms);
+	if (nr_plt) {
+		add_plt_syms(sy, d, plt, nr_plt, main_bias);
+		sort_syms(d->syms, d->nr_syms);
+	}
+	symname__free_plt(plt, nr_plt);
 }
 
 /* the symbol holding vaddr: the closest start whose size covers it, or else a sizeless
@@ -843,6 +926,48 @@ static void resolve_inline(struct symbolizer *sy, struct dso *d, u64 vaddr, stru
 	b->used += n;
 }
 
+/* a name as shown: demangled unless asked not to */
+static const char *shown_name(struct symbolizer *sy, const char *name)
+{
+	char *dm;
+	const char *k;
+
+	if (sy->raw_names || !demangle__is_mangled(name))
+		return name;
+	dm = demangle__name(name);
+	k = dm ? keep(sy, dm) : NULL;
+	free(dm);
+	return k ? k : name;
+}
+
+/* the other names of ds's address, for the filters (the shown one is perf's choice) */
+static void resolve_aliases(struct symbolizer *sy, struct dso *d, const struct dso_sym *ds,
+			    struct cache_entry *c)
+{
+	size_t first = ds - d->syms, n = 0;
+	struct alias_block *b = sy->alias_blocks;
+	const char *a[MAX_ALIASES];
+
+	while (first > 0 && d->syms[first - 1].addr == ds->addr)
+		first--;
+	for (size_t i = first; i < d->nr_syms && d->syms[i].addr == ds->addr && n < MAX_ALIASES; i++)
+		if (&d->syms[i] != ds && strcmp(d->syms[i].name, ds->name))
+			a[n++] = shown_name(sy, d->syms[i].name);
+	if (!n)
+		return;
+	if (!b || b->used + n > sizeof(b->a) / sizeof(b->a[0])) {
+		b = calloc(1, sizeof(*b));
+		if (!b)
+			return;	/* without its aliases */
+		b->next = sy->alias_blocks;
+		sy->alias_blocks = b;
+	}
+	memcpy(&b->a[b->used], a, n * sizeof(*a));
+	c->aliases = &b->a[b->used];
+	c->nr_aliases = n;
+	b->used += n;
+}
+
 static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct sym_result *r)
 {
 	size_t slot = ((vaddr * 0x9E3779B97F4A7C15ull) ^ d->path) & (sy->cache_slots - 1);
@@ -863,16 +988,19 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 	c->line = 0;
 	c->inl = NULL;
 	c->nr_inl = 0;
+	c->aliases = NULL;
+	c->nr_aliases = 0;
 	if (sy->want_inline)
 		resolve_inline(sy, d, vaddr, c);
 	if (!d->syms_built && !sy->dwfl_search)
-		build_syms(d);
+		build_syms(sy, d);
 	if (d->nr_syms && !sy->dwfl_search) {
 		const struct dso_sym *ds = find_sym(d, vaddr);
 
 		if (ds) {
 			c->sym = ds->name;
 			c->sym_off = vaddr - ds->addr;
+			resolve_aliases(sy, d, ds, c);
 		}
 		if (!ds || !ds->size)
 			fde_function(sy, d, vaddr, ds ? ds->addr : 0, c);
@@ -885,13 +1013,8 @@ static void resolve_user(struct symbolizer *sy, struct dso *d, u64 vaddr, struct
 			c->sym_off = off;
 		}
 	}
-	if (c->sym && !sy->raw_names && demangle__is_mangled(c->sym)) {
-		char *dm = demangle__name(c->sym);
-
-		if (dm)
-			c->sym = keep(sy, dm);
-		free(dm);
-	}
+	if (c->sym)
+		c->sym = shown_name(sy, c->sym);
 	line = sy->skip_lines ? NULL : dwfl_module_getsrc(d->mod, vaddr);
 	if (line) {
 		int lineno = 0;
@@ -909,6 +1032,8 @@ out:
 	}
 	r->inl = c->inl;
 	r->nr_inl = c->nr_inl;
+	r->aliases = c->aliases;
+	r->nr_aliases = c->nr_aliases;
 	r->file = c->file;
 	r->line = c->line;
 }
@@ -962,6 +1087,26 @@ static void resolve_jit(struct symbolizer *sy, const struct profile_sample *s, s
 			r->sym = k;
 		free(dm);
 	}
+}
+
+bool sym_result__named(const struct sym_result *r, const char *list)
+{
+	if (r->sym && symname__in_list(list, r->sym))
+		return true;
+	for (int i = 0; i < r->nr_aliases; i++)
+		if (symname__in_list(list, r->aliases[i]))
+			return true;
+	return false;
+}
+
+bool sym_result__name_has(const struct sym_result *r, const char *text)
+{
+	if (r->sym && strcasestr(r->sym, text))
+		return true;
+	for (int i = 0; i < r->nr_aliases; i++)
+		if (strcasestr(r->aliases[i], text))
+			return true;
+	return false;
 }
 
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)

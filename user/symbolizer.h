@@ -21,7 +21,17 @@ struct sym_result {
 	 * with its call site (alive as long as the symbolizer) */
 	const struct inline_frame *inl;
 	int nr_inl;
+	/* the other names of the symbol's address (perf shows one, sym: symname__cmp), as
+	 * shown (demangled), alive as long as the symbolizer */
+	const char *const *aliases;
+	int nr_aliases;
 };
+
+/* whether the symbol or one of its aliases is in a comma-separated list of names, with or
+ * without a version suffix (symname__in_list) */
+bool sym_result__named(const struct sym_result *r, const char *list);
+/* whether the symbol's name or an alias holds text, whatever its case */
+bool sym_result__name_has(const struct sym_result *r, const char *text);
 
 struct bblock;
 struct bblock_table;

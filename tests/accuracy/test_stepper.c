@@ -233,8 +233,8 @@ Test(stepper, threads)
 
 	step(&r, "cct", "threads", 1, false);	/* the threads interleave: every instruction */
 	cr_expect_eq(r.res.threads, 3);
-	expect_callers(&r, "path_a ta start_thread __clone3");
-	expect_callers(&r, "path_b tb start_thread __clone3");
+	expect_callers(&r, "path_a ta start_thread clone3");
+	expect_callers(&r, "path_b tb start_thread clone3");
 	expect_unwinders(&r, 0);
 	run_free(&r);
 }
@@ -291,7 +291,7 @@ Test(stepper, stack_fixture)
 	step(&r, "stacks/callpaths", "once", 1, true);	/* a thread too: every instruction */
 	expect_callers(&r, "mid_a path_a round_of_paths main");
 	expect_callers(&r, "lib_inner lib_call path_lib round_of_paths main");
-	expect_callers(&r, "work_b thread_once start_thread __clone3");
+	expect_callers(&r, "work_b thread_once start_thread clone3");
 	expect_unwinders(&r, 0);
 	/* where the program's frame pointer is a general register, fp goes wrong in bodies */
 	cr_expect_gt(fp->n[SC_MISSING][SC_BODY] + fp->n[SC_WRONG_CALLER][SC_BODY], 0);
