@@ -22,8 +22,9 @@ struct sampler_opts {
 	u32 max_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
-	u32 call_graph;		/* HSBPF_CALL_GRAPH_*: stacks with each sample */
-	u32 max_frames;		/* user frames per stack, 0 for HSBPF_MAX_FRAMES */
+	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/call_graph.h): stacks
+				 * with each sample */
+	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
 	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
 	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
 	/* finer sample keys (bpf/hsbpf.h: struct sample_extra) */
