@@ -175,9 +175,9 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
 		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
-		{ skel->maps.stacks, o && o->max_entries ? (o->max_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
-		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
-		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
+		{ skel->maps.stacks, o && o->map_entries ? (o->map_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
+		{ skel->maps.stack_samples, o && o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks_long, o && o->map_entries ? (o->map_entries + 63) / 64 : HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
 		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
 	};
@@ -277,12 +277,12 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	/* the unwinder's test probe is attached by tests alone */
 	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
-	if (opts->max_entries)
-		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
+	if (opts->map_entries)
+		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->map_entries);
 	/* the second histogram map counts only when live reads turn the generation */
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.samples_odd, !opts->live ? 1 :
-					       opts->max_entries ? opts->max_entries : HSBPF_DEFAULT_ENTRIES);
+					       opts->map_entries ? opts->map_entries : HSBPF_DEFAULT_ENTRIES);
 	if (err) {
 		load_error("profile (map size)", err);
 		goto fail;
@@ -329,8 +329,8 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 			err = bpf_map__reuse_fd(s->lbr->maps.samples_odd, bpf_map__fd(s->skel->maps.samples_odd));
 		if (!err)
 			err = bpf_map__reuse_fd(s->lbr->maps.live, bpf_map__fd(s->skel->maps.live));
-		if (!err && opts->max_entries)
-			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->max_entries);
+		if (!err && opts->map_entries)
+			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->map_entries);
 		if (!err)
 			err = lbr_bpf__load(s->lbr);
 		if (err) {

@@ -546,21 +546,13 @@ int session__open(struct session *s)
 	s->p = profile__new();
 	if (!s->p)
 		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+	s->so.params = o->params;
 	s->so.ev = s->ev;
 	s->so.period = s->ev.is_clock || o->period ? s->period : 0;
 	s->so.freq = s->ev.is_clock ? 0 : o->freq;
-	s->so.mode = o->mode;
 	s->so.cpus = s->cpus;
 	s->so.nr_cpus = s->nr_cpus;
 	s->so.filter_pids = o->pids || o->argv;
-	s->so.max_entries = o->map_entries;
-	s->so.seed = o->seed;
-	s->so.live = o->live;
-	s->so.call_graph = o->call_graph;
-	s->so.max_frames = o->max_frames;
-	s->so.key_tid = o->key_tid;
-	s->so.key_cpu = o->key_cpu;
-	s->so.time_bucket_ns = o->time_bucket_ns;
 	/* bucket 0 starts now, a moment before sampling does */
 	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
 	set_sample_keys(&s->p->meta, &s->so);
