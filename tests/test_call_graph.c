@@ -130,15 +130,12 @@ Test(call_graph, refusals_say_why, .init = cr_redirect_stderr)
 		"hsbpf: invalid call-graph depth '' (1 to 256 user frames)\n");
 }
 
-/* -g is --call-graph dwarf, and forgets an earlier DEPTH */
+/* -g is the default mode, without a DEPTH */
 Test(call_graph, dash_g_is_dwarf)
 {
-	struct session_opts o = { .max_frames = 16 };
+	u32 mode = 0, depth = 16;
 
-	cr_expect_eq(session_opts__parse(&o, 'g', NULL), 1);
-	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_DWARF);
-	cr_expect_eq(o.max_frames, 0);
-	cr_expect_eq(session_opts__parse(&o, SESSION_OPT_CALL_GRAPH, "fp,8"), 1);
-	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_FP);
-	cr_expect_eq(o.max_frames, 8);
+	cr_expect_eq(session__parse_call_graph(CALL_GRAPH_DEFAULT, &mode, &depth), 0);
+	cr_expect_eq(mode, HSBPF_CALL_GRAPH_DWARF);
+	cr_expect_eq(depth, 0);
 }

@@ -291,8 +291,8 @@ int session_opts__parse(struct session_opts *o, int c, const char *arg)
 			return fail(-EINVAL, "invalid seed '%s'", arg);
 		break;
 	case 'g':
-		if (session__parse_call_graph(CALL_GRAPH_DEFAULT, &o->call_graph, &o->max_frames))
-			return -EINVAL;
+		o->call_graph = HSBPF_CALL_GRAPH_DWARF;
+		o->max_frames = 0;
 		break;
 	case SESSION_OPT_CALL_GRAPH:
 		if (session__parse_call_graph(arg, &o->call_graph, &o->max_frames))

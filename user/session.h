@@ -67,8 +67,7 @@ enum { SESSION_OPT_PERIOD_MODE = 0x1000, SESSION_OPT_MAP_ENTRIES, SESSION_OPT_SE
 	"                         tables (frame pointers in objects without them); fp: frame\n"	\
 	"                         pointers only; lbr: the LBR's call-stack mode (a hardware\n"	\
 	"                         event, Intel); DEPTH: user frames kept, 1 to 256 (256)\n"
-/* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong; *mode is the mode's
- * HSBPF_CALL_GRAPH_* (user/call_graph.h), *max_frames 0 without a DEPTH */
+/* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
 
 /* one getopt result: 1 when it was a session option (taken into o), 0 when it is not one,
