@@ -25,7 +25,10 @@ BIN := $(OUTPUT)/hsbpf
 else
 BIN := hsbpf
 endif
-ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+# -fms-extensions: a struct embedded unnamed, its members reached as the outer struct's (the
+# options a session passes whole to the sampler: user/sampler.h); clang warns of it otherwise
+MS_EXT := -fms-extensions $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-Wno-microsoft-anon-tag)
+ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 $(MS_EXT) -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -I$(OUTPUT)/proto -Ibpf -Iuser -Iref $(PC_CFLAGS)
 LDLIBS := $(PC_LIBS) -liberty -lz -lm -lpthread -ldl
 

@@ -160,7 +160,8 @@ enum hsbpf_count_stat {
 #define HSBPF_MAX_FRAMES	256	/* user frames per stack; the kernel's come from bpf_get_stack */
 #define HSBPF_SHORT_FRAMES	32	/* stacks up to this deep are stored in the short map */
 
-/* call_graph (a tunable of profile.bpf.c) */
+/* call_graph (a tunable of profile.bpf.c); user space knows each mode by its row in
+ * user/call_graph.c */
 #define HSBPF_CALL_GRAPH_NONE	0
 #define HSBPF_CALL_GRAPH_FP	1
 #define HSBPF_CALL_GRAPH_DWARF	2

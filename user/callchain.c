@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include "call_graph.h"
 #include "callchain.h"
 #include "inline.h"
 #include "hist.h"
@@ -51,6 +52,7 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 
 void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
 {
+	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	struct callchain_ends e;
 	u64 user;
 	bool first = true;
@@ -80,7 +82,8 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 			fprintf(out, "%s stack map full %.1f%%", first ? "; truncated:" : ",",
 				100.0 * e.lost / user);
 	}
-	if (e.fp_frames && strcmp(p->meta.call_graph, "fp"))
+	/* frame pointers are news only where the mode unwinds by tables (or is not known) */
+	if (e.fp_frames && (!cg || cg->unwind_tables))
 		fprintf(out, "; %.1f%% of user frames by frame pointer (no table)",
 			100.0 * e.fp_frames / (e.frames ? e.frames : 1));
 	fputc('\n', out);
@@ -193,6 +196,8 @@ static int number_funcs(struct callchain *cc)
 
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 {
+	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
+	bool user_returns = !cg || cg->return_addresses;	/* imported: perf's are */
 	struct callchain *cc = calloc(1, sizeof(*cc));
 
 	if (!cc)
@@ -216,7 +221,7 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 				goto nomem;
 		/* a sample in the kernel: the user stack's first frame is where it entered */
 		for (u32 j = 0; u && j < u->nr; j++)
-			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0))
+			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0 && user_returns))
 				goto nomem;
 		st->nr = cc->nr_frames - st->first;
 		cc->total += ss->count;

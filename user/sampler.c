@@ -18,6 +18,7 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+#include "call_graph.h"
 #include "hsbpf.h"
 #include "profile.skel.h"
 #include "empty.skel.h"
@@ -34,6 +35,7 @@ _Static_assert(sizeof(struct proc_state) == 24, "proc_state layout is the seam")
 
 struct sampler {
 	struct sampler_opts opts;
+	const struct call_graph *cg;	/* opts.call_graph's mode, NULL for none */
 	struct profile_bpf *skel;
 	struct empty_bpf *empty;
 	struct lbr_bpf *lbr;	/* branch stacks: this program on the events instead */
@@ -117,6 +119,7 @@ static struct sampler *sampler_alloc(const struct sampler_opts *opts)
 	if (!s)
 		goto nomem;
 	s->opts = *opts;
+	s->cg = call_graph__get(opts->call_graph);
 	for (int i = 0; i < opts->nr_cpus; i++)
 		if (opts->cpus[i] > max)
 			max = opts->cpus[i];
@@ -159,8 +162,8 @@ static bool bpf_stats_on(void)
 }
 
 /* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
- * code, but the maps are created whatever) */
-static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struct sampler_opts *o)
+ * code, but the maps are created whatever); cg NULL for none */
+static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg, const struct sampler_opts *o)
 {
 	const struct {
 		struct bpf_map *map;
@@ -172,29 +175,29 @@ static int size_stack_maps(struct profile_bpf *skel, u32 call_graph, const struc
 		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
 		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
-		{ skel->maps.stacks, o && o->max_entries ? (o->max_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
-		{ skel->maps.stack_samples, o && o->max_entries ? o->max_entries : HSBPF_DEFAULT_ENTRIES },
-		{ skel->maps.stacks_long, o && o->max_entries ? (o->max_entries + 63) / 64 : HSBPF_LONG_STACKS },
+		{ skel->maps.stacks, o && o->map_entries ? (o->map_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
+		{ skel->maps.stack_samples, o && o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks_long, o && o->map_entries ? (o->map_entries + 63) / 64 : HSBPF_LONG_STACKS },
 		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
 		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
 	};
 	int err = 0;
 
-	skel->rodata->call_graph = call_graph;
-	skel->rodata->time_stacks = call_graph != HSBPF_CALL_GRAPH_NONE && bpf_stats_on();
-	skel->rodata->late_unwind = call_graph == HSBPF_CALL_GRAPH_DWARF && o && !o->live;
-	if (o && o->max_frames)
-		skel->rodata->max_frames = o->max_frames;
+	skel->rodata->call_graph = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
+	skel->rodata->time_stacks = cg && bpf_stats_on();
+	skel->rodata->late_unwind = cg && cg->late_unwind && o && !o->live;
+	if (cg)
+		skel->rodata->max_frames = call_graph__max_frames(cg, o ? o->max_frames : 0);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
-		/* the tables for dwarf; the stacks themselves whenever there are stacks */
-		bool needed = call_graph == HSBPF_CALL_GRAPH_DWARF ||
-			      (call_graph != HSBPF_CALL_GRAPH_NONE && i >= 5 && i < 8);
+		/* the tables for a mode that unwinds by them; the stacks themselves whenever there
+		 * are stacks */
+		bool needed = cg && (cg->unwind_tables || (i >= 5 && i < 8));
 
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
 	}
 	/* a ring buffer is at least a page */
 	if (!err)
-		err = bpf_map__set_max_entries(skel->maps.late_stacks, call_graph == HSBPF_CALL_GRAPH_DWARF ?
+		err = bpf_map__set_max_entries(skel->maps.late_stacks, cg && cg->late_unwind ?
 					       HSBPF_LATE_RING : (u32)sysconf(_SC_PAGESIZE));
 	return err;
 }
@@ -228,12 +231,12 @@ static bool btf_has_tracepoint(const struct btf *btf, const char *name)
  * this one is built without kprobes and refuses fexit programs.) With call graphs, the exec's
  * point of no return too (6.10's sched_prepare_exec), to know the samples that have no user
  * stack. */
-static int choose_exec_hooks(struct sampler *s, u32 call_graph)
+static int choose_exec_hooks(struct sampler *s)
 {
 	struct profile_bpf *skel = s->skel;
 	struct btf *btf = btf__load_vmlinux_btf();	/* parsed once: it takes a while */
 	bool at_rename = btf_has_tracepoint(btf, "task_rename") && btf_has_field(btf, "task_struct", "in_execve");
-	bool prepare = call_graph != HSBPF_CALL_GRAPH_NONE && btf_has_tracepoint(btf, "sched_prepare_exec");
+	bool prepare = s->cg && btf_has_tracepoint(btf, "sched_prepare_exec");
 
 	btf__free(btf);
 
@@ -241,7 +244,7 @@ static int choose_exec_hooks(struct sampler *s, u32 call_graph)
 	bpf_program__set_autoload(skel->progs.hsbpf_exec_rename, at_rename);
 	bpf_program__set_autoload(skel->progs.hsbpf_prepare_exec, prepare);
 	/* with the rename hook and no call graphs, the exec tracepoint has nothing to do */
-	bpf_program__set_autoload(skel->progs.hsbpf_exec, !at_rename || call_graph != HSBPF_CALL_GRAPH_NONE);
+	bpf_program__set_autoload(skel->progs.hsbpf_exec, !at_rename || s->cg);
 	debug("exec: images begin at %s%s", at_rename ? "the exec's rename" : "sched_process_exec",
 	      prepare ? "; the point of no return is traced" : "");
 	return bpf_map__set_max_entries(skel->maps.execing, prepare ? HSBPF_EXECING : 1);
@@ -267,28 +270,28 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	s->skel->rodata->key_cpu = opts->key_cpu;
 	s->skel->rodata->time_bucket_ns = opts->time_bucket_ns;
 	s->skel->rodata->time_origin_ns = opts->time_origin_ns;
-	err = size_stack_maps(s->skel, opts->call_graph, opts);
+	err = size_stack_maps(s->skel, s->cg, opts);
 	if (err) {
 		load_error("profile (stack map sizes)", err);
 		goto fail;
 	}
 	/* the unwinder's test probe is attached by tests alone */
 	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
-	if (opts->max_entries)
-		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->max_entries);
+	if (opts->map_entries)
+		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->map_entries);
 	/* the second histogram map counts only when live reads turn the generation */
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.samples_odd, !opts->live ? 1 :
-					       opts->max_entries ? opts->max_entries : HSBPF_DEFAULT_ENTRIES);
+					       opts->map_entries ? opts->map_entries : HSBPF_DEFAULT_ENTRIES);
 	if (err) {
 		load_error("profile (map size)", err);
 		goto fail;
 	}
-	if (!opts->filter_pids && opts->call_graph != HSBPF_CALL_GRAPH_DWARF) {
+	if (!opts->filter_pids && !(s->cg && s->cg->unwind_tables)) {
 		/* nothing to follow: keep the tracepoints out of every fork and exec */
 		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
 	}
-	err = choose_exec_hooks(s, opts->call_graph);
+	err = choose_exec_hooks(s);
 	if (err) {
 		load_error("profile (exec map size)", err);
 		goto fail;
@@ -326,8 +329,8 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 			err = bpf_map__reuse_fd(s->lbr->maps.samples_odd, bpf_map__fd(s->skel->maps.samples_odd));
 		if (!err)
 			err = bpf_map__reuse_fd(s->lbr->maps.live, bpf_map__fd(s->skel->maps.live));
-		if (!err && opts->max_entries)
-			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->max_entries);
+		if (!err && opts->map_entries)
+			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->map_entries);
 		if (!err)
 			err = lbr_bpf__load(s->lbr);
 		if (err) {
@@ -857,7 +860,7 @@ int sampler__collect(struct sampler *s, struct profile *p)
 		err = collect_stats(s, p);
 	if (!err && s->lbr)
 		err = collect_lbr(s, p);
-	if (!err && s->opts.call_graph != HSBPF_CALL_GRAPH_NONE)
+	if (!err && s->cg)
 		err = collect_stacks(s, p);
 	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
 	return err;
@@ -943,7 +946,9 @@ int sampler__verify_all(void)
 	quiet_libbpf();
 	for (int filter = 0; filter <= 1; filter++) {
 		for (int random = 0; random <= 1; random++) {
-			for (u32 cg = HSBPF_CALL_GRAPH_NONE; cg <= HSBPF_CALL_GRAPH_LBR; cg++) {
+			/* no call graphs, then each mode */
+			for (size_t i = 0; i == 0 || call_graph__at(i - 1); i++) {
+				const struct call_graph *cg = i ? call_graph__at(i - 1) : NULL;
 				struct profile_bpf *skel = profile_bpf__open();
 				int err;
 
@@ -955,14 +960,15 @@ int sampler__verify_all(void)
 				skel->rodata->random_periods = random;
 				err = size_stack_maps(skel, cg, NULL);
 				/* a recording's dwarf sends late stacks; top's does not */
-				skel->rodata->late_unwind = cg == HSBPF_CALL_GRAPH_DWARF && random;
+				skel->rodata->late_unwind = cg && cg->late_unwind && random;
 				if (!err)
 					err = shrink_maps(skel->obj);
 				if (!err)
 					err = profile_bpf__load(skel);
 				if (err) {
 					error("verifier rejected profile.bpf.c (filter_pids=%d random=%d "
-					      "call_graph=%u): %s", filter, random, cg, strerror(-err));
+					      "call_graph=%s): %s", filter, random, cg ? cg->name : "none",
+					      strerror(-err));
 					failed++;
 				}
 				profile_bpf__destroy(skel);
@@ -1031,7 +1037,7 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 
 	if (!t->subs)
 		return -EINVAL;	/* the kernel searches by chunk */
-	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF)
+	if (!s->cg || !s->cg->unwind_tables)
 		return -EINVAL;
 	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
 	    t->nr_pages > bpf_map__max_entries(s->skel->maps.unwind_pages) - s->next_page ||
@@ -1292,7 +1298,7 @@ cleanup:
 
 int sampler__collect_stacks(struct sampler *s, struct profile *p)
 {
-	if (s->opts.call_graph == HSBPF_CALL_GRAPH_NONE)
+	if (!s->cg)
 		return -ENOENT;
 	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
 	return collect_stacks(s, p);
@@ -1332,7 +1338,7 @@ int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx)
 {
 	int n;
 
-	if (s->opts.call_graph != HSBPF_CALL_GRAPH_DWARF || !s->skel)
+	if (!s->cg || !s->cg->late_unwind || !s->skel)
 		return 0;
 	if (!s->late_rb) {
 		s->late_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.late_stacks), late_take, s, NULL);

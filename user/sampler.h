@@ -10,27 +10,37 @@
 #include "period.h"
 #include "profile.h"
 
-struct sampler_opts {
-	struct event_spec ev;
-	u64 period;		/* base period; 0 with freq */
-	u64 freq;		/* -F for hardware events (clocks are turned into periods) */
+/* What record and top ask of the sampler as the user said it: a session passes it through
+ * whole (struct session_opts embeds it as struct sampler_opts does: -fms-extensions) */
+struct sampler_params {
 	enum period_mode mode;
-	const int *cpus;
-	int nr_cpus;
-	bool filter_pids;	/* count only pids added with sampler__add_pid */
-	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
-	u32 max_entries;	/* sample map slots; 0 for the default */
+	u32 map_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
-	u32 call_graph;		/* HSBPF_CALL_GRAPH_*: stacks with each sample */
-	u32 max_frames;		/* user frames per stack, 0 for HSBPF_MAX_FRAMES */
-	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
-	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
+	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/call_graph.h): stacks with
+				 * each sample */
+	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
 	/* finer sample keys (bpf/hsbpf.h: struct sample_extra) */
 	bool key_tid;
 	bool key_cpu;
 	u64 time_bucket_ns;	/* 0: none */
-	u64 time_origin_ns;	/* CLOCK_MONOTONIC of bucket 0 */
+};
+
+struct sampler_opts {
+	union {
+		struct sampler_params params;
+		struct sampler_params;
+	};
+	struct event_spec ev;
+	u64 period;		/* base period; 0 with freq */
+	u64 freq;		/* -F for hardware events (clocks are turned into periods) */
+	const int *cpus;
+	int nr_cpus;
+	bool filter_pids;	/* count only pids added with sampler__add_pid */
+	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
+	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
+	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
+	u64 time_origin_ns;	/* with time_bucket_ns: CLOCK_MONOTONIC of bucket 0 */
 };
 
 struct sampler;

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "buildid_cache.h"
+#include "call_graph.h"
 #include "cgroup.h"
 #include "ksyms.h"
 #include "sampler.h"
@@ -29,6 +30,7 @@
 
 struct session {
 	struct session_opts opts;
+	const struct call_graph *cg;	/* opts.call_graph's mode, NULL for none */
 	struct event_spec ev;
 	u64 period;
 	struct sampler_opts so;
@@ -140,8 +142,8 @@ static void fill_meta(struct session *s)
 		snprintf(m->kernel, sizeof(m->kernel), "%.63s", u.release);
 	}
 	m->nr_cpus = s->nr_cpus;
-	snprintf(m->call_graph, sizeof(m->call_graph), "%s", session__call_graph_name(o->call_graph));
-	m->max_frames = o->call_graph ? (o->max_frames ? o->max_frames : HSBPF_MAX_FRAMES) : 0;
+	snprintf(m->call_graph, sizeof(m->call_graph), "%s", s->cg ? s->cg->name : "");
+	m->max_frames = call_graph__max_frames(s->cg, o->max_frames);
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -177,33 +179,13 @@ static void pids_to_tgids(u32 *pids, int nr)
 	}
 }
 
-static const char *const call_graph_names[] = {
-	[HSBPF_CALL_GRAPH_NONE] = "", [HSBPF_CALL_GRAPH_FP] = "fp",
-	[HSBPF_CALL_GRAPH_DWARF] = "dwarf", [HSBPF_CALL_GRAPH_LBR] = "lbr",
-};
-
-const char *session__call_graph_name(u32 mode)
-{
-	return mode < ARRAY_SIZE(call_graph_names) ? call_graph_names[mode] : "";
-}
-
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames)
 {
-	const char *comma = strchr(arg, ',');
-	size_t len = comma ? (size_t)(comma - arg) : strlen(arg);
-	u64 depth = 0;
+	const struct call_graph *cg;
+	int err = call_graph__parse(arg, &cg, max_frames);
 
-	*mode = HSBPF_CALL_GRAPH_NONE;
-	for (u32 m = HSBPF_CALL_GRAPH_FP; m < ARRAY_SIZE(call_graph_names); m++)
-		if (len == strlen(call_graph_names[m]) && !strncmp(arg, call_graph_names[m], len))
-			*mode = m;
-	if (*mode == HSBPF_CALL_GRAPH_NONE)
-		return fail(-EINVAL, "invalid --call-graph '%s' (known: dwarf, fp, lbr; then ,DEPTH)", arg);
-	if (comma && (parse_u64(comma + 1, &depth) || depth < 1 || depth > HSBPF_MAX_FRAMES))
-		return fail(-EINVAL, "invalid call-graph depth '%s' (1 to %d user frames)", comma + 1,
-			    HSBPF_MAX_FRAMES);
-	*max_frames = depth;
-	return 0;
+	*mode = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
+	return err;
 }
 
 /* the event, its period, the pid and CPU lists: usage errors (-EINVAL), and CPUs that are
@@ -220,12 +202,12 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "-b needs a hardware event: branch stacks come from the PMU's LBR");
 		s->ev.branch_stack = true;
 	}
-	if (o->call_graph == HSBPF_CALL_GRAPH_LBR) {
+	if (s->cg && s->cg->lbr_call_stack) {
 		if (s->ev.type == PERF_TYPE_SOFTWARE)
-			return fail(-EINVAL, "--call-graph lbr needs a hardware event (-e cycles, ...): the "
-				    "call stacks come from the PMU's LBR");
+			return fail(-EINVAL, "--call-graph %s needs a hardware event (-e cycles, ...): the "
+				    "call stacks come from the PMU's LBR", s->cg->name);
 		if (s->ev.branch_stack)
-			return fail(-EINVAL, "--call-graph lbr and -b both need the LBR: choose one");
+			return fail(-EINVAL, "--call-graph %s and -b both need the LBR: choose one", s->cg->name);
 		s->ev.lbr_call_stack = true;
 	}
 	if (s->ev.is_clock) {
@@ -273,6 +255,7 @@ int session__new(const struct session_opts *opts, struct session **out)
 	if (!s)
 		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
 	s->opts = *opts;
+	s->cg = call_graph__get(opts->call_graph);
 	s->cmd = (struct command){ .pid = -1, .gate = -1, .status = -1 };
 	s->child_status = -1;
 	s->so.cgroup_fd = -1;
@@ -506,21 +489,13 @@ int session__open(struct session *s)
 	s->p = profile__new();
 	if (!s->p)
 		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+	s->so.params = o->params;
 	s->so.ev = s->ev;
 	s->so.period = s->ev.is_clock || o->period ? s->period : 0;
 	s->so.freq = s->ev.is_clock ? 0 : o->freq;
-	s->so.mode = o->mode;
 	s->so.cpus = s->cpus;
 	s->so.nr_cpus = s->nr_cpus;
 	s->so.filter_pids = o->pids || o->argv;
-	s->so.max_entries = o->map_entries;
-	s->so.seed = o->seed;
-	s->so.live = o->live;
-	s->so.call_graph = o->call_graph;
-	s->so.max_frames = o->max_frames;
-	s->so.key_tid = o->key_tid;
-	s->so.key_cpu = o->key_cpu;
-	s->so.time_bucket_ns = o->time_bucket_ns;
 	/* bucket 0 starts now, a moment before sampling does */
 	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
 	set_sample_keys(&s->p->meta, &s->so);
@@ -545,7 +520,7 @@ int session__open(struct session *s)
 			debug("stderr stays blocking: %s", strerror(-err));
 	}
 	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
-	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, o->call_graph == HSBPF_CALL_GRAPH_DWARF,
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, s->cg && s->cg->unwind_tables,
 			       o->all || o->cgroup ? sideband__pages_for_all(s->nr_cpus) : 0);
 	if (!s->sb)
 		return -errno;
@@ -589,7 +564,7 @@ int session__open(struct session *s)
 		err = follow_descendants(s);
 	if (!err && o->argv)
 		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
-	if (!err && o->call_graph == HSBPF_CALL_GRAPH_DWARF)
+	if (!err && s->cg && s->cg->unwind_tables)
 		err = open_unwinder(s);
 	return err;
 }

@@ -11,33 +11,30 @@
 #include "event.h"
 #include "period.h"
 #include "profile.h"
+#include "sampler.h"
 
-struct sampler;
 struct cgroup_names;
 struct buildid_keeper;
 
 struct session_opts {
+	/* passed to the sampler as given: mode (--period-mode), map_entries, seed, live (read by
+	 * intervals while running: top), call_graph and max_frames (-g, --call-graph MODE,DEPTH),
+	 * the finer sample keys (record --per-thread, --per-cpu, --time-buckets) */
+	union {
+		struct sampler_params params;
+		struct sampler_params;
+	};
 	const char *event;	/* "cpu-clock" when NULL */
 	u64 freq;		/* -F; 0 for the default (999) unless period is set */
 	u64 period;		/* -c */
-	enum period_mode mode;
 	bool mode_given;	/* --period-mode; else phase where the period is fixed, fixed else */
 	bool all;		/* -a */
 	const char *pids;	/* -p list */
 	const char *cgroup;	/* --cgroup PATH */
 	const char *cpus;	/* -C list; NULL: online CPUs */
-	u32 map_entries;
-	u64 seed;
 	bool branch_stack;	/* -b */
-	u32 call_graph;		/* -g, --call-graph: HSBPF_CALL_GRAPH_* */
-	u32 max_frames;		/* --call-graph MODE,DEPTH: user frames, 0 for the maximum */
-	bool live;		/* read by intervals while running (top) */
 	char **argv;		/* a command to run */
 	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
-	/* finer sample keys (record --per-thread, --per-cpu, --time-buckets) */
-	bool key_tid;
-	bool key_cpu;
-	u64 time_bucket_ns;
 	bool keep_objects;	/* hold the mapped objects open for the build-id cache */
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
@@ -48,7 +45,6 @@ struct session;
 
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
-const char *session__call_graph_name(u32 mode);
 
 /* a session for opts, checked: -EINVAL after saying what is wrong is a usage error (the
  * event, the period, the pid or CPU list), -ENODEV a CPU that is not online; *out is to be
