@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hsbpf.h"
+#include "call_graph.h"
 #include "option_groups.h"
 
 int option_groups__period_mode(const struct option_spec *opt, const char *arg)
@@ -21,7 +22,7 @@ int option_groups__dwarf(const struct option_spec *opt, const char *arg)
 	struct session_opts *so = opt->value;
 
 	(void)arg;
-	so->call_graph = HSBPF_CALL_GRAPH_DWARF;
+	so->call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	so->max_frames = 0;
 	return 0;
 }
