@@ -4,7 +4,6 @@
 #include <string.h>
 #include "bblock.h"
 #include "hist.h"
-#include "sort_key.h"
 
 static const struct hist_row kernel_row = {
 	.count = 3, .sym = "schedule", .sym_off = 0x10, .dso = "[kernel.kallsyms]",

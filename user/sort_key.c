@@ -10,7 +10,6 @@
 #include "hist.h"
 #include "inline.h"
 #include "json_writer.h"
-#include "sort_key.h"
 
 /* a row's columns being made */
 struct cells {
