@@ -14,6 +14,7 @@
 #include "caps.h"
 #include "cmds.h"
 #include "file_format.h"
+#include "offcpu.h"
 #include "profile.h"
 #include "rearm.h"
 #include "session.h"
@@ -45,6 +46,7 @@ static void on_signal(int sig)
 
 static const char usage_text[] =
 	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
+	"                    [--off-cpu | --wall] [--min-block US] [--max-block US]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
 	"                    [-o FILE] [-- COMMAND ARGS...]\n"
 	"\n"
@@ -81,6 +83,13 @@ static const char usage_text[] =
 	"                         ~/.cache/hsbpf/buildid): report finds deleted or changed\n"
 	"                         objects there\n"
 	SESSION_CALL_GRAPH_HELP
+	"      --off-cpu          time off the CPU instead of samples: each block (sleep, I/O,\n"
+	"                         lock, preemption) with its stacks and state, in time units\n"
+	"                         (docs/off-cpu.md); call stacks dwarf unless --call-graph fp\n"
+	"      --wall             on-CPU samples (a clock event) and off-CPU time in one profile:\n"
+	"                         each thread's total is its elapsed time\n"
+	"      --min-block US     off-CPU blocks shorter than US microseconds are left out\n"
+	"      --max-block US     ... and longer ones (bcc offcputime's -m, -M)\n"
 	"  -v, --verbose          more messages (twice: libbpf debug output)\n"
 	"\n"
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
@@ -93,7 +102,7 @@ static const char usage_text[] =
 	"command; 1 when the recording failed, 2 for a usage error.\n";
 
 enum { OPT_NO_KILL_WITH_PARENT = 0x2000, OPT_PER_THREAD, OPT_NO_PER_THREAD, OPT_PER_CPU, OPT_TIME_BUCKETS,
-       OPT_NO_BUILDID_CACHE, OPT_BUILDID_DIR };
+       OPT_NO_BUILDID_CACHE, OPT_BUILDID_DIR, OPT_OFF_CPU, OPT_WALL, OPT_MIN_BLOCK, OPT_MAX_BLOCK };
 
 #define TIME_BUCKET_DEFAULT_MS	100
 #define TIME_BUCKET_MAX_MS	60000
@@ -113,6 +122,10 @@ static int parse_args(int argc, char **argv)
 		{ "time-buckets", optional_argument, NULL, OPT_TIME_BUCKETS },
 		{ "no-buildid-cache", no_argument, NULL, OPT_NO_BUILDID_CACHE },
 		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
+		{ "off-cpu", no_argument, NULL, OPT_OFF_CPU },
+		{ "wall", no_argument, NULL, OPT_WALL },
+		{ "min-block", required_argument, NULL, OPT_MIN_BLOCK },
+		{ "max-block", required_argument, NULL, OPT_MAX_BLOCK },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "help", no_argument, NULL, 'h' },
 		{},
@@ -168,6 +181,20 @@ static int parse_args(int argc, char **argv)
 			break;
 		case OPT_BUILDID_DIR:
 			env.buildid_dir = optarg;
+			break;
+		case OPT_OFF_CPU:
+		case OPT_WALL:
+			if (env.so.offcpu && env.so.offcpu != (c == OPT_WALL ? OFFCPU_WALL : OFFCPU_ONLY))
+				return fail(-EINVAL, "--off-cpu and --wall exclude each other");
+			env.so.offcpu = c == OPT_WALL ? OFFCPU_WALL : OFFCPU_ONLY;
+			break;
+		case OPT_MIN_BLOCK:
+			if (offcpu__parse_us("--min-block", optarg, &env.so.min_block_ns))
+				return -EINVAL;
+			break;
+		case OPT_MAX_BLOCK:
+			if (offcpu__parse_us("--max-block", optarg, &env.so.max_block_ns))
+				return -EINVAL;
 			break;
 		case 'v':
 			verbose++;

@@ -17,6 +17,7 @@
 #include "json_writer.h"
 #include "hsbpf.h"
 #include "lbr_report.h"
+#include "offcpu.h"
 #include "pprof.h"
 #include "profile.h"
 #include "sample_filter.h"
@@ -443,6 +444,9 @@ int cmd_report(int argc, char **argv)
 	err = profile__read(input, &p);
 	if (err)
 		goto cleanup;
+	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
+	if (offcpu__in_profile(p))
+		offcpu__count_time(p);
 	if ((folded || graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", input);
 		goto cleanup;

@@ -16,6 +16,7 @@
 #include "buildid_cache.h"
 #include "cgroup.h"
 #include "ksyms.h"
+#include "offcpu.h"
 #include "sampler.h"
 #include "late_stacks.h"
 #include "session.h"
@@ -142,6 +143,7 @@ static void fill_meta(struct session *s)
 	m->nr_cpus = s->nr_cpus;
 	snprintf(m->call_graph, sizeof(m->call_graph), "%s", session__call_graph_name(o->call_graph));
 	m->max_frames = o->call_graph ? (o->max_frames ? o->max_frames : HSBPF_MAX_FRAMES) : 0;
+	offcpu__fill_meta(m, o);
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -228,6 +230,8 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "--call-graph lbr and -b both need the LBR: choose one");
 		s->ev.lbr_call_stack = true;
 	}
+	if (offcpu__settle_opts(o, &s->ev))
+		return -EINVAL;
 	if (s->ev.is_clock) {
 		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
 		if (!o->mode_given)
@@ -578,6 +582,9 @@ int session__open(struct session *s)
 	s->so.key_tid = o->key_tid;
 	s->so.key_cpu = o->key_cpu;
 	s->so.time_bucket_ns = o->time_bucket_ns;
+	s->so.offcpu = o->offcpu;
+	s->so.min_block_ns = o->min_block_ns;
+	s->so.max_block_ns = o->max_block_ns;
 	/* bucket 0 starts now, a moment before sampling does */
 	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
 	set_sample_keys(&s->p->meta, &s->so);

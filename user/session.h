@@ -39,6 +39,10 @@ struct session_opts {
 	bool key_cpu;
 	u64 time_bucket_ns;
 	bool keep_objects;	/* hold the mapped objects open for the build-id cache */
+	/* off-CPU time (record --off-cpu, --wall, --min-block, --max-block; user/offcpu.h) */
+	u32 offcpu;		/* OFFCPU_* */
+	u64 min_block_ns;
+	u64 max_block_ns;	/* 0: no bound */
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;
