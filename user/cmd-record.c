@@ -195,6 +195,8 @@ static int parse_args(int argc, char **argv)
 		case OPT_MAX_BLOCK:
 			if (offcpu__parse_us("--max-block", optarg, &env.so.max_block_ns))
 				return -EINVAL;
+			if (!env.so.max_block_ns)
+				return fail(-EINVAL, "invalid --max-block '%s': no block would be kept", optarg);
 			break;
 		case 'v':
 			verbose++;
