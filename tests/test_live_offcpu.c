@@ -113,8 +113,8 @@ Test(live_offcpu, nanosleep_frame_pointers)
 
 	snprintf(cmd, sizeof(cmd), "%s sleep 20 10", fixture("offcpu"));
 	record("--off-cpu --call-graph fp", cmd, "main");
-	expect_time(folded_us("main", "do_nanosleep_[k];schedule_[k];__schedule_[k]") * 1e3,
-		    fixture_ns("nap"), "nap's caller");
+	/* main does nothing but nap (a nap preempted on its way out is a block of its own) */
+	expect_time(folded_us("main", NULL) * 1e3, fixture_ns("nap"), "nap's caller");
 }
 
 /* --wall: the victim waits for CPU 0 beside a hog; what it did not run is off-CPU time (R),
@@ -184,8 +184,8 @@ Test(live_offcpu, bounds_leave_blocks_out)
 		bool kept;
 	} cases[] = {
 		{ "--off-cpu --max-block 5000", false },	/* 20 ms naps: too long */
-		{ "--off-cpu --min-block 30000", false },	/* too short */
-		{ "--off-cpu --min-block 5000 --max-block 30000", true },
+		{ "--off-cpu --min-block 1000000", false },	/* too short, on a loaded machine too */
+		{ "--off-cpu --min-block 5000 --max-block 1000000", true },
 	};
 	struct profile *p0;
 	char cmd[512];
@@ -199,17 +199,15 @@ Test(live_offcpu, bounds_leave_blocks_out)
 		if (cases[i].kept) {
 			expect_time(folded_us("nap", NULL) * 1e3, fixture_ns("nap"), cases[i].opts);
 		} else {
-			cr_expect_geq(p->stats.offcpu_short + p->stats.offcpu_long, 5, "%s: %llu short, %llu long",
-				      cases[i].opts, (unsigned long long)p->stats.offcpu_short,
+			cr_expect_geq(i == 0 ? p->stats.offcpu_long : p->stats.offcpu_short, 5, "%s: %llu short, "
+				      "%llu long", cases[i].opts, (unsigned long long)p->stats.offcpu_short,
 				      (unsigned long long)p->stats.offcpu_long);
-			cr_expect_geq(i == 0 ? p->stats.offcpu_long : p->stats.offcpu_short, 5, "%s",
-				      cases[i].opts);
 		}
 		profile__free(p);
 	}
 	cr_assert_eq(profile__read(profile_path(), &p0), 0);
 	cr_expect_eq(p0->meta.min_block_ns, 5000000);
-	cr_expect_eq(p0->meta.max_block_ns, 30000000);
+	cr_expect_eq(p0->meta.max_block_ns, 1000000000);
 	profile__free(p0);
 }
 
