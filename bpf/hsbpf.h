@@ -13,6 +13,11 @@
 
 /* sample_key.flags */
 #define HSBPF_KEY_KERNEL	(1u << 0)	/* ip is a kernel address */
+/* off-CPU time (record --off-cpu, --wall: bpf/offcpu.bpf.h): count is blocks, weight the ns
+ * blocked; the state the task blocked in is in HSBPF_KEY_STATE_MASK (HSBPF_OFFCPU_*) */
+#define HSBPF_KEY_OFFCPU	(1u << 1)
+#define HSBPF_KEY_STATE_SHIFT	8
+#define HSBPF_KEY_STATE_MASK	(0xfu << HSBPF_KEY_STATE_SHIFT)
 
 /* The finer keys a sample may carry beside its process image: its thread, CPU and time
  * bucket. Each is filled only when asked (the key_tid, key_cpu and time_bucket_ns tunables
@@ -360,6 +365,30 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_LATE,		/* samples sent to user space to unwind from a stack copy */
 	HSBPF_STACK_STAT_LATE_FULL,	/* ... that found the ring full: kept as the kernel ended them */
 	HSBPF_STACK_STAT_NR,
+};
+
+/* ---- off-CPU time (bpf/offcpu.bpf.h) ---- */
+
+/* the state a task was switched out in */
+enum hsbpf_offcpu_state {
+	HSBPF_OFFCPU_S = 1,		/* interruptible sleep: waits for an event */
+	HSBPF_OFFCPU_D,			/* uninterruptible: disk, a lock, page-in */
+	HSBPF_OFFCPU_R,			/* runnable: preempted, or yielded; waits for a CPU */
+	HSBPF_OFFCPU_OTHER,		/* stopped, traced, parked */
+	HSBPF_OFFCPU_NR,
+};
+
+/* offcpu_stats[] slots, per CPU */
+enum hsbpf_offcpu_stat {
+	HSBPF_OFFCPU_SWITCHES = 0,	/* switch-outs of the target: stacks taken, time kept */
+	HSBPF_OFFCPU_BLOCKS,		/* blocks counted when the task ran again */
+	HSBPF_OFFCPU_SHORT,		/* shorter than min_block_ns: left out */
+	HSBPF_OFFCPU_LONG,		/* longer than max_block_ns: left out */
+	HSBPF_OFFCPU_NO_STORAGE,	/* no task storage for the task: its switch was missed */
+	HSBPF_OFFCPU_FULL,		/* a block the full sample or stack-sample map could not take */
+	HSBPF_OFFCPU_FULL_NS,		/* ... its time */
+	HSBPF_OFFCPU_OPEN,		/* still blocked when the recording ended: counted to the end */
+	HSBPF_OFFCPU_STAT_NR,
 };
 
 #endif /* HSBPF_H */

@@ -14,6 +14,9 @@ const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] *
 const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
 const volatile bool exec_at_rename = false;	/* images begin at the exec's task_rename */
 
+/* off-CPU time: its programs see the tunables above */
+#include "offcpu.bpf.h"
+
 #define HSBPF_E2BIG	7	/* a full map (vmlinux.h has no errno values) */
 
 struct {

@@ -13,6 +13,7 @@
 #include "caps.h"
 #include "cmds.h"
 #include "file_format.h"
+#include "offcpu.h"
 #include "option_groups.h"
 #include "profile.h"
 #include "rearm.h"
@@ -48,7 +49,7 @@ static const struct options_cmd record_cmd = {
 	.usage =
 	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
-	"                    [-o FILE] [-- COMMAND ARGS...]\n",
+	"                    [--off-cpu | --wall] [-o FILE] [-- COMMAND ARGS...]\n",
 	.outro =
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
@@ -72,6 +73,32 @@ static int time_buckets(const struct option_spec *opt, const char *arg)
 	if (arg && (parse_u64(arg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
 		return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", arg, TIME_BUCKET_MAX_MS);
 	env.so.time_bucket_ns = ms * 1000000;
+	return 0;
+}
+
+/* --off-cpu, --wall (opt->set: OFFCPU_ONLY or OFFCPU_WALL) */
+static int offcpu_mode(const struct option_spec *opt, const char *arg)
+{
+	(void)arg;
+	if (env.so.offcpu && env.so.offcpu != (u32)opt->set)
+		return fail(-EINVAL, "--off-cpu and --wall exclude each other");
+	env.so.offcpu = opt->set;
+	return 0;
+}
+
+static int min_block(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return offcpu__parse_us("--min-block", arg, &env.so.min_block_ns) ? -EINVAL : 0;
+}
+
+static int max_block(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	if (offcpu__parse_us("--max-block", arg, &env.so.max_block_ns))
+		return -EINVAL;
+	if (!env.so.max_block_ns)
+		return fail(-EINVAL, "invalid --max-block '%s': no block would be kept", arg);
 	return 0;
 }
 
@@ -104,6 +131,17 @@ static const struct option_spec record_opts[] = {
 		   "$HSBPF_BUILDID_DIR, else ~/.cache/hsbpf/buildid): report finds deleted or "
 		   "changed objects there"),
 	OPTIONS_CALL_GRAPH(&env.so),
+	{ .kind = OPTION_CALLBACK, .long_name = "off-cpu", .set = OFFCPU_ONLY, .cb = offcpu_mode,
+	  .help = "time off the CPU instead of samples: each block (sleep, I/O, lock, preemption) "
+	  "with its stacks and state, in time units (docs/off-cpu.md); call stacks dwarf unless "
+	  "--call-graph fp" },
+	{ .kind = OPTION_CALLBACK, .long_name = "wall", .set = OFFCPU_WALL, .cb = offcpu_mode,
+	  .help = "on-CPU samples (a clock event) and off-CPU time in one profile: each thread's "
+	  "total is its elapsed time" },
+	OPT_CALLBACK(0, "min-block", NULL, "US", "off-CPU blocks shorter than US microseconds are "
+		     "left out", min_block),
+	OPT_CALLBACK(0, "max-block", NULL, "US", "... and longer ones (bcc offcputime's -m, -M)",
+		     max_block),
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };

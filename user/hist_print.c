@@ -7,6 +7,7 @@
 #include "container_id.h"
 #include "callchain.h"
 #include "hist.h"
+#include "offcpu.h"
 #include "inline.h"
 #include "json_writer.h"
 
@@ -101,8 +102,11 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		fprintf(out, "%" PRIu64 " Hz", m->freq);
 	else
 		fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
-	fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
-		(u64)h->total);
+	if (offcpu__in_profile(p))	/* its counts are microseconds */
+		fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)), h->total / 1e3);
+	else
+		fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
+			(u64)h->total);
 	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
@@ -138,6 +142,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
 			"kept the previous period\n", p->stats.rearm_lost);
+	if (offcpu__in_profile(p))
+		offcpu__print_header(p, "# ", out);
 	if (p->nr_stack_samples)
 		callchain__print_ends(p, "# ", out);
 	if (p->stats.intervals) {
@@ -190,7 +196,7 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 	if (h->children)
 		fprintf(out, "%8s %8s %7s  ", "Children", "Self", "CI95");
 	else
-		fprintf(out, "%9s %8s %7s  ", "Samples", "Percent", "CI95");
+		fprintf(out, "%9s %8s %7s  ", offcpu__in_profile(p) ? "Time ms" : "Samples", "Percent", "CI95");
 	print_cells(out, cells, n, true, 29);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
@@ -203,6 +209,8 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 		if (h->children)
 			fprintf(out, "%7.2f%% %7.2f%% %6.2f%%%c ", 100.0 * r->children / total,
 				100.0 * count / total, 100.0 * hist__ci95(main, total), low ? '*' : ' ');
+		else if (offcpu__in_profile(p))	/* time, measured: no sampling interval */
+			fprintf(out, "%9.1f %7.2f%% %7s  ", count / 1e3, 100.0 * count / total, "-");
 		else
 			fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", count, 100.0 * count / total,
 				100.0 * hist__ci95(count, total), low ? '*' : ' ');

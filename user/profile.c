@@ -668,7 +668,7 @@ static const struct kv_field meta_fields[] = {
 	M_STR(host), M_STR(kernel), M_U64(start_realtime_ns), M_U64(start_mono_ns),
 	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
 	M_STR(sample_keys), M_U64(time_bucket_ns), M_U64(time_origin_ns),
-	M_STR(exec_tags),
+	M_STR(exec_tags), M_STR(offcpu), M_U64(min_block_ns), M_U64(max_block_ns),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -687,6 +687,8 @@ static const struct kv_field stats_fields[] = {
 	S_U64(jit_maps), S_U64(jit_syms), S_U64(jit_malformed),
 	S_U64(stack_late), S_U64(stack_late_full), S_U64(stack_late_unwound), S_U64(stack_late_dropped),
 	S_U64(jit_ignored), S_U64(jit_capped),
+	S_U64(offcpu_switches), S_U64(offcpu_blocks), S_U64(offcpu_short), S_U64(offcpu_long),
+	S_U64(offcpu_no_storage), S_U64(offcpu_full), S_U64(offcpu_full_ns), S_U64(offcpu_open),
 };
 
 static const struct file_format profile_format = {

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	6
+#define PROFILE_VERSION_MINOR	7
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -21,6 +21,8 @@
 #define PROFILE_MINOR_JIT	4
 /* 1.6: mapping generations of the samples (SEC_SAMPLE_MAPS, SEC_STACK_SAMPLE_MAPS) */
 #define PROFILE_MINOR_MAPS	6
+/* 1.7: off-CPU time (sample flags HSBPF_KEY_OFFCPU and the state; META offcpu, STATS offcpu_*) */
+#define PROFILE_MINOR_OFFCPU	7
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -213,6 +215,11 @@ struct profile_meta {
 	/* "rename": exec_ns tags were taken at the exec's rename, a moment before the kernel's
 	 * COMM record that starts the image; "" (or absent): at or after it */
 	char exec_tags[8];
+	/* off-CPU time (1.7): "off" (blocked time only), "wall" (on-CPU samples and off-CPU
+	 * time), "" (on-CPU samples only); the bounds of the blocks kept, in ns (0: none) */
+	char offcpu[8];
+	u64 min_block_ns;
+	u64 max_block_ns;
 };
 
 struct profile_stats {
@@ -267,6 +274,15 @@ struct profile_stats {
 	/* perf map files not trusted, or not read whole (1.6) */
 	u64 jit_ignored;	/* owned by neither root nor the process's user, a link, not a file */
 	u64 jit_capped;		/* read up to the bounds only (jitmap.h) */
+	/* off-CPU time (1.7, docs/off-cpu.md) */
+	u64 offcpu_switches;	/* switch-outs of the target: stacks taken */
+	u64 offcpu_blocks;	/* blocks counted */
+	u64 offcpu_short;	/* left out: shorter than --min-block */
+	u64 offcpu_long;	/* left out: longer than --max-block */
+	u64 offcpu_no_storage;	/* switches missed: no task storage for the task */
+	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
+	u64 offcpu_full_ns;	/* ... their time */
+	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
 };
 
 struct strtab {

@@ -16,6 +16,7 @@
 #include "hsbpf.h"
 #include "json_writer.h"
 #include "lbr_report.h"
+#include "offcpu.h"
 #include "pprof.h"
 #include "report.h"
 #include "speedscope.h"
@@ -335,6 +336,9 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	err = profile__read(o->input, &p);
 	if (err)
 		goto cleanup;
+	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
+	if (offcpu__in_profile(p))
+		offcpu__count_time(p);
 	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
 		goto cleanup;

@@ -23,6 +23,7 @@
 #include "profile.skel.h"
 #include "empty.skel.h"
 #include "lbr.skel.h"
+#include "offcpu.h"
 #include "rearm.h"
 #include "sampler.h"
 #include "unwind_table.h"
@@ -56,6 +57,7 @@ struct sampler {
 	struct ring_buffer *late_rb;
 	sampler_late_fn late_fn;
 	void *late_ctx;
+	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -250,6 +252,164 @@ static int choose_exec_hooks(struct sampler *s)
 	return bpf_map__set_max_entries(skel->maps.execing, prepare ? HSBPF_EXECING : 1);
 }
 
+/* ---- off-CPU time (bpf/offcpu.bpf.h) ---- */
+
+/* what off-CPU recording needs of the kernel, said by name when it is missing */
+static int offcpu_check_kernel(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool tp = btf_has_tracepoint(btf, "sched_switch");
+
+	btf__free(btf);
+	if (!btf)
+		return fail(-EOPNOTSUPP, "off-CPU time needs the kernel's BTF (/sys/kernel/btf/vmlinux, "
+			    "CONFIG_DEBUG_INFO_BTF), which this kernel does not have");
+	if (!tp)
+		return fail(-EOPNOTSUPP, "off-CPU time needs the sched_switch tracepoint (tp_btf), which "
+			    "this kernel does not have");
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1)
+		return fail(-EOPNOTSUPP, "off-CPU time needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
+			    "Linux 5.11 with BTF), which this kernel does not have");
+	return 0;
+}
+
+/* the off-CPU programs load only when asked, and attach when sampling starts: their map of
+ * task storage is not even created otherwise */
+static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts *o)
+{
+	bool on = o->offcpu != OFFCPU_NONE;
+	int err = on ? offcpu_check_kernel() : 0;
+
+	if (err)
+		return err;
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_flush, on);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
+	err = bpf_map__set_autocreate(skel->maps.offcpu_tasks, on);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.offcpu_cgroup, on);
+	if (err)
+		return fail(err, "cannot configure the off-CPU program: %s", strerror(-err));
+	skel->rodata->min_block_ns = o->min_block_ns;
+	skel->rodata->max_block_ns = o->max_block_ns ? o->max_block_ns : UINT64_MAX;
+	skel->rodata->offcpu_by_cgroup = on && o->cgroup_fd >= 0;
+	return 0;
+}
+
+/* after load: --cgroup's directory is the target of the switch program too */
+static int offcpu_set_cgroup(struct sampler *s)
+{
+	u32 zero = 0;
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE || s->opts.cgroup_fd < 0)
+		return 0;
+	err = bpf_map__update_elem(s->skel->maps.offcpu_cgroup, &zero, sizeof(zero), &s->opts.cgroup_fd,
+				   sizeof(s->opts.cgroup_fd), BPF_ANY);
+	if (err)
+		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
+	return 0;
+}
+
+static int offcpu_attach(struct sampler *s)
+{
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
+	if (!s->offcpu_link) {
+		err = -errno;
+		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
+	}
+	return 0;
+}
+
+/* no switch is followed after this; the tasks still off the CPU are counted up to now */
+static void offcpu_stop(struct sampler *s)
+{
+	if (!s->offcpu_link)
+		return;
+	bpf_link__destroy(s->offcpu_link);
+	s->offcpu_link = NULL;
+	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
+}
+
+/* the tasks still off the CPU at the end: the iterator adds their time up to it */
+static int offcpu_flush(struct sampler *s)
+{
+	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_offcpu_flush, NULL);
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		goto cleanup;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+	return err;
+}
+
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	u64 *vals;
+
+	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	if (ncpu <= 0)
+		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return fail(-ENOMEM, "cannot read the off-CPU counters: %s", strerror(ENOMEM));
+	for (u32 k = 0; k < HSBPF_OFFCPU_STAT_NR && !err; k++) {
+		err = bpf_map__lookup_elem(s->skel->maps.offcpu_stats, &k, sizeof(k), vals,
+					   ncpu * sizeof(*vals), 0);
+		if (err)
+			error("cannot read the off-CPU counters: %s", strerror(-err));
+		for (int c = 0; c < ncpu && !err; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
+static int offcpu_collect(struct sampler *s, struct profile *p)
+{
+	u64 c[HSBPF_OFFCPU_STAT_NR];
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	offcpu_stop(s);
+	err = offcpu_flush(s);
+	if (!err)
+		err = sampler__read_offcpu_counters(s, c);
+	if (err)
+		return err;
+	p->stats.offcpu_switches = c[HSBPF_OFFCPU_SWITCHES];
+	p->stats.offcpu_blocks = c[HSBPF_OFFCPU_BLOCKS];
+	p->stats.offcpu_short = c[HSBPF_OFFCPU_SHORT];
+	p->stats.offcpu_long = c[HSBPF_OFFCPU_LONG];
+	p->stats.offcpu_no_storage = c[HSBPF_OFFCPU_NO_STORAGE];
+	p->stats.offcpu_full = c[HSBPF_OFFCPU_FULL];
+	p->stats.offcpu_full_ns = c[HSBPF_OFFCPU_FULL_NS];
+	p->stats.offcpu_open = c[HSBPF_OFFCPU_OPEN];
+	return 0;
+}
+
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
@@ -275,6 +435,9 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile (stack map sizes)", err);
 		goto fail;
 	}
+	err = offcpu_configure(s->skel, opts);
+	if (err)
+		goto fail;
 	/* the unwinder's test probe is attached by tests alone */
 	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
 	if (opts->map_entries)
@@ -301,6 +464,9 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile", err);
 		goto fail;
 	}
+	err = offcpu_set_cgroup(s);
+	if (err)
+		goto fail;
 	/* exec and exit keep process images apart; they run whatever the target */
 	err = profile_bpf__attach(s->skel);
 	if (err) {
@@ -579,8 +745,11 @@ int sampler__attach(struct sampler *s)
 	struct perf_event_attr attr;
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
 	u64 period = o->freq ? 0 : period__initial(o->mode, o->period);
-	int err;
+	int err = offcpu_attach(s);
 
+	/* off-CPU time alone samples nothing on the CPUs */
+	if (err || o->offcpu == OFFCPU_ONLY)
+		return err;
 	event__attr(&o->ev, period, o->freq, &attr);
 	if (o->cgroup_fd >= 0)
 		flags |= PERF_FLAG_PID_CGROUP;
@@ -663,6 +832,7 @@ void sampler__stop(struct sampler *s)
 		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	for (int i = 0; i < s->opts.nr_cpus; i++)
 		random |= s->rearmers[i].running;
+	offcpu_stop(s);
 	rearm_join(s);
 	if (random)
 		rearm_print_log(s);
@@ -854,8 +1024,11 @@ static int collect_stacks(struct sampler *s, struct profile *p);
 
 int sampler__collect(struct sampler *s, struct profile *p)
 {
-	int err = sampler__read_samples(s, add_to_profile, p);
+	/* the blocks still open at the end go into the maps first */
+	int err = offcpu_collect(s, p);
 
+	if (!err)
+		err = sampler__read_samples(s, add_to_profile, p);
 	if (!err)
 		err = collect_stats(s, p);
 	if (!err && s->lbr)
@@ -871,6 +1044,7 @@ void sampler__destroy(struct sampler *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->late_rb);
+	bpf_link__destroy(s->offcpu_link);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
 		bpf_link__destroy(s->links[i]);

@@ -24,6 +24,10 @@ struct sampler_params {
 	bool key_tid;
 	bool key_cpu;
 	u64 time_bucket_ns;	/* 0: none */
+	/* off-CPU time (bpf/offcpu.bpf.h, docs/off-cpu.md) */
+	u32 offcpu;		/* OFFCPU_* of offcpu.h: with ONLY, no sampling event */
+	u64 min_block_ns;	/* blocks shorter are left out */
+	u64 max_block_ns;	/* ... and longer, 0 for no bound */
 };
 
 struct sampler_opts {
@@ -42,6 +46,7 @@ struct sampler_opts {
 	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
 	u64 time_origin_ns;	/* with time_bucket_ns: CLOCK_MONOTONIC of bucket 0 */
 };
+
 
 struct sampler;
 
@@ -106,6 +111,9 @@ int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx);
 struct bpf_link;
 int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link);
 int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out);
+
+/* the off-CPU counters so far (HSBPF_OFFCPU_*), as totals */
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR]);
 
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);

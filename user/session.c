@@ -17,6 +17,7 @@
 #include "call_graph.h"
 #include "cgroup.h"
 #include "ksyms.h"
+#include "offcpu.h"
 #include "sampler.h"
 #include "late_stacks.h"
 #include "session.h"
@@ -144,6 +145,7 @@ static void fill_meta(struct session *s)
 	m->nr_cpus = s->nr_cpus;
 	snprintf(m->call_graph, sizeof(m->call_graph), "%s", s->cg ? s->cg->name : "");
 	m->max_frames = call_graph__max_frames(s->cg, o->max_frames);
+	offcpu__fill_meta(m, o);
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -210,6 +212,8 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "--call-graph %s and -b both need the LBR: choose one", s->cg->name);
 		s->ev.lbr_call_stack = true;
 	}
+	if (offcpu__settle_opts(o, &s->ev))
+		return -EINVAL;
 	if (s->ev.is_clock) {
 		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
 		if (!o->mode_given)

@@ -19,7 +19,8 @@ struct buildid_keeper;
 struct session_opts {
 	/* passed to the sampler as given: mode (--period-mode), map_entries, seed, live (read by
 	 * intervals while running: top), call_graph and max_frames (-g, --call-graph MODE,DEPTH),
-	 * the finer sample keys (record --per-thread, --per-cpu, --time-buckets) */
+	 * the finer sample keys (record --per-thread, --per-cpu, --time-buckets), off-CPU time
+	 * (record --off-cpu, --wall, --min-block, --max-block; user/offcpu.h) */
 	union {
 		struct sampler_params params;
 		struct sampler_params;

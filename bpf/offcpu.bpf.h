@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Off-CPU time (record --off-cpu, --wall; docs/off-cpu.md): at each context switch the task
+ * switched out, when it is in the target, has its user and kernel stacks unwound as a sample's
+ * are, and the moment kept in its task storage with the state it blocked in; when it next runs,
+ * the time it spent off the CPU is added to that stack's slot (count: blocks, weight: ns), in
+ * the maps the on-CPU samples use, keyed as they are plus HSBPF_KEY_OFFCPU and the state.
+ * Nothing per switch goes to user space. At the end an iterator counts the tasks still off the
+ * CPU up to the recording's end. Included by profile.bpf.c; its programs load only when asked. */
+#ifndef HSBPF_OFFCPU_BPF_H
+#define HSBPF_OFFCPU_BPF_H
+
+#include "hsbpf.h"
+#include "samples.bpf.h"
+#include "stacks.bpf.h"
+
+/* set by user space before load */
+const volatile __u64 min_block_ns = 0;		/* --min-block: shorter blocks are left out */
+const volatile __u64 max_block_ns = ~0ull;	/* --max-block: longer ones too */
+const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s tasks only */
+/* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
+volatile __u64 offcpu_end_ns = 0;
+
+/* the kernel's task states (include/linux/sched.h), as /proc shows them */
+#define OFFCPU_TASK_INTERRUPTIBLE	0x0001
+#define OFFCPU_TASK_UNINTERRUPTIBLE	0x0002
+#define OFFCPU_TASK_DEAD		0x0080
+#define OFFCPU_STATE_BITS		0x00ff
+/* the kernel stack from the tracepoint begins in this program and bpf_trace_run4 (which
+ * __bpf_trace_sched_switch tail-calls): skipped, so that it begins at __schedule */
+#define OFFCPU_SKIP_FRAMES		2
+
+/* a task off the CPU: since when, and under what key its time goes */
+struct offcpu_task {
+	__u64 start_ns;		/* 0: not off the CPU in the target */
+	__u64 ip;		/* the flat histogram's address: where it left user space */
+	__u32 ip_flags;
+	__u32 pad;
+	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_task);
+} offcpu_tasks SEC(".maps");
+
+/* --cgroup: the cgroup (its descendants too) whose tasks are the target */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} offcpu_cgroup SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, HSBPF_OFFCPU_STAT_NR);
+	__type(key, __u32);
+	__type(value, __u64);
+} offcpu_stats SEC(".maps");
+
+static __always_inline void offcpu_stat(__u32 slot, __u64 n)
+{
+	__u64 *v = bpf_map_lookup_elem(&offcpu_stats, &slot);
+
+	if (v)
+		*v += n;
+}
+
+/* a preempted task is runnable (R) whatever its state says: it was about to sleep */
+static __always_inline __u32 offcpu_state(bool preempt, unsigned int state)
+{
+	if (preempt || !(state & OFFCPU_STATE_BITS))
+		return HSBPF_OFFCPU_R;
+	if (state & OFFCPU_TASK_INTERRUPTIBLE)
+		return HSBPF_OFFCPU_S;
+	if (state & OFFCPU_TASK_UNINTERRUPTIBLE)
+		return HSBPF_OFFCPU_D;
+	return HSBPF_OFFCPU_OTHER;
+}
+
+/* one block of ns into map's slot for key (each call site names one map: inlined lookups) */
+static __always_inline bool offcpu_add(void *map, const void *key, __u64 ns)
+{
+	struct sample_value one = { 1, ns }, *val;
+
+	val = bpf_map_lookup_elem(map, key);
+	if (!val) {
+		if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+			return true;
+		val = bpf_map_lookup_elem(map, key);	/* another CPU was first, or full */
+		if (!val)
+			return false;
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, ns);
+	return true;
+}
+
+/* the task runs again (or the recording ends) at now: its block is counted */
+static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
+{
+	__u64 ns = now - t->start_ns;
+	struct sample_key flat = {};
+	bool ok;
+
+	t->start_ns = 0;
+	if (ns < min_block_ns) {
+		offcpu_stat(HSBPF_OFFCPU_SHORT, 1);
+		return;
+	}
+	if (ns > max_block_ns) {
+		offcpu_stat(HSBPF_OFFCPU_LONG, 1);
+		return;
+	}
+	flat.pid = t->key.pid;
+	flat.flags = t->ip_flags;
+	flat.ip = t->ip;
+	flat.cgroup_id = t->key.cgroup_id;
+	flat.exec_ns = t->key.exec_ns;
+	flat.map_ns = t->key.map_ns;
+	flat.x = t->key.x;
+	ok = offcpu_add(&samples, &flat, ns);
+	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE)
+		ok = offcpu_add(&stack_samples, &t->key, ns);
+	if (ok) {
+		offcpu_stat(HSBPF_OFFCPU_BLOCKS, 1);
+	} else {
+		offcpu_stat(HSBPF_OFFCPU_FULL, 1);
+		offcpu_stat(HSBPF_OFFCPU_FULL_NS, ns);
+	}
+}
+
+/* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
+ * stack (from the registers saved at its entry to the kernel) into t->key */
+static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
+					  struct proc_state *proc, struct offcpu_task *t)
+{
+	struct stack_walk *st;
+	struct pt_regs *regs;
+	__u32 zero = 0;
+	__u16 insn = 0;
+	bool in_syscall;
+	long got;
+
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!st)
+		return;
+	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	if (got > 0) {
+		__u32 nr = got / sizeof(__u64);
+
+		st->kernel.nr = nr;
+		st->kernel.end = 0;
+		st->kernel.nr_fp = 0;
+		t->key.kernel = 0x13198A2E03707344ull;
+		for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
+			t->key.kernel = stack_mix(t->key.kernel, st->kernel.ip[i]);
+		t->key.kernel |= 1;
+		if (!stacks__store(t->key.kernel, &st->kernel)) {
+			stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+			t->key.kernel = HSBPF_STACK_LOST_HASH;
+		}
+	} else {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+	}
+	if (!BPF_CORE_READ(task, mm))	/* a kernel thread: no user stack */
+		return;
+	if (in_exec(task, tgid)) {
+		st->user.nr = 0;
+		st->user.nr_fp = 0;
+		st->user.end = HSBPF_STACK_IN_EXEC;
+		st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
+	} else {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		LEAF_REGS(st, regs, BPF_CORE_READ);
+		/* blocked in a syscall: the saved pc follows it, looked up as a return address */
+		in_syscall = (long)BPF_CORE_READ(regs, orig_ax) >= 0 &&
+			     !bpf_probe_read_user(&insn, sizeof(insn), (void *)(t->ip - 2)) && insn == 0x050f;
+		st->pid = tgid;
+		st->tag = image_tag(proc);
+		unwind_user(st, t->ip, st->leaf[HSBPF_DWARF_RSP], st->leaf[HSBPF_DWARF_RBP], in_syscall);
+	}
+	t->key.user = st->hash | 1;
+	if (!stacks__store(t->key.user, &st->user)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		t->key.user = HSBPF_STACK_LOST_HASH;
+	}
+}
+
+/* prev leaves the CPU at now: when it is in the target, its stacks and the moment are kept */
+static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, bool preempt,
+					      unsigned int prev_state, __u64 now)
+{
+	__u32 tgid = prev->tgid, state = offcpu_state(preempt, prev_state);
+	struct proc_state *proc;
+	struct offcpu_task *t;
+	struct pt_regs *regs;
+	__u64 ip = 0;
+
+	/* idle, and a task's last switch as it exits, never run again */
+	if (!prev->pid || (prev_state & OFFCPU_TASK_DEAD))
+		return;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
+		return;
+	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
+		return;
+	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
+		return;
+	}
+	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
+	__builtin_memset(&t->key, 0, sizeof(t->key));
+	t->key.pid = tgid;
+	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
+	t->key.cgroup_id = bpf_get_current_cgroup_id();	/* current is still prev */
+	t->key.exec_ns = proc ? proc->exec_ns : 0;
+	t->key.map_ns = proc ? proc->map_ns : 0;
+	samples__extra(&t->key.x);
+	/* the flat histogram's address: where a process left user space; a kernel thread's, the
+	 * scheduler's caller */
+	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+	if (prev->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
+		ip = BPF_CORE_READ(regs, ip);
+	} else if (bpf_get_stack(ctx, &ip, sizeof(ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK) > 0) {
+		t->ip_flags |= HSBPF_KEY_KERNEL;
+	}
+	t->ip = ip;
+	if (call_graph != HSBPF_CALL_GRAPH_NONE)
+		offcpu_stacks(ctx, prev, tgid, proc, t);
+	t->start_ns = now;
+}
+
+/* every context switch: the task that runs again ends its block, the one that leaves starts
+ * one */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	__u64 now = bpf_ktime_get_ns();
+	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, next, 0, 0);
+
+	if (t && t->start_ns)
+		offcpu_account(t, now);
+	offcpu_switch_out(ctx, prev, preempt, prev_state, now);
+	return 0;
+}
+
+/* at the end (the switch program detached): the tasks still off the CPU count up to then */
+SEC("iter/task")
+int hsbpf_offcpu_flush(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_task *t;
+
+	if (!task)
+		return 0;
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
+	if (!t || !t->start_ns || offcpu_end_ns <= t->start_ns)
+		return 0;
+	offcpu_stat(HSBPF_OFFCPU_OPEN, 1);
+	offcpu_account(t, offcpu_end_ns);
+	return 0;
+}
+
+#endif /* HSBPF_OFFCPU_BPF_H */

@@ -1,0 +1,171 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* offcpu: the options' checks, the states from sample flags, the totals, report's time view
+ * (counts become microseconds) and the header's lines, on hand-built profiles. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "event.h"
+#include "offcpu.h"
+#include "profile.h"
+#include "session.h"
+
+static u32 off(u32 state)
+{
+	return HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+}
+
+Test(offcpu, parses_microseconds)
+{
+	static const struct {
+		const char *arg;
+		int ok;
+		u64 ns;
+	} cases[] = {
+		{ "0", 1, 0 }, { "1500", 1, 1500000 }, { "31536000000000", 1, 31536000000000000ull },
+		{ "-5", 0, 0 }, { "1.5", 0, 0 }, { "", 0, 0 }, { "5ms", 0, 0 },
+		{ "31536000000001", 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		u64 ns = 7;
+		int err = offcpu__parse_us("--min-block", cases[i].arg, &ns);
+
+		cr_expect_eq(err == 0, cases[i].ok, "'%s'", cases[i].arg);
+		if (cases[i].ok)
+			cr_expect_eq(ns, cases[i].ns, "'%s': %llu", cases[i].arg, (unsigned long long)ns);
+	}
+}
+
+Test(offcpu, settles_options)
+{
+	struct event_spec clock = { .is_clock = true }, cycles = { .is_clock = false };
+	struct session_opts o;
+
+	/* bounds without off-CPU time */
+	o = (struct session_opts){ .min_block_ns = 1000 };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o = (struct session_opts){};
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_NONE, "on-CPU recordings keep their mode");
+	/* min above max */
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000, .max_block_ns = 1000 };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 1000, .max_block_ns = 1000 };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	/* no max: any min */
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000 };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_DWARF, "stacks are dwarf by default");
+	o = (struct session_opts){ .offcpu = OFFCPU_WALL, .call_graph = HSBPF_CALL_GRAPH_FP };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_FP);
+	/* wall needs samples that weigh time */
+	o = (struct session_opts){ .offcpu = OFFCPU_WALL };
+	cr_expect_eq(offcpu__settle_opts(&o, &cycles), -EINVAL);
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY };
+	cr_expect_eq(offcpu__settle_opts(&o, &cycles), 0, "off-CPU alone samples nothing");
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .call_graph = HSBPF_CALL_GRAPH_LBR };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .branch_stack = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .live = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+}
+
+Test(offcpu, states_from_flags)
+{
+	cr_expect_eq(offcpu__state(0), 0);
+	cr_expect_eq(offcpu__state(HSBPF_KEY_KERNEL), 0);
+	cr_expect_eq(offcpu__state(off(HSBPF_OFFCPU_S)), HSBPF_OFFCPU_S);
+	cr_expect_eq(offcpu__state(off(HSBPF_OFFCPU_D) | HSBPF_KEY_KERNEL), HSBPF_OFFCPU_D);
+	cr_expect_eq(offcpu__state(off(HSBPF_OFFCPU_R)), HSBPF_OFFCPU_R);
+	cr_expect_str_eq(offcpu__state_name(0), "on-CPU");
+	cr_expect_str_eq(offcpu__state_name(HSBPF_OFFCPU_S), "S");
+	cr_expect_str_eq(offcpu__state_name(HSBPF_OFFCPU_D), "D");
+	cr_expect_str_eq(offcpu__state_name(HSBPF_OFFCPU_R), "R");
+	cr_expect_str_eq(offcpu__state_name(HSBPF_OFFCPU_OTHER), "other");
+	cr_expect_str_eq(offcpu__state_name(15), "other");
+}
+
+/* a wall profile: 3 on-CPU samples of 1 ms, blocks of 20.0004 ms (S, 2 of them), 3 ms (D) and
+ * 0.7 ms (R) */
+static struct profile *wall_profile(void)
+{
+	struct profile *p = profile__new();
+	const struct profile_sample s[] = {
+		{ .pid = 1, .ip = 0x1000, .count = 3, .weight = 3000000 },
+		{ .pid = 1, .ip = 0x2000, .flags = off(HSBPF_OFFCPU_S), .count = 2, .weight = 40000800 },
+		{ .pid = 1, .ip = 0x3000, .flags = off(HSBPF_OFFCPU_D), .count = 1, .weight = 3000000 },
+		{ .pid = 1, .ip = 0x4000, .flags = off(HSBPF_OFFCPU_R), .count = 1, .weight = 700499 },
+	};
+	const struct profile_stack_sample ss = { .pid = 1, .flags = off(HSBPF_OFFCPU_S) | HSBPF_KEY_KERNEL,
+						 .count = 2, .weight = 40000800 };
+
+	cr_assert(p);
+	for (size_t i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		cr_assert_eq(profile__add_sample(p, &s[i]), 0);
+	cr_assert_eq(profile__add_stack_sample(p, &ss), 0);
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "wall");
+	p->stats.offcpu_blocks = 4;
+	return p;
+}
+
+Test(offcpu, totals_by_state)
+{
+	struct profile *p = wall_profile();
+	struct offcpu_totals t;
+
+	cr_expect(offcpu__in_profile(p));
+	offcpu__totals(p, &t);
+	cr_expect_eq(t.on_ns, 3000000);
+	cr_expect_eq(t.off_ns, 43701299);
+	cr_expect_eq(t.blocks, 4);
+	cr_expect_eq(t.by_state[HSBPF_OFFCPU_S], 40000800);
+	cr_expect_eq(t.by_state[HSBPF_OFFCPU_D], 3000000);
+	cr_expect_eq(t.by_state[HSBPF_OFFCPU_R], 700499);
+	profile__free(p);
+}
+
+Test(offcpu, counts_become_microseconds)
+{
+	struct profile *p = wall_profile();
+
+	offcpu__count_time(p);
+	cr_expect_eq(p->samples[0].count, 3000);
+	cr_expect_eq(p->samples[1].count, 40001, "rounded down below a half");
+	cr_expect_eq(p->samples[2].count, 3000);
+	cr_expect_eq(p->samples[3].count, 700, "0.499 us rounds down");
+	cr_expect_eq(p->stack_samples[0].count, 40001);
+	cr_expect_eq(p->samples[1].weight, 40000800, "weights stay ns");
+	profile__free(p);
+	p = profile__new();
+	cr_expect(!offcpu__in_profile(p), "an on-CPU profile has no time view");
+	profile__free(p);
+}
+
+Test(offcpu, header_says_states_and_losses)
+{
+	struct profile *p = wall_profile();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	p->meta.min_block_ns = 500000;
+	p->stats.offcpu_short = 9;
+	p->stats.offcpu_open = 2;
+	p->stats.offcpu_no_storage = 1;
+	p->stats.offcpu_full = 3;
+	p->stats.offcpu_full_ns = 1500000;
+	offcpu__print_header(p, "# ", f);
+	fclose(f);
+	cr_expect(strstr(buf, "# off-CPU 43.701 ms in 4 blocks, on-CPU 3.000 ms (wall: 46.701 ms); "
+			 "by state: S 40.001 ms (91.5%), D 3.000 ms (6.9%), R 0.700 ms (1.6%)\n"), "%s", buf);
+	cr_expect(strstr(buf, "# blocks kept: 500 us and longer; left out: 9 shorter, 0 longer\n"), "%s", buf);
+	cr_expect(strstr(buf, "# 2 blocks were still open at the end"), "%s", buf);
+	cr_expect(strstr(buf, "# WARNING: 1 switches were missed"), "%s", buf);
+	cr_expect(strstr(buf, "# WARNING: 3 blocks (1.500 ms) were lost"), "%s", buf);
+	free(buf);
+	profile__free(p);
+}
