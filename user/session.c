@@ -214,6 +214,7 @@ static int check_event(struct session *s)
 	}
 	if (offcpu__settle_opts(o, &s->ev))
 		return -EINVAL;
+	s->cg = call_graph__get(o->call_graph);	/* off-CPU time has stacks by default */
 	if (s->ev.is_clock) {
 		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
 		if (!o->mode_given)
