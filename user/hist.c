@@ -8,7 +8,7 @@
 #include "hist.h"
 #include "inline.h"
 #include "sample_filter.h"
-#include "accuracy/lbr_estimate.h"
+#include "lbr_estimate.h"
 
 /* the keys: report's --sort names them, top's -s too, or by what their rows are */
 static const struct {
