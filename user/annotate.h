@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include "profile.h"
 #include "symbolizer.h"
-#include "accuracy/truth.h"
+#include "truth_file.h"
 
 struct annotate_opts {
 	const char *symbol;

@@ -22,7 +22,7 @@
 #include "sample_filter.h"
 #include "speedscope.h"
 #include "symbolizer.h"
-#include "accuracy/truth.h"
+#include "truth_file.h"
 #include <linux/perf_event.h>
 
 static const char usage_text[] =
