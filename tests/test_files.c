@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include "elf_image.h"
 #include "helpers.h"
-#include "accuracy/truth.h"
+#include "truth_file.h"
 
 #define TIMEOUT "timeout -s KILL 20"	/* status 137: it hung */
 

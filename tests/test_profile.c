@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* profile: the file round-trips, and every kind of damage is refused with a clear error. */
+/* profile: the file round-trips, and every kind of damage is refused with a clear error;
+ * process images across exec and fork. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
 #include <dirent.h>
@@ -634,6 +635,84 @@ Test(profile, a_link_at_the_output_is_replaced_not_followed)
 
 /* 1.6: mapping generations go beside SAMPLES and STACK_SAMPLES, whose records keep their
  * 48 bytes; written only when one is set, read back into their samples */
+/* pid 10 runs [old], execs [new] at t=100 (BPF tags its samples exec_ns=150), dlopens at
+ * t=300, forks pid 11 at t=200, which never execs; pid 12 forked from 10 at t=50 */
+static struct profile *timeline(void)
+{
+	struct profile *p = profile__new();
+
+	profile__add_comm(p, 10, 0, "old", false);
+	profile__add_mapping(p, 10, 0, 0x1000, 0x1000, 0, "[old]", NULL, 0);
+	profile__add_comm(p, 10, 100, "new", true);
+	profile__add_mapping(p, 10, 110, 0x1000, 0x2000, 0, "[new]", NULL, 0);
+	profile__add_mapping(p, 10, 300, 0x8000, 0x1000, 0, "[dlopened]", NULL, 0);
+	profile__add_fork(p, 11, 10, 200);
+	profile__add_fork(p, 12, 10, 50);
+	profile__finish(p);
+	return p;
+}
+
+static const char *dso_of(const struct profile *p, u32 pid, u64 exec_ns, u64 ip)
+{
+	const struct profile_mapping *m = profile__find_mapping(p, pid, exec_ns, 0, ip);
+
+	return m ? profile__str(p, m->path) : "(none)";
+}
+
+Test(profile, images_across_exec_and_fork)
+{
+	struct profile *p = timeline();
+	static const struct {
+		u32 pid;
+		u64 exec_ns, ip;
+		const char *want;
+	} cases[] = {
+		{ 10, 0, 0x1800, "[old]" },		/* before the exec */
+		{ 10, 0, 0x2800, "(none)" },		/* [new] is not in the old image */
+		{ 10, 150, 0x1800, "[new]" },		/* after the exec */
+		{ 10, 150, 0x2800, "[new]" },
+		{ 10, 150, 0x8010, "[dlopened]" },	/* loaded later in the same image */
+		{ 11, 0, 0x1800, "[new]" },		/* forked after the exec */
+		{ 11, 0, 0x8010, "(none)" },		/* forked before the dlopen */
+		{ 12, 0, 0x1800, "[old]" },		/* forked before the exec */
+		{ 13, 0, 0x1800, "(none)" },		/* unknown process */
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		cr_expect_str_eq(dso_of(p, cases[i].pid, cases[i].exec_ns, cases[i].ip),
+				 cases[i].want, "case %zu", i);
+	cr_expect_str_eq(profile__comm(p, 10, 0), "old");
+	cr_expect_str_eq(profile__comm(p, 10, 150), "new");
+	cr_expect_str_eq(profile__comm(p, 11, 0), "new");
+	cr_expect_str_eq(profile__comm(p, 0, 0), "swapper");
+	profile__free(p);
+}
+
+/* tags taken at the exec's rename come a moment before the exec's COMM record: with meta
+ * exec_tags "rename" the record just after a tag starts its image, not ends it */
+Test(profile, rename_tags_name_the_image_their_record_starts)
+{
+	struct profile *p = timeline();
+
+	profile__add_comm(p, 10, 100000500, "third", true);
+	profile__finish(p);
+	snprintf(p->meta.exec_tags, sizeof(p->meta.exec_tags), "rename");
+	cr_expect_str_eq(profile__comm(p, 10, 0), "old");		/* no tag: before any exec */
+	cr_expect_str_eq(profile__comm(p, 10, 99), "new");		/* 1 ns before its record */
+	cr_expect_str_eq(profile__comm(p, 10, 100), "new");		/* at it */
+	cr_expect_str_eq(dso_of(p, 10, 99, 0x2800), "[new]");
+	cr_expect_str_eq(profile__comm(p, 10, 100000400), "third");
+	/* a tag whose own record was lost is not taken for the next exec's, 100 ms on */
+	cr_expect_str_eq(profile__comm(p, 10, 150), "new");
+	/* the same tags taken after their records (sched_process_exec) */
+	p->meta.exec_tags[0] = 0;
+	cr_expect_str_eq(profile__comm(p, 10, 99), "old");
+	cr_expect_str_eq(profile__comm(p, 10, 150), "new");
+	cr_expect_str_eq(profile__comm(p, 10, 100000400), "new");
+	cr_expect_str_eq(profile__comm(p, 10, 100000600), "third");
+	profile__free(p);
+}
+
 Test(profile, mapping_generations_round_trip, .init = cr_redirect_stderr)
 {
 	struct profile *p = sample_profile(), *q;

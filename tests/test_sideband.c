@@ -188,7 +188,6 @@ Test(sideband, ksymbol_names_bpf_programs)
 Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
 {
 	struct profile *p = profile__new();
-	struct symbolizer *sy;
 	const struct profile_mapping *m;
 	u64 ip = (u64)(uintptr_t)&procfs__synthesize_at;
 	u32 pid = getpid();
@@ -196,25 +195,19 @@ Test(sideband, procfs_resynthesis_after_lost_records_names_the_current_image)
 	cr_assert_not_null(p);
 	cr_assert_eq(profile__add_comm(p, pid, 100, "test", true), 0);
 	profile__finish(p);
-	sy = symbolizer__new(p);
-	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, 0, ip), "a mapping before the re-reading");
-	symbolizer__free(sy);
+	cr_expect_null(profile__find_mapping(p, pid, 100, 0, ip), "a mapping before the re-reading");
 	cr_assert_eq(procfs__synthesize_at(p, pid, 1000), 0);
 	profile__finish(p);
 	for (size_t i = 0; i < p->nr_comms; i++)
 		cr_expect(!p->comms[i].exec || p->comms[i].time_ns == 100, "the re-reading made an exec");
-	sy = symbolizer__new(p);
-	m = symbolizer__find_mapping(sy, pid, 100, 0, ip);
+	m = profile__find_mapping(p, pid, 100, 0, ip);
 	cr_assert_not_null(m, "the current image's sample has no mapping");
 	cr_expect_eq(m->time_ns, 1000);
 	cr_expect(ip >= m->start && ip - m->start < m->len);
 	/* an image that ended before the re-reading is not given the new mappings */
 	cr_assert_eq(profile__add_comm(p, pid, 500, "test", true), 0);
 	profile__finish(p);
-	symbolizer__free(sy);
-	sy = symbolizer__new(p);
-	cr_expect_null(symbolizer__find_mapping(sy, pid, 100, 0, ip), "an older image got the new mappings");
-	symbolizer__free(sy);
+	cr_expect_null(profile__find_mapping(p, pid, 100, 0, ip), "an older image got the new mappings");
 	profile__free(p);
 }
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* symbolizer: process images across exec and fork, kernel symbols, and a real ELF fixture
- * mapped like a PIE. */
+/* symbolizer: kernel symbols, a real ELF fixture mapped like a PIE, and code loaded at one
+ * address told apart by mapping generations (process images: test_profile.c). */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -14,93 +14,6 @@
 #include "hsbpf.h"
 #include "symbolizer.h"
 #include "symname.h"
-
-/* pid 10 runs [old], execs [new] at t=100 (BPF tags its samples exec_ns=150), dlopens at
- * t=300, forks pid 11 at t=200, which never execs; pid 12 forked from 10 at t=50 */
-static struct profile *timeline(void)
-{
-	struct profile *p = profile__new();
-
-	profile__add_comm(p, 10, 0, "old", false);
-	profile__add_mapping(p, 10, 0, 0x1000, 0x1000, 0, "[old]", NULL, 0);
-	profile__add_comm(p, 10, 100, "new", true);
-	profile__add_mapping(p, 10, 110, 0x1000, 0x2000, 0, "[new]", NULL, 0);
-	profile__add_mapping(p, 10, 300, 0x8000, 0x1000, 0, "[dlopened]", NULL, 0);
-	profile__add_fork(p, 11, 10, 200);
-	profile__add_fork(p, 12, 10, 50);
-	profile__finish(p);
-	return p;
-}
-
-static const char *dso_of(const struct profile *p, struct symbolizer *sy, u32 pid, u64 exec_ns, u64 ip)
-{
-	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, 0, ip);
-
-	return m ? profile__str(p, m->path) : "(none)";
-}
-
-Test(symbolizer, images_across_exec_and_fork)
-{
-	struct profile *p = timeline();
-	struct symbolizer *sy = symbolizer__new(p);
-	static const struct {
-		u32 pid;
-		u64 exec_ns, ip;
-		const char *want;
-	} cases[] = {
-		{ 10, 0, 0x1800, "[old]" },		/* before the exec */
-		{ 10, 0, 0x2800, "(none)" },		/* [new] is not in the old image */
-		{ 10, 150, 0x1800, "[new]" },		/* after the exec */
-		{ 10, 150, 0x2800, "[new]" },
-		{ 10, 150, 0x8010, "[dlopened]" },	/* loaded later in the same image */
-		{ 11, 0, 0x1800, "[new]" },		/* forked after the exec */
-		{ 11, 0, 0x8010, "(none)" },		/* forked before the dlopen */
-		{ 12, 0, 0x1800, "[old]" },		/* forked before the exec */
-		{ 13, 0, 0x1800, "(none)" },		/* unknown process */
-	};
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		cr_expect_str_eq(dso_of(p, sy, cases[i].pid, cases[i].exec_ns, cases[i].ip),
-				 cases[i].want, "case %zu", i);
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 0), "old");
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
-	cr_expect_str_eq(symbolizer__comm(sy, 11, 0), "new");
-	cr_expect_str_eq(symbolizer__comm(sy, 0, 0), "swapper");
-	symbolizer__free(sy);
-	profile__free(p);
-}
-
-/* tags taken at the exec's rename come a moment before the exec's COMM record: with meta
- * exec_tags "rename" the record just after a tag starts its image, not ends it */
-Test(symbolizer, rename_tags_name_the_image_their_record_starts)
-{
-	struct profile *p = timeline();
-	struct symbolizer *sy;
-
-	profile__add_comm(p, 10, 100000500, "third", true);
-	profile__finish(p);
-	snprintf(p->meta.exec_tags, sizeof(p->meta.exec_tags), "rename");
-	sy = symbolizer__new(p);
-	cr_assert(sy);
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 0), "old");		/* no tag: before any exec */
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 99), "new");		/* 1 ns before its record */
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 100), "new");		/* at it */
-	cr_expect_str_eq(dso_of(p, sy, 10, 99, 0x2800), "[new]");
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000400), "third");
-	/* a tag whose own record was lost is not taken for the next exec's, 100 ms on */
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
-	symbolizer__free(sy);
-	/* the same tags taken after their records (sched_process_exec) */
-	p->meta.exec_tags[0] = 0;
-	sy = symbolizer__new(p);
-	cr_assert(sy);
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 99), "old");
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 150), "new");
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000400), "new");
-	cr_expect_str_eq(symbolizer__comm(sy, 10, 100000600), "third");
-	symbolizer__free(sy);
-	profile__free(p);
-}
 
 Test(symbolizer, kernel_symbols_are_bounded)
 {
@@ -412,8 +325,8 @@ Test(symbolizer, mapping_generations_tell_apart_code_loaded_at_one_address)
 	sy = symbolizer__new(p);
 	cr_assert(sy);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		const struct profile_mapping *m = symbolizer__find_mapping(sy, 20, cases[i].exec_ns,
-									   cases[i].map_ns, 0x7010);
+		const struct profile_mapping *m = profile__find_mapping(p, 20, cases[i].exec_ns,
+									cases[i].map_ns, 0x7010);
 		struct profile_sample s = { .pid = 20, .ip = 0x7010, .exec_ns = cases[i].exec_ns,
 					    .map_ns = cases[i].map_ns, .count = 1 };
 		struct sym_result r;
@@ -423,6 +336,7 @@ Test(symbolizer, mapping_generations_tell_apart_code_loaded_at_one_address)
 		if (m)
 			cr_expect_str_eq(r.dso, cases[i].want, "case %zu resolved", i);
 	}
+	cr_expect_str_eq(symbolizer__comm(sy, 20, 400), "next");	/* the profile's */
 	symbolizer__free(sy);
 	profile__free(p);
 }

@@ -13,7 +13,7 @@
 #include "elf_image.h"
 #include "hsbpf.h"
 #include "json_writer.h"
-#include "accuracy/lbr_estimate.h"
+#include "lbr_estimate.h"
 #include <linux/perf_event.h>
 
 struct insn_samples {

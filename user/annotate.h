@@ -8,7 +8,7 @@
 #include "output.h"
 #include "profile.h"
 #include "symbolizer.h"
-#include "accuracy/truth.h"
+#include "truth_file.h"
 
 struct annotate_opts {
 	const char *symbol;

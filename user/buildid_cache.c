@@ -24,7 +24,7 @@
 #include "build_id.h"
 #include "buildid_cache.h"
 #include "hsbpf.h"
-#include "symbolizer.h"
+#include "profile.h"
 
 /* objects held open at once, and at most a quarter of the file limit (the sampler needs
  * its own per CPU): beyond that, the path is read at the end */
@@ -512,10 +512,9 @@ void buildid_keeper__scan(struct buildid_keeper *k, struct profile *p)
 /* ---- saving ---- */
 
 /* the distinct sampled mappings' indexes, as a bitmap over p->mappings */
-static void mark(struct symbolizer *sy, const struct profile *p, u8 *used, u32 pid, u64 exec_ns,
-		 u64 map_ns, u64 ip)
+static void mark(const struct profile *p, u8 *used, u32 pid, u64 exec_ns, u64 map_ns, u64 ip)
 {
-	const struct profile_mapping *m = symbolizer__find_mapping(sy, pid, exec_ns, map_ns, ip);
+	const struct profile_mapping *m = profile__find_mapping(p, pid, exec_ns, map_ns, ip);
 
 	if (m)
 		used[m - p->mappings] = 1;
@@ -569,7 +568,6 @@ static int save_one(struct buildid_keeper *k, const struct profile *p,
 int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, const char *dir,
 			 struct buildid_save_stats *st)
 {
-	struct symbolizer *sy;
 	u8 *used;
 	int root;
 
@@ -584,10 +582,7 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		return root;
 	}
 	used = calloc(p->nr_mappings + 1, 1);
-	sy = symbolizer__new(p);
-	if (!used || !sy) {
-		free(used);
-		symbolizer__free(sy);
+	if (!used) {
 		close(root);
 		return fail(-ENOMEM, "cannot fill the build-id cache: %s", strerror(ENOMEM));
 	}
@@ -595,7 +590,7 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		const struct profile_sample *s = &p->samples[i];
 
 		if (!(s->flags & HSBPF_KEY_KERNEL))
-			mark(sy, p, used, s->pid, s->exec_ns, s->map_ns, s->ip);
+			mark(p, used, s->pid, s->exec_ns, s->map_ns, s->ip);
 	}
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
@@ -607,10 +602,8 @@ int buildid_keeper__save(struct buildid_keeper *k, const struct profile *p, cons
 		if (st->end == PROFILE_STACK_LOST || (u64)st->first + st->nr > p->nr_frames)
 			continue;
 		for (u32 j = 0; j < st->nr; j++)
-			mark(sy, p, used, ss->pid, ss->exec_ns, ss->map_ns,
-			     profile__frames(p, st)[j]);
+			mark(p, used, ss->pid, ss->exec_ns, ss->map_ns, profile__frames(p, st)[j]);
 	}
-	symbolizer__free(sy);
 	for (size_t i = 0; i < p->nr_mappings; i++) {
 		const struct profile_mapping *m = &p->mappings[i];
 		bool seen = false;

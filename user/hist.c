@@ -8,7 +8,7 @@
 #include "hist.h"
 #include "inline.h"
 #include "sample_filter.h"
-#include "accuracy/lbr_estimate.h"
+#include "lbr_estimate.h"
 
 const char *hist__key_name(enum sort_key k)
 {

@@ -10,7 +10,6 @@
 #include "build_id.h"
 #include "buildid_cache.h"
 #include "perf_unwind.h"
-#include "symbolizer.h"
 
 #define PERF_REG_IP	8
 #define PERF_REG_SP	7
@@ -29,7 +28,6 @@ struct object {
 
 struct perf_unwind {
 	const struct profile *p;
-	struct symbolizer *sy;
 	struct object *objs;
 	size_t nr_objs, cap_objs;
 	int *obj_of;		/* per mapping: index in objs + 1, 0 not looked at yet */
@@ -49,9 +47,8 @@ struct perf_unwind *perf_unwind__new(const struct profile *p)
 	if (!u)
 		return NULL;
 	u->p = p;
-	u->sy = symbolizer__new(p);
 	u->obj_of = calloc(p->nr_mappings + 1, sizeof(*u->obj_of));
-	if (!u->sy || !u->obj_of) {
+	if (!u->obj_of) {
 		perf_unwind__free(u);
 		return NULL;
 	}
@@ -68,7 +65,6 @@ void perf_unwind__free(struct perf_unwind *u)
 	}
 	free(u->objs);
 	free(u->obj_of);
-	symbolizer__free(u->sy);
 	free(u);
 }
 
@@ -151,7 +147,7 @@ static struct object *build_object(struct perf_unwind *u, const struct profile_m
 static int find(void *ctx, u64 pc, const struct unwind_table **t, u64 *bias)
 {
 	struct perf_unwind *u = ctx;
-	const struct profile_mapping *m = symbolizer__mapping_at(u->sy, u->pid, u->time, pc);
+	const struct profile_mapping *m = profile__mapping_at(u->p, u->pid, u->time, pc);
 	const struct unwind_segment *seg;
 	size_t i;
 

@@ -153,7 +153,7 @@ static s64 mapping_id(struct builder *b, const struct callchain_stack *st,
 	u64 h;
 
 	if (!f->kernel) {
-		m = symbolizer__find_mapping(b->sy, st->pid, st->exec_ns, st->map_ns, f->ip);
+		m = profile__find_mapping(b->cc->p, st->pid, st->exec_ns, st->map_ns, f->ip);
 		if (!m)
 			return 0;
 		k.m = m;

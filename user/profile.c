@@ -3,6 +3,7 @@
  * Readers reject a newer major version, skip unknown sections, and trust no offset. */
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,6 +482,137 @@ u32 profile__nspid(const struct profile *p, u32 pid)
 		if (p->nspids[i].pid == pid)
 			return p->nspids[i].nspid;
 	return 0;
+}
+
+/* ---- process images ---- */
+
+#define MAX_FORK_DEPTH 32
+
+/* the index of pid's first element in a table sorted by (pid, time) */
+static size_t first_of_pid(const void *table, size_t nr, size_t size, u32 pid)
+{
+	return array__count_lt_u32(table, nr, size, 0, pid);
+}
+
+_Static_assert(offsetof(struct profile_mapping, pid) == 0 && offsetof(struct profile_comm, pid) == 0 &&
+	       offsetof(struct profile_fork, pid) == 0, "first_of_pid: pid first");
+
+/* the start of the image pid had at time t: its last exec at or before t, 0 if none */
+static u64 image_start(const struct profile *p, u32 pid, u64 t, bool *execd)
+{
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
+	u64 start = 0;
+
+	*execd = false;
+	for (; i < p->nr_comms && p->comms[i].pid == pid && p->comms[i].time_ns <= t; i++) {
+		if (p->comms[i].exec) {
+			start = p->comms[i].time_ns;
+			*execd = true;
+		}
+	}
+	return start;
+}
+
+/* The last moment of the image that the BPF side tagged with exec_ns. A tag taken at the
+ * exec's rename (meta exec_tags "rename") comes a moment before the COMM record that starts
+ * its image: the first exec record at most EXEC_TAG_SLACK after the tag is the image's own
+ * start, not its end. Other tags were taken at or after their image's record. */
+#define EXEC_TAG_SLACK	100000000ull	/* 100 ms: microseconds apart, unless the VM stalls */
+static u64 image_end(const struct profile *p, u32 pid, u64 exec_ns)
+{
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
+	bool before = exec_ns && !strcmp(p->meta.exec_tags, "rename");
+
+	for (; i < p->nr_comms && p->comms[i].pid == pid; i++) {
+		const struct profile_comm *c = &p->comms[i];
+
+		if (!c->exec || c->time_ns < exec_ns || (c->time_ns == exec_ns && !before))
+			continue;
+		if (before && c->time_ns - exec_ns <= EXEC_TAG_SLACK) {
+			before = false;	/* the tag's own image starts here */
+			continue;
+		}
+		return c->time_ns - 1;
+	}
+	return UINT64_MAX;
+}
+
+static const struct profile_fork *find_fork(const struct profile *p, u32 pid, u64 t)
+{
+	size_t i = first_of_pid(p->forks, p->nr_forks, sizeof(*p->forks), pid);
+	const struct profile_fork *f = NULL;
+
+	for (; i < p->nr_forks && p->forks[i].pid == pid && p->forks[i].time_ns <= t; i++)
+		f = &p->forks[i];
+	return f;
+}
+
+static const struct profile_mapping *lookup_at(const struct profile *p, u32 pid, u64 t,
+					       u64 ip, int depth)
+{
+	size_t lo = first_of_pid(p->mappings, p->nr_mappings, sizeof(*p->mappings), pid), hi = lo;
+	const struct profile_fork *f;
+	bool execd;
+	u64 start = image_start(p, pid, t, &execd);
+
+	while (hi < p->nr_mappings && p->mappings[hi].pid == pid)
+		hi++;
+	/* latest first: a later mmap over the same range replaces the earlier one */
+	for (size_t i = hi; i-- > lo;) {
+		const struct profile_mapping *m = &p->mappings[i];
+
+		if (m->time_ns > t || m->time_ns < start)
+			continue;
+		if (ip >= m->start && ip - m->start < m->len)
+			return m;
+	}
+	if (execd || depth >= MAX_FORK_DEPTH)
+		return NULL;
+	f = find_fork(p, pid, t);
+	if (!f)
+		return NULL;
+	return lookup_at(p, f->ppid, f->time_ns, ip, depth + 1);
+}
+
+/* A sample with a mapping generation (map_ns) was taken after the MMAP2 record of its
+ * image's last executable file mmap and before the next: the mapping in force then is the
+ * newest at or before map_ns. Without one, the image's latest (no such mmap while recording,
+ * or a profile older than 1.6). */
+const struct profile_mapping *profile__find_mapping(const struct profile *p, u32 pid, u64 exec_ns,
+						 u64 map_ns, u64 ip)
+{
+	u64 end = image_end(p, pid, exec_ns);
+
+	return lookup_at(p, pid, map_ns && map_ns < end ? map_ns : end, ip, 0);
+}
+
+const struct profile_mapping *profile__mapping_at(const struct profile *p, u32 pid, u64 t, u64 ip)
+{
+	return lookup_at(p, pid, t, ip, 0);
+}
+
+static const char *comm_at(const struct profile *p, u32 pid, u64 t, int depth)
+{
+	size_t i = first_of_pid(p->comms, p->nr_comms, sizeof(*p->comms), pid);
+	const char *comm = NULL;
+	const struct profile_fork *f;
+
+	for (; i < p->nr_comms && p->comms[i].pid == pid && p->comms[i].time_ns <= t; i++)
+		comm = profile__str(p, p->comms[i].comm);
+	if (comm || depth >= MAX_FORK_DEPTH)
+		return comm;
+	f = find_fork(p, pid, t);
+	return f ? comm_at(p, f->ppid, f->time_ns, depth + 1) : NULL;
+}
+
+const char *profile__comm(const struct profile *p, u32 pid, u64 exec_ns)
+{
+	const char *c;
+
+	if (pid == 0)
+		return "swapper";
+	c = comm_at(p, pid, image_end(p, pid, exec_ns), 0);
+	return c ? c : "[unknown]";
 }
 
 static int cmp_ksym(const void *a, const void *b)

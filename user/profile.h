@@ -382,6 +382,18 @@ static inline const u64 *profile__frames(const struct profile *p, const struct p
 /* the PID pid has inside its own namespace, or 0 when it lives in the host's */
 u32 profile__nspid(const struct profile *p, u32 pid);
 
+/* Process images: the mappings a pid had between two execs; a forked child starts with its
+ * parent's image. The lookups search the tables profile__finish sorts. */
+/* the mapping of (pid, exec_ns) holding ip, or NULL; with map_ns (the sample's mapping
+ * generation, 0: none), the newest holding ip at or before map_ns */
+const struct profile_mapping *profile__find_mapping(const struct profile *p, u32 pid, u64 exec_ns,
+						 u64 map_ns, u64 ip);
+/* the mapping of ip in pid at time t (perf's clock, as the mappings' times), inherited
+ * across forks as for find_mapping */
+const struct profile_mapping *profile__mapping_at(const struct profile *p, u32 pid, u64 t, u64 ip);
+/* the command name of (pid, exec_ns): "swapper" for pid 0, "[unknown]" when none was recorded */
+const char *profile__comm(const struct profile *p, u32 pid, u64 exec_ns);
+
 /* keep the process history (mappings, comms, forks) of these pids, of the pids that have
  * samples, and of their fork ancestors; drop the rest, and leave the tables sorted
  * (profile__finish). 0 or -ENOMEM (nothing dropped) */

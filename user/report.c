@@ -21,7 +21,7 @@
 #include "report.h"
 #include "speedscope.h"
 #include "symbolizer.h"
-#include "accuracy/truth.h"
+#include "truth_file.h"
 #include <linux/perf_event.h>
 
 int report__load(const char *input, const struct sample_filter *sf, bool raw_names, bool inl,

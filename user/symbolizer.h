@@ -44,13 +44,7 @@ void symbolizer__free(struct symbolizer *sy);
 /* never fails: what cannot be resolved is reported as [unknown] */
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s,
 			 struct sym_result *r);
-/* the mapping of (pid, exec_ns) holding ip, or NULL; with map_ns (the sample's mapping
- * generation, 0: none), the newest holding ip at or before map_ns */
-const struct profile_mapping *symbolizer__find_mapping(struct symbolizer *sy, u32 pid,
-							u64 exec_ns, u64 map_ns, u64 ip);
-/* the mapping of ip in pid at time t (perf's clock, as the mappings' times), inherited
- * across forks as for find_mapping */
-const struct profile_mapping *symbolizer__mapping_at(struct symbolizer *sy, u32 pid, u64 t, u64 ip);
+/* profile__comm of the symbolizer's profile */
 const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns);
 /* how many objects could not be opened or did not match their build-id */
 unsigned symbolizer__missing(const struct symbolizer *sy);
