@@ -40,36 +40,36 @@ Test(offcpu, parses_microseconds)
 Test(offcpu, settles_options)
 {
 	struct event_spec clock = { .is_clock = true }, cycles = { .is_clock = false };
-	struct session_opts o;
+	struct sampler_params o;
 
 	/* bounds without off-CPU time */
-	o = (struct session_opts){ .min_block_ns = 1000 };
+	o = (struct sampler_params){ .min_block_ns = 1000 };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
-	o = (struct session_opts){};
+	o = (struct sampler_params){};
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
 	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_NONE, "on-CPU recordings keep their mode");
 	/* min above max */
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000, .max_block_ns = 1000 };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000, .max_block_ns = 1000 };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 1000, .max_block_ns = 1000 };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .min_block_ns = 1000, .max_block_ns = 1000 };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
 	/* no max: any min */
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000 };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .min_block_ns = 5000 };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
 	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_DWARF, "stacks are dwarf by default");
-	o = (struct session_opts){ .offcpu = OFFCPU_WALL, .call_graph = HSBPF_CALL_GRAPH_FP };
+	o = (struct sampler_params){ .offcpu = OFFCPU_WALL, .call_graph = HSBPF_CALL_GRAPH_FP };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
 	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_FP);
 	/* wall needs samples that weigh time */
-	o = (struct session_opts){ .offcpu = OFFCPU_WALL };
+	o = (struct sampler_params){ .offcpu = OFFCPU_WALL };
 	cr_expect_eq(offcpu__settle_opts(&o, &cycles), -EINVAL);
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY };
 	cr_expect_eq(offcpu__settle_opts(&o, &cycles), 0, "off-CPU alone samples nothing");
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .call_graph = HSBPF_CALL_GRAPH_LBR };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .call_graph = HSBPF_CALL_GRAPH_LBR };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .branch_stack = true };
-	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
-	o = (struct session_opts){ .offcpu = OFFCPU_ONLY, .live = true };
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY };
+	cr_expect_eq(offcpu__settle_opts(&o, &(struct event_spec){ .branch_stack = true }), -EINVAL);
+	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .live = true };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 }
 

@@ -21,7 +21,7 @@ int offcpu__parse_us(const char *opt, const char *arg, u64 *ns)
 	return 0;
 }
 
-int offcpu__settle_opts(struct session_opts *o, const struct event_spec *ev)
+int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev)
 {
 	if (o->offcpu == OFFCPU_NONE) {
 		if (o->min_block_ns || o->max_block_ns)
@@ -37,7 +37,7 @@ int offcpu__settle_opts(struct session_opts *o, const struct event_spec *ev)
 	if (o->offcpu == OFFCPU_WALL && !ev->is_clock)
 		return fail(-EINVAL, "--wall adds on-CPU samples to off-CPU time: it needs a clock "
 			    "event (cpu-clock, task-clock), whose samples weigh time");
-	if (o->branch_stack || o->call_graph == HSBPF_CALL_GRAPH_LBR)
+	if (ev->branch_stack || o->call_graph == HSBPF_CALL_GRAPH_LBR)
 		return fail(-EINVAL, "off-CPU stacks are unwound at the switch: --call-graph dwarf or "
 			    "fp, not the LBR");
 	if (o->call_graph == HSBPF_CALL_GRAPH_NONE)
@@ -45,7 +45,7 @@ int offcpu__settle_opts(struct session_opts *o, const struct event_spec *ev)
 	return 0;
 }
 
-void offcpu__fill_meta(struct profile_meta *m, const struct session_opts *o)
+void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o)
 {
 	snprintf(m->offcpu, sizeof(m->offcpu), "%s", o->offcpu == OFFCPU_ONLY ? "off" :
 		 o->offcpu == OFFCPU_WALL ? "wall" : "");

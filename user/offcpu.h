@@ -11,12 +11,7 @@
 #include "event.h"
 #include "hsbpf.h"
 #include "profile.h"
-#include "session.h"
-
-/* session_opts.offcpu (as sampler_opts.offcpu) */
-#define OFFCPU_NONE	0
-#define OFFCPU_ONLY	1	/* --off-cpu: blocked time only */
-#define OFFCPU_WALL	2	/* --wall: on-CPU samples and off-CPU time */
+#include "sampler.h"
 
 /* --min-block/--max-block US (microseconds, as bcc's offcputime -m/-M) into ns; -EINVAL after
  * saying what is wrong with it */
@@ -24,9 +19,9 @@ int offcpu__parse_us(const char *opt, const char *arg, u64 *ns);
 /* the off-CPU options against the rest, once the event is known: -EINVAL after saying what is
  * wrong (bounds without --off-cpu or --wall, min above max, --wall with an event that is not
  * a clock, LBR); call graphs default to dwarf */
-int offcpu__settle_opts(struct session_opts *o, const struct event_spec *ev);
+int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev);
 /* META's offcpu, min_block_ns, max_block_ns */
-void offcpu__fill_meta(struct profile_meta *m, const struct session_opts *o);
+void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o);
 
 /* the profile holds off-CPU time (META offcpu "off" or "wall") */
 bool offcpu__in_profile(const struct profile *p);

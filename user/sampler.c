@@ -23,7 +23,6 @@
 #include "profile.skel.h"
 #include "empty.skel.h"
 #include "lbr.skel.h"
-#include "offcpu.h"
 #include "rearm.h"
 #include "sampler.h"
 #include "unwind_table.h"

@@ -12,6 +12,11 @@
 
 /* What record and top ask of the sampler as the user said it: a session passes it through
  * whole (struct session_opts embeds it as struct sampler_opts does: -fms-extensions) */
+/* sampler_params.offcpu (user/offcpu.c: the options and the report's view) */
+#define OFFCPU_NONE	0
+#define OFFCPU_ONLY	1	/* --off-cpu: blocked time only */
+#define OFFCPU_WALL	2	/* --wall: on-CPU samples and off-CPU time */
+
 struct sampler_params {
 	enum period_mode mode;
 	u32 map_entries;	/* sample map slots; 0 for the default */
@@ -25,7 +30,7 @@ struct sampler_params {
 	bool key_cpu;
 	u64 time_bucket_ns;	/* 0: none */
 	/* off-CPU time (bpf/offcpu.bpf.h, docs/off-cpu.md) */
-	u32 offcpu;		/* OFFCPU_* of offcpu.h: with ONLY, no sampling event */
+	u32 offcpu;		/* OFFCPU_*: with ONLY, no sampling event */
 	u64 min_block_ns;	/* blocks shorter are left out */
 	u64 max_block_ns;	/* ... and longer, 0 for no bound */
 };

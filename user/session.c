@@ -145,7 +145,7 @@ static void fill_meta(struct session *s)
 	m->nr_cpus = s->nr_cpus;
 	snprintf(m->call_graph, sizeof(m->call_graph), "%s", s->cg ? s->cg->name : "");
 	m->max_frames = call_graph__max_frames(s->cg, o->max_frames);
-	offcpu__fill_meta(m, o);
+	offcpu__fill_meta(m, &o->params);
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -212,7 +212,7 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "--call-graph %s and -b both need the LBR: choose one", s->cg->name);
 		s->ev.lbr_call_stack = true;
 	}
-	if (offcpu__settle_opts(o, &s->ev))
+	if (offcpu__settle_opts(&o->params, &s->ev))
 		return -EINVAL;
 	s->cg = call_graph__get(o->call_graph);	/* off-CPU time has stacks by default */
 	if (s->ev.is_clock) {
