@@ -26,7 +26,7 @@ else
 BIN := hsbpf
 endif
 # -fms-extensions: a struct embedded unnamed, its members reached as the outer struct's (the
-# options a session passes whole to the sampler: user/sampler.h); clang warns of it otherwise
+# options a session passes whole to the sampler: user/record/sampler.h); clang warns of it otherwise
 MS_EXT := -fms-extensions $(if $(findstring clang,$(shell $(CC) --version 2>/dev/null)),-Wno-microsoft-anon-tag)
 ALL_CFLAGS := $(CFLAGS) $(WARN) -std=gnu11 $(MS_EXT) -D_GNU_SOURCE -MMD -MP \
 	-I$(OUTPUT) -I$(OUTPUT)/proto -Ibpf -Iuser -Iref $(PC_CFLAGS)
@@ -47,9 +47,9 @@ BPF_SRCS := $(wildcard bpf/*.bpf.c)
 BPF_OBJS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/bpf/%.bpf.o,$(BPF_SRCS))
 SKELS := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-# user/accuracy/: the accuracy harness (truth, the reference run, eval, the experiments), the
-# instrument that measures the profiler, in the same library
-LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/accuracy/*.c))
+# user/ holds main.c and one cmd-*.c per command; the floors below it (docs/layout.md) are
+# one library, user/accuracy/ (the instrument that measures the profiler) with them
+LIB_SRCS := $(filter-out user/main.c,$(wildcard user/*.c user/*/*.c))
 # the virtual PMU's timing model: built into the plugin, and into the library for the tool
 # (parameter checks) and the tests
 TIMING_SRCS := ref/timing.c ref/timing_decode.c
@@ -78,7 +78,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
-$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/user $(OUTPUT)/user/accuracy $(OUTPUT)/tests $(OUTPUT)/tests/accuracy \
+$(OUTPUT) $(OUTPUT)/bpf $(OUTPUT)/tests $(OUTPUT)/tests/accuracy \
 		$(OUTPUT)/fixtures:
 	$(Q)mkdir -p $@
 
@@ -102,12 +102,13 @@ $(OUTPUT)/proto/profile.pb-c.o: $(OUTPUT)/proto/profile.pb-c.c
 # Only the skeleton users need the skeletons, but generating them first is cheap and keeps
 # the dependency files honest on a clean tree.
 $(LIB_OBJS): | $(SKELS) $(PROTO_GEN)
-$(OUTPUT)/user/%.o: user/%.c | $(OUTPUT)/user $(OUTPUT)/user/accuracy
+$(OUTPUT)/user/%.o: user/%.c
+	$(Q)mkdir -p $(@D)
 	$(call msg,CC,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) -c $< -o $@
 
 # the flame graph page is embedded whole (.incbin): -MMD does not see it
-$(OUTPUT)/user/flamegraph.o: user/flamegraph_page.html
+$(OUTPUT)/user/report/flamegraph.o: user/report/flamegraph_page.html
 
 $(OUTPUT)/ref/%.o: ref/%.c ref/timing.h
 	$(Q)mkdir -p $(dir $@)
@@ -367,13 +368,13 @@ bench-truth: $(BIN) $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 # coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
 FUZZ_CORPUS := tests/fuzz/corpus
-$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/perf_data.c user/file_format.c user/util.c
+$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/record/perf_data.c user/lib/file_format.c user/lib/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
 
 # ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
-$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind_table.c user/disasm.c user/vdso.c user/util.c
+$(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind/unwind_table.c user/lib/disasm.c user/lib/vdso.c user/lib/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
 	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -ldw -lelf -lz -lm -o $@
@@ -403,5 +404,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-asan hsbpf
 
--include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/user/accuracy/*.d $(OUTPUT)/tests/*.d \
+-include $(wildcard $(OUTPUT)/user/*.d $(OUTPUT)/user/*/*.d $(OUTPUT)/tests/*.d \
 	$(OUTPUT)/tests/accuracy/*.d $(OUTPUT)/ref/*.d)

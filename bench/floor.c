@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include "sampler.h"
-#include "target.h"
+#include "record/sampler.h"
+#include "record/target.h"
 
 static volatile sig_atomic_t stop;
 

@@ -16,9 +16,9 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
-#include "stat_cgroup.h"
-#include "stat_counters.h"
-#include "target.h"
+#include "stat/stat_cgroup.h"
+#include "stat/stat_counters.h"
+#include "record/target.h"
 
 #define BATCHES 15
 #define CALLS 20000

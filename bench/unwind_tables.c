@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <time.h>
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 static char **paths;
 static size_t nr_paths, cap_paths;

@@ -166,7 +166,7 @@ enum hsbpf_count_stat {
 #define HSBPF_SHORT_FRAMES	32	/* stacks up to this deep are stored in the short map */
 
 /* call_graph (a tunable of profile.bpf.c); user space knows each mode by its row in
- * user/call_graph.c */
+ * user/record/call_graph.c */
 #define HSBPF_CALL_GRAPH_NONE	0
 #define HSBPF_CALL_GRAPH_FP	1
 #define HSBPF_CALL_GRAPH_DWARF	2
@@ -333,7 +333,7 @@ struct stack_key {
 /* A sample whose user stack met a pc in no mapping the kernel knows yet (a new program's first
  * milliseconds, before user space has read its mappings and built their tables): instead of
  * counting it truncated, the kernel sends its registers and a copy of its stack to user space,
- * which unwinds it with the same rules once the tables exist (user/late_stacks.c). Rare by
+ * which unwinds it with the same rules once the tables exist (user/record/late_stacks.c). Rare by
  * design; the ring's size bounds it, and a full ring leaves the sample as the kernel ended it. */
 #define HSBPF_LATE_STACK_BYTES	16384		/* the user stack copied from the sampled sp */
 #define HSBPF_LATE_KERNEL_FRAMES 128

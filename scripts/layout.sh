@@ -86,8 +86,17 @@ not current. Back to the [README](../README.md); code style: [style.md](style.md
 sanitizer build); `V=1` shows full commands.
 EOF
 folder bpf "bpf/: the BPF programs and the seam header"
-folder user "user/: the tool (one cmd-*.c per subcommand, library modules)"
-folder user/accuracy "user/accuracy/: the accuracy harness (truth, eval, experiment)"
+folder user "user/: the commands (main.c, one cmd-*.c per subcommand, each only orchestrating; the option groups they share; report's run)"
+folder user/record "user/record/: sampling (the session, the BPF side, sideband, targets, the perf record format, branch stacks)"
+folder user/unwind "user/unwind/: unwind tables from call-frame information, and the kernel's unwinder in user space"
+folder user/stat "user/stat/: counting (hsbpf stat)"
+folder user/report "user/report/: views of a profile (rows by sort key, call graphs, annotate, top, flame graphs, diff)"
+folder user/export "user/export/: other tools' formats written (pprof, speedscope, perf script's text)"
+folder user/import "user/import/: perf's recordings read (perf.data and perf script's text into profiles)"
+folder user/symbols "user/symbols/: naming code (ELF, DWARF, JIT maps, kallsyms, build-id cache, debuginfod, blocks)"
+folder user/profile "user/profile/: the profile model and its file, the truth file, and the processes /proc describes: under every floor above"
+folder user/lib "user/lib/: the ground floor (errors, arrays, hashing, JSON, files, options, output, the vDSO)"
+folder user/accuracy "user/accuracy/: the accuracy harness (truth, eval, experiment): a leaf nothing in the product includes"
 folder ref "ref/: the exact reference collector (a QEMU plugin) and the virtual PMU"
 folder proto "proto/: protobuf messages"
 folder tests "tests/: Criterion suites and their helpers"
@@ -103,13 +112,16 @@ folder tests/browser "tests/browser/: flame graph pages in headless Chromium"
 folder tests/speedscope "tests/speedscope/: speedscope's schema check"
 folder bench "bench/: make bench's scripts and workloads"
 folder scripts "scripts/"
+for d in $(git ls-files 'user/*/*' | xargs -n1 dirname | sort -u); do
+	grep -q "^folder $d " "$0" || { echo "scripts/layout.sh: no title for $d" >&2; exit 1; }
+done
 cat <<'EOF'
 
 ## Elsewhere
 
 | path | what it is |
 |---|---|
-| `user/flamegraph_page.html` | the flame graph page, embedded whole by `user/flamegraph.c` |
+| `user/report/flamegraph_page.html` | the flame graph page, embedded whole by `user/report/flamegraph.c` |
 | `tests/data/lbr/` | real LBR recordings (AutoFDO's test data, Apache-2.0, `LICENSE` and `NOTICE` beside them) |
 | `tests/fixtures/profiles/` | committed profiles of earlier format versions, read by the tests |
 | `vmlinux/vmlinux.h` | generated from kernel BTF by `make vmlinux`, committed |

@@ -3,7 +3,7 @@
 #ifndef HSBPF_TEST_CALLGRIND_H
 #define HSBPF_TEST_CALLGRIND_H
 
-#include "util.h"
+#include "lib/util.h"
 
 struct cg_cost {
 	char *obj;		/* object path, "???" for code callgrind could not place */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include "export_check.h"
 #include "helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 int go_pprof(const char *args, const char *file, const char *out_path, char *err, size_t size)
 {

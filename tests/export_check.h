@@ -5,7 +5,7 @@
 #ifndef HSBPF_TEST_EXPORT_CHECK_H
 #define HSBPF_TEST_EXPORT_CHECK_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /* `go tool pprof ARGS FILE` with its home, cache and module path in the test's temporary
  * folder and no network; stdout to out_path, stderr in err (size bytes); the exit status */

@@ -15,9 +15,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "cgroup.h"
+#include "record/cgroup.h"
 #include "helpers.h"
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 
 static char tmp[256];
 

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
-#include "profile.h"
+#include "profile/profile.h"
 
 struct run_result {
 	int status;		/* exit status, or 128 + signal */

@@ -4,8 +4,8 @@
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <string.h>
-#include "bblock.h"
-#include "elf_image.h"
+#include "symbols/bblock.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
 
 TestSuite(bblock, .fini = cleanup_tmpdir);

@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "build_id.h"
-#include "buildid_cache.h"
+#include "symbols/build_id.h"
+#include "symbols/buildid_cache.h"
 #include "helpers.h"
 
 static char cache[PATH_MAX];

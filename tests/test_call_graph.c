@@ -2,9 +2,9 @@
 /* call_graph: the modes' table, names to modes and back, --call-graph MODE[,DEPTH]. */
 #include <criterion/criterion.h>
 #include <criterion/redirect.h>
-#include "call_graph.h"
+#include "record/call_graph.h"
 #include "hsbpf.h"
-#include "session.h"
+#include "record/session.h"
 
 Test(call_graph, known_modes)
 {

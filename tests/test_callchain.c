@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "helpers.h"
-#include "hist.h"
+#include "report/hist.h"
 #include "hsbpf.h"
-#include "profile.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(callchain, .fini = cleanup_tmpdir);
 

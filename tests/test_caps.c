@@ -2,7 +2,7 @@
 /* caps: which capability sets may trace. */
 #include <criterion/criterion.h>
 #include <linux/capability.h>
-#include "caps.h"
+#include "lib/caps.h"
 
 #define BIT(c) (1ull << (c))
 

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "cgroup.h"
+#include "record/cgroup.h"
 #include "helpers.h"
 
 static const char *write_tmp(const char *name, const char *text)

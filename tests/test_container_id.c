@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* containers: identities from the cgroup paths each runtime makes. */
 #include <criterion/criterion.h>
-#include "container_id.h"
+#include "record/container_id.h"
 
 #define ID "1a2b3c4d5e6f7a8b9c0d1e2f3a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b"
 

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "build_id.h"
-#include "debug_plain.h"
+#include "symbols/build_id.h"
+#include "symbols/debug_plain.h"
 #include "helpers.h"
 
 TestSuite(debug_plain, .fini = cleanup_tmpdir, .timeout = 60);

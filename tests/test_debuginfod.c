@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "build_id.h"
-#include "buildid_cache.h"
+#include "symbols/build_id.h"
+#include "symbols/buildid_cache.h"
 #include "helpers.h"
 
 static char prog[PATH_MAX], data[PATH_MAX + 16], hex[2 * BUILD_ID_MAX + 1];

@@ -10,7 +10,7 @@
  * reference, e str, h u8, j u32, c char, d f64, B<n>_ a back-reference. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
-#include "demangle.h"
+#include "symbols/demangle.h"
 
 static const struct {
 	const char *mangled, *want;	/* want NULL: left as it is */

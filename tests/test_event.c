@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* event: names, modifiers and raw codes as perf spells them. */
 #include <criterion/criterion.h>
-#include "event.h"
+#include "record/event.h"
 
 Test(event, parse_table)
 {

@@ -17,9 +17,9 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "elf_image.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
-#include "truth_file.h"
+#include "profile/truth_file.h"
 
 #define TIMEOUT "timeout -s KILL 20"	/* status 137: it hung */
 

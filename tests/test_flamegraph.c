@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "flamegraph.h"
+#include "report/flamegraph.h"
 #include "helpers.h"
 #include "hsbpf.h"
 

@@ -3,7 +3,7 @@
  * collisions under a deliberately bad hash, all checked against the array it indexes. */
 #include <criterion/criterion.h>
 #include <stdlib.h>
-#include "hashidx.h"
+#include "lib/hashidx.h"
 
 /* the array indexed: keys, with a position's key at keys[pos] */
 struct table {

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "hist.h"
-#include "inline.h"
+#include "report/hist.h"
+#include "symbols/inline.h"
 
 static void add(struct hist *h, u32 pid, const char *sym, const char *dso, u64 count)
 {

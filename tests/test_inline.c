@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "inline.h"
+#include "symbols/inline.h"
 
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,

@@ -13,8 +13,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "jitmap.h"
-#include "symbolizer.h"
+#include "symbols/jitmap.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(jitmap, .fini = cleanup_tmpdir);
 

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "json_writer.h"
+#include "lib/json_writer.h"
 
 Test(json_writer, nesting_and_escaping)
 {

@@ -12,7 +12,7 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "late_stacks.h"
+#include "record/late_stacks.h"
 
 TestSuite(late_stacks, .timeout = 60);
 

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "build_id.h"
+#include "symbols/build_id.h"
 #include "helpers.h"
-#include "lbr.h"
-#include "perf_import.h"
-#include "profile.h"
+#include "record/lbr.h"
+#include "import/perf_import.h"
+#include "profile/profile.h"
 
 struct object_maps {
 	struct {

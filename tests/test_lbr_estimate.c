@@ -6,10 +6,10 @@
 #include <criterion/redirect.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "elf_image.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "lbr_estimate.h"
+#include "report/lbr_estimate.h"
 
 #define BASE 0x555555554000ull
 

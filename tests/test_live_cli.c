@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "procfs.h"
+#include "profile/procfs.h"
 
 TestSuite(live_cli, .fini = cleanup_tmpdir, .timeout = 60);
 

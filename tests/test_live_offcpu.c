@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include "helpers.h"
 #include "hsbpf.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 TestSuite(live_offcpu, .fini = cleanup_tmpdir, .timeout = 240);
 

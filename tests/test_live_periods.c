@@ -11,8 +11,8 @@
 #include <string.h>
 #include "helpers.h"
 #include "hsbpf.h"
-#include "period.h"
-#include "profile.h"
+#include "lib/period.h"
+#include "profile/profile.h"
 
 TestSuite(live_periods, .fini = cleanup_tmpdir, .timeout = 120);
 

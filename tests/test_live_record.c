@@ -17,13 +17,13 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "cgroup.h"
-#include "event.h"
+#include "record/cgroup.h"
+#include "record/event.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "period.h"
-#include "sampler.h"
-#include "symbolizer.h"
+#include "lib/period.h"
+#include "record/sampler.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(live, .init = remove_stale_test_cgroups, .fini = cleanup_tmpdir, .timeout = 60);
 

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 TestSuite(live_robust, .fini = cleanup_tmpdir, .timeout = 120);
 

@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "profile.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(live_stacks, .fini = cleanup_tmpdir, .timeout = 240);
 

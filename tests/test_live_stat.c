@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cgroup.h"
-#include "event.h"
+#include "record/cgroup.h"
+#include "record/event.h"
 #include "helpers.h"
-#include "stat_cgroup.h"
+#include "stat/stat_cgroup.h"
 
 TestSuite(stat_live, .fini = cleanup_tmpdir, .timeout = 120);
 

@@ -10,11 +10,11 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "profile.h"
-#include "hist.h"
+#include "profile/profile.h"
+#include "report/hist.h"
 #include "hsbpf.h"
-#include "inline.h"
-#include "symbolizer.h"
+#include "symbols/inline.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(live_symbols, .fini = cleanup_tmpdir, .timeout = 60);
 

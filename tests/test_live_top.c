@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "cgroup.h"
+#include "record/cgroup.h"
 #include "helpers.h"
 
 TestSuite(live_top, .init = remove_stale_test_cgroups, .fini = cleanup_tmpdir, .timeout = 120);

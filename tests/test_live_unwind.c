@@ -14,13 +14,13 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bblock.h"
-#include "elf_image.h"
+#include "symbols/bblock.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
-#include "profile.h"
-#include "sampler.h"
-#include "symbolizer.h"
-#include "unwind.h"
+#include "profile/profile.h"
+#include "record/sampler.h"
+#include "symbols/symbolizer.h"
+#include "record/unwind.h"
 
 TestSuite(live_unwind, .fini = cleanup_tmpdir, .timeout = 300);
 

@@ -5,10 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "event.h"
-#include "offcpu.h"
-#include "profile.h"
-#include "session.h"
+#include "record/event.h"
+#include "record/offcpu.h"
+#include "profile/profile.h"
+#include "record/session.h"
 
 static u32 off(u32 state)
 {

@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "options.h"
+#include "lib/options.h"
 
 TestSuite(options);
 

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "output.h"
+#include "lib/output.h"
 
 TestSuite(output, .fini = cleanup_tmpdir);
 

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include "helpers.h"
 #include "hsbpf.h"
-#include "perf_script.h"
+#include "import/perf_script.h"
 
 TestSuite(perf_script, .fini = cleanup_tmpdir);
 

@@ -10,9 +10,9 @@
 #include <string.h>
 #include "helpers.h"
 #include "hsbpf.h"
-#include "perf_data.h"
-#include "perf_import.h"
-#include "profile.h"
+#include "record/perf_data.h"
+#include "import/perf_import.h"
+#include "profile/profile.h"
 
 TestSuite(perf_unwind, .fini = cleanup_tmpdir);
 

@@ -2,7 +2,7 @@
 /* period: primes, jitter bounds and mean, mode names. */
 #include <criterion/criterion.h>
 #include <math.h>
-#include "period.h"
+#include "lib/period.h"
 
 Test(period, next_prime_table)
 {

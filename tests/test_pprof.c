@@ -11,14 +11,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "export_check.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "pprof.h"
-#include "profile.h"
+#include "export/pprof.h"
+#include "profile/profile.h"
 #include "profile.pb-c.h"
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(pprof, .fini = cleanup_tmpdir);
 

@@ -15,7 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 static struct profile *sample_profile(void)
 {

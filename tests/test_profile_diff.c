@@ -7,10 +7,10 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
-#include "flamegraph.h"
+#include "report/flamegraph.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "profile_diff.h"
+#include "report/profile_diff.h"
 
 TestSuite(profile_diff, .fini = cleanup_tmpdir);
 

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
-#include "rearm.h"
+#include "record/rearm.h"
 
 #define P 1000000ull	/* base period, ns */
 

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 #include "helpers.h"
-#include "profile.h"
-#include "sample_filter.h"
+#include "profile/profile.h"
+#include "report/sample_filter.h"
 
 TestSuite(sample_filter, .fini = cleanup_tmpdir);
 

@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "hsbpf.h"
-#include "profile.h"
-#include "script_out.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "export/script_out.h"
+#include "symbols/symbolizer.h"
 
 #define K 0xffffffff81000000ull
 #define MS 1000000ull

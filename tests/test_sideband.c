@@ -4,9 +4,9 @@
 #include <linux/perf_event.h>
 #include <string.h>
 #include <unistd.h>
-#include "procfs.h"
-#include "sideband.h"
-#include "symbolizer.h"
+#include "profile/procfs.h"
+#include "record/sideband.h"
+#include "symbols/symbolizer.h"
 
 struct rec {
 	u8 buf[512];

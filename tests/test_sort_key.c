@@ -2,8 +2,8 @@
 /* sort_key: every key's table entry, and the columns a row makes in report's and top's styles. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "bblock.h"
-#include "hist.h"
+#include "symbols/bblock.h"
+#include "report/hist.h"
 
 static const struct hist_row kernel_row = {
 	.count = 3, .sym = "schedule", .sym_off = 0x10, .dso = "[kernel.kallsyms]",

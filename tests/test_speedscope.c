@@ -6,13 +6,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "export_check.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "profile.h"
-#include "speedscope.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "export/speedscope.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(speedscope, .fini = cleanup_tmpdir);
 

@@ -8,8 +8,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "stat_counters.h"
-#include "target.h"
+#include "stat/stat_counters.h"
+#include "record/target.h"
 
 #define PAGES 2000
 

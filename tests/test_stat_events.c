@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "stat_events.h"
+#include "stat/stat_events.h"
 
 Test(stat_events, lists_and_groups)
 {

@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <linux/perf_event.h>
 #include <math.h>
-#include "stat_math.h"
+#include "stat/stat_math.h"
 
 #define NEAR(a, b, tol, ...) cr_expect(fabs((double)(a) - (double)(b)) <= (tol), __VA_ARGS__)
 

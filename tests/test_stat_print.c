@@ -4,7 +4,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
-#include "stat_print.h"
+#include "stat/stat_print.h"
 
 static struct stat_events evs;
 

@@ -6,7 +6,7 @@
 #include <criterion/criterion.h>
 #include <math.h>
 #include <string.h>
-#include "stat_report.h"
+#include "stat/stat_report.h"
 
 #define NEAR(a, b, tol, ...) cr_expect(fabs((double)(a) - (double)(b)) <= (tol), __VA_ARGS__)
 

@@ -9,11 +9,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "build_id.h"
+#include "symbols/build_id.h"
 #include "helpers.h"
 #include "hsbpf.h"
-#include "symbolizer.h"
-#include "symname.h"
+#include "symbols/symbolizer.h"
+#include "symbols/symname.h"
 
 Test(symbolizer, kernel_symbols_are_bounded)
 {

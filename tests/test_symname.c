@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "symname.h"
+#include "symbols/symname.h"
 
 Test(symname, perfs_choice_among_aliases)
 {

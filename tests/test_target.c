@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
-#include "target.h"
+#include "record/target.h"
 
 Test(target, pid_lists)
 {

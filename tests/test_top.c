@@ -7,12 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_image.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
-#include "callchain.h"
+#include "report/callchain.h"
 #include "hsbpf.h"
-#include "symbolizer.h"
-#include "top.h"
+#include "symbols/symbolizer.h"
+#include "report/top.h"
 
 #define PID 4242
 #define BASE 0x555555554000ull

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "helpers.h"
-#include "truth_file.h"
+#include "profile/truth_file.h"
 
 TestSuite(truth_file, .fini = cleanup_tmpdir);
 

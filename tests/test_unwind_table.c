@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "helpers.h"
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 TestSuite(unwind_table, .fini = cleanup_tmpdir, .timeout = 120);
 

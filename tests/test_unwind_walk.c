@@ -3,7 +3,7 @@
  * rule form the kernel follows, and each way a stack ends. */
 #include <criterion/criterion.h>
 #include <string.h>
-#include "unwind_walk.h"
+#include "unwind/unwind_walk.h"
 
 TestSuite(unwind_walk);
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "util.h"
+#include "lib/util.h"
 
 /* record -d's bounds: whatever passes becomes a deadline in ns without overflowing */
 Test(util, parse_seconds)

@@ -3,11 +3,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "annotate.h"
+#include "report/annotate.h"
 #include "cmds.h"
-#include "debuginfod.h"
-#include "disasm.h"
-#include "output.h"
+#include "symbols/debuginfod.h"
+#include "lib/disasm.h"
+#include "lib/output.h"
 #include "option_groups.h"
 
 static const struct options_cmd annotate_cmd = {

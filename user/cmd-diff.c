@@ -4,10 +4,10 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
-#include "hist.h"
+#include "report/hist.h"
 #include "option_groups.h"
-#include "profile.h"
-#include "profile_diff.h"
+#include "profile/profile.h"
+#include "report/profile_diff.h"
 
 static const struct options_cmd diff_cmd = {
 	.name = "hsbpf diff",

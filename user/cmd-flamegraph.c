@@ -7,13 +7,13 @@
 #include <string.h>
 #include <unistd.h>
 #include "cmds.h"
-#include "file_format.h"
-#include "flamegraph.h"
-#include "output.h"
+#include "lib/file_format.h"
+#include "report/flamegraph.h"
+#include "lib/output.h"
 #include "option_groups.h"
-#include "profile.h"
-#include "profile_diff.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "report/profile_diff.h"
+#include "symbols/symbolizer.h"
 
 static const struct options_cmd flamegraph_cmd = {
 	.name = "hsbpf flamegraph",

@@ -6,10 +6,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "cmds.h"
-#include "build_id.h"
-#include "file_format.h"
-#include "options.h"
-#include "perf_import.h"
+#include "symbols/build_id.h"
+#include "lib/file_format.h"
+#include "lib/options.h"
+#include "import/perf_import.h"
 
 static const struct options_cmd import_cmd = {
 	.name = "hsbpf import",

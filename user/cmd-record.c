@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* hsbpf record: parse options, run a session (user/session.c) until the command ends, -d
+/* hsbpf record: parse options, run a session (user/record/session.c) until the command ends, -d
  * passes or a signal comes, and write the profile. */
 #include <inttypes.h>
 #include <signal.h>
@@ -9,15 +9,15 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "buildid_cache.h"
-#include "caps.h"
+#include "symbols/buildid_cache.h"
+#include "lib/caps.h"
 #include "cmds.h"
-#include "file_format.h"
-#include "offcpu.h"
+#include "lib/file_format.h"
+#include "record/offcpu.h"
 #include "option_groups.h"
-#include "profile.h"
-#include "rearm.h"
-#include "session.h"
+#include "profile/profile.h"
+#include "record/rearm.h"
+#include "record/session.h"
 
 static struct env {
 	struct session_opts so;

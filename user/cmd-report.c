@@ -3,7 +3,7 @@
  * (user/report.c). */
 #include <errno.h>
 #include <string.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "cmds.h"
 #include "option_groups.h"
 #include "report.h"

@@ -5,14 +5,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "callchain.h"
+#include "report/callchain.h"
 #include "cmds.h"
 #include "option_groups.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "report.h"
-#include "sample_filter.h"
-#include "script_out.h"
-#include "symbolizer.h"
+#include "report/sample_filter.h"
+#include "export/script_out.h"
+#include "symbols/symbolizer.h"
 
 static const struct options_cmd script_cmd = {
 	.name = "hsbpf script",

@@ -2,11 +2,11 @@
 /* hsbpf selftest: load every BPF program through the verifier, as the tests do, so that a
  * user can check a machine before recording on it. */
 #include <stdio.h>
-#include "caps.h"
+#include "lib/caps.h"
 #include "cmds.h"
-#include "options.h"
-#include "sampler.h"
-#include "stat_cgroup.h"
+#include "lib/options.h"
+#include "record/sampler.h"
+#include "stat/stat_cgroup.h"
 
 static const struct options_cmd selftest_cmd = {
 	.name = "hsbpf selftest",

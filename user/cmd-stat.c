@@ -1,19 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* hsbpf stat: parse options, run the counting (user/stat.c) once or -r times, and show the
- * counts with their intervals and metrics (user/stat_report.c, user/stat_print.c). */
+/* hsbpf stat: parse options, run the counting (user/stat/stat.c) once or -r times, and show the
+ * counts with their intervals and metrics (user/stat/stat_report.c, user/stat/stat_print.c). */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
-#include "caps.h"
-#include "options.h"
-#include "output.h"
+#include "lib/caps.h"
+#include "lib/options.h"
+#include "lib/output.h"
 #include "cmds.h"
-#include "stat.h"
-#include "stat_print.h"
-#include "stat_report.h"
-#include "target.h"
+#include "stat/stat.h"
+#include "stat/stat_print.h"
+#include "stat/stat_report.h"
+#include "record/target.h"
 
 #define REPEAT_MAX 100000
 #define INTERVAL_MAX_MS 86400000ull	/* a day */

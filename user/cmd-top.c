@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* hsbpf top: run a session (user/session.c) with no end, and every interval read the kernel
- * map into the live model (user/top.c) and show it: full screen (user/top_tui.c), or a text
+/* hsbpf top: run a session (user/record/session.c) with no end, and every interval read the kernel
+ * map into the live model (user/report/top.c) and show it: full screen (user/report/top_tui.c), or a text
  * snapshot per interval with --stdio or when stdout is not a terminal. */
 #include <inttypes.h>
 #include <signal.h>
@@ -10,14 +10,14 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include "caps.h"
+#include "lib/caps.h"
 #include "cmds.h"
-#include "ksyms.h"
+#include "symbols/ksyms.h"
 #include "option_groups.h"
-#include "sampler.h"
-#include "session.h"
-#include "top.h"
-#include "top_tui.h"
+#include "record/sampler.h"
+#include "record/session.h"
+#include "report/top.h"
+#include "report/top_tui.h"
 
 static struct env {
 	struct session_opts so;

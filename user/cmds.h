@@ -3,7 +3,7 @@
 #ifndef HSBPF_CMDS_H
 #define HSBPF_CMDS_H
 
-#include "util.h"	/* HSBPF_VERSION */
+#include "lib/util.h"	/* HSBPF_VERSION */
 
 /* each returns the process exit status: 0 ok, 1 error, 2 usage */
 int cmd_record(int argc, char **argv);

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cmds.h"
-#include "util.h"
+#include "lib/util.h"
 
 static const struct cmd {
 	const char *name;

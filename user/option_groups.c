@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "hsbpf.h"
-#include "call_graph.h"
+#include "record/call_graph.h"
 #include "option_groups.h"
 
 int option_groups__period_mode(const struct option_spec *opt, const char *arg)

@@ -6,11 +6,11 @@
 #ifndef HSBPF_OPTION_GROUPS_H
 #define HSBPF_OPTION_GROUPS_H
 
-#include "options.h"
-#include "period.h"
-#include "profile_diff.h"
-#include "sample_filter.h"
-#include "session.h"
+#include "lib/options.h"
+#include "lib/period.h"
+#include "report/profile_diff.h"
+#include "report/sample_filter.h"
+#include "record/session.h"
 
 /* the callbacks behind the groups: 0, or -EINVAL after saying what is wrong */
 int option_groups__period_mode(const struct option_spec *opt, const char *arg);

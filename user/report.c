@@ -8,20 +8,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "callchain.h"
-#include "debuginfod.h"
-#include "disasm.h"
-#include "file_format.h"
-#include "output.h"
+#include "report/callchain.h"
+#include "symbols/debuginfod.h"
+#include "lib/disasm.h"
+#include "lib/file_format.h"
+#include "lib/output.h"
 #include "hsbpf.h"
-#include "json_writer.h"
-#include "lbr_report.h"
-#include "offcpu.h"
-#include "pprof.h"
+#include "lib/json_writer.h"
+#include "report/lbr_report.h"
+#include "record/offcpu.h"
+#include "export/pprof.h"
 #include "report.h"
-#include "speedscope.h"
-#include "symbolizer.h"
-#include "truth_file.h"
+#include "export/speedscope.h"
+#include "symbols/symbolizer.h"
+#include "profile/truth_file.h"
 #include <linux/perf_event.h>
 
 int report__load(const char *input, const struct sample_filter *sf, bool raw_names, bool inl,

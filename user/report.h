@@ -5,10 +5,10 @@
 #define HSBPF_REPORT_H
 
 #include <stdbool.h>
-#include "hist.h"
-#include "output.h"
-#include "profile.h"
-#include "sample_filter.h"
+#include "report/hist.h"
+#include "lib/output.h"
+#include "profile/profile.h"
+#include "report/sample_filter.h"
 
 struct symbolizer;
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "helpers.h"
-#include "elf_image.h"
+#include "symbols/elf_image.h"
 #include "accuracy/truth.h"
 
 TestSuite(cct, .fini = cleanup_tmpdir, .timeout = 300);

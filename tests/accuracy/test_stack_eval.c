@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "helpers.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "accuracy/stack_eval.h"
 #include "accuracy/truth.h"
 

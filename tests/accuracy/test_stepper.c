@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 #include "accuracy/stack_check.h"
 #include "accuracy/stepper.h"
 

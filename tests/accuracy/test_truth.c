@@ -14,12 +14,12 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "bblock.h"
+#include "symbols/bblock.h"
 #include "callgrind.h"
 #include "accuracy/eval.h"
-#include "build_id.h"
-#include "disasm.h"
-#include "elf_image.h"
+#include "symbols/build_id.h"
+#include "lib/disasm.h"
+#include "symbols/elf_image.h"
 #include "helpers.h"
 #include "accuracy/truth.h"
 #include "accuracy/truth_export.h"

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "hist.h"
+#include "report/hist.h"
 #include "hsbpf.h"
-#include "profile.h"
+#include "profile/profile.h"
 
 #define NOINLINE __attribute__((noinline, used))
 NOINLINE void fg_main(void) { __asm__ volatile("nop; nop; nop; nop; nop; nop; nop; nop"); }

@@ -3,7 +3,7 @@
  * make fuzz FUZZ_SECONDS=N runs it over tests/fuzz/corpus (kept in the repository). */
 #include <stddef.h>
 #include <stdint.h>
-#include "perf_data.h"
+#include "record/perf_data.h"
 
 static int on_sample(void *ctx, const struct perf_sample *s)
 {

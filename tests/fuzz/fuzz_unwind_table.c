@@ -3,7 +3,7 @@
  * nor build rows out of order. make fuzz runs it over tests/fuzz/unwind-corpus (kept). */
 #include <stdlib.h>
 #include <string.h>
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cmds.h"
-#include "output.h"
-#include "options.h"
+#include "lib/output.h"
+#include "lib/options.h"
 #include "eval.h"
 #include "stack_eval.h"
 #include "stack_check.h"

@@ -9,8 +9,8 @@
 #include "cmds.h"
 #include "experiment.h"
 #include "methods.h"
-#include "options.h"
-#include "period.h"
+#include "lib/options.h"
+#include "lib/period.h"
 #include "stack_exp.h"
 
 static const struct options_cmd experiment_cmd = {

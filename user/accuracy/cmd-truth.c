@@ -10,16 +10,16 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "cmds.h"
-#include "disasm.h"
-#include "file_format.h"
-#include "options.h"
-#include "output.h"
+#include "lib/disasm.h"
+#include "lib/file_format.h"
+#include "lib/options.h"
+#include "lib/output.h"
 #include "refrun.h"
 #include "stepper.h"
 #include "truth.h"
 #include "truth_export.h"
-#include "period.h"
-#include "profile.h"
+#include "lib/period.h"
+#include "profile/profile.h"
 #include "timing.h"
 
 static const struct options_cmd truth_cmd = {

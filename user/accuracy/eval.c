@@ -5,12 +5,12 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bblock.h"
-#include "elf_image.h"
+#include "symbols/bblock.h"
+#include "symbols/elf_image.h"
 #include "eval.h"
 #include "hsbpf.h"
-#include "json_writer.h"
-#include "lbr_estimate.h"
+#include "lib/json_writer.h"
+#include "report/lbr_estimate.h"
 
 u32 eval__program_object(const struct truth *t)
 {

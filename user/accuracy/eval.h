@@ -5,8 +5,8 @@
 
 #include <stdio.h>
 #include "metrics.h"
-#include "profile.h"
-#include "symbolizer.h"
+#include "profile/profile.h"
+#include "symbols/symbolizer.h"
 #include "truth.h"
 
 struct eval_result {

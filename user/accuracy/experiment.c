@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "output.h"
+#include "lib/output.h"
 #include "eval.h"
 #include "experiment.h"
-#include "perf_script.h"
+#include "import/perf_script.h"
 #include "refrun.h"
 
 /* the clock the figures and the CSV convert periods (ns) to cycles at: the seed paper's

@@ -5,7 +5,7 @@
 #define HSBPF_EXPERIMENT_H
 
 #include "metrics.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "truth.h"
 
 #define EXP_MAX_ARGS 8

@@ -5,7 +5,7 @@
 #ifndef HSBPF_GLIBC_ENV_H
 #define HSBPF_GLIBC_ENV_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /* fills buf with "glibc.cpu.hwcaps=...:glibc.cpu.x86_...=..." (empty if nothing differs);
  * a trailing " (unmatched: N)" says how many glibc decisions still differ. 0 or -errno */

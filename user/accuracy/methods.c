@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "output.h"
+#include "lib/output.h"
 #include "methods.h"
 #include "refrun.h"
 

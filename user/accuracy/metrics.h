@@ -5,7 +5,7 @@
 #ifndef HSBPF_METRICS_H
 #define HSBPF_METRICS_H
 
-#include "util.h"
+#include "lib/util.h"
 
 /* one sampled IP: its samples, and the exact execution count of the block that holds it
  * (block -1 and r 0 for an IP outside every known block) */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "elf_image.h"
-#include "json_writer.h"
+#include "symbols/elf_image.h"
+#include "lib/json_writer.h"
 #include "stack_check.h"
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 
 const char *const sc_kind_names[SC_NR_KINDS] = { "equal", "missing", "extra", "wrong-caller" };
 const char *const sc_cause_names[SC_NR_CAUSES] = { "no-unwind-info", "leaf-only-rule", "other",

@@ -7,8 +7,8 @@
 #define HSBPF_STACK_CHECK_H
 
 #include <stdio.h>
-#include "profile.h"
-#include "unwind_table.h"
+#include "profile/profile.h"
+#include "unwind/unwind_table.h"
 
 enum sc_kind {
 	SC_EQUAL,

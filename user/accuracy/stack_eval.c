@@ -4,11 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "elf_image.h"
-#include "hashidx.h"
-#include "json_writer.h"
+#include "symbols/elf_image.h"
+#include "lib/hashidx.h"
+#include "lib/json_writer.h"
 #include "stack_eval.h"
-#include "symbolizer.h"
+#include "symbols/symbolizer.h"
 
 /* ---- the metrics ---- */
 

@@ -8,7 +8,7 @@
 #define HSBPF_STACK_EVAL_H
 
 #include <stdio.h>
-#include "profile.h"
+#include "profile/profile.h"
 #include "truth.h"
 
 #define SE_NO_PARENT UINT32_MAX

@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "output.h"
+#include "lib/output.h"
 #include "refrun.h"
 #include "stack_eval.h"
 #include "stack_exp.h"

@@ -14,10 +14,10 @@
 #include <sys/user.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include "disasm.h"
-#include "elf_image.h"
+#include "lib/disasm.h"
+#include "symbols/elf_image.h"
 #include "stepper.h"
-#include "unwind_table.h"
+#include "unwind/unwind_table.h"
 
 struct shadow {
 	u64 ra, slot;

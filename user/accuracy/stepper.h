@@ -2,12 +2,12 @@
 /* The ptrace single-stepper: runs a command one instruction at a time from its exec, keeps
  * each thread's exact call stack from the instructions it steps, and every N instructions
  * takes a sample: the registers, the exact stack, and the stacks the kernel's unwinder
- * (user/unwind_walk.h) finds from those registers in DWARF and in frame-pointer mode. */
+ * (user/unwind/unwind_walk.h) finds from those registers in DWARF and in frame-pointer mode. */
 #ifndef HSBPF_STEPPER_H
 #define HSBPF_STEPPER_H
 
-#include "profile.h"
-#include "unwind_walk.h"
+#include "profile/profile.h"
+#include "unwind/unwind_walk.h"
 
 struct stepper_opts {
 	u64 period;		/* instructions between samples (all threads together) */

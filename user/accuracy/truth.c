@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "disasm.h"
-#include "elf_image.h"
-#include "hashidx.h"
+#include "lib/disasm.h"
+#include "symbols/elf_image.h"
+#include "lib/hashidx.h"
 #include "truth.h"
-#include "profile.h"
+#include "profile/profile.h"
 #include "hsbpf.h"
 #include <linux/perf_event.h>
 

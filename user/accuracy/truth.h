@@ -5,7 +5,7 @@
 #ifndef HSBPF_TRUTH_H
 #define HSBPF_TRUTH_H
 
-#include "truth_file.h"
+#include "profile/truth_file.h"
 
 const char *edge__kind_name(enum edge_kind k);
 

@@ -5,8 +5,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "bblock.h"
-#include "json_writer.h"
+#include "symbols/bblock.h"
+#include "lib/json_writer.h"
 #include "truth_export.h"
 
 enum { W_SUMMARY = 1, W_INSNS = 2, W_BLOCKS = 4, W_EDGES = 8, W_TUNABLES = 16, W_CCT = 32 };

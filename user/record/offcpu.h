@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Off-CPU time in profiles (record --off-cpu and --wall, bpf/offcpu.bpf.h, docs/off-cpu.md):
+ * the options' checks, the recording's metadata, and for report the time view, in which every
+ * sample counts its time in microseconds, so that rows, call graphs and folded stacks weigh
+ * time (on-CPU samples their periods, blocks the time they lasted), and the header's summary
+ * by state and of what was lost. */
+#ifndef HSBPF_OFFCPU_H
+#define HSBPF_OFFCPU_H
+
+#include <stdio.h>
+#include "record/event.h"
+#include "hsbpf.h"
+#include "profile/profile.h"
+#include "record/sampler.h"
+
+/* --min-block/--max-block US (microseconds, as bcc's offcputime -m/-M) into ns; -EINVAL after
+ * saying what is wrong with it */
+int offcpu__parse_us(const char *opt, const char *arg, u64 *ns);
+/* the off-CPU options against the rest, once the event is known: -EINVAL after saying what is
+ * wrong (bounds without --off-cpu or --wall, min above max, --wall with an event that is not
+ * a clock, LBR); call graphs default to dwarf */
+int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev);
+/* META's offcpu, min_block_ns, max_block_ns */
+void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o);
+
+/* the profile holds off-CPU time (META offcpu "off" or "wall") */
+bool offcpu__in_profile(const struct profile *p);
+/* a sample's state from its flags (HSBPF_OFFCPU_*), 0 for an on-CPU sample */
+u32 offcpu__state(u32 flags);
+/* "S", "D", "R", "other" for HSBPF_OFFCPU_*, "on-CPU" for 0 */
+const char *offcpu__state_name(u32 state);
+
+/* the flat samples' time, in ns: on the CPU (wall) and off it, by state */
+struct offcpu_totals {
+	u64 on_ns;
+	u64 off_ns;
+	u64 blocks;
+	u64 by_state[HSBPF_OFFCPU_NR];	/* [0] unused */
+};
+void offcpu__totals(const struct profile *p, struct offcpu_totals *t);
+/* report's time view: each sample's and stack sample's count becomes its weight in
+ * microseconds, rounded (a profile with off-CPU time only: its weights are ns) */
+void offcpu__count_time(struct profile *p);
+/* the header's lines: the time by state, and what was lost or left out */
+void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out);
+
+#endif /* HSBPF_OFFCPU_H */

@@ -1,0 +1,1538 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* BPF side of a recording: skeleton open/configure/load, per-CPU perf events, the re-arm
+ * thread for randomized periods, and the map drain. Nothing else touches map fds. */
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/membarrier.h>
+#include <poll.h>
+#include <sys/eventfd.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+#include "record/call_graph.h"
+#include "hsbpf.h"
+#include "profile.skel.h"
+#include "empty.skel.h"
+#include "lbr.skel.h"
+#include "record/rearm.h"
+#include "record/sampler.h"
+#include "unwind/unwind_table.h"
+
+_Static_assert(sizeof(struct sample_key) == 56, "sample_key layout is the seam");
+_Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key), "sample_extra is the profile's key");
+_Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
+_Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
+_Static_assert(sizeof(struct proc_state) == 24, "proc_state layout is the seam");
+
+struct sampler {
+	struct sampler_opts opts;
+	const struct call_graph *cg;	/* opts.call_graph's mode, NULL for none */
+	struct profile_bpf *skel;
+	struct empty_bpf *empty;
+	struct lbr_bpf *lbr;	/* branch stacks: this program on the events instead */
+	struct bpf_program *prog;
+	int *fds;			/* per CPU, indexed like opts.cpus */
+	struct bpf_link **links;
+	int nr_events;
+	int *cpu_index;			/* CPU number -> index in fds, -1 if not sampled */
+	int max_cpu;
+	/* randomized periods: one re-arm thread per sampled CPU, per event index */
+	struct rearmer *rearmers;
+	volatile bool stop;
+	u32 gen;			/* live reads: the histogram generation counting now */
+	/* call stacks: the next free slots of the unwind arrays */
+	u32 next_row, next_page, next_obj;
+	bool exec_at_rename;		/* exec tags come just before the exec's COMM record */
+	/* samples the kernel sends to be unwound here (struct late_stack) */
+	struct ring_buffer *late_rb;
+	sampler_late_fn late_fn;
+	void *late_ctx;
+	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
+};
+
+/* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
+ * the PERF_EVENT_IOC_PERIOD it makes are local to the CPU and are not queued behind whatever
+ * else runs there (a thread elsewhere, or at normal priority, lands its write 100-300 us after
+ * the sample on a VM, and misses some by milliseconds when a CPU is busy). */
+struct rearmer {
+	struct sampler *s;
+	int idx;			/* event index; its CPU is s->opts.cpus[idx] */
+	int ring_fd;
+	struct ring_buffer *rb;
+	int wake_fd;			/* phase: written at stop */
+	pthread_t thread;
+	bool running;
+	bool realtime, pinned;
+	struct rearm_ctl ctl;		/* owned by the thread until joined */
+	struct rearm_token newest;	/* of the last poll: only the newest is re-armed */
+	bool have_newest;
+	int err;			/* the first write or poll error */
+	u64 cpu_ns;			/* the thread's own CPU time, at its end */
+};
+
+/* SCHED_FIFO priority of the re-arm threads: above every normal task, below the kernel's
+ * own real-time threads (watchdog, migration: 99) and threaded interrupts (50) */
+#define REARM_RT_PRIORITY	10
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && verbose < 2)
+		return 0;
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static void quiet_libbpf(void)
+{
+	libbpf_set_print(libbpf_print);
+}
+
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			    unsigned long flags)
+{
+	return syscall(__NR_perf_event_open, attr, pid, cpu, group, flags);
+}
+
+static int load_error(const char *what, int err)
+{
+	error("cannot load BPF program %s: %s%s", what, strerror(-err),
+	      err == -EPERM || err == -EACCES ? " (need root or CAP_BPF and CAP_PERFMON)" : "");
+	return err;
+}
+
+/* NULL with errno ENOMEM, reported */
+static struct sampler *sampler_alloc(const struct sampler_opts *opts)
+{
+	struct sampler *s = calloc(1, sizeof(*s));
+	int max = 0;
+
+	quiet_libbpf();
+	if (!s)
+		goto nomem;
+	s->opts = *opts;
+	s->cg = call_graph__get(opts->call_graph);
+	for (int i = 0; i < opts->nr_cpus; i++)
+		if (opts->cpus[i] > max)
+			max = opts->cpus[i];
+	s->max_cpu = max;
+	s->fds = calloc(opts->nr_cpus, sizeof(*s->fds));
+	s->links = calloc(opts->nr_cpus, sizeof(*s->links));
+	s->cpu_index = calloc(max + 1, sizeof(*s->cpu_index));
+	s->rearmers = calloc(opts->nr_cpus, sizeof(*s->rearmers));
+	if (!s->fds || !s->links || !s->cpu_index || !s->rearmers) {
+		sampler__destroy(s);
+		goto nomem;
+	}
+	for (int i = 0; i <= max; i++)
+		s->cpu_index[i] = -1;
+	for (int i = 0; i < opts->nr_cpus; i++) {
+		s->fds[i] = -1;
+		s->cpu_index[opts->cpus[i]] = i;
+		s->rearmers[i].ring_fd = -1;
+		s->rearmers[i].wake_fd = -1;
+	}
+	return s;
+nomem:
+	errno = ENOMEM;
+	error("cannot set up sampler: %s", strerror(ENOMEM));
+	return NULL;
+}
+
+/* kernel.bpf_stats_enabled: the kernel times every run of the handler */
+static bool bpf_stats_on(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/bpf_stats_enabled", "r");
+	int on = 0;
+
+	if (f) {
+		if (fscanf(f, "%d", &on) != 1)
+			on = 0;
+		fclose(f);
+	}
+	return on > 0;
+}
+
+/* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
+ * code, but the maps are created whatever); cg NULL for none */
+static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg, const struct sampler_opts *o)
+{
+	const struct {
+		struct bpf_map *map;
+		u32 size;
+	} sizes[] = {
+		{ skel->maps.unwind_rows, o && o->unwind_rows ? o->unwind_rows : HSBPF_UNWIND_ROWS },
+		{ skel->maps.unwind_pages, HSBPF_UNWIND_PAGES },
+		{ skel->maps.unwind_subs, HSBPF_UNWIND_PAGES },
+		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
+		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
+		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
+		{ skel->maps.stacks, o && o->map_entries ? (o->map_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
+		{ skel->maps.stack_samples, o && o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES },
+		{ skel->maps.stacks_long, o && o->map_entries ? (o->map_entries + 63) / 64 : HSBPF_LONG_STACKS },
+		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
+	};
+	int err = 0;
+
+	skel->rodata->call_graph = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
+	skel->rodata->time_stacks = cg && bpf_stats_on();
+	skel->rodata->late_unwind = cg && cg->late_unwind && o && !o->live;
+	if (cg)
+		skel->rodata->max_frames = call_graph__max_frames(cg, o ? o->max_frames : 0);
+	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
+		/* the tables for a mode that unwinds by them; the stacks themselves whenever there
+		 * are stacks */
+		bool needed = cg && (cg->unwind_tables || (i >= 5 && i < 8));
+
+		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
+	}
+	/* a ring buffer is at least a page */
+	if (!err)
+		err = bpf_map__set_max_entries(skel->maps.late_stacks, cg && cg->late_unwind ?
+					       HSBPF_LATE_RING : (u32)sysconf(_SC_PAGESIZE));
+	return err;
+}
+
+/* the kernel's BTF has the struct member */
+static bool btf_has_field(const struct btf *btf, const char *type, const char *field)
+{
+	int id = btf ? btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT) : -1;
+	const struct btf_type *t = id > 0 ? btf__type_by_id(btf, id) : NULL;
+	const struct btf_member *m = t ? btf_members(t) : NULL;
+
+	for (int i = 0; t && i < btf_vlen(t); i++)
+		if (!strcmp(btf__name_by_offset(btf, m[i].name_off), field))
+			return true;
+	return false;
+}
+
+/* the kernel has the tracepoint, as tp_btf programs attach to it */
+static bool btf_has_tracepoint(const struct btf *btf, const char *name)
+{
+	char type[128];
+
+	snprintf(type, sizeof(type), "btf_trace_%s", name);
+	return btf && btf__find_by_name_kind(btf, type, BTF_KIND_TYPEDEF) > 0;
+}
+
+/* Where a new process image begins: at the exec's rename when the kernel has the task_rename
+ * tracepoint and task_struct.in_execve to tell an exec's rename from others (the COMM
+ * record's moment, as perf counts), else at sched_process_exec, which fires only once the new
+ * program is loaded. (fentry/fexit and kprobes would do too, but a kernel may refuse them:
+ * this one is built without kprobes and refuses fexit programs.) With call graphs, the exec's
+ * point of no return too (6.10's sched_prepare_exec), to know the samples that have no user
+ * stack. */
+static int choose_exec_hooks(struct sampler *s)
+{
+	struct profile_bpf *skel = s->skel;
+	struct btf *btf = btf__load_vmlinux_btf();	/* parsed once: it takes a while */
+	bool at_rename = btf_has_tracepoint(btf, "task_rename") && btf_has_field(btf, "task_struct", "in_execve");
+	bool prepare = s->cg && btf_has_tracepoint(btf, "sched_prepare_exec");
+
+	btf__free(btf);
+
+	s->exec_at_rename = skel->rodata->exec_at_rename = at_rename;
+	bpf_program__set_autoload(skel->progs.hsbpf_exec_rename, at_rename);
+	bpf_program__set_autoload(skel->progs.hsbpf_prepare_exec, prepare);
+	/* with the rename hook and no call graphs, the exec tracepoint has nothing to do */
+	bpf_program__set_autoload(skel->progs.hsbpf_exec, !at_rename || s->cg);
+	debug("exec: images begin at %s%s", at_rename ? "the exec's rename" : "sched_process_exec",
+	      prepare ? "; the point of no return is traced" : "");
+	return bpf_map__set_max_entries(skel->maps.execing, prepare ? HSBPF_EXECING : 1);
+}
+
+/* ---- off-CPU time (bpf/offcpu.bpf.h) ---- */
+
+/* what off-CPU recording needs of the kernel, said by name when it is missing */
+static int offcpu_check_kernel(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool tp = btf_has_tracepoint(btf, "sched_switch");
+
+	btf__free(btf);
+	if (!btf)
+		return fail(-EOPNOTSUPP, "off-CPU time needs the kernel's BTF (/sys/kernel/btf/vmlinux, "
+			    "CONFIG_DEBUG_INFO_BTF), which this kernel does not have");
+	if (!tp)
+		return fail(-EOPNOTSUPP, "off-CPU time needs the sched_switch tracepoint (tp_btf), which "
+			    "this kernel does not have");
+	if (libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1)
+		return fail(-EOPNOTSUPP, "off-CPU time needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
+			    "Linux 5.11 with BTF), which this kernel does not have");
+	return 0;
+}
+
+/* the off-CPU programs load only when asked, and attach when sampling starts: their map of
+ * task storage is not even created otherwise */
+static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts *o)
+{
+	bool on = o->offcpu != OFFCPU_NONE;
+	int err = on ? offcpu_check_kernel() : 0;
+
+	if (err)
+		return err;
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_flush, on);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
+	err = bpf_map__set_autocreate(skel->maps.offcpu_tasks, on);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.offcpu_cgroup, on);
+	if (err)
+		return fail(err, "cannot configure the off-CPU program: %s", strerror(-err));
+	skel->rodata->min_block_ns = o->min_block_ns;
+	skel->rodata->max_block_ns = o->max_block_ns ? o->max_block_ns : UINT64_MAX;
+	skel->rodata->offcpu_by_cgroup = on && o->cgroup_fd >= 0;
+	return 0;
+}
+
+/* after load: --cgroup's directory is the target of the switch program too */
+static int offcpu_set_cgroup(struct sampler *s)
+{
+	u32 zero = 0;
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE || s->opts.cgroup_fd < 0)
+		return 0;
+	err = bpf_map__update_elem(s->skel->maps.offcpu_cgroup, &zero, sizeof(zero), &s->opts.cgroup_fd,
+				   sizeof(s->opts.cgroup_fd), BPF_ANY);
+	if (err)
+		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
+	return 0;
+}
+
+static int offcpu_attach(struct sampler *s)
+{
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
+	if (!s->offcpu_link) {
+		err = -errno;
+		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
+	}
+	return 0;
+}
+
+/* no switch is followed after this; the tasks still off the CPU are counted up to now */
+static void offcpu_stop(struct sampler *s)
+{
+	if (!s->offcpu_link)
+		return;
+	bpf_link__destroy(s->offcpu_link);
+	s->offcpu_link = NULL;
+	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
+}
+
+/* the tasks still off the CPU at the end: the iterator adds their time up to it */
+static int offcpu_flush(struct sampler *s)
+{
+	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_offcpu_flush, NULL);
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		goto cleanup;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+	return err;
+}
+
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	u64 *vals;
+
+	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	if (ncpu <= 0)
+		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return fail(-ENOMEM, "cannot read the off-CPU counters: %s", strerror(ENOMEM));
+	for (u32 k = 0; k < HSBPF_OFFCPU_STAT_NR && !err; k++) {
+		err = bpf_map__lookup_elem(s->skel->maps.offcpu_stats, &k, sizeof(k), vals,
+					   ncpu * sizeof(*vals), 0);
+		if (err)
+			error("cannot read the off-CPU counters: %s", strerror(-err));
+		for (int c = 0; c < ncpu && !err; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return err;
+}
+
+static int offcpu_collect(struct sampler *s, struct profile *p)
+{
+	u64 c[HSBPF_OFFCPU_STAT_NR];
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	offcpu_stop(s);
+	err = offcpu_flush(s);
+	if (!err)
+		err = sampler__read_offcpu_counters(s, c);
+	if (err)
+		return err;
+	p->stats.offcpu_switches = c[HSBPF_OFFCPU_SWITCHES];
+	p->stats.offcpu_blocks = c[HSBPF_OFFCPU_BLOCKS];
+	p->stats.offcpu_short = c[HSBPF_OFFCPU_SHORT];
+	p->stats.offcpu_long = c[HSBPF_OFFCPU_LONG];
+	p->stats.offcpu_no_storage = c[HSBPF_OFFCPU_NO_STORAGE];
+	p->stats.offcpu_full = c[HSBPF_OFFCPU_FULL];
+	p->stats.offcpu_full_ns = c[HSBPF_OFFCPU_FULL_NS];
+	p->stats.offcpu_open = c[HSBPF_OFFCPU_OPEN];
+	return 0;
+}
+
+struct sampler *sampler__open(const struct sampler_opts *opts)
+{
+	struct sampler *s;
+	int err = 0;
+
+	s = sampler_alloc(opts);
+	if (!s)
+		return NULL;
+	s->skel = profile_bpf__open();
+	if (!s->skel) {
+		err = -errno;
+		load_error("profile", err);
+		goto fail;
+	}
+	s->skel->rodata->filter_pids = opts->filter_pids;
+	s->skel->rodata->random_periods = period__is_random(opts->mode);
+	s->skel->rodata->key_tid = opts->key_tid;
+	s->skel->rodata->key_cpu = opts->key_cpu;
+	s->skel->rodata->time_bucket_ns = opts->time_bucket_ns;
+	s->skel->rodata->time_origin_ns = opts->time_origin_ns;
+	err = size_stack_maps(s->skel, s->cg, opts);
+	if (err) {
+		load_error("profile (stack map sizes)", err);
+		goto fail;
+	}
+	err = offcpu_configure(s->skel, opts);
+	if (err)
+		goto fail;
+	/* the unwinder's test probe is attached by tests alone */
+	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
+	if (opts->map_entries)
+		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->map_entries);
+	/* the second histogram map counts only when live reads turn the generation */
+	if (!err)
+		err = bpf_map__set_max_entries(s->skel->maps.samples_odd, !opts->live ? 1 :
+					       opts->map_entries ? opts->map_entries : HSBPF_DEFAULT_ENTRIES);
+	if (err) {
+		load_error("profile (map size)", err);
+		goto fail;
+	}
+	if (!opts->filter_pids && !(s->cg && s->cg->unwind_tables)) {
+		/* nothing to follow: keep the tracepoints out of every fork and exec */
+		bpf_program__set_autoload(s->skel->progs.hsbpf_fork, false);
+	}
+	err = choose_exec_hooks(s);
+	if (err) {
+		load_error("profile (exec map size)", err);
+		goto fail;
+	}
+	err = profile_bpf__load(s->skel);
+	if (err) {
+		load_error("profile", err);
+		goto fail;
+	}
+	err = offcpu_set_cgroup(s);
+	if (err)
+		goto fail;
+	/* exec and exit keep process images apart; they run whatever the target */
+	err = profile_bpf__attach(s->skel);
+	if (err) {
+		error("cannot attach exec/exit tracepoints: %s", strerror(-err));
+		goto fail;
+	}
+	s->prog = s->skel->progs.hsbpf_sample;
+	if (opts->ev.branch_stack) {
+		s->lbr = lbr_bpf__open();
+		if (!s->lbr) {
+			err = -errno;
+			load_error("lbr", err);
+			goto fail;
+		}
+		s->lbr->rodata->filter_pids = opts->filter_pids;
+		s->lbr->rodata->precise = opts->ev.precise > 0;
+		s->lbr->rodata->key_tid = opts->key_tid;
+		s->lbr->rodata->key_cpu = opts->key_cpu;
+		s->lbr->rodata->time_bucket_ns = opts->time_bucket_ns;
+		s->lbr->rodata->time_origin_ns = opts->time_origin_ns;
+		/* one process table and one IP histogram for both programs */
+		err = bpf_map__reuse_fd(s->lbr->maps.procs, bpf_map__fd(s->skel->maps.procs));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.samples, bpf_map__fd(s->skel->maps.samples));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.samples_odd, bpf_map__fd(s->skel->maps.samples_odd));
+		if (!err)
+			err = bpf_map__reuse_fd(s->lbr->maps.live, bpf_map__fd(s->skel->maps.live));
+		if (!err && opts->map_entries)
+			err = bpf_map__set_max_entries(s->lbr->maps.lbr, opts->map_entries);
+		if (!err)
+			err = lbr_bpf__load(s->lbr);
+		if (err) {
+			load_error("lbr", err);
+			goto fail;
+		}
+		s->prog = s->lbr->progs.hsbpf_lbr;
+	}
+	return s;
+fail:
+	sampler__destroy(s);
+	errno = -err;
+	return NULL;
+}
+
+struct sampler *sampler__open_empty(const struct sampler_opts *opts)
+{
+	struct sampler *s;
+	int err;
+
+	s = sampler_alloc(opts);
+	if (!s)
+		return NULL;
+	s->empty = empty_bpf__open_and_load();
+	if (!s->empty) {
+		err = -errno;
+		load_error("empty", err);
+		sampler__destroy(s);
+		errno = -err;
+		return NULL;
+	}
+	s->prog = s->empty->progs.hsbpf_empty;
+	return s;
+}
+
+/* every token is accounted; the newest of a poll is the one to re-arm from (older ones are
+ * for intervals that have already ended) */
+static int rearm_take(void *ctx, void *data, size_t size)
+{
+	struct rearmer *r = ctx;
+	const struct rearm_token *t = data;
+
+	if (size < sizeof(*t))
+		return 0;
+	rearm_ctl__account(&r->ctl, t);
+	r->newest = *t;
+	r->have_newest = true;
+	return 0;
+}
+
+static void rearm_write(struct rearmer *r)
+{
+	u64 before = now_ns(CLOCK_MONOTONIC), next, after;
+	int err = 0;
+
+	next = rearm_ctl__plan(&r->ctl, &r->newest, before);
+	if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &next))
+		err = -errno;
+	after = now_ns(CLOCK_MONOTONIC);
+	rearm_ctl__written(&r->ctl, before, after, err);
+	if (err && !r->err)
+		r->err = err;
+	r->have_newest = false;
+}
+
+static void *rearm_thread(void *arg)
+{
+	struct rearmer *r = arg;
+
+	while (!r->s->stop) {
+		int n = ring_buffer__poll(r->rb, 100);
+
+		if (n < 0 && n != -EINTR) {
+			if (!r->err)
+				r->err = n;
+			break;
+		}
+		if (r->have_newest)
+			rearm_write(r);
+	}
+	r->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	return NULL;
+}
+
+/* phase: restart the CPU's event at random moments, PERIOD_PHASE_GAP_NS apart on average,
+ * with the same period; the restart starts the next interval at the write, so the sampling
+ * grid takes the phase of a moment the program cannot be in step with. No token, no ring: a
+ * timer wake-up and one ioctl per restart. The wait is on wake_fd, which stop writes. */
+static void *phase_thread(void *arg)
+{
+	struct rearmer *r = arg;
+	u64 base = r->ctl.base, mean = PERIOD_PHASE_GAP_NS;
+	const char *e = getenv("HSBPF_PHASE_GAP_NS");	/* bench/periods.sh's sweep */
+	struct pollfd pfd = { .fd = r->wake_fd, .events = POLLIN };
+
+	u64 start;
+
+	if (e && strtoull(e, NULL, 10) > 0)
+		mean = strtoull(e, NULL, 10);
+	/* the restarts' cost, not the thread's start (stack, first faults): about 1 ms here */
+	start = now_ns(CLOCK_THREAD_CPUTIME_ID);
+	for (bool first = true; !r->s->stop; first = false) {
+		/* the first grid's phase is the moment the event was enabled, a fixed delay before
+		 * a command starts: redraw it soon */
+		u64 gap = period__phase_gap(first ? mean / 32 : mean, &r->ctl.rng);
+		struct timespec ts = { .tv_sec = gap / 1000000000, .tv_nsec = gap % 1000000000 };
+
+		if (ppoll(&pfd, 1, &ts, NULL) != 0 || r->s->stop)
+			break;		/* stopped (or a poll error: the grid keeps its phase) */
+		if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &base)) {
+			r->ctl.st.rearm_failed++;
+			if (!r->err)
+				r->err = -errno;
+		} else {
+			r->ctl.st.rearms++;
+		}
+	}
+	r->cpu_ns = now_ns(CLOCK_THREAD_CPUTIME_ID) - start;
+	return NULL;
+}
+
+/* the ring of the CPU at event index idx, in the handler's per-CPU slot */
+static int rearm_ring(struct sampler *s, struct rearmer *r)
+{
+	u32 cpu = s->opts.cpus[r->idx];
+	int err;
+
+	r->ring_fd = bpf_map_create(BPF_MAP_TYPE_RINGBUF, "hsbpf_rearm", 0, 0, HSBPF_REARM_RING_BYTES, NULL);
+	if (r->ring_fd < 0)
+		return fail(-errno, "cannot create the re-arm ring of CPU %u: %s", cpu, strerror(errno));
+	err = bpf_map__update_elem(s->skel->maps.rearm, &cpu, sizeof(cpu), &r->ring_fd,
+				   sizeof(r->ring_fd), 0);
+	if (err)
+		return fail(err, "cannot install the re-arm ring of CPU %u: %s", cpu, strerror(-err));
+	r->rb = ring_buffer__new(r->ring_fd, rearm_take, r, NULL);
+	if (!r->rb)
+		return fail(-errno, "cannot open the re-arm ring of CPU %u: %s", cpu, strerror(errno));
+	return 0;
+}
+
+/* start the thread pinned and real-time; where the system refuses either (no CAP_SYS_NICE,
+ * a CPU outside this process's cpuset), without it, said under -v and in the stop summary */
+static int rearm_start(struct sampler *s, struct rearmer *r, void *(*fn)(void *))
+{
+	struct sched_param sp = { .sched_priority = REARM_RT_PRIORITY };
+	int cpu = s->opts.cpus[r->idx], err = EPERM;
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	for (int attempt = 0; attempt < 4 && err; attempt++) {
+		bool rt = !(attempt & 1), pin = attempt < 2;
+		pthread_attr_t attr;
+
+		pthread_attr_init(&attr);
+		if (pin)
+			pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+		if (rt) {
+			pthread_attr_setinheritsched(&attr, PTHREAD_EXPLICIT_SCHED);
+			pthread_attr_setschedpolicy(&attr, SCHED_FIFO);
+			pthread_attr_setschedparam(&attr, &sp);
+		}
+		err = pthread_create(&r->thread, &attr, fn, r);
+		pthread_attr_destroy(&attr);
+		if (!err) {
+			r->realtime = rt;
+			r->pinned = pin;
+		}
+	}
+	if (err)
+		return fail(-err, "cannot start the re-arm thread of CPU %d: %s", cpu, strerror(err));
+	r->running = true;
+	if (!r->realtime || !r->pinned)
+		debug("re-arm thread of CPU %d runs %s%s", cpu, r->realtime ? "" : "at normal priority",
+		      r->pinned ? "" : (r->realtime ? "unpinned" : " and unpinned"));
+	return 0;
+}
+
+static int rearm_setup(struct sampler *s)
+{
+	const struct sampler_opts *o = &s->opts;
+	u64 seed = o->seed ? o->seed : now_ns(CLOCK_MONOTONIC);
+
+	for (int i = 0; i < o->nr_cpus; i++) {
+		struct rearmer *r = &s->rearmers[i];
+		int err;
+
+		r->s = s;
+		r->idx = i;
+		/* each CPU its own stream: reproducible with --seed whatever the threads' order */
+		rearm_ctl__init(&r->ctl, o->mode, o->period, o->ev.is_clock,
+				seed ^ (0x9E3779B97F4A7C15ull * (u64)(o->cpus[i] + 1)), verbose > 0);
+		if (o->mode == PERIOD_PHASE) {
+			r->wake_fd = eventfd(0, EFD_CLOEXEC);
+			err = r->wake_fd < 0 ? fail(-errno, "cannot start the phase thread of CPU %d: %s",
+						    o->cpus[i], strerror(errno)) :
+			      rearm_start(s, r, phase_thread);
+		} else {
+			err = rearm_ring(s, r);
+			if (!err)
+				err = rearm_start(s, r, rearm_thread);
+		}
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/* -v: each interval with what it was drawn and written as, so that a miss can be traced */
+static void rearm_print_log(struct sampler *s)
+{
+	u64 t0 = UINT64_MAX;
+
+	for (int i = 0; i < s->opts.nr_cpus; i++)
+		if (s->rearmers[i].ctl.nr_log && s->rearmers[i].ctl.log[0].time_ns < t0)
+			t0 = s->rearmers[i].ctl.log[0].time_ns;
+	if (t0 == UINT64_MAX)
+		return;
+	debug("randomized periods: every interval's cpu, end (s since the first), measured and drawn "
+	      "length, their difference, the period written for it and how long after the sample "
+	      "(ns; '-': no re-arm aimed at it), whether the target ran, and 'outside' the window");
+	for (int i = 0; i < s->opts.nr_cpus; i++) {
+		const struct rearm_ctl *c = &s->rearmers[i].ctl;
+
+		for (size_t k = 0; k < c->nr_log; k++) {
+			const struct rearm_record *l = &c->log[k];
+			const char *off = l->counted && !rearm__in_window(c->base, l->interval) ? " outside" : "";
+			char drawn[96] = "drawn=- err=- written=- after=-";
+
+			if (l->designed)
+				snprintf(drawn, sizeof(drawn), "drawn=%" PRIu64 " err=%+" PRId64 " written=%" PRIu64
+					 " after=%" PRIu64, l->designed, (s64)(l->interval - l->designed),
+					 l->written, l->elapsed);
+			debug("interval cpu=%u t=%.6f measured=%" PRIu64 " %s target=%u%s", l->cpu,
+			      (l->time_ns - t0) / 1e9, l->interval, drawn, l->counted, off);
+		}
+		if (c->nr_log == REARM_LOG_MAX)
+			debug("the interval log of CPU %d stops at its first %d intervals", s->opts.cpus[i],
+			      REARM_LOG_MAX);
+	}
+}
+
+int sampler__attach(struct sampler *s)
+{
+	const struct sampler_opts *o = &s->opts;
+	struct perf_event_attr attr;
+	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
+	u64 period = o->freq ? 0 : period__initial(o->mode, o->period);
+	int err = offcpu_attach(s);
+
+	/* off-CPU time alone samples nothing on the CPUs */
+	if (err || o->offcpu == OFFCPU_ONLY)
+		return err;
+	event__attr(&o->ev, period, o->freq, &attr);
+	if (o->cgroup_fd >= 0)
+		flags |= PERF_FLAG_PID_CGROUP;
+	for (int i = 0; i < o->nr_cpus; i++) {
+		int fd = perf_event_open(&attr, o->cgroup_fd >= 0 ? o->cgroup_fd : -1, o->cpus[i], -1, flags);
+
+		if (fd < 0) {
+			err = -errno;
+			if (err == -EINVAL && o->freq)
+				error("cannot open event '%s' at %llu Hz: invalid frequency (see "
+				      "/proc/sys/kernel/perf_event_max_sample_rate)", o->ev.name,
+				      (unsigned long long)o->freq);
+			else
+				event__explain_open_error(&o->ev, err);
+			return err;
+		}
+		s->fds[i] = fd;
+		s->nr_events++;
+	}
+	if (s->skel && (period__is_random(o->mode) || o->mode == PERIOD_PHASE)) {
+		err = rearm_setup(s);
+		if (err)
+			return err;
+	}
+	/* libbpf enables each event once its program is attached */
+	for (int i = 0; i < s->nr_events; i++) {
+		s->links[i] = bpf_program__attach_perf_event(s->prog, s->fds[i]);
+		if (!s->links[i]) {
+			err = -errno;
+			s->links[i] = NULL;
+			return fail(err, "cannot attach BPF program to event '%s' on CPU %d: %s",
+				     o->ev.name, o->cpus[i], strerror(-err));
+		}
+	}
+	return 0;
+}
+
+/* A running target (-p) starts a mapping generation now, after its /proc/PID/maps were
+ * read: until its next executable mmap, its samples are named by the mappings it had then,
+ * not by the last one the recording saw at their addresses. A command armed before its exec
+ * starts none: the exec begins its image. */
+int sampler__add_pid(struct sampler *s, u32 pid, bool armed)
+{
+	struct proc_state st = {
+		.state = armed ? HSBPF_PID_ARMED : HSBPF_PID_ACTIVE,
+		.map_ns = armed ? 0 : now_ns(CLOCK_MONOTONIC),
+	};
+	int err = bpf_map__update_elem(s->skel->maps.procs, &pid, sizeof(pid), &st, sizeof(st),
+				       BPF_ANY);
+
+	if (err)
+		return fail(err, "cannot add pid %u to the filter: %s", pid, strerror(-err));
+	return 0;
+}
+
+static void rearm_join(struct sampler *s)
+{
+	s->stop = true;
+	for (int i = 0; s->rearmers && i < s->opts.nr_cpus; i++) {
+		struct rearmer *r = &s->rearmers[i];
+
+		if (!r->running)
+			continue;
+		if (r->wake_fd >= 0 && eventfd_write(r->wake_fd, 1))
+			warning("cannot stop the phase thread of CPU %d: %s", s->opts.cpus[i],
+				strerror(errno));
+		pthread_join(r->thread, NULL);
+		r->running = false;
+		/* tokens still queued were for intervals that have ended: count them too */
+		if (r->rb)
+			ring_buffer__consume(r->rb);
+	}
+}
+
+void sampler__stop(struct sampler *s)
+{
+	bool random = false;
+
+	for (int i = 0; i < s->nr_events; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
+	for (int i = 0; i < s->opts.nr_cpus; i++)
+		random |= s->rearmers[i].running;
+	offcpu_stop(s);
+	rearm_join(s);
+	if (random)
+		rearm_print_log(s);
+}
+
+int sampler__read_counters(struct sampler *s, struct profile_stats *st)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *vals, sum[HSBPF_STAT_NR] = {};
+	int err = 0;
+
+	if (ncpu <= 0)
+		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (u32 k = 0; k < HSBPF_STAT_NR; k++) {
+		err = bpf_map__lookup_elem(s->skel->maps.stats, &k, sizeof(k), vals,
+					   ncpu * sizeof(*vals), 0);
+		if (err) {
+			error("cannot read counters: %s", strerror(-err));
+			break;
+		}
+		for (int c = 0; c < ncpu; c++)
+			sum[k] += vals[c];
+	}
+	free(vals);
+	st->samples = sum[HSBPF_STAT_SAMPLES];
+	st->filtered = sum[HSBPF_STAT_FILTERED];
+	st->dropped_full = sum[HSBPF_STAT_DROPPED_FULL] + sum[HSBPF_STAT_DROPPED_RACE];
+	st->rearm_lost = sum[HSBPF_STAT_REARM_LOST];
+	st->exec_full = sum[HSBPF_STAT_EXEC_FULL];
+	st->pids_full = sum[HSBPF_STAT_PIDS_FULL];
+	return err;
+}
+
+static int collect_stats(struct sampler *s, struct profile *p)
+{
+	struct profile_stats st = {};
+	int err = sampler__read_counters(s, &st);
+
+	p->stats.samples += st.samples;
+	p->stats.filtered += st.filtered;
+	p->stats.dropped_full += st.dropped_full;
+	p->stats.rearm_lost += st.rearm_lost;
+	p->stats.exec_full += st.exec_full;
+	p->stats.pids_full += st.pids_full;
+	for (int i = 0; i < s->opts.nr_cpus; i++) {
+		const struct rearmer *r = &s->rearmers[i];
+
+		if (!r->ctl.base)	/* no thread: a fixed or prime period */
+			continue;
+		rearm_ctl__merge(&r->ctl, &p->stats);
+		p->stats.rearm_cpu_ns += r->cpu_ns;
+		if (r->err)
+			warning("re-arming the randomized period of CPU %d failed: %s", s->opts.cpus[i],
+				strerror(-r->err));
+	}
+	return err;
+}
+
+static int collect_lbr(struct sampler *s, struct profile *p)
+{
+	struct lbr_key k, next, *prev = NULL;
+	int fd = bpf_map__fd(s->lbr->maps.lbr), ncpu = libbpf_num_possible_cpus(), err = 0;
+	u32 slot = HSBPF_LBR_DROPPED;
+	u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(u64));
+	if (!vals)
+		return -ENOMEM;
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		struct profile_lbr l = { .pid = next.pid, .kind = next.kind, .a = next.a, .b = next.b,
+					 .exec_ns = next.exec_ns };
+
+		if (!bpf_map_lookup_elem(fd, &next, &l.count))
+			err = profile__add_lbr(p, &l);
+		k = next;
+		prev = &k;
+	}
+	/* edges and ranges the full map could not take are dropped samples' worth of data */
+	if (!err && !bpf_map__lookup_elem(s->lbr->maps.lbr_stats, &slot, sizeof(slot), vals,
+					  ncpu * sizeof(u64), 0))
+		for (int c = 0; c < ncpu; c++)
+			p->stats.dropped_full += vals[c];
+	free(vals);
+	return err;
+}
+
+/* every slot of one histogram map, in batches; with take, each batch leaves the map */
+static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
+{
+	const u32 batch = 4096;
+	struct sample_key *keys = calloc(batch, sizeof(*keys));
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	struct sample_key in, out;
+	bool first = true;
+	int err = 0;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		error("cannot read samples: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		if (take)
+			err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		else
+			err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			struct profile_sample ps = {
+				.pid = keys[i].pid, .flags = keys[i].flags, .ip = keys[i].ip,
+				.cgroup_id = keys[i].cgroup_id, .exec_ns = keys[i].exec_ns,
+				.map_ns = keys[i].map_ns, .count = vals[i].count, .weight = vals[i].weight,
+			};
+			struct profile_sample_key k = {
+				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
+			};
+			int ret = fn(ctx, &ps, &k);
+
+			if (ret) {
+				err = ret;
+				goto cleanup;
+			}
+		}
+		if (err) {	/* ENOENT: that was the last batch */
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+static int sampler__read_samples(struct sampler *s, sampler_sample_fn fn, void *ctx)
+{
+	int err = walk_samples(bpf_map__fd(s->skel->maps.samples), false, fn, ctx);
+
+	if (!err)
+		err = walk_samples(bpf_map__fd(s->skel->maps.samples_odd), false, fn, ctx);
+	return err;
+}
+
+int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx)
+{
+	u32 zero = 0, next = s->gen + 1;
+	int err, fd = bpf_map__fd(s->gen & 1 ? s->skel->maps.samples_odd : s->skel->maps.samples);
+
+	if (!s->opts.live)
+		return fail(-EINVAL, "the sampler was not opened for live reads");
+	err = bpf_map__update_elem(s->skel->maps.live, &zero, sizeof(zero), &next, sizeof(next), 0);
+	if (err)
+		return fail(err, "cannot turn the sample map: %s", strerror(-err));
+	s->gen = next;
+	/* handlers run with interrupts off, inside RCU read-side sections: once a grace period
+	 * has passed, none still holds a value of the map that was counting */
+	if (syscall(__NR_membarrier, MEMBARRIER_CMD_GLOBAL, 0, 0))
+		usleep(10000);	/* nohz_full machines refuse it: handlers take well under 10 ms */
+	return walk_samples(fd, true, fn, ctx);
+}
+
+u32 sampler__capacity(const struct sampler *s)
+{
+	return bpf_map__max_entries(s->skel->maps.samples);
+}
+
+static int add_to_profile(void *ctx, const struct profile_sample *ps,
+			  const struct profile_sample_key *k)
+{
+	if (profile__add_sample_keyed(ctx, ps, k))
+		return fail(-ENOMEM, "cannot store samples: %s", strerror(ENOMEM));
+	return 0;
+}
+
+static int collect_stacks(struct sampler *s, struct profile *p);
+
+int sampler__collect(struct sampler *s, struct profile *p)
+{
+	/* the blocks still open at the end go into the maps first */
+	int err = offcpu_collect(s, p);
+
+	if (!err)
+		err = sampler__read_samples(s, add_to_profile, p);
+	if (!err)
+		err = collect_stats(s, p);
+	if (!err && s->lbr)
+		err = collect_lbr(s, p);
+	if (!err && s->cg)
+		err = collect_stacks(s, p);
+	sampler__prog_stats(s, &p->stats.bpf_run_ns, &p->stats.bpf_run_cnt);
+	return err;
+}
+
+void sampler__destroy(struct sampler *s)
+{
+	if (!s)
+		return;
+	ring_buffer__free(s->late_rb);
+	bpf_link__destroy(s->offcpu_link);
+	rearm_join(s);
+	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
+		bpf_link__destroy(s->links[i]);
+	for (int i = 0; s->fds && i < s->nr_events; i++)
+		close(s->fds[i]);
+	for (int i = 0; s->rearmers && i < s->opts.nr_cpus; i++) {
+		ring_buffer__free(s->rearmers[i].rb);
+		if (s->rearmers[i].ring_fd >= 0)
+			close(s->rearmers[i].ring_fd);
+		if (s->rearmers[i].wake_fd >= 0)
+			close(s->rearmers[i].wake_fd);
+		rearm_ctl__free(&s->rearmers[i].ctl);
+	}
+	free(s->rearmers);
+	profile_bpf__destroy(s->skel);
+	empty_bpf__destroy(s->empty);
+	lbr_bpf__destroy(s->lbr);
+	free(s->fds);
+	free(s->links);
+	free(s->cpu_index);
+	free(s);
+}
+
+int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt)
+{
+	struct bpf_prog_info info = {};
+	u32 len = sizeof(info);
+	int err = bpf_obj_get_info_by_fd(bpf_program__fd(s->prog), &info, &len);
+
+	if (err)
+		return err;
+	if (!info.run_cnt)
+		return -ENODATA;
+	*run_ns = info.run_time_ns;
+	*run_cnt = info.run_cnt;
+	return 0;
+}
+
+int sampler__enable_run_stats(void)
+{
+	int fd = bpf_enable_stats(BPF_STATS_RUN_TIME);
+
+	return fd < 0 ? -errno : fd;
+}
+
+/* the verifier needs the maps' types, not their room: a preallocated table of a million
+ * entries per configuration made selftest take 20 s of kernel time */
+static int shrink_maps(struct bpf_object *obj)
+{
+	struct bpf_map *m;
+	int err = 0;
+
+	bpf_object__for_each_map(m, obj) {
+		enum bpf_map_type t = bpf_map__type(m);
+
+		if (bpf_map__is_internal(m) || bpf_map__max_entries(m) <= 64)
+			continue;
+		if (t == BPF_MAP_TYPE_RINGBUF)
+			err = bpf_map__set_max_entries(m, (u32)sysconf(_SC_PAGESIZE));
+		else if (t == BPF_MAP_TYPE_HASH || t == BPF_MAP_TYPE_LRU_HASH || t == BPF_MAP_TYPE_ARRAY ||
+			 t == BPF_MAP_TYPE_PERCPU_HASH || t == BPF_MAP_TYPE_LPM_TRIE)
+			err = bpf_map__set_max_entries(m, 1);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int sampler__verify_all(void)
+{
+	int failed = 0;
+
+	quiet_libbpf();
+	for (int filter = 0; filter <= 1; filter++) {
+		for (int random = 0; random <= 1; random++) {
+			/* no call graphs, then each mode */
+			for (size_t i = 0; i == 0 || call_graph__at(i - 1); i++) {
+				const struct call_graph *cg = i ? call_graph__at(i - 1) : NULL;
+				struct profile_bpf *skel = profile_bpf__open();
+				int err;
+
+				if (!skel) {
+					failed++;
+					continue;
+				}
+				skel->rodata->filter_pids = filter;
+				skel->rodata->random_periods = random;
+				err = size_stack_maps(skel, cg, NULL);
+				/* a recording's dwarf sends late stacks; top's does not */
+				skel->rodata->late_unwind = cg && cg->late_unwind && random;
+				if (!err)
+					err = shrink_maps(skel->obj);
+				if (!err)
+					err = profile_bpf__load(skel);
+				if (err) {
+					error("verifier rejected profile.bpf.c (filter_pids=%d random=%d "
+					      "call_graph=%s): %s", filter, random, cg ? cg->name : "none",
+					      strerror(-err));
+					failed++;
+				}
+				profile_bpf__destroy(skel);
+			}
+		}
+	}
+	{
+		struct empty_bpf *e = empty_bpf__open_and_load();
+
+		if (!e) {
+			error("verifier rejected empty.bpf.c: %s", strerror(errno));
+			failed++;
+		}
+		empty_bpf__destroy(e);
+	}
+	for (int variant = 0; variant < 4; variant++) {
+		struct lbr_bpf *l = lbr_bpf__open();
+		int filter = variant & 1, err;
+
+		if (!l) {
+			failed++;
+			continue;
+		}
+		l->rodata->filter_pids = filter;
+		l->rodata->precise = variant >> 1;
+		err = shrink_maps(l->obj);
+		if (!err)
+			err = lbr_bpf__load(l);
+		if (err) {
+			error("verifier rejected lbr.bpf.c (filter_pids=%d): %s", filter, strerror(-err));
+			failed++;
+		}
+		lbr_bpf__destroy(l);
+	}
+	return failed ? -EINVAL : 0;
+}
+
+/* ---- call stacks ---- */
+
+/* write n values of size bytes at consecutive keys from first, in batches */
+static int update_array(int fd, u32 first, const void *vals, size_t size, u32 n)
+{
+	const u32 batch = 4096;
+	u32 *keys = calloc(batch, sizeof(*keys));
+	int err = 0;
+
+	if (!keys)
+		return -ENOMEM;
+	for (u32 done = 0; done < n && !err; done += batch) {
+		u32 cnt = n - done < batch ? n - done : batch;
+
+		for (u32 i = 0; i < cnt; i++)
+			keys[i] = first + done + i;
+		if (bpf_map_update_batch(fd, keys, (const char *)vals + (size_t)done * size, &cnt, NULL))
+			err = -errno;
+	}
+	free(keys);
+	return err;
+}
+
+int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj)
+{
+	struct unwind_page *pages = NULL;
+	struct unwind_obj o;
+	int err;
+
+	if (!t->subs)
+		return -EINVAL;	/* the kernel searches by chunk */
+	if (!s->cg || !s->cg->unwind_tables)
+		return -EINVAL;
+	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
+	    t->nr_pages > bpf_map__max_entries(s->skel->maps.unwind_pages) - s->next_page ||
+	    s->next_obj >= bpf_map__max_entries(s->skel->maps.unwind_objs))
+		return -ENOSPC;
+	pages = malloc((t->nr_pages ? t->nr_pages : 1) * sizeof(*pages));
+	if (!pages)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nr_pages; i++) {
+		pages[i] = t->pages[i];
+		pages[i].first += s->next_row;
+	}
+	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = s->next_page,
+				 .nr_pages = t->nr_pages };
+	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), s->next_row, t->rows, sizeof(*t->rows),
+			   t->nr_rows);
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_subs), s->next_page, t->subs,
+				   sizeof(*t->subs), t->nr_pages);
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), s->next_page, pages,
+				   sizeof(*pages), t->nr_pages);
+	/* the object last: the kernel finds no page before its rows are in */
+	if (!err)
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), s->next_obj, &o, sizeof(o), 1);
+	free(pages);
+	if (err)
+		return err;
+	s->next_row += t->nr_rows;
+	s->next_page += t->nr_pages;
+	*obj = s->next_obj++;
+	return 0;
+}
+
+/* after a change of the trie: the handler's cached mappings (per CPU, across samples) are
+ * taken only under the generation they were found at. After the change, so that a mapping
+ * found between the two is dropped too */
+static void unwind_maps_changed(struct sampler *s)
+{
+	__atomic_fetch_add(&s->skel->bss->unwind_gen, 1, __ATOMIC_SEQ_CST);
+}
+
+int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_maps), k, m, BPF_ANY))
+		return -errno;
+	unwind_maps_changed(s);
+	return 0;
+}
+
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v)
+{
+	if (bpf_map_update_elem(bpf_map__fd(s->skel->maps.unwind_inodes), k, v, BPF_ANY))
+		return -errno;
+	return 0;
+}
+
+int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_maps), k)) {
+		if (errno != ENOENT)
+			return -errno;
+		return 0;
+	}
+	unwind_maps_changed(s);
+	return 0;
+}
+
+void sampler__unwind_forget_parent(struct sampler *s, u32 pid)
+{
+	bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_parent), &pid);
+}
+
+bool sampler__exec_tags_before_comm(const struct sampler *s)
+{
+	return s->exec_at_rename;
+}
+
+u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
+{
+	struct proc_state st;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &st))
+		return 0;
+	return st.exec_ns;
+}
+
+int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out)
+{
+	/* the short map's values are the head of struct stack_frames */
+	if (!bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks), &hash, out))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.stacks_long), &hash, out))
+		return -errno;
+	return 0;
+}
+
+int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx)
+{
+	const u32 batch = 4096;
+	int fd = bpf_map__fd(s->skel->maps.stack_samples), err = 0;
+	struct stack_key *keys = calloc(batch, sizeof(*keys)), in, out;
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	bool first = true;
+
+	if (!keys || !vals) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the stack sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			int ret = fn(ctx, &keys[i], &vals[i]);
+
+			if (ret) {
+				err = ret;
+				goto cleanup;
+			}
+		}
+		if (err) {
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+/* the stack samples, read whole before their stacks are looked up */
+struct stack_read {
+	struct stack_key *keys;
+	struct sample_value *vals;
+	size_t nr, cap, cap_vals;
+	u64 *hashes;		/* the distinct stacks, sorted: a stack's index is its place here */
+	size_t nr_hashes;
+	u32 base;		/* after the profile's stacks before them (late ones kept at once) */
+};
+
+static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct sample_value *v)
+{
+	struct stack_read *r = ctx;
+
+	if (array__reserve((void **)&r->keys, &r->cap, r->nr + 1, sizeof(*k)) ||
+	    array__reserve((void **)&r->vals, &r->cap_vals, r->nr + 1, sizeof(*v)))
+		return -ENOMEM;
+	r->keys[r->nr] = *k;
+	r->vals[r->nr++] = *v;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static u32 stack_ref(const struct stack_read *r, u64 hash)
+{
+	const u64 *at;
+
+	if (!hash)
+		return 0;
+	at = bsearch(&hash, r->hashes, r->nr_hashes, sizeof(hash), cmp_u64);
+	return at ? r->base + (u32)(at - r->hashes) + 1 : 0;
+}
+
+/* the stack samples, each distinct stack once; a stack the kernel's map could not take is
+ * kept as a lost one, with its samples */
+static int collect_stacks(struct sampler *s, struct profile *p)
+{
+	u64 cnt[HSBPF_STACK_STAT_NR];
+	struct stack_read r = {};
+	struct stack_frames *f = malloc(sizeof(*f));
+	size_t n = 0;
+	int err;
+
+	if (!f)
+		return fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+	err = sampler__read_stack_samples(s, keep_stack_sample, &r);
+	if (err == -ENOMEM)
+		error("cannot read stacks: %s", strerror(ENOMEM));
+	if (err)
+		goto cleanup;
+	r.hashes = malloc((2 * r.nr + 1) * sizeof(*r.hashes));
+	if (!r.hashes) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		if (r.keys[i].user)
+			r.hashes[n++] = r.keys[i].user;
+		if (r.keys[i].kernel)
+			r.hashes[n++] = r.keys[i].kernel;
+	}
+	qsort(r.hashes, n, sizeof(*r.hashes), cmp_u64);
+	for (size_t i = 0; i < n; i++)
+		if (!r.nr_hashes || r.hashes[r.nr_hashes - 1] != r.hashes[i])
+			r.hashes[r.nr_hashes++] = r.hashes[i];
+	/* a recording's late stacks past what is kept went into p while it ran */
+	r.base = p->nr_stacks;
+	for (size_t i = 0; i < r.nr_hashes; i++) {
+		s64 idx;
+
+		if (sampler__stack(s, r.hashes[i], f))
+			idx = profile__add_stack(p, NULL, 0, PROFILE_STACK_LOST, 0);
+		else
+			idx = profile__add_stack(p, (const u64 *)f->ip, f->nr < HSBPF_MAX_FRAMES ? f->nr : HSBPF_MAX_FRAMES,
+						 f->end, f->nr_fp);
+		if (idx < 0) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	for (size_t i = 0; i < r.nr; i++) {
+		const struct stack_key *k = &r.keys[i];
+		struct profile_stack_sample ss = {
+			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id, .exec_ns = k->exec_ns,
+			.map_ns = k->map_ns, .user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
+			.count = r.vals[i].count, .weight = r.vals[i].weight,
+		};
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
+
+		if (profile__add_stack_sample_keyed(p, &ss, &sk)) {
+			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+			goto cleanup;
+		}
+	}
+	if (!sampler__read_stack_counters(s, cnt)) {
+		p->stats.stack_samples = cnt[HSBPF_STACK_STAT_SAMPLES];
+		p->stats.stack_frames = cnt[HSBPF_STACK_STAT_FRAMES];
+		p->stats.stack_fp_frames = cnt[HSBPF_STACK_STAT_FP_FRAMES];
+		p->stats.stacks_full = cnt[HSBPF_STACK_STAT_STACKS_FULL];
+		p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
+		p->stats.kernel_stack_err = cnt[HSBPF_STACK_STAT_KERNEL_ERR];
+		p->stats.stack_ns = cnt[HSBPF_STACK_STAT_NS];
+		p->stats.stack_late = cnt[HSBPF_STACK_STAT_LATE];
+		p->stats.stack_late_full = cnt[HSBPF_STACK_STAT_LATE_FULL];
+	}
+cleanup:
+	free(r.keys);
+	free(r.vals);
+	free(r.hashes);
+	free(f);
+	return err;
+}
+
+int sampler__collect_stacks(struct sampler *s, struct profile *p)
+{
+	if (!s->cg)
+		return -ENOENT;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
+	return collect_stacks(s, p);
+}
+
+int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR])
+{
+	int ncpu = libbpf_num_possible_cpus();
+	u64 *vals;
+
+	if (ncpu <= 0)
+		return ncpu;
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return -ENOMEM;
+	for (u32 k = 0; k < HSBPF_STACK_STAT_NR; k++) {
+		out[k] = 0;
+		if (bpf_map__lookup_elem(s->skel->maps.stack_stats, &k, sizeof(k), vals, ncpu * sizeof(*vals), 0))
+			continue;
+		for (int c = 0; c < ncpu; c++)
+			out[k] += vals[c];
+	}
+	free(vals);
+	return 0;
+}
+
+static int late_take(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+
+	if (size < sizeof(struct late_stack))
+		return 0;
+	return s->late_fn(s->late_ctx, data);
+}
+
+int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx)
+{
+	int n;
+
+	if (!s->cg || !s->cg->late_unwind || !s->skel)
+		return 0;
+	if (!s->late_rb) {
+		s->late_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.late_stacks), late_take, s, NULL);
+		if (!s->late_rb)
+			return -errno;
+	}
+	s->late_fn = fn;
+	s->late_ctx = ctx;
+	n = ring_buffer__consume(s->late_rb);
+	return n < 0 ? n : 0;
+}
+
+int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link)
+{
+	*link = bpf_program__attach_uprobe(s->skel->progs.hsbpf_unwind_probe, false, -1, path, file_off);
+	return *link ? 0 : -errno;
+}
+
+int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out)
+{
+	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.probe_stacks), &ip, out))
+		return -errno;
+	return 0;
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The kernel side of a recording: loads the BPF programs, opens one sampling event per CPU,
+ * re-arms randomized periods, and drains the maps into a profile. The only module that
+ * includes a skeleton or touches a map fd. */
+#ifndef HSBPF_SAMPLER_H
+#define HSBPF_SAMPLER_H
+
+#include "record/event.h"
+#include "hsbpf.h"
+#include "lib/period.h"
+#include "profile/profile.h"
+
+/* What record and top ask of the sampler as the user said it: a session passes it through
+ * whole (struct session_opts embeds it as struct sampler_opts does: -fms-extensions) */
+/* sampler_params.offcpu (user/record/offcpu.c: the options and the report's view) */
+#define OFFCPU_NONE	0
+#define OFFCPU_ONLY	1	/* --off-cpu: blocked time only */
+#define OFFCPU_WALL	2	/* --wall: on-CPU samples and off-CPU time */
+
+struct sampler_params {
+	enum period_mode mode;
+	u32 map_entries;	/* sample map slots; 0 for the default */
+	u64 seed;		/* random periods */
+	bool live;		/* read by intervals (sampler__take_interval), as top does */
+	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/record/call_graph.h): stacks with
+				 * each sample */
+	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
+	/* finer sample keys (bpf/hsbpf.h: struct sample_extra) */
+	bool key_tid;
+	bool key_cpu;
+	u64 time_bucket_ns;	/* 0: none */
+	/* off-CPU time (bpf/offcpu.bpf.h, docs/off-cpu.md) */
+	u32 offcpu;		/* OFFCPU_*: with ONLY, no sampling event */
+	u64 min_block_ns;	/* blocks shorter are left out */
+	u64 max_block_ns;	/* ... and longer, 0 for no bound */
+};
+
+struct sampler_opts {
+	union {
+		struct sampler_params params;
+		struct sampler_params;
+	};
+	struct event_spec ev;
+	u64 period;		/* base period; 0 with freq */
+	u64 freq;		/* -F for hardware events (clocks are turned into periods) */
+	const int *cpus;
+	int nr_cpus;
+	bool filter_pids;	/* count only pids added with sampler__add_pid */
+	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
+	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
+	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
+	u64 time_origin_ns;	/* with time_bucket_ns: CLOCK_MONOTONIC of bucket 0 */
+};
+
+
+struct sampler;
+
+/* open, configure and load; NULL with errno set, after reporting why */
+struct sampler *sampler__open(const struct sampler_opts *opts);
+/* open the per-CPU events and attach; sampling starts here */
+int sampler__attach(struct sampler *s);
+/* ARMED pids start counting at their next exec; ACTIVE ones at once */
+int sampler__add_pid(struct sampler *s, u32 pid, bool armed);
+/* stop the events (their programs stay attached until destroy) */
+void sampler__stop(struct sampler *s);
+/* copy the sample map and the counters into p */
+int sampler__collect(struct sampler *s, struct profile *p);
+/* every slot of the sample maps, in batches (fn's non-zero return stops the walk and is
+ * returned) */
+typedef int (*sampler_sample_fn)(void *ctx, const struct profile_sample *s,
+				 const struct profile_sample_key *k);
+/* live reads (opts.live): start counting into the other map, wait until no handler still
+ * counts into this one, then read and empty it: each slot holds what its key gained since
+ * the last call */
+int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx);
+/* the kernel counters so far (samples, filtered, dropped, ...), as totals */
+int sampler__read_counters(struct sampler *s, struct profile_stats *st);
+/* how many slots a sample map has */
+u32 sampler__capacity(const struct sampler *s);
+void sampler__destroy(struct sampler *s);
+
+/* the sample handler's run-time statistics (kernel.bpf_stats_enabled=1); -ENODATA if off */
+int sampler__prog_stats(struct sampler *s, u64 *run_ns, u64 *run_cnt);
+/* turn those statistics on for as long as the returned fd is open (top shows the handler's
+ * cost); -errno when the kernel refuses */
+int sampler__enable_run_stats(void);
+
+/* Call stacks: what the kernel's unwinder follows (user/record/unwind.c decides what goes in) */
+struct unwind_table;
+/* an object's rows and pages into the global arrays; -ENOSPC when they are full */
+int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj);
+int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
+int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
+/* an object's table by its file's identity, for mappings not in the trie yet */
+int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
+/* a forked child's mappings are now its own */
+void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
+/* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
+ * exec (profile__settle_exec_tags moves them onto it); false: after it, at sched_process_exec */
+bool sampler__exec_tags_before_comm(const struct sampler *s);
+/* when pid's current image was exec'd (CLOCK_MONOTONIC), 0 if before the recording; its low
+ * 32 bits are the tag the kernel keys the image's mappings with */
+u64 sampler__image_exec_ns(struct sampler *s, u32 pid);
+/* every stack sample (fn's non-zero return stops the walk), and the stacks by hash */
+typedef int (*sampler_stack_fn)(void *ctx, const struct stack_key *k, const struct sample_value *v);
+int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx);
+int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
+/* the stacks so far into p, replacing p's (top); -ENOENT without call graphs */
+int sampler__collect_stacks(struct sampler *s, struct profile *p);
+int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);
+/* the samples the kernel sent to be unwound in user space, each passed to fn (whose non-zero
+ * return stops); 0 without dwarf call graphs */
+typedef int (*sampler_late_fn)(void *ctx, const struct late_stack *l);
+int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx);
+/* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
+struct bpf_link;
+int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link);
+int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out);
+
+/* the off-CPU counters so far (HSBPF_OFFCPU_*), as totals */
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR]);
+
+/* load every BPF program in every configuration through the verifier; 0 if all pass */
+int sampler__verify_all(void);
+
+/* the floor for benchmarks: an empty program on the same per-CPU events */
+struct sampler *sampler__open_empty(const struct sampler_opts *opts);
+
+#endif /* HSBPF_SAMPLER_H */

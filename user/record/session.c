@@ -1,0 +1,962 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* A sampling session: the set-up, the wait and the gathering that record and top share. */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "symbols/buildid_cache.h"
+#include "record/call_graph.h"
+#include "record/cgroup.h"
+#include "symbols/ksyms.h"
+#include "record/offcpu.h"
+#include "record/sampler.h"
+#include "record/late_stacks.h"
+#include "record/session.h"
+#include "profile/procfs.h"
+#include "symbols/jitmap.h"
+#include "record/sideband.h"
+#include "record/target.h"
+#include "record/unwind.h"
+
+#define DEFAULT_FREQ 999	/* odd, so as not to beat with millisecond timers */
+
+struct session {
+	struct session_opts opts;
+	const struct call_graph *cg;	/* opts.call_graph's mode, NULL for none */
+	struct event_spec ev;
+	u64 period;
+	struct sampler_opts so;
+	struct sampler *sampler;
+	struct sideband *sb;
+	struct jitmaps *jit;	/* perf map files of JIT code, read while their processes live */
+	int jit_err;		/* a perf map file that could not be read as its process exited */
+	struct profile *p;
+	struct command cmd;
+	u32 command_pid;
+	int child_status;
+	bool command_killed;
+	bool command_stopped;	/* record ended it (-d, a signal), it did not end by itself */
+	u32 *pids;
+	int nr_pids;
+	int *cpus, nr_cpus;
+	struct cgroup_names cgroups;
+	u64 start, next_scan;
+	size_t seen_comms, seen_forks;
+	/* call stacks: the unwinder follows the sideband's records from these on */
+	struct unwinder *unw;
+	size_t unw_maps, unw_comms, unw_forks;
+	u32 *followed;		/* with a command or -p: the processes and their descendants */
+	size_t nr_followed, cap_followed;
+	struct buildid_keeper *keeper;	/* with keep_objects */
+	struct late_stacks *late;	/* dwarf: samples to unwind here, from their stack copies */
+	/* sideband records the kernel lost: /proc read again for them */
+	u64 lost_synced, next_resync;
+	u32 resyncs, unrecovered;
+};
+
+static int max_sample_rate(u64 *rate)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
+	unsigned long long v;
+	int n;
+
+	if (!f)
+		return -errno;
+	n = fscanf(f, "%llu", &v);
+	fclose(f);
+	if (n != 1)
+		return -EINVAL;
+	*rate = v;
+	return 0;
+}
+
+static void save_cgroups(struct profile *p, struct cgroup_names *names)
+{
+	cgroup_names__scan(names);	/* the cgroups made since the last scan */
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u64 id = p->samples[i].cgroup_id;
+		char path[PATH_MAX];
+		bool seen = false;
+
+		for (size_t j = 0; j < p->nr_cgroups && !seen; j++)
+			seen = p->cgroups[j].id == id;
+		if (seen || !id)
+			continue;
+		if (cgroup_names__find(names, id))
+			snprintf(path, sizeof(path), "%s", cgroup_names__find(names, id));
+		else
+			snprintf(path, sizeof(path), "[removed cgroup %" PRIu64 "]", id);
+		if (profile__add_cgroup(p, id, path))
+			return;
+	}
+}
+
+static void fill_meta(struct session *s)
+{
+	const struct session_opts *o = &s->opts;
+	const struct event_spec *ev = &s->ev;
+	struct profile_meta *m = &s->p->meta;
+	struct utsname u;
+
+	snprintf(m->version, sizeof(m->version), "hsbpf %s", HSBPF_VERSION);
+	snprintf(m->event, sizeof(m->event), "%s", ev->name);
+	m->event_type = ev->type;
+	m->event_config = ev->config;
+	m->precise = ev->precise;
+	m->period = s->period;
+	m->freq = ev->is_clock ? 0 : o->freq;
+	snprintf(m->period_mode, sizeof(m->period_mode), "%s", period__mode_name(o->mode));
+	snprintf(m->unit, sizeof(m->unit), "%s", ev->is_clock ? "ns" : "events");
+	if (o->argv) {
+		size_t off = snprintf(m->target, sizeof(m->target), "command:");
+
+		/* quoted as a shell would take it back; what does not fit ends in " ..." */
+		for (char **a = o->argv; *a; a++) {
+			size_t before = off;
+
+			if (off + 1 < sizeof(m->target) - 4)
+				m->target[off++] = ' ';
+			if (off + 1 >= sizeof(m->target) - 4 ||
+			    !str__shell_quote(*a, m->target, sizeof(m->target) - 4, &off)) {
+				snprintf(m->target + before, sizeof(m->target) - before, " ...");
+				break;
+			}
+		}
+	} else if (o->pids) {
+		snprintf(m->target, sizeof(m->target), "pid: %s", o->pids);
+	} else if (o->cgroup) {
+		snprintf(m->target, sizeof(m->target), "cgroup: %s", o->cgroup);
+	} else {
+		snprintf(m->target, sizeof(m->target), "all");
+	}
+	if (!uname(&u)) {
+		snprintf(m->host, sizeof(m->host), "%.63s", u.nodename);
+		snprintf(m->kernel, sizeof(m->kernel), "%.63s", u.release);
+	}
+	m->nr_cpus = s->nr_cpus;
+	snprintf(m->call_graph, sizeof(m->call_graph), "%s", s->cg ? s->cg->name : "");
+	m->max_frames = call_graph__max_frames(s->cg, o->max_frames);
+	offcpu__fill_meta(m, &o->params);
+}
+
+static bool pids_alive(const u32 *pids, int nr)
+{
+	for (int i = 0; i < nr; i++)
+		if (procfs__alive(pids[i]))
+			return true;
+	return false;
+}
+
+/* -p may name a thread: the filter works on processes */
+static void pids_to_tgids(u32 *pids, int nr)
+{
+	for (int i = 0; i < nr; i++) {
+		char path[64], line[128];
+		FILE *f;
+
+		snprintf(path, sizeof(path), "/proc/%u/status", pids[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned tgid;
+
+			if (sscanf(line, "Tgid: %u", &tgid) == 1) {
+				if (tgid != pids[i])
+					debug("pid %u is a thread of %u: recording the process", pids[i], tgid);
+				pids[i] = tgid;
+				break;
+			}
+		}
+		fclose(f);
+	}
+}
+
+int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames)
+{
+	const struct call_graph *cg;
+	int err = call_graph__parse(arg, &cg, max_frames);
+
+	*mode = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
+	return err;
+}
+
+/* the event, its period, the pid and CPU lists: usage errors (-EINVAL), and CPUs that are
+ * not online (-ENODEV) */
+static int check_event(struct session *s)
+{
+	struct session_opts *o = &s->opts;
+	u64 max_rate = 0;
+
+	if (event__parse(o->event ? o->event : "cpu-clock", &s->ev))
+		return -EINVAL;
+	if (o->branch_stack) {
+		if (s->ev.type == PERF_TYPE_SOFTWARE)
+			return fail(-EINVAL, "-b needs a hardware event: branch stacks come from the PMU's LBR");
+		s->ev.branch_stack = true;
+	}
+	if (s->cg && s->cg->lbr_call_stack) {
+		if (s->ev.type == PERF_TYPE_SOFTWARE)
+			return fail(-EINVAL, "--call-graph %s needs a hardware event (-e cycles, ...): the "
+				    "call stacks come from the PMU's LBR", s->cg->name);
+		if (s->ev.branch_stack)
+			return fail(-EINVAL, "--call-graph %s and -b both need the LBR: choose one", s->cg->name);
+		s->ev.lbr_call_stack = true;
+	}
+	if (offcpu__settle_opts(&o->params, &s->ev))
+		return -EINVAL;
+	s->cg = call_graph__get(o->call_graph);	/* off-CPU time has stacks by default */
+	if (s->ev.is_clock) {
+		s->period = o->period ? o->period : 1000000000ull / (o->freq ? o->freq : DEFAULT_FREQ);
+		if (!o->mode_given)
+			o->mode = PERIOD_PHASE;	/* unbiased by default: docs/how-it-works.md */
+		if (o->freq > 1000000000ull)
+			return fail(-EINVAL, "invalid frequency %" PRIu64 " Hz", o->freq);
+		if (s->period < 10000)
+			return fail(-EINVAL, "period %" PRIu64 " ns is below the kernel's 10 us minimum "
+				    "for clock events", s->period);
+	} else {
+		s->period = o->period;
+		if (!s->period && !o->freq)
+			o->freq = DEFAULT_FREQ;
+		if (!o->mode_given)
+			o->mode = o->freq ? PERIOD_FIXED : PERIOD_PHASE;
+		if (o->freq && o->mode != PERIOD_FIXED)
+			return fail(-EINVAL, "--period-mode %s needs a fixed period (-c) with hardware "
+				    "events", period__mode_name(o->mode));
+	}
+	if (!max_sample_rate(&max_rate)) {
+		u64 rate = s->ev.is_clock ? 1000000000ull / s->period : o->freq;
+
+		if (rate > max_rate)
+			return fail(-EINVAL, "%" PRIu64 " samples per second exceeds the kernel's limit "
+				    "of %" PRIu64 " (kernel.perf_event_max_sample_rate)", rate, max_rate);
+	}
+	if (o->pids && target__parse_pids(o->pids, &s->pids, &s->nr_pids))
+		return -EINVAL;
+	/* -C before anything opens: a CPU that is not there is said as such */
+	if (o->cpus) {
+		if (cpus__parse(o->cpus, &s->cpus, &s->nr_cpus))
+			return -EINVAL;
+		return cpus__check_machine(s->cpus, s->nr_cpus);
+	}
+	return 0;
+}
+
+int session__new(const struct session_opts *opts, struct session **out)
+{
+	struct session *s = calloc(1, sizeof(*s));
+
+	*out = s;
+	if (!s)
+		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+	s->opts = *opts;
+	s->cg = call_graph__get(opts->call_graph);
+	s->cmd = (struct command){ .pid = -1, .gate = -1, .status = -1 };
+	s->child_status = -1;
+	s->so.cgroup_fd = -1;
+	return check_event(s);
+}
+
+static bool followed(const struct session *s, u32 pid)
+{
+	for (size_t i = 0; i < s->nr_followed; i++)
+		if (s->followed[i] == pid)
+			return true;
+	return false;
+}
+
+static int follow(struct session *s, u32 pid)
+{
+	if (followed(s, pid))
+		return 0;
+	if (array__reserve((void **)&s->followed, &s->cap_followed, s->nr_followed + 1, sizeof(pid)))
+		return -ENOMEM;
+	s->followed[s->nr_followed++] = pid;
+	return 0;
+}
+
+/* a sideband record for the unwinder, in time order */
+struct unw_event {
+	u64 time_ns;
+	u32 kind;		/* 0 fork, 1 exec, 2 mapping: the order of equal times */
+	u32 idx;
+};
+
+static int cmp_unw_event(const void *a, const void *b)
+{
+	const struct unw_event *x = a, *y = b;
+
+	if (x->time_ns != y->time_ns)
+		return x->time_ns < y->time_ns ? -1 : 1;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/* the sideband's new records to the unwinder, in time order (each CPU's ring is drained in
+ * turn, so the profile's tables are not): forks, execs and executable mappings (those read
+ * from /proc have time 0 and come first) */
+static int feed_unwinder(struct session *s)
+{
+	struct profile *p = s->p;
+	size_t n = (p->nr_forks - s->unw_forks) + (p->nr_comms - s->unw_comms) +
+		   (p->nr_mappings - s->unw_maps), k = 0;
+	struct unw_event *ev;
+
+	unwinder__retry(s->unw);
+	if (!n)
+		return 0;
+	ev = malloc(n * sizeof(*ev));
+	if (!ev)
+		return fail(-ENOMEM, "cannot follow mappings for the unwinder: %s", strerror(ENOMEM));
+	for (size_t i = s->unw_forks; i < p->nr_forks; i++)
+		ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i };
+	for (size_t i = s->unw_comms; i < p->nr_comms; i++)
+		if (p->comms[i].exec)
+			ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i };
+	for (size_t i = s->unw_maps; i < p->nr_mappings; i++)
+		ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i };
+	qsort(ev, k, sizeof(*ev), cmp_unw_event);
+	for (size_t i = 0; i < k; i++) {
+		const struct profile_fork *f = &p->forks[ev[i].idx];
+		const struct profile_comm *c = &p->comms[ev[i].idx];
+		const struct profile_mapping *m = &p->mappings[ev[i].idx];
+		u32 pid = ev[i].kind == 0 ? f->pid : ev[i].kind == 1 ? c->pid : m->pid;
+
+		/* the sideband sees the whole machine: tables only for what is sampled */
+		if (s->so.filter_pids) {
+			if (ev[i].kind == 0 && followed(s, f->ppid) && follow(s, f->pid)) {
+				free(ev);
+				return fail(-ENOMEM, "cannot follow processes: %s", strerror(ENOMEM));
+			}
+			if (!followed(s, pid))
+				continue;
+		}
+		if (ev[i].kind == 0)
+			unwinder__fork(s->unw, f->pid, f->ppid);
+		else if (ev[i].kind == 1)
+			unwinder__exec(s->unw, c->pid, c->time_ns);
+		else
+			unwinder__mmap(s->unw, m->pid, m->start, m->len, m->pgoff, true,
+				       profile__str(p, m->path), m->build_id, m->build_id_size, m->time_ns);
+	}
+	free(ev);
+	s->unw_forks = p->nr_forks;
+	s->unw_comms = p->nr_comms;
+	s->unw_maps = p->nr_mappings;
+	return 0;
+}
+
+/* --call-graph dwarf: tables for what runs already (-p, -a: read from /proc), and for a
+ * command, before it runs, the program's and its libraries' */
+static int open_unwinder(struct session *s)
+{
+	int err = 0;
+
+	s->unw = unwinder__new(s->sampler);
+	if (!s->unw)
+		return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	/* a recording unwinds at its end what the kernel could not yet (top does not) */
+	if (!s->opts.live) {
+		s->late = late_stacks__new();
+		if (!s->late)
+			return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	}
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = follow(s, s->pids[i]);
+	if (!err && s->opts.argv)
+		err = follow(s, s->cmd.pid);
+	if (err)
+		return fail(err, "cannot set up the unwinder: %s", strerror(-err));
+	if (s->opts.argv)
+		unwinder__prepare(s->unw, s->opts.argv[0]);
+	return feed_unwinder(s);
+}
+
+/* what the profile says of the finer keys it has */
+static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *so)
+{
+	char *k = m->sample_keys;
+	size_t n = sizeof(m->sample_keys);
+
+	snprintf(k, n, "%s%s%s", so->key_tid ? "tid," : "", so->key_cpu ? "cpu," : "",
+		 so->time_bucket_ns ? "time," : "");
+	if (*k)
+		k[strlen(k) - 1] = 0;
+	m->time_bucket_ns = so->time_bucket_ns;
+	m->time_origin_ns = so->time_origin_ns;
+}
+
+/* tests only: with HSBPF_TEST_HOOK_BEFORE_ATTACH=FIFO, wait between reading /proc and
+ * following the targets for the test to open FIFO, act, and close it (docs/testing.md) */
+static void test_hook_before_attach(void)
+{
+	const char *path = getenv("HSBPF_TEST_HOOK_BEFORE_ATTACH");
+	ssize_t n;
+	char c;
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		warning("cannot open test hook '%s': %s", path, strerror(errno));
+		return;
+	}
+	do
+		n = read(fd, &c, 1);
+	while (n > 0 || (n < 0 && errno == EINTR));
+	close(fd);
+}
+
+/* -p: a child the targets forked before their pids were in the filter (while hsbpf started)
+ * was not seen by the fork hook; those forked since are. The filter holds the targets now,
+ * so /proc has every child the hook missed: followed as the hook would have, with their
+ * mappings and comms, and theirs in turn */
+static int follow_descendants(struct session *s)
+{
+	size_t nr = 0, cap = 0;
+	u32 *todo = NULL;
+	int err = 0;
+
+	for (int i = 0; i < s->nr_pids && !err; i++) {
+		err = follow(s, s->pids[i]);
+		if (!err)
+			err = procfs__children(s->pids[i], &todo, &nr, &cap);
+		if (err == -ENOENT || err == -ESRCH)
+			err = 0;	/* a target gone meanwhile */
+	}
+	while (nr && !err) {
+		u32 pid = todo[--nr];
+
+		if (followed(s, pid))
+			continue;
+		err = follow(s, pid);
+		if (err)
+			break;
+		err = sampler__add_pid(s->sampler, pid, false);
+		if (err) {
+			free(todo);
+			return err;	/* said */
+		}
+		debug("pid %u, a child of the targets, followed", pid);
+		err = procfs__synthesize(s->p, pid);
+		if (err != -ENOMEM)
+			err = procfs__children(pid, &todo, &nr, &cap);
+		if (err && err != -ENOMEM)
+			err = 0;	/* exited meanwhile: its fork record, if any, says the rest */
+	}
+	free(todo);
+	if (err == -ENOMEM)
+		return fail(err, "cannot follow the targets' children: %s", strerror(ENOMEM));
+	return err;
+}
+
+/* a process's perf map file may go with it: read it as it exits */
+static void process_exited(void *ctx, u32 pid, u64 time_ns)
+{
+	struct session *s = ctx;
+
+	/* the sideband's callback cannot fail: the next poll, or the finish, says so */
+	if (jitmaps__exit(s->jit, s->p, pid, time_ns) == -ENOMEM && !s->jit_err)
+		s->jit_err = -ENOMEM;
+}
+
+int session__open(struct session *s)
+{
+	struct session_opts *o = &s->opts;
+	char cgpath[PATH_MAX];
+	u32 cmd_pid;
+	u64 cgid;
+	int err;
+
+	if (o->pids) {
+		err = target__check_pids(s->pids, s->nr_pids);
+		if (err)
+			return err;
+		pids_to_tgids(s->pids, s->nr_pids);
+	}
+	if (!o->cpus) {
+		err = cpus__online(&s->cpus, &s->nr_cpus);
+		if (err)
+			return fail(err, "cannot read the online CPUs: %s", strerror(-err));
+	}
+	s->p = profile__new();
+	if (!s->p)
+		return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+	s->so.params = o->params;
+	s->so.ev = s->ev;
+	s->so.period = s->ev.is_clock || o->period ? s->period : 0;
+	s->so.freq = s->ev.is_clock ? 0 : o->freq;
+	s->so.cpus = s->cpus;
+	s->so.nr_cpus = s->nr_cpus;
+	s->so.filter_pids = o->pids || o->argv;
+	/* bucket 0 starts now, a moment before sampling does */
+	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
+	set_sample_keys(&s->p->meta, &s->so);
+	if (o->cgroup) {
+		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
+		if (err)
+			return err;
+	}
+	if (o->argv) {
+		err = command__spawn(o->argv, !o->no_kill_with_parent, &s->cmd);
+		if (err) {
+			error("cannot start '%s': %s", o->argv[0], strerror(-err));
+			return err;
+		}
+	}
+	/* a slow reader of stderr (2>&1 | less) must not hold a recording up: what hsbpf says
+	 * from now on does not wait for it (the command, spawned now, keeps its blocking
+	 * stderr; top has its screen) */
+	if (!o->live) {
+		err = stderr__set_nonblocking();
+		if (err)
+			debug("stderr stays blocking: %s", strerror(-err));
+	}
+	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, s->cg && s->cg->unwind_tables,
+			       o->all || o->cgroup ? sideband__pages_for_all(s->nr_cpus) : 0);
+	if (!s->sb)
+		return -errno;
+	s->jit = jitmaps__new(JITMAP_DIR);
+	/* the maps read are the command's tree's, the -p processes' trees', or all processes' */
+	cmd_pid = s->cmd.pid;
+	if (!s->jit || jitmaps__target(s->jit, o->argv ? &cmd_pid : s->pids,
+				       o->argv ? 1 : o->pids ? s->nr_pids : 0))
+		return -ENOMEM;
+	sideband__on_exit(s->sb, process_exited, s);
+	err = sideband__enable(s->sb);
+	if (err)
+		return err;
+	if (o->pids) {
+		for (int i = 0; i < s->nr_pids; i++)
+			procfs__synthesize(s->p, s->pids[i]);
+	} else if (!o->argv) {
+		err = procfs__synthesize_all(s->p);
+		if (err)
+			return err;
+	}
+	if (o->keep_objects) {
+		u32 cmd_pid = s->cmd.pid;
+
+		s->keeper = o->argv ? buildid_keeper__new(&cmd_pid, 1) :
+			    buildid_keeper__new(s->pids, o->pids ? s->nr_pids : 0);
+		if (!s->keeper)
+			return fail(-ENOMEM, "cannot start a session: %s", strerror(ENOMEM));
+		buildid_keeper__scan(s->keeper, s->p);
+	}
+	s->sampler = sampler__open(&s->so);
+	if (!s->sampler)
+		return -errno;
+	/* known from the start: top symbolizes while it runs */
+	snprintf(s->p->meta.exec_tags, sizeof(s->p->meta.exec_tags), "%s",
+		 sampler__exec_tags_before_comm(s->sampler) ? "rename" : "");
+	test_hook_before_attach();
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = sampler__add_pid(s->sampler, s->pids[i], false);
+	if (!err && o->pids)
+		err = follow_descendants(s);
+	if (!err && o->argv)
+		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
+	if (!err && s->cg && s->cg->unwind_tables)
+		err = open_unwinder(s);
+	return err;
+}
+
+int session__start(struct session *s)
+{
+	int err = sampler__attach(s->sampler);
+
+	if (err)
+		return err;
+	s->start = now_ns(CLOCK_MONOTONIC);
+	s->p->meta.start_mono_ns = s->start;
+	s->p->meta.start_realtime_ns = now_ns(CLOCK_REALTIME);
+	s->command_pid = s->cmd.pid;
+	if (s->opts.argv)
+		err = command__start(&s->cmd, s->opts.argv[0]);
+	return err;
+}
+
+static int keep_late(void *ctx, const struct late_stack *l)
+{
+	struct session *s = ctx;
+
+	return late_stacks__add(s->late, s->p, l);
+}
+
+/* the samples the kernel sent to be unwound here, kept until the end */
+static int take_late(struct session *s)
+{
+	int err = sampler__consume_late(s->sampler, keep_late, s);
+
+	if (err)
+		error("cannot take the stacks to unwind: %s", strerror(-err));
+	return err;
+}
+
+#define RESYNC_EVERY_NS 1000000000ull	/* /proc read again once a second at most */
+
+/* the kernel lost sideband records (a ring was full under a storm of execs): the mappings
+ * and comms of the processes alive now are read again from /proc as records of now, which
+ * names the images they run now; at once while recording (not more than once a second), and
+ * at the end. What ran only between the loss and the reading cannot be recovered */
+static int resync_lost(struct session *s, bool at_end)
+{
+	u64 lost = sideband__lost(s->sb), now = now_ns(CLOCK_MONOTONIC);
+	int err;
+
+	if (lost == s->lost_synced || (!at_end && now < s->next_resync))
+		return 0;
+	s->lost_synced = lost;
+	s->next_resync = now + RESYNC_EVERY_NS;
+	s->resyncs++;
+	debug("the kernel lost %" PRIu64 " sideband records: reading /proc again", lost);
+	err = procfs__synthesize_all_at(s->p, now, NULL);
+	if (err)
+		return fail(err, "cannot read the processes again after lost records: %s",
+			    strerror(-err));
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b);
+
+/* after a loss: the processes with user samples that no record names (neither a comm of
+ * theirs nor a fork), those that had exited before /proc was read again */
+static int count_unrecovered(struct session *s)
+{
+	const struct profile *p = s->p;
+	size_t nr = 0;
+	u32 *known = malloc((p->nr_comms + p->nr_forks + 1) * sizeof(*known));
+
+	if (!known)
+		return fail(-ENOMEM, "cannot check the processes' records: %s", strerror(ENOMEM));
+	for (size_t i = 0; i < p->nr_comms; i++)
+		known[nr++] = p->comms[i].pid;
+	for (size_t i = 0; i < p->nr_forks; i++)
+		known[nr++] = p->forks[i].pid;
+	qsort(known, nr, sizeof(*known), cmp_u32);
+	s->unrecovered = 0;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 pid = p->samples[i].pid;
+		bool seen = false;
+
+		if (!pid || (p->samples[i].flags & HSBPF_KEY_KERNEL) ||
+		    bsearch(&pid, known, nr, sizeof(*known), cmp_u32))
+			continue;
+		for (size_t j = 0; j < i && !seen; j++)
+			seen = p->samples[j].pid == pid;
+		if (!seen)
+			s->unrecovered++;
+	}
+	free(known);
+	return 0;
+}
+
+int session__poll(struct session *s, int timeout_ms)
+{
+	struct epoll_event e;
+
+	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
+	if (sideband__drain(s->sb))
+		return -EIO;
+	if (resync_lost(s, false))
+		return -EIO;
+	if (s->jit_err)
+		return error("cannot read perf map files: %s", strerror(-s->jit_err));
+	if (s->late && take_late(s))
+		return -ENOMEM;
+	if (s->unw && feed_unwinder(s))
+		return -ENOMEM;
+	buildid_keeper__scan(s->keeper, s->p);
+	/* processes in their own PID namespace: read while they are alive */
+	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
+	s->seen_comms = s->p->nr_comms;
+	s->seen_forks = s->p->nr_forks;
+	/* cgroup names, once a second: a container gone by the end keeps its name */
+	if (now_ns(CLOCK_MONOTONIC) >= s->next_scan) {
+		cgroup_names__scan(&s->cgroups);
+		/* the followed processes' perf map files, what was appended: what top shows, and
+		 * what a runtime that deletes its file at exit leaves */
+		if (jitmaps__scan(s->jit, s->p, now_ns(CLOCK_MONOTONIC)) == -ENOMEM)
+			return -ENOMEM;
+		s->next_scan = now_ns(CLOCK_MONOTONIC) + 1000000000ull;
+	}
+	if (s->opts.argv && waitpid(s->cmd.pid, &s->child_status, WNOHANG) == s->cmd.pid) {
+		s->cmd.pid = -1;
+		return 1;
+	}
+	if (s->opts.pids && !pids_alive(s->pids, s->nr_pids)) {
+		debug("every target process has exited");
+		return 1;
+	}
+	return 0;
+}
+
+#define SAY_AFTER_NS 500000000ull	/* a command that takes longer to exit is waited for aloud */
+
+/* stopped by -d or a signal: the command goes too, as with perf; SIGKILL if it will not go,
+ * and never left running behind */
+static void stop_command(struct session *s)
+{
+	sig_atomic_t seen = s->opts.interrupts ? *s->opts.interrupts : 0;
+	u64 start = now_ns(CLOCK_MONOTONIC), waited;
+	pid_t pid = s->cmd.pid;
+	bool said = false, asked = false;
+
+	s->command_stopped = true;
+	kill(pid, SIGTERM);
+	for (;;) {
+		pid_t r = waitpid(pid, &s->child_status, WNOHANG);
+
+		if (r == pid || (r < 0 && errno != EINTR))
+			goto out;
+		waited = now_ns(CLOCK_MONOTONIC) - start;
+		asked = s->opts.interrupts && *s->opts.interrupts != seen;
+		if (asked || waited >= SESSION_KILL_AFTER * 1000000000ull)
+			break;
+		if (!said && waited >= SAY_AFTER_NS) {
+			note("waiting for '%s' (pid %d) to exit after SIGTERM; SIGKILL in %d s, or at once "
+			     "on Ctrl-C", s->opts.argv[0], pid, SESSION_KILL_AFTER);
+			said = true;
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 20000000 }, NULL);
+	}
+	if (asked)
+		warning("'%s' (pid %d) had not exited on SIGTERM: killed it with SIGKILL",
+			s->opts.argv[0], pid);
+	else
+		warning("'%s' (pid %d) did not exit within %d s of SIGTERM: killed it with SIGKILL",
+			s->opts.argv[0], pid, SESSION_KILL_AFTER);
+	s->command_killed = true;
+	kill(pid, SIGKILL);
+	while (waitpid(pid, &s->child_status, 0) < 0 && errno == EINTR)
+		;
+out:
+	s->cmd.pid = -1;
+}
+
+/* the perf map files of the processes with user samples, as they are at the end */
+static int read_jit_maps(struct session *s)
+{
+	const struct profile *p = s->p;
+	u64 t = now_ns(CLOCK_MONOTONIC);
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 pid = p->samples[i].pid;
+
+		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || (i && pid == p->samples[i - 1].pid))
+			continue;
+		if (jitmaps__read(s->jit, s->p, pid, t) == -ENOMEM)
+			return error("cannot read perf map files: %s", strerror(ENOMEM));
+	}
+	if (p->stats.jit_malformed)
+		warning("%llu malformed lines in perf map files skipped",
+			(unsigned long long)p->stats.jit_malformed);
+	if (p->stats.jit_capped)
+		warning("%llu perf map files were read only up to %llu MB each, %llu MB in all",
+			(unsigned long long)p->stats.jit_capped, JITMAP_MAX_SIZE >> 20,
+			JITMAP_MAX_TOTAL >> 20);
+	return 0;
+}
+
+int session__finish(struct session *s)
+{
+	struct session_opts *o = &s->opts;
+	struct profile *p = s->p;
+	int err;
+
+	sampler__stop(s->sampler);
+	p->meta.duration_ns = now_ns(CLOCK_MONOTONIC) - s->start;
+	if (o->argv && s->cmd.pid > 0)
+		stop_command(s);
+	sideband__drain(s->sb);
+	err = resync_lost(s, true);
+	if (err)
+		return err;
+	procfs__fill_nspids(p, s->seen_comms, s->seen_forks);
+	p->stats.sideband_lost = sideband__lost(s->sb);
+
+	if (s->late && take_late(s))
+		return -ENOMEM;
+	err = sampler__collect(s->sampler, p);
+	if (err)
+		return err;
+	if (p->stats.sideband_lost) {
+		err = count_unrecovered(s);
+		if (err)
+			return err;
+	}
+	if (s->late && late_stacks__resolve(s->late, p))
+		return fail(-ENOMEM, "cannot unwind stacks: %s", strerror(ENOMEM));
+	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
+	if (err)
+		return err;
+	fill_meta(s);
+	if (s->unw) {
+		const struct unwinder_stats *us = unwinder__stats(s->unw);
+
+		p->stats.unwind_objects = us->objects;
+		p->stats.unwind_objects_no_cfi = us->objects_no_cfi;
+		p->stats.unwind_objects_failed = us->objects_failed;
+		p->stats.unwind_objects_full = us->objects_full;
+		p->stats.unwind_rows = us->rows;
+		p->stats.unwind_table_bytes = us->table_bytes;
+		p->stats.unwind_build_ns = us->build_ns;
+		p->stats.unwind_map_full = us->map_full;
+	}
+	if (o->argv || (!o->all && !o->cgroup)) {
+		if (o->argv)
+			profile__keep_pids(p, &s->command_pid, 1);
+		else
+			profile__keep_pids(p, s->pids, s->nr_pids);
+		/* the perf map files of the processes kept (jitsyms is sorted by pid) */
+		p->stats.jit_maps = 0;
+		for (size_t i = 0; i < p->nr_jitsyms; i++)
+			if (!i || p->jitsyms[i].pid != p->jitsyms[i - 1].pid)
+				p->stats.jit_maps++;
+	}
+	p->stats.jit_syms = p->nr_jitsyms;
+	buildid_keeper__scan(s->keeper, p);
+	sideband__fill_build_ids(p);
+	ksyms__save_for_samples(p, "/proc/kallsyms");
+	save_cgroups(p, &s->cgroups);
+	/* the names of what was not kept (other processes' perf maps, exited children's paths)
+	 * go: a 1 s recording's 55 samples carried 84 KB of a dead node's JIT symbol names */
+	err = profile__compact_strings(p);
+	if (err)
+		return fail(err, "cannot finish the profile's string table: %s", strerror(-err));
+	return 0;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
+{
+	size_t nr;
+	u32 *keep, *all;
+	int err = procfs__pids(&keep, &nr);
+
+	if (!err) {
+		all = realloc(keep, (nr + nr_also + 1) * sizeof(*keep));
+		if (all) {
+			keep = all;
+			if (nr_also)
+				memcpy(keep + nr, also, nr_also * sizeof(*keep));
+			err = profile__keep_pids(s->p, keep, nr + nr_also);
+			if (!err && s->unw) {
+				qsort(keep, nr + nr_also, sizeof(*keep), cmp_u32);
+				unwinder__keep(s->unw, keep, nr + nr_also);
+			}
+		} else {
+			err = fail(-ENOMEM, "cannot forget exited processes: %s", strerror(ENOMEM));
+		}
+	}
+	free(keep);
+	/* what the namespace-pid pass has not seen yet stays after what it has */
+	s->seen_comms = s->p->nr_comms;
+	s->seen_forks = s->p->nr_forks;
+	s->unw_maps = s->p->nr_mappings;
+	s->unw_comms = s->p->nr_comms;
+	s->unw_forks = s->p->nr_forks;
+	return err;
+}
+
+struct profile *session__profile(struct session *s)
+{
+	return s->p;
+}
+
+int session__child_status(const struct session *s)
+{
+	return s->child_status;
+}
+
+bool session__command_killed(const struct session *s)
+{
+	return s->command_killed;
+}
+
+void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unrecovered)
+{
+	*resyncs = s->resyncs;
+	*unrecovered = s->unrecovered;
+}
+
+bool session__command_stopped(const struct session *s)
+{
+	return s->command_stopped;
+}
+
+const char *session__event_name(const struct session *s)
+{
+	return s->ev.name;
+}
+
+int session__nr_cpus(const struct session *s)
+{
+	return s->nr_cpus;
+}
+
+u64 session__freq(const struct session *s)
+{
+	return s->opts.period ? 0 : s->opts.freq ? s->opts.freq : DEFAULT_FREQ;
+}
+
+u64 session__period(const struct session *s)
+{
+	return s->period;
+}
+
+struct sampler *session__sampler(struct session *s)
+{
+	return s->sampler;
+}
+
+struct cgroup_names *session__cgroup_names(struct session *s)
+{
+	return &s->cgroups;
+}
+
+void session__close(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->cmd.pid > 0)
+		command__abort(&s->cmd);
+	unwinder__free(s->unw);
+	late_stacks__free(s->late);
+	jitmaps__free(s->jit);
+	buildid_keeper__free(s->keeper);
+	sampler__destroy(s->sampler);
+	sideband__close(s->sb);
+	cgroup_names__free(&s->cgroups);
+	if (s->so.cgroup_fd >= 0)
+		close(s->so.cgroup_fd);
+	profile__free(s->p);
+	free(s->pids);
+	free(s->cpus);
+	free(s->followed);
+	free(s);
+}
+
+struct buildid_keeper *session__keeper(struct session *s)
+{
+	return s->keeper;
+}

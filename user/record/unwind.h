@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* What the kernel's unwinder needs, kept current as processes come and go: a table per object
+ * file (built once, shared by every process that maps it) and, per process image, where its
+ * executable mappings are. Fed by the sideband's records; loaded through the sampler. */
+#ifndef HSBPF_UNWIND_H
+#define HSBPF_UNWIND_H
+
+#include "lib/util.h"
+
+struct sampler;
+
+struct unwinder_stats {
+	u32 objects;		/* object files with a table in the kernel */
+	u32 objects_no_cfi;	/* ... without call-frame information (frame pointers there) */
+	u32 objects_failed;	/* ... that could not be read */
+	u32 objects_full;	/* ... that did not fit the kernel's table arrays */
+	u64 rows;		/* rows loaded */
+	u64 table_bytes;	/* their size in the kernel, rows and page index */
+	u64 build_ns;		/* time spent building and loading tables */
+	u64 mappings;		/* executable mappings given to the kernel */
+	u64 map_entries;	/* ... as address prefixes */
+	u64 map_full;		/* ... that did not fit */
+	u64 stale;		/* mappings of an image an exec had already replaced */
+};
+
+struct unwinder;
+
+struct unwinder *unwinder__new(struct sampler *s);
+void unwinder__free(struct unwinder *u);
+
+/* a file mapping of pid at time_ns (CLOCK_MONOTONIC; 0 for one older than the recording):
+ * executable ones get their object's table (once per object) and their address prefixes */
+int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, bool exec,
+		   const char *path, const u8 *build_id, u8 build_id_size, u64 time_ns);
+/* a new process runs its parent's image until it execs */
+int unwinder__fork(struct unwinder *u, u32 pid, u32 ppid);
+/* pid's image is replaced at time_ns (its exec record): its old mappings go, and the new
+ * image's wait for the kernel's exec tracepoint, which tags them (unwinder__retry) */
+int unwinder__exec(struct unwinder *u, u32 pid, u64 time_ns);
+/* the mappings that wait for their exec to finish, again */
+int unwinder__retry(struct unwinder *u);
+int unwinder__exit(struct unwinder *u, u32 pid);
+/* every process but these (sorted) has exited */
+int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr);
+/* build, before it runs, the tables a command will map: the program, its interpreter and the
+ * libraries the interpreter says it needs (ld.so --list, which maps them and runs nothing) */
+int unwinder__prepare(struct unwinder *u, const char *name);
+const struct unwinder_stats *unwinder__stats(const struct unwinder *u);
+
+/* the aligned blocks of [start, end), each as (address, prefix bits of a 64-bit address):
+ * fn is called once per block; for tests and for the kernel's trie */
+void unwind__blocks(u64 start, u64 end, void (*fn)(void *ctx, u64 addr, int bits), void *ctx);
+
+#endif /* HSBPF_UNWIND_H */

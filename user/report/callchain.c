@@ -1,0 +1,754 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Call stacks resolved, summed and drawn: completeness, folded stacks, report's graphs. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "record/call_graph.h"
+#include "report/callchain.h"
+#include "symbols/inline.h"
+#include "report/hist.h"
+#include "lib/json_writer.h"
+
+static const char *const end_names[HSBPF_STACK_NR] = {
+	[HSBPF_STACK_COMPLETE] = "complete",
+	[HSBPF_STACK_NO_USER] = "no user stack",
+	[HSBPF_STACK_NO_MAPPING] = "no mapping",
+	[HSBPF_STACK_NO_INFO] = "no unwind info",
+	[HSBPF_STACK_UNSUPPORTED] = "unsupported rule",
+	[HSBPF_STACK_UNREADABLE] = "unreadable memory",
+	[HSBPF_STACK_DEPTH] = "depth",
+	[HSBPF_STACK_LOOP] = "loop",
+	[HSBPF_STACK_FP_END] = "frame pointers",
+	[HSBPF_STACK_IN_EXEC] = "in exec",
+	[HSBPF_STACK_EH_INSTALL] = "exception dispatch",
+};
+
+const char *callchain__end_name(u32 end)
+{
+	if (end == PROFILE_STACK_LOST)
+		return "stack map full";
+	return end < HSBPF_STACK_NR ? end_names[end] : "unknown";
+}
+
+void callchain__ends(const struct profile *p, struct callchain_ends *e)
+{
+	memset(e, 0, sizeof(*e));
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *u = profile__stack(p, ss->user);
+
+		e->samples += ss->count;
+		if (!u)
+			e->by_end[HSBPF_STACK_NO_USER] += ss->count;
+		else if (u->end == PROFILE_STACK_LOST)
+			e->lost += ss->count;
+		else if (u->end < HSBPF_STACK_NR)
+			e->by_end[u->end] += ss->count;
+	}
+	e->frames = p->stats.stack_frames;
+	e->fp_frames = p->stats.stack_fp_frames;
+}
+
+void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
+{
+	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
+	struct callchain_ends e;
+	u64 user;
+	bool first = true;
+
+	callchain__ends(p, &e);
+	if (!e.samples)
+		return;
+	/* kernel threads and idle have no user stack to complete, nor has a process in its exec
+	 * once its old memory is gone and before its new program has run */
+	user = e.samples - e.by_end[HSBPF_STACK_NO_USER] - e.by_end[HSBPF_STACK_IN_EXEC];
+	fprintf(out, "%sstacks (%s): %" PRIu64 " samples", prefix, p->meta.call_graph[0] ?
+		p->meta.call_graph : "imported", e.samples);
+	if (e.by_end[HSBPF_STACK_IN_EXEC])
+		fprintf(out, " (%" PRIu64 " in exec, no user stack yet)", e.by_end[HSBPF_STACK_IN_EXEC]);
+	if (user) {
+		fprintf(out, ", %" PRIu64 " with a user stack: complete %.1f%%", user,
+			100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
+		for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
+			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || i == HSBPF_STACK_IN_EXEC ||
+			    !e.by_end[i])
+				continue;
+			fprintf(out, "%s %s %.1f%%", first ? "; truncated:" : ",", end_names[i],
+				100.0 * e.by_end[i] / user);
+			first = false;
+		}
+		if (e.lost)
+			fprintf(out, "%s stack map full %.1f%%", first ? "; truncated:" : ",",
+				100.0 * e.lost / user);
+	}
+	/* frame pointers are news only where the mode unwinds by tables (or is not known) */
+	if (e.fp_frames && (!cg || cg->unwind_tables))
+		fprintf(out, "; %.1f%% of user frames by frame pointer (no table)",
+			100.0 * e.fp_frames / (e.frames ? e.frames : 1));
+	fputc('\n', out);
+	if (p->stats.stack_late_unwound)
+		fprintf(out, "%s%" PRIu64 " stacks were unwound in user space from a copy of the stack: their "
+			"program's tables were not in the kernel yet (its first milliseconds)\n", prefix,
+			p->stats.stack_late_unwound);
+	if (p->stats.stack_late_full || p->stats.stack_late_dropped)
+		fprintf(out, "%sWARNING: %" PRIu64 " stacks the kernel could not unwind yet were not copied "
+			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"\n",
+			prefix, p->stats.stack_late_full + p->stats.stack_late_dropped, p->stats.stack_late_full,
+			p->stats.stack_late_dropped);
+	if (p->stats.stacks_full)
+		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
+			"full, or its bucket busy): their samples are kept without frames (raise "
+			"--map-entries if full)\n", prefix, p->stats.stacks_full);
+	if (p->stats.stack_keys_full)
+		fprintf(out, "%sWARNING: %" PRIu64 " samples are in the flat profile but not in the call "
+			"graphs: the stack-sample map was full (raise --map-entries)\n", prefix,
+			p->stats.stack_keys_full);
+	if (p->stats.unwind_objects_full || p->stats.unwind_map_full)
+		fprintf(out, "%sWARNING: the unwind tables were full: %" PRIu64 " objects and %" PRIu64
+			" mappings are unwound by frame pointers\n", prefix, p->stats.unwind_objects_full,
+			p->stats.unwind_map_full);
+}
+
+/* ---- resolving ---- */
+
+static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct callchain_stack *st,
+		     u64 ip, bool kernel, bool return_address)
+{
+	struct profile_sample s = {
+		.pid = st->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0, .cgroup_id = st->cgroup_id,
+		.exec_ns = st->exec_ns, .map_ns = st->map_ns,
+		/* a return address may be the first byte of the next function: look up the call */
+		.ip = return_address && ip ? ip - 1 : ip,
+	};
+	struct sym_result r;
+
+	symbolizer__resolve(sy, &s, &r);
+	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + 1 + r.nr_inl,
+			   sizeof(*cc->frames)))
+		return -ENOMEM;
+	/* functions inlined at ip come first, innermost first, as frames of their own */
+	for (int i = 0; i < r.nr_inl; i++) {
+		char *name = NULL;
+		const char *n;
+
+		if (asprintf(&name, "%s (inlined)", r.inl[i].name) < 0)
+			return -ENOMEM;
+		n = symbolizer__intern(sy, name);
+		free(name);
+		if (!n)
+			return -ENOMEM;
+		cc->frames[cc->nr_frames++] = (struct callchain_frame){
+			.sym = n, .dso = r.dso, .ip = ip, .kernel = kernel,
+			.return_address = return_address, .row = UINT32_MAX, .inlined = true,
+		};
+	}
+	cc->frames[cc->nr_frames++] = (struct callchain_frame){
+		.sym = r.sym, .dso = r.dso, .ip = ip, .kernel = kernel, .return_address = return_address,
+		.vaddr = r.vaddr, .row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
+	};
+	return 0;
+}
+
+static int cmp_func(const struct callchain_frame *a, const struct callchain_frame *b)
+{
+	int c = (int)a->kernel - (int)b->kernel;
+
+	if (!c)
+		c = strcmp(a->sym ? a->sym : "", b->sym ? b->sym : "");
+	if (!c)
+		c = strcmp(a->dso ? a->dso : "", b->dso ? b->dso : "");
+	return c;
+}
+
+static const struct callchain_frame *sort_frames;
+
+static int cmp_frame_idx(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+	int c = cmp_func(&sort_frames[x], &sort_frames[y]);
+
+	return c ? c : x < y ? -1 : x > y;
+}
+
+/* the same id for frames of the same function */
+static int number_funcs(struct callchain *cc)
+{
+	u32 *idx = malloc((cc->nr_frames + 1) * sizeof(*idx));
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		idx[i] = i;
+	sort_frames = cc->frames;
+	qsort(idx, cc->nr_frames, sizeof(*idx), cmp_frame_idx);
+	sort_frames = NULL;
+	for (size_t i = 0; i < cc->nr_frames; i++) {
+		if (i && cmp_func(&cc->frames[idx[i - 1]], &cc->frames[idx[i]]))
+			cc->nr_funcs++;
+		cc->frames[idx[i]].func = cc->nr_funcs;
+	}
+	if (cc->nr_frames)
+		cc->nr_funcs++;
+	free(idx);
+	return 0;
+}
+
+struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
+{
+	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
+	bool user_returns = !cg || cg->return_addresses;	/* imported: perf's are */
+	struct callchain *cc = calloc(1, sizeof(*cc));
+
+	if (!cc)
+		goto nomem;
+	cc->p = p;
+	cc->stacks = calloc(p->nr_stack_samples + 1, sizeof(*cc->stacks));
+	if (!cc->stacks)
+		goto nomem;
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *k = profile__stack(p, ss->kernel), *u = profile__stack(p, ss->user);
+		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
+
+		*st = (struct callchain_stack){
+			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
+			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
+			.cgroup_id = ss->cgroup_id,
+		};
+		for (u32 j = 0; k && j < k->nr; j++)
+			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
+				goto nomem;
+		/* a sample in the kernel: the user stack's first frame is where it entered */
+		for (u32 j = 0; u && j < u->nr; j++)
+			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0 && user_returns))
+				goto nomem;
+		st->nr = cc->nr_frames - st->first;
+		cc->total += ss->count;
+	}
+	if (number_funcs(cc))
+		goto nomem;
+	return cc;
+nomem:
+	callchain__free(cc);
+	errno = ENOMEM;
+	return NULL;
+}
+
+struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy)
+{
+	struct callchain *cc = calloc(1, sizeof(*cc));
+
+	if (!cc)
+		goto nomem;
+	cc->p = p;
+	cc->stacks = calloc(p->nr_samples + 1, sizeof(*cc->stacks));
+	if (!cc->stacks)
+		goto nomem;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		const struct profile_sample *ps = &p->samples[i];
+		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
+
+		*st = (struct callchain_stack){
+			.sample = i, .first = cc->nr_frames, .nr = 1, .count = ps->count,
+			.weight = ps->weight, .pid = ps->pid, .exec_ns = ps->exec_ns,
+			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id,
+		};
+		if (add_frame(cc, sy, st, ps->ip, ps->flags & HSBPF_KEY_KERNEL, false))
+			goto nomem;
+		cc->total += ps->count;
+	}
+	if (number_funcs(cc))
+		goto nomem;
+	return cc;
+nomem:
+	callchain__free(cc);
+	errno = ENOMEM;
+	return NULL;
+}
+
+void callchain__free(struct callchain *cc)
+{
+	if (!cc)
+		return;
+	free(cc->frames);
+	free(cc->stacks);
+	free(cc);
+}
+
+/* ---- folded stacks ---- */
+
+static const char *comm_of(const struct callchain_stack *st,
+			   struct symbolizer *sy)
+{
+	const char *c = symbolizer__comm(sy, st->pid, st->exec_ns);
+
+	return c && *c ? c : "[unknown]";
+}
+
+/* a frame's name in folded stacks, escaped as every other format escapes names (control
+ * characters, a newline too, as \xNN: str__escape) and with the frame separator ';' as \x3b,
+ * so that a stack is one line of frames whatever the names; kernel frames marked; whole,
+ * however long (C++ template names run to thousands of characters) */
+static void put_folded(const char *s, FILE *out)
+{
+	for (const unsigned char *c = (const unsigned char *)s; *c;) {
+		size_t n = str__printable_len(c);
+
+		if (*c == ';')
+			fputs("\\x3b", out);
+		else if (n)
+			fwrite(c, 1, n, out);
+		else
+			fprintf(out, "\\x%02x", *c);
+		c += n ? n : 1;
+	}
+}
+
+static void put_frame_name(const struct callchain_frame *f, FILE *out)
+{
+	if (f->sym && strcmp(f->sym, "[unknown]")) {
+		put_folded(f->sym, out);
+	} else {
+		fputs("[unknown] (", out);
+		put_folded(f->dso ? path__base(f->dso) : "?", out);
+		fputc(')', out);
+	}
+	if (f->kernel)
+		fputs("_[k]", out);
+}
+
+struct folded_line {
+	char *text;
+	u64 count;
+};
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_line *)a)->text, ((const struct folded_line *)b)->text);
+}
+
+int callchain__print_folded(const struct callchain *cc, FILE *out)
+{
+	struct folded_line *lines = calloc(cc->nr_stacks + 1, sizeof(*lines));
+	struct symbolizer *sy = symbolizer__new(cc->p);
+	size_t n = 0;
+	int err = -ENOMEM;
+
+	if (!lines || !sy)
+		goto cleanup;
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *m = open_memstream(&buf, &len);
+
+		if (!m)
+			goto cleanup;
+		put_frame_name(&(struct callchain_frame){ .sym = comm_of(st, sy) }, m);
+		for (u32 j = st->nr; j-- > 0;) {
+			fputc(';', m);
+			put_frame_name(&cc->frames[st->first + j], m);
+		}
+		if (fclose(m))
+			goto cleanup;
+		lines[n++] = (struct folded_line){ .text = buf, .count = st->count };
+	}
+	qsort(lines, n, sizeof(*lines), cmp_line);
+	for (size_t i = 0; i < n; i++) {
+		u64 count = lines[i].count;
+
+		while (i + 1 < n && !strcmp(lines[i].text, lines[i + 1].text))
+			count += lines[++i].count;
+		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, count);
+	}
+	err = 0;
+cleanup:
+	for (size_t i = 0; lines && i < n; i++)
+		free(lines[i].text);
+	free(lines);
+	symbolizer__free(sy);
+	if (err)
+		error("cannot fold stacks: %s", strerror(-err));
+	return err;
+}
+
+/* ---- report's graphs ---- */
+
+int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *sy, bool children)
+{
+	const struct profile *p = cc->p;
+	u32 *seen = NULL;
+	size_t cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct profile_stack_sample *ss = &p->stack_samples[st->sample];
+		size_t nr_seen = 0;
+
+		for (u32 j = 0; j < st->nr && !err; j++) {
+			struct callchain_frame *f = &cc->frames[st->first + j];
+			struct profile_sample ps = {
+				.pid = ss->pid, .flags = f->kernel ? HSBPF_KEY_KERNEL : 0,
+				.cgroup_id = ss->cgroup_id, .exec_ns = ss->exec_ns,
+				.map_ns = ss->map_ns, .ip = f->return_address && f->ip ? f->ip - 1 : f->ip,
+			};
+			struct hist_sample s;
+			bool dup = false;
+			s64 row;
+
+			/* only the sampled frame's row, without children: no row is made for a caller */
+			if (!children && j > 0)
+				break;
+			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+			/* in the Children view an inlined function is a row of its own, with children
+			 * and no self, as perf shows "msort_with_tmp (inlined)" */
+			if (children && f->inlined) {
+				s.r.sym = f->sym;
+				s.r.sym_off = 0;
+				s.r.inl = NULL;
+				s.r.nr_inl = 0;
+			}
+			row = hist__add_row(h, &s);
+			if (row == -ENOENT)
+				continue;	/* filtered out: in no row */
+			if (row < 0) {
+				err = row;
+				break;
+			}
+			f->row = h->rows[row].id;
+			if (!children)
+				break;
+			/* a function's samples once per stack, however deep its recursion */
+			for (size_t k = 0; k < nr_seen && !dup; k++)
+				dup = seen[k] == (u32)row;
+			if (dup)
+				continue;
+			if (array__reserve((void **)&seen, &cap, nr_seen + 1, sizeof(*seen))) {
+				err = -ENOMEM;
+				break;
+			}
+			seen[nr_seen++] = row;
+			h->rows[row].children += st->count;
+		}
+	}
+	free(seen);
+	if (err)
+		error("cannot build call graphs: %s", strerror(-err));
+	return err;
+}
+
+struct node {
+	u32 func;
+	u32 first_child, next;	/* node + 1; 0 for none */
+	u64 count;
+};
+
+struct tree {
+	struct node *nodes;
+	size_t nr, cap;
+};
+
+static s64 tree_child(struct tree *t, u32 parent, u32 func)
+{
+	u32 *link = &t->nodes[parent].first_child;
+
+	for (u32 c = *link; c; c = t->nodes[c - 1].next) {
+		if (t->nodes[c - 1].func == func)
+			return c - 1;
+		link = &t->nodes[c - 1].next;
+	}
+	if (array__reserve((void **)&t->nodes, &t->cap, t->nr + 1, sizeof(*t->nodes)))
+		return -ENOMEM;
+	t->nodes[t->nr] = (struct node){ .func = func };
+	/* the array may have moved: find the link again */
+	link = &t->nodes[parent].first_child;
+	while (*link)
+		link = &t->nodes[*link - 1].next;
+	*link = t->nr + 1;
+	return t->nr++;
+}
+
+static const struct callchain_frame **func_frames;	/* a frame of each function, for names */
+
+static int cmp_node_count(const void *a, const void *b, void *ctx)
+{
+	const struct node *n = ctx;
+	u64 x = n[*(const u32 *)a].count, y = n[*(const u32 *)b].count;
+
+	return x > y ? -1 : x < y;
+}
+
+static void print_name(const struct callchain_frame *f, FILE *out)
+{
+	if (f->sym && strcmp(f->sym, "[unknown]")) {
+		str__fputs_escaped(f->sym, out);
+		return;
+	}
+	fputs("[unknown] (", out);
+	str__fputs_escaped(f->dso ? path__base(f->dso) : "?", out);
+	fputc(')', out);
+}
+
+/* the children of node n over the limit, most samples first (malloc'd; NULL when none) */
+static u32 *shown_children(const struct tree *t, u32 n, u64 total, double limit, u32 *nr)
+{
+	u32 *kids = NULL, cap = 0;
+
+	*nr = 0;
+	for (u32 c = t->nodes[n].first_child; c; c = t->nodes[c - 1].next) {
+		if (100.0 * t->nodes[c - 1].count / total < limit)
+			continue;
+		if (*nr == cap) {
+			u32 *k = realloc(kids, (cap = cap ? 2 * cap : 8) * sizeof(*kids));
+
+			if (!k)
+				break;	/* out of memory: fewer branches, said by the caller's total */
+			kids = k;
+		}
+		kids[(*nr)++] = c - 1;
+	}
+	if (*nr > 1)
+		qsort_r(kids, *nr, sizeof(*kids), cmp_node_count, t->nodes);
+	return kids;
+}
+
+/* recursion only where the tree branches: a chain (one caller with all the samples, as a
+ * 200-deep recursion is) goes on in a loop, so the stack stays small */
+static void print_node(const struct tree *t, u32 n, const char *prefix, u64 total, double limit,
+		       FILE *out)
+{
+	char sub[1024];
+	u32 nr, *kids;
+
+	for (;;) {
+		kids = shown_children(t, n, total, limit, &nr);
+		if (nr != 1 || t->nodes[kids[0]].count != t->nodes[n].count)
+			break;
+		fputs(prefix, out);
+		print_name(func_frames[t->nodes[kids[0]].func], out);
+		fputc('\n', out);
+		n = kids[0];
+		free(kids);
+	}
+	for (u32 i = 0; i < nr; i++) {
+		const struct node *k = &t->nodes[kids[i]];
+		bool last = i == nr - 1;
+		char pct[32];
+		int len = snprintf(pct, sizeof(pct), "--%.2f%%--", 100.0 * k->count / total);
+
+		fprintf(out, "%s%s%s", prefix, last ? " " : "|", pct);
+		print_name(func_frames[k->func], out);
+		fputc('\n', out);
+		if (strlen(prefix) + len + 2 < sizeof(sub)) {
+			snprintf(sub, sizeof(sub), "%s%s%*s", prefix, last ? " " : "|", len, "");
+			print_node(t, kids[i], sub, total, limit, out);
+		}
+		if (!last)
+			fprintf(out, "%s|\n", prefix);
+	}
+	free(kids);
+}
+
+void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
+			   const struct callchain_print_opts *o, FILE *out)
+{
+	struct tree t = {};
+	const struct callchain_frame *self = NULL;
+	char prefix[128];
+
+	if (!cc->total || array__reserve((void **)&t.nodes, &t.cap, 1, sizeof(*t.nodes)))
+		return;
+	func_frames = calloc(cc->nr_funcs + 1, sizeof(*func_frames));
+	if (!func_frames)
+		goto cleanup;
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		func_frames[cc->frames[i].func] = &cc->frames[i];
+	t.nodes[t.nr++] = (struct node){ .func = UINT32_MAX };
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct callchain_frame *f = &cc->frames[st->first];
+		int pos = -1, from, to, step;
+		s64 at = 0;
+
+		if (!st->nr)
+			continue;
+		if (!o->children) {
+			if (f[0].row != h->rows[row].id)
+				continue;
+			pos = 0;
+		} else {
+			/* the row's frame nearest the leaf for callers, nearest the root for callees */
+			for (u32 j = 0; j < st->nr; j++)
+				if (f[j].row == h->rows[row].id && (pos < 0 || o->order == CALLCHAIN_CALLER))
+					pos = j;
+			if (pos < 0)
+				continue;
+		}
+		self = &f[pos];
+		if (o->order == CALLCHAIN_CALLEE) {
+			from = pos + 1, to = st->nr, step = 1;
+		} else if (o->children) {
+			from = pos - 1, to = -1, step = -1;
+		} else {
+			from = st->nr - 1, to = 0, step = -1;	/* the root down to the row's caller */
+		}
+		t.nodes[0].count += st->count;
+		for (int j = from; j != to; j += step) {
+			at = tree_child(&t, at, f[j].func);
+			if (at < 0)
+				goto cleanup;
+			t.nodes[at].count += st->count;
+		}
+	}
+	if (!self)
+		goto cleanup;
+	snprintf(prefix, sizeof(prefix), "%*s", o->indent, "");
+	fprintf(out, "%s|\n%s---", prefix, prefix);
+	print_name(self, out);
+	fputc('\n', out);
+	snprintf(prefix, sizeof(prefix), "%*s", o->indent + 3, "");
+	print_node(&t, 0, prefix, cc->total, o->percent_limit, out);
+	fputc('\n', out);
+cleanup:
+	free(func_frames);
+	func_frames = NULL;
+	free(t.nodes);
+}
+
+void callchain__print_json(const struct callchain *cc, struct symbolizer *sy, json_writer_t *w)
+{
+	struct callchain_ends e;
+	char addr[32];
+
+	callchain__ends(cc->p, &e);
+	jsonw_name(w, "stack_ends");
+	jsonw_start_object(w);
+	jsonw_string_field(w, "call_graph", cc->p->meta.call_graph);
+	jsonw_uint_field(w, "samples", e.samples);
+	for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "%s", end_names[i]);
+		for (char *c = key; *c; c++)
+			if (*c == ' ')
+				*c = '_';
+		jsonw_uint_field(w, key, e.by_end[i]);
+	}
+	jsonw_uint_field(w, "stack_map_full", e.lost);
+	jsonw_uint_field(w, "frames", e.frames);
+	jsonw_uint_field(w, "frames_by_frame_pointer", e.fp_frames);
+	jsonw_end_object(w);
+	jsonw_name(w, "stacks");
+	jsonw_start_array(w);
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct profile_stack_sample *ss = &cc->p->stack_samples[st->sample];
+		const struct profile_stack *u = profile__stack(cc->p, ss->user);
+
+		jsonw_start_object(w);
+		jsonw_uint_field(w, "samples", ss->count);
+		jsonw_uint_field(w, "weight", ss->weight);
+		jsonw_uint_field(w, "pid", ss->pid);
+		jsonw_string_field(w, "comm", comm_of(st, sy));
+		jsonw_uint_field(w, "cgroup_id", ss->cgroup_id);
+		jsonw_string_field(w, "end", u ? callchain__end_name(u->end) : "no user stack");
+		jsonw_name(w, "frames");
+		jsonw_start_array(w);
+		for (u32 j = 0; j < st->nr; j++) {
+			const struct callchain_frame *f = &cc->frames[st->first + j];
+
+			jsonw_start_object(w);
+			jsonw_string_field(w, "symbol", f->sym);
+			jsonw_string_field(w, "object", f->dso);
+			snprintf(addr, sizeof(addr), "%#" PRIx64, f->ip);
+			jsonw_string_field(w, "address", addr);
+			jsonw_bool_field(w, "kernel", f->kernel);
+			jsonw_end_object(w);
+		}
+		jsonw_end_array(w);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+/* add count to the link of frame f, once per stack (seen marks the functions counted) */
+static int link_add(struct callchain_link **arr, size_t *nr, const struct callchain_frame *f,
+		    u64 count)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if ((*arr)[i].kernel == f->kernel && !strcmp((*arr)[i].sym, f->sym ? f->sym : "") &&
+		    !strcmp((*arr)[i].dso, f->dso ? f->dso : "")) {
+			(*arr)[i].count += count;
+			return 0;
+		}
+	*arr = realloc(*arr, (*nr + 1) * sizeof(**arr));
+	if (!*arr)
+		return -ENOMEM;
+	(*arr)[(*nr)++] = (struct callchain_link){ f->sym ? f->sym : "", f->dso ? f->dso : "",
+						   f->kernel, count };
+	return 0;
+}
+
+static int cmp_link(const void *a, const void *b)
+{
+	u64 x = ((const struct callchain_link *)a)->count, y = ((const struct callchain_link *)b)->count;
+
+	return x > y ? -1 : x < y;
+}
+
+int callchain__links(const struct callchain *cc, const char *sym, const char *dso,
+		     struct callchain_links *out)
+{
+	/* the stack (index + 1) that last counted a function as a caller, as a callee */
+	u32 *as_caller = calloc(cc->nr_funcs + 1, sizeof(u32)), *as_callee = calloc(cc->nr_funcs + 1, sizeof(u32));
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!as_caller || !as_callee) {
+		free(as_caller);
+		free(as_callee);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct callchain_frame *f = &cc->frames[st->first];
+		bool in = false;
+
+		for (u32 j = 0; j < st->nr && !err; j++) {
+			if (!f[j].sym || strcmp(f[j].sym, sym) || (dso && (!f[j].dso || strcmp(f[j].dso, dso))))
+				continue;
+			in = true;
+			/* the caller is the next frame out, the callee the next frame in */
+			if (j + 1 < st->nr && as_caller[f[j + 1].func] != i + 1) {
+				as_caller[f[j + 1].func] = i + 1;
+				err = link_add(&out->callers, &out->nr_callers, &f[j + 1], st->count);
+			}
+			if (!err && j > 0 && as_callee[f[j - 1].func] != i + 1) {
+				as_callee[f[j - 1].func] = i + 1;
+				err = link_add(&out->callees, &out->nr_callees, &f[j - 1], st->count);
+			}
+		}
+		if (in)
+			out->total += st->count;
+	}
+	free(as_caller);
+	free(as_callee);
+	if (err) {
+		callchain__links_free(out);
+		return err;
+	}
+	if (out->nr_callers > 1)	/* qsort of no array is undefined */
+		qsort(out->callers, out->nr_callers, sizeof(*out->callers), cmp_link);
+	if (out->nr_callees > 1)
+		qsort(out->callees, out->nr_callees, sizeof(*out->callees), cmp_link);
+	return 0;
+}
+
+void callchain__links_free(struct callchain_links *l)
+{
+	free(l->callers);
+	free(l->callees);
+	memset(l, 0, sizeof(*l));
+}

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Call stacks as report shows them: each stack sample of a profile resolved once to its
+ * functions (kernel frames, then user frames, the sampled one first), how its stacks ended,
+ * folded stacks, and the call-graph trees printed under report's rows. */
+#ifndef HSBPF_CALLCHAIN_H
+#define HSBPF_CALLCHAIN_H
+
+#include <stdio.h>
+#include "hsbpf.h"
+#include "profile/profile.h"
+#include "symbols/symbolizer.h"
+
+struct hist;
+
+/* how the profile's user stacks ended, in samples: by HSBPF_STACK_*, and lost ones */
+struct callchain_ends {
+	u64 samples;			/* samples with a stack */
+	u64 by_end[HSBPF_STACK_NR];
+	u64 lost;			/* the kernel's stack map was full: no frames */
+	u64 fp_frames, frames;		/* user frames, and how many by frame pointer */
+};
+void callchain__ends(const struct profile *p, struct callchain_ends *e);
+/* "complete 99.6%; truncated: no unwind info 0.3%, depth 0.1%" and the drops, as comment
+ * lines (prefix "# ") */
+void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out);
+const char *callchain__end_name(u32 end);
+
+/* one frame: the function (or [unknown] with its object) and the address */
+struct callchain_frame {
+	const char *sym;
+	const char *dso;
+	u64 ip;			/* as sampled: the pc, then return addresses */
+	bool kernel;
+	bool return_address;	/* looked up at ip - 1: the call, not what follows it */
+	u64 vaddr;		/* user code: the (looked-up) address in dso's ELF terms */
+	bool inlined;		/* a function inlined at ip, in the frame that follows */
+	u32 func;		/* the same id for the same (sym, dso, kernel) */
+	u32 row;		/* with callchain__attach: the id of the hist row this frame falls in */
+};
+
+struct callchain_stack {
+	u32 sample;		/* in profile.stack_samples (in profile.samples: callchain__new_flat) */
+	u32 first, nr;		/* frames, the sampled one first: kernel's, then user's */
+	u64 count;
+	u64 weight;		/* in the profile's unit (meta.unit) */
+	u32 pid;		/* the sample's process image and cgroup */
+	u64 exec_ns;
+	u64 map_ns;		/* its mapping generation (profile_sample.map_ns) */
+	u64 cgroup_id;
+};
+
+struct callchain {
+	const struct profile *p;
+	struct callchain_frame *frames;
+	size_t nr_frames, cap_frames;
+	struct callchain_stack *stacks;
+	size_t nr_stacks;
+	u64 total;		/* samples over all stacks */
+	u32 nr_funcs;		/* functions: frame.func is below this */
+};
+
+/* resolve every stack sample of p; NULL with errno set (ENOMEM) */
+struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy);
+/* the same for a profile without stacks: one stack of one frame per flat sample (for the
+ * exports; not for callchain__attach or callchain__print_json); NULL with errno set */
+struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy);
+void callchain__free(struct callchain *cc);
+
+/* Brendan Gregg's folded stacks: "comm;root;...;leaf count", one line per distinct stack,
+ * kernel frames suffixed _[k], unknown ones "[unknown] (object)" */
+int callchain__print_folded(const struct callchain *cc, FILE *out);
+
+/* Report's call graphs. Each frame is put in the hist row its keys give (rows made here
+ * when the stack's frames are not in the flat profile); with children, every row gets
+ * the samples of the stacks it is in, once per stack (hist_row.children). Before
+ * hist__sort, which keeps rows' ids. */
+int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *sy, bool children);
+
+struct json_writer;
+/* "stacks": each stack sample with its frames (symbol, object, address, kernel), the
+ * sampled one first; and "stack_ends": how the user stacks ended */
+void callchain__print_json(const struct callchain *cc, struct symbolizer *sy, struct json_writer *w);
+
+enum callchain_order {
+	CALLCHAIN_CALLEE,	/* from the row's function up to its callers (perf's default without children) */
+	CALLCHAIN_CALLER,	/* toward the callees: with children, from the row's function down to the
+				 * sampled leaves; without, from the outermost caller down to the row */
+};
+struct callchain_print_opts {
+	enum callchain_order order;
+	bool children;
+	double percent_limit;	/* branches under this share of all samples are not shown */
+	int indent;		/* columns before the graph */
+};
+/* the tree under hist row `row`, perf's graph layout; shares are of all samples */
+void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
+			   const struct callchain_print_opts *o, FILE *out);
+
+/* top's view of one function: its callers and its callees, each with the samples of the
+ * stacks where it calls (or is called by) the function, once per stack; most first */
+struct callchain_link {
+	const char *sym, *dso;
+	bool kernel;
+	u64 count;
+};
+struct callchain_links {
+	u64 total;		/* samples of the stacks the function is in */
+	struct callchain_link *callers, *callees;
+	size_t nr_callers, nr_callees;
+};
+/* dso NULL: the function of that name in any object; 0 or -ENOMEM */
+int callchain__links(const struct callchain *cc, const char *sym, const char *dso,
+		     struct callchain_links *out);
+void callchain__links_free(struct callchain_links *l);
+
+#endif /* HSBPF_CALLCHAIN_H */

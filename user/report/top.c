@@ -1,0 +1,542 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* top's model: map slots with their deltas and their cached symbols, made into the rows of a
+ * view through hist. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <stddef.h>
+#include "report/callchain.h"
+#include "record/cgroup.h"
+#include "record/container_id.h"
+#include "lib/hashidx.h"
+#include "hsbpf.h"
+#include "record/sampler.h"
+#include "lib/strset.h"
+#include "symbols/symbolizer.h"
+#include "report/sample_filter.h"
+#include "report/top.h"
+
+/* a slot left unresolved (its mmap record not read yet) is tried again this many times */
+#define RESOLVE_TRIES 5
+
+/* one key of the kernel's histogram, as top follows it */
+struct entry {
+	struct profile_sample k;	/* the key (count and weight unused) */
+	u32 tid;			/* ... and its thread (0 when not keyed by thread) */
+	u64 total;			/* samples since top started */
+	u64 delta;			/* samples in the last interval */
+	double decayed;
+	bool resolved, has_bb;
+	u8 tries;
+	const char *sym, *dso, *comm;	/* interned */
+	u64 sym_off, addr;
+	const struct bblock *bb;
+	u32 nspid;
+	const char *container, *cgroup;
+};
+
+struct label {
+	u64 id;
+	const char *container, *cgroup;
+};
+
+
+struct top {
+	struct profile *p;
+	struct cgroup_names *cgroups;
+	struct symbolizer *sy;
+	bool blocks_on;
+	size_t sorted[5];	/* mappings, comms, forks, ksyms, thread names the last sort saw */
+	struct entry *entries;
+	size_t nr_entries, cap_entries;
+	struct hashidx index;	/* the entries by their keys */
+	struct label *labels;
+	size_t nr_labels, cap_labels;
+	struct strset strs;
+	struct hist *view;	/* the rows of the last view */
+	struct sampler *sampler;	/* the last update's: the call stacks come from it */
+	struct top_status st;
+	u64 interval_slots;
+	size_t max_keys;
+};
+
+/* interned strings: stable pointers, whatever the profile's string table does */
+static const char *intern(struct top *t, const char *s)
+{
+	const char *c;
+
+	if (!s)
+		return NULL;
+	c = strset__intern(&t->strs, s);
+	return c ? c : "[no memory]";
+}
+
+/* ---- map slots ---- */
+
+/* the key's fields, pid to map_ns, hashed as they lie */
+#define KEY_SIZE (offsetof(struct profile_sample, map_ns) + sizeof(u64))
+
+static u64 hash_key(const struct profile_sample *k, u32 tid)
+{
+	return hashidx__hash(k, KEY_SIZE, tid);
+}
+
+struct entry_key {
+	const struct profile_sample *k;
+	u32 tid;
+};
+
+static bool same_key(const void *key, u32 pos, void *ctx)
+{
+	const struct entry_key *ek = key;
+	const struct entry *e = &((const struct top *)ctx)->entries[pos];
+	const struct profile_sample *a = ek->k, *b = &e->k;
+
+	return a->ip == b->ip && a->pid == b->pid && a->flags == b->flags &&
+	       a->cgroup_id == b->cgroup_id && a->exec_ns == b->exec_ns && a->map_ns == b->map_ns && ek->tid == e->tid;
+}
+
+static struct entry *find_entry(struct top *t, const struct profile_sample *k, u32 tid, bool add)
+{
+	struct entry_key ek = { k, tid };
+	u64 hash = hash_key(k, tid);
+	s64 pos = hashidx__find(&t->index, hash, &ek, same_key, t);
+
+	if (pos >= 0)
+		return &t->entries[pos];
+	if (!add || array__reserve((void **)&t->entries, &t->cap_entries, t->nr_entries + 1,
+				   sizeof(*t->entries)) ||
+	    hashidx__insert(&t->index, hash, t->nr_entries))
+		return NULL;
+	t->entries[t->nr_entries] = (struct entry){ .k = *k, .tid = tid };
+	return &t->entries[t->nr_entries++];
+}
+
+void top__no_demangle(struct top *t)
+{
+	symbolizer__no_demangle(t->sy);
+}
+
+struct top *top__new(struct profile *p, struct cgroup_names *cgroups)
+{
+	struct top *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return NULL;
+	t->p = p;
+	t->cgroups = cgroups;
+	t->sy = symbolizer__new(p);
+	if (!t->sy) {
+		free(t);
+		return NULL;
+	}
+	symbolizer__skip_lines(t->sy);
+	symbolizer__skip_call_files(t->sy);
+	t->view = hist__new(top_keys, 1);
+	if (!t->view) {
+		symbolizer__free(t->sy);
+		free(t);
+		return NULL;
+	}
+	/* what top groups is interned: strings compare by pointer */
+	t->view->interned = true;
+	t->view->unknown_per_process = true;
+	t->max_keys = TOP_MAX_KEYS;
+	t->st.cpu = -1;
+	t->st.bpf_cpu = -1;
+	return t;
+}
+
+void top__free(struct top *t)
+{
+	if (!t)
+		return;
+	symbolizer__free(t->sy);
+	strset__free(&t->strs);
+	free(t->entries);
+	hashidx__free(&t->index);
+	free(t->labels);
+	hist__free(t->view);
+	free(t);
+}
+
+void top__limit_keys(struct top *t, size_t max_keys)
+{
+	t->max_keys = max_keys;
+}
+
+struct top_status *top__status(struct top *t)
+{
+	return &t->st;
+}
+
+/* a slot of the interval's map: what its key gained in the interval */
+static int take_slot(void *ctx, const struct profile_sample *ps, const struct profile_sample_key *k)
+{
+	struct top *t = ctx;
+	struct entry *e = find_entry(t, ps, k ? k->tid : 0, true);
+
+	if (!e)
+		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
+	e->delta += ps->count;
+	t->interval_slots++;
+	return 0;
+}
+
+static void begin_interval(struct top *t)
+{
+	for (size_t i = 0; i < t->nr_entries; i++)
+		t->entries[i].delta = 0;
+	t->interval_slots = 0;
+}
+
+/* a long run on a busy machine sees keys without end (processes come and go): past
+ * max_keys, the keys whose decayed count has faded below 0.01 (idle for 35 intervals
+ * or more) are forgotten, and their totals counted as aged out, which the header shows */
+static void age_out(struct top *t)
+{
+	size_t o = 0;
+
+	if (t->nr_entries <= t->max_keys)
+		return;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+		u64 hash = hash_key(&e->k, e->tid);
+
+		if (e->decayed < 0.01) {
+			t->st.aged_out += e->total;
+			hashidx__delete(&t->index, hash, i);
+			continue;
+		}
+		/* kept in their order: rows take their first entry's details */
+		if (o != i) {
+			hashidx__move(&t->index, hash, i, o);
+			t->entries[o] = *e;
+		}
+		o++;
+	}
+	t->nr_entries = o;
+}
+
+static void end_interval(struct top *t)
+{
+	u64 new = 0;
+
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+
+		e->total += e->delta;
+		e->decayed = e->decayed * TOP_DECAY + e->delta;
+		new += e->delta;
+	}
+	t->st.total += new;
+	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
+	age_out(t);
+	t->st.slots = t->interval_slots;
+	t->st.keys = t->nr_entries;
+}
+
+int top__update(struct top *t, struct sampler *s)
+{
+	struct profile_stats ks = {};
+	int err;
+
+	t->sampler = s;
+	begin_interval(t);
+	err = sampler__take_interval(s, take_slot, t);
+	if (err)
+		return err;
+	end_interval(t);
+	err = sampler__read_counters(s, &ks);
+	if (err)
+		return err;
+	t->st.dropped = ks.dropped_full;
+	t->st.capacity = sampler__capacity(s);
+	return 0;
+}
+
+int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr)
+{
+	int err = 0;
+
+	begin_interval(t);
+	for (size_t i = 0; i < nr && !err; i++)
+		err = take_slot(t, &slots[i], NULL);
+	end_interval(t);
+	return err;
+}
+
+/* ---- symbols and labels, each slot once ---- */
+
+/* the symbolizer searches the profile's sideband sorted; top's grows while it runs */
+static void sort_sideband(struct top *t)
+{
+	struct profile *p = t->p;
+
+	if (t->sorted[0] == p->nr_mappings && t->sorted[1] == p->nr_comms &&
+	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms &&
+	    t->sorted[4] == p->nr_thread_comms)
+		return;
+	profile__finish(p);
+	t->sorted[0] = p->nr_mappings;
+	t->sorted[1] = p->nr_comms;
+	t->sorted[2] = p->nr_forks;
+	t->sorted[3] = p->nr_ksyms;
+	t->sorted[4] = p->nr_thread_comms;
+}
+
+static const struct label *cgroup_label(struct top *t, u64 id)
+{
+	struct container_id c;
+	const char *path;
+	char buf[256];
+	size_t i;
+
+	for (i = 0; i < t->nr_labels; i++)
+		if (t->labels[i].id == id)
+			return &t->labels[i];
+	if (id == 0)
+		path = "-";
+	else
+		path = t->cgroups ? cgroup_names__find(t->cgroups, id) : NULL;
+	if (!path)
+		return NULL;	/* not scanned yet: asked again next time */
+	if (array__reserve((void **)&t->labels, &t->cap_labels, t->nr_labels + 1, sizeof(*t->labels)))
+		return NULL;
+	if (!strcmp(path, "/") || id == 0)
+		snprintf(buf, sizeof(buf), "host");
+	else if (!container_id__identify(path, &c))
+		container_id__describe(&c, buf, sizeof(buf));
+	else
+		snprintf(buf, sizeof(buf), "%s", path);
+	t->labels[i] = (struct label){ .id = id, .container = intern(t, buf), .cgroup = intern(t, path) };
+	return &t->labels[t->nr_labels++];
+}
+
+static void resolve(struct top *t, struct entry *e, bool want_bb)
+{
+	struct sym_result r;
+	bool unknown;
+
+	sort_sideband(t);
+	if (want_bb && !t->blocks_on) {
+		symbolizer__want_blocks(t->sy);
+		t->blocks_on = true;
+	}
+	symbolizer__resolve(t->sy, &e->k, &r);
+	e->sym = intern(t, r.sym);
+	e->dso = intern(t, r.dso);
+	/* a thread's own name, as report's comm shows it */
+	e->comm = intern(t, e->tid ? sample_filter__thread_comm(t->p, e->k.pid, e->tid, r.comm) : r.comm);
+	e->sym_off = r.sym_off;
+	e->addr = r.kernel ? e->k.ip : r.vaddr;
+	e->bb = r.bb;
+	e->has_bb = t->blocks_on;
+	e->nspid = profile__nspid(t->p, e->k.pid);
+	unknown = (!r.kernel && !strcmp(r.dso, "[unknown]")) || !strcmp(r.comm, "[unknown]");
+	e->resolved = !unknown || ++e->tries >= RESOLVE_TRIES;
+}
+
+static void label(struct top *t, struct entry *e)
+{
+	const struct label *l;
+
+	if (e->container)
+		return;
+	l = cgroup_label(t, e->k.cgroup_id);
+	if (l) {
+		e->container = l->container;
+		e->cgroup = l->cgroup;
+	}
+}
+
+int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)
+{
+	size_t cap = 0;
+
+	*pids = NULL;
+	*nr = 0;
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		if (t->entries[i].resolved)
+			continue;
+		if (array__reserve((void **)pids, &cap, *nr + 1, sizeof(**pids))) {
+			free(*pids);
+			*pids = NULL;
+			*nr = 0;
+			return -ENOMEM;
+		}
+		(*pids)[(*nr)++] = t->entries[i].k.pid;
+	}
+	return 0;
+}
+
+/* ---- rows ---- */
+
+static const char *row_name(const struct top_view *v, const struct hist_row *r)
+{
+	return sort_key__row_name(v->key, r);
+}
+
+static int cmp_rows(const void *x, const void *y, void *view)
+{
+	const struct hist_row *a = x, *b = y;
+	const struct top_view *v = view;
+	int c = 0;
+
+	switch (v->order) {
+	case TOP_BY_NAME:
+		c = strcmp(row_name(v, a), row_name(v, b));
+		break;
+	case TOP_BY_PROCESS:
+		c = strcmp(a->comm, b->comm);
+		if (!c)
+			c = a->pid < b->pid ? -1 : a->pid > b->pid;
+		break;
+	case TOP_BY_CONTAINER:
+		c = strcmp(a->container, b->container);
+		break;
+	default:
+		break;
+	}
+	if (c)
+		return c;
+	if (a->count != b->count)
+		return a->count < b->count ? 1 : -1;
+	/* stable on ties: the names, then the address */
+	c = strcmp(row_name(v, a), row_name(v, b));
+	if (c)
+		return c;
+	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
+}
+
+/* what a key followed is, for hist; its count the view's (decayed or accumulated) */
+static void entry_sample(const struct entry *e, double count, struct hist_sample *s)
+{
+	*s = (struct hist_sample){
+		.pid = e->k.pid, .nspid = e->nspid, .cgroup_id = e->k.cgroup_id,
+		.cgroup = e->cgroup, .container = e->container, .count = count,
+		.r = { .sym = e->sym, .sym_off = e->sym_off, .dso = e->dso, .vaddr = e->addr,
+		       .kernel = e->k.flags & HSBPF_KEY_KERNEL, .comm = e->comm, .bb = e->bb },
+	};
+}
+
+int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
+	      double *view_total)
+{
+	/* a process that execs is two rows, one per program */
+	const enum sort_key keys[] = { v->key, SORT_COMM };
+	struct hist *h = t->view;
+
+	hist__reset(h, keys, v->key == SORT_PID ? 2 : 1);
+	h->filter = (struct hist_filter){
+		.pid = v->zoom_pid, .by_cgroup = v->zoomed_cgroup, .cgroup_id = v->zoom_cgroup,
+		.text = v->filter[0] ? v->filter : NULL,
+	};
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+		double val = v->decay ? e->decayed : (double)e->total;
+		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
+
+		if (val < 0.01)
+			continue;
+		/* resolved only when the view shows it */
+		if (!hist_filter__wants(&h->filter, &s))
+			continue;
+		if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
+			resolve(t, e, v->key == SORT_BB);
+		label(t, e);
+		entry_sample(e, val, &s);
+		if (hist__add(h, &s))
+			return -ENOMEM;
+	}
+	/* cgroups not named yet */
+	for (size_t i = 0; i < h->nr_rows; i++) {
+		if (!h->rows[i].container)
+			h->rows[i].container = "?";
+		if (!h->rows[i].cgroup)
+			h->rows[i].cgroup = "?";
+	}
+	hist__sort_by(h, cmp_rows, (void *)v);
+	*rows = h->rows;
+	*nr = h->nr_rows;
+	*view_total = h->total;
+	return 0;
+}
+
+/* ---- names ---- */
+
+const enum sort_key top_keys[TOP_NR_KEYS] = { SORT_SYM, SORT_IP, SORT_BB, SORT_PID, SORT_CGROUP };
+
+static const char *const order_names[TOP_NR_ORDERS] = {
+	"samples", "name", "process", "container",
+};
+
+const char *top__order_name(enum top_order o)
+{
+	return o < TOP_NR_ORDERS ? order_names[o] : "?";
+}
+
+int top__parse_order(const char *s, enum top_order *o)
+{
+	for (int i = 0; i < TOP_NR_ORDERS; i++) {
+		if (!strcmp(s, order_names[i])) {
+			*o = i;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "unknown order '%s' (known: samples, name, process, container)", s);
+}
+
+int top__parse_key(const char *s, enum sort_key *k)
+{
+	if (!hist__parse_key(s, k)) {
+		if (*k == SORT_COMM)
+			*k = SORT_PID;
+		for (size_t i = 0; i < TOP_NR_KEYS; i++)
+			if (top_keys[i] == *k)
+				return 0;
+	}
+	return fail(-EINVAL, "unknown grouping '%s' (known: sym, ip, bb, pid, cgroup)", s);
+}
+
+enum sort_key top__next_key(enum sort_key k)
+{
+	for (size_t i = 0; i < TOP_NR_KEYS; i++)
+		if (top_keys[i] == k)
+			return top_keys[(i + 1) % TOP_NR_KEYS];
+	return top_keys[0];
+}
+
+struct callchain *top__callchain(struct top *t)
+{
+	struct callchain *cc;
+	int err;
+
+	if (!t->sampler) {
+		errno = ENOENT;
+		return NULL;
+	}
+	err = sampler__collect_stacks(t->sampler, t->p);
+	if (err) {
+		errno = -err;
+		return NULL;
+	}
+	cc = callchain__new(t->p, t->sy);
+	if (!cc)
+		errno = ENOMEM;
+	return cc;
+}
+
+int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out)
+{
+	struct callchain *cc;
+	int err;
+
+	memset(out, 0, sizeof(*out));
+	cc = top__callchain(t);
+	if (!cc)
+		return -errno;
+	err = callchain__links(cc, r->sym, r->dso, out);
+	callchain__free(cc);
+	return err;
+}
