@@ -17,6 +17,7 @@
 #include "profile.h"
 #include "rearm.h"
 #include "session.h"
+#include "sideband.h"
 
 static struct env {
 	struct session_opts so;
@@ -236,6 +237,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
+	struct sideband_id_stats ids;
 	struct profile *p;
 	u64 deadline;
 	int err, child_status, status = 0;
@@ -308,6 +310,12 @@ int cmd_record(int argc, char **argv)
 			"again from /proc (%u times); %u sampled processes had exited before and may "
 			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
 	}
+	session__sideband_ids(sess, &ids);
+	debug("build-ids: %" PRIu64 " objects read in %.1f ms", ids.read, ids.read_ns / 1e6);
+	if (ids.missed)
+		note("%" PRIu64 " mapped objects have no build-id: their processes had "
+			"exited and the files were deleted or replaced before they were read (-v says "
+			"which)", ids.missed);
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
 	report_rearm_cost(p, session__nr_cpus(sess));
