@@ -218,10 +218,15 @@ static void report_rearm_cost(const struct profile *p, int nr_cpus)
 			st->rearm_cpu_ns / 1e3 / st->rearms);
 }
 
-/* the sampled objects into the build-id cache: a failure there costs the profile nothing */
+/* the sampled objects into the build-id cache, then the cache within its size: a failure
+ * there costs the profile nothing */
 static void save_objects(struct session *sess, const struct profile *p)
 {
+	/* what this recording keeps or uses stays (file times lag the clock by a tick) */
+	u64 since = now_ns(CLOCK_REALTIME) - 1000000000, max, freed;
 	struct buildid_save_stats st;
+	unsigned removed;
+	int err;
 
 	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
 		return;
@@ -230,6 +235,16 @@ static void save_objects(struct session *sess, const struct profile *p)
 	if (st.failed)
 		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
 			st.failed);
+	if (!st.added)
+		return;
+	max = buildid_cache__max_size(env.buildid_dir);
+	err = buildid_cache__trim(env.buildid_dir, max, since, &removed, &freed);
+	if (err)
+		warning("cannot keep the build-id cache '%s' within %.1f MB: %s", env.buildid_dir,
+			max / 1e6, strerror(-err));
+	else if (removed)
+		note("build-id cache over %.1f MB: %u least recently used entries removed (%.1f MB; "
+		     "hsbpf buildid-cache --max-size sets the limit)", max / 1e6, removed, freed / 1e6);
 }
 
 int cmd_record(int argc, char **argv)
