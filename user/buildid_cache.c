@@ -378,16 +378,29 @@ static bool is_hex(const char *s, size_t min, size_t max)
 	return !s[n] && n >= min && n <= max;
 }
 
+/* the names in the open folder at, read through a descriptor of its own (at stays open);
+ * NULL and errno */
+static DIR *dir_read(int at)
+{
+	int fd = dup(at), err;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
 /* the entry folder the open folder at is: its size, last use and recorded path */
 static void entry_read(int at, struct buildid_cache_entry *e)
 {
-	int dfd = dup(at), fd;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = dir_read(at);
 	struct stat st;
 	ssize_t n;
+	int fd;
 
-	if (!d && dfd >= 0)
-		close(dfd);
 	for (struct dirent *de; d && (de = readdir(d));)
 		if (!fstatat(at, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
 			e->size += st.st_size;
@@ -409,15 +422,11 @@ static void entry_read(int at, struct buildid_cache_entry *e)
 static int each_hex(int at, size_t min, size_t max, int (*fn)(int at, const char *name, void *ctx),
 		    void *ctx)
 {
-	int dfd = dup(at), err = 0;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = dir_read(at);
+	int err = 0;
 
-	if (!d) {
-		err = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return err;
-	}
+	if (!d)
+		return -errno;
 	for (struct dirent *de; !err && (de = readdir(d));)
 		if (is_hex(de->d_name, min, max))
 			err = fn(at, de->d_name, ctx);
@@ -500,15 +509,11 @@ int buildid_cache__list(const char *dir, struct buildid_cache_entry **entries, s
 /* unlink every file of the entry folder at (it holds no folders: none is made there) */
 static int entry_empty(int at)
 {
-	int dfd = dup(at), err = 0;
-	DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+	DIR *d = dir_read(at);
+	int err = 0;
 
-	if (!d) {
-		err = -errno;
-		if (dfd >= 0)
-			close(dfd);
-		return err;
-	}
+	if (!d)
+		return -errno;
 	for (struct dirent *de; (de = readdir(d));)
 		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
 		    unlinkat(at, de->d_name, 0) && errno != ENOENT && !err)
