@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "symbols/build_id.h"
 #include "symbols/buildid_cache.h"
@@ -397,4 +398,228 @@ Test(buildid_cache, a_copy_keeps_at_most_its_sources_permissions)
 	cr_expect_eq(mode_of("%s%s", cache, ""), 0700);
 	cr_expect_eq(mode_of("%s/%s", cache, "ab"), 0700);
 	cr_expect_eq(mode_of("%s/%s", cache, SEC_ENTRY), 0700);
+}
+
+/* ---- listing, removing, and keeping within a size ---- */
+
+static bool mode_exists(const char *fmt, const char *a)
+{
+	char path[PATH_MAX + 64];
+	struct stat st;
+
+	snprintf(path, sizeof(path), fmt, a);
+	return !lstat(path, &st);
+}
+
+/* an entry of build-id 0xNN repeated, holding size bytes, last used age seconds ago */
+static void make_entry(u8 byte, size_t size, int age)
+{
+	u8 id[20];
+	char file[PATH_MAX], folder[PATH_MAX];
+	char *buf = calloc(1, size + 1);
+	struct timespec t[2];
+	u64 added;
+	int fd;
+
+	memset(id, byte, sizeof(id));
+	snprintf(file, sizeof(file), "%s/src-%02x", tmpdir(), byte);
+	write_bytes(file, buf, size);
+	free(buf);
+	fd = open(file, O_RDONLY);
+	cr_assert_geq(fd, 0);
+	cr_assert_eq(buildid_cache__add_fd(cache, id, sizeof(id), BUILDID_CACHE_ELF, fd, &added), 0);
+	close(fd);
+	cr_assert_eq(buildid_cache__path(cache, id, sizeof(id), "", folder, sizeof(folder)), 0);
+	folder[strlen(folder) - 1] = 0;		/* DIR/XX/YYYY/ without its slash */
+	clock_gettime(CLOCK_REALTIME, &t[0]);
+	t[0].tv_sec -= age;
+	t[1] = t[0];
+	cr_assert_eq(utimensat(AT_FDCWD, folder, t, 0), 0, "%s", folder);
+}
+
+static const char *hex_of(u8 byte)
+{
+	static char hex[41];
+
+	for (int i = 0; i < 20; i++)
+		snprintf(hex + 2 * i, 3, "%02x", byte);
+	return hex;
+}
+
+Test(buildid_cache, listed_least_recently_used_first_and_removed)
+{
+	struct buildid_cache_entry *e;
+	size_t nr;
+
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);	/* no cache yet: empty */
+	cr_expect_eq(nr, 0);
+	free(e);
+	make_entry(0x11, 1000, 100);
+	make_entry(0x22, 2000, 300);
+	make_entry(0x33, 3000, 200);
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_assert_eq(nr, 3);
+	cr_expect_str_eq(e[0].id, hex_of(0x22));
+	cr_expect_eq(e[0].size, 2000);
+	cr_expect_str_eq(e[1].id, hex_of(0x33));
+	cr_expect_str_eq(e[2].id, hex_of(0x11));
+	cr_expect_str_eq(e[2].path, "");	/* not recorded: no path known */
+	free(e);
+
+	cr_expect_eq(buildid_cache__remove(cache, hex_of(0x33)), 0);
+	cr_expect_eq(buildid_cache__remove(cache, hex_of(0x33)), -ENOENT);
+	cr_expect_eq(buildid_cache__remove(cache, "xyz0"), -EINVAL);
+	cr_expect_eq(buildid_cache__remove(cache, "../.."), -EINVAL);
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_expect_eq(nr, 2);
+	free(e);
+	/* the first byte's folder went with its only entry */
+	cr_expect_eq(mode_exists("%s/33", cache), false);
+}
+
+Test(buildid_cache, trimmed_least_recently_used_first_what_is_new_kept)
+{
+	struct buildid_cache_entry *e;
+	struct timespec now;
+	unsigned removed;
+	size_t nr;
+	u64 freed, since;
+
+	make_entry(0x11, 1000, 100);
+	make_entry(0x22, 2000, 300);
+	make_entry(0x33, 3000, 200);
+	make_entry(0x44, 4000, 0);
+	/* 10,000 bytes within 6,000: the two oldest (0x22, 0x33) go, 5,000 bytes */
+	cr_assert_eq(buildid_cache__trim(cache, 6000, UINT64_MAX, &removed, &freed), 0);
+	cr_expect_eq(removed, 2);
+	cr_expect_eq(freed, 5000);
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_assert_eq(nr, 2);
+	cr_expect_str_eq(e[0].id, hex_of(0x11));
+	cr_expect_str_eq(e[1].id, hex_of(0x44));
+	free(e);
+	/* within 1,000, but what was used in the last 50 s stays: only 0x11 goes */
+	clock_gettime(CLOCK_REALTIME, &now);
+	since = (u64)(now.tv_sec - 50) * 1000000000;
+	cr_assert_eq(buildid_cache__trim(cache, 1000, since, &removed, &freed), 0);
+	cr_expect_eq(removed, 1);
+	cr_expect_eq(freed, 1000);
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_expect_eq(nr, 1);
+	free(e);
+	/* a use makes an entry recent again */
+	make_entry(0x55, 10, 500);
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_expect_str_eq(e[0].id, hex_of(0x55));
+	free(e);
+	{
+		u8 id[20];
+		char path[PATH_MAX];
+
+		memset(id, 0x55, sizeof(id));
+		cr_assert_eq(buildid_cache__find(cache, id, sizeof(id), BUILDID_CACHE_ELF, path,
+						 sizeof(path)), 0);
+	}
+	cr_assert_eq(buildid_cache__list(cache, &e, &nr), 0);
+	cr_expect_str_eq(e[nr - 1].id, hex_of(0x55), "a found entry is not the most recent");
+	free(e);
+}
+
+static const struct { const char *s; u64 v; int err; } sizes[] = {
+	{ "0", 0, 0 }, { "1048576", 1048576, 0 }, { "500M", 500ull << 20, 0 },
+	{ "2G", 2ull << 30, 0 }, { "1K", 1024, 0 }, { "3T", 3ull << 40, 0 },
+	{ "2GB", 2ull << 30, 0 }, { "2GiB", 2ull << 30, 0 },
+	{ "", 0, -EINVAL }, { "-1", 0, -EINVAL }, { "1X", 0, -EINVAL }, { "G", 0, -EINVAL },
+	{ "1Gx", 0, -EINVAL }, { "99999999999999T", 0, -EINVAL },
+};
+
+Test(buildid_cache, sizes_parsed)
+{
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		u64 v = 0;
+
+		cr_expect_eq(buildid_cache__parse_size(sizes[i].s, &v), sizes[i].err, "'%s'",
+			     sizes[i].s);
+		if (!sizes[i].err)
+			cr_expect_eq(v, sizes[i].v, "'%s': %llu", sizes[i].s, (unsigned long long)v);
+	}
+}
+
+Test(buildid_cache, the_limit_from_the_cache_or_the_environment)
+{
+	unsetenv("HSBPF_BUILDID_MAX_SIZE");
+	cr_expect_eq(buildid_cache__max_size(cache), BUILDID_CACHE_DEFAULT_MAX);
+	cr_assert_eq(buildid_cache__set_max_size(cache, 5ull << 20), 0);
+	cr_expect_eq(buildid_cache__max_size(cache), 5ull << 20);
+	cr_expect_eq(mode_of("%s/%s", cache, BUILDID_CACHE_MAX_SIZE_FILE), 0600);
+	setenv("HSBPF_BUILDID_MAX_SIZE", "2G", 1);
+	cr_expect_eq(buildid_cache__max_size(cache), 2ull << 30);
+	unsetenv("HSBPF_BUILDID_MAX_SIZE");
+}
+
+/* an entry folder that is a link another hand put there: not followed, its target kept */
+Test(buildid_cache, removing_follows_no_link)
+{
+	char target[PATH_MAX], link[PATH_MAX + 64], victim[PATH_MAX + 16];
+
+	make_entry(0x66, 10, 0);
+	snprintf(target, sizeof(target), "%s/elsewhere", tmpdir());
+	cr_assert_eq(mkdir(target, 0700), 0);
+	snprintf(victim, sizeof(victim), "%s/keep", target);
+	write_bytes(victim, "x", 1);
+	snprintf(link, sizeof(link), "%s/66/%s", cache, hex_of(0x77) + 2);
+	cr_assert_eq(symlink(target, link), 0);
+	cr_expect_neq(buildid_cache__remove(cache, hex_of(0x77)), 0);
+	cr_expect(mode_exists("%s", victim), "a linked folder's file was removed");
+}
+
+/* hsbpf buildid-cache on what record kept: listed with its path, removed by path or build-id,
+ * purged by path or all, bounded */
+Test(buildid_cache, command_lists_removes_purges_and_bounds)
+{
+	const char *prog = copy_fixture("listed");
+	char data[PATH_MAX], hex[41];
+	struct run_result r;
+	u8 id[BUILD_ID_MAX];
+	size_t len;
+
+	snprintf(data, sizeof(data), "%s/p.data", tmpdir());
+	cr_assert_eq(build_id__read(prog, id, sizeof(id), &len), 0);
+	build_id__hex(id, len, hex, sizeof(hex));
+	run(&r, "%s record -F 499 -o %s -- %s 0.2", hsbpf_bin(), data, prog);
+	cr_assert_eq(r.status, 0, "record failed: %s", r.err);
+	run(&r, "%s buildid-cache --list", hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, hex) && strstr(r.out, prog), "%s (%s) not listed:\n%s", prog, hex,
+		  r.out);
+
+	run(&r, "%s buildid-cache --remove %s", hsbpf_bin(), prog);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	run(&r, "%s buildid-cache --remove %s", hsbpf_bin(), hex);
+	cr_expect_eq(r.status, 1, "removed twice: %s", r.err);
+	cr_expect(strstr(r.err, "no such entry"), "%s", r.err);
+
+	run(&r, "%s record -F 499 -o %s -- %s 0.2 && %s buildid-cache --purge %s && "
+	    "%s buildid-cache", hsbpf_bin(), data, prog, hsbpf_bin(), prog, hsbpf_bin());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(!strstr(r.out, hex), "purged, still listed:\n%s", r.out);
+
+	run(&r, "%s record -F 499 -o %s -- %s 0.2 && %s buildid-cache --purge-all && "
+	    "%s buildid-cache", hsbpf_bin(), data, prog, hsbpf_bin(), hsbpf_bin());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, ": 0 entries"), "purged all, still listed:\n%s", r.out);
+
+	/* a limit below one object: the next recording keeps its own, the older ones go */
+	make_entry(0x11, 1000, 100);
+	run(&r, "%s buildid-cache --max-size 1K && %s record -F 499 -o %s -- %s 0.2 && "
+	    "%s buildid-cache", hsbpf_bin(), hsbpf_bin(), data, prog, hsbpf_bin());
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, hex) && !strstr(r.out, hex_of(0x11)), "not bounded:\n%s\n%s",
+		  r.out, r.err);
+	cr_expect(strstr(r.err, "least recently used entries removed"), "%s", r.err);
+
+	run(&r, "%s buildid-cache --max-size 12Q", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	run(&r, "%s buildid-cache --list --purge-all", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
 }

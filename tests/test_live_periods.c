@@ -4,7 +4,9 @@
  * prime) period samples the same place of the loop every time and is far off; the default
  * (phase: the same period, restarted at random moments) must be within its interval. The
  * interval counts the independent draws, which on such a loop are the restarts, not the
- * samples; and the restarts must have happened, so a default that does not restart fails. */
+ * samples; and the restarts must have happened, so a default that does not restart fails.
+ * Software events other than the clocks honour -c: the samples are hsbpf stat's count of the
+ * same event over the same command divided by the period. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -87,4 +89,63 @@ Test(live_periods, default_unbiased_where_prime_aliases)
 {
 	expect_aliased(1000, 1000003, "prime");
 	expect_default_unbiased(1000, 1000003, 10);
+}
+
+/* hsbpf stat's count of event over cmd */
+static u64 stat_count(const char *event, const char *cmd)
+{
+	struct run_result r;
+	char row[96];
+	const char *at;
+	unsigned long long v = 0;
+
+	run(&r, "%s stat --format csv -e %s -- %s", hsbpf_bin(), event, cmd);
+	cr_assert_eq(r.status, 0, "hsbpf stat -e %s: %s", event, r.err);
+	snprintf(row, sizeof(row), ",target,,%s,counted,", event);
+	at = strstr(r.out, row);
+	if (!at)
+		at = strstr(r.err, row);
+	cr_assert(at && sscanf(at + strlen(row), "%llu", &v) == 1, "no count of %s:\n%s%s", event,
+		  r.out, r.err);
+	return v;
+}
+
+/* record -e event -c period over cmd takes count / period samples, in every period mode. A
+ * fixed period's samples over N events are N / period less at most one per CPU, the phase
+ * mode's restarts lose about half a period each (4 a second), and the count varies from run
+ * to run (stat and record are two runs): within 4 Poisson standard deviations of the expected
+ * samples, plus 3. random draws each period from period + [0, period / 8). Each event sampled
+ * at every occurrence (what the kernel does to a software event asked for PERF_SAMPLE_PERIOD
+ * at a fixed period, or re-armed by PERF_EVENT_IOC_PERIOD alone) is period times too many. */
+static void expect_period_honoured(const char *event, const char *cmd, u64 period,
+				   const char *mode)
+{
+	u64 count = stat_count(event, cmd), got;
+	double mean = strcmp(mode, "random") ? period : period + (period / 8 - 1) / 2.0;
+	double want = count / mean, tol = 4 * sqrt(want) + 3;
+	struct profile *p;
+
+	cr_assert_gt(count, 20 * period, "%s: only %llu events", event, (unsigned long long)count);
+	p = record_profile("-e %s -c %llu --period-mode %s --no-buildid-cache -- %s", event,
+			   (unsigned long long)period, mode, cmd);
+	got = profile__total_samples(p);
+	cr_expect(fabs(got - want) <= tol, "%s -c %llu (%s): %llu samples, want %.0f +- %.0f "
+		  "(%llu events)", event, (unsigned long long)period, mode, (unsigned long long)got,
+		  want, tol, (unsigned long long)count);
+	profile__free(p);
+}
+
+Test(live_periods, software_events_honour_their_period)
+{
+	char faults[600], wakeups[600];
+	static const char *const modes[] = { "phase", "fixed" };
+
+	snprintf(faults, sizeof(faults), "%s 50000", fixture("faults"));
+	snprintf(wakeups, sizeof(wakeups), "%s 1000", fixture("wakeups"));
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		expect_period_honoured("page-faults", faults, 100, modes[i]);
+		expect_period_honoured("minor-faults", faults, 100, modes[i]);
+		expect_period_honoured("context-switches", wakeups, 10, modes[i]);
+	}
+	expect_period_honoured("page-faults", faults, 100, "random");
 }

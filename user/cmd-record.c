@@ -18,6 +18,7 @@
 #include "profile/profile.h"
 #include "record/rearm.h"
 #include "record/session.h"
+#include "record/sideband.h"
 
 static struct env {
 	struct session_opts so;
@@ -208,10 +209,15 @@ static void report_rearm_cost(const struct profile *p, int nr_cpus)
 			st->rearm_cpu_ns / 1e3 / st->rearms);
 }
 
-/* the sampled objects into the build-id cache: a failure there costs the profile nothing */
+/* the sampled objects into the build-id cache, then the cache within its size: a failure
+ * there costs the profile nothing */
 static void save_objects(struct session *sess, const struct profile *p)
 {
+	/* what this recording keeps or uses stays (file times lag the clock by a tick) */
+	u64 since = now_ns(CLOCK_REALTIME) - 1000000000, max, freed;
 	struct buildid_save_stats st;
+	unsigned removed;
+	int err;
 
 	if (buildid_keeper__save(session__keeper(sess), p, env.buildid_dir, &st))
 		return;
@@ -220,6 +226,16 @@ static void save_objects(struct session *sess, const struct profile *p)
 	if (st.failed)
 		warning("%u sampled objects could not be kept in the build-id cache (-v says which)",
 			st.failed);
+	if (!st.added)
+		return;
+	max = buildid_cache__max_size(env.buildid_dir);
+	err = buildid_cache__trim(env.buildid_dir, max, since, &removed, &freed);
+	if (err)
+		warning("cannot keep the build-id cache '%s' within %.1f MB: %s", env.buildid_dir,
+			max / 1e6, strerror(-err));
+	else if (removed)
+		note("build-id cache over %.1f MB: %u least recently used entries removed (%.1f MB; "
+		     "hsbpf buildid-cache --max-size sets the limit)", max / 1e6, removed, freed / 1e6);
 }
 
 int cmd_record(int argc, char **argv)
@@ -227,6 +243,7 @@ int cmd_record(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
+	struct sideband_id_stats ids;
 	struct profile *p;
 	u64 deadline;
 	int err, child_status, status = 0;
@@ -299,6 +316,12 @@ int cmd_record(int argc, char **argv)
 			"again from /proc (%u times); %u sampled processes had exited before and may "
 			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
 	}
+	session__sideband_ids(sess, &ids);
+	debug("build-ids: %" PRIu64 " objects read in %.1f ms", ids.read, ids.read_ns / 1e6);
+	if (ids.missed)
+		note("%" PRIu64 " mapped objects have no build-id: their processes had "
+			"exited and the files were deleted or replaced before they were read (-v says "
+			"which)", ids.missed);
 	if (p->stats.rearm_lost)
 		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
 	report_rearm_cost(p, session__nr_cpus(sess));

@@ -19,5 +19,6 @@ int cmd_experiment(int argc, char **argv);
 int cmd_flamegraph(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
 int cmd_script(int argc, char **argv);
+int cmd_buildid_cache(int argc, char **argv);
 
 #endif /* HSBPF_CMDS_H */

@@ -22,6 +22,7 @@ static const struct cmd {
 	{ "experiment", cmd_experiment, "sweep periods and modes over workloads, with plots" },
 	{ "import", cmd_import, "turn a perf.data recording (perf record -b too) into a profile" },
 	{ "truth", cmd_truth, "count every instruction, block and edge of a run exactly" },
+	{ "buildid-cache", cmd_buildid_cache, "list the build-id cache, remove from it, bound its size" },
 	{ "selftest", cmd_selftest, "check that every BPF program loads on this kernel" },
 };
 

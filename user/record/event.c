@@ -139,6 +139,10 @@ void event__attr(const struct event_spec *ev, u64 period, u64 freq, struct perf_
 		attr->sample_period = period;
 	}
 	attr->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_PERIOD;
+	/* a software event that is no clock, asked for its period at a fixed one, is sampled
+	 * at every event with a period of 1 (perf_swevent_event): -c 100 took every fault */
+	if (ev->type == PERF_TYPE_SOFTWARE && !ev->is_clock && !freq)
+		attr->sample_type &= ~PERF_SAMPLE_PERIOD;
 	if (ev->branch_stack) {
 		attr->sample_type |= PERF_SAMPLE_BRANCH_STACK;
 		attr->branch_sample_type = PERF_SAMPLE_BRANCH_ANY | PERF_SAMPLE_BRANCH_USER;

@@ -546,14 +546,31 @@ static int rearm_take(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* a new period for the event at fd, from now. PERF_EVENT_IOC_PERIOD leaves a software event
+ * other than the clocks to sample at its next event (its period left is zeroed, and only the
+ * event's start counts a period again: perf_swevent_add): such an event is stopped around the
+ * write, else every re-arm took a sample one event later */
+static int set_period(const struct sampler *s, int fd, u64 period)
+{
+	bool restart = s->opts.ev.type == PERF_TYPE_SOFTWARE && !s->opts.ev.is_clock;
+	int err = 0;
+
+	if (restart && ioctl(fd, PERF_EVENT_IOC_DISABLE, 0))
+		return -errno;
+	if (ioctl(fd, PERF_EVENT_IOC_PERIOD, &period))
+		err = -errno;
+	if (restart && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) && !err)
+		err = -errno;
+	return err;
+}
+
 static void rearm_write(struct rearmer *r)
 {
 	u64 before = now_ns(CLOCK_MONOTONIC), next, after;
 	int err = 0;
 
 	next = rearm_ctl__plan(&r->ctl, &r->newest, before);
-	if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &next))
-		err = -errno;
+	err = set_period(r->s, r->s->fds[r->idx], next);
 	after = now_ns(CLOCK_MONOTONIC);
 	rearm_ctl__written(&r->ctl, before, after, err);
 	if (err && !r->err)
@@ -605,10 +622,12 @@ static void *phase_thread(void *arg)
 
 		if (ppoll(&pfd, 1, &ts, NULL) != 0 || r->s->stop)
 			break;		/* stopped (or a poll error: the grid keeps its phase) */
-		if (ioctl(r->s->fds[r->idx], PERF_EVENT_IOC_PERIOD, &base)) {
+		int err = set_period(r->s, r->s->fds[r->idx], base);
+
+		if (err) {
 			r->ctl.st.rearm_failed++;
 			if (!r->err)
-				r->err = -errno;
+				r->err = err;
 		} else {
 			r->ctl.st.rearms++;
 		}
@@ -833,6 +852,9 @@ void sampler__stop(struct sampler *s)
 		random |= s->rearmers[i].running;
 	offcpu_stop(s);
 	rearm_join(s);
+	/* a re-arm in flight may have restarted a software event (set_period) */
+	for (int i = 0; i < s->nr_events; i++)
+		ioctl(s->fds[i], PERF_EVENT_IOC_DISABLE, 0);
 	if (random)
 		rearm_print_log(s);
 }

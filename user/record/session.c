@@ -525,7 +525,7 @@ int session__open(struct session *s)
 			debug("stderr stays blocking: %s", strerror(-err));
 	}
 	/* the unwinder wants a mapping as soon as it is made: the samples after it need it */
-	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p, s->cg && s->cg->unwind_tables,
+	s->sb = sideband__open(s->cpus, s->nr_cpus, s->p,
 			       o->all || o->cgroup ? sideband__pages_for_all(s->nr_cpus) : 0);
 	if (!s->sb)
 		return -errno;
@@ -897,6 +897,11 @@ void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unre
 {
 	*resyncs = s->resyncs;
 	*unrecovered = s->unrecovered;
+}
+
+void session__sideband_ids(const struct session *s, struct sideband_id_stats *st)
+{
+	sideband__id_stats(s->sb, st);
 }
 
 bool session__command_stopped(const struct session *s)

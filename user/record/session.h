@@ -81,6 +81,9 @@ bool session__command_stopped(const struct session *s);
 /* after the kernel lost sideband records: how many times /proc was read again, and how many
  * sampled processes no record names (they had exited before) */
 void session__sideband_recovery(const struct session *s, u32 *resyncs, u32 *unrecovered);
+/* the build-ids read as mappings came, and the objects gone before they could be */
+struct sideband_id_stats;
+void session__sideband_ids(const struct session *s, struct sideband_id_stats *st);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
 /* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Sideband records: per-CPU dummy perf events with mmap2, comm and task records, read from
- * their ring buffers; and the build-ids the kernel did not give, from the files. */
+ * their ring buffers; and the build-ids of the objects mapped, read here from the files.
+ * The kernel is not asked for build-ids (perf_event_attr.build_id): one event asking for them
+ * makes every MMAP2 record of every listener carry one, and perf 6.1's perf record, run beside
+ * us, aborts on such records (docs/symbols.md). A build-id is read instead as the record is
+ * drained, from the mapping itself (/proc/PID/map_files) while the process lives, else from
+ * the path if it still holds the same inode; one read per distinct inode. */
 #include <fcntl.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
@@ -10,11 +15,13 @@
 #include <sys/epoll.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "symbols/build_id.h"
 #include "record/sideband.h"
+#include "lib/hashidx.h"
 
 #define ALL_PAGES_MAX	1024	/* a CPU's ring with -a: 4 MiB */
 #define ALL_PAGES_TOTAL	16384	/* every CPU's: 64 MiB */
@@ -31,8 +38,20 @@ struct ring {
 	size_t data_size;
 };
 
+/* an object's identity in an MMAP2 record, and the build-id read for it */
+struct known_object {
+	u32 maj, min;
+	u64 ino, ino_generation;
+	u8 id[BUILD_ID_MAX];
+	u8 id_size;	/* 0: it has none */
+};
+
 struct sideband {
 	struct profile *p;
+	struct known_object *known;
+	size_t nr_known, cap_known;
+	struct hashidx known_idx;
+	struct sideband_id_stats ids;
 	struct ring *rings;
 	int nr_rings;
 	int epfd;
@@ -40,6 +59,25 @@ struct sideband {
 	u8 *scratch;	/* a record that wraps around the ring end is copied here */
 	sideband_exit_fn on_exit;
 	void *exit_ctx;
+};
+
+/* an MMAP2 record after its header */
+struct mmap2_body {
+	u32 pid, tid;
+	u64 addr, len, pgoff;
+	union {
+		struct {
+			u32 maj, min;
+			u64 ino, ino_generation;
+		};
+		struct {
+			u8 build_id_size;
+			u8 r1;
+			u16 r2;
+			u8 build_id[20];
+		};
+	};
+	u32 prot, flags;
 };
 
 /* sample_id_all trailer for sample_type = TID | TIME */
@@ -71,8 +109,7 @@ unsigned sideband__pages_for_all(int nr_cpus)
 	return pages;
 }
 
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each,
-				unsigned pages)
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, unsigned pages)
 {
 	struct perf_event_attr attr = {
 		.size = sizeof(attr),
@@ -88,7 +125,6 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p,
 		.sample_id_all = 1,
 		.use_clockid = 1,
 		.clockid = CLOCK_MONOTONIC,	/* the BPF side's bpf_ktime_get_ns() */
-		.build_id = 1,
 		.ksymbol = 1,		/* BPF programs and other kernel code made while running */
 		.watermark = 1,
 	};
@@ -108,10 +144,14 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p,
 		error("cannot set up sideband: %s", strerror(ENOMEM));
 		goto fail;
 	}
-	/* a side-band record is no sample: wakeup_events does not count it, bytes do */
+	/* a side-band record is no sample: wakeup_events does not count it, bytes do. A wake-up
+	 * per record: the unwinder wants a mapping at once, and a build-id is read while the
+	 * process that mapped the object still lives (a 30 ms program run from a file deleted at
+	 * its exit: 40 of 40 identified, against 15 with a wake-up per quarter ring; a storm of
+	 * 85,000 mmaps a second costs hsbpf 0.3-0.6 s of CPU in 7 s instead of 0.2: docs/symbols.md) */
 	if (!pages)
 		pages = SIDEBAND_PAGES;
-	attr.wakeup_watermark = wake_each ? 1 : pages * page / 4;
+	attr.wakeup_watermark = 1;
 	for (int i = 0; i < nr_cpus; i++) {
 		struct ring *r = &sb->rings[i];
 		struct epoll_event ev = { .events = EPOLLIN };
@@ -119,11 +159,6 @@ struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p,
 
 		r->fd = -1;
 		fd = perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
-		if (fd < 0 && errno == EINVAL && attr.build_id) {
-			/* kernels before 5.12: no build-ids in MMAP2; read them from files */
-			attr.build_id = 0;
-			fd = perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
-		}
 		if (fd < 0 && errno == EINVAL && attr.ksymbol) {
 			/* before 5.1: kernel code made while running is named from kallsyms only */
 			attr.ksymbol = 0;
@@ -199,7 +234,11 @@ static int fixed_and_string(const u8 *rec, size_t size, void *fixed, size_t fixe
 	return *str ? 0 : -EINVAL;
 }
 
-int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost)
+/* ids_asked: whether the event asked for build-ids. One that did not gets MMAP2 records with
+ * an inode, whatever their header says: the kernel sets PERF_RECORD_MISC_MMAP_BUILD_ID in a
+ * header all listeners share once one of them asked (seen on 6.18: another process's event
+ * with build_id made ours say so), which is what makes perf 6.1 abort */
+static int decode(struct profile *p, const void *data, size_t size, u64 *lost, bool ids_asked)
 {
 	const u8 *rec = data;
 	struct perf_event_header h;
@@ -212,25 +251,9 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 		return -EINVAL;
 	switch (h.type) {
 	case PERF_RECORD_MMAP2: {
-		struct {
-			u32 pid, tid;
-			u64 addr, len, pgoff;
-			union {
-				struct {
-					u32 maj, min;
-					u64 ino, ino_generation;
-				};
-				struct {
-					u8 build_id_size;
-					u8 r1;
-					u16 r2;
-					u8 build_id[20];
-				};
-			};
-			u32 prot, flags;
-		} m;
+		struct mmap2_body m;
 		const char *path;
-		bool has_id = h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
+		bool has_id = ids_asked && h.misc & PERF_RECORD_MISC_MMAP_BUILD_ID;
 
 		if (fixed_and_string(rec, size, &m, sizeof(m), &path, &id))
 			return -EINVAL;
@@ -316,6 +339,139 @@ int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost
 	}
 }
 
+int sideband__record(struct profile *p, const void *data, size_t size, u64 *lost)
+{
+	return decode(p, data, size, lost, true);
+}
+
+/* ---- build-ids, read as the mappings are drained ---- */
+
+static bool known_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct known_object *a = key, *b = &((const struct sideband *)ctx)->known[pos];
+
+	return a->ino == b->ino && a->ino_generation == b->ino_generation && a->maj == b->maj &&
+	       a->min == b->min;
+}
+
+static u64 known_hash(const struct known_object *o)
+{
+	return hashidx__hash_u64((u64)o->maj << 32 | o->min,
+				 hashidx__hash_u64(o->ino, hashidx__hash_u64(o->ino_generation, 0)));
+}
+
+/* fd if it is open on the inode ino, else closed and -ESTALE. Only the inode is compared: a
+ * btrfs subvolume's stat tells another device than the record's superblock */
+static int same_inode(int fd, u64 ino)
+{
+	struct stat st;
+
+	if (fd >= 0 && !fstat(fd, &st) && st.st_ino == ino)
+		return fd;
+	if (fd >= 0)
+		close(fd);
+	return -ESTALE;
+}
+
+/* the file a new mapping maps: the mapping itself while its process has it (even deleted or
+ * in another mount namespace), else the path while it holds the same inode; -ESTALE when
+ * neither does, *replaced when the path holds another file */
+static int open_mapped(const struct mmap2_body *r, const char *path, bool *replaced)
+{
+	char mf[64];
+	int fd;
+
+	snprintf(mf, sizeof(mf), "/proc/%u/map_files/%" PRIx64 "-%" PRIx64, r->pid, r->addr,
+		 r->addr + r->len);
+	/* the range may have been unmapped and another file mapped there since */
+	fd = same_inode(open(mf, O_RDONLY | O_CLOEXEC), r->ino);
+	if (fd >= 0)
+		return fd;
+	fd = file__open_regular(path);
+	*replaced = fd >= 0;
+	fd = same_inode(fd, r->ino);
+	if (fd >= 0)
+		*replaced = false;
+	return fd;
+}
+
+/* the build-id of the object a drained MMAP2 record maps, into the mapping it added */
+static int identify(struct sideband *sb, const struct mmap2_body *r, const char *path,
+		    struct profile_mapping *m)
+{
+	struct known_object key = {
+		.maj = r->maj, .min = r->min, .ino = r->ino, .ino_generation = r->ino_generation,
+	};
+	u64 hash = known_hash(&key), t0;
+	bool replaced = false;
+	s64 pos;
+	size_t len;
+	int fd, err;
+
+	/* anonymous code (//anon, [vdso]...) has no file */
+	if (path[0] != '/' || path[1] == '/' || !r->ino)
+		return 0;
+	pos = hashidx__find(&sb->known_idx, hash, &key, known_eq, sb);
+	if (pos < 0) {
+		t0 = now_ns(CLOCK_MONOTONIC);
+		fd = open_mapped(r, path, &replaced);
+		if (fd < 0) {
+			sb->ids.missed++;
+			sb->ids.read_ns += now_ns(CLOCK_MONOTONIC) - t0;
+			debug("cannot read the build-id of '%s' (pid %u): %s", path, r->pid,
+			      replaced ? "the path holds another file now" : "deleted, its process gone");
+			/* what is at the path is not what was mapped: as /proc/PID/maps would say */
+			if (replaced) {
+				char *buf = malloc(strlen(path) + sizeof(" (deleted)"));
+				s64 off = -ENOMEM;
+
+				if (buf) {
+					sprintf(buf, "%s (deleted)", path);
+					off = profile__intern(sb->p, buf);
+					free(buf);
+				}
+				if (off < 0)
+					return off;
+				m->path = off;
+			}
+			return 0;
+		}
+		err = build_id__read_fd(fd, key.id, sizeof(key.id), &len);
+		close(fd);
+		key.id_size = err ? 0 : len;
+		sb->ids.read++;
+		sb->ids.read_ns += now_ns(CLOCK_MONOTONIC) - t0;
+		if (array__reserve((void **)&sb->known, &sb->cap_known, sb->nr_known + 1,
+				   sizeof(*sb->known)) ||
+		    hashidx__insert(&sb->known_idx, hash, sb->nr_known))
+			return -ENOMEM;
+		pos = sb->nr_known;
+		sb->known[sb->nr_known++] = key;
+	}
+	if (sb->known[pos].id_size) {
+		memcpy(m->build_id, sb->known[pos].id, sb->known[pos].id_size);
+		m->build_id_size = sb->known[pos].id_size;
+	}
+	return 0;
+}
+
+/* a drained record, into the profile; an MMAP2 record's object identified */
+static int take_record(struct sideband *sb, const u8 *rec, size_t size)
+{
+	size_t nr = sb->p->nr_mappings;
+	struct perf_event_header h;
+	struct mmap2_body m;
+	struct sample_id id;
+	const char *path;
+	int err = decode(sb->p, rec, size, &sb->lost, false);
+
+	memcpy(&h, rec, sizeof(h));
+	if (err || h.type != PERF_RECORD_MMAP2 || sb->p->nr_mappings != nr + 1 ||
+	    fixed_and_string(rec, size, &m, sizeof(m), &path, &id))
+		return err;
+	return identify(sb, &m, path, &sb->p->mappings[nr]);
+}
+
 static int ring_drain(struct sideband *sb, struct ring *r)
 {
 	struct perf_event_mmap_page *meta = r->base;
@@ -351,7 +507,7 @@ static int ring_drain(struct sideband *sb, struct ring *r)
 			memcpy(sb->scratch + first, data, h.size - first);
 			rec = sb->scratch;
 		}
-		if (sideband__record(sb->p, rec, h.size, &sb->lost) == -ENOMEM) {
+		if (take_record(sb, rec, h.size) == -ENOMEM) {
 			err = error("cannot store sideband record: %s", strerror(ENOMEM));
 			tail = head;
 			break;
@@ -399,6 +555,11 @@ u64 sideband__lost(const struct sideband *sb)
 	return sb->lost;
 }
 
+void sideband__id_stats(const struct sideband *sb, struct sideband_id_stats *st)
+{
+	*st = sb->ids;
+}
+
 void sideband__close(struct sideband *sb)
 {
 	if (!sb)
@@ -409,6 +570,8 @@ void sideband__close(struct sideband *sb)
 		close(sb->epfd);
 	free(sb->rings);
 	free(sb->scratch);
+	free(sb->known);
+	hashidx__free(&sb->known_idx);
 	free(sb);
 }
 

@@ -9,10 +9,9 @@
 struct sideband;
 
 /* per-CPU dummy events, disabled; records go into p as they are drained */
-/* wake_each: a wake-up per record (the unwinder wants mappings at once), else per quarter
- * ring; pages: data pages per CPU, a power of 2 (0: SIDEBAND_PAGES) */
-struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, bool wake_each,
-				unsigned pages);
+/* a wake-up per record (the unwinder wants mappings at once, build-ids are read while the
+ * process lives); pages: data pages per CPU, a power of 2 (0: SIDEBAND_PAGES) */
+struct sideband *sideband__open(const int *cpus, int nr_cpus, struct profile *p, unsigned pages);
 #define SIDEBAND_PAGES 128	/* 512 KiB: a command, -p */
 /* the whole machine's records come faster: up to 4 MiB a CPU, 64 MiB in all */
 unsigned sideband__pages_for_all(int nr_cpus);
@@ -22,6 +21,15 @@ int sideband__drain(struct sideband *sb);
 /* an fd that becomes readable when records are waiting (epoll over the rings) */
 int sideband__fd(const struct sideband *sb);
 u64 sideband__lost(const struct sideband *sb);
+
+/* the build-ids read as mappings were drained (the kernel is not asked for them) */
+struct sideband_id_stats {
+	u64 read;	/* distinct objects (inodes) read */
+	u64 missed;	/* mappings whose object was gone before it could be read: its process
+			 * had exited (or unmapped it) and the file was deleted or replaced */
+	u64 read_ns;	/* time spent reading them */
+};
+void sideband__id_stats(const struct sideband *sb, struct sideband_id_stats *st);
 /* fn(ctx, pid, time_ns) for each process (not thread) exit drained, before the next record */
 typedef void (*sideband_exit_fn)(void *ctx, u32 pid, u64 time_ns);
 void sideband__on_exit(struct sideband *sb, sideband_exit_fn fn, void *ctx);

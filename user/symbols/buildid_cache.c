@@ -10,9 +10,11 @@
  * to would let that user plant links that make root overwrite its own files. The keeper holds
  * each object a recording maps open from the moment it is seen, so that one deleted while its
  * process runs can still be copied. */
+#include <dirent.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +213,26 @@ static int entry_has(int at, const char *kind)
 	return !fstatat(at, kind, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode) ? 0 : -ENOENT;
 }
 
+/* the entry folder at was used: its mtime is the entry's last use, which eviction goes by */
+static void entry_touch(int at)
+{
+	if (futimens(at, NULL))
+		debug("build-id cache: cannot mark an entry used: %s", strerror(errno));
+}
+
+/* the object's path beside its copy, for buildid-cache --list and --purge (kept if there) */
+static void entry_name(int at, const char *path)
+{
+	int fd = openat(at, BUILDID_CACHE_NAME, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			0600);
+
+	if (fd < 0)
+		return;
+	if (write(fd, path, strlen(path)) < 0)
+		debug("build-id cache: cannot note the path '%s': %s", path, strerror(errno));
+	close(fd);
+}
+
 int buildid_cache__find(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size)
 {
@@ -226,6 +248,8 @@ int buildid_cache__find(const char *dir, const u8 *id, size_t len, const char *k
 	if (at < 0)
 		return at == -EPERM || at == -ELOOP || at == -ENOTDIR ? at : -ENOENT;
 	err = entry_has(at, kind);
+	if (!err)
+		entry_touch(at);
 	close(at);
 	return err;
 }
@@ -342,6 +366,293 @@ int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const 
 		return at;
 	err = entry_has(at, kind) ? add_at(at, kind, fd, fn, added) : 0;
 	close(at);
+	return err;
+}
+
+/* ---- listing, removing, and keeping within a size ---- */
+
+static bool is_hex(const char *s, size_t min, size_t max)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return !s[n] && n >= min && n <= max;
+}
+
+/* the names in the open folder at, read through a descriptor of its own (at stays open);
+ * NULL and errno */
+static DIR *dir_read(int at)
+{
+	int fd = dup(at), err;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return d;
+}
+
+/* the entry folder the open folder at is: its size, last use and recorded path */
+static void entry_read(int at, struct buildid_cache_entry *e)
+{
+	DIR *d = dir_read(at);
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	for (struct dirent *de; d && (de = readdir(d));)
+		if (!fstatat(at, de->d_name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode))
+			e->size += st.st_size;
+	if (d)
+		closedir(d);
+	if (!fstat(at, &st))
+		e->last_use_ns = (u64)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+	e->path[0] = 0;
+	fd = openat(at, BUILDID_CACHE_NAME, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, e->path, sizeof(e->path) - 1);
+	e->path[n > 0 ? n : 0] = 0;
+	e->path[strcspn(e->path, "\n")] = 0;
+	close(fd);
+}
+
+/* the names in the folder at that are hex of min..max digits, each given to fn */
+static int each_hex(int at, size_t min, size_t max, int (*fn)(int at, const char *name, void *ctx),
+		    void *ctx)
+{
+	DIR *d = dir_read(at);
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	for (struct dirent *de; !err && (de = readdir(d));)
+		if (is_hex(de->d_name, min, max))
+			err = fn(at, de->d_name, ctx);
+	closedir(d);
+	return err;
+}
+
+struct listing {
+	const char *xx;
+	struct buildid_cache_entry *entries;
+	size_t nr, cap;
+};
+
+static int list_entry(int xx, const char *rest, void *ctx)
+{
+	struct listing *l = ctx;
+	struct buildid_cache_entry *e;
+	int at = sub_open(xx, rest, false);
+
+	if (at < 0)
+		return 0;	/* not ours, or gone meanwhile: not listed */
+	if (array__reserve((void **)&l->entries, &l->cap, l->nr + 1, sizeof(*l->entries))) {
+		close(at);
+		return -ENOMEM;
+	}
+	e = &l->entries[l->nr++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->id, sizeof(e->id), "%s%s", l->xx, rest);
+	entry_read(at, e);
+	close(at);
+	return 0;
+}
+
+static int list_first(int root, const char *name, void *ctx)
+{
+	struct listing *l = ctx;
+	int xx = sub_open(root, name, false), err;
+
+	if (xx < 0)
+		return 0;
+	l->xx = name;
+	err = each_hex(xx, 2, 2 * BUILD_ID_MAX - 2, list_entry, l);
+	close(xx);
+	return err;
+}
+
+static int by_last_use(const void *a, const void *b)
+{
+	const struct buildid_cache_entry *x = a, *y = b;
+
+	if (x->last_use_ns != y->last_use_ns)
+		return x->last_use_ns < y->last_use_ns ? -1 : 1;
+	return strcmp(x->id, y->id);
+}
+
+int buildid_cache__list(const char *dir, struct buildid_cache_entry **entries, size_t *nr)
+{
+	struct listing l = {};
+	int root = root_open(dir, false), err;
+
+	*entries = NULL;
+	*nr = 0;
+	if (root == -ENOENT)
+		return 0;
+	if (root < 0)
+		return root;
+	err = each_hex(root, 2, 2, list_first, &l);
+	close(root);
+	if (err) {
+		free(l.entries);
+		return err;
+	}
+	if (l.nr)
+		qsort(l.entries, l.nr, sizeof(*l.entries), by_last_use);
+	*entries = l.entries;
+	*nr = l.nr;
+	return 0;
+}
+
+/* unlink every file of the entry folder at (it holds no folders: none is made there) */
+static int entry_empty(int at)
+{
+	DIR *d = dir_read(at);
+	int err = 0;
+
+	if (!d)
+		return -errno;
+	for (struct dirent *de; (de = readdir(d));)
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..") &&
+		    unlinkat(at, de->d_name, 0) && errno != ENOENT && !err)
+			err = -errno;
+	closedir(d);
+	return err;
+}
+
+int buildid_cache__remove(const char *dir, const char *hex)
+{
+	char first[3];
+	int root, xx, at, err;
+
+	if (!is_hex(hex, 4, 2 * BUILD_ID_MAX))
+		return -EINVAL;
+	root = root_open(dir, false);
+	if (root < 0)
+		return root;
+	snprintf(first, sizeof(first), "%.2s", hex);
+	xx = sub_open(root, first, false);
+	if (xx < 0) {
+		close(root);
+		return xx;
+	}
+	at = sub_open(xx, hex + 2, false);
+	err = at < 0 ? at : entry_empty(at);
+	if (at >= 0)
+		close(at);
+	if (!err && unlinkat(xx, hex + 2, AT_REMOVEDIR) && errno != ENOENT)
+		err = -errno;
+	close(xx);
+	/* the first byte's folder goes with its last entry */
+	if (!err)
+		unlinkat(root, first, AT_REMOVEDIR);
+	close(root);
+	return err;
+}
+
+int buildid_cache__trim(const char *dir, u64 max, u64 keep_since_ns, unsigned *removed,
+			u64 *freed)
+{
+	struct buildid_cache_entry *e;
+	size_t nr;
+	u64 total = 0;
+	int err = buildid_cache__list(dir, &e, &nr);
+
+	*removed = 0;
+	*freed = 0;
+	if (err)
+		return err;
+	for (size_t i = 0; i < nr; i++)
+		total += e[i].size;
+	for (size_t i = 0; i < nr && total > max; i++) {
+		if (e[i].last_use_ns >= keep_since_ns)
+			continue;
+		err = buildid_cache__remove(dir, e[i].id);
+		if (err == -ENOENT)	/* another hsbpf removed it */
+			err = 0;
+		if (err)
+			break;
+		total -= e[i].size;
+		*freed += e[i].size;
+		(*removed)++;
+	}
+	free(e);
+	return err;
+}
+
+int buildid_cache__parse_size(const char *s, u64 *out)
+{
+	static const char units[] = "KMGT";
+	char *end;
+	const char *u;
+	unsigned long long v;
+
+	if (!s || !*s || *s == '-')
+		return -EINVAL;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno || end == s)
+		return -EINVAL;
+	if (*end) {
+		u = strchr(units, *end);
+		if (!u || (end[1] && strcmp(end + 1, "B") && strcmp(end + 1, "iB")))
+			return -EINVAL;
+		for (int i = 0; i <= u - units; i++) {
+			if (v > UINT64_MAX / 1024)
+				return -EINVAL;
+			v *= 1024;
+		}
+	}
+	*out = v;
+	return 0;
+}
+
+u64 buildid_cache__max_size(const char *dir)
+{
+	const char *env = getenv("HSBPF_BUILDID_MAX_SIZE");
+	char buf[32];
+	u64 v;
+	ssize_t n;
+	int root, fd;
+
+	if (env && *env) {
+		if (!buildid_cache__parse_size(env, &v))
+			return v;
+		warning("HSBPF_BUILDID_MAX_SIZE='%s' is no size: the cache's own limit holds", env);
+	}
+	root = root_open(dir, false);
+	if (root < 0)
+		return BUILDID_CACHE_DEFAULT_MAX;
+	fd = openat(root, BUILDID_CACHE_MAX_SIZE_FILE, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(root);
+	if (fd < 0)
+		return BUILDID_CACHE_DEFAULT_MAX;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+	return buildid_cache__parse_size(buf, &v) ? BUILDID_CACHE_DEFAULT_MAX : v;
+}
+
+int buildid_cache__set_max_size(const char *dir, u64 max)
+{
+	char buf[32];
+	int root = root_open(dir, true), fd, n, err = 0;
+
+	if (root < 0)
+		return root;
+	fd = openat(root, BUILDID_CACHE_MAX_SIZE_FILE,
+		    O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	close(root);
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, sizeof(buf), "%" PRIu64 "\n", max);
+	if (write(fd, buf, n) != n)
+		err = errno ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
 	return err;
 }
 
@@ -536,6 +847,8 @@ static int save_one(struct buildid_keeper *k, const struct profile *p,
 		return at;
 	if (!entry_has(at, BUILDID_CACHE_ELF)) {
 		st->present++;
+		entry_name(at, path);
+		entry_touch(at);
 		close(at);
 		return 0;
 	}
@@ -551,6 +864,8 @@ static int save_one(struct buildid_keeper *k, const struct profile *p,
 	}
 	if (!err)
 		err = add_at(at, BUILDID_CACHE_ELF, fd, NULL, &added);
+	if (!err)
+		entry_name(at, path);
 	if (fd >= 0)
 		close(fd);
 	close(at);

@@ -6,6 +6,7 @@
 #define HSBPF_BUILDID_CACHE_H
 
 #include "profile/profile.h"
+#include <limits.h>
 
 /* what is kept under DIR/XX/YYYY... (XX: the build-id's first byte in hex, YYYY: the rest) */
 #define BUILDID_CACHE_ELF "elf"		/* the object as it was mapped */
@@ -34,6 +35,35 @@ int buildid_cache__add_fd(const char *dir, const u8 *id, size_t len, const char 
 int buildid_cache__add_fd_then(const char *dir, const u8 *id, size_t len, const char *kind, int fd,
 			       int (*fn)(int fd), u64 *added);
 
+/* ---- what the cache holds, and keeping it within a size ---- */
+
+#define BUILDID_CACHE_NAME "name"	/* in an entry: the path its object was recorded at */
+#define BUILDID_CACHE_MAX_SIZE_FILE "max-size"	/* in the root: the size limit, in bytes */
+#define BUILDID_CACHE_DEFAULT_MAX (1ull << 30)
+
+struct buildid_cache_entry {
+	char id[2 * BUILD_ID_MAX + 1];	/* the build-id in hex */
+	u64 size;			/* the bytes of its files */
+	u64 last_use_ns;		/* when it was last added to or read (its folder's mtime) */
+	char path[PATH_MAX];		/* its object's path when recorded; "" if not known */
+};
+
+/* every entry of the cache at dir, least recently used first: 0 with *entries (malloc'd) and
+ * *nr set (an empty or missing cache: 0 entries), or -errno (-EPERM: not ours, said once) */
+int buildid_cache__list(const char *dir, struct buildid_cache_entry **entries, size_t *nr);
+/* remove the entry of the build-id in hex, all its files: 0, -ENOENT, -EINVAL, -errno */
+int buildid_cache__remove(const char *dir, const char *hex);
+/* remove the least recently used entries until the cache holds at most max bytes, none used
+ * at or after keep_since_ns (CLOCK_REALTIME): what a recording just kept stays. *removed and
+ * *freed say what went; 0 or -errno */
+int buildid_cache__trim(const char *dir, u64 max, u64 keep_since_ns, unsigned *removed,
+			u64 *freed);
+/* the size limit: $HSBPF_BUILDID_MAX_SIZE, else what DIR/max-size holds, else 1 GiB */
+u64 buildid_cache__max_size(const char *dir);
+/* keep max as the cache's limit (DIR/max-size); 0 or -errno */
+int buildid_cache__set_max_size(const char *dir, u64 max);
+/* "500M", "2G", "1048576": bytes, with an optional K, M, G or T (powers of 1024); 0 or -EINVAL */
+int buildid_cache__parse_size(const char *s, u64 *out);
 
 struct buildid_keeper;
 
