@@ -67,7 +67,7 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 	OPT_CALLBACK(0, "pid", &(sf)->pids, "PIDS", "processes", option_groups__ids),	\
 	OPT_CALLBACK(0, "tid", &(sf)->tids, "TIDS", "threads", option_groups__ids),	\
 	OPT_STRING(0, "dso", &(sf)->dsos, "OBJECTS", "the sampled object, by path or file name"), \
-	OPT_STRING(0, "symbols", &(sf)->syms, "SYMS", "the sampled function"),		\
+	OPT_STRING('S', "symbols", &(sf)->syms, "SYMS", "the sampled function"),	\
 	OPT_STRING(0, "cpu", &(sf)->cpus, "CPUS", "e.g. 0-3,6 (recorded with --per-cpu)"), \
 	OPT_CALLBACK(0, "time", (sf), "START,END", "seconds after the recording's start, "	\
 		     "either side may be empty; exact to the recording's --time-buckets",	\
