@@ -75,6 +75,15 @@ static int time_buckets(const struct option_spec *opt, const char *arg)
 	return 0;
 }
 
+/* perf's --no-inherit: samples of the target's own threads only */
+static int no_inherit(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	return fail(-EINVAL, "--no-inherit: not supported: hsbpf samples a target by process in "
+		    "the kernel, every thread and child process it starts included");
+}
+
 static const struct option_spec record_opts[] = {
 	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default), task-clock, cycles, instructions, "
 			      "branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k; lbr: "
@@ -104,6 +113,7 @@ static const struct option_spec record_opts[] = {
 		   "$HSBPF_BUILDID_DIR, else ~/.cache/hsbpf/buildid): report finds deleted or "
 		   "changed objects there"),
 	OPTIONS_CALL_GRAPH(&env.so),
+	{ .kind = OPTION_CALLBACK, .long_name = "no-inherit", .cb = no_inherit, .flags = OPTF_HIDDEN },
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };
