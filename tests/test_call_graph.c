@@ -84,6 +84,12 @@ Test(call_graph, depths)
 		{ "lbr,32", "lbr", 32 },
 		{ "dwarf,1", "dwarf", 1 },
 		{ "dwarf,256", "dwarf", 256 },
+		/* perf's bytes of stack: 32 a frame, up to the most kept */
+		{ "dwarf,8192", "dwarf", 256 },
+		{ "dwarf,4096", "dwarf", 128 },
+		{ "dwarf,1024", "dwarf", 32 },
+		{ "dwarf,264", "dwarf", 8 },
+		{ "dwarf,65528", "dwarf", 256 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -128,6 +134,21 @@ Test(call_graph, refusals_say_why, .init = cr_redirect_stderr)
 		"hsbpf: invalid call-graph depth 'x' (1 to 256 user frames)\n"
 		"hsbpf: invalid call-graph depth '' (1 to 256 user frames)\n"
 		"hsbpf: invalid call-graph depth '' (1 to 256 user frames)\n");
+}
+
+/* bytes that are not perf's (not a multiple of 8, over 65528), and bytes for a mode
+ * without a stack copy in perf: refused as depths */
+Test(call_graph, perf_stack_sizes_are_checked, .init = cr_redirect_stderr)
+{
+	static const char *const bad[] = { "dwarf,260", "dwarf,65536", "fp,4096", "lbr,8192" };
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const struct call_graph *cg;
+		u32 depth = 99;
+
+		cr_expect_eq(call_graph__parse(bad[i], &cg, &depth), -EINVAL, "%s", bad[i]);
+		cr_expect_eq(depth, 99, "%s: the depth was set", bad[i]);
+	}
 }
 
 /* -g is the default mode, without a DEPTH */

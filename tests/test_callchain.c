@@ -186,6 +186,82 @@ Test(callchain, children_count_each_stack_once_and_trees_branch_by_share)
 	profile__free(p);
 }
 
+/* perf report -g's other print types on the same rows: fractal shares of the parent, flat
+ * and folded chains, most samples first */
+Test(callchain, styles_fractal_flat_and_folded)
+{
+	struct profile *p = made_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = callchain__new(p, sy);
+	struct hist *h = hist__new((enum sort_key[]){ SORT_SYM }, 1);
+	struct callchain_print_opts o = { .order = CALLCHAIN_CALLEE, .children = true, .indent = 2 };
+	size_t leaf = SIZE_MAX;
+	char *text = NULL;
+
+	cr_assert(cc && h);
+	cr_assert_eq(hist__add_profile(h, p, sy), 0);
+	h->children = true;
+	cr_assert_eq(callchain__attach(cc, h, sy, true), 0);
+	hist__sort(h);
+	for (size_t i = 0; i < h->nr_rows; i++)
+		if (!strcmp(h->rows[i].sym, "k_leaf"))
+			leaf = i;
+	cr_assert(leaf != SIZE_MAX);
+	o.style = CALLCHAIN_FRACTAL;
+	CAPTURE(text, out, callchain__print_tree(cc, h, leaf, &o, out));
+	cr_expect(strstr(text, "  ---k_leaf\n     |--75.00%--k_mid_a\n     |          k_entry\n     |\n"
+			 "      --25.00%--k_mid_b\n                k_entry\n"), "%s", text);
+	free(text);
+	o.style = CALLCHAIN_FOLDED;
+	CAPTURE(text, out, callchain__print_tree(cc, h, leaf, &o, out));
+	cr_expect_str_eq(text, "  42.86% k_leaf;k_mid_a;k_entry\n  14.29% k_leaf;k_mid_b;k_entry\n\n");
+	free(text);
+	o.style = CALLCHAIN_FLAT;
+	o.percent_limit = 20;
+	CAPTURE(text, out, callchain__print_tree(cc, h, leaf, &o, out));
+	cr_expect_str_eq(text, "  42.86%\n      k_leaf\n      k_mid_a\n      k_entry\n\n");
+	free(text);
+	hist__free(h);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+/* perf report -g's argument: print type, threshold, order, key and value in any order */
+Test(callchain, perf_report_g_arguments)
+{
+	static const struct {
+		const char *arg;
+		int err, graph, style, order;
+		double threshold;
+	} cases[] = {
+		{ "none", 0, 0, -1, -1, -1 },
+		{ "graph", 0, 1, CALLCHAIN_GRAPH, -1, -1 },
+		{ "fractal,0.5,callee", 0, 1, CALLCHAIN_FRACTAL, CALLCHAIN_CALLEE, 0.5 },
+		{ "flat", 0, 1, CALLCHAIN_FLAT, -1, -1 },
+		{ "folded,caller", 0, 1, CALLCHAIN_FOLDED, CALLCHAIN_CALLER, -1 },
+		{ "caller", 0, -1, -1, CALLCHAIN_CALLER, -1 },
+		{ "graph,2,10,caller,function,percent", 0, 1, CALLCHAIN_GRAPH, CALLCHAIN_CALLER, 2 },
+		{ "graph,address", -EINVAL, 0, 0, 0, 0 },
+		{ "period", -EINVAL, 0, 0, 0, 0 },
+		{ "tree", -EINVAL, 0, 0, 0, 0 },
+		{ "graph,101", -EINVAL, 0, 0, 0, 0 },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		struct callchain_param cp;
+		int err = callchain__parse_param(cases[i].arg, &cp);
+
+		cr_expect_eq(err, cases[i].err, "%s: %d", cases[i].arg, err);
+		if (err)
+			continue;
+		cr_expect_eq(cp.graph, cases[i].graph, "%s", cases[i].arg);
+		cr_expect_eq(cp.style, cases[i].style, "%s", cases[i].arg);
+		cr_expect_eq(cp.order, cases[i].order, "%s", cases[i].arg);
+		cr_expect_eq(cp.threshold, cases[i].threshold, "%s", cases[i].arg);
+	}
+}
+
 Test(callchain, links_are_callers_and_callees_with_their_samples)
 {
 	struct profile *p = made_profile();

@@ -31,6 +31,16 @@ Test(event, parse_table)
 		{ "cache-references:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CACHE_REFERENCES, 0, false, false, true },
 		{ "ref-cycles", PERF_TYPE_HARDWARE, PERF_COUNT_HW_REF_CPU_CYCLES, 0, false, false, false },
 		{ "stalled-cycles-backend", PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_BACKEND, 0, false, false, false },
+		/* every software event perf list shows */
+		{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, 0, false, false, false },
+		{ "migrations", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CPU_MIGRATIONS, 0, false, false, false },
+		{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, 0, false, false, false },
+		{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, 0, false, false, false },
+		{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, 0, false, false, false },
+		{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT, 0, false, false, false },
+		{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES, 0, false, false, false },
+		{ "cycles:u", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0, false, false, true },
+		{ "instructions:ppp", PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 3, false, false, false },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {

@@ -646,3 +646,105 @@ Test(live_cli, top_without_a_terminal_on_stdin_uses_stdio, .fini = tmux_stop)
 	cr_assert(cpu, "%s", shown(r.out));
 	cr_expect_lt(strtod(cpu + 6, NULL), 50, "top used %.1f%% of a CPU", strtod(cpu + 6, NULL));
 }
+
+/* docs/usage.md's table of perf's options: every row marked yes is run as written (PID and
+ * FILE filled in) on a profile with stacks, or as a short recording, and must not be a
+ * usage error; so the table cannot promise what the command line refuses */
+Test(live_cli, perf_table_options_are_accepted, .timeout = 240)
+{
+	const char *profile = env_path("OUTPUT", ".output",
+				       "../tests/fixtures/profiles/v1.3-callpaths-g.hsbpf");
+	FILE *f = fopen("docs/usage.md", "re");
+	char line[1024], opt[256], args[512], target[128];
+	struct run_result r;
+	int rows = 0;
+
+	cr_assert(f, "docs/usage.md: %s", strerror(errno));
+	while (fgets(line, sizeof(line), f)) {
+		char cmd[16], *tick, *end, *p;
+		size_t n = 0;
+
+		/* | command | `option` | yes | ... | */
+		if (sscanf(line, "| %15[a-z] | `", cmd) != 1 || !(tick = strchr(line + 2, '`')) ||
+		    !(end = strchr(tick + 1, '`')) || strncmp(end + 1, " | yes |", 8))
+			continue;
+		snprintf(opt, sizeof(opt), "%.*s", (int)(end - tick - 1), tick + 1);
+		/* the placeholders */
+		for (p = opt; *p && n < sizeof(args) - 64; ) {
+			if (!strncmp(p, "PID", 3)) {
+				n += snprintf(args + n, sizeof(args) - n, "%d", (int)getpid());
+				p += 3;
+			} else if (!strncmp(p, "FILE", 4)) {
+				n += snprintf(args + n, sizeof(args) - n, "%s/table.out", tmpdir());
+				p += 4;
+			} else {
+				args[n++] = *p++;
+			}
+		}
+		args[n] = 0;
+		/* a target of its own, or the command */
+		snprintf(target, sizeof(target), "%s", strstr(args, "-a") || strstr(args, "-p ") ||
+			 strstr(args, "-G ") ? "-d 0.2" : "-- true");
+		if (!strcmp(cmd, "record"))
+			run(&r, "cd %s && timeout -s INT 20 %s record -o %s/t.data %s %s", tmpdir(),
+			    hsbpf_bin(), tmpdir(), args, target);
+		else if (!strcmp(cmd, "report") || !strcmp(cmd, "script"))
+			run(&r, "timeout -s INT 20 %s %s -i %s %s", hsbpf_bin(), cmd, profile, args);
+		else if (!strcmp(cmd, "top"))
+			run(&r, "timeout -s INT 20 %s top --stdio -n 1 -d 0.2 %s", hsbpf_bin(), args);
+		else if (!strcmp(cmd, "stat"))
+			run(&r, "timeout -s INT 20 %s stat %s -- true", hsbpf_bin(), args);
+		else
+			cr_assert_fail("docs/usage.md: a row for '%s', which the test cannot run", cmd);
+		cr_expect_neq(r.status, 2, "docs/usage.md says hsbpf %s takes '%s': %s", cmd, opt,
+			      r.err);
+		rows++;
+	}
+	fclose(f);
+	cr_expect_gt(rows, 40, "docs/usage.md: %d rows of perf's options marked yes", rows);
+}
+
+/* perf's habits at report: a perf.data given to any reader is named as one, with the import
+ * command (exit 1); -g none keeps the Children column without the graphs, as perf's
+ * --children -g none; --header-only prints the header alone */
+Test(live_cli, perf_habits_at_report)
+{
+	const char *profile = env_path("OUTPUT", ".output",
+				       "../tests/fixtures/profiles/v1.3-callpaths-g.hsbpf");
+	static const char *const readers[] = {
+		"report -i %s", "script -i %s", "annotate -i %s main", "flamegraph -i %s -o /dev/null",
+		"diff %s %s",
+	};
+	char path[256], fmt[128];
+	struct run_result r;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/perf.data", tmpdir());
+	f = fopen(path, "we");
+	cr_assert(f);
+	fwrite("PERFILE2\x68\0\0\0\0\0\0\0", 1, 16, f);
+	for (int i = 0; i < 64; i++)
+		fputc(0, f);
+	fclose(f);
+	for (size_t i = 0; i < sizeof(readers) / sizeof(readers[0]); i++) {
+		snprintf(fmt, sizeof(fmt), "%s %s", hsbpf_bin(), readers[i]);
+		run(&r, fmt, path, path);
+		cr_expect_eq(r.status, 1, "%s: status %d", readers[i], r.status);
+		cr_expect(strstr(r.err, "is a perf.data file") && strstr(r.err, "hsbpf import"),
+			  "%s: %s", readers[i], r.err);
+	}
+	for (int i = 0; i < 2; i++) {
+		run(&r, "%s report -i %s --children %s --limit 3", hsbpf_bin(), profile,
+		    i ? "--no-call-graph" : "-g none");
+		cr_expect_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "Children"), "no Children column: %s", r.out);
+		cr_expect(!strstr(r.out, "---"), "graphs printed: %s", r.out);
+	}
+	run(&r, "%s report -i %s -g folded,caller --no-children --limit 1", hsbpf_bin(), profile);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "% ") && strstr(r.out, ";"), "no folded chains: %s", r.out);
+	run(&r, "%s report -i %s --header-only", hsbpf_bin(), profile);
+	cr_expect_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# ========\n") == r.out && strstr(r.out, "# event "), "%s", r.out);
+	cr_expect(!strstr(r.out, "Samples"), "rows after --header-only: %s", r.out);
+}

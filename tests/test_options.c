@@ -225,3 +225,38 @@ Test(options, help_from_the_table, .init = cr_redirect_stdout)
 		"\n"
 		"Outro.\n");
 }
+
+/* OPTF_NEXTARG (perf report's -g caller): the next word is the argument unless it is an
+ * option; an attached one, --name=ARG and nothing at all work as with OPTF_OPTARG */
+Test(options, next_word_argument)
+{
+	static const struct option_spec next[] = {
+		{ .kind = OPTION_CALLBACK, .short_name = 'g', .long_name = "graph", .argh = "X",
+		  .flags = OPTF_OPTARG | OPTF_NEXTARG, .cb = optarg_cb },
+		OPT_FLAG('f', "flag", &v.flag, "a flag"),
+		OPT_END(),
+	};
+	static const struct {
+		const char *line;
+		const char *want;
+		bool flag;
+	} cases[] = {
+		{ "-g caller", "caller", false },
+		{ "-gcallee", "callee", false },
+		{ "-g -f", "(none)", true },
+		{ "-g", "(none)", false },
+		{ "--graph fractal", "fractal", false },
+		{ "--graph=flat -f", "flat", true },
+		{ "--graph --flag", "(none)", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char buf[64], *argv[8];
+
+		memset(&v, 0, sizeof(v));
+		snprintf(buf, sizeof(buf), "t %s", cases[i].line);
+		cr_expect_eq(options__parse(&none, next, split(buf, argv), argv), 0, "%s", cases[i].line);
+		cr_expect_str_eq(v.opt, cases[i].want, "%s", cases[i].line);
+		cr_expect_eq(v.flag, cases[i].flag, "%s", cases[i].line);
+	}
+}

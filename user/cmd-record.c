@@ -103,6 +103,15 @@ static int max_block(const struct option_spec *opt, const char *arg)
 	return 0;
 }
 
+/* perf's --no-inherit: samples of the target's own threads only */
+static int no_inherit(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	(void)arg;
+	return fail(-EINVAL, "--no-inherit: not supported: hsbpf samples a target by process in "
+		    "the kernel, every thread and child process it starts included");
+}
+
 static const struct option_spec record_opts[] = {
 	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default), task-clock, cycles, instructions, "
 			      "branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k; lbr: "
@@ -143,6 +152,7 @@ static const struct option_spec record_opts[] = {
 		     "left out", min_block),
 	OPT_CALLBACK(0, "max-block", NULL, "US", "... and longer ones (bcc offcputime's -m, -M)",
 		     max_block),
+	{ .kind = OPTION_CALLBACK, .long_name = "no-inherit", .cb = no_inherit, .flags = OPTF_HIDDEN },
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };

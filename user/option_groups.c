@@ -1,10 +1,28 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The callbacks of the option groups several commands share (option_groups.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "hsbpf.h"
 #include "record/call_graph.h"
 #include "option_groups.h"
+
+int option_groups__freq(const struct option_spec *opt, const char *arg)
+{
+	struct session_opts *so = opt->value;
+
+	if (!strcmp(arg, "max")) {
+		/* as perf's -F max: the highest rate the kernel takes */
+		if (session__max_sample_rate(&so->freq))
+			return fail(-EINVAL, "-F max: cannot read "
+				    "/proc/sys/kernel/perf_event_max_sample_rate");
+		note("-F max: %" PRIu64 " Hz (kernel.perf_event_max_sample_rate)", so->freq);
+		return 0;
+	}
+	if (parse_u64(arg, &so->freq) || !so->freq)
+		return fail(-EINVAL, "invalid frequency '%s'", arg);
+	return 0;
+}
 
 int option_groups__period_mode(const struct option_spec *opt, const char *arg)
 {

@@ -13,6 +13,7 @@
 #include "record/session.h"
 
 /* the callbacks behind the groups: 0, or -EINVAL after saying what is wrong */
+int option_groups__freq(const struct option_spec *opt, const char *arg);
 int option_groups__period_mode(const struct option_spec *opt, const char *arg);
 int option_groups__dwarf(const struct option_spec *opt, const char *arg);
 int option_groups__call_graph(const struct option_spec *opt, const char *arg);
@@ -25,8 +26,8 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 /* a session's event and period (struct session_opts *so) */
 #define OPTIONS_SESSION_EVENT(so, event_help)						\
 	OPT_STRING('e', "event", &(so)->event, "EVENT", event_help),			\
-	OPT_U64('F', "freq", &(so)->freq, "HZ", "samples per second per CPU (default 999)",	\
-		1, 0, "invalid frequency '%s'"),					\
+	OPT_CALLBACK('F', "freq", (so), "HZ", "samples per second per CPU (default 999); max: "	\
+		     "the kernel's limit, kernel.perf_event_max_sample_rate", option_groups__freq), \
 	OPT_U64('c', "count", &(so)->period, "PERIOD",					\
 		"fixed period: ns for clock events, events otherwise", 1, PERIOD_MAX,	\
 		"invalid period '%s' (%llu to %llu)"),					\
@@ -58,7 +59,8 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 		     "kernel from .eh_frame and .debug_frame tables (frame pointers in "	\
 		     "objects without them); fp: frame pointers only; lbr: the LBR's "	\
 		     "call-stack mode (a hardware event, Intel); DEPTH: user frames kept, 1 "	\
-		     "to 256 (256)", option_groups__call_graph)
+		     "to 256 (256); dwarf,SIZE over 256: perf's bytes of stack (a multiple of 8 "	\
+		     "up to 65528), kept as SIZE/32 frames", option_groups__call_graph)
 
 /* the sample filters (struct sample_filter *sf): each sample kept or dropped whole */
 #define OPTIONS_FILTERS(sf)								\
@@ -67,7 +69,7 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 	OPT_CALLBACK(0, "pid", &(sf)->pids, "PIDS", "processes", option_groups__ids),	\
 	OPT_CALLBACK(0, "tid", &(sf)->tids, "TIDS", "threads", option_groups__ids),	\
 	OPT_STRING(0, "dso", &(sf)->dsos, "OBJECTS", "the sampled object, by path or file name"), \
-	OPT_STRING(0, "symbols", &(sf)->syms, "SYMS", "the sampled function"),		\
+	OPT_STRING('S', "symbols", &(sf)->syms, "SYMS", "the sampled function"),	\
 	OPT_STRING(0, "cpu", &(sf)->cpus, "CPUS", "e.g. 0-3,6 (recorded with --per-cpu)"), \
 	OPT_CALLBACK(0, "time", (sf), "START,END", "seconds after the recording's start, "	\
 		     "either side may be empty; exact to the recording's --time-buckets",	\

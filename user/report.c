@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "report/callchain.h"
 #include "symbols/debuginfod.h"
@@ -266,6 +267,13 @@ static int check_keys(const struct profile *p, const char *input, const enum sor
 	return 0;
 }
 
+/* whether the stacks are read: for the output, the call graphs, or the Children column
+ * (--children -g none, as perf's) */
+static bool wants_stacks(const struct report_opts *o, const struct report_output *ro)
+{
+	return ro->needs_stacks || o->graph != 0 || o->children == 1;
+}
+
 /* how names are resolved, set before the filters resolve any (the symbolizer caches) */
 static void set_symbolizer(struct symbolizer *sy, const struct report_opts *o,
 			   const struct report_output *ro, const struct profile *p,
@@ -276,8 +284,7 @@ static void set_symbolizer(struct symbolizer *sy, const struct report_opts *o,
 	if (o->raw_names)
 		symbolizer__no_demangle(sy);
 	/* inline scopes cost DWARF: only for what shows them */
-	if (o->inl && (lines || ro->inlined ||
-		       (p->nr_stack_samples && o->graph != 0)))
+	if (o->inl && (lines || ro->inlined || (p->nr_stack_samples && wants_stacks(o, ro))))
 		symbolizer__want_inline(sy);
 	/* source lines are DWARF line tables, often in compressed sections: read only when a
 	 * column shows them */
@@ -302,13 +309,75 @@ static int attach_graphs(struct hist *h, struct graph_ctx *g, struct symbolizer 
 		.order = o->order >= 0 ? (enum callchain_order)o->order :
 			 h->children ? CALLCHAIN_CALLER : CALLCHAIN_CALLEE,
 		.children = h->children,
-		.percent_limit = o->percent_limit >= 0 ? o->percent_limit : 0.5,
+		.style = o->style,
+		.percent_limit = o->graph_limit >= 0 ? o->graph_limit :
+				 o->percent_limit >= 0 ? o->percent_limit : 0.5,
 		.indent = 12,
 	};
+	h->show_nr = o->show_nr;
+	if (!o->graph)		/* -g none: the Children column without the graphs */
+		return 0;
 	h->print_row_extra = print_graph;
 	h->print_json_extra = print_stacks_json;
 	h->extra_ctx = g;
 	return 0;
+}
+
+/* perf report --header's: what was recorded, how, and what the file holds, as comment lines */
+static void print_header(const struct profile *p, const char *input, FILE *out)
+{
+	const struct profile_meta *m = &p->meta;
+	time_t t = m->start_realtime_ns / 1000000000ull;
+	char when[64] = "?", esc[4 * sizeof(m->target)], esc2[4 * sizeof(m->period_mode)];
+	struct tm tm;
+
+	if (m->start_realtime_ns && localtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%a %b %e %H:%M:%S %Y", &tm);
+	fprintf(out, "# ========\n");
+	fprintf(out, "# profile         : %s\n", str__escape(input, esc, sizeof(esc)));
+	fprintf(out, "# captured on     : %s\n", when);
+	fprintf(out, "# hostname        : %s\n", str__escape(m->host, esc, sizeof(esc)));
+	fprintf(out, "# os release      : %s\n", str__escape(m->kernel, esc, sizeof(esc)));
+	fprintf(out, "# hsbpf version   : %s\n", str__escape(m->version, esc, sizeof(esc)));
+	fprintf(out, "# nrcpus          : %u\n", m->nr_cpus);
+	fprintf(out, "# target          : %s\n", str__escape(m->target, esc, sizeof(esc)));
+	fprintf(out, "# duration        : %.3f s\n", m->duration_ns / 1e9);
+	fprintf(out, "# event           : %s (type %u, config %#" PRIx64 ", precise %u)\n",
+		str__escape(m->event, esc, sizeof(esc)), m->event_type, m->event_config, m->precise);
+	fprintf(out, "# sampling        : ");
+	if (m->freq)
+		fprintf(out, "%" PRIu64 " Hz, ", m->freq);
+	fprintf(out, "period %" PRIu64 " %s, period mode %s\n", m->period,
+		str__escape(m->unit, esc, sizeof(esc)),
+		str__escape(m->period_mode, esc2, sizeof(esc2)));
+	fprintf(out, "# call graph      : %s", m->call_graph[0] ?
+		str__escape(m->call_graph, esc, sizeof(esc)) : "none");
+	if (m->call_graph[0])
+		fprintf(out, ", up to %u user frames", m->max_frames);
+	fprintf(out, "\n# sample keys     : pid%s%s\n", m->sample_keys[0] ? "," : "",
+		str__escape(m->sample_keys, esc, sizeof(esc)));
+	fprintf(out, "# samples         : %" PRIu64 " (%" PRIu64 " with stacks), %" PRIu64
+		" dropped, %" PRIu64 " outside the target\n", profile__total_samples(p),
+		(u64)p->stats.stack_samples, p->stats.dropped_full, p->stats.filtered);
+	fprintf(out, "# process history : %zu mappings, %zu comms, %zu forks, %zu kernel symbols, "
+		"%zu cgroups\n", p->nr_mappings, p->nr_comms, p->nr_forks, p->nr_ksyms, p->nr_cgroups);
+	fprintf(out, "# ========\n#\n");
+}
+
+/* --header-only: the exit status */
+static int print_header_only(const struct report_opts *o)
+{
+	struct profile *p = NULL;
+	struct output out;
+	int err;
+
+	if (output__open(&out, o->output, o->input))
+		return 1;
+	err = profile__read(o->input, &p);
+	if (!err)
+		print_header(p, o->input, out.f);
+	profile__free(p);
+	return output__close(&out, err) ? 1 : 0;
 }
 
 /* the rows (or folded stacks) of the samples: the exit status */
@@ -339,6 +408,8 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
 	if (offcpu__in_profile(p))
 		offcpu__count_time(p);
+	if (o->header)
+		print_header(p, o->input, out.f);
 	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
 		goto cleanup;
@@ -359,7 +430,7 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	if (p->nr_stack_samples && (ro->needs_stacks || o->graph != 0)) {
+	if (p->nr_stack_samples && wants_stacks(o, ro)) {
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
@@ -409,7 +480,9 @@ int report__run(const struct report_opts *o)
 		return 1;
 	if (debuginfod__setup(o->debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
-	if (ro->whole)
+	if (o->header_only)
+		status = print_header_only(o);
+	else if (ro->whole)
 		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl);
 	else if (!strcmp(o->sort, "edge") || !strcmp(o->sort, "range"))
 		status = print_branches(o, ro);

@@ -28,7 +28,12 @@ struct report_opts {
 	int graph;
 	int children;
 	int order;		/* enum callchain_order */
+	int style;		/* enum callchain_style (-g graph, fractal, flat, folded) */
+	double graph_limit;	/* -g's threshold; -1: --percent-limit's, else 0.5 */
 	double percent_limit;	/* -1: the default */
+	bool show_nr;		/* -n: a Samples column beside Children and Self */
+	bool header;		/* --header: the profile's header before the rows */
+	bool header_only;	/* --header-only: the header alone */
 	struct sample_filter sf;
 };
 

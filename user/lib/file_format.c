@@ -234,6 +234,12 @@ static int check_header(const u8 *head, size_t head_len, u64 size, const char *n
 {
 	u32 want_crc;
 
+	/* perf's muscle memory: report -i perf.data */
+	if (head_len >= 8 && !memcmp(head, "PERFILE2", 8)) {
+		error("'%s' is a perf.data file, not an %s: run 'hsbpf import %s' first", name,
+		      f->kind, name);
+		return -EINVAL;
+	}
 	if (head_len < 8 || memcmp(head, f->magic, 8)) {
 		error("'%s' is not an %s", name, f->kind);
 		return -EINVAL;

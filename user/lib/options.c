@@ -200,6 +200,8 @@ static int parse_long(const struct options_cmd *cmd, const struct option_spec *o
 		if (*i + 1 >= argc)
 			return usage_error(cmd, "option '--%s' requires an argument", o->long_name);
 		arg = argv[++*i];
+	} else if ((o->flags & OPTF_NEXTARG) && !negated && *i + 1 < argc && argv[*i + 1][0] != '-') {
+		arg = argv[++*i];
 	}
 	return apply(o, arg, negated);
 }
@@ -221,6 +223,8 @@ static int parse_short(const struct options_cmd *cmd, const struct option_spec *
 			if (p[1])
 				arg = p + 1;
 			else if (!(o->flags & OPTF_OPTARG) && *i + 1 < argc)
+				arg = argv[++*i];
+			else if ((o->flags & OPTF_NEXTARG) && *i + 1 < argc && argv[*i + 1][0] != '-')
 				arg = argv[++*i];
 			else if (!(o->flags & OPTF_OPTARG))
 				return usage_error(cmd, "option requires an argument -- '%c'", *p);

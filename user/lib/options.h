@@ -27,6 +27,9 @@ enum option_kind {
 #define OPTF_OPTARG	0x2	/* the argument may be left out (--NAME[=ARG], -xARG): cb gets NULL */
 #define OPTF_HIDDEN	0x4	/* parsed, not shown */
 #define OPTF_CLEAR	0x8	/* OPTION_FLAG: stores false */
+/* with OPTF_OPTARG: the next word is the argument when none is attached and it is not an
+ * option (perf report's -g caller), for commands that take no other arguments */
+#define OPTF_NEXTARG	0x10
 
 struct option_spec;
 /* 0, or -EINVAL after saying what is wrong with arg */

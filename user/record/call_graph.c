@@ -58,7 +58,16 @@ int call_graph__parse(const char *arg, const struct call_graph **cg, u32 *max_fr
 				 i ? ", " : "", modes[i].name);
 		return fail(-EINVAL, "invalid --call-graph '%s' (known: %s; then ,DEPTH)", arg, known);
 	}
-	if (comma && (parse_u64(comma + 1, &depth) || depth < 1 || depth > HSBPF_MAX_FRAMES))
+	if (comma && parse_u64(comma + 1, &depth))
+		depth = 0;
+	/* perf's dwarf,SIZE: bytes of stack copied, a multiple of 8 up to 65528; nothing is
+	 * copied here, so bytes are frames of CALL_GRAPH_FRAME_BYTES, up to the most kept */
+	if ((*cg)->unwind_tables && depth > HSBPF_MAX_FRAMES && depth <= 65528 && !(depth % 8)) {
+		*max_frames = depth / CALL_GRAPH_FRAME_BYTES < HSBPF_MAX_FRAMES ?
+			      depth / CALL_GRAPH_FRAME_BYTES : HSBPF_MAX_FRAMES;
+		return 0;
+	}
+	if (comma && (depth < 1 || depth > HSBPF_MAX_FRAMES))
 		return fail(-EINVAL, "invalid call-graph depth '%s' (1 to %d user frames)", comma + 1,
 			    HSBPF_MAX_FRAMES);
 	*max_frames = depth;

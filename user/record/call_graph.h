@@ -35,8 +35,13 @@ const struct call_graph *call_graph__find(const char *name);
 const struct call_graph *call_graph__get(u32 bpf_mode);
 /* the i-th mode of the table, NULL past its end */
 const struct call_graph *call_graph__at(size_t i);
+/* perf's --call-graph dwarf,SIZE in bytes of stack: SIZE / this user frames (perf's default
+ * 8192 bytes is hsbpf's default 256 frames) */
+#define CALL_GRAPH_FRAME_BYTES 32
+
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong; *max_frames is 0 without
- * a DEPTH */
+ * a DEPTH. DEPTH up to HSBPF_MAX_FRAMES is frames; with dwarf, a larger multiple of 8 up
+ * to 65528 is perf's bytes of stack (CALL_GRAPH_FRAME_BYTES a frame) */
 int call_graph__parse(const char *arg, const struct call_graph **cg, u32 *max_frames);
 /* the user frames a recording keeps: DEPTH if given, else the mode's; 0 without a mode */
 u32 call_graph__max_frames(const struct call_graph *cg, u32 max_frames);

@@ -51,6 +51,12 @@ static const struct {
 	{ "faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS, false },
 	{ "minor-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, false },
 	{ "major-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MAJ, false },
+	/* the rest of perf list's software events */
+	{ "alignment-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_ALIGNMENT_FAULTS, false },
+	{ "emulation-faults", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_EMULATION_FAULTS, false },
+	{ "dummy", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY, false },
+	{ "bpf-output", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_BPF_OUTPUT, false },
+	{ "cgroup-switches", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_CGROUP_SWITCHES, false },
 };
 
 int event__parse(const char *name, struct event_spec *ev)
@@ -115,7 +121,8 @@ int event__parse(const char *name, struct event_spec *ev)
 	return 0;
 unknown:
 	error("unknown event '%s' (known: cpu-clock, task-clock, context-switches, cpu-migrations, "
-	      "page-faults, minor-faults, major-faults, cycles, instructions, branches, "
+	      "page-faults, minor-faults, major-faults, alignment-faults, emulation-faults, "
+	      "cgroup-switches, dummy, bpf-output, cycles, instructions, branches, "
 	      "branch-misses, cache-references, cache-misses, bus-cycles, ref-cycles, "
 	      "stalled-cycles-frontend, stalled-cycles-backend, lbr, rNNNN; modifiers :p :pp :ppp "
 	      ":u :k)", name);

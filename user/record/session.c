@@ -63,7 +63,7 @@ struct session {
 	u32 resyncs, unrecovered;
 };
 
-static int max_sample_rate(u64 *rate)
+int session__max_sample_rate(u64 *rate)
 {
 	FILE *f = fopen("/proc/sys/kernel/perf_event_max_sample_rate", "re");
 	unsigned long long v;
@@ -234,7 +234,7 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "--period-mode %s needs a fixed period (-c) with hardware "
 				    "events", period__mode_name(o->mode));
 	}
-	if (!max_sample_rate(&max_rate)) {
+	if (!session__max_sample_rate(&max_rate)) {
 		u64 rate = s->ev.is_clock ? 1000000000ull / s->period : o->freq;
 
 		if (rate > max_rate)

@@ -44,6 +44,8 @@ struct session_opts {
 
 struct session;
 
+/* kernel.perf_event_max_sample_rate: 0, or -errno (not said) */
+int session__max_sample_rate(u64 *rate);
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
 int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
 

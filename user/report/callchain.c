@@ -442,6 +442,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 struct node {
 	u32 func;
 	u32 first_child, next;	/* node + 1; 0 for none */
+	u32 parent;
 	u64 count;
 };
 
@@ -461,7 +462,7 @@ static s64 tree_child(struct tree *t, u32 parent, u32 func)
 	}
 	if (array__reserve((void **)&t->nodes, &t->cap, t->nr + 1, sizeof(*t->nodes)))
 		return -ENOMEM;
-	t->nodes[t->nr] = (struct node){ .func = func };
+	t->nodes[t->nr] = (struct node){ .func = func, .parent = parent };
 	/* the array may have moved: find the link again */
 	link = &t->nodes[parent].first_child;
 	while (*link)
@@ -491,7 +492,8 @@ static void print_name(const struct callchain_frame *f, FILE *out)
 	fputc(')', out);
 }
 
-/* the children of node n over the limit, most samples first (malloc'd; NULL when none) */
+/* the children of node n over the limit (a share of total), most samples first (malloc'd;
+ * NULL when none) */
 static u32 *shown_children(const struct tree *t, u32 n, u64 total, double limit, u32 *nr)
 {
 	u32 *kids = NULL, cap = 0;
@@ -515,15 +517,16 @@ static u32 *shown_children(const struct tree *t, u32 n, u64 total, double limit,
 }
 
 /* recursion only where the tree branches: a chain (one caller with all the samples, as a
- * 200-deep recursion is) goes on in a loop, so the stack stays small */
-static void print_node(const struct tree *t, u32 n, const char *prefix, u64 total, double limit,
-		       FILE *out)
+ * 200-deep recursion is) goes on in a loop, so the stack stays small. Shares are of total,
+ * or of the parent's samples when relative (fractal) */
+static void print_node(const struct tree *t, u32 n, const char *prefix, u64 total, bool relative,
+		       double limit, FILE *out)
 {
 	char sub[1024];
 	u32 nr, *kids;
 
 	for (;;) {
-		kids = shown_children(t, n, total, limit, &nr);
+		kids = shown_children(t, n, relative ? t->nodes[n].count : total, limit, &nr);
 		if (nr != 1 || t->nodes[kids[0]].count != t->nodes[n].count)
 			break;
 		fputs(prefix, out);
@@ -536,19 +539,98 @@ static void print_node(const struct tree *t, u32 n, const char *prefix, u64 tota
 		const struct node *k = &t->nodes[kids[i]];
 		bool last = i == nr - 1;
 		char pct[32];
-		int len = snprintf(pct, sizeof(pct), "--%.2f%%--", 100.0 * k->count / total);
+		int len = snprintf(pct, sizeof(pct), "--%.2f%%--", 100.0 * k->count /
+				   (relative ? t->nodes[n].count : total));
 
 		fprintf(out, "%s%s%s", prefix, last ? " " : "|", pct);
 		print_name(func_frames[k->func], out);
 		fputc('\n', out);
 		if (strlen(prefix) + len + 2 < sizeof(sub)) {
 			snprintf(sub, sizeof(sub), "%s%s%*s", prefix, last ? " " : "|", len, "");
-			print_node(t, kids[i], sub, total, limit, out);
+			print_node(t, kids[i], sub, total, relative, limit, out);
 		}
 		if (!last)
 			fprintf(out, "%s|\n", prefix);
 	}
 	free(kids);
+}
+
+/* the samples of the stacks that end at node n: its own less its children's */
+static u64 node_ends(const struct tree *t, u32 n)
+{
+	u64 c = t->nodes[n].count;
+
+	for (u32 k = t->nodes[n].first_child; k; k = t->nodes[k - 1].next)
+		c -= t->nodes[k - 1].count;
+	return c;
+}
+
+static int cmp_node_ends(const void *a, const void *b, void *ctx)
+{
+	const struct tree *t = ctx;
+	u64 x = node_ends(t, *(const u32 *)a), y = node_ends(t, *(const u32 *)b);
+
+	return x > y ? -1 : x < y;
+}
+
+/* one chain: self and the path from the root to node n, in the tree's order (self last
+ * when self_last); folded on one line ("a;b;c") or flat, one frame a line */
+static void print_chain(const struct tree *t, u32 n, const struct callchain_frame *self,
+			bool self_last, bool folded, const char *prefix, FILE *out)
+{
+	u32 depth = 0, *path;
+
+	for (u32 k = n; k; k = t->nodes[k].parent)
+		depth++;
+	path = malloc((depth + 1) * sizeof(*path));
+	if (!path)
+		return;
+	for (u32 k = n, i = depth; k; k = t->nodes[k].parent)
+		path[--i] = k;
+	for (u32 i = 0; i <= depth; i++) {
+		bool at_self = self_last ? i == depth : i == 0;
+		u32 k = self_last ? i : i - 1;
+
+		if (!folded)
+			fputs(prefix, out);
+		else if (i)
+			fputc(';', out);
+		print_name(at_self ? self : func_frames[t->nodes[path[k]].func], out);
+		if (!folded)
+			fputc('\n', out);
+	}
+	fputc('\n', out);
+	free(path);
+}
+
+/* perf's flat and folded call graphs: every distinct chain over the limit, most samples first */
+static void print_chains(const struct tree *t, const struct callchain_frame *self, bool self_last,
+			 u64 total, const struct callchain_print_opts *o, FILE *out)
+{
+	bool folded = o->style == CALLCHAIN_FOLDED;
+	char prefix[64];
+	u32 *ends, nr = 0;
+
+	ends = malloc(t->nr * sizeof(*ends));
+	if (!ends)
+		return;
+	for (u32 n = 0; n < t->nr; n++)
+		if (node_ends(t, n) && 100.0 * node_ends(t, n) / total >= o->percent_limit)
+			ends[nr++] = n;
+	qsort_r(ends, nr, sizeof(*ends), cmp_node_ends, (void *)t);
+	snprintf(prefix, sizeof(prefix), "%*s", o->indent + 4, "");
+	for (u32 i = 0; i < nr; i++) {
+		double pct = 100.0 * node_ends(t, ends[i]) / total;
+
+		if (folded)
+			fprintf(out, "%*s%.2f%% ", o->indent, "", pct);
+		else
+			fprintf(out, "%*s%.2f%%\n", o->indent, "", pct);
+		print_chain(t, ends[i], self, self_last, folded, prefix, out);
+	}
+	if (nr && folded)
+		fputc('\n', out);
+	free(ends);
 }
 
 void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
@@ -604,12 +686,17 @@ void callchain__print_tree(const struct callchain *cc, const struct hist *h, siz
 	}
 	if (!self)
 		goto cleanup;
+	if (o->style == CALLCHAIN_FLAT || o->style == CALLCHAIN_FOLDED) {
+		/* the sampled function last when the chains run from the outermost caller */
+		print_chains(&t, self, !o->children && o->order == CALLCHAIN_CALLER, cc->total, o, out);
+		goto cleanup;
+	}
 	snprintf(prefix, sizeof(prefix), "%*s", o->indent, "");
 	fprintf(out, "%s|\n%s---", prefix, prefix);
 	print_name(self, out);
 	fputc('\n', out);
 	snprintf(prefix, sizeof(prefix), "%*s", o->indent + 3, "");
-	print_node(&t, 0, prefix, cc->total, o->percent_limit, out);
+	print_node(&t, 0, prefix, cc->total, o->style == CALLCHAIN_FRACTAL, o->percent_limit, out);
 	fputc('\n', out);
 cleanup:
 	free(func_frames);
@@ -751,4 +838,46 @@ void callchain__links_free(struct callchain_links *l)
 	free(l->callers);
 	free(l->callees);
 	memset(l, 0, sizeof(*l));
+}
+
+int callchain__parse_param(const char *arg, struct callchain_param *cp)
+{
+	static const char *const styles[] = { "graph", "fractal", "flat", "folded" };
+	char buf[128], *save = NULL;
+	int numbers = 0;
+
+	*cp = (struct callchain_param){ .graph = -1, .style = -1, .order = -1, .threshold = -1 };
+	if (snprintf(buf, sizeof(buf), "%s", arg) >= (int)sizeof(buf))
+		return fail(-EINVAL, "invalid --call-graph '%s'", arg);
+	for (char *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		char *end;
+		double d;
+		size_t i;
+
+		for (i = 0; i < ARRAY_SIZE(styles) && strcmp(w, styles[i]); i++)
+			;
+		if (i < ARRAY_SIZE(styles)) {
+			cp->style = i;
+			cp->graph = 1;
+		} else if (!strcmp(w, "none")) {
+			cp->graph = 0;
+		} else if (!strcmp(w, "caller") || !strcmp(w, "callee")) {
+			cp->order = !strcmp(w, "caller") ? CALLCHAIN_CALLER : CALLCHAIN_CALLEE;
+		} else if (!strcmp(w, "function") || !strcmp(w, "percent")) {
+			/* hsbpf's only sort key and value: perf's defaults */
+		} else if (!strcmp(w, "address") || !strcmp(w, "period") || !strcmp(w, "count") ||
+			   !strcmp(w, "branch")) {
+			return fail(-EINVAL, "--call-graph '%s': hsbpf's call graphs are by function, "
+				    "in percent ('%s' is not supported)", arg, w);
+		} else if ((d = strtod(w, &end), end != w && !*end) && d >= 0 && d <= 100) {
+			/* the threshold, then perf's print_limit (not kept here) */
+			if (!numbers++)
+				cp->threshold = d;
+		} else {
+			return fail(-EINVAL, "invalid --call-graph '%s' (known: none, graph, fractal, "
+				    "flat, folded; caller, callee; a threshold in percent; function, "
+				    "percent)", arg);
+		}
+	}
+	return 0;
 }

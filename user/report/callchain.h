@@ -86,13 +86,35 @@ enum callchain_order {
 	CALLCHAIN_CALLER,	/* toward the callees: with children, from the row's function down to the
 				 * sampled leaves; without, from the outermost caller down to the row */
 };
+/* how a row's stacks are printed under it (perf report -g's print type) */
+enum callchain_style {
+	CALLCHAIN_GRAPH,	/* the tree, shares of all samples */
+	CALLCHAIN_FRACTAL,	/* the tree, each branch's share of its parent's */
+	CALLCHAIN_FLAT,		/* each distinct chain, a share then one frame a line */
+	CALLCHAIN_FOLDED,	/* each distinct chain on one line: "share a;b;c" */
+};
+/* what perf report's -g (--call-graph) says, each part -1 when not said */
+struct callchain_param {
+	int graph;		/* 0: none (no graphs), 1: graphs */
+	int style;		/* enum callchain_style */
+	int order;		/* enum callchain_order */
+	double threshold;	/* branches under this share (%) are not shown */
+};
+/* "graph,0.5,caller,function,percent", "none", "callee", ...: perf's
+ * print_type,threshold[,print_limit],order,sort_key,value in any order, print_limit
+ * ignored, the sort key function and the value percent only (hsbpf's). 0, or -EINVAL after
+ * saying what is wrong */
+int callchain__parse_param(const char *arg, struct callchain_param *cp);
+
 struct callchain_print_opts {
 	enum callchain_order order;
+	enum callchain_style style;
 	bool children;
 	double percent_limit;	/* branches under this share of all samples are not shown */
 	int indent;		/* columns before the graph */
 };
-/* the tree under hist row `row`, perf's graph layout; shares are of all samples */
+/* the stacks under hist row `row` in o's style: perf's graph layout (shares of all samples,
+ * or of the parent's for fractal), its flat chains or its folded lines */
 void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
 			   const struct callchain_print_opts *o, FILE *out);
 

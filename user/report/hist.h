@@ -185,6 +185,7 @@ struct hist {
 	const char *scale_source;	/* "period", "truth", or NULL */
 	bool has_lbr;			/* block rows carry LBR estimates */
 	bool children;			/* rows carry children and sort by them (report --children) */
+	bool show_nr;			/* with children: a Samples column too (report -n) */
 	/* report's call graphs: text under each row shown, and JSON fields after the rows */
 	void (*print_row_extra)(void *ctx, const struct hist *h, size_t row, FILE *out);
 	void (*print_json_extra)(void *ctx, struct json_writer *w);

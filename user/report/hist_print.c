@@ -193,7 +193,9 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 		return;
 	}
 	n = row_cells(h, &h->rows[0], cells);
-	if (h->children)
+	if (h->children && h->show_nr)
+		fprintf(out, "%8s %8s %9s %7s  ", "Children", "Self", "Samples", "CI95");
+	else if (h->children)
 		fprintf(out, "%8s %8s %7s  ", "Children", "Self", "CI95");
 	else
 		fprintf(out, "%9s %8s %7s  ", offcpu__in_profile(p) ? "Time ms" : "Samples", "Percent", "CI95");
@@ -206,7 +208,11 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 
 		any_low |= low;
 		n = row_cells(h, r, cells);
-		if (h->children)
+		if (h->children && h->show_nr)
+			fprintf(out, "%7.2f%% %7.2f%% %9" PRIu64 " %6.2f%%%c ", 100.0 * r->children /
+				total, 100.0 * count / total, count, 100.0 * hist__ci95(main, total),
+				low ? '*' : ' ');
+		else if (h->children)
 			fprintf(out, "%7.2f%% %7.2f%% %6.2f%%%c ", 100.0 * r->children / total,
 				100.0 * count / total, 100.0 * hist__ci95(main, total), low ? '*' : ' ');
 		else if (offcpu__in_profile(p))	/* time, measured: no sampling interval */
