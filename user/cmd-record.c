@@ -248,15 +248,95 @@ static void save_objects(struct session *sess, const struct profile *p)
 		     "hsbpf buildid-cache --max-size sets the limit)", max / 1e6, removed, freed / 1e6);
 }
 
+/* sample until the command ends, -d passes or a signal comes: 0, or -errno */
+static int record_until_done(struct session *sess)
+{
+	u64 deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) :
+			UINT64_MAX;
+	int err;
+
+	if (verbose || isatty(STDERR_FILENO))
+		note("recording %s on %d CPUs%s", session__event_name(sess), session__nr_cpus(sess),
+		     env.so.argv ? "" : " (Ctrl-C to stop)");
+	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
+		/* wake at the deadline rather than up to 100 ms after it */
+		u64 left_ms = (deadline - now + 999999) / 1000000;
+
+		err = session__poll(sess, left_ms < 100 ? (int)left_ms : 100);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			break;
+	}
+	return 0;
+}
+
+/* what the written profile holds, and every loss, said */
+static void say_recorded(struct session *sess, const struct profile *p)
+{
+	struct sideband_id_stats ids;
+
+	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode %s); wrote '%s'",
+	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, p->meta.period_mode,
+	     env.output);
+	if (p->stats.dropped_full)
+		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
+			p->stats.dropped_full);
+	if (p->stats.sideband_lost) {
+		u32 resyncs, unrecovered;
+
+		session__sideband_recovery(sess, &resyncs, &unrecovered);
+		warning("the kernel lost %" PRIu64 " mmap/comm records: the live processes were read "
+			"again from /proc (%u times); %u sampled processes had exited before and may "
+			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
+	}
+	session__sideband_ids(sess, &ids);
+	debug("build-ids: %" PRIu64 " objects read in %.1f ms", ids.read, ids.read_ns / 1e6);
+	if (ids.missed)
+		note("%" PRIu64 " mapped objects have no build-id: their processes had "
+			"exited and the files were deleted or replaced before they were read (-v says "
+			"which)", ids.missed);
+	if (p->stats.rearm_lost)
+		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
+	report_rearm_cost(p, session__nr_cpus(sess));
+	if (p->stats.pids_full || p->stats.exec_full)
+		warning("process tables were full: %" PRIu64 " forks not followed, %" PRIu64
+			" execs not told apart", p->stats.pids_full, p->stats.exec_full);
+}
+
+/* the command's exit status, record's as perf passes it on unless record ended it; what
+ * went wrong with it said */
+static int command_status(struct session *sess)
+{
+	int child_status = session__child_status(sess);
+
+	/* Ctrl-C at a terminal reaches the command too: it died of the signal that ended the
+	 * recording, which is record ending it */
+	if (child_status > 0 && interrupts && WIFSIGNALED(child_status) &&
+	    (WTERMSIG(child_status) == SIGINT || WTERMSIG(child_status) == SIGTERM ||
+	     WTERMSIG(child_status) == SIGHUP || WTERMSIG(child_status) == SIGQUIT))
+		child_status = 0;
+	if (child_status > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status))
+		warning("'%s' exited with status %d", env.so.argv[0], WEXITSTATUS(child_status));
+	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
+		 !session__command_killed(sess))
+		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
+	if (child_status > 0 && !session__command_stopped(sess)) {
+		if (WIFEXITED(child_status))
+			return WEXITSTATUS(child_status);
+		if (WIFSIGNALED(child_status))
+			return 128 + WTERMSIG(child_status);
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
-	struct sideband_id_stats ids;
 	struct profile *p;
-	u64 deadline;
-	int err, child_status, status = 0;
+	int err, status = 0;
 
 	err = parse_args(argc, argv);
 	if (err)
@@ -283,25 +363,12 @@ int cmd_record(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
+	if (!err)
+		err = session__start(sess);
+	if (!err)
+		err = record_until_done(sess);
 	if (err)
 		goto cleanup;
-	err = session__start(sess);
-	if (err)
-		goto cleanup;
-	deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) : UINT64_MAX;
-	if (verbose || isatty(STDERR_FILENO))
-		note("recording %s on %d CPUs%s", session__event_name(sess), session__nr_cpus(sess),
-		     env.so.argv ? "" : " (Ctrl-C to stop)");
-	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
-		/* wake at the deadline rather than up to 100 ms after it */
-		u64 left_ms = (deadline - now + 999999) / 1000000;
-
-		err = session__poll(sess, left_ms < 100 ? (int)left_ms : 100);
-		if (err < 0)
-			goto cleanup;
-		if (err > 0)
-			break;
-	}
 	/* the recording is over: what is said now may wait a moment for a slow reader */
 	stderr__grace(STDERR_GRACE_MS);
 	err = session__finish(sess);
@@ -311,54 +378,10 @@ int cmd_record(int argc, char **argv)
 	err = profile__write_out(p, &out);	/* commits or discards out */
 	if (err)
 		goto cleanup;
-
-	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode %s); wrote '%s'",
-	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, p->meta.period_mode,
-	     env.output);
-	if (p->stats.dropped_full)
-		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
-			p->stats.dropped_full);
-	if (p->stats.sideband_lost) {
-		u32 resyncs, unrecovered;
-
-		session__sideband_recovery(sess, &resyncs, &unrecovered);
-		warning("the kernel lost %" PRIu64 " mmap/comm records: the live processes were read "
-			"again from /proc (%u times); %u sampled processes had exited before and may "
-			"be [unknown]", p->stats.sideband_lost, resyncs, unrecovered);
-	}
-	session__sideband_ids(sess, &ids);
-	debug("build-ids: %" PRIu64 " objects read in %.1f ms", ids.read, ids.read_ns / 1e6);
-	if (ids.missed)
-		note("%" PRIu64 " mapped objects have no build-id: their processes had "
-			"exited and the files were deleted or replaced before they were read (-v says "
-			"which)", ids.missed);
-	if (p->stats.rearm_lost)
-		warning("%" PRIu64 " randomized re-arms were lost", p->stats.rearm_lost);
-	report_rearm_cost(p, session__nr_cpus(sess));
+	say_recorded(sess, p);
 	if (env.so.keep_objects)
 		save_objects(sess, p);
-	if (p->stats.pids_full || p->stats.exec_full)
-		warning("process tables were full: %" PRIu64 " forks not followed, %" PRIu64
-			" execs not told apart", p->stats.pids_full, p->stats.exec_full);
-	child_status = session__child_status(sess);
-	/* Ctrl-C at a terminal reaches the command too: it died of the signal that ended the
-	 * recording, which is record ending it */
-	if (child_status > 0 && interrupts && WIFSIGNALED(child_status) &&
-	    (WTERMSIG(child_status) == SIGINT || WTERMSIG(child_status) == SIGTERM ||
-	     WTERMSIG(child_status) == SIGHUP || WTERMSIG(child_status) == SIGQUIT))
-		child_status = 0;
-	if (child_status > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status))
-		warning("'%s' exited with status %d", env.so.argv[0], WEXITSTATUS(child_status));
-	else if (child_status > 0 && WIFSIGNALED(child_status) && WTERMSIG(child_status) != SIGTERM &&
-		 !session__command_killed(sess))
-		warning("'%s' was killed by signal %d", env.so.argv[0], WTERMSIG(child_status));
-	/* the command's status is record's, as perf passes it on, unless record ended it */
-	if (child_status > 0 && !session__command_stopped(sess)) {
-		if (WIFEXITED(child_status))
-			status = WEXITSTATUS(child_status);
-		else if (WIFSIGNALED(child_status))
-			status = 128 + WTERMSIG(child_status);
-	}
+	status = command_status(sess);
 cleanup:
 	if (stderr__lost())
 		warning("%" PRIu64 " messages could not be written: stderr's reader was too slow",
