@@ -218,17 +218,86 @@ static int refresh(struct session *sess, struct top *t, struct cost *cost, struc
 	return stdout__flush() ? -EIO : err;
 }
 
+/* the model top fills, with its status line's fixed parts: 0, or -errno after saying why */
+static int top_model(struct session *sess, struct top **out)
+{
+	struct top_status *st;
+	struct top *t;
+	int err;
+
+	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again */
+	err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
+	if (err)
+		return err;
+	t = top__new(session__profile(sess), session__cgroup_names(sess));
+	if (!t)
+		return fail(-ENOMEM, "cannot start top: %s", strerror(ENOMEM));
+	if (env.raw_names)
+		top__no_demangle(t);
+	st = top__status(t);
+	st->event = session__event_name(sess);
+	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";
+	st->freq = session__freq(sess);
+	st->period = session__period(sess);
+	*out = t;
+	return 0;
+}
+
+/* refresh every -d seconds until q, a signal, -n refreshes, or (without a screen) the
+ * targets' end; *ended: every target exited. 0, or -errno */
+static int top_loop(struct session *sess, struct top *t, struct top_tui *tui, bool *ended)
+{
+	struct top_status *st = top__status(t);
+	struct cost cost = { .wall = now_ns(CLOCK_MONOTONIC), .cpu = cpu_seconds() };
+	u64 next = cost.wall + (u64)(env.delay * 1e9), done = 0, forgot_at = cost.wall;
+	size_t forgot_size = 0;
+	int err;
+
+	while (!exiting) {
+		u64 now = now_ns(CLOCK_MONOTONIC);
+		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
+
+		if (wait > 100)
+			wait = 100;
+		if (!*ended) {
+			err = session__poll(sess, tui ? 0 : wait);
+			if (err < 0)
+				return err;
+			if (err > 0) {
+				/* one last look at what the targets left */
+				*ended = st->ended = true;
+				next = 0;
+			}
+			err = forget_exited(sess, t, &forgot_size, &forgot_at);
+			if (err)
+				return err;
+		}
+		if (tui && top_tui__key(tui, t, &env.view, *ended ? 100 : wait) == TUI_QUIT)
+			break;
+		now = now_ns(CLOCK_MONOTONIC);
+		if (now < next || st->paused || (*ended && next == UINT64_MAX))
+			continue;
+		err = refresh(sess, t, &cost, tui);
+		if (err)
+			return err;
+		next = *ended ? UINT64_MAX : next + (u64)(env.delay * 1e9);
+		if (next < now)
+			next = now + (u64)(env.delay * 1e9);
+		if (env.iterations && ++done >= env.iterations)
+			break;
+		if (*ended && !tui)
+			break;
+	}
+	return 0;
+}
+
 int cmd_top(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct session *sess = NULL;
 	struct top_tui *tui = NULL;
 	struct top *t = NULL;
-	struct cost cost = {};
-	struct top_status *st = NULL;
 	int err, stats_fd = -1;
-	u64 next, done = 0, forgot_at;
-	size_t forgot_size = 0;
 	bool ended = false;
 
 	err = parse_args(argc, argv);
@@ -257,25 +326,10 @@ int cmd_top(int argc, char **argv)
 	sigaction(SIGHUP, &sa, NULL);
 	sigaction(SIGQUIT, &sa, NULL);
 	err = session__open(sess);
+	if (!err)
+		err = top_model(sess, &t);
 	if (err)
 		goto cleanup;
-	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again */
-	err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
-	if (err)
-		goto cleanup;
-	t = top__new(session__profile(sess), session__cgroup_names(sess));
-	if (!t) {
-		err = -ENOMEM;
-		error("cannot start top: %s", strerror(ENOMEM));
-		goto cleanup;
-	}
-	if (env.raw_names)
-		top__no_demangle(t);
-	st = top__status(t);
-	st->event = session__event_name(sess);
-	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";
-	st->freq = session__freq(sess);
-	st->period = session__period(sess);
 	stats_fd = sampler__enable_run_stats();
 	err = session__start(sess);
 	if (err)
@@ -287,53 +341,12 @@ int cmd_top(int argc, char **argv)
 			goto cleanup;
 		}
 	}
-	cost = (struct cost){ .wall = now_ns(CLOCK_MONOTONIC), .cpu = cpu_seconds() };
-	next = cost.wall + (u64)(env.delay * 1e9);
-	forgot_at = cost.wall;
-	while (!exiting) {
-		u64 now = now_ns(CLOCK_MONOTONIC);
-		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
-
-		if (wait > 100)
-			wait = 100;
-		if (!ended) {
-			err = session__poll(sess, tui ? 0 : wait);
-			if (err < 0)
-				goto cleanup;
-			if (err > 0) {
-				/* one last look at what the targets left */
-				ended = st->ended = true;
-				next = 0;
-			}
-			err = forget_exited(sess, t, &forgot_size, &forgot_at);
-			if (err)
-				goto cleanup;
-		}
-		if (tui) {
-			enum tui_action a = top_tui__key(tui, t, &env.view, ended ? 100 : wait);
-
-			if (a == TUI_QUIT)
-				break;
-		}
-		now = now_ns(CLOCK_MONOTONIC);
-		if (now < next || st->paused || (ended && next == UINT64_MAX))
-			continue;
-		err = refresh(sess, t, &cost, tui);
-		if (err)
-			goto cleanup;
-		next = ended ? UINT64_MAX : next + (u64)(env.delay * 1e9);
-		if (next < now)
-			next = now + (u64)(env.delay * 1e9);
-		if (env.iterations && ++done >= env.iterations)
-			break;
-		if (ended && !tui)
-			break;
-	}
+	err = top_loop(sess, t, tui, &ended);
 cleanup:
 	top_tui__close(tui);
-	if (st && st->dropped)
+	if (t && top__status(t)->dropped)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
-			st->dropped);
+			top__status(t)->dropped);
 	if (ended)
 		fprintf(stderr, "hsbpf: every target process has exited\n");
 	if (stats_fd >= 0)
