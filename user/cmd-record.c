@@ -332,7 +332,6 @@ static int command_status(struct session *sess)
 
 int cmd_record(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
 	struct profile *p;
@@ -358,10 +357,7 @@ int cmd_record(int argc, char **argv)
 
 	/* a closed terminal (SIGHUP) or Ctrl-\ (SIGQUIT) ends the recording as Ctrl-C does: the
 	 * profile is written */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	signals__on_end(on_signal);
 	err = session__open(sess);
 	if (!err)
 		err = session__start(sess);

@@ -347,7 +347,6 @@ static void print_totals(struct stat_printer *p, const struct stat_repeats *rp,
 
 int cmd_stat(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct stat_repeats *rp = NULL;
 	struct stat_run run = { 0 };
 	struct rusage ru;
@@ -377,10 +376,7 @@ int cmd_stat(int argc, char **argv)
 		err = fail(-ENOMEM, "cannot count: %s", strerror(ENOMEM));
 		goto cleanup;
 	}
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	signals__on_end(on_signal);
 	describe_target(target, sizeof(target));
 	output.info = (struct stat_print_info){
 		.target = target, .runs = 1, .interval_ns = env.so.interval_ns,

@@ -293,7 +293,6 @@ static int top_loop(struct session *sess, struct top *t, struct top_tui *tui, bo
 
 int cmd_top(int argc, char **argv)
 {
-	struct sigaction sa = { .sa_handler = on_signal };
 	struct session *sess = NULL;
 	struct top_tui *tui = NULL;
 	struct top *t = NULL;
@@ -321,10 +320,7 @@ int cmd_top(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	/* Ctrl-\ (SIGQUIT) too: its default action would leave the terminal in curses mode */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	signals__on_end(on_signal);
 	err = session__open(sess);
 	if (!err)
 		err = top_model(sess, &t);

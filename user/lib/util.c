@@ -4,6 +4,7 @@
 #include <math.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -572,4 +573,14 @@ int str__fit(const char *s, int width, char *buf, size_t size)
 	if (len <= width)
 		return snprintf(buf, size, "%s", s);
 	return snprintf(buf, size, "%.*s+", width - 1, s);
+}
+
+void signals__on_end(void (*fn)(int))
+{
+	struct sigaction sa = { .sa_handler = fn };
+
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 }

@@ -45,6 +45,9 @@ __attribute__((format(printf, 1, 2))) void note(const char *fmt, ...);
 int stderr__set_nonblocking(void);
 /* from now on, messages may wait up to ms in all for room in the pipe */
 void stderr__grace(unsigned ms);
+/* the signals that end a run (SIGINT, SIGTERM, and SIGHUP and SIGQUIT: a closed terminal or
+ * Ctrl-\ ends it as Ctrl-C does) call fn instead */
+void signals__on_end(void (*fn)(int));
 /* the messages dropped so far */
 u64 stderr__lost(void);
 
