@@ -235,6 +235,8 @@ int sample_filter__apply(const struct sample_filter *f, struct profile *p, struc
 	p->nr_stack_samples = o;
 	if (p->nr_stack_sample_keys)
 		p->nr_stack_sample_keys = o;
+	p->filtered = true;
+	p->filtered_out += *dropped;
 	free(c.cpus);
 	return 0;
 }
