@@ -379,9 +379,9 @@ Test(live_symbols, libraries_loaded_in_turn_at_one_address_imported)
 	profile__free(p);
 }
 
-/* perf record of node, imported: the perf map node left names the JIT frames (as perf report
- * names them), and the import says from which map; the same kernel's kallsyms names the
- * kernel frames */
+/* perf record --buildid-mmap of node, imported: the perf map node left names the JIT frames
+ * (as perf report names them), and the import says from which map; the same kernel's kallsyms
+ * names the kernel frames, by the build-id of the kernel's mmap record */
 Test(live_symbols, import_names_jit_frames_from_the_perf_map_node_left)
 {
 	struct run_result r;
@@ -391,14 +391,16 @@ Test(live_symbols, import_names_jit_frames_from_the_perf_map_node_left)
 	const char *m;
 	unsigned pid;
 
-	run(&r, "cd %s && perf record -q -B --no-bpf-event -F 999 -g -o node.perf -- node "
+	run(&r, "cd %s && perf record -q --buildid-mmap --no-bpf-event -F 999 -g -o node.perf -- node "
 	    "--perf-basic-prof --no-logfile-per-isolate --logfile=v8.log %s 1.5 >/dev/null && "
 	    "%s import node.perf -o node.data", tmpdir(), fixture("jit/hot.js"), hsbpf_bin());
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	m = strstr(r.err, "JIT names from '/tmp/perf-");
 	cr_assert(m, "%s", r.err);
 	cr_assert_eq(sscanf(m, "JIT names from '/tmp/perf-%u.map'", &pid), 1);
+	/* --buildid-mmap: the kernel's build-id is in its mmap record */
 	cr_expect(strstr(r.err, "kernel frames named from '/proc/kallsyms'"), "%s", r.err);
+	cr_expect(strstr(r.err, "kernel build-id ("), "%s", r.err);
 	snprintf(path, sizeof(path), "%s/node.data", tmpdir());
 	cr_assert_eq(profile__read(path, &p), 0);
 	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);

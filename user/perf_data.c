@@ -46,6 +46,7 @@ struct reader {
 	size_t nr_attrs;
 	const struct perf_data_callbacks *cb;
 	struct perf_data_stats *st;
+	bool build_ids;		/* an attribute asked for build-ids in mmap records */
 	struct perf_branch branches[PERF_DATA_MAX_BRANCHES];
 	u64 callchain[PERF_DATA_MAX_CALLCHAIN];
 	u64 regs[64];
@@ -325,9 +326,13 @@ static int parse_record(struct reader *r, const struct perf_event_header *h, con
 		len = rd64(&c);
 		pgoff = rd64(&c);
 		if (h->type == PERF_RECORD_MMAP2) {
-			/* maj, min, ino, generation, or (--buildid-mmap) the build-id */
-			if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID && c.end - c.p >= 24) {
-				id_len = *c.p < 20 ? *c.p : 20;
+			/* maj, min, ino, generation, or (--buildid-mmap) the build-id: its size,
+			 * 3 reserved bytes, 20 of id. The kernel shares the record among its
+			 * listeners and leaves the flag set after one that asked for build-ids:
+			 * a recording that did not ask (no attr.build_id) has maj/min/ino there */
+			if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r->build_ids && c.end - c.p >= 24 &&
+			    c.p[0] && c.p[0] <= 20 && !c.p[1] && !c.p[2] && !c.p[3]) {
+				id_len = c.p[0];
 				id = c.p + 4;
 			}
 			skip(&c, 24);
@@ -458,6 +463,7 @@ static int parse_attrs(struct reader *r, const struct file_header *fh)
 		if (!r->attrs[i].ids)
 			return -ENOMEM;
 		memcpy(r->attrs[i].ids, r->base + ids.offset, ids.size);
+		r->build_ids |= r->attrs[i].attr.build_id;
 		r->nr_attrs++;
 	}
 	r->st->nr_attrs = r->nr_attrs;
