@@ -331,3 +331,92 @@ Test(flamegraph, browser, .timeout = 300)
 	    env_path("OUTPUT", ".output", "flamegraph-shots"));
 	cr_expect_eq(r.status, 0, "%s\n%s", r.out, r.err);
 }
+
+/* two processes, each with kernel stacks of its own functions: proc_a (pid 7) a_leaf under
+ * a_entry, a samples; proc_b (pid 8) b_leaf (b samples) and b_other (10) under b_entry */
+static void two_process_profile(const char *name, u64 a, u64 b)
+{
+	char path[600];
+	const u64 K = 0xffffffff81000000ull;
+	struct profile *p = profile__new();
+	const char *names[] = { "a_leaf", "a_entry", "b_leaf", "b_other", "b_entry", "k_end" };
+	const struct { u32 pid; u64 leaf, count; } st[] = {
+		{ 7, K, a }, { 8, K + 0x2000, b }, { 8, K + 0x3000, 10 },
+	};
+
+	cr_assert(p);
+	snprintf(path, sizeof(path), "%s/%s", tmpdir(), name);
+	strcpy(p->meta.event, "cpu-clock");
+	strcpy(p->meta.unit, "ns");
+	p->meta.duration_ns = 1000000000;
+	cr_assert_eq(profile__add_comm(p, 7, 0, "proc_a", false), 0);
+	cr_assert_eq(profile__add_comm(p, 8, 0, "proc_b", false), 0);
+	for (int i = 0; i < 6; i++)
+		cr_assert_eq(profile__add_ksym(p, K + 0x1000 * i, names[i]), 0);
+	for (int i = 0; i < 3; i++) {
+		u64 entry = st[i].pid == 7 ? K + 0x1010 : K + 0x4010;
+		s64 s = profile__add_stack(p, (u64[]){ st[i].leaf + 0x10, entry }, 2, 0, 0);
+
+		cr_assert_geq(s, 0);
+		cr_assert_eq(profile__add_stack_sample(p, &(struct profile_stack_sample){
+			.pid = st[i].pid, .flags = HSBPF_KEY_KERNEL, .kernel = s + 1,
+			.count = st[i].count, .weight = st[i].count }), 0);
+		cr_assert_eq(profile__add_sample(p, &(struct profile_sample){ .pid = st[i].pid,
+			.flags = HSBPF_KEY_KERNEL, .ip = st[i].leaf + 0x10, .count = st[i].count,
+			.weight = st[i].count }), 0);
+	}
+	profile__finish(p);
+	cr_assert_eq(profile__write(p, path), 0);
+	profile__free(p);
+}
+
+/* report's filters on flamegraph: one process of a whole-machine profile drawn, only its
+ * frames, with its samples; a filter that leaves nothing is said */
+Test(flamegraph, filters_draw_one_process)
+{
+	const char *h = hsbpf_bin(), *d = tmpdir();
+	struct run_result r;
+
+	two_process_profile("two.data", 30, 10);
+	for (int i = 0; i < 2; i++) {
+		run(&r, "%s flamegraph -i %s/two.data -o %s/one.svg %s && cat %s/one.svg", h, d, d,
+		    i ? "--comm proc_b" : "--pid 8", d);
+		cr_assert_eq(r.status, 0, "%s", r.err);
+		cr_expect(strstr(r.out, "<title>b_leaf "), "%s", r.out);
+		cr_expect(strstr(r.out, "<title>b_entry ([kernel.kallsyms])\n20 samples, 100.00%"), "%s", r.out);
+		cr_expect_null(strstr(r.out, "a_leaf"), "%s", r.out);
+		cr_expect_null(strstr(r.out, "a_entry"), "%s", r.out);
+	}
+	run(&r, "%s flamegraph -i %s/two.data -o %s/one.svg --symbols a_leaf && cat %s/one.svg",
+	    h, d, d, d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "<title>a_entry ([kernel.kallsyms])\n30 samples, 100.00%"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "b_leaf"), "%s", r.out);
+	run(&r, "%s flamegraph -i %s/two.data -o %s/none.svg --pid 9", h, d, d);
+	cr_expect_eq(r.status, 1);
+	cr_expect(strstr(r.err, "the filters leave no samples of"), "%s", r.err);
+}
+
+/* and on diff, applied to both profiles: pid 8's b_leaf goes from 50% to 75% of its process
+ * (30 -> 10 of proc_a's samples would hide it in the whole) */
+Test(flamegraph, diff_filters_apply_to_both_profiles)
+{
+	const char *h = hsbpf_bin(), *d = tmpdir();
+	struct run_result r;
+
+	two_process_profile("base.data", 30, 10);
+	two_process_profile("new.data", 10, 30);
+	run(&r, "%s diff --compare shares --all --pid 8 %s/base.data %s/new.data", h, d, d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "50.00%    75.00%   +25.00%"), "%s", r.out);
+	cr_expect(strstr(r.out, "b_leaf"), "%s", r.out);
+	cr_expect(strstr(r.out, "50.00%    25.00%   -25.00%"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "a_leaf"), "%s", r.out);
+	run(&r, "%s diff --compare shares --all %s/base.data %s/new.data", h, d, d);
+	cr_expect(strstr(r.out, "a_leaf"), "%s", r.out);
+	run(&r, "%s flamegraph --diff %s/base.data %s/new.data -o %s/d.svg --comm proc_b && "
+	    "cat %s/d.svg", h, d, d, d, d);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "b_leaf"), "%s", r.out);
+	cr_expect_null(strstr(r.out, "a_leaf"), "%s", r.out);
+}

@@ -440,3 +440,73 @@ Test(live_symbols, short_lived_program_from_a_deleted_file_identified)
 	cr_expect_geq(n, 5, "%zu mappings of the deleted programs", n);
 	profile__free(p);
 }
+
+/* perf record --buildid-mmap of node, imported: the perf map node left names the JIT frames
+ * (as perf report names them), and the import says from which map; the same kernel's kallsyms
+ * names the kernel frames, by the build-id of the kernel's mmap record */
+Test(live_symbols, import_names_jit_frames_from_the_perf_map_node_left)
+{
+	struct run_result r;
+	char path[600];
+	struct profile *p = NULL;
+	u64 hot, cold;
+	const char *m;
+	unsigned pid;
+
+	run(&r, "cd %s && perf record -q --buildid-mmap --no-bpf-event -F 999 -g -o node.perf -- node "
+	    "--perf-basic-prof --no-logfile-per-isolate --logfile=v8.log %s 1.5 >/dev/null && "
+	    "%s import node.perf -o node.data", tmpdir(), fixture("jit/hot.js"), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	m = strstr(r.err, "JIT names from '/tmp/perf-");
+	cr_assert(m, "%s", r.err);
+	cr_assert_eq(sscanf(m, "JIT names from '/tmp/perf-%u.map'", &pid), 1);
+	/* --buildid-mmap: the kernel's build-id is in its mmap record */
+	cr_expect(strstr(r.err, "kernel frames named from '/proc/kallsyms'"), "%s", r.err);
+	cr_expect(strstr(r.err, "kernel build-id ("), "%s", r.err);
+	snprintf(path, sizeof(path), "%s/node.data", tmpdir());
+	cr_assert_eq(profile__read(path, &p), 0);
+	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
+	hot = samples_named(p, "hotLoop");
+	cold = samples_named(p, "coldLoop");
+	cr_expect_gt(hot + cold, 300, "%llu samples in the two functions", (unsigned long long)(hot + cold));
+	expect_share(hot, hot + cold, 0.70, "hotLoop");
+	run(&r, "%s report -i %s --limit 5 --no-children", hsbpf_bin(), path);
+	cr_expect(strstr(r.out, "JS:*hotLoop "), "%s", r.out);
+	cr_expect(strstr(r.out, "[JIT] perf-"), "%s", r.out);
+	profile__free(p);
+	snprintf(path, sizeof(path), "/tmp/perf-%u.map", pid);
+	unlink(path);
+}
+
+/* perf record -g of a syscall-bound program, imported on the machine (and boot) that recorded
+ * it: its kernel frames are named from kallsyms, as perf report names them */
+Test(live_symbols, import_names_kernel_frames_of_the_running_kernel)
+{
+	struct run_result r;
+	u64 kernel = 0, unknown = 0;
+
+	run(&r, "cd %s && perf record -q -B --no-bpf-event -g -o dd.perf -- dd if=/dev/zero "
+	    "of=/dev/null bs=64 count=300000 2>/dev/null && %s import dd.perf -o dd.data",
+	    tmpdir(), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "kernel frames named from '/proc/kallsyms'"), "%s", r.err);
+	cr_expect(strstr(r.err, "is the running kernel's"), "%s", r.err);
+	run(&r, "cd %s && %s report -i dd.data --format folded", tmpdir(), hsbpf_bin());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	for (const char *l = r.out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		const char *nl = strchr(l, '\n'), *sp = memrchr(l, ' ', nl ? (size_t)(nl - l) : strlen(l));
+		u64 n = sp ? strtoull(sp + 1, NULL, 10) : 0;
+		const char *leaf = sp ? sp : l;
+
+		while (leaf > l && leaf[-1] != ';')
+			leaf--;
+		if (!strstr(l, "_[k]") || (nl && strstr(l, "_[k]") > nl))
+			continue;
+		kernel += n;
+		if (!strncmp(leaf, "[unknown]", 9))
+			unknown += n;
+	}
+	cr_assert_gt(kernel, 20, "%s", r.out);
+	cr_expect_lt(unknown, kernel / 20, "%llu of %llu kernel samples unnamed",
+		     (unsigned long long)unknown, (unsigned long long)kernel);
+}

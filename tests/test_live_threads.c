@@ -188,3 +188,34 @@ Test(live_threads, top_shows_thread_names)
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.out, "worker-alpha") && strstr(r.out, "worker-beta"), "%s", r.out);
 }
+
+/* record --timeline: buckets of 10 ms by default, and speedscope's evented time line of the
+ * worker puts phase_one before phase_two (a flame chart, in time) */
+Test(live_threads, the_timeline_puts_phases_in_order)
+{
+	struct run_result r;
+	struct profile *p;
+	double one = 0, two = 0;
+
+	run(&r, "%s record -g --timeline -o %s -- %s phases 0.4", hsbpf_bin(), profile_path(),
+	    fixture("workers"));
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect_eq(p->meta.time_bucket_ns, 10000000);
+	profile__free(p);
+	run(&r, "%s report -i %s --format speedscope -o %s/tl.json && node -e '"
+	    "const d = JSON.parse(require(\"fs\").readFileSync(\"%s/tl.json\")); const at = {};"
+	    "for (const p of d.profiles) { if (p.type !== \"evented\") continue;"
+	    " for (const e of p.events) { const n = d.shared.frames[e.frame].name;"
+	    "  if (e.type === \"O\" && /phase_(one|two)/.test(n)) { const k = n.match(/phase_\\w+/)[0];"
+	    "   (at[k] = at[k] || []).push(e.at); } } }"
+	    "const mean = a => a.reduce((x, y) => x + y, 0) / a.length;"
+	    "console.log(mean(at.phase_one) + \" \" + mean(at.phase_two))'",
+	    hsbpf_bin(), profile_path(), tmpdir(), tmpdir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(sscanf(r.out, "%lf %lf", &one, &two), 2, "%s", r.out);
+	cr_expect_lt(one, two, "phase_one at %.0f ns on average, phase_two at %.0f", one, two);
+	run(&r, "%s record --timeline=0 -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --timeline '0'"), "%s", r.err);
+}

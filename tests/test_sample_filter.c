@@ -9,6 +9,10 @@
 #include "helpers.h"
 #include "profile/profile.h"
 #include "report/sample_filter.h"
+#include "report/callchain.h"
+#include "report/hist.h"
+#include "hsbpf.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(sample_filter, .fini = cleanup_tmpdir);
 
@@ -182,4 +186,77 @@ Test(sample_filter, old_profiles_read)
 	cr_expect_eq(p->nr_thread_comms, 0);
 	cr_expect(!profile__has_key(p, "tid"));
 	profile__free(p);
+}
+
+/* two processes with dwarf stacks: pid 1's 4 frames by tables (30 samples), pid 2's 4 by frame
+ * pointer (10 samples): 25% of the whole's user frames by frame pointer; 12 samples dropped */
+static struct profile *two_stack_profile(void)
+{
+	struct profile *p = profile__new();
+	const u64 ips[4] = { 0x1000, 0x2000, 0x3000, 0x4000 };
+
+	cr_assert(p);
+	strcpy(p->meta.call_graph, "dwarf");
+	strcpy(p->meta.event, "cpu-clock");
+	p->stats.dropped_full = 12;
+	p->stats.stack_frames = 160;
+	p->stats.stack_fp_frames = 40;
+	for (u32 pid = 1; pid <= 2; pid++) {
+		s64 st = profile__add_stack(p, ips, 4, HSBPF_STACK_COMPLETE, pid == 2 ? 4 : 0);
+		struct profile_sample s = { .pid = pid, .ip = 0x1000, .count = pid == 1 ? 30 : 10,
+					    .weight = 1 };
+		struct profile_stack_sample ss = { .pid = pid, .user = st + 1, .count = s.count,
+						   .weight = s.count };
+
+		cr_assert_geq(st, 0);
+		cr_assert_eq(profile__add_sample(p, &s), 0);
+		cr_assert_eq(profile__add_stack_sample(p, &ss), 0);
+	}
+	profile__finish(p);
+	return p;
+}
+
+/* the header's figures: the frame-pointer share follows --pid; the dropped count, kept apart
+ * from the samples, says it is the whole profile's */
+Test(sample_filter, header_figures_follow_the_filters)
+{
+	static const struct {
+		const char *pids;
+		const char *fp, *first;	/* in the stacks line; in the first line (NULL: absent) */
+	} cases[] = {
+		{ NULL, "; 25.0% of user frames by frame pointer", "40 samples, 12 dropped\n" },
+		{ "2", "; 100.0% of user frames by frame pointer",
+		  "10 samples (the filters left out 30), 12 dropped (in the whole profile)\n" },
+		{ "1", NULL, "30 samples (the filters left out 10), 12 dropped (in the whole profile)\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct profile *p = two_stack_profile();
+		struct sample_filter f = { .pids = cases[i].pids };
+		struct symbolizer *sy = symbolizer__new(p);
+		enum sort_key k[1] = { SORT_PID };
+		struct hist *h = hist__new(k, 1);
+		char *buf = NULL;
+		size_t len = 0;
+		u64 dropped;
+		FILE *out;
+
+		cr_assert(sy && h);
+		cr_assert_eq(sample_filter__apply(&f, p, sy, &dropped), 0);
+		cr_assert_eq(hist__add_profile(h, p, sy), 0);
+		hist__sort(h);
+		out = open_memstream(&buf, &len);
+		hist__print(h, p, OUT_TEXT, 0, out);
+		fclose(out);
+		cr_expect(strstr(buf, cases[i].first), "%zu: %s", i, buf);
+		if (cases[i].fp)
+			cr_expect(strstr(buf, cases[i].fp), "%zu: %s", i, buf);
+		else
+			cr_expect_null(strstr(buf, "by frame pointer"), "%zu: %s", i, buf);
+		cr_expect(strstr(buf, "complete 100.0%"), "%zu: %s", i, buf);
+		free(buf);
+		hist__free(h);
+		symbolizer__free(sy);
+		profile__free(p);
+	}
 }

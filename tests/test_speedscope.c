@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* speedscope export: valid against the schema speedscope's npm package ships (checked by
  * ajv), one sampled profile per process, the heaviest first, stacks root first, weights in
- * the profile's unit; for a profile with stacks and one without. */
+ * the profile's unit; for a profile with stacks and one without; with time buckets, an evented
+ * time line per thread. */
 #include <criterion/criterion.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,6 +130,79 @@ Test(speedscope, long_names_are_kept_whole)
 	free(frame);
 	free(buf);
 	free(want);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+/* pid 7 "busy", thread 7, buckets of 10 ms: in bucket 0, k_leaf <- k_entry for 3 ms and
+ * k_other <- k_entry for 2 ms; in bucket 2, k_leaf <- k_entry for the whole 10 ms */
+static struct profile *timeline_profile(void)
+{
+	const u64 ms = 1000000;
+	struct profile *p = profile__new();
+	s64 a, b;
+
+	cr_assert(p);
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "ns");
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	snprintf(p->meta.sample_keys, sizeof(p->meta.sample_keys), "tid,time");
+	p->meta.time_bucket_ns = 10 * ms;
+	cr_assert_eq(profile__add_comm(p, 7, 0, "busy", false), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x80, "k_leaf"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x1000, "k_other"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x3000, "k_entry"), 0);
+	cr_assert_eq(profile__add_ksym(p, K + 0x4000, ""), 0);
+	a = profile__add_stack(p, (u64[]){ K + 0x100, K + 0x3105 }, 2, 0, 0);
+	b = profile__add_stack(p, (u64[]){ K + 0x1010, K + 0x3105 }, 2, 0, 0);
+	cr_assert(a >= 0 && b >= 0);
+	const struct { s64 st; u64 ip, w; u32 time; } s[] = {
+		{ b, K + 0x1010, 2 * ms, 0 }, { a, K + 0x100, 3 * ms, 0 }, { a, K + 0x100, 10 * ms, 2 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(s); i++) {
+		struct profile_sample_key k = { .tid = 7, .time = s[i].time };
+
+		cr_assert_eq(profile__add_stack_sample_keyed(p, &(struct profile_stack_sample){
+			.pid = 7, .flags = HSBPF_KEY_KERNEL, .kernel = s[i].st + 1, .count = s[i].w / ms,
+			.weight = s[i].w }, &k), 0);
+		cr_assert_eq(profile__add_sample_keyed(p, &(struct profile_sample){ .pid = 7,
+			.flags = HSBPF_KEY_KERNEL, .ip = s[i].ip, .count = s[i].w / ms, .weight = s[i].w },
+			&k), 0);
+	}
+	profile__finish(p);
+	return p;
+}
+
+Test(speedscope, time_buckets_give_an_evented_time_line_per_thread)
+{
+	struct profile *p = timeline_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = sy ? callchain__new(p, sy) : NULL;
+	char *buf = NULL, path[600];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	cr_assert(cc && out);
+	cr_assert_eq(speedscope__write(cc, sy, "made", out), 0);
+	fclose(out);
+	/* k_entry 0, k_leaf 1, k_other 2: each bucket's stacks from its start, root first in
+	 * order, k_entry kept open between its two callees; closed over the gap (bucket 1) */
+#define O(f, t) "{\"type\":\"O\",\"frame\":" #f ",\"at\":" #t "}"
+#define C(f, t) "{\"type\":\"C\",\"frame\":" #f ",\"at\":" #t "}"
+	cr_expect(strstr(buf, "{\"type\":\"evented\",\"name\":\"busy (pid 7, tid 7): time line\","
+			 "\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":30000000,\"events\":["
+			 O(0, 0) "," O(1, 0) "," C(1, 3000000) "," O(2, 3000000) "," C(2, 5000000) ","
+			 C(0, 5000000) "," O(0, 20000000) "," O(1, 20000000) "," C(1, 30000000) ","
+			 C(0, 30000000) "]}"), "%s", buf);
+#undef O
+#undef C
+	/* the sampled profile comes first, unchanged */
+	cr_expect(strstr(buf, "\"profiles\":[{\"type\":\"sampled\",\"name\":\"busy (pid 7)\""), "%s", buf);
+	free(buf);
+	/* and speedscope's schema takes it */
+	snprintf(path, sizeof(path), "%s/timeline.data", tmpdir());
+	cr_assert_eq(profile__write(p, path), 0);
+	check_speedscope(path);
 	callchain__free(cc);
 	symbolizer__free(sy);
 	profile__free(p);

@@ -8,12 +8,14 @@
 #include "option_groups.h"
 #include "profile/profile.h"
 #include "report/profile_diff.h"
+#include "report/sample_filter.h"
 
 static const struct options_cmd diff_cmd = {
 	.name = "hsbpf diff",
 	.usage =
 	"usage: hsbpf diff BASE NEW [--compare rates|shares] [--work B,N] [--sort KEYS]\n"
-	"                  [--limit N] [--all] [--force]\n",
+	"                  [--limit N] [--all] [--force] [report's filters: --comm, --pid, --tid,\n"
+	"                  --dso, --symbols, --cpu, --time, applied to both profiles]\n",
 	.intro =
 	"Each key's rate in BASE and in NEW (samples per second of the recording, or per unit\n"
 	"of work with --work), or with --compare shares its share of the samples, the change\n"
@@ -28,6 +30,7 @@ int cmd_diff(int argc, char **argv)
 {
 	const char *sort = "sym";
 	struct diff_args d = { .compare = DIFF_RATES };
+	struct sample_filter sf = {};
 	bool all = false;
 	u64 limit = 50;
 	const struct option_spec opts[] = {
@@ -37,6 +40,7 @@ int cmd_diff(int argc, char **argv)
 		OPT_FLAG(0, "all", &all, "also the keys that did not change significantly"),
 		OPT_U64(0, "limit", &limit, "N", "at most N rows (default 50; 0: all)", 0, 0, NULL),
 		OPT_VERBOSE("more messages"),
+		OPTIONS_FILTERS(&sf),
 		OPT_END(),
 	};
 	enum sort_key keys[HIST_MAX_KEYS];
@@ -64,6 +68,9 @@ int cmd_diff(int argc, char **argv)
 	for (int i = 0; i < 2 && !err; i++)
 		if (!profile__total_samples(p[i]))
 			err = fail(-EINVAL, "'%s' has no samples", argv[i]);
+	/* the same filters on both sides: one process of two whole-machine profiles */
+	for (int i = 0; i < 2 && !err; i++)
+		err = sample_filter__keep(&sf, p[i], NULL, argv[i]);
 	if (!err)
 		err = profile_diff__basis(&basis, d.compare, p[0], argv[0], p[1], argv[1],
 					  d.has_work ? d.work : NULL);

@@ -14,17 +14,21 @@
 #include "profile/profile.h"
 #include "report/profile_diff.h"
 #include "symbols/symbolizer.h"
+#include "report/sample_filter.h"
 
 static const struct options_cmd flamegraph_cmd = {
 	.name = "hsbpf flamegraph",
 	.usage =
 	"usage: hsbpf flamegraph [-i FILE] [-o OUT.html|OUT.svg] [--inverted] [--title T]\n"
 	"       hsbpf flamegraph --diff BASE NEW [-o OUT] [--compare rates|shares] [--work B,N]\n"
-	"                        [--force]\n",
+	"                        [--force]\n"
+	"       (either with report's filters: --comm, --pid, --tid, --dso, --symbols, --cpu,\n"
+	"        --time; a diff's apply to both profiles)\n",
 	.outro = "Frames narrower than 0.1 px of a 1200 px graph are merged into \"[N merged]\" frames.\n",
 };
 
-static int load(const char *path, struct flame_tree *t, int side, struct profile **out)
+static int load(const char *path, const struct sample_filter *sf, struct flame_tree *t, int side,
+		struct profile **out)
 {
 	struct symbolizer *sy;
 	int err = profile__read(path, out);
@@ -40,7 +44,9 @@ static int load(const char *path, struct flame_tree *t, int side, struct profile
 	symbolizer__want_inline(sy);
 	symbolizer__skip_lines(sy);
 	symbolizer__skip_call_files(sy);
-	err = flame__add_profile(t, *out, sy, side);
+	err = sample_filter__keep(sf, *out, sy, path);
+	if (!err)
+		err = flame__add_profile(t, *out, sy, side);
 	symbolizer__free(sy);
 	return err;
 }
@@ -59,6 +65,7 @@ int cmd_flamegraph(int argc, char **argv)
 	struct flame_opts fo = {};
 	struct output out;
 	struct diff_args d = { .compare = DIFF_RATES };
+	struct sample_filter sf = {};
 	const struct option_spec opts[] = {
 		OPT_STRING('i', "input", &input, "FILE", "profile to draw (default hsbpf.data); with "
 			   "stacks, one frame per function from the process down to the sampled one; "
@@ -73,6 +80,7 @@ int cmd_flamegraph(int argc, char **argv)
 		OPTIONS_DIFF(&d),
 		OPT_STRING(0, "title", &title, "T", "the page's title"),
 		OPT_VERBOSE("more messages"),
+		OPTIONS_FILTERS(&sf),
 		OPT_END(),
 	};
 	struct profile *p[2] = {};
@@ -107,9 +115,9 @@ int cmd_flamegraph(int argc, char **argv)
 		goto cleanup;
 	}
 	if (base) {
-		err = load(base, t, 0, &p[0]);
+		err = load(base, &sf, t, 0, &p[0]);
 		if (!err)
-			err = load(new, t, 1, &p[1]);
+			err = load(new, &sf, t, 1, &p[1]);
 		if (!err)
 			err = profile_diff__check(p[0], base, p[1], new, d.force);
 		if (!err)
@@ -120,7 +128,7 @@ int cmd_flamegraph(int argc, char **argv)
 		snprintf(subtitle, sizeof(subtitle), "%s (base) vs %s (new), %s", base, new, p[1] ?
 			 p[1]->meta.event : "");
 	} else {
-		err = load(input, t, 0, &p[0]);
+		err = load(input, &sf, t, 0, &p[0]);
 		snprintf(subtitle, sizeof(subtitle), "%s, %s, %s", input, p[0] ? p[0]->meta.event : "",
 			 p[0] ? p[0]->meta.target : "");
 	}

@@ -64,15 +64,18 @@ static const struct options_cmd record_cmd = {
 };
 
 #define TIME_BUCKET_DEFAULT_MS	100
+#define TIMELINE_DEFAULT_MS	10	/* fine enough for a flame chart (docs/usage.md: its cost) */
 #define TIME_BUCKET_MAX_MS	60000
 
+/* --time-buckets[=MS], and --timeline[=MS]: the same keys, finer by default */
 static int time_buckets(const struct option_spec *opt, const char *arg)
 {
-	u64 ms = TIME_BUCKET_DEFAULT_MS;
+	bool timeline = !strcmp(opt->long_name, "timeline");
+	u64 ms = timeline ? TIMELINE_DEFAULT_MS : TIME_BUCKET_DEFAULT_MS;
 
-	(void)opt;
 	if (arg && (parse_u64(arg, &ms) || !ms || ms > TIME_BUCKET_MAX_MS))
-		return fail(-EINVAL, "invalid --time-buckets '%s' (1 to %d ms)", arg, TIME_BUCKET_MAX_MS);
+		return fail(-EINVAL, "invalid --%s '%s' (1 to %d ms)", opt->long_name, arg,
+			    TIME_BUCKET_MAX_MS);
 	env.so.time_bucket_ns = ms * 1000000;
 	return 0;
 }
@@ -135,6 +138,9 @@ static const struct option_spec record_opts[] = {
 	{ .kind = OPTION_CALLBACK, .long_name = "time-buckets", .argh = "MS", .flags = OPTF_OPTARG,
 	  .cb = time_buckets, .help = "samples keyed by time too, in buckets of MS milliseconds "
 	  "(1 to 60000, 100 when MS is omitted: report --time)" },
+	{ .kind = OPTION_CALLBACK, .long_name = "timeline", .argh = "MS", .flags = OPTF_OPTARG,
+	  .cb = time_buckets, .help = "a time line: --time-buckets of MS ms, 10 when omitted "
+	  "(report --time; --format speedscope adds a flame chart per thread)" },
 	OPT_FLAG(0, "no-buildid-cache", &env.no_buildid_cache, "don't copy the sampled objects "
 		 "into the build-id cache (also HSBPF_NO_BUILDID_CACHE=1)"),
 	OPT_STRING(0, "buildid-dir", &env.buildid_dir, "DIR", "the build-id cache (default "

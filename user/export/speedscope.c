@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* speedscope export: report's resolved stacks grouped by process, one sampled profile each,
- * the heaviest first (the one speedscope opens with). */
+ * the heaviest first (the one speedscope opens with); with time buckets (record --timeline),
+ * one evented profile per thread after them too: its time line as a flame chart. */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 #include "lib/json_writer.h"
 #include "export/pprof.h"
 #include "export/speedscope.h"
+#include "report/sample_filter.h"
 
 struct proc {
 	u32 pid;
@@ -66,6 +68,148 @@ static int write_frames(const struct callchain *cc, json_writer_t *w)
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 	free(first);
+	return 0;
+}
+
+/* ---- the time line: one evented profile per thread, from the time buckets ---- */
+
+struct tl_entry {
+	u32 pid, tid, time;
+	u32 stack;		/* in cc->stacks */
+};
+
+static int cmp_tl(const void *a, const void *b)
+{
+	const struct tl_entry *x = a, *y = b;
+	const struct callchain_stack *s, *t;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	/* within a bucket the order is not known: stacks root first in order, so that the
+	 * ones sharing callers are drawn side by side */
+	s = &sort_cc->stacks[x->stack];
+	t = &sort_cc->stacks[y->stack];
+	for (u32 i = 0; i < s->nr && i < t->nr; i++) {
+		u32 f = sort_cc->frames[s->first + s->nr - 1 - i].func;
+		u32 g = sort_cc->frames[t->first + t->nr - 1 - i].func;
+
+		if (f != g)
+			return f < g ? -1 : 1;
+	}
+	if (s->nr != t->nr)
+		return s->nr < t->nr ? -1 : 1;
+	return x->stack < y->stack ? -1 : x->stack > y->stack;
+}
+
+/* the function at depth d of a stack (root first); cc->nr_funcs for a lost stack's frame */
+static u32 func_at(const struct callchain *cc, const struct callchain_stack *st, u32 d)
+{
+	return st->nr ? cc->frames[st->first + st->nr - 1 - d].func : cc->nr_funcs;
+}
+
+static void event(json_writer_t *w, const char *type, u32 frame, u64 at)
+{
+	jsonw_start_object(w);
+	jsonw_string_field(w, "type", type);
+	jsonw_uint_field(w, "frame", frame);
+	jsonw_uint_field(w, "at", at);
+	jsonw_end_object(w);
+}
+
+/* one thread's entries [e, e + n): each bucket's stacks side by side from the bucket's start,
+ * each as long as its weight (CPU time: a thread has at most the bucket's) or, for other
+ * units, its share of the bucket; frames shared by neighbours stay open */
+static void write_thread(const struct callchain *cc, struct symbolizer *sy, const struct tl_entry *e,
+			 size_t n, json_writer_t *w)
+{
+	const struct profile *p = cc->p;
+	const u64 len = p->meta.time_bucket_ns;
+	bool ns = !strcmp(p->meta.unit, "ns");
+	const struct callchain_stack *open = NULL;
+	u32 depth = 0;	/* frames of open that are open */
+	const char *comm = symbolizer__comm(sy, e->pid, cc->stacks[e->stack].exec_ns);
+	char title[160];
+	u64 at = 0, end;
+
+	comm = sample_filter__thread_comm(p, e->pid, e->tid, comm ? comm : "");
+	snprintf(title, sizeof(title), "%s (pid %u, tid %u): time line", comm && *comm ? comm :
+		 "[unknown]", e->pid, e->tid);
+	jsonw_start_object(w);
+	jsonw_string_field(w, "type", "evented");
+	jsonw_string_field(w, "name", title);
+	jsonw_string_field(w, "unit", "nanoseconds");
+	jsonw_uint_field(w, "startValue", (u64)e->time * len);
+	end = ((u64)e[n - 1].time + 1) * len;
+	jsonw_uint_field(w, "endValue", end);
+	jsonw_name(w, "events");
+	jsonw_start_array(w);
+	for (size_t i = 0; i < n;) {
+		size_t j;
+		u64 sum = 0, start = (u64)e[i].time * len;
+
+		for (j = i; j < n && e[j].time == e[i].time; j++)
+			sum += cc->stacks[e[j].stack].weight;
+		if (at < start) {	/* a gap: every frame closes */
+			while (depth)
+				event(w, "C", func_at(cc, open, --depth), at);
+			at = start;
+		}
+		for (; i < j; i++) {
+			const struct callchain_stack *st = &cc->stacks[e[i].stack];
+			u32 nr = st->nr ? st->nr : 1, keep = 0;
+			u64 dur = !sum ? 0 : ns && sum <= len ? st->weight : len * st->weight / sum;
+
+			if (!dur)
+				continue;
+			while (keep < depth && keep < nr && func_at(cc, open, keep) == func_at(cc, st, keep))
+				keep++;
+			while (depth > keep)
+				event(w, "C", func_at(cc, open, --depth), at);
+			for (; depth < nr; depth++)
+				event(w, "O", func_at(cc, st, depth), at);
+			open = st;
+			at += dur;
+		}
+	}
+	while (depth)
+		event(w, "C", func_at(cc, open, --depth), at);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+/* the evented profiles of a profile with time buckets, one per thread (per process without
+ * thread keys); 0 or -ENOMEM */
+static int write_timelines(const struct callchain *cc, struct symbolizer *sy, json_writer_t *w)
+{
+	const struct profile *p = cc->p;
+	struct tl_entry *e;
+	size_t n = 0;
+
+	if (!p->meta.time_bucket_ns || !profile__has_key(p, "time") || !p->nr_stack_sample_keys)
+		return 0;
+	e = calloc(cc->nr_stacks + 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	for (size_t i = 0; i < cc->nr_stacks; i++) {
+		const struct callchain_stack *st = &cc->stacks[i];
+		const struct profile_sample_key *k = profile__stack_sample_key(p, st->sample);
+
+		e[n++] = (struct tl_entry){ .pid = st->pid, .tid = k->tid ? k->tid : st->pid,
+					    .time = k->time, .stack = i };
+	}
+	sort_cc = cc;
+	qsort(e, n, sizeof(*e), cmp_tl);
+	sort_cc = NULL;
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i; j < n && e[j].pid == e[i].pid && e[j].tid == e[i].tid; j++)
+			;
+		write_thread(cc, sy, e + i, j - i, w);
+	}
+	free(e);
 	return 0;
 }
 
@@ -147,6 +291,8 @@ int speedscope__write(const struct callchain *cc, struct symbolizer *sy, const c
 		jsonw_end_array(w);
 		jsonw_end_object(w);
 	}
+	if (write_timelines(cc, sy, w))
+		goto cleanup;
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 	err = 0;

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* perf.data to an hsbpf profile: IP samples aggregated like the BPF side does, process
  * history from the mmap/comm/fork records, build-ids from the feature section, branch stacks
- * as edges and fall-through ranges; recorded paths mapped to local files (--symfs, --binary). */
+ * as edges and fall-through ranges; recorded paths mapped to local files (--symfs, --binary).
+ * Names perf report would find here are taken as it takes them: JIT code's from the perf map
+ * files the processes left (owned by root or the user importing), kernel frames' from this
+ * machine's kallsyms when the recording's kernel is the running one. */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +16,10 @@
 #include "import/perf_import.h"
 #include "import/perf_unwind.h"
 #include "record/sideband.h"
+#include <sys/utsname.h>
+#include <unistd.h>
+#include "symbols/jitmap.h"
+#include "symbols/ksyms.h"
 
 struct slot {
 	u32 pid, flags;
@@ -69,8 +76,10 @@ struct importer {
 	struct perf_event_attr attr;	/* a copy: the reader's goes with it */
 	bool have_attr;
 	bool localized;		/* recorded paths made local */
-	/* --call-graph dwarf: the user stacks unwound from perf's copies (with the history
-	 * read first, so the samples are tagged by their time) */
+	/* the history is read first and sorted: the samples are tagged by their time (perf
+	 * writes each CPU's buffer in turn, so records come in time order per CPU only) */
+	bool sorted;
+	/* --call-graph dwarf: the user stacks unwound from perf's copies */
 	struct perf_unwind *unwinder;
 	u64 ips[HSBPF_MAX_FRAMES];
 };
@@ -82,7 +91,7 @@ static u64 exec_time(struct importer *im, u32 pid, u64 t)
 	const struct exec_rec *e = im->all_execs;
 	size_t lo = 0, hi = im->nr_all_execs;
 
-	if (!im->unwinder) {
+	if (!im->sorted) {
 		for (size_t i = 0; i < im->nr_execs; i++)
 			if (im->execs[i].pid == pid)
 				return im->execs[i].time;
@@ -119,7 +128,7 @@ static u64 map_time(struct importer *im, u32 pid, u64 t, u64 exec_ns)
 
 	if (t == UINT64_MAX)
 		return 0;	/* no sample times */
-	if (!im->unwinder) {
+	if (!im->sorted) {
 		for (size_t i = 0; i < im->nr_maps; i++)
 			if (im->maps[i].pid == pid) {
 				m = im->maps[i].last <= t ? im->maps[i].last :
@@ -203,6 +212,11 @@ static int on_build_id(void *ctx, const char *path, const u8 *id, size_t len)
 {
 	struct importer *im = ctx;
 
+	/* --buildid-mmap repeats an object's build-id in each of its mmap records */
+	for (size_t i = im->nr_ids; i-- > 0;)
+		if (im->ids[i].len == len && !memcmp(im->ids[i].id, id, len < 20 ? len : 20) &&
+		    !strcmp(im->ids[i].path, path))
+			return 0;
 	if (array__reserve((void **)&im->ids, &im->cap_ids, im->nr_ids + 1, sizeof(*im->ids)))
 		return -ENOMEM;
 	im->ids[im->nr_ids].path = strdup(path);
@@ -326,9 +340,13 @@ static int on_sample(void *ctx, const struct perf_sample *s)
 	 * user part out of its callchain (exclude_callchain_user); the registers say whether the
 	 * task had a user side (abi 0 and no user frame: a kernel thread; abi 0 with one is
 	 * counted as a copy without registers) */
-	if (im->unwinder && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) &&
+	if (im->sorted && (s->attr->sample_type & PERF_SAMPLE_STACK_USER) &&
 	    (has_user_stack(s) || (s->pid && (s->regs_abi || s->copy_err)))) {
-		int r = perf_unwind__sample(im->unwinder, s, im->ips, &uw);
+		int r;
+
+		if (!im->unwinder && !(im->unwinder = perf_unwind__new(im->p)))
+			return -ENOMEM;
+		r = perf_unwind__sample(im->unwinder, s, im->ips, &uw);
 
 		if (r < 0)
 			return r;
@@ -546,7 +564,7 @@ static int localize(struct importer *im)
 	return 0;
 }
 
-/* --call-graph dwarf: the whole process history is known; the samples come next */
+/* the whole process history is known; the samples come next */
 static int on_samples_begin(void *ctx)
 {
 	struct importer *im = ctx;
@@ -559,8 +577,8 @@ static int on_samples_begin(void *ctx)
 	if (im->nr_all_maps)
 		qsort(im->all_maps, im->nr_all_maps, sizeof(*im->all_maps), cmp_exec);
 	profile__finish(im->p);
-	im->unwinder = perf_unwind__new(im->p);
-	return im->unwinder ? 0 : -ENOMEM;
+	im->sorted = true;
+	return 0;
 }
 
 /* what unwinding perf's stack copies gave, and what it could not do: never silently */
@@ -592,6 +610,134 @@ static void unwind_summary(struct importer *im, struct profile *p)
 	if (u->empty_copy)
 		warning("%llu user stacks had an empty stack copy: their sampled frame only (as "
 			"unreadable)", (unsigned long long)u->empty_copy);
+}
+
+/* ---- names perf report finds on this machine ---- */
+
+/* JIT code: the perf map file each sampled process left, read as perf report reads it */
+static int jit_names(struct importer *im, struct profile *p)
+{
+	const char *dir = im->o->jit_dir ? im->o->jit_dir : JITMAP_DIR;
+	struct jitmaps *j = jitmaps__new(dir);
+	u32 last = 0;
+	int err = 0;
+
+	if (!j)
+		return -ENOMEM;
+	/* the slots come in sample order: a pid is mostly tried once */
+	for (size_t i = 0; i < im->nr_slots + im->nr_raw && !err; i++) {
+		u32 pid = i < im->nr_slots ? im->slots[i].pid : im->raw[i - im->nr_slots].pid;
+		size_t before = p->nr_jitsyms;
+		int r;
+
+		if (!pid || pid == (u32)-1 || pid == last)
+			continue;
+		last = pid;
+		err = jitmaps__follow_gone(j, pid, geteuid());
+		r = err ? 0 : jitmaps__read(j, p, pid, 0);
+		if (r == -ENOMEM)
+			err = r;
+		else if (r == -EPERM)
+			warning("'%s/perf-%u.map' is not read (a link, no regular file, or owned by "
+				"neither root nor you): the JIT frames of %u stay unnamed", dir, pid, pid);
+		else if (p->nr_jitsyms > before)
+			note("import: %zu JIT names from '%s/perf-%u.map'", p->nr_jitsyms - before,
+			     dir, pid);
+	}
+	jitmaps__free(j);
+	return err;
+}
+
+bool perf_import__same_kernel(const struct perf_import_kernel *rec,
+			      const struct perf_import_kernel *run, char *why, size_t size)
+{
+	char a[48], b[48];
+
+	if (rec->id_len && run->id_len) {
+		build_id__hex(rec->id, rec->id_len, a, sizeof(a));
+		build_id__hex(run->id, run->id_len, b, sizeof(b));
+		if (rec->id_len != run->id_len || memcmp(rec->id, run->id, rec->id_len)) {
+			snprintf(why, size, "the recording's kernel (build-id %s) is not the running "
+				 "one (build-id %s)", a, b);
+			return false;
+		}
+		snprintf(why, size, "the recording's kernel build-id (%s) is the running kernel's", a);
+	} else if (rec->release[0] && run->release[0]) {
+		if (strcmp(rec->release, run->release)) {
+			snprintf(why, size, "the recording's kernel (%s) is not the running one (%s)",
+				 rec->release, run->release);
+			return false;
+		}
+		snprintf(why, size, "the recording's kernel release (%s) is the running kernel's "
+			 "(no build-id to compare)", rec->release);
+	} else {
+		snprintf(why, size, "the recording says nothing of its kernel (no build-id, no "
+			 "os release)");
+		return false;
+	}
+	if (rec->text && run->text && rec->text != run->text) {
+		snprintf(why, size, "the kernel's text was at %#llx when recorded and is at %#llx "
+			 "now (another boot)", (unsigned long long)rec->text,
+			 (unsigned long long)run->text);
+		return false;
+	}
+	return true;
+}
+
+/* where the running kernel's text starts (kallsyms' _text), 0 if not shown */
+static u64 kallsyms_text(const char *path)
+{
+	unsigned long long addr;
+	char line[512], type, name[256];
+	u64 text = 0;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	while (!text && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 && !strcmp(name, "_text"))
+			text = addr;
+	fclose(f);
+	return text;
+}
+
+/* kernel frames: named from this machine's kallsyms when the recording's kernel is this one */
+static int kernel_names(struct importer *im, struct profile *p, const struct perf_data_stats *st)
+{
+	const char *kallsyms = im->o->kallsyms ? im->o->kallsyms : "/proc/kallsyms";
+	struct perf_import_kernel rec = { .text = st->kernel_map ? st->kernel_start : 0 }, run = {};
+	struct utsname u;
+	bool any = false;
+	char why[256];
+	int err;
+
+	for (size_t i = 0; i < im->nr_slots && !any; i++)
+		any = im->slots[i].flags & HSBPF_KEY_KERNEL;
+	for (size_t i = 0; i < im->nr_raw && !any; i++)
+		any = im->raw[i].knr;
+	if (!any)
+		return 0;
+	for (size_t i = 0; i < im->nr_ids; i++)
+		if (!strncmp(im->ids[i].path, "[kernel.kallsyms]", 17)) {
+			rec.id_len = im->ids[i].len < 20 ? im->ids[i].len : 20;
+			memcpy(rec.id, im->ids[i].id, rec.id_len);
+		}
+	snprintf(rec.release, sizeof(rec.release), "%s", st->os_release);
+	if (build_id__kernel(im->o->kernel_notes ? im->o->kernel_notes : "/sys/kernel/notes",
+			     run.id, sizeof(run.id), &run.id_len))
+		run.id_len = 0;
+	if (!uname(&u))
+		snprintf(run.release, sizeof(run.release), "%s", u.release);
+	run.text = kallsyms_text(kallsyms);
+	if (!perf_import__same_kernel(&rec, &run, why, sizeof(why))) {
+		warning("kernel frames stay unnamed: %s", why);
+		return 0;
+	}
+	err = ksyms__save_for_samples(p, kallsyms);
+	if (!err)
+		note("import: kernel frames named from '%s' (%zu symbols): %s", kallsyms, p->nr_ksyms,
+		     why);
+	return err;
 }
 
 int perf_import__run(const char *path, const struct perf_import_opts *o, struct profile *p)
@@ -645,6 +791,13 @@ int perf_import__run(const char *path, const struct perf_import_opts *o, struct 
 	}
 	if (im.unwinder)
 		unwind_summary(&im, p);
+	err = jit_names(&im, p);
+	if (!err)
+		err = kernel_names(&im, p, &st);
+	if (err)
+		goto out;
+	snprintf(p->meta.kernel, sizeof(p->meta.kernel), "%.*s", (int)sizeof(p->meta.kernel) - 1,
+		 st.os_release);
 	if (im.have_attr)
 		event_name(&im.attr, &p->meta);
 	snprintf(p->meta.target, sizeof(p->meta.target), "imported: %s", path);

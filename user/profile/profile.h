@@ -326,6 +326,10 @@ struct profile {
 	struct profile_jitsym *jitsyms;		/* sorted by (pid, start, line) */
 	size_t nr_jitsyms, cap_jitsyms;
 	struct strtab strs;
+	/* in memory only: a report's filters took samples out (sample_filter__apply), so the
+	 * stats that cannot follow them are the whole profile's and say so */
+	bool filtered;
+	u64 filtered_out;	/* ... the samples taken out */
 };
 
 struct profile *profile__new(void);

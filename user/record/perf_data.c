@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* perf.data, read field by field with bounds checks: the header and its sections, each
  * attribute (however old its size) with its ids, records with sample_id_all trailers, samples
- * up to the branch stack (with or without the hardware index), and HEADER_BUILD_ID. */
+ * up to the branch stack (with or without the hardware index), HEADER_BUILD_ID (and the
+ * build-ids of --buildid-mmap's records) and HEADER_OSRELEASE. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 
 #define PERF_MAGIC2 0x32454c4946524550ull	/* "PERFILE2" */
 #define HEADER_BUILD_ID 2
+#define HEADER_OSRELEASE 4
 #ifndef PERF_RECORD_MISC_BUILD_ID_SIZE
 #define PERF_RECORD_MISC_BUILD_ID_SIZE (1 << 15)
 #endif
@@ -44,6 +46,7 @@ struct reader {
 	size_t nr_attrs;
 	const struct perf_data_callbacks *cb;
 	struct perf_data_stats *st;
+	bool build_ids;		/* an attribute asked for build-ids in mmap records */
 	struct perf_branch branches[PERF_DATA_MAX_BRANCHES];
 	u64 callchain[PERF_DATA_MAX_CALLCHAIN];
 	u64 regs[64];
@@ -314,14 +317,25 @@ static int parse_record(struct reader *r, const struct perf_event_header *h, con
 	case PERF_RECORD_MMAP2: {
 		u32 pid = rd32(&c), prot = 4;
 		u64 start, len, pgoff;
+		const u8 *id = NULL;
 		const char *path;
+		u8 id_len = 0;
 
 		rd32(&c);
 		start = rd64(&c);
 		len = rd64(&c);
 		pgoff = rd64(&c);
 		if (h->type == PERF_RECORD_MMAP2) {
-			skip(&c, 24);	/* maj, min, ino, generation or the build-id */
+			/* maj, min, ino, generation, or (--buildid-mmap) the build-id: its size,
+			 * 3 reserved bytes, 20 of id. The kernel shares the record among its
+			 * listeners and leaves the flag set after one that asked for build-ids:
+			 * a recording that did not ask (no attr.build_id) has maj/min/ino there */
+			if ((h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) && r->build_ids && c.end - c.p >= 24 &&
+			    c.p[0] && c.p[0] <= 20 && !c.p[1] && !c.p[2] && !c.p[3]) {
+				id_len = c.p[0];
+				id = c.p + 4;
+			}
+			skip(&c, 24);
 			prot = rd32(&c);
 			rd32(&c);
 		}
@@ -329,6 +343,17 @@ static int parse_record(struct reader *r, const struct perf_event_header *h, con
 		if (!path)
 			return bad(r, "an mmap record is malformed");
 		r->st->mmaps++;
+		/* the kernel's text, where it was (perf synthesizes it, pid -1) */
+		if (pid == (u32)-1 && !strncmp(path, "[kernel.kallsyms]", 17)) {
+			r->st->kernel_map = true;
+			r->st->kernel_start = start;
+		}
+		if (id_len && cb->build_id) {
+			int err = cb->build_id(cb->ctx, path, id, id_len);
+
+			if (err)
+				return err;
+		}
 		if (!(prot & 4) || !cb->mmap)
 			return 0;
 		return cb->mmap(cb->ctx, pid, start, len, pgoff, path, trailer_time(r, end, c.p));
@@ -438,6 +463,7 @@ static int parse_attrs(struct reader *r, const struct file_header *fh)
 		if (!r->attrs[i].ids)
 			return -ENOMEM;
 		memcpy(r->attrs[i].ids, r->base + ids.offset, ids.size);
+		r->build_ids |= r->attrs[i].attr.build_id;
 		r->nr_attrs++;
 	}
 	r->st->nr_attrs = r->nr_attrs;
@@ -487,28 +513,49 @@ static int parse_data(struct reader *r, const struct file_header *fh, int pass)
 	return err;
 }
 
-/* feature sections follow the data, one per set bit, in bit order */
+/* feature index feat's section (sections follow the data, one per set bit, in bit order):
+ * 0 and *fs set, 1 without the feature, or -EINVAL after reporting */
+static int feature_section(const struct reader *r, const struct file_header *fh, int feat,
+			   struct section *fs)
+{
+	size_t at = fh->data.offset + fh->data.size;
+	int before = __builtin_popcountll(fh->features[0] & ((1ull << feat) - 1));
+
+	if (!((fh->features[0] >> feat) & 1))
+		return 1;
+	if (at > r->size || (r->size - at) / sizeof(*fs) <= (size_t)before)
+		return fail(-EINVAL, "'%s' is truncated: its feature sections are missing", r->name);
+	memcpy(fs, r->base + at + before * sizeof(*fs), sizeof(*fs));
+	return in_file(r, fs) ? 0 : bad(r, "a feature section is out of bounds");
+}
+
+/* HEADER_OSRELEASE: a perf string (u32 length, then the text padded with NULs) */
+static int parse_os_release(struct reader *r, const struct section *s)
+{
+	const u8 *p = r->base + s->offset;
+	u32 len;
+
+	if (s->size < 4)
+		return bad(r, "the os release section is malformed");
+	memcpy(&len, p, 4);
+	if (len > s->size - 4)
+		return bad(r, "the os release section is malformed");
+	snprintf(r->st->os_release, sizeof(r->st->os_release), "%.*s", (int)strnlen((const char *)p + 4, len),
+		 (const char *)p + 4);
+	return 0;
+}
+
 static int parse_features(struct reader *r, const struct file_header *fh)
 {
 	struct section fs;
-	size_t at = fh->data.offset + fh->data.size;
-	int before = __builtin_popcountll(fh->features[0] & ((1ull << HEADER_BUILD_ID) - 1));
+	int err = feature_section(r, fh, HEADER_OSRELEASE, &fs);
 
-	if (!((fh->features[0] >> HEADER_BUILD_ID) & 1))
-		return 0;
-	if (at > r->size || (r->size - at) / sizeof(fs) <= (size_t)before)
-		return fail(-EINVAL, "'%s' is truncated: its feature sections are missing", r->name);
-	memcpy(&fs, r->base + at + before * sizeof(fs), sizeof(fs));
-	return in_file(r, &fs) ? parse_build_ids(r, &fs) : bad(r, "build-id section out of bounds");
-}
-
-/* does any attribute copy user stacks (perf record --call-graph dwarf)? */
-static bool copies_stacks(const struct reader *r)
-{
-	for (size_t i = 0; i < r->nr_attrs; i++)
-		if (r->attrs[i].attr.sample_type & PERF_SAMPLE_STACK_USER)
-			return true;
-	return false;
+	if (!err)
+		err = parse_os_release(r, &fs);
+	if (err < 0)
+		return err;
+	err = feature_section(r, fh, HEADER_BUILD_ID, &fs);
+	return err ? (err < 0 ? err : 0) : parse_build_ids(r, &fs);
 }
 
 int perf_data__parse(const void *buf, size_t size, const char *name,
@@ -526,7 +573,7 @@ int perf_data__parse(const void *buf, size_t size, const char *name,
 	err = parse_attrs(&r, &fh);
 	if (err)
 		goto out;
-	two_pass = cb->history_first && copies_stacks(&r);
+	two_pass = cb->history_first;
 	if (two_pass) {
 		err = parse_data(&r, &fh, PASS_HISTORY);
 		if (!err)

@@ -51,10 +51,11 @@ struct perf_data_callbacks {
 	int (*mmap)(void *ctx, u32 pid, u64 start, u64 len, u64 pgoff, const char *path, u64 time);
 	int (*comm)(void *ctx, u32 pid, const char *comm, bool exec, u64 time);
 	int (*fork)(void *ctx, u32 pid, u32 ppid, u64 time);
+	/* the build-id section's records, and those of --buildid-mmap's mmap records */
 	int (*build_id)(void *ctx, const char *path, const u8 *id, size_t len);
-	/* set: when a sample copies user stacks (--call-graph dwarf), the records are read in
-	 * two passes, the process history and build-ids first, then the samples, and
-	 * samples_begin (when set) is called between them */
+	/* set: the records are read in two passes, the process history and build-ids first,
+	 * then the samples, and samples_begin (when set) is called between them (perf writes
+	 * each CPU's buffer in turn: a sample may come after a later mmap record) */
 	bool history_first;
 	int (*samples_begin)(void *ctx);
 };
@@ -62,6 +63,11 @@ struct perf_data_callbacks {
 struct perf_data_stats {
 	u64 samples, mmaps, comms, forks, lost, unknown, build_ids;
 	u32 nr_attrs;
+	/* what the file says of the recording's kernel: where its text was (the synthesized
+	 * [kernel.kallsyms] mapping), and its release (HEADER_OSRELEASE, "" without) */
+	bool kernel_map;
+	u64 kernel_start;
+	char os_release[65];
 };
 
 /* parse a whole perf.data in memory; 0, or -EINVAL after reporting what is wrong */

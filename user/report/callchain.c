@@ -39,6 +39,11 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 		const struct profile_stack *u = profile__stack(p, ss->user);
 
 		e->samples += ss->count;
+		/* filtered: the frames of the samples kept (the stats count all of them) */
+		if (p->filtered && u && u->end != PROFILE_STACK_LOST) {
+			e->frames += (u64)u->nr * ss->count;
+			e->fp_frames += (u64)u->nr_fp * ss->count;
+		}
 		if (!u)
 			e->by_end[HSBPF_STACK_NO_USER] += ss->count;
 		else if (u->end == PROFILE_STACK_LOST)
@@ -46,13 +51,17 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 		else if (u->end < HSBPF_STACK_NR)
 			e->by_end[u->end] += ss->count;
 	}
-	e->frames = p->stats.stack_frames;
-	e->fp_frames = p->stats.stack_fp_frames;
+	if (!p->filtered) {
+		e->frames = p->stats.stack_frames;
+		e->fp_frames = p->stats.stack_fp_frames;
+	}
 }
 
 void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
+	/* the counts kept apart from the samples cannot follow a filter: said to be the whole's */
+	const char *whole = p->filtered ? " (in the whole profile)" : "";
 	struct callchain_ends e;
 	u64 user;
 	bool first = true;
@@ -89,25 +98,25 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	fputc('\n', out);
 	if (p->stats.stack_late_unwound)
 		fprintf(out, "%s%" PRIu64 " stacks were unwound in user space from a copy of the stack: their "
-			"program's tables were not in the kernel yet (its first milliseconds)\n", prefix,
-			p->stats.stack_late_unwound);
+			"program's tables were not in the kernel yet (its first milliseconds)%s\n", prefix,
+			p->stats.stack_late_unwound, whole);
 	if (p->stats.stack_late_full || p->stats.stack_late_dropped)
 		fprintf(out, "%sWARNING: %" PRIu64 " stacks the kernel could not unwind yet were not copied "
-			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"\n",
+			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"%s\n",
 			prefix, p->stats.stack_late_full + p->stats.stack_late_dropped, p->stats.stack_late_full,
-			p->stats.stack_late_dropped);
+			p->stats.stack_late_dropped, whole);
 	if (p->stats.stacks_full)
 		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
 			"full, or its bucket busy): their samples are kept without frames (raise "
-			"--map-entries if full)\n", prefix, p->stats.stacks_full);
+			"--map-entries if full)%s\n", prefix, p->stats.stacks_full, whole);
 	if (p->stats.stack_keys_full)
 		fprintf(out, "%sWARNING: %" PRIu64 " samples are in the flat profile but not in the call "
-			"graphs: the stack-sample map was full (raise --map-entries)\n", prefix,
-			p->stats.stack_keys_full);
+			"graphs: the stack-sample map was full (raise --map-entries)%s\n", prefix,
+			p->stats.stack_keys_full, whole);
 	if (p->stats.unwind_objects_full || p->stats.unwind_map_full)
 		fprintf(out, "%sWARNING: the unwind tables were full: %" PRIu64 " objects and %" PRIu64
-			" mappings are unwound by frame pointers\n", prefix, p->stats.unwind_objects_full,
-			p->stats.unwind_map_full);
+			" mappings are unwound by frame pointers%s\n", prefix, p->stats.unwind_objects_full,
+			p->stats.unwind_map_full, whole);
 }
 
 /* ---- resolving ---- */

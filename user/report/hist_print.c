@@ -96,6 +96,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 {
 	const struct profile_meta *m = &p->meta;
 	char a[4 * sizeof(m->target)], b[4 * sizeof(m->host)], c[4 * sizeof(m->kernel)];
+	/* the counts kept apart from the samples cannot follow a filter: said to be the whole's */
+	const char *whole = p->filtered ? " (in the whole profile)" : "";
 
 	fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
 	if (m->freq)
@@ -107,7 +109,9 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	else
 		fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
 			(u64)h->total);
-	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
+	if (p->filtered)
+		fprintf(out, " (the filters left out %" PRIu64 ")", p->filtered_out);
+	fprintf(out, ", %" PRIu64 " dropped%s\n", p->stats.dropped_full, whole);
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
 		int n;
@@ -126,22 +130,22 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	}
 	if (p->stats.dropped_full)
 		fprintf(out, "# WARNING: %" PRIu64 " samples were dropped because the sample map was "
-			"full (raise --map-entries)\n", p->stats.dropped_full);
+			"full (raise --map-entries)%s\n", p->stats.dropped_full, whole);
 	if (p->stats.sideband_lost)
 		fprintf(out, "# WARNING: the kernel lost %" PRIu64 " mmap/comm records: some samples "
-			"may be [unknown]\n", p->stats.sideband_lost);
+			"may be [unknown]%s\n", p->stats.sideband_lost, whole);
 	if (p->stats.jit_malformed)
 		fprintf(out, "# WARNING: %" PRIu64 " malformed lines of perf map files (JIT symbols) "
-			"were skipped\n", p->stats.jit_malformed);
+			"were skipped%s\n", p->stats.jit_malformed, whole);
 	if (p->stats.jit_ignored)
 		fprintf(out, "# WARNING: %" PRIu64 " perf map files were ignored as untrusted (owner, "
-			"or not a file; record -v says why)\n", p->stats.jit_ignored);
+			"or not a file; record -v says why)%s\n", p->stats.jit_ignored, whole);
 	if (p->stats.jit_capped)
 		fprintf(out, "# WARNING: %" PRIu64 " perf map files were too large: read only up to "
-			"the bound (docs/symbols.md)\n", p->stats.jit_capped);
+			"the bound (docs/symbols.md)%s\n", p->stats.jit_capped, whole);
 	if (p->stats.rearm_lost)
 		fprintf(out, "# WARNING: %" PRIu64 " randomized re-arms were lost: those intervals "
-			"kept the previous period\n", p->stats.rearm_lost);
+			"kept the previous period%s\n", p->stats.rearm_lost, whole);
 	if (offcpu__in_profile(p))
 		offcpu__print_header(p, "# ", out);
 	if (p->nr_stack_samples)
@@ -151,15 +155,15 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		double mean = (double)st->interval_sum / st->intervals;
 
 		fprintf(out, "# intervals: mean %.0f, min %" PRIu64 ", max %" PRIu64 " %s over %" PRIu64
-			" samples; %.2f%% outside the window", mean, st->interval_min, st->interval_max,
-			m->unit, st->intervals, 100.0 * st->interval_outside / st->intervals);
+			" samples%s; %.2f%% outside the window", mean, st->interval_min, st->interval_max,
+			m->unit, st->intervals, whole, 100.0 * st->interval_outside / st->intervals);
 		if (st->intervals_armed)
 			fprintf(out, "; mean |measured - drawn| %.0f %s", (double)st->interval_err_sum /
 				st->intervals_armed, m->unit);
 		fprintf(out, "\n");
 		if (st->rearm_late || st->rearm_failed)
 			fprintf(out, "# WARNING: %" PRIu64 " re-arms came too late to meet their draw, %"
-				PRIu64 " failed\n", st->rearm_late, st->rearm_failed);
+				PRIu64 " failed%s\n", st->rearm_late, st->rearm_failed, whole);
 	}
 	fprintf(out, "#\n");
 }
@@ -261,6 +265,9 @@ static void print_json(const struct hist *h, const struct profile *p, size_t lim
 	jsonw_string_field(w, "target", m->target);
 	jsonw_uint_field(w, "total_samples", (u64)h->total);
 	jsonw_uint_field(w, "total_weight", h->total_weight);
+	/* filtered: total_samples are the filters'; dropped to jit_capped the whole profile's */
+	if (p->filtered)
+		jsonw_uint_field(w, "filtered_out", p->filtered_out);
 	jsonw_uint_field(w, "dropped", p->stats.dropped_full);
 	jsonw_uint_field(w, "sideband_lost", p->stats.sideband_lost);
 	jsonw_uint_field(w, "rearm_lost", p->stats.rearm_lost);

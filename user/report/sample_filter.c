@@ -235,6 +235,30 @@ int sample_filter__apply(const struct sample_filter *f, struct profile *p, struc
 	p->nr_stack_samples = o;
 	if (p->nr_stack_sample_keys)
 		p->nr_stack_sample_keys = o;
+	p->filtered = true;
+	p->filtered_out += *dropped;
 	free(c.cpus);
+	return 0;
+}
+
+int sample_filter__keep(const struct sample_filter *f, struct profile *p, struct symbolizer *sy,
+			const char *name)
+{
+	struct symbolizer *own = NULL;
+	u64 dropped = 0;
+	int err;
+
+	if (!sample_filter__active(f))
+		return 0;
+	if (!sy && !(sy = own = symbolizer__new(p)))
+		return fail(-ENOMEM, "cannot read '%s': %s", name, strerror(ENOMEM));
+	err = sample_filter__apply(f, p, sy, &dropped);
+	symbolizer__free(own);
+	if (err)
+		return err;
+	if (dropped)
+		debug("the filters left out %" PRIu64 " samples of '%s'", dropped, name);
+	if (!profile__total_samples(p) && !p->nr_stack_samples)
+		return fail(-ENODATA, "the filters leave no samples of '%s'", name);
 	return 0;
 }

@@ -32,6 +32,10 @@ bool sample_filter__active(const struct sample_filter *f);
  * was recorded without), -ENOMEM. *dropped: the samples taken out */
 int sample_filter__apply(const struct sample_filter *f, struct profile *p, struct symbolizer *sy,
 			 u64 *dropped);
+/* the same for a command that draws or compares name's samples (flamegraph, diff): with
+ * sy NULL a symbolizer of its own names them; -ENODATA after saying so when none is left */
+int sample_filter__keep(const struct sample_filter *f, struct profile *p, struct symbolizer *sy,
+			const char *name);
 /* the name a sample's thread had (its thread name, else its command), for comm columns */
 const char *sample_filter__thread_comm(const struct profile *p, u32 pid, u32 tid, const char *comm);
 

@@ -57,6 +57,44 @@ int build_id__read_fd(int fd, u8 *buf, size_t size, size_t *len)
 	return err;
 }
 
+int build_id__from_notes(const u8 *notes, size_t size, u8 *buf, size_t bufsize, size_t *len)
+{
+	size_t off = 0;
+
+	/* Elf_Nhdr: namesz, descsz, type; the name and the desc padded to 4 bytes */
+	while (size - off >= 12) {
+		u32 nh[3];
+		size_t name_end, desc_end;
+
+		memcpy(nh, notes + off, sizeof(nh));
+		name_end = off + 12 + (((size_t)nh[0] + 3) & ~(size_t)3);
+		desc_end = name_end + (((size_t)nh[1] + 3) & ~(size_t)3);
+		if (nh[0] > size || nh[1] > size || name_end > size || desc_end > size)
+			return -EINVAL;
+		if (nh[2] == NT_GNU_BUILD_ID && nh[0] == 4 && !memcmp(notes + off + 12, "GNU", 4)) {
+			*len = nh[1] < bufsize ? nh[1] : bufsize;
+			memcpy(buf, notes + name_end, *len);
+			return 0;
+		}
+		off = desc_end;
+	}
+	return -ENODATA;
+}
+
+int build_id__kernel(const char *notes_path, u8 *buf, size_t size, size_t *len)
+{
+	u8 notes[4096];
+	ssize_t n;
+	int fd = open(notes_path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, notes, sizeof(notes));
+	err = n < 0 ? -errno : build_id__from_notes(notes, n, buf, size, len);
+	close(fd);
+	return err;
+}
+
 void build_id__hex(const u8 *id, size_t len, char *out, size_t size)
 {
 	size_t i;

@@ -37,6 +37,7 @@ struct seen {
 	bool ignored;	/* counted in jit_ignored and said */
 	bool capped;	/* counted in jit_capped */
 	bool exited;
+	bool gone;	/* followed after the fact (an import's): its map is looked for in DIR */
 };
 
 struct jitmaps {
@@ -225,6 +226,17 @@ int jitmaps__target(struct jitmaps *j, const u32 *pids, size_t nr)
 	return 0;
 }
 
+int jitmaps__follow_gone(struct jitmaps *j, u32 pid, u32 uid)
+{
+	struct seen *e = follow(j, pid, false);
+
+	if (!e)
+		return -ENOMEM;
+	e->uid = uid;
+	e->gone = true;
+	return 0;
+}
+
 /* the processes p has heard of since the last look that are to be followed: targets'
  * children, or all */
 static int follow_new(struct jitmaps *j, const struct profile *p)
@@ -360,7 +372,7 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 
 	if (!e)
 		return -ENOMEM;
-	nspid = procfs__nspid(pid);
+	nspid = e->gone ? 0 : procfs__nspid(pid);
 	if (nspid)
 		snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, j->dir, nspid);
 	else

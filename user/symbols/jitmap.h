@@ -46,6 +46,10 @@ void jitmaps__set_limits(struct jitmaps *j, u64 per_map, u64 total, u64 per_scan
  * file, is ignored (p->stats.jit_ignored). The profile's jit_* counters are kept. 0, or -ENOENT
  * without a file or a live process, -EPERM for a map ignored, -errno */
 int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns);
+/* pid is followed though it has gone (a recording imported after the fact): its map is
+ * looked for in DIR under its recorded pid and taken only when owned by root or by uid (perf
+ * report's rule: the user reading it). Before jitmaps__read; 0 or -ENOMEM */
+int jitmaps__follow_gone(struct jitmaps *j, u32 pid, u32 uid);
 /* pid has exited: its map read a last time if it is followed, and not again */
 int jitmaps__exit(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns);
 /* follow the processes new in p that are targets, and read the maps of those alive, up to
