@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Is a prime period's lead over a randomized one on `fragmented` noise? The virtual PMU's
+# precise-prime and precise-random methods (hsbpf experiment --methods, docs/virtual-pmu.md)
+# on the fragmented kernel, NOISE_RUNS times. One emulation is deterministic for a given
+# environment, so each run adds a variable of a different length to the workload's
+# environment (37 bytes more each run): that moves the start-up work by a few instructions and with it where every
+# period falls, which is how the environment resamples a run (docs/virtual-pmu.md,
+# "Reproducible, for a given environment"). Prints AE and NRMSE per method with 95% intervals
+# over the runs, and the paired difference random - prime. Markdown.
+#   HSBPF=... bench/period_noise.sh     (PART=noise make bench-periods)
+# Environment: NOISE_RUNS (default 6), NOISE_QUICK (1: the kernel at 1/16 of its work, about
+# 5 s a run; default 0, full size, about 1.5 min of CPU a run), NOISE_WORKLOAD (fragmented).
+set -euo pipefail
+
+hsbpf=${HSBPF:?}
+here=$(cd "$(dirname "$0")" && pwd)
+runs=${NOISE_RUNS:-6}
+quick=${NOISE_QUICK:-0}
+workload=${NOISE_WORKLOAD:-fragmented}
+tmp=$(mktemp -d /tmp/hsbpf-period-noise-XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+args=(experiment --methods --method precise-prime,precise-random --only "$workload")
+[ "$quick" = 1 ] && args+=(--quick)
+: > "$tmp/rows"
+for k in $(seq 1 "$runs"); do
+	env HSBPF_BENCH_PAD="$(printf "%0$(( 37 * k ))d" 0)" "$hsbpf" "${args[@]}" -o "$tmp/$k" \
+		>/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
+	# "ae_prime nrmse_prime ae_random nrmse_random"
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+		{ v[$(col["method"])] = $(col["ae"]) " " $(col["nrmse"]) }
+		END { print v["precise-prime"], v["precise-random"] }' "$tmp/$k/methods.csv" >> "$tmp/rows"
+done
+
+ci() {
+	# shellcheck disable=SC2046
+	python3 "$here/ci.py" mean $(awk "{ printf \"%.6f \", $1 }" "$tmp/rows")
+}
+
+echo "| metric | precise-prime: mean [95% interval] | precise-random | random - prime [95% interval] | random lower in | each run: prime / random |"
+echo "|---|---|---|---|---|---|"
+for metric in AE NRMSE; do
+	p='$1' r='$3'
+	[ $metric = NRMSE ] && p='$2' r='$4'
+	read -r pm plo phi _ < <(ci "$p")
+	read -r rm rlo rhi _ < <(ci "$r")
+	read -r dm dlo dhi _ < <(ci "$r - $p")
+	wins=$(awk "$r < $p { n++ } END { print n + 0 }" "$tmp/rows")
+	each=$(awk "{ printf \"%.3f/%.3f \", $p, $r }" "$tmp/rows")
+	printf "| %s | %.4f [%.4f, %.4f] | %.4f [%.4f, %.4f] | %+.4f [%+.4f, %+.4f] | %d of %d runs | %s|\n" \
+		"$metric" "$pm" "$plo" "$phi" "$rm" "$rlo" "$rhi" "$dm" "$dlo" "$dhi" "$wins" "$runs" "$each"
+done
+echo
+echo "Command: PART=noise make bench-periods (NOISE_RUNS=$runs NOISE_QUICK=$quick NOISE_WORKLOAD=$workload), $(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r)"
