@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+#
 # 95% intervals for the period benchmarks (bench/period_*.sh), standard library only.
 #   ci.py mean V...            mean and Student's t interval: "mean lo hi n"
 #   ci.py ratio A1,B1 A2,B2 ...  mean(A) / mean(B) over paired blocks, percentile bootstrap
