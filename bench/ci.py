@@ -1,6 +1,5 @@
 #!/usr/bin/env python3
-#
-# 95% intervals for the period benchmarks (bench/period_*.sh), standard library only.
+# 95% intervals for the period benchmarks (bench/period_*.sh), standard library only. Usage:
 #   ci.py mean V...            mean and Student's t interval: "mean lo hi n"
 #   ci.py ratio A1,B1 A2,B2 ...  mean(A) / mean(B) over paired blocks, percentile bootstrap
 #                              (10,000 resamples of the blocks, fixed seed): "ratio lo hi n"
