@@ -5,8 +5,9 @@
 # environment, so each run adds a variable of a different length to the workload's
 # environment (37 bytes more each run): that moves the start-up work by a few instructions and with it where every
 # period falls, which is how the environment resamples a run (docs/virtual-pmu.md,
-# "Reproducible, for a given environment"). Prints AE and NRMSE per method with 95% intervals
-# over the runs, and the paired difference random - prime. Markdown.
+# "Reproducible, for a given environment"); an environment that moves nothing repeats a run
+# exactly and is not counted. Prints AE and NRMSE per method with 95% intervals over the
+# distinct runs, and the paired difference random - prime. Markdown.
 #   HSBPF=... bench/period_noise.sh     (PART=noise make bench-periods)
 # Environment: NOISE_RUNS (default 6), NOISE_QUICK (1: the kernel at 1/16 of its work, about
 # 5 s a run; default 0, full size, about 1.5 min of CPU a run), NOISE_WORKLOAD (fragmented).
@@ -23,14 +24,20 @@ trap 'rm -rf "$tmp"' EXIT
 args=(experiment --methods --method precise-prime,precise-random --only "$workload")
 [ "$quick" = 1 ] && args+=(--quick)
 : > "$tmp/rows"
-for k in $(seq 1 "$runs"); do
-	env HSBPF_BENCH_PAD="$(printf "%0$(( 37 * k ))d" 0)" "$hsbpf" "${args[@]}" -o "$tmp/$k" \
+# an environment that moves nothing repeats an earlier run to the last digit: such a run is
+# not a new draw, so runs are added until NOISE_RUNS distinct ones (at most 3 x as many)
+tried=0
+while [ "$(wc -l < "$tmp/rows")" -lt "$runs" ] && [ "$tried" -lt $(( 3 * runs )) ]; do
+	tried=$(( tried + 1 ))
+	env HSBPF_BENCH_PAD="$(printf "%0$(( 37 * tried ))d" 0)" "$hsbpf" "${args[@]}" -o "$tmp/run" \
 		>/dev/null 2>"$tmp/log" || { cat "$tmp/log" >&2; exit 1; }
 	# "ae_prime nrmse_prime ae_random nrmse_random"
-	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
+	row=$(awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) col[$i] = i; next }
 		{ v[$(col["method"])] = $(col["ae"]) " " $(col["nrmse"]) }
-		END { print v["precise-prime"], v["precise-random"] }' "$tmp/$k/methods.csv" >> "$tmp/rows"
+		END { print v["precise-prime"], v["precise-random"] }' "$tmp/run/methods.csv")
+	grep -qxF "$row" "$tmp/rows" || echo "$row" >> "$tmp/rows"
 done
+runs=$(wc -l < "$tmp/rows")
 
 ci() {
 	# shellcheck disable=SC2046
@@ -51,4 +58,4 @@ for metric in AE NRMSE; do
 		"$metric" "$pm" "$plo" "$phi" "$rm" "$rlo" "$rhi" "$dm" "$dlo" "$dhi" "$wins" "$runs" "$each"
 done
 echo
-echo "Command: PART=noise make bench-periods (NOISE_RUNS=$runs NOISE_QUICK=$quick NOISE_WORKLOAD=$workload), $(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r)"
+echo "Command: PART=noise make bench-periods (NOISE_RUNS=$runs: $tried environments for $runs distinct runs; NOISE_QUICK=$quick NOISE_WORKLOAD=$workload), $(date -u +%Y-%m-%d), $(nproc) CPUs, kernel $(uname -r)"
