@@ -21,7 +21,7 @@ workload=${NOISE_WORKLOAD:-fragmented}
 tmp=$(mktemp -d /tmp/hsbpf-period-noise-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-args=(experiment --methods --method precise-prime,precise-random --only "$workload")
+args=(experiment --methods --method "precise-prime,precise-random" --only "$workload")
 [ "$quick" = 1 ] && args+=(--quick)
 : > "$tmp/rows"
 # an environment that moves nothing repeats an earlier run to the last digit: such a run is
@@ -47,7 +47,10 @@ ci() {
 echo "| metric | precise-prime: mean [95% interval] | precise-random | random - prime [95% interval] | random lower in | each run: prime / random |"
 echo "|---|---|---|---|---|---|"
 for metric in AE NRMSE; do
+	# awk's columns, expanded by awk
+	# shellcheck disable=SC2016
 	p='$1' r='$3'
+	# shellcheck disable=SC2016
 	[ $metric = NRMSE ] && p='$2' r='$4'
 	read -r pm plo phi _ < <(ci "$p")
 	read -r rm rlo rhi _ < <(ci "$r")
