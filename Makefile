@@ -341,7 +341,9 @@ bench-keys: $(BIN) $(FIXTURES)
 bench-top: $(BIN) $(OUTPUT)/bench/sled
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
 
-bench-periods: $(BIN) $(FIXTURES)
+# period modes: intervals, phaselock, programs' slowdown, the issue's call paths, prime against
+# random repeated (bench/periods.sh; PART= one of them)
+bench-periods: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
 
 # counting: ns per call of enable, disable, read; per-cgroup counting in the kernel against

@@ -6,9 +6,12 @@
 # Then the default (phase) against fixed and random on the phaselock fixture, a loop in step
 # with the 999 Hz period that spends half of it in pl_a: pl_a's share, and the CPU each sample
 # costs (the handler's, from the kernel's BPF statistics, plus the restart or re-arm thread's).
+# Then the modes' cost as programs see it (bench/period_cost.sh), the issue's three call paths
+# under each mode (bench/period_paths.sh) and prime against random on fragmented, repeated
+# (bench/period_noise.sh): PART=cost, paths or noise runs one of them alone.
 # Environment: PERIODS (ns, default "1000000 500000 200000"), REPS (default 3), SECONDS_CPU (2),
-# PART (all, intervals or phase), PHASE_SECONDS (10), GAPS (phase's mean restart gaps to sweep,
-# ns, default "250000000").
+# PART (all, intervals, phase, cost, paths or noise), PHASE_SECONDS (10), GAPS (phase's mean
+# restart gaps to sweep, ns, default "250000000"); the other scripts' own, in their heads.
 set -euo pipefail
 
 hsbpf=${HSBPF:?}
@@ -26,6 +29,12 @@ stop_hogs() {
 }
 trap 'stop_hogs; rm -rf "$tmp"' EXIT
 part=${PART:-all}
+here=$(cd "$(dirname "$0")" && pwd)
+case $part in
+cost|paths|noise) exec "$here/period_$part.sh" ;;
+all|intervals|phase) ;;
+*) echo "bench: PART is all, intervals, phase, cost, paths or noise, not '$part'" >&2; exit 2 ;;
+esac
 
 # the target's armed intervals (a re-arm aimed at them) of one or more -v logs, as
 # "measured |measured - drawn|" lines
@@ -138,3 +147,8 @@ for mode in fixed ${GAPS:-250000000} random; do
 done
 echo
 echo "Command: PART=phase make bench-periods (REPS=$reps PHASE_SECONDS=$psecs GAPS='${GAPS:-250000000}'), $(date -u +%Y-%m-%d), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg), kernel $(uname -r)"
+[ "$part" = phase ] && exit 0
+for p in cost paths noise; do
+	echo
+	"$here/period_$p.sh"
+done
