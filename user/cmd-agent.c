@@ -68,7 +68,6 @@ static int label(const struct option_spec *opt, const char *arg)
 	const char *eq = strchr(arg, '=');
 	char line[256];
 
-	(void)opt;
 	snprintf(line, sizeof(line), "label.%.*s = %s", eq ? (int)(eq - arg) : 0, arg, eq ? eq + 1 : "");
 	if (!eq || agent_config__parse(c, line, "--label"))
 		return fail(-EINVAL, "invalid --label '%s' (NAME=VALUE)", arg);
@@ -161,15 +160,16 @@ struct sinks {
 /* the sinks the settings name; a server that was there before keeps its queue */
 static int open_sinks(struct sinks *k)
 {
-	if (k->push && strcmp(pusher__url(k->push), k->cfg.server)) {
+	if (k->push) {
 		char url[sizeof(k->cfg.server) + sizeof(PUSH_PATH)];
+		size_t n = strlen(k->cfg.server);
 
-		snprintf(url, sizeof(url), "%s", k->cfg.server);
-		while (strlen(url) && url[strlen(url) - 1] == '/')
-			url[strlen(url) - 1] = '\0';
-		strcat(url, PUSH_PATH);
-		if (!strcmp(pusher__url(k->push), url))
+		while (n && k->cfg.server[n - 1] == '/')
+			n--;
+		snprintf(url, sizeof(url), "%.*s%s", (int)n, k->cfg.server, PUSH_PATH);
+		if (n && !strcmp(pusher__url(k->push), url))
 			return 0;
+		/* the server changed or went: what it had queued gets one last try */
 		pusher__flush(k->push, FLUSH_DEADLINE_MS);
 		pusher__free(k->push);
 		k->push = NULL;
