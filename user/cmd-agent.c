@@ -95,6 +95,8 @@ static const struct option_spec agent_opts[] = {
 	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
 	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
 		   "read again on SIGHUP; the options win"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144): the "
+			     "stacks' map keeps every stack seen since the start"),
 	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N intervals", 1, 0,
 		"invalid iterations '%s'"),
 	OPT_VERBOSE("more messages"),

@@ -29,6 +29,7 @@ struct interval_reader {
 	struct stack_frames *frames;
 	u64 start_mono, start_real;	/* the interval being sampled */
 	u64 taken_real;			/* ... and the one taken */
+	u64 dropped, keys_full;		/* the kernel's totals at the last read */
 };
 
 struct interval_reader *interval_reader__new(struct session *s, bool stacks)
@@ -234,6 +235,27 @@ out:
 	return err;
 }
 
+/* what the kernel could not count this interval (its totals' growth), for the pprof's
+ * comments */
+static void take_drops(struct interval_reader *r)
+{
+	struct sampler *smp = session__sampler(r->s);
+	struct profile_stats ks = {};
+	u64 cnt[HSBPF_STACK_STAT_NR];
+
+	if (!sampler__read_counters(smp, &ks)) {
+		r->p->stats.dropped_full = ks.dropped_full - r->dropped;
+		r->dropped = ks.dropped_full;
+	}
+	if (r->stacks && !sampler__read_stack_counters(smp, cnt)) {
+		r->p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL] - r->keys_full;
+		if (r->p->stats.stack_keys_full && !r->keys_full)
+			warning("the stack-sample map is full: new stacks' samples are left out of the "
+				"profiles (restart the agent, or raise --map-entries)");
+		r->keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
+	}
+}
+
 int interval_reader__take(struct interval_reader *r, u64 *nr)
 {
 	struct profile *p = r->p;
@@ -255,6 +277,7 @@ int interval_reader__take(struct interval_reader *r, u64 *nr)
 	if (!r->stacks)
 		for (size_t i = 0; i < p->nr_samples; i++)
 			*nr += p->samples[i].count;
+	take_drops(r);
 	session__fill_meta(r->s);
 	p->meta.start_realtime_ns = r->start_real;
 	p->meta.start_mono_ns = r->start_mono;

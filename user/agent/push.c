@@ -115,6 +115,9 @@ struct pusher *pusher__new(const char *url, size_t max_queue)
 	p->headers = curl_slist_append(NULL, "Content-Type: application/proto");
 	if (p->headers)
 		p->headers = curl_slist_append(p->headers, "Connect-Protocol-Version: 1");
+	/* the body at once: no waiting for "100 Continue" before large profiles */
+	if (p->headers)
+		p->headers = curl_slist_append(p->headers, "Expect:");
 	if (!p->headers)
 		goto nomem;
 	curl_easy_setopt(p->curl, CURLOPT_URL, p->url);
