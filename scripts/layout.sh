@@ -91,6 +91,7 @@ folder user/record "user/record/: sampling (the session, the BPF side, sideband,
 folder user/unwind "user/unwind/: unwind tables from call-frame information, and the kernel's unwinder in user space"
 folder user/stat "user/stat/: counting (hsbpf stat)"
 folder user/report "user/report/: views of a profile (rows by sort key, call graphs, annotate, top, flame graphs, diff)"
+folder user/agent "user/agent/: the continuous profiler (hsbpf agent): intervals, its configuration, its sinks (a folder, Pyroscope)"
 folder user/export "user/export/: other tools' formats written (pprof, speedscope, perf script's text)"
 folder user/import "user/import/: perf's recordings read (perf.data and perf script's text into profiles)"
 folder user/symbols "user/symbols/: naming code (ELF, DWARF, JIT maps, kallsyms, build-id cache, debuginfod, blocks)"

@@ -9,6 +9,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
 int cmd_top(int argc, char **argv);
+int cmd_agent(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_selftest(int argc, char **argv);
 int cmd_truth(int argc, char **argv);

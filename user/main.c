@@ -13,6 +13,7 @@ static const struct cmd {
 	{ "record", cmd_record, "sample a command, processes, a cgroup or the machine" },
 	{ "stat", cmd_stat, "count events of a command, processes, cgroups or the machine" },
 	{ "top", cmd_top, "a live view of where the machine's (or a container's) CPU time goes" },
+	{ "agent", cmd_agent, "a continuous profiler: a profile every interval to files or Pyroscope" },
 	{ "report", cmd_report, "show where the samples of a profile fell" },
 	{ "flamegraph", cmd_flamegraph, "draw a profile (or what changed between two) as a flame graph" },
 	{ "diff", cmd_diff, "what changed between two profiles, with the significance of each change" },

@@ -939,6 +939,11 @@ struct cgroup_names *session__cgroup_names(struct session *s)
 	return &s->cgroups;
 }
 
+void session__fill_meta(struct session *s)
+{
+	fill_meta(s);
+}
+
 void session__close(struct session *s)
 {
 	if (!s)

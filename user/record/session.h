@@ -95,6 +95,9 @@ u64 session__period(const struct session *s);
 /* for top's live reads: the sampler, and the cgroup names the session keeps scanning */
 struct sampler *session__sampler(struct session *s);
 struct cgroup_names *session__cgroup_names(struct session *s);
+/* the profile's metadata (event, period, target, host, ...) as session__finish fills it,
+ * for a live session's readers (agent) that write profiles while it runs */
+void session__fill_meta(struct session *s);
 void session__close(struct session *s);
 
 #endif /* HSBPF_SESSION_H */

@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The agent's library modules without BPF: the configuration file, the rotating output
+ * folder, the push request's encoding (decoded back with protobuf-c) and the backoff. */
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "agent/agent_config.h"
+#include "agent/outdir.h"
+#include "agent/push.h"
+#include "helpers.h"
+#include "push.pb-c.h"
+
+TestSuite(agent, .fini = cleanup_tmpdir);
+
+Test(agent, config_reads_keys_comments_and_labels)
+{
+	struct agent_config c = { .interval = 10 };
+	const char *text =
+		"# the agent\n"
+		"\n"
+		"server = http://localhost:4040/\n"
+		"  output_dir=/var/lib/hsbpf  \n"
+		"output_format = pprof\n"
+		"max_files = 12\n"
+		"max_bytes = 1000000\n"
+		"interval = 2.5\n"
+		"service_name = web\n"
+		"label.env = prod\n"
+		"label.region = eu = west\n"
+		"label.env = staging\n";
+
+	cr_assert_eq(agent_config__parse(&c, text, "t.conf"), 0);
+	cr_expect_str_eq(c.server, "http://localhost:4040/");
+	cr_expect_str_eq(c.output_dir, "/var/lib/hsbpf");
+	cr_expect_eq(c.max_files, 12);
+	cr_expect_eq(c.max_bytes, 1000000);
+	cr_expect_eq(c.interval, 2.5);
+	cr_expect_str_eq(c.service_name, "web");
+	cr_assert_eq(c.nr_labels, 2, "a label given twice is set, not added");
+	cr_expect_str_eq(c.labels[0].name, "env");
+	cr_expect_str_eq(c.labels[0].value, "staging");
+	cr_expect_str_eq(c.labels[1].name, "region");
+	cr_expect_str_eq(c.labels[1].value, "eu = west");
+}
+
+Test(agent, config_rejects_what_it_does_not_know)
+{
+	static const char *bad[] = {
+		"sever = http://x\n", "server http://x\n", "max_files = -1\n", "interval = 0\n",
+		"interval = soon\n", "output_format = folded\n", "label. = x\n",
+	};
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct agent_config c = {};
+
+		cr_expect_eq(agent_config__parse(&c, bad[i], "t.conf"), -EINVAL, "%s", bad[i]);
+	}
+}
+
+Test(agent, a_broken_file_leaves_the_config_as_it_was)
+{
+	struct agent_config c = {};
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/a.conf", tmpdir());
+	f = fopen(path, "w");
+	cr_assert(f);
+	fputs("server = http://a\nmax_files = x\n", f);
+	fclose(f);
+	snprintf(c.server, sizeof(c.server), "http://before");
+	cr_expect_eq(agent_config__load(&c, path), -EINVAL);
+	cr_expect_str_eq(c.server, "http://before");
+	cr_expect_lt(agent_config__load(&c, "/nonexistent/a.conf"), 0);
+}
+
+Test(agent, the_command_line_wins_over_the_file)
+{
+	struct agent_config c = { .interval = 10, .max_files = 5 }, cli = { .interval = 1 };
+
+	snprintf(c.server, sizeof(c.server), "http://file");
+	snprintf(cli.output_dir, sizeof(cli.output_dir), "/tmp/x");
+	agent_config__overlay(&c, &cli);
+	cr_expect_str_eq(c.server, "http://file");
+	cr_expect_str_eq(c.output_dir, "/tmp/x");
+	cr_expect_eq(c.interval, 1);
+	cr_expect_eq(c.max_files, 5);
+}
+
+Test(agent, output_names_sort_by_time)
+{
+	char a[128], b[128];
+
+	outdir__name(1795768530123456789ull, a, sizeof(a));
+	cr_expect_str_eq(a, "hsbpf-20261127T083530.123456Z.pb.gz");
+	outdir__name(1795768531000000000ull, b, sizeof(b));
+	cr_expect_lt(strcmp(a, b), 0);
+}
+
+static size_t count_profiles(const char *dir)
+{
+	char cmd[4200];
+	struct run_result r;
+
+	snprintf(cmd, sizeof(cmd), "ls %s | grep -c '^hsbpf-.*\\.pb\\.gz$'", dir);
+	run(&r, "%s", cmd);
+	return strtoul(r.out, NULL, 10);
+}
+
+Test(agent, the_folder_keeps_the_newest_by_count_and_size)
+{
+	char dir[4096], name[128], path[4400], other[4200];
+	u8 buf[100] = {};
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s/out", tmpdir());
+	snprintf(other, sizeof(other), "%s/notes.txt", dir);
+	for (int i = 0; i < 5; i++) {
+		outdir__name(1795768530000000000ull + i * 1000000000ull, name, sizeof(name));
+		cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 3, 0), 0);
+		if (!i)
+			write_bytes(other, "x", 1);
+	}
+	cr_expect_eq(count_profiles(dir), 3);
+	outdir__name(1795768530000000000ull + 2 * 1000000000ull, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_expect_eq(stat(path, &st), 0, "the oldest went first: %s stays", name);
+	cr_expect_eq(stat(other, &st), 0, "what is not a profile stays");
+	/* by size: 250 bytes hold two of 100 */
+	outdir__name(1795768540000000000ull, name, sizeof(name));
+	cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 0, 250), 0);
+	cr_expect_eq(count_profiles(dir), 2);
+	/* the newest stays even alone over the bound */
+	outdir__name(1795768550000000000ull, name, sizeof(name));
+	cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 0, 10), 0);
+	cr_expect_eq(count_profiles(dir), 1);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	cr_expect_eq(stat(path, &st), 0);
+}
+
+Test(agent, a_push_request_decodes_back)
+{
+	static const struct push_label labels[] = {
+		{ "service_name", "web" }, { "__name__", "process_cpu" }, { "host", "h1" },
+	};
+	static const u8 pprof[] = { 0x1f, 0x8b, 8, 0, 1, 2, 3 };
+	Push__V1__PushRequest *req;
+	size_t len;
+	u8 *buf;
+
+	cr_assert_eq(push__encode(labels, 3, pprof, sizeof(pprof), "id1", &buf, &len), 0);
+	req = push__v1__push_request__unpack(NULL, len, buf);
+	cr_assert(req);
+	cr_assert_eq(req->n_series, 1);
+	cr_assert_eq(req->series[0]->n_labels, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_str_eq(req->series[0]->labels[i]->name, labels[i].name);
+		cr_expect_str_eq(req->series[0]->labels[i]->value, labels[i].value);
+	}
+	cr_assert_eq(req->series[0]->n_samples, 1);
+	cr_expect_str_eq(req->series[0]->samples[0]->id, "id1");
+	cr_assert_eq(req->series[0]->samples[0]->raw_profile.len, sizeof(pprof));
+	cr_expect_eq(memcmp(req->series[0]->samples[0]->raw_profile.data, pprof, sizeof(pprof)), 0);
+	push__v1__push_request__free_unpacked(req, NULL);
+	/* the public field numbers: series 1 (tag 0x0a), its labels 1 (0x0a), name 1 (0x0a) */
+	cr_expect_eq(buf[0], 0x0a);
+	free(buf);
+}
+
+Test(agent, the_backoff_doubles_with_jitter_up_to_a_bound)
+{
+	static const struct { unsigned failures; double jitter; u64 want; } cases[] = {
+		{ 1, 0, PUSH_BACKOFF_MIN_NS / 2 },
+		{ 1, 0.999999, PUSH_BACKOFF_MIN_NS - 1000 },
+		{ 2, 0, PUSH_BACKOFF_MIN_NS },
+		{ 3, 0.5, 3 * PUSH_BACKOFF_MIN_NS },
+		{ 40, 0, PUSH_BACKOFF_MAX_NS / 2 },
+		{ 40, 1, PUSH_BACKOFF_MAX_NS },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		u64 got = push__backoff_ns(cases[i].failures, cases[i].jitter);
+
+		cr_expect(got >= cases[i].want && got <= cases[i].want + 1000, "%u failures, jitter %g: %llu",
+			  cases[i].failures, cases[i].jitter, (unsigned long long)got);
+	}
+}

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The agent's interval reads: the sampler's interval maps and the stack-sample map's growth
+ * into the live session's profile, then a pprof of it (interval.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "agent/interval.h"
+#include "export/pprof.h"
+#include "report/callchain.h"
+#include "symbols/symbolizer.h"
+
+/* a read of the stack-sample map: its keys, sorted by their bytes, and their counts */
+struct stack_snap {
+	struct stack_key *keys;
+	struct sample_value *vals;
+	size_t nr, cap_keys, cap_vals;
+};
+
+struct interval_reader {
+	struct session *s;
+	struct profile *p;
+	struct symbolizer *sy;
+	bool stacks;
+	struct stack_snap prev, cur;
+	u64 *hashes;		/* the interval's stack hashes, sorted, and their profile stacks */
+	u32 *refs;
+	size_t nr_hashes, cap_hashes, cap_refs;
+	struct stack_frames *frames;
+	u64 start_mono, start_real;	/* the interval being sampled */
+	u64 taken_real;			/* ... and the one taken */
+	u64 dropped, keys_full;		/* the kernel's totals at the last read */
+};
+
+struct interval_reader *interval_reader__new(struct session *s, bool stacks)
+{
+	struct interval_reader *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		goto nomem;
+	r->s = s;
+	r->p = session__profile(s);
+	r->stacks = stacks;
+	r->sy = symbolizer__new(r->p);
+	r->frames = malloc(sizeof(*r->frames));
+	if (!r->sy || !r->frames)
+		goto nomem;
+	r->start_mono = now_ns(CLOCK_MONOTONIC);
+	r->start_real = now_ns(CLOCK_REALTIME);
+	return r;
+nomem:
+	interval_reader__free(r);
+	error("cannot start the agent's intervals: %s", strerror(ENOMEM));
+	errno = ENOMEM;
+	return NULL;
+}
+
+void interval_reader__free(struct interval_reader *r)
+{
+	if (!r)
+		return;
+	symbolizer__free(r->sy);
+	free(r->prev.keys);
+	free(r->prev.vals);
+	free(r->cur.keys);
+	free(r->cur.vals);
+	free(r->hashes);
+	free(r->refs);
+	free(r->frames);
+	free(r);
+}
+
+static int take_slot(void *ctx, const struct profile_sample *s, const struct profile_sample_key *k)
+{
+	return profile__add_sample_keyed(ctx, s, k) ? -ENOMEM : 0;
+}
+
+static int keep_stack(void *ctx, const struct stack_key *k, const struct sample_value *v)
+{
+	struct stack_snap *sn = ctx;
+
+	if (array__reserve((void **)&sn->keys, &sn->cap_keys, sn->nr + 1, sizeof(*k)) ||
+	    array__reserve((void **)&sn->vals, &sn->cap_vals, sn->nr + 1, sizeof(*v)))
+		return -ENOMEM;
+	sn->keys[sn->nr] = *k;
+	sn->vals[sn->nr++] = *v;
+	return 0;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(a, b, sizeof(struct stack_key));
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the snapshot's keys and values sorted together by key */
+static int sort_snap(struct stack_snap *sn)
+{
+	struct { struct stack_key k; struct sample_value v; } *pairs;
+
+	pairs = malloc((sn->nr + 1) * sizeof(*pairs));
+	if (!pairs)
+		return -ENOMEM;
+	for (size_t i = 0; i < sn->nr; i++) {
+		pairs[i].k = sn->keys[i];
+		pairs[i].v = sn->vals[i];
+	}
+	qsort(pairs, sn->nr, sizeof(*pairs), cmp_key);
+	for (size_t i = 0; i < sn->nr; i++) {
+		sn->keys[i] = pairs[i].k;
+		sn->vals[i] = pairs[i].v;
+	}
+	free(pairs);
+	return 0;
+}
+
+/* the profile stack (index + 1) of a hash, added on first use; 0 for none, -ENOMEM */
+static s64 stack_ref(struct interval_reader *r, u64 hash)
+{
+	u64 *at;
+	s64 idx;
+
+	if (!hash)
+		return 0;
+	at = bsearch(&hash, r->hashes, r->nr_hashes, sizeof(hash), cmp_u64);
+	if (!at)
+		return 0;
+	if (r->refs[at - r->hashes])
+		return r->refs[at - r->hashes];
+	if (sampler__stack(session__sampler(r->s), hash, r->frames))
+		idx = profile__add_stack(r->p, NULL, 0, PROFILE_STACK_LOST, 0);
+	else
+		idx = profile__add_stack(r->p, (const u64 *)r->frames->ip,
+					 r->frames->nr < HSBPF_MAX_FRAMES ? r->frames->nr : HSBPF_MAX_FRAMES,
+					 r->frames->end, r->frames->nr_fp);
+	if (idx < 0)
+		return -ENOMEM;
+	r->refs[at - r->hashes] = (u32)idx + 1;
+	return idx + 1;
+}
+
+/* the hashes of the stacks the interval's new counts name, sorted and unique */
+static int interval_hashes(struct interval_reader *r, const bool *grew)
+{
+	size_t n = 0;
+
+	if (array__reserve((void **)&r->hashes, &r->cap_hashes, 2 * r->cur.nr + 1, sizeof(u64)) ||
+	    array__reserve((void **)&r->refs, &r->cap_refs, 2 * r->cur.nr + 1, sizeof(u32)))
+		return -ENOMEM;
+	for (size_t i = 0; i < r->cur.nr; i++) {
+		if (!grew[i])
+			continue;
+		if (r->cur.keys[i].user)
+			r->hashes[n++] = r->cur.keys[i].user;
+		if (r->cur.keys[i].kernel)
+			r->hashes[n++] = r->cur.keys[i].kernel;
+	}
+	qsort(r->hashes, n, sizeof(u64), cmp_u64);
+	r->nr_hashes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!r->nr_hashes || r->hashes[r->nr_hashes - 1] != r->hashes[i])
+			r->hashes[r->nr_hashes++] = r->hashes[i];
+	memset(r->refs, 0, r->nr_hashes * sizeof(u32));
+	return 0;
+}
+
+/* the stack samples the interval added: the current counts less the previous read's */
+static int take_stacks(struct interval_reader *r, u64 *nr)
+{
+	struct sample_value *delta = NULL;
+	struct stack_snap swap;
+	bool *grew = NULL;
+	size_t j = 0;
+	int err;
+
+	r->cur.nr = 0;
+	err = sampler__read_stack_samples(session__sampler(r->s), keep_stack, &r->cur);
+	if (!err)
+		err = sort_snap(&r->cur);
+	if (err)
+		goto out;
+	grew = calloc(r->cur.nr + 1, sizeof(*grew));
+	delta = calloc(r->cur.nr + 1, sizeof(*delta));
+	if (!grew || !delta) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* both reads sorted: one walk pairs each key with its previous count */
+	for (size_t i = 0; i < r->cur.nr; i++) {
+		delta[i] = r->cur.vals[i];
+		while (j < r->prev.nr && cmp_key(&r->prev.keys[j], &r->cur.keys[i]) < 0)
+			j++;
+		if (j < r->prev.nr && !cmp_key(&r->prev.keys[j], &r->cur.keys[i])) {
+			delta[i].count -= r->prev.vals[j].count;
+			delta[i].weight -= r->prev.vals[j].weight;
+		}
+		grew[i] = delta[i].count > 0;
+	}
+	err = interval_hashes(r, grew);
+	for (size_t i = 0; i < r->cur.nr && !err; i++) {
+		const struct stack_key *k = &r->cur.keys[i];
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
+		struct profile_stack_sample ss = {
+			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id,
+			.exec_ns = k->exec_ns, .map_ns = k->map_ns,
+			.count = delta[i].count, .weight = delta[i].weight,
+		};
+		s64 user, kernel;
+
+		if (!grew[i])
+			continue;
+		user = stack_ref(r, k->user);
+		kernel = stack_ref(r, k->kernel);
+		if (user < 0 || kernel < 0 || profile__add_stack_sample_keyed(r->p, &ss, &sk)) {
+			err = -ENOMEM;
+			break;
+		}
+		r->p->stack_samples[r->p->nr_stack_samples - 1].user = (u32)user;
+		r->p->stack_samples[r->p->nr_stack_samples - 1].kernel = (u32)kernel;
+		*nr += ss.count;
+	}
+	/* this read is the next one's base */
+	swap = r->prev;
+	r->prev = r->cur;
+	r->cur = swap;
+out:
+	free(grew);
+	free(delta);
+	return err;
+}
+
+/* what the kernel could not count this interval (its totals' growth), for the pprof's
+ * comments */
+static void take_drops(struct interval_reader *r)
+{
+	struct sampler *smp = session__sampler(r->s);
+	struct profile_stats ks = {};
+	u64 cnt[HSBPF_STACK_STAT_NR];
+
+	if (!sampler__read_counters(smp, &ks)) {
+		r->p->stats.dropped_full = ks.dropped_full - r->dropped;
+		r->dropped = ks.dropped_full;
+	}
+	if (r->stacks && !sampler__read_stack_counters(smp, cnt)) {
+		r->p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL] - r->keys_full;
+		if (r->p->stats.stack_keys_full && !r->keys_full)
+			warning("the stack-sample map is full: new stacks' samples are left out of the "
+				"profiles (restart the agent, or raise --map-entries)");
+		r->keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
+	}
+}
+
+int interval_reader__take(struct interval_reader *r, u64 *nr)
+{
+	struct profile *p = r->p;
+	u64 mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+	int err;
+
+	/* the previous interval's samples, stacks and late stacks go: the sideband stays */
+	p->nr_samples = p->nr_sample_keys = 0;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
+	*nr = 0;
+	err = sampler__take_interval(session__sampler(r->s), take_slot, p);
+	if (!err && r->stacks)
+		err = take_stacks(r, nr);
+	if (err) {
+		if (err == -ENOMEM)
+			error("cannot read the interval's samples: %s", strerror(ENOMEM));
+		return err;
+	}
+	if (!r->stacks)
+		for (size_t i = 0; i < p->nr_samples; i++)
+			*nr += p->samples[i].count;
+	take_drops(r);
+	session__fill_meta(r->s);
+	p->meta.start_realtime_ns = r->start_real;
+	p->meta.start_mono_ns = r->start_mono;
+	p->meta.duration_ns = mono - r->start_mono;
+	r->taken_real = r->start_real;
+	r->start_mono = mono;
+	r->start_real = real;
+	/* the symbolizer searches the sideband sorted; it grew since */
+	profile__finish(p);
+	return 0;
+}
+
+u64 interval_reader__start_realtime(const struct interval_reader *r)
+{
+	return r->taken_real;
+}
+
+int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
+{
+	struct callchain *cc;
+	int err;
+
+	cc = r->stacks ? callchain__new(r->p, r->sy) : callchain__new_flat(r->p, r->sy);
+	if (!cc)
+		return fail(-ENOMEM, "cannot resolve the interval's stacks: %s", strerror(ENOMEM));
+	err = pprof__encode(cc, r->sy, buf, len);
+	callchain__free(cc);
+	return err;
+}

@@ -1,0 +1,363 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* hsbpf agent: a continuous profiler. Runs a live session (user/record/session.c) until
+ * stopped; every interval its maps are read into one profile (user/agent/interval.c), encoded
+ * as a gzipped pprof and given to the sinks: a rotating folder (user/agent/outdir.c) and
+ * Grafana Pyroscope's push API (user/agent/push.c). The configuration file
+ * (user/agent/agent_config.c) is read again on SIGHUP; SIGTERM and SIGINT send the last
+ * interval and end. docs/agent.md. */
+#include <errno.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+#include "agent/agent_config.h"
+#include "agent/interval.h"
+#include "agent/outdir.h"
+#include "agent/push.h"
+#include "cmds.h"
+#include "lib/caps.h"
+#include "option_groups.h"
+#include "record/call_graph.h"
+#include "record/session.h"
+#include "symbols/ksyms.h"
+
+#define AGENT_FREQ 19
+#define AGENT_INTERVAL 10
+#define AGENT_SERVICE "hsbpf"
+/* profiles kept for a server that does not answer: 30 intervals, 5 minutes by default */
+#define AGENT_QUEUE 30
+/* a try's bound while running, and the last tries' at exit */
+#define PUSH_TIMEOUT_MS 5000
+#define FLUSH_DEADLINE_MS 5000
+
+static struct env {
+	struct session_opts so;
+	const char *config;
+	const char *server, *output_dir, *service;
+	struct agent_config cli;	/* the command line's settings, over the file's */
+	bool no_call_graph;
+	u64 iterations;
+} env;
+
+static volatile sig_atomic_t exiting, reload;
+
+static void on_signal(int sig)
+{
+	if (sig == SIGHUP)
+		reload = 1;
+	else
+		exiting = 1;
+}
+
+static const struct options_cmd agent_cmd = {
+	.name = "hsbpf agent",
+	.usage =
+	"usage: hsbpf agent [-F HZ] [-g | --call-graph MODE | --no-call-graph] [-a | --cgroup PATH]\n"
+	"                   [--interval SECONDS] [--output-dir DIR] [--server URL] [--config FILE]\n",
+	.intro = "Samples until stopped (SIGTERM, SIGINT); every interval one profile (pprof) goes\n"
+		 "to each sink. SIGHUP reads the configuration file again. docs/agent.md\n",
+};
+
+static int label(const struct option_spec *opt, const char *arg)
+{
+	struct agent_config *c = opt->value;
+	const char *eq = strchr(arg, '=');
+	char line[256];
+
+	snprintf(line, sizeof(line), "label.%.*s = %s", eq ? (int)(eq - arg) : 0, arg, eq ? eq + 1 : "");
+	if (!eq || agent_config__parse(c, line, "--label"))
+		return fail(-EINVAL, "invalid --label '%s' (NAME=VALUE)", arg);
+	return 0;
+}
+
+static const struct option_spec agent_opts[] = {
+	OPT_U64('F', "freq", &env.so.freq, "HZ", "samples per second per CPU (default 19)", 1, 0,
+		"invalid frequency '%s'"),
+	OPT_FLAG('a', "all-cpus", &env.so.all, "the whole machine (the default)"),
+	OPT_STRING('G', "cgroup", &env.so.cgroup, "PATH",
+		   "one cgroup v2 (a container) and its descendants, filtered in the kernel"),
+	OPTIONS_CALL_GRAPH(&env.so),
+	OPT_FLAG(0, "no-call-graph", &env.no_call_graph, "sampled functions only (stacks are the default: dwarf)"),
+	OPT_SECONDS(0, "interval", &env.cli.interval, "SECONDS", "one profile per interval (default 10)",
+		    1, 3600, "invalid interval '%s' (%g to %g seconds)"),
+	OPT_STRING(0, "output-dir", &env.output_dir, "DIR", "write each profile there (pprof, "
+		   "gzipped), the oldest removed past --max-files or --max-bytes"),
+	OPT_U64(0, "max-files", &env.cli.max_files, "N", "profiles kept in --output-dir", 1, 0,
+		"invalid count '%s'"),
+	OPT_U64(0, "max-bytes", &env.cli.max_bytes, "N", "their total size", 1, 0, "invalid size '%s'"),
+	OPT_STRING(0, "server", &env.server, "URL", "push each profile to Grafana Pyroscope at URL "
+		   "(e.g. http://localhost:4040)"),
+	OPT_STRING(0, "service-name", &env.service, "NAME", "the service_name label (default hsbpf)"),
+	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
+	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
+		   "read again on SIGHUP; the options win"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144): the "
+			     "stacks' map keeps every stack seen since the start"),
+	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N intervals", 1, 0,
+		"invalid iterations '%s'"),
+	OPT_VERBOSE("more messages"),
+	OPT_END(),
+};
+
+/* 0, -ECANCELED after --help, or -EINVAL after saying what is wrong */
+static int parse_args(int argc, char **argv)
+{
+	int nr;
+
+	memset(&env, 0, sizeof(env));
+	env.so.event = "cpu-clock";
+	env.so.live = true;
+	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
+	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
+	if (nr < 0)
+		return nr;
+	if (nr)
+		nr = fail(-EINVAL, "the agent samples running processes: no command");
+	else if (env.so.all && env.so.cgroup)
+		nr = fail(-EINVAL, "choose one target: -a or --cgroup");
+	if (nr) {
+		usage_hint(agent_cmd.name);
+		return nr;
+	}
+	if (!env.so.cgroup)
+		env.so.all = true;
+	if (!env.so.freq)
+		env.so.freq = AGENT_FREQ;
+	if (env.no_call_graph)
+		env.so.call_graph = 0;
+	snprintf(env.cli.server, sizeof(env.cli.server), "%s", env.server ? env.server : "");
+	snprintf(env.cli.output_dir, sizeof(env.cli.output_dir), "%s", env.output_dir ? env.output_dir : "");
+	snprintf(env.cli.service_name, sizeof(env.cli.service_name), "%s", env.service ? env.service : "");
+	return 0;
+}
+
+/* the settings: defaults, the file's, the command line's; 0 or -errno (said) */
+static int settle_config(struct agent_config *c)
+{
+	struct agent_config next = { .interval = AGENT_INTERVAL };
+	int err;
+
+	snprintf(next.service_name, sizeof(next.service_name), "%s", AGENT_SERVICE);
+	if (env.config) {
+		err = agent_config__load(&next, env.config);
+		if (err)
+			return err;
+	}
+	agent_config__overlay(&next, &env.cli);
+	*c = next;
+	return 0;
+}
+
+struct sinks {
+	struct agent_config cfg;
+	struct pusher *push;
+	char host[65];
+	u64 files, intervals, samples;
+};
+
+/* the sinks the settings name; a server that was there before keeps its queue */
+static int open_sinks(struct sinks *k)
+{
+	if (k->push) {
+		char url[sizeof(k->cfg.server) + sizeof(PUSH_PATH)];
+		size_t n = strlen(k->cfg.server);
+
+		while (n && k->cfg.server[n - 1] == '/')
+			n--;
+		snprintf(url, sizeof(url), "%.*s%s", (int)n, k->cfg.server, PUSH_PATH);
+		if (n && !strcmp(pusher__url(k->push), url))
+			return 0;
+		/* the server changed or went: what it had queued gets one last try */
+		pusher__flush(k->push, FLUSH_DEADLINE_MS);
+		pusher__free(k->push);
+		k->push = NULL;
+	}
+	if (!k->push && k->cfg.server[0]) {
+		k->push = pusher__new(k->cfg.server, AGENT_QUEUE);
+		if (!k->push)
+			return -errno;
+	}
+	return 0;
+}
+
+static void reload_config(struct sinks *k)
+{
+	struct agent_config c;
+
+	if (settle_config(&c)) {
+		warning("keeping the configuration in use: '%s' is not right", env.config);
+		return;
+	}
+	k->cfg = c;
+	if (open_sinks(k))
+		warning("the server '%s' will not be pushed to", k->cfg.server);
+	fprintf(stderr, "hsbpf agent: read '%s' again\n", env.config);
+}
+
+/* a random id of the profile, for the server's deduplication */
+static void profile_id(char *buf, size_t size)
+{
+	snprintf(buf, size, "%08lx%08lx%08lx%08lx", random(), random(), random(), random());
+}
+
+static int push_interval(struct sinks *k, const u8 *pprof, size_t len)
+{
+	struct push_label labels[3 + AGENT_MAX_LABELS] = {
+		{ "service_name", k->cfg.service_name },
+		{ "__name__", "process_cpu" },
+		{ "host", k->host },
+	};
+	size_t nr = 3, body_len;
+	char id[40];
+	u8 *body;
+	int err;
+
+	for (size_t i = 0; i < k->cfg.nr_labels; i++)
+		labels[nr++] = (struct push_label){ k->cfg.labels[i].name, k->cfg.labels[i].value };
+	profile_id(id, sizeof(id));
+	err = push__encode(labels, nr, pprof, len, id, &body, &body_len);
+	if (!err)
+		err = pusher__add(k->push, body, body_len);
+	return err;
+}
+
+/* one interval read and given to every sink; a sink that fails says so and the others go on */
+static int take_interval(struct interval_reader *r, struct sinks *k)
+{
+	u8 *pprof = NULL;
+	size_t len;
+	u64 nr;
+	int err;
+
+	err = interval_reader__take(r, &nr);
+	if (!err)
+		err = interval_reader__pprof(r, &pprof, &len);
+	if (err)
+		return err;
+	k->intervals++;
+	k->samples += nr;
+	debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes", k->intervals, nr, len);
+	if (k->cfg.output_dir[0]) {
+		char name[128];
+
+		outdir__name(interval_reader__start_realtime(r), name, sizeof(name));
+		if (!outdir__write(k->cfg.output_dir, name, pprof, len, k->cfg.max_files, k->cfg.max_bytes))
+			k->files++;
+	}
+	if (k->push)
+		err = push_interval(k, pprof, len);
+	free(pprof);
+	return err;
+}
+
+static void print_summary(const struct sinks *k)
+{
+	fprintf(stderr, "hsbpf agent: %" PRIu64 " intervals, %" PRIu64 " samples", k->intervals, k->samples);
+	if (k->cfg.output_dir[0])
+		fprintf(stderr, "; %" PRIu64 " files written to '%s'", k->files, k->cfg.output_dir);
+	if (k->push) {
+		const struct pusher_stats *st = pusher__stats(k->push);
+
+		fprintf(stderr, "; pushed %" PRIu64 ", failed tries %" PRIu64 ", dropped %" PRIu64 "%s",
+			st->sent, st->attempts_failed, st->dropped, st->stopped ? " (refused)" : "");
+	}
+	fputc('\n', stderr);
+}
+
+static int run(struct session *sess, struct interval_reader *r, struct sinks *k)
+{
+	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(k->cfg.interval * 1e9);
+	int err = 0;
+
+	while (!exiting) {
+		u64 now = now_ns(CLOCK_MONOTONIC);
+		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
+
+		err = session__poll(sess, wait > 100 ? 100 : wait);
+		if (err < 0)
+			return err;
+		if (err > 0)
+			return fail(-ESRCH, "the cgroup is gone");
+		if (reload) {
+			reload = 0;
+			if (env.config)
+				reload_config(k);
+		}
+		if (now_ns(CLOCK_MONOTONIC) >= next) {
+			err = take_interval(r, k);
+			if (!err)
+				err = session__forget_exited(sess, NULL, 0);
+			if (err)
+				return err;
+			next += (u64)(k->cfg.interval * 1e9);
+			if (next < now_ns(CLOCK_MONOTONIC))
+				next = now_ns(CLOCK_MONOTONIC) + (u64)(k->cfg.interval * 1e9);
+			if (env.iterations && k->intervals >= env.iterations)
+				return 0;
+		}
+		if (k->push)
+			pusher__work(k->push, PUSH_TIMEOUT_MS);
+	}
+	/* the last interval, however short */
+	return take_interval(r, k);
+}
+
+int cmd_agent(int argc, char **argv)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+	struct interval_reader *r = NULL;
+	struct session *sess = NULL;
+	struct sinks k = {};
+	struct utsname u;
+	int err;
+
+	err = parse_args(argc, argv);
+	if (err)
+		return options__status(err);
+	if (settle_config(&k.cfg))
+		return 2;
+	if (!uname(&u))
+		snprintf(k.host, sizeof(k.host), "%s", u.nodename);
+	srandom(now_ns(CLOCK_REALTIME) ^ getpid());
+	if (!k.cfg.server[0] && !k.cfg.output_dir[0])
+		warning("no sink: profiles go nowhere (--output-dir, --server)");
+	err = session__new(&env.so, &sess);
+	if (err) {
+		session__close(sess);
+		return err == -EINVAL ? 2 : 1;
+	}
+	err = caps__check("hsbpf agent");
+	if (!err)
+		err = open_sinks(&k);
+	if (err)
+		goto cleanup;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	err = session__open(sess);
+	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again */
+	if (!err)
+		err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
+	if (!err)
+		err = session__start(sess);
+	/* the first interval starts here: what was sampled before is in its maps still */
+	if (!err && !(r = interval_reader__new(sess, env.so.call_graph != 0)))
+		err = -errno;
+	if (!err) {
+		fprintf(stderr, "hsbpf agent: sampling %s at %" PRIu64 " Hz, a profile every %g s\n",
+			env.so.cgroup ? env.so.cgroup : "all CPUs", env.so.freq, k.cfg.interval);
+		err = run(sess, r, &k);
+	}
+	if (k.push)
+		pusher__flush(k.push, FLUSH_DEADLINE_MS);
+	print_summary(&k);
+cleanup:
+	pusher__free(k.push);
+	interval_reader__free(r);
+	session__close(sess);
+	return err ? 1 : 0;
+}
