@@ -87,6 +87,7 @@ sanitizer build); `V=1` shows full commands.
 EOF
 folder bpf "bpf/: the BPF programs and the seam header"
 folder user "user/: the commands (main.c, one cmd-*.c per subcommand, each only orchestrating; the option groups they share; report's run)"
+folder user/agent "user/agent/: the always-on agent (hsbpf agent): intervals drained from a session, its config, its sinks (a folder, Pyroscope)"
 folder user/record "user/record/: sampling (the session, the BPF side, sideband, targets, the perf record format, branch stacks)"
 folder user/unwind "user/unwind/: unwind tables from call-frame information, and the kernel's unwinder in user space"
 folder user/stat "user/stat/: counting (hsbpf stat)"
