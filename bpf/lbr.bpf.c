@@ -9,6 +9,7 @@
 #include "samples.bpf.h"
 
 const volatile bool filter_pids = false;
+const volatile bool no_inherit = false;	/* as profile.bpf.c's */
 const volatile bool precise = false;	/* the event is precise (PEBS): apply the IP+1 fix */
 
 struct {
@@ -138,7 +139,8 @@ int hsbpf_lbr(struct bpf_perf_event_data *ctx)
 
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
+			    (no_inherit && (__u32)bpf_get_current_pid_tgid() != tgid)))
 		return 0;
 	w = bpf_map_lookup_elem(&scratch, &zero);
 	if (!w)

@@ -203,7 +203,8 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	if (!prev->pid || (prev_state & OFFCPU_TASK_DEAD))
 		return;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
+			    (no_inherit && prev->pid != tgid)))
 		return;
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;

@@ -11,6 +11,8 @@
 
 /* Tunables, set by user space before load */
 const volatile bool filter_pids = false;	/* count only tgids ACTIVE in procs[] */
+const volatile bool no_inherit = false;	/* record --no-inherit: with filter_pids, the targets'
+					 * main threads only, and no child process followed */
 const volatile bool random_periods = false;	/* weigh by measured interval, ask for re-arm */
 const volatile bool exec_at_rename = false;	/* images begin at the exec's task_rename */
 
@@ -109,7 +111,8 @@ int hsbpf_sample(struct bpf_perf_event_data *ctx)
 
 	tgid = bpf_get_current_pid_tgid() >> 32;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE)) {
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
+			    (no_inherit && (__u32)bpf_get_current_pid_tgid() != tgid))) {
 		stat_inc(HSBPF_STAT_FILTERED);
 		if (random_periods)
 			rearm_request(counter, weight, false);
@@ -166,7 +169,7 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	/* until user space copies them, a child unwinds through its parent's mappings */
 	if (call_graph == HSBPF_CALL_GRAPH_DWARF)
 		bpf_map_update_elem(&unwind_parent, &ctgid, &ptgid, BPF_ANY);
-	if (!filter_pids)
+	if (!filter_pids || no_inherit)
 		return 0;
 	pst = bpf_map_lookup_elem(&procs, &ptgid);
 	if (!pst)

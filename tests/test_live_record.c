@@ -177,6 +177,31 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 	profile__free(p);
 }
 
+/* --no-inherit, as perf's: the command's main thread only. The threads fixture's work is in
+ * two threads (its main thread waits), so it leaves their functions out; a child process
+ * sh starts is not followed; the main thread's own work is recorded */
+Test(live, no_inherit_samples_the_main_thread_only)
+{
+	struct profile *p;
+	u64 a, b, total;
+
+	p = record_profile("--no-inherit -- %s 0.5", fixture("threads"));
+	a = samples_in_symbol(p, "thread_a");
+	b = samples_in_symbol(p, "thread_b");
+	cr_expect_eq(a + b, 0, "samples in the threads: %llu and %llu", (unsigned long long)a,
+		     (unsigned long long)b);
+	profile__free(p);
+	p = record_profile("--no-inherit -- sh -c '%s 0.3; exit 0'", fixture("hot7030"));
+	cr_expect_eq(samples_in_symbol(p, "work_70") + samples_in_symbol(p, "work_30"), 0,
+		     "the child hot7030 was followed");
+	profile__free(p);
+	p = record_profile("--no-inherit -- %s 0.3", fixture("hot7030"));
+	total = profile__total_samples(p);
+	cr_expect_gt(samples_in_symbol(p, "work_70"), 0, "the main thread's own work is missing "
+		     "(%llu samples)", (unsigned long long)total);
+	profile__free(p);
+}
+
 /* -p: a child the target forks while record starts, after record read /proc and before the
  * target's pid is in the filter (the test hook holds record there), is recorded as a child
  * forked later is: without the rescan of the target's children it has no sample */

@@ -106,15 +106,6 @@ static int max_block(const struct option_spec *opt, const char *arg)
 	return 0;
 }
 
-/* perf's --no-inherit: samples of the target's own threads only */
-static int no_inherit(const struct option_spec *opt, const char *arg)
-{
-	(void)opt;
-	(void)arg;
-	return fail(-EINVAL, "--no-inherit: not supported: hsbpf samples a target by process in "
-		    "the kernel, every thread and child process it starts included");
-}
-
 static const struct option_spec record_opts[] = {
 	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default), task-clock, cycles, instructions, "
 			      "branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k; lbr: "
@@ -158,7 +149,8 @@ static const struct option_spec record_opts[] = {
 		     "left out", min_block),
 	OPT_CALLBACK(0, "max-block", NULL, "US", "... and longer ones (bcc offcputime's -m, -M)",
 		     max_block),
-	{ .kind = OPTION_CALLBACK, .long_name = "no-inherit", .cb = no_inherit, .flags = OPTF_HIDDEN },
+	OPT_FLAG(0, "no-inherit", &env.so.no_inherit, "the command's (or -p's processes') main "
+		 "threads only: no other thread, no child process (perf's --no-inherit)"),
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };
@@ -175,6 +167,9 @@ static int check_args(void)
 		return fail(-EINVAL, "choose one target: a command, -p, -a or --cgroup");
 	if (env.so.freq && env.so.period)
 		return fail(-EINVAL, "-F and -c exclude each other");
+	if (env.so.no_inherit && !env.so.argv && !env.so.pids)
+		return fail(-EINVAL, "--no-inherit is for a command or -p: -a and --cgroup sample "
+			    "every task there");
 	if (env.so.no_kill_with_parent && !env.so.argv)
 		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
 	if (!env.buildid_dir)

@@ -424,6 +424,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		goto fail;
 	}
 	s->skel->rodata->filter_pids = opts->filter_pids;
+	s->skel->rodata->no_inherit = opts->no_inherit;
 	s->skel->rodata->random_periods = period__is_random(opts->mode);
 	s->skel->rodata->key_tid = opts->key_tid;
 	s->skel->rodata->key_cpu = opts->key_cpu;
@@ -481,6 +482,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 			goto fail;
 		}
 		s->lbr->rodata->filter_pids = opts->filter_pids;
+		s->lbr->rodata->no_inherit = opts->no_inherit;
 		s->lbr->rodata->precise = opts->ev.precise > 0;
 		s->lbr->rodata->key_tid = opts->key_tid;
 		s->lbr->rodata->key_cpu = opts->key_cpu;

@@ -28,6 +28,7 @@ struct sampler_params {
 	/* finer sample keys (bpf/hsbpf.h: struct sample_extra) */
 	bool key_tid;
 	bool key_cpu;
+	bool no_inherit;	/* record --no-inherit: the targets' main threads, no children */
 	u64 time_bucket_ns;	/* 0: none */
 	/* off-CPU time (bpf/offcpu.bpf.h, docs/off-cpu.md) */
 	u32 offcpu;		/* OFFCPU_*: with ONLY, no sampling event */
