@@ -50,9 +50,20 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 	e->fp_frames = p->stats.stack_fp_frames;
 }
 
+/* n (samples, then unit), or in report's time view of off-CPU time (counts in microseconds)
+ * n us in ms */
+static void print_amount(FILE *out, u64 n, const char *unit, bool time_view)
+{
+	if (time_view)
+		fprintf(out, "%.3f ms", n / 1e3);
+	else
+		fprintf(out, "%" PRIu64 "%s", n, unit);
+}
+
 void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
+	bool time_view = p->meta.offcpu[0] != 0;
 	struct callchain_ends e;
 	u64 user;
 	bool first = true;
@@ -63,13 +74,17 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	/* kernel threads and idle have no user stack to complete, nor has a process in its exec
 	 * once its old memory is gone and before its new program has run */
 	user = e.samples - e.by_end[HSBPF_STACK_NO_USER] - e.by_end[HSBPF_STACK_IN_EXEC];
-	fprintf(out, "%sstacks (%s): %" PRIu64 " samples", prefix, p->meta.call_graph[0] ?
-		p->meta.call_graph : "imported", e.samples);
-	if (e.by_end[HSBPF_STACK_IN_EXEC])
-		fprintf(out, " (%" PRIu64 " in exec, no user stack yet)", e.by_end[HSBPF_STACK_IN_EXEC]);
+	fprintf(out, "%sstacks (%s): ", prefix, p->meta.call_graph[0] ? p->meta.call_graph : "imported");
+	print_amount(out, e.samples, " samples", time_view);
+	if (e.by_end[HSBPF_STACK_IN_EXEC]) {
+		fputs(" (", out);
+		print_amount(out, e.by_end[HSBPF_STACK_IN_EXEC], "", time_view);
+		fputs(" in exec, no user stack yet)", out);
+	}
 	if (user) {
-		fprintf(out, ", %" PRIu64 " with a user stack: complete %.1f%%", user,
-			100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
+		fputs(", ", out);
+		print_amount(out, user, "", time_view);
+		fprintf(out, " with a user stack: complete %.1f%%", 100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
 		for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
 			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || i == HSBPF_STACK_IN_EXEC ||
 			    !e.by_end[i])

@@ -97,17 +97,22 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	const struct profile_meta *m = &p->meta;
 	char a[4 * sizeof(m->target)], b[4 * sizeof(m->host)], c[4 * sizeof(m->kernel)];
 
-	fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
-	if (m->freq)
-		fprintf(out, "%" PRIu64 " Hz", m->freq);
-	else
-		fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
-	if (offcpu__in_profile(p))	/* its counts are microseconds */
-		fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)), h->total / 1e3);
-	else
-		fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
-			(u64)h->total);
-	fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
+	if (offcpu__only(p)) {
+		offcpu__print_event(h->total, "# ", out);
+	} else {
+		fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
+		if (m->freq)
+			fprintf(out, "%" PRIu64 " Hz", m->freq);
+		else
+			fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
+		if (offcpu__in_profile(p))	/* its counts are microseconds */
+			fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)),
+				h->total / 1e3);
+		else
+			fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
+				(u64)h->total);
+		fprintf(out, ", %" PRIu64 " dropped\n", p->stats.dropped_full);
+	}
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
 		int n;

@@ -30,6 +30,10 @@ void offcpu__fill_meta(struct profile_meta *m, const struct session_opts *o);
 
 /* the profile holds off-CPU time (META offcpu "off" or "wall") */
 bool offcpu__in_profile(const struct profile *p);
+/* the profile holds off-CPU time only (--off-cpu): no event was sampled */
+bool offcpu__only(const struct profile *p);
+/* report's first header line for such a profile, in place of the event's: total_us of time */
+void offcpu__print_event(u64 total_us, const char *prefix, FILE *out);
 /* a sample's state from its flags (HSBPF_OFFCPU_*), 0 for an on-CPU sample */
 u32 offcpu__state(u32 flags);
 /* "S", "D", "R", "other" for HSBPF_OFFCPU_*, "on-CPU" for 0 */
