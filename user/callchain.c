@@ -9,6 +9,7 @@
 #include "inline.h"
 #include "hist.h"
 #include "json_writer.h"
+#include "offcpu.h"
 
 static const char *const end_names[HSBPF_STACK_NR] = {
 	[HSBPF_STACK_COMPLETE] = "complete",
@@ -417,6 +418,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			if (!children && j > 0)
 				break;
 			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+			s.state = offcpu__state(ss->flags);	/* every frame's: the block's */
 			/* in the Children view an inlined function is a row of its own, with children
 			 * and no self, as perf shows "msort_with_tmp (inlined)" */
 			if (children && f->inlined) {

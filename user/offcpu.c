@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include "event.h"
 #include "offcpu.h"
+#include "session.h"
 #include "util.h"
 
 /* a block of a year is nonsense; the bound keeps microseconds in ns from overflowing */

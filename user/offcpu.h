@@ -8,10 +8,12 @@
 #define HSBPF_OFFCPU_H
 
 #include <stdio.h>
-#include "event.h"
 #include "hsbpf.h"
 #include "profile.h"
-#include "session.h"
+
+/* the options' side only (session.h, event.h): hist and its keys include this header too */
+struct event_spec;
+struct session_opts;
 
 /* session_opts.offcpu (as sampler_opts.offcpu) */
 #define OFFCPU_NONE	0
