@@ -230,7 +230,7 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
 			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
-			.cgroup_id = ss->cgroup_id,
+			.cgroup_id = ss->cgroup_id, .flags = ss->flags,
 		};
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
@@ -268,7 +268,7 @@ struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .nr = 1, .count = ps->count,
 			.weight = ps->weight, .pid = ps->pid, .exec_ns = ps->exec_ns,
-			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id,
+			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id, .flags = ps->flags,
 		};
 		if (add_frame(cc, sy, st, ps->ip, ps->flags & HSBPF_KEY_KERNEL, false))
 			goto nomem;
