@@ -9,6 +9,7 @@
 #include "cmds.h"
 #include "file_format.h"
 #include "flamegraph.h"
+#include "offcpu.h"
 #include "output.h"
 #include "option_groups.h"
 #include "profile.h"
@@ -33,6 +34,11 @@ static int load(const char *path, struct flame_tree *t, int side, struct profile
 		return err;
 	if (!profile__total_samples(*out) && !(*out)->nr_stack_samples)
 		return fail(-EINVAL, "'%s' has no samples", path);
+	/* off-CPU time: widths are time, as report's rows (microseconds), not blocks */
+	if (offcpu__in_profile(*out)) {
+		offcpu__count_time(*out);
+		t->time = true;
+	}
 	sy = symbolizer__new(*out);
 	if (!sy)
 		return fail(-ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));
