@@ -349,8 +349,20 @@ struct late_stack {
 	__u32 kernel_nr;	/* kernel frames, for a sample taken in the kernel */
 	__u32 in_syscall;	/* ip follows a syscall instruction: looked up as a return address */
 	__u32 pad;
+	__u64 token;		/* an off-CPU block's (0 for a sample): its time comes later, in a
+				 * struct late_block with this token */
 	__u64 kernel[HSBPF_LATE_KERNEL_FRAMES];
 	__u8 data[HSBPF_LATE_STACK_BYTES];
+};
+
+/* An off-CPU block whose stack went to user space as a late_stack at the switch-out: its time,
+ * known only at the switch-in, follows in the same ring under the copy's token. The key and pc
+ * count it with its pc alone if user space could not keep the copy. */
+struct late_block {
+	__u64 token;
+	__u64 ns;
+	__u64 ip;
+	struct stack_key key;
 };
 
 /* stack_stats[] slots, per CPU */

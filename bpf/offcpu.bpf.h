@@ -4,8 +4,9 @@
  * are, and the moment kept in its task storage with the state it blocked in; when it next runs,
  * the time it spent off the CPU is added to that stack's slot (count: blocks, weight: ns), in
  * the maps the on-CPU samples use, keyed as they are plus HSBPF_KEY_OFFCPU and the state.
- * Nothing per switch goes to user space. At the end an iterator counts the tasks still off the
- * CPU up to the recording's end. Included by profile.bpf.c; its programs load only when asked. */
+ * Nothing per switch goes to user space, but in a program's first milliseconds, whose user
+ * stacks go there to be unwound (as samples' do: late_stack), and their time after them. At the
+ * end an iterator counts the tasks still off the CPU up to the recording's end. Included by profile.bpf.c; its programs load only when asked. */
 #ifndef HSBPF_OFFCPU_BPF_H
 #define HSBPF_OFFCPU_BPF_H
 
@@ -35,6 +36,8 @@ struct offcpu_task {
 	__u64 ip;		/* the flat histogram's address: where it left user space */
 	__u32 ip_flags;
 	__u32 pad;
+	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
+				 * first milliseconds): the time goes there too, under this token */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
 };
 
@@ -98,14 +101,33 @@ static __always_inline bool offcpu_add(void *map, const void *key, __u64 ns)
 	return true;
 }
 
+/* a block whose stack user space unwinds: its time follows the copy, under its token (false
+ * when the ring is full: the block keeps the stack the kernel ended) */
+static __always_inline bool offcpu_late_block(struct offcpu_task *t, __u64 token, __u64 ns)
+{
+	struct late_block *b = bpf_ringbuf_reserve(&late_stacks, sizeof(*b), 0);
+
+	if (!b) {
+		stack_stat_add(HSBPF_STACK_STAT_LATE_FULL, 1);
+		return false;
+	}
+	b->token = token;
+	b->ns = ns;
+	b->ip = t->ip;
+	b->key = t->key;
+	bpf_ringbuf_submit(b, 0);
+	return true;
+}
+
 /* the task runs again (or the recording ends) at now: its block is counted */
 static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 {
-	__u64 ns = now - t->start_ns;
+	__u64 ns = now - t->start_ns, token = t->late_token;
 	struct sample_key flat = {};
 	bool ok;
 
 	t->start_ns = 0;
+	t->late_token = 0;
 	if (ns < min_block_ns) {
 		offcpu_stat(HSBPF_OFFCPU_SHORT, 1);
 		return;
@@ -122,7 +144,7 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	flat.map_ns = t->key.map_ns;
 	flat.x = t->key.x;
 	ok = offcpu_add(&samples, &flat, ns);
-	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE)
+	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE && !(token && offcpu_late_block(t, token, ns)))
 		ok = offcpu_add(&stack_samples, &t->key, ns);
 	if (ok) {
 		offcpu_stat(HSBPF_OFFCPU_BLOCKS, 1);
@@ -135,7 +157,7 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 /* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
  * stack (from the registers saved at its entry to the kernel) into t->key */
 static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
-					  struct proc_state *proc, struct offcpu_task *t)
+					  struct proc_state *proc, struct offcpu_task *t, __u64 now)
 {
 	struct stack_walk *st;
 	struct pt_regs *regs;
@@ -181,6 +203,16 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 		st->pid = tgid;
 		st->tag = image_tag(proc);
 		unwind_user(st, t->ip, st->leaf[HSBPF_DWARF_RSP], st->leaf[HSBPF_DWARF_RBP], in_syscall);
+		/* a program too new for its tables (as a sample's, stacks__sample_one): the copy goes
+		 * to user space now, while the task's memory is current's; the stack ended here is
+		 * still stored, for a block whose time finds the ring full */
+		if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF &&
+		    st->user.end == HSBPF_STACK_NO_MAPPING) {
+			__u64 token = stack_mix(now, (__u64)task->pid << 32 | tgid) | 1;
+
+			if (late_stack(st, &t->key, 0, t->ip, token))
+				t->late_token = token;
+		}
 	}
 	t->key.user = st->hash | 1;
 	if (!stacks__store(t->key.user, &st->user)) {
@@ -214,6 +246,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		return;
 	}
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
+	t->late_token = 0;
 	__builtin_memset(&t->key, 0, sizeof(t->key));
 	t->key.pid = tgid;
 	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
@@ -232,7 +265,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	}
 	t->ip = ip;
 	if (call_graph != HSBPF_CALL_GRAPH_NONE)
-		offcpu_stacks(ctx, prev, tgid, proc, t);
+		offcpu_stacks(ctx, prev, tgid, proc, t, now);
 	t->start_ns = now;
 }
 

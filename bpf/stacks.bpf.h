@@ -600,9 +600,10 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 }
 
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
- * once the tables of its program exist: true when sent (then it is counted there) */
+ * once the tables of its program exist: true when sent (then it is counted there). An off-CPU
+ * block's copy has a token and weight 0: its time follows in a late_block */
 static __always_inline bool late_stack(struct stack_walk *st, const struct stack_key *key, __u64 weight,
-				       __u64 pc)
+				       __u64 pc, __u64 token)
 {
 	struct late_stack *l = bpf_ringbuf_reserve(&late_stacks, sizeof(*l), 0);
 	__u64 sp = st->leaf[HSBPF_DWARF_RSP], size;
@@ -617,6 +618,7 @@ static __always_inline bool late_stack(struct stack_walk *st, const struct stack
 	__builtin_memcpy(l->regs, st->leaf, sizeof(l->regs));
 	l->stack_top = st->stack_top;
 	l->in_syscall = st->in_syscall;
+	l->token = token;
 	l->kernel_nr = 0;
 	/* key->kernel is set only when bpf_get_stack filled st->kernel for this sample: its frames
 	 * are otherwise an earlier sample's */
@@ -728,7 +730,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 		unwind_user(st, pc, sp, bp, in_syscall);
 		/* a program too new for its tables: unwound in user space, from a copy */
 		if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF && st->user.end == HSBPF_STACK_NO_MAPPING &&
-		    late_stack(st, &key, weight, pc))
+		    late_stack(st, &key, weight, pc, 0))
 			return;
 	}
 store_user:

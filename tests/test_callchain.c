@@ -97,6 +97,21 @@ Test(callchain, ends_are_counted_by_reason)
 	profile__free(p);
 }
 
+/* report's time view of off-CPU time counts microseconds: the line says time, not samples */
+Test(callchain, ends_of_off_cpu_time_are_in_ms)
+{
+	struct profile *p = made_profile();
+	char *text = NULL;
+
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
+	CAPTURE(text, out, callchain__print_ends(p, "# ", out));
+	cr_expect(strstr(text, "# stacks (dwarf): 0.007 ms, 0.003 ms with a user stack: complete 0.0%"),
+		  "%s", text);
+	cr_expect(!strstr(text, "samples"), "%s", text);
+	free(text);
+	profile__free(p);
+}
+
 /* samples in an exec have no user stack yet: counted apart, not as truncated stacks */
 Test(callchain, samples_in_exec_are_not_truncation)
 {

@@ -178,6 +178,52 @@ Test(flamegraph, tree_from_profile)
 	profile__free(p);
 }
 
+/* an off-CPU stack's frames are drawn apart from the same code on the CPU (--wall), in their
+ * own colours; the page says its widths are time */
+Test(flamegraph, off_cpu_frames_are_their_own_kind)
+{
+	struct profile *p = kernel_profile(true);
+	struct symbolizer *sy = symbolizer__new(p);
+	struct flame_tree *t = flame__new(false);
+	struct flame_opts o = { .title = "wall" };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	s64 on, off;
+
+	cr_assert(sy && t);
+	/* the second stack (k_mid under k_entry, 3 samples) was blocked */
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		if (p->stack_samples[i].count == 3)
+			p->stack_samples[i].flags |= HSBPF_KEY_OFFCPU | HSBPF_OFFCPU_S << HSBPF_KEY_STATE_SHIFT;
+	cr_assert_eq(flame__add_profile(t, p, sy, 0), 0);
+	cr_expect_eq(t->nodes[0].count[0], 10);
+	/* k_mid twice, of each kind: the off-CPU one a tower of its own */
+	on = off = -1;
+	for (size_t i = 0; i < t->nr; i++) {
+		if (strcmp(t->strs[t->nodes[i].name], "k_mid"))
+			continue;
+		if (t->nodes[i].kind == FLAME_OFFCPU)
+			off = i;
+		else if (t->nodes[i].kind == FLAME_KERNEL)
+			on = i;
+	}
+	cr_assert(on >= 0 && off >= 0, "k_mid on and off the CPU");
+	cr_expect_eq(t->nodes[on].count[0], 6, "the on-CPU k_mid alone");
+	cr_expect_eq(t->nodes[off].count[0], 3);
+	cr_expect_str_eq(flame__kind_name(FLAME_OFFCPU), "offcpu");
+	t->time = true;
+	f = open_memstream(&buf, &len);
+	cr_assert(f);
+	cr_assert_eq(flame__write_svg(t, &o, f), 0);
+	fclose(f);
+	cr_expect(strstr(buf, "off-CPU (indigo); widths are microseconds of time"), "%s", buf);
+	free(buf);
+	flame__free(t);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
 Test(flamegraph, tree_without_stacks)
 {
 	struct profile *p = kernel_profile(false);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Stacks unwound in user space from the copy the kernel sends: a real process stopped three
  * calls deep (its registers by ptrace, its stack copied as the kernel copies it) unwinds
- * through its callers; what is past the kept copies is counted and keeps its pc. */
+ * through its callers; what is past the kept copies is counted and keeps its pc; an off-CPU
+ * block's copy and its time are joined by token. */
 #include <criterion/criterion.h>
 #include <signal.h>
 #include <stdio.h>
@@ -172,6 +173,48 @@ Test(late_stacks, past_the_kept_copies_samples_keep_their_pc_counted)
 	}
 	cr_expect_eq(kept, LATE_STACKS_MAX);
 	cr_expect_eq(lone, 3);
+	late_stacks__free(ls);
+	profile__free(p);
+	free(l);
+}
+
+/* an off-CPU block's copy comes at its switch-out with weight 0, its time at its switch-in under
+ * the copy's token: the two are counted as one stack sample, once unwound; a copy without its
+ * time (a block the bounds left out) is no sample; a time whose copy was not kept keeps its pc */
+Test(late_stacks, off_cpu_blocks_join_their_copies_by_token)
+{
+	struct late_stack *l = calloc(1, sizeof(*l));
+	struct late_stacks *ls = late_stacks__new();
+	struct profile *p = profile__new();
+	struct late_block b = { .token = 0x11, .ns = 20000000, .ip = 0x5678 };
+
+	cr_assert(l && ls && p);
+	l->key.pid = 4242;
+	l->key.flags = HSBPF_KEY_OFFCPU;
+	l->ip = 0x1234;
+	l->token = 0x11;
+	cr_assert_eq(late_stacks__add(ls, p, l), 0);
+	l->token = 0x22;	/* no time comes for it */
+	cr_assert_eq(late_stacks__add(ls, p, l), 0);
+	cr_assert_eq(late_stacks__add_block(ls, p, &b), 0);
+	cr_expect_eq(p->nr_stack_samples, 0, "a copy's time waits for its unwinding");
+	b.token = 0x33;		/* its copy was never kept */
+	b.ns = 5000;
+	b.key.pid = 4243;
+	b.key.flags = HSBPF_KEY_OFFCPU;
+	cr_assert_eq(late_stacks__add_block(ls, p, &b), 0);
+	cr_assert_eq(p->nr_stack_samples, 1);
+	cr_expect_eq(p->stack_samples[0].pid, 4243);
+	cr_expect_eq(p->stack_samples[0].weight, 5000);
+	cr_expect_eq(profile__frames(p, profile__stack(p, p->stack_samples[0].user))[0], 0x5678);
+	cr_assert_eq(late_stacks__resolve(ls, p), 0);
+	cr_assert_eq(p->nr_stack_samples, 2, "the copy without a time is no sample");
+	cr_expect_eq(p->stack_samples[1].pid, 4242);
+	cr_expect_eq(p->stack_samples[1].flags, HSBPF_KEY_OFFCPU);
+	cr_expect_eq(p->stack_samples[1].count, 1);
+	cr_expect_eq(p->stack_samples[1].weight, 20000000);
+	cr_expect_eq(profile__frames(p, profile__stack(p, p->stack_samples[1].user))[0], 0x1234);
+	cr_expect_eq(p->stats.stack_late_unwound, 1);
 	late_stacks__free(ls);
 	profile__free(p);
 	free(l);

@@ -144,6 +144,27 @@ Test(offcpu, counts_become_microseconds)
 	profile__free(p);
 }
 
+/* --off-cpu samples no event: the header's first line says what was measured, not the
+ * recording's default event and period */
+Test(offcpu, header_of_off_cpu_time_names_no_event)
+{
+	struct profile *p = wall_profile();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	cr_expect(!offcpu__only(p), "--wall samples an event");
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
+	cr_expect(offcpu__only(p));
+	offcpu__print_event(43701, "# ", f);
+	fclose(f);
+	cr_expect_str_eq(buf, "# off-CPU time, measured at every context switch (sched_switch), not "
+			 "sampled: 43.701 ms\n");
+	free(buf);
+	profile__free(p);
+}
+
 Test(offcpu, header_says_states_and_losses)
 {
 	struct profile *p = wall_profile();

@@ -413,3 +413,51 @@ Test(pprof, long_names_are_kept_whole)
 	free(want);
 	profile__free(p);
 }
+
+/* off-CPU time: --off-cpu's one value is off_cpu in nanoseconds (each block's time, not report's
+ * microsecond counts), with the state as a label; --wall's are cpu, off_cpu and their sum, wall,
+ * which pprof shows by default */
+Test(pprof, off_cpu_time_is_its_own_sample_type_in_nanoseconds)
+{
+	static const char *const wall_types[] = { "cpu", "off_cpu", "wall" };
+	struct profile *p = made_profile(true, false);
+	Perftools__Profiles__Profile *pb;
+	const Perftools__Profiles__Label *l;
+
+	/* the second and last stack samples: blocks, in S and R */
+	p->stack_samples[1].flags |= HSBPF_KEY_OFFCPU | HSBPF_OFFCPU_S << HSBPF_KEY_STATE_SHIFT;
+	p->stack_samples[3].flags |= HSBPF_KEY_OFFCPU | HSBPF_OFFCPU_R << HSBPF_KEY_STATE_SHIFT;
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
+	pb = decoded(p, false);
+	cr_assert_eq(pb->n_sample_type, 1);
+	cr_expect_str_eq(str(pb, pb->sample_type[0]->type), "off_cpu");
+	cr_expect_str_eq(str(pb, pb->sample_type[0]->unit), "nanoseconds");
+	cr_expect_eq(pb->period, 0);
+	cr_assert_eq(pb->n_sample, 4);
+	cr_assert_eq(pb->sample[1]->n_value, 1);
+	cr_expect_eq(pb->sample[1]->value[0], 10);
+	l = label(pb, pb->sample[1], "state");
+	cr_assert(l);
+	cr_expect_str_eq(str(pb, l->str), "S");
+	cr_expect_null(label(pb, pb->sample[2], "state"), "an on-CPU sample has no state");
+	cr_expect(strstr(str(pb, pb->comment[0]), "off-CPU time"), "%s", str(pb, pb->comment[0]));
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "wall");
+	pb = decoded(p, false);
+	cr_assert_eq(pb->n_sample_type, 3);
+	for (size_t i = 0; i < 3; i++) {
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->type), wall_types[i]);
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->unit), "nanoseconds");
+	}
+	/* on the CPU 30 ns (sample 0), off it 10 (sample 1) */
+	cr_expect_eq(pb->sample[0]->value[0], 30);
+	cr_expect_eq(pb->sample[0]->value[1], 0);
+	cr_expect_eq(pb->sample[0]->value[2], 30);
+	cr_expect_eq(pb->sample[1]->value[0], 0);
+	cr_expect_eq(pb->sample[1]->value[1], 10);
+	cr_expect_eq(pb->sample[1]->value[2], 10);
+	cr_expect_eq(pb->period, 1000000);
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(p);
+}

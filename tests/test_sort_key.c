@@ -4,6 +4,7 @@
 #include <string.h>
 #include "symbols/bblock.h"
 #include "report/hist.h"
+#include "hsbpf.h"
 
 static const struct hist_row kernel_row = {
 	.count = 3, .sym = "schedule", .sym_off = 0x10, .dso = "[kernel.kallsyms]",
@@ -15,6 +16,12 @@ static const struct hist_row user_row = {
 	.count = 7, .sym = "work_70", .dso = "/usr/lib/libhot.so.1", .vaddr = 0x1142, .pid = 4242,
 	.nspid = 7, .tid = 4243, .cpu = 1, .comm = "hot7030", .cgroup_id = 9, .file = "/src/hot.c",
 	.line = 15, .many_pids = true,
+};
+
+/* off-CPU time, blocked in D */
+static const struct hist_row blocked_row = {
+	.count = 20, .sym = "io_schedule", .dso = "[kernel.kallsyms]", .kernel = true, .pid = 4242,
+	.tid = 4244, .comm = "reader", .state = HSBPF_OFFCPU_D,
 };
 
 /* the titles and texts of a row's columns, "|"-separated */
@@ -65,6 +72,26 @@ Test(sort_key, perf_names_srcline_and_srcfile)
 }
 
 /* report's columns: the kernel marked before the symbol, the object once */
+/* off-CPU time by state: the rows of one state group, states apart (and from on-CPU) */
+Test(sort_key, state_groups_off_cpu_time)
+{
+	const struct sort_key_ops *ops = sort_key__ops(SORT_STATE);
+	struct hist_row s1 = blocked_row, s2 = blocked_row, on = blocked_row;
+	enum sort_key k;
+
+	cr_assert_eq(hist__parse_key("State", &k), 0);
+	cr_expect_eq(k, SORT_STATE);
+	s1.state = s2.state = HSBPF_OFFCPU_S;
+	s2.tid = 4245;
+	on.state = 0;
+	cr_expect_eq(ops->cmp(NULL, &s1, &s2), 0);
+	cr_expect_eq(ops->hash(NULL, &s1, 1), ops->hash(NULL, &s2, 1));
+	cr_expect_neq(ops->cmp(NULL, &s1, &blocked_row), 0);
+	cr_expect_neq(ops->cmp(NULL, &s1, &on), 0);
+	cr_expect_str_eq(ops->row_name(&s1), "S");
+	cr_expect_str_eq(ops->row_name(&on), "on-CPU");
+}
+
 Test(sort_key, report_columns)
 {
 	static const struct { enum sort_key keys[2]; int nr; const struct hist_row *r;
@@ -82,6 +109,8 @@ Test(sort_key, report_columns)
 		{ { SORT_CGROUP }, 1, &user_row, "Container|Cgroup", "-|id 9" },
 		{ { SORT_BB }, 1, &user_row, "Block|Insns|Samp/insn|Symbol|Object",
 		  "[no block]|0|7|work_70|libhot.so.1" },
+		{ { SORT_TID, SORT_STATE }, 2, &user_row, "Thread|State", "4243:hot7030|on-CPU" },
+		{ { SORT_STATE }, 1, &blocked_row, "State", "D" },
 	};
 
 	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {

@@ -79,6 +79,33 @@ Test(speedscope, one_sampled_profile_per_process_heaviest_first_stacks_root_firs
 	profile__free(p);
 }
 
+/* off-CPU time: weighed in ns (each block's time, not report's microsecond counts), the
+ * profile's name saying it is time blocked */
+Test(speedscope, off_cpu_time_is_weighed_in_nanoseconds_and_named)
+{
+	struct profile *p = made_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		p->stack_samples[i].count = 1000 * p->stack_samples[i].count;	/* the time view's */
+	cc = sy ? callchain__new(p, sy) : NULL;
+	cr_assert(cc && out);
+	cr_assert_eq(speedscope__write(cc, sy, "made", out), 0);
+	fclose(out);
+	cr_expect(strstr(buf, "\"name\":\"busy (pid 7), off-CPU time\",\"unit\":\"nanoseconds\","
+			 "\"startValue\":0,\"endValue\":40,"), "%s", buf);
+	cr_expect(strstr(buf, "\"weights\":[30,10]"), "%s", buf);
+	free(buf);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
 Test(speedscope, the_schema_validates_exports_with_and_without_stacks)
 {
 	struct profile *p = made_profile();

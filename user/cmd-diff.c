@@ -36,7 +36,7 @@ int cmd_diff(int argc, char **argv)
 	const struct option_spec opts[] = {
 		OPTIONS_DIFF(&d),
 		OPT_STRING('s', "sort", &sort, "KEYS", "comma-separated, as report's: sym (default), ip, "
-			   "dso, line (srcline), srcfile, pid, tid, comm, cpu, cgroup"),
+			   "dso, line (srcline), srcfile, pid, tid, comm, cpu, cgroup, state"),
 		OPT_FLAG(0, "all", &all, "also the keys that did not change significantly"),
 		OPT_U64(0, "limit", &limit, "N", "at most N rows (default 50; 0: all)", 0, 0, NULL),
 		OPT_VERBOSE("more messages"),

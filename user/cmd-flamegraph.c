@@ -10,6 +10,7 @@
 #include "lib/file_format.h"
 #include "report/flamegraph.h"
 #include "lib/output.h"
+#include "record/offcpu.h"
 #include "option_groups.h"
 #include "profile/profile.h"
 #include "report/profile_diff.h"
@@ -37,6 +38,11 @@ static int load(const char *path, const struct sample_filter *sf, struct flame_t
 		return err;
 	if (!profile__total_samples(*out) && !(*out)->nr_stack_samples)
 		return fail(-EINVAL, "'%s' has no samples", path);
+	/* off-CPU time: widths are time, as report's rows (microseconds), not blocks */
+	if (offcpu__in_profile(*out)) {
+		offcpu__count_time(*out);
+		t->time = true;
+	}
 	sy = symbolizer__new(*out);
 	if (!sy)
 		return fail(-ENOMEM, "cannot read '%s': %s", path, strerror(ENOMEM));

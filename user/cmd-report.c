@@ -117,7 +117,7 @@ static const struct option_spec report_opts[] = {
 	OPT_STRING('s', "sort", &o.sort, "KEYS", "comma-separated: sym (default), ip, dso, line (or "
 		   "srcline), srcfile (the line's file), pid, tid (TID:name; recorded by default), comm (a thread's own name when it has "
 		   "one), cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated "
-		   "executions); or alone: edge, range (taken branches, fall-through ranges from "
+		   "executions), state (off-CPU time: S, D, R, other, or on-CPU); or alone: edge, range (taken branches, fall-through ranges from "
 		   "branch stacks)"),
 	OPT_FLAG(0, "per-cgroup", &o.per_cgroup, "break the rows down by cgroup (container): cgroup "
 		 "first in KEYS"),

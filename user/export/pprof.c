@@ -11,6 +11,7 @@
 #include "hsbpf.h"
 #include "export/pprof.h"
 #include "report/sample_filter.h"
+#include "record/offcpu.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -23,8 +24,11 @@ typedef Perftools__Profiles__Mapping PbMapping;
 typedef Perftools__Profiles__ValueType PbValueType;
 
 /* labels a sample can have: pid, comm, tid and thread (profiles keyed by thread), cgroup,
- * container */
-#define MAX_LABELS 6
+ * container, an off-CPU block's state */
+#define MAX_LABELS 7
+/* values a sample can have: samples and CPU time; or off-CPU time (--off-cpu); or CPU time,
+ * off-CPU time and their sum (--wall) */
+#define MAX_VALUES 3
 
 struct builder {
 	const struct callchain *cc;
@@ -56,7 +60,9 @@ struct builder {
 	/* samples */
 	PbSample *samples;
 	u64 *loc_ids;			/* every sample's location ids, one array */
-	int64_t *values;		/* two per sample */
+	int64_t *values;		/* nr_values per sample */
+	size_t nr_values;
+	bool offcpu, wall;		/* the profile's off-CPU time: report's time view */
 	PbLabel *labels;		/* MAX_LABELS per sample */
 	PbLabel **label_ptrs;
 };
@@ -405,6 +411,10 @@ static int add_labels(struct builder *b, const struct callchain_stack *st, PbSam
 			lab[n++].str = str_index(b, thread);
 		}
 	}
+	if (offcpu__state(st->flags)) {
+		lab[n].key = str_index(b, "state");
+		lab[n++].str = str_index(b, offcpu__state_name(offcpu__state(st->flags)));
+	}
 	if (cg) {
 		lab[n].key = str_index(b, "cgroup");
 		lab[n++].str = str_index(b, *cg ? cg : "/");
@@ -424,6 +434,24 @@ static int add_labels(struct builder *b, const struct callchain_stack *st, PbSam
 	return 0;
 }
 
+/* a sample's values, as set_value_types names them: an off-CPU profile's counts are
+ * microseconds (report's time view), its weights ns */
+static void set_values(const struct builder *b, const struct callchain_stack *st, int64_t *v)
+{
+	bool off = st->flags & HSBPF_KEY_OFFCPU;
+
+	if (b->wall) {
+		v[0] = off ? 0 : st->weight;
+		v[1] = off ? st->weight : 0;
+		v[2] = st->weight;
+	} else if (b->offcpu) {
+		v[0] = st->weight;
+	} else {
+		v[0] = st->count;
+		v[1] = st->weight;
+	}
+}
+
 static int add_samples(struct builder *b)
 {
 	const struct callchain *cc = b->cc;
@@ -433,7 +461,7 @@ static int add_samples(struct builder *b)
 		nr_ids += cc->stacks[i].nr ? cc->stacks[i].nr : 1;
 	b->samples = calloc(cc->nr_stacks + 1, sizeof(*b->samples));
 	b->loc_ids = calloc(nr_ids + 1, sizeof(*b->loc_ids));
-	b->values = calloc(2 * cc->nr_stacks + 1, sizeof(*b->values));
+	b->values = calloc(MAX_VALUES * cc->nr_stacks + 1, sizeof(*b->values));
 	b->labels = calloc(MAX_LABELS * cc->nr_stacks + 1, sizeof(*b->labels));
 	b->label_ptrs = calloc(MAX_LABELS * cc->nr_stacks + 1, sizeof(*b->label_ptrs));
 	if (!b->samples || !b->loc_ids || !b->values || !b->labels || !b->label_ptrs)
@@ -475,10 +503,9 @@ static int add_samples(struct builder *b)
 		s->n_location_id = st->nr ? st->nr : 1;
 		s->location_id = ids;
 		nr_ids += s->n_location_id;
-		s->n_value = 2;
-		s->value = &b->values[2 * i];
-		s->value[0] = st->count;
-		s->value[1] = st->weight;
+		s->n_value = b->nr_values;
+		s->value = &b->values[b->nr_values * i];
+		set_values(b, st, s->value);
 		if (add_labels(b, st, s, &b->labels[MAX_LABELS * i], &b->label_ptrs[MAX_LABELS * i]))
 			return -ENOMEM;
 	}
@@ -539,33 +566,41 @@ static void builder__free(struct builder *b)
 	free(b->label_ptrs);
 }
 
+/* the values' types: samples/count and cpu/nanoseconds (or the event's count); off_cpu/
+ * nanoseconds (--off-cpu, as Go's and bcc's off-CPU profiles name it); cpu, off_cpu and wall
+ * in nanoseconds (--wall: pprof shows the last, wall, unless -sample_index says another) */
 static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp, PbProfile *pb)
 {
 	const struct profile_meta *m = &b->cc->p->meta;
 	bool ns = !strcmp(m->unit, "ns");
-	s64 idx[4] = {
-		str_index(b, "samples"), str_index(b, "count"),
+	const char *names[2 * MAX_VALUES] = {
+		"samples", "count",
 		/* a clock's samples stand for CPU time; other events for their count */
-		str_index(b, ns ? "cpu" : m->event[0] ? m->event : "events"),
-		str_index(b, ns ? "nanoseconds" : "events"),
+		ns ? "cpu" : m->event[0] ? m->event : "events", ns ? "nanoseconds" : "events",
 	};
+	const char *off_names[] = { "off_cpu", "nanoseconds" };
+	const char *wall_names[] = { "cpu", "nanoseconds", "off_cpu", "nanoseconds", "wall", "nanoseconds" };
 
-	for (int i = 0; i < 4; i++)
-		if (idx[i] < 0)
+	if (b->wall)
+		memcpy(names, wall_names, sizeof(wall_names));
+	else if (b->offcpu)
+		memcpy(names, off_names, sizeof(off_names));
+	for (size_t i = 0; i < b->nr_values; i++) {
+		s64 type = str_index(b, names[2 * i]), unit = str_index(b, names[2 * i + 1]);
+
+		if (type < 0 || unit < 0)
 			return -ENOMEM;
-	for (int i = 0; i < 3; i++)
 		perftools__profiles__value_type__init(&vt[i]);
-	vt[0].type = idx[0];
-	vt[0].unit = idx[1];
-	vt[1].type = idx[2];
-	vt[1].unit = idx[3];
-	vt[2] = vt[1];
-	vtp[0] = &vt[0];
-	vtp[1] = &vt[1];
-	pb->n_sample_type = 2;
+		vt[i].type = type;
+		vt[i].unit = unit;
+		vtp[i] = &vt[i];
+	}
+	/* the period: the sampled event's; off-CPU time has none, each block its own */
+	vt[MAX_VALUES] = b->offcpu ? vt[0] : vt[1];
+	pb->n_sample_type = b->nr_values;
 	pb->sample_type = vtp;
-	pb->period_type = &vt[2];
-	pb->period = m->period;
+	pb->period_type = &vt[MAX_VALUES];
+	pb->period = b->offcpu && !b->wall ? 0 : m->period;
 	pb->time_nanos = m->start_realtime_ns;
 	pb->duration_nanos = m->duration_ns;
 	return 0;
@@ -578,8 +613,13 @@ static int add_comments(struct builder *b, int64_t *c, PbProfile *pb)
 	char text[sizeof(((struct profile_meta *)0)->target) + 512];
 	size_t n = 0;
 
-	snprintf(text, sizeof(text), "%s; event %s, %s period %" PRIu64 "; target %s",
-		 p->meta.version, p->meta.event, p->meta.period_mode, p->meta.period, p->meta.target);
+	if (b->offcpu && !b->wall)	/* no event was sampled */
+		snprintf(text, sizeof(text), "%s; off-CPU time, measured at every context switch; "
+			 "target %s", p->meta.version, p->meta.target);
+	else
+		snprintf(text, sizeof(text), "%s; event %s, %s period %" PRIu64 "%s; target %s",
+			 p->meta.version, p->meta.event, p->meta.period_mode, p->meta.period,
+			 b->wall ? ", and off-CPU time" : "", p->meta.target);
 	c[n++] = str_index(b, text);
 	if (p->nr_stack_samples && p->stats.stack_keys_full) {
 		snprintf(text, sizeof(text), "%" PRIu64 " samples are not here: the stack-sample map "
@@ -603,7 +643,7 @@ int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **out, s
 {
 	struct builder b = { .cc = cc, .sy = sy };
 	PbProfile pb = PERFTOOLS__PROFILES__PROFILE__INIT;
-	PbValueType vt[3], *vtp[2];
+	PbValueType vt[MAX_VALUES + 1], *vtp[MAX_VALUES];
 	int64_t comments[3];
 	PbLine **line_ptrs = NULL;
 	void **ptrs = NULL;
@@ -611,6 +651,9 @@ int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **out, s
 	size_t len, n = 0;
 	int err = -ENOMEM;
 
+	b.offcpu = cc->p->meta.offcpu[0] != 0;
+	b.wall = !strcmp(cc->p->meta.offcpu, "wall");
+	b.nr_values = b.wall ? 3 : b.offcpu ? 1 : 2;
 	if (str_index(&b, "") != 0 || add_functions(&b) || add_samples(&b) ||
 	    set_value_types(&b, vt, vtp, &pb) || add_comments(&b, comments, &pb))
 		goto cleanup;

@@ -259,7 +259,10 @@ int speedscope__write(const struct callchain *cc, struct symbolizer *sy, const c
 		const char *comm = symbolizer__comm(sy, st0->pid, st0->exec_ns);
 		char title[128];
 
-		snprintf(title, sizeof(title), "%s (pid %u)", comm && *comm ? comm : "[unknown]", pr->pid);
+		/* off-CPU time is weighed in ns as CPU time is: the title says which it is */
+		snprintf(title, sizeof(title), "%s (pid %u)%s", comm && *comm ? comm : "[unknown]", pr->pid,
+			 !strcmp(p->meta.offcpu, "off") ? ", off-CPU time" :
+			 !strcmp(p->meta.offcpu, "wall") ? ", on- and off-CPU time" : "");
 		jsonw_start_object(w);
 		jsonw_string_field(w, "type", "sampled");
 		jsonw_string_field(w, "name", title);

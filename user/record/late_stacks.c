@@ -50,22 +50,23 @@ void late_stacks__free(struct late_stacks *ls)
 	free(ls);
 }
 
-static int add_sample(struct profile *p, const struct late_stack *l, const u64 *ips, u32 nr, u16 end,
-		      u16 nr_fp)
+/* a stack sample of key's, weighing weight, with these user frames and kernel_nr kernel ones */
+static int add_keyed(struct profile *p, const struct stack_key *key, u64 weight, const u64 *ips, u32 nr,
+		     u16 end, u16 nr_fp, const u64 *kernel, u32 kernel_nr)
 {
 	struct profile_stack_sample ss = {
-		.pid = l->key.pid, .flags = l->key.flags, .cgroup_id = l->key.cgroup_id,
-		.exec_ns = l->key.exec_ns, .map_ns = l->key.map_ns, .count = 1, .weight = l->weight,
+		.pid = key->pid, .flags = key->flags, .cgroup_id = key->cgroup_id,
+		.exec_ns = key->exec_ns, .map_ns = key->map_ns, .count = 1, .weight = weight,
 	};
-	struct profile_sample_key sk = { .tid = l->key.x.tid, .cpu = l->key.x.cpu, .time = l->key.x.time };
+	struct profile_sample_key sk = { .tid = key->x.tid, .cpu = key->x.cpu, .time = key->x.time };
 	s64 idx = profile__add_stack(p, ips, nr, end, nr_fp);
 
 	if (idx < 0)
 		return -ENOMEM;
 	ss.user = idx + 1;
-	if (l->kernel_nr) {
-		idx = profile__add_stack(p, (const u64 *)l->kernel, l->kernel_nr < HSBPF_LATE_KERNEL_FRAMES ?
-					 l->kernel_nr : HSBPF_LATE_KERNEL_FRAMES, 0, 0);
+	if (kernel_nr) {
+		idx = profile__add_stack(p, kernel, kernel_nr < HSBPF_LATE_KERNEL_FRAMES ?
+					 kernel_nr : HSBPF_LATE_KERNEL_FRAMES, 0, 0);
 		if (idx < 0)
 			return -ENOMEM;
 		ss.kernel = idx + 1;
@@ -73,16 +74,37 @@ static int add_sample(struct profile *p, const struct late_stack *l, const u64 *
 	return profile__add_stack_sample_keyed(p, &ss, &sk);
 }
 
+static int add_sample(struct profile *p, const struct late_stack *l, const u64 *ips, u32 nr, u16 end,
+		      u16 nr_fp)
+{
+	return add_keyed(p, &l->key, l->weight, ips, nr, end, nr_fp, (const u64 *)l->kernel, l->kernel_nr);
+}
+
 int late_stacks__add(struct late_stacks *ls, struct profile *p, const struct late_stack *l)
 {
 	if (ls->nr >= ls->max) {
 		p->stats.stack_late_dropped++;
+		/* an off-CPU block's time is yet to come: it brings the pc */
+		if (l->token)
+			return 0;
 		return add_sample(p, l, (const u64 *)&l->ip, 1, HSBPF_STACK_NO_MAPPING, 0);
 	}
 	if (array__reserve((void **)&ls->v, &ls->cap, ls->nr + 1, sizeof(*ls->v)))
 		return -ENOMEM;
 	ls->v[ls->nr++] = *l;
 	return 0;
+}
+
+int late_stacks__add_block(struct late_stacks *ls, struct profile *p, const struct late_block *b)
+{
+	/* its copy came just before it, as a rule: the search begins at the newest */
+	for (size_t i = ls->nr; i-- > 0;) {
+		if (ls->v[i].token == b->token) {
+			ls->v[i].weight += b->ns;
+			return 0;
+		}
+	}
+	return add_keyed(p, &b->key, b->ns, (const u64 *)&b->ip, 1, HSBPF_STACK_NO_MAPPING, 0, NULL, 0);
 }
 
 /* the table of what a mapping maps, built on first use */
@@ -191,6 +213,8 @@ int late_stacks__resolve(struct late_stacks *ls, struct profile *p)
 					      .max_frames = p->meta.max_frames };
 		struct unwind_walk_result res;
 
+		if (l->token && !l->weight)	/* a block left out by the bounds, or lost */
+			continue;
 		memcpy(regs.gpr, l->regs, sizeof(regs.gpr));
 		unwind_walk__stack(&ops, &regs, &o, ips, &res);
 		err = add_sample(p, l, ips, res.nr, res.end, res.nr_fp);

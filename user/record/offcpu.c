@@ -6,6 +6,8 @@
 #include <string.h>
 #include "record/offcpu.h"
 #include "lib/util.h"
+#include "record/event.h"
+#include "record/sampler.h"
 
 /* a block of a year is nonsense; the bound keeps microseconds in ns from overflowing */
 #define OFFCPU_MAX_US	(365ull * 86400 * 1000000)
@@ -56,6 +58,18 @@ void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o)
 bool offcpu__in_profile(const struct profile *p)
 {
 	return p->meta.offcpu[0] != 0;
+}
+
+bool offcpu__only(const struct profile *p)
+{
+	return !strcmp(p->meta.offcpu, "off");
+}
+
+void offcpu__print_event(u64 total_us, const char *prefix, FILE *out)
+{
+	/* no event ran and nothing was sampled: the meta's event and period are the defaults */
+	fprintf(out, "%soff-CPU time, measured at every context switch (sched_switch), not sampled: "
+		"%.3f ms\n", prefix, total_us / 1e3);
 }
 
 u32 offcpu__state(u32 flags)

@@ -8,10 +8,13 @@
 #define HSBPF_OFFCPU_H
 
 #include <stdio.h>
-#include "record/event.h"
 #include "hsbpf.h"
 #include "profile/profile.h"
-#include "record/sampler.h"
+
+/* the options' side only (record/sampler.h: OFFCPU_*, record/event.h): hist and its keys
+ * include this header too */
+struct event_spec;
+struct sampler_params;
 
 /* --min-block/--max-block US (microseconds, as bcc's offcputime -m/-M) into ns; -EINVAL after
  * saying what is wrong with it */
@@ -25,6 +28,10 @@ void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o);
 
 /* the profile holds off-CPU time (META offcpu "off" or "wall") */
 bool offcpu__in_profile(const struct profile *p);
+/* the profile holds off-CPU time only (--off-cpu): no event was sampled */
+bool offcpu__only(const struct profile *p);
+/* report's first header line for such a profile, in place of the event's: total_us of time */
+void offcpu__print_event(u64 total_us, const char *prefix, FILE *out);
 /* a sample's state from its flags (HSBPF_OFFCPU_*), 0 for an on-CPU sample */
 u32 offcpu__state(u32 flags);
 /* "S", "D", "R", "other" for HSBPF_OFFCPU_*, "on-CPU" for 0 */

@@ -1526,9 +1526,11 @@ static int late_take(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;
 
-	if (size < sizeof(struct late_stack))
-		return 0;
-	return s->late_fn(s->late_ctx, data);
+	if (size >= sizeof(struct late_stack))
+		return s->late_fn(s->late_ctx, data, NULL);
+	if (size >= sizeof(struct late_block))
+		return s->late_fn(s->late_ctx, NULL, data);
+	return 0;
 }
 
 int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx)

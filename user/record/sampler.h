@@ -110,8 +110,9 @@ int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
 int sampler__collect_stacks(struct sampler *s, struct profile *p);
 int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);
 /* the samples the kernel sent to be unwound in user space, each passed to fn (whose non-zero
- * return stops); 0 without dwarf call graphs */
-typedef int (*sampler_late_fn)(void *ctx, const struct late_stack *l);
+ * return stops) as l, and the off-CPU blocks' times that follow their copies as b (one of the
+ * two is NULL); 0 without dwarf call graphs */
+typedef int (*sampler_late_fn)(void *ctx, const struct late_stack *l, const struct late_block *b);
 int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx);
 /* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
 struct bpf_link;

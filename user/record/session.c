@@ -589,11 +589,11 @@ int session__start(struct session *s)
 	return err;
 }
 
-static int keep_late(void *ctx, const struct late_stack *l)
+static int keep_late(void *ctx, const struct late_stack *l, const struct late_block *b)
 {
 	struct session *s = ctx;
 
-	return late_stacks__add(s->late, s->p, l);
+	return l ? late_stacks__add(s->late, s->p, l) : late_stacks__add_block(s->late, s->p, b);
 }
 
 /* the samples the kernel sent to be unwound here, kept until the end */
@@ -793,6 +793,9 @@ int session__finish(struct session *s)
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	/* the times of the off-CPU blocks still open, which collecting closed */
+	if (s->late && take_late(s))
+		return -ENOMEM;
 	if (p->stats.sideband_lost) {
 		err = count_unrecovered(s);
 		if (err)

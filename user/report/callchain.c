@@ -9,6 +9,7 @@
 #include "symbols/inline.h"
 #include "report/hist.h"
 #include "lib/json_writer.h"
+#include "record/offcpu.h"
 
 static const char *const end_names[HSBPF_STACK_NR] = {
 	[HSBPF_STACK_COMPLETE] = "complete",
@@ -57,11 +58,22 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 	}
 }
 
+/* n (samples, then unit), or in report's time view of off-CPU time (counts in microseconds)
+ * n us in ms */
+static void print_amount(FILE *out, u64 n, const char *unit, bool time_view)
+{
+	if (time_view)
+		fprintf(out, "%.3f ms", n / 1e3);
+	else
+		fprintf(out, "%" PRIu64 "%s", n, unit);
+}
+
 void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	/* the counts kept apart from the samples cannot follow a filter: said to be the whole's */
 	const char *whole = p->filtered ? " (in the whole profile)" : "";
+	bool time_view = p->meta.offcpu[0] != 0;
 	struct callchain_ends e;
 	u64 user;
 	bool first = true;
@@ -72,13 +84,17 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	/* kernel threads and idle have no user stack to complete, nor has a process in its exec
 	 * once its old memory is gone and before its new program has run */
 	user = e.samples - e.by_end[HSBPF_STACK_NO_USER] - e.by_end[HSBPF_STACK_IN_EXEC];
-	fprintf(out, "%sstacks (%s): %" PRIu64 " samples", prefix, p->meta.call_graph[0] ?
-		p->meta.call_graph : "imported", e.samples);
-	if (e.by_end[HSBPF_STACK_IN_EXEC])
-		fprintf(out, " (%" PRIu64 " in exec, no user stack yet)", e.by_end[HSBPF_STACK_IN_EXEC]);
+	fprintf(out, "%sstacks (%s): ", prefix, p->meta.call_graph[0] ? p->meta.call_graph : "imported");
+	print_amount(out, e.samples, " samples", time_view);
+	if (e.by_end[HSBPF_STACK_IN_EXEC]) {
+		fputs(" (", out);
+		print_amount(out, e.by_end[HSBPF_STACK_IN_EXEC], "", time_view);
+		fputs(" in exec, no user stack yet)", out);
+	}
 	if (user) {
-		fprintf(out, ", %" PRIu64 " with a user stack: complete %.1f%%", user,
-			100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
+		fputs(", ", out);
+		print_amount(out, user, "", time_view);
+		fprintf(out, " with a user stack: complete %.1f%%", 100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
 		for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
 			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || i == HSBPF_STACK_IN_EXEC ||
 			    !e.by_end[i])
@@ -223,7 +239,7 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
 			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
-			.cgroup_id = ss->cgroup_id,
+			.cgroup_id = ss->cgroup_id, .flags = ss->flags,
 		};
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
@@ -261,7 +277,7 @@ struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .nr = 1, .count = ps->count,
 			.weight = ps->weight, .pid = ps->pid, .exec_ns = ps->exec_ns,
-			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id,
+			.map_ns = ps->map_ns, .cgroup_id = ps->cgroup_id, .flags = ps->flags,
 		};
 		if (add_frame(cc, sy, st, ps->ip, ps->flags & HSBPF_KEY_KERNEL, false))
 			goto nomem;
@@ -411,6 +427,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			if (!children && j > 0)
 				break;
 			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+			s.state = offcpu__state(ss->flags);	/* every frame's: the block's */
 			/* in the Children view an inlined function is a row of its own, with children
 			 * and no self, as perf shows "msort_with_tmp (inlined)" */
 			if (children && f->inlined) {

@@ -47,6 +47,7 @@ struct callchain_stack {
 	u64 exec_ns;
 	u64 map_ns;		/* its mapping generation (profile_sample.map_ns) */
 	u64 cgroup_id;
+	u32 flags;		/* the sample's HSBPF_KEY_* (off-CPU time and its state) */
 };
 
 struct callchain {

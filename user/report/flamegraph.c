@@ -8,6 +8,7 @@
 #include "report/callchain.h"
 #include "report/flamegraph.h"
 #include "report/hist.h"
+#include "hsbpf.h"
 
 /* the page (user/report/flamegraph_page.html): its script reads the data put at its marker */
 extern const char flame_page[];
@@ -22,7 +23,7 @@ __asm__(".section .rodata\n"
 static const char *const kind_names[FLAME_NR_KINDS] = {
 	[FLAME_ROOT] = "root", [FLAME_USER] = "user", [FLAME_KERNEL] = "kernel", [FLAME_JIT] = "jit",
 	[FLAME_INLINED] = "inlined", [FLAME_PROCESS] = "process", [FLAME_OBJECT] = "object",
-	[FLAME_MERGED] = "merged",
+	[FLAME_MERGED] = "merged", [FLAME_OFFCPU] = "offcpu",
 };
 
 const char *flame__kind_name(enum flame_kind k)
@@ -199,6 +200,7 @@ static int add_stacks(struct flame_tree *t, const struct profile *p, struct symb
 		const struct callchain_stack *st = &cc->stacks[i];
 		const struct profile_stack_sample *ss = &p->stack_samples[st->sample];
 		const char *comm = symbolizer__comm(sy, ss->pid, ss->exec_ns);
+		bool off = ss->flags & HSBPF_KEY_OFFCPU;
 		u32 n = 0;
 
 		/* the process, the frames from the outermost, and [no stack] for a lost one */
@@ -221,7 +223,8 @@ static int add_stacks(struct flame_tree *t, const struct profile *p, struct symb
 			f[n] = (struct flame_frame){
 				.name = frame_name(cf->sym, cf->dso, names[n], sizeof(names[n])),
 				.dso = cf->dso,
-				.kind = cf->inlined ? FLAME_INLINED : flame__kind(cf->dso, cf->kernel),
+				.kind = off ? FLAME_OFFCPU : cf->inlined ? FLAME_INLINED :
+					      flame__kind(cf->dso, cf->kernel),
 			};
 			n++;
 		}
@@ -251,7 +254,7 @@ static int add_flat(struct flame_tree *t, const struct profile *p, struct symbol
 		struct flame_frame f[2] = {
 			{ .name = obj, .dso = r.dso, .kind = FLAME_OBJECT },
 			{ .name = frame_name(r.sym, r.dso, name, sizeof(name)), .dso = r.dso,
-			  .kind = flame__kind(r.dso, r.kernel) },
+			  .kind = s->flags & HSBPF_KEY_OFFCPU ? FLAME_OFFCPU : flame__kind(r.dso, r.kernel) },
 		};
 		err = flame__add_stack(t, f, 2, s->count, side);
 		if (err)
@@ -459,7 +462,8 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 	json_str(o->title ? o->title : "", out);
 	fputs(",\"subtitle\":", out);
 	json_str(o->subtitle ? o->subtitle : "", out);
-	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"method\":", t->diff, o->inverted);
+	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"time\":%d,\"method\":", t->diff, o->inverted,
+		t->time);
 	json_str(profile_diff__method(&t->basis), out);
 	fputs(",\"question\":", out);
 	json_str(profile_diff__question(&t->basis), out);
@@ -535,6 +539,7 @@ static void kind_color(const struct flame_tree *t, const struct flame_node *n, c
 		[FLAME_KERNEL] = { 195, 30, 60, 66 }, [FLAME_JIT] = { 95, 40, 55, 58 },
 		[FLAME_INLINED] = { 170, 20, 55, 62 }, [FLAME_PROCESS] = { 265, 20, 35, 75 },
 		[FLAME_OBJECT] = { 40, 10, 30, 78 }, [FLAME_MERGED] = { 0, 0, 0, 72 },
+		[FLAME_OFFCPU] = { 228, 30, 70, 74 },
 	};
 	int k = n->kind < FLAME_NR_KINDS ? n->kind : FLAME_USER;
 
@@ -691,6 +696,8 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 		fputs("); widths are NEW's", out);
 	} else {
 		fputs("colour by kind: user (warm), kernel (blue), JIT (green), inlined (cyan)", out);
+		if (t->time)
+			fputs(", off-CPU (indigo); widths are microseconds of time", out);
 	}
 	if (t->merged_frames)
 		fprintf(out, "; %" PRIu64 " frames narrower than %g px merged", t->merged_frames,

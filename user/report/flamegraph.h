@@ -21,6 +21,8 @@ enum flame_kind {
 	FLAME_PROCESS,		/* the command of the stacks above it */
 	FLAME_OBJECT,		/* without stacks: the object file of the functions above it */
 	FLAME_MERGED,		/* frames too narrow to draw, summed */
+	FLAME_OFFCPU,		/* a frame of an off-CPU stack (time blocked): drawn apart from the
+				 * same code on the CPU, in blues */
 	FLAME_NR_KINDS,
 };
 
@@ -51,6 +53,7 @@ struct flame_tree {
 	u64 merged_frames;		/* frames merged away by flame__merge_narrow */
 	u64 merged_samples[2];		/* ... and the samples of the merged frames */
 	u64 lost_stacks[2];		/* samples without frames, drawn as [no stack]; per side */
+	bool time;			/* counts are microseconds of time (off-CPU profiles) */
 };
 
 struct flame_frame {
@@ -65,7 +68,8 @@ void flame__free(struct flame_tree *t);
 int flame__add_stack(struct flame_tree *t, const struct flame_frame *f, u32 nr, u64 count, int side);
 /* add the samples of p: its stacks when it has some, kernel then user frames under the
  * process; else its flat samples as one-frame stacks under their object. 0 or -ENOMEM after
- * saying so */
+ * saying so. An off-CPU stack's frames are FLAME_OFFCPU (the caller weighs such a profile in
+ * time, as report does: offcpu__count_time, and sets t->time) */
 int flame__add_profile(struct flame_tree *t, const struct profile *p, struct symbolizer *sy, int side);
 /* what a frame is: kernel, JIT (no file behind it) or user code */
 enum flame_kind flame__kind(const char *dso, bool kernel);

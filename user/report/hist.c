@@ -9,6 +9,8 @@
 #include "symbols/inline.h"
 #include "report/sample_filter.h"
 #include "report/lbr_estimate.h"
+#include "record/offcpu.h"
+#include "report/lbr_estimate.h"
 
 const char *hist__key_name(enum sort_key k)
 {
@@ -178,7 +180,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 	struct hist_row row = {
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
-		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .comm = r->comm,
+		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .state = s->state, .comm = r->comm,
 		.cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 		.inl = r->inl, .nr_inl = r->nr_inl,
@@ -224,6 +226,7 @@ void hist__sample(struct hist_sample *s, const struct profile *p, const struct p
 	*s = (struct hist_sample){
 		.pid = ps->pid, .nspid = profile__nspid(p, ps->pid), .cgroup_id = ps->cgroup_id,
 		.cgroup = cgroup_path(p, ps->cgroup_id), .count = ps->count, .weight = ps->weight,
+		.state = offcpu__state(ps->flags),
 	};
 	symbolizer__resolve(sy, ps, &s->r);
 }

@@ -36,6 +36,7 @@ enum sort_key {
 	SORT_TID,		/* thread: perf's TID:name */
 	SORT_CPU,
 	SORT_SRCFILE,		/* perf's: the source file of the sampled line */
+	SORT_STATE,		/* off-CPU: the state a block was in (S, D, R, other), or on-CPU */
 	SORT_NR,
 };
 
@@ -124,6 +125,7 @@ struct hist_sample {
 	u64 weight;
 	u32 tid;		/* 0 when not recorded */
 	u32 cpu;
+	u32 state;		/* off-CPU time's HSBPF_OFFCPU_*, 0 for a sample on the CPU */
 	struct sym_result r;	/* r.comm: the thread's name when it has one */
 };
 
@@ -150,6 +152,7 @@ struct hist_row {
 	u32 nspid;
 	u32 tid;
 	u32 cpu;
+	u32 state;
 	const char *comm;
 	u64 cgroup_id;
 	const char *cgroup;

@@ -99,19 +99,26 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	/* the counts kept apart from the samples cannot follow a filter: said to be the whole's */
 	const char *whole = p->filtered ? " (in the whole profile)" : "";
 
-	fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
-	if (m->freq)
-		fprintf(out, "%" PRIu64 " Hz", m->freq);
-	else
-		fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
-	if (offcpu__in_profile(p))	/* its counts are microseconds */
-		fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)), h->total / 1e3);
-	else
-		fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
-			(u64)h->total);
-	if (p->filtered)
-		fprintf(out, " (the filters left out %" PRIu64 ")", p->filtered_out);
-	fprintf(out, ", %" PRIu64 " dropped%s\n", p->stats.dropped_full, whole);
+	if (offcpu__only(p)) {
+		offcpu__print_event(h->total, "# ", out);
+		if (p->filtered)
+			fprintf(out, "# the filters left out %.3f ms\n", p->filtered_out / 1e3);
+	} else {
+		fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
+		if (m->freq)
+			fprintf(out, "%" PRIu64 " Hz", m->freq);
+		else
+			fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
+		if (offcpu__in_profile(p))	/* its counts are microseconds */
+			fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)),
+				h->total / 1e3);
+		else
+			fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
+				(u64)h->total);
+		if (p->filtered)
+			fprintf(out, " (the filters left out %" PRIu64 ")", p->filtered_out);
+		fprintf(out, ", %" PRIu64 " dropped%s\n", p->stats.dropped_full, whole);
+	}
 	{
 		char line[sizeof(a) + sizeof(b) + sizeof(c) + 64];
 		int n;

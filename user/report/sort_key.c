@@ -10,6 +10,7 @@
 #include "report/hist.h"
 #include "symbols/inline.h"
 #include "lib/json_writer.h"
+#include "record/offcpu.h"
 
 /* a row's columns being made */
 struct cells {
@@ -548,6 +549,36 @@ static void bb_json(const struct hist *h, const struct hist_row *r, struct json_
 		jsonw_float_field(w, "lbr_execs", r->lbr_execs);
 }
 
+/* ---- state: off-CPU time's, by the state the blocks were in ---- */
+
+static const char *state_name(const struct hist_row *r)
+{
+	return offcpu__state_name(r->state);
+}
+
+static u64 state_hash(const struct hist *h, const struct hist_row *r, u64 x)
+{
+	(void)h;
+	return hashidx__hash_u64(r->state, x);
+}
+
+static int state_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
+{
+	(void)h;
+	return cmp_u64(a->state, b->state);
+}
+
+static void state_cells(struct cells *b, const struct hist_row *r)
+{
+	add(b, "State", 6, "%s", state_name(r));
+}
+
+static void state_json(const struct hist *h, const struct hist_row *r, struct json_writer *w)
+{
+	(void)h;
+	jsonw_string_field(w, "state", state_name(r));
+}
+
 /* ---- the table ---- */
 
 static const struct sort_key_ops key_ops[SORT_NR] = {
@@ -582,6 +613,9 @@ static const struct sort_key_ops key_ops[SORT_NR] = {
 	[SORT_SRCFILE] = { .name = "srcfile", .title = "source files", .hash = srcfile_hash,
 			   .cmp = srcfile_cmp, .cells = srcfile_cells, .json = srcfile_json,
 			   .lines = true },
+	[SORT_STATE] = { .name = "state", .title = "states", .aliases = { "states" },
+			 .hash = state_hash, .cmp = state_cmp, .cells = state_cells, .json = state_json,
+			 .row_name = state_name },
 };
 
 const struct sort_key_ops *sort_key__ops(enum sort_key k)
