@@ -16,6 +16,7 @@
 #include "hsbpf.h"
 #include "json_writer.h"
 #include "lbr_report.h"
+#include "memory.h"
 #include "offcpu.h"
 #include "pprof.h"
 #include "report.h"
@@ -324,7 +325,11 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	u64 limit = o->limit, filtered = 0;
 	int nr_keys, err;
 
+	enum memory_view mview = MEMORY_ALLOC_SPACE;
+
 	if (hist__parse_sort(o->sort, keys, &nr_keys))
+		return 2;
+	if (o->sample_type && memory__parse_view(o->sample_type, &mview))
 		return 2;
 	if (o->per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
@@ -339,6 +344,13 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
 	if (offcpu__in_profile(p))
 		offcpu__count_time(p);
+	/* sampled allocations: one view's bytes or objects */
+	if (memory__in_profile(p)) {
+		memory__select(p, mview);
+	} else if (o->sample_type) {
+		err = fail(-EINVAL, "'%s' has no sampled allocations (record --memory)", o->input);
+		goto cleanup;
+	}
 	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
 		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
 		goto cleanup;

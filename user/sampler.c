@@ -23,6 +23,7 @@
 #include "profile.skel.h"
 #include "empty.skel.h"
 #include "lbr.skel.h"
+#include "memory.h"
 #include "offcpu.h"
 #include "rearm.h"
 #include "sampler.h"
@@ -58,6 +59,8 @@ struct sampler {
 	sampler_late_fn late_fn;
 	void *late_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
+	struct bpf_link *mem_links[MEMORY_PROBES];	/* the allocator's uprobes, with --memory */
+	int nr_mem_links;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -410,6 +413,136 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	return 0;
 }
 
+/* ---- sampled allocations (bpf/memory.bpf.h) ---- */
+
+static int memory_configure(struct profile_bpf *skel, const struct sampler_opts *o)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.hsbpf_mem_malloc, skel->progs.hsbpf_mem_calloc, skel->progs.hsbpf_mem_realloc,
+		skel->progs.hsbpf_mem_aligned_alloc, skel->progs.hsbpf_mem_posix_memalign,
+		skel->progs.hsbpf_mem_return, skel->progs.hsbpf_mem_free, skel->progs.hsbpf_mem_flush,
+	};
+	bool on = o->alloc_period != 0;
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		bpf_program__set_autoload(progs[i], on);
+		bpf_program__set_autoattach(progs[i], false);
+	}
+	err = bpf_map__set_autocreate(skel->maps.mem_tasks, on);
+	if (!err && !on)
+		err = bpf_map__set_max_entries(skel->maps.mem_live, 1);
+	if (err)
+		return fail(err, "cannot configure the memory programs: %s", strerror(-err));
+	if (on && libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1)
+		return fail(-EOPNOTSUPP, "--memory needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
+			    "Linux 5.11 with BTF), which this kernel does not have");
+	skel->rodata->alloc_period = on ? o->alloc_period : MEMORY_DEFAULT_PERIOD;
+	memory__fill_tables((u32 *)skel->rodata->mem_log2_q16, (u32 *)skel->rodata->mem_g_q16);
+	return 0;
+}
+
+int sampler__attach_memory(struct sampler *s, const char *libc, int pid)
+{
+	struct profile_bpf *skel = s->skel;
+	const struct { const char *fn; struct bpf_program *prog; bool ret, needed; } probes[] = {
+		{ "malloc", skel->progs.hsbpf_mem_malloc, true, true },
+		{ "calloc", skel->progs.hsbpf_mem_calloc, true, true },
+		{ "realloc", skel->progs.hsbpf_mem_realloc, true, true },
+		{ "free", skel->progs.hsbpf_mem_free, false, true },
+		{ "aligned_alloc", skel->progs.hsbpf_mem_aligned_alloc, true, false },
+		{ "memalign", skel->progs.hsbpf_mem_aligned_alloc, true, false },
+		{ "posix_memalign", skel->progs.hsbpf_mem_posix_memalign, true, false },
+	};
+	int err;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		for (int ret = 0; ret <= probes[i].ret; ret++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = probes[i].fn, .retprobe = ret);
+			struct bpf_program *prog = ret ? skel->progs.hsbpf_mem_return : probes[i].prog;
+			struct bpf_link *link;
+
+			if (s->nr_mem_links >= MEMORY_PROBES)
+				return fail(-E2BIG, "too many allocator probes");
+			link = bpf_program__attach_uprobe_opts(prog, pid, libc, 0, &uo);
+			if (!link) {
+				err = -errno;
+				if (!probes[i].needed)
+					break;
+				return fail(err, "cannot attach to %s in '%s': %s", probes[i].fn, libc,
+					    strerror(-err));
+			}
+			s->mem_links[s->nr_mem_links++] = link;
+		}
+	}
+	return 0;
+}
+
+/* the allocator's probes off: nothing changes the live allocations after this */
+static void memory_stop(struct sampler *s)
+{
+	for (int i = 0; i < s->nr_mem_links; i++)
+		bpf_link__destroy(s->mem_links[i]);
+	s->nr_mem_links = 0;
+}
+
+/* the live allocations at the end into the sample maps, as in use */
+static int memory_flush(struct sampler *s)
+{
+	union bpf_iter_link_info info = { .map.map_fd = bpf_map__fd(s->skel->maps.mem_live) };
+	LIBBPF_OPTS(bpf_iter_attach_opts, io, .link_info = &info, .link_info_len = sizeof(info));
+	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_mem_flush, &io);
+	char buf[64];
+	int fd, err = 0;
+	ssize_t n;
+
+	if (!link)
+		return fail(-errno, "cannot count the live allocations: %s", strerror(errno));
+	fd = bpf_iter_create(bpf_link__fd(link));
+	if (fd < 0) {
+		err = fail(-errno, "cannot count the live allocations: %s", strerror(errno));
+		goto cleanup;
+	}
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		;
+	if (n < 0)
+		err = fail(-errno, "cannot count the live allocations: %s", strerror(errno));
+	close(fd);
+cleanup:
+	bpf_link__destroy(link);
+	return err;
+}
+
+static int memory_collect(struct sampler *s, struct profile *p)
+{
+	int ncpu = libbpf_num_possible_cpus(), err = 0;
+	u64 c[HSBPF_MEM_STAT_NR] = {}, *vals;
+
+	if (!s->opts.alloc_period)
+		return 0;
+	memory_stop(s);
+	err = memory_flush(s);
+	if (err)
+		return err;
+	if (ncpu <= 0)
+		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
+	vals = calloc(ncpu, sizeof(*vals));
+	if (!vals)
+		return fail(-ENOMEM, "cannot read the memory counters: %s", strerror(ENOMEM));
+	for (u32 k = 0; k < HSBPF_MEM_STAT_NR && !err; k++) {
+		err = bpf_map__lookup_elem(s->skel->maps.mem_stats, &k, sizeof(k), vals,
+					   ncpu * sizeof(*vals), 0);
+		if (err)
+			error("cannot read the memory counters: %s", strerror(-err));
+		for (int i = 0; i < ncpu && !err; i++)
+			c[k] += vals[i];
+	}
+	free(vals);
+	if (!err)
+		memory__fill_stats(&p->stats, c);
+	return err;
+}
+
 struct sampler *sampler__open(const struct sampler_opts *opts)
 {
 	struct sampler *s;
@@ -436,6 +569,8 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		goto fail;
 	}
 	err = offcpu_configure(s->skel, opts);
+	if (!err)
+		err = memory_configure(s->skel, opts);
 	if (err)
 		goto fail;
 	/* the unwinder's test probe is attached by tests alone */
@@ -747,8 +882,9 @@ int sampler__attach(struct sampler *s)
 	u64 period = o->freq ? 0 : period__initial(o->mode, o->period);
 	int err = offcpu_attach(s);
 
-	/* off-CPU time alone samples nothing on the CPUs */
-	if (err || o->offcpu == OFFCPU_ONLY)
+	/* off-CPU time alone samples nothing on the CPUs, nor do allocations (whose probes the
+	 * session attaches to its target: sampler__attach_memory) */
+	if (err || o->offcpu == OFFCPU_ONLY || o->alloc_period)
 		return err;
 	event__attr(&o->ev, period, o->freq, &attr);
 	if (o->cgroup_fd >= 0)
@@ -833,6 +969,7 @@ void sampler__stop(struct sampler *s)
 	for (int i = 0; i < s->opts.nr_cpus; i++)
 		random |= s->rearmers[i].running;
 	offcpu_stop(s);
+	memory_stop(s);
 	rearm_join(s);
 	if (random)
 		rearm_print_log(s);
@@ -1027,6 +1164,10 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	/* the blocks still open at the end go into the maps first */
 	int err = offcpu_collect(s, p);
 
+	/* and the allocations still live */
+	if (!err)
+		err = memory_collect(s, p);
+
 	if (!err)
 		err = sampler__read_samples(s, add_to_profile, p);
 	if (!err)
@@ -1045,6 +1186,7 @@ void sampler__destroy(struct sampler *s)
 		return;
 	ring_buffer__free(s->late_rb);
 	bpf_link__destroy(s->offcpu_link);
+	memory_stop(s);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
 		bpf_link__destroy(s->links[i]);
