@@ -37,6 +37,12 @@ int memory__settle_opts(struct session_opts *o);
  * or musl program) */
 int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
 
+/* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
+ * single-step (docs/memory.md: a single step costs 17 us under this hypervisor). glibc's free
+ * begins with test %rdi,%rdi, which is single-stepped, then a jcc, which is emulated and sees
+ * the same argument: 3 for it, 0 for any other start */
+size_t memory__probe_offset(const char *libc, const char *fn);
+
 /* the BPF side's tables: log2(1 + i/256) and g(i/16) = x/(1-exp(-x)), Q16
  * (bpf/memory_math.h) */
 void memory__fill_tables(u32 log2_q16[HSBPF_MEM_LOG_N], u32 g_q16[HSBPF_MEM_G_N]);

@@ -464,7 +464,9 @@ int sampler__attach_memory(struct sampler *s, const char *libc, int pid)
 
 			if (s->nr_mem_links >= MEMORY_PROBES)
 				return fail(-E2BIG, "too many allocator probes");
-			link = bpf_program__attach_uprobe_opts(prog, pid, libc, 0, &uo);
+			/* a return probe goes at the entry, the others may go a little after it */
+			link = bpf_program__attach_uprobe_opts(prog, pid, libc, ret ? 0 :
+							       memory__probe_offset(libc, probes[i].fn), &uo);
 			if (!link) {
 				err = -errno;
 				if (!probes[i].needed)
