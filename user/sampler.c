@@ -339,54 +339,65 @@ static void offcpu_stop(struct sampler *s)
 	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
-/* the tasks still off the CPU at the end: the iterator adds their time up to it */
-static int offcpu_flush(struct sampler *s)
+/* run an iterator program once, through to its end; what: "cannot WHAT" said on failure */
+static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, const char *what)
 {
-	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_offcpu_flush, NULL);
+	struct bpf_link *link = bpf_program__attach_iter(prog, opts);
 	char buf[64];
 	int fd, err = 0;
 	ssize_t n;
 
 	if (!link)
-		return fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		return fail(-errno, "cannot %s: %s", what, strerror(errno));
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
-		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		err = fail(-errno, "cannot %s: %s", what, strerror(errno));
 		goto cleanup;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		;
 	if (n < 0)
-		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		err = fail(-errno, "cannot %s: %s", what, strerror(errno));
 	close(fd);
 cleanup:
 	bpf_link__destroy(link);
 	return err;
 }
 
-int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+/* a per-CPU array of nr counters, summed over the CPUs into out; what names them */
+static int read_percpu(const struct bpf_map *map, u32 nr, u64 *out, const char *what)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	u64 *vals;
 
-	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
-	if (s->opts.offcpu == OFFCPU_NONE)
-		return 0;
 	if (ncpu <= 0)
 		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
-		return fail(-ENOMEM, "cannot read the off-CPU counters: %s", strerror(ENOMEM));
-	for (u32 k = 0; k < HSBPF_OFFCPU_STAT_NR && !err; k++) {
-		err = bpf_map__lookup_elem(s->skel->maps.offcpu_stats, &k, sizeof(k), vals,
-					   ncpu * sizeof(*vals), 0);
+		return fail(-ENOMEM, "cannot read the %s counters: %s", what, strerror(ENOMEM));
+	for (u32 k = 0; k < nr && !err; k++) {
+		err = bpf_map__lookup_elem(map, &k, sizeof(k), vals, ncpu * sizeof(*vals), 0);
 		if (err)
-			error("cannot read the off-CPU counters: %s", strerror(-err));
+			error("cannot read the %s counters: %s", what, strerror(-err));
 		for (int c = 0; c < ncpu && !err; c++)
 			out[k] += vals[c];
 	}
 	free(vals);
 	return err;
+}
+
+/* the tasks still off the CPU at the end: the iterator adds their time up to it */
+static int offcpu_flush(struct sampler *s)
+{
+	return run_iter(s->skel->progs.hsbpf_offcpu_flush, NULL, "count the tasks still off the CPU");
+}
+
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+{
+	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	return read_percpu(s->skel->maps.offcpu_stats, HSBPF_OFFCPU_STAT_NR, out, "off-CPU");
 }
 
 static int offcpu_collect(struct sampler *s, struct profile *p)
@@ -493,53 +504,21 @@ static int memory_flush(struct sampler *s)
 {
 	union bpf_iter_link_info info = { .map.map_fd = bpf_map__fd(s->skel->maps.mem_live) };
 	LIBBPF_OPTS(bpf_iter_attach_opts, io, .link_info = &info, .link_info_len = sizeof(info));
-	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_mem_flush, &io);
-	char buf[64];
-	int fd, err = 0;
-	ssize_t n;
 
-	if (!link)
-		return fail(-errno, "cannot count the live allocations: %s", strerror(errno));
-	fd = bpf_iter_create(bpf_link__fd(link));
-	if (fd < 0) {
-		err = fail(-errno, "cannot count the live allocations: %s", strerror(errno));
-		goto cleanup;
-	}
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
-		err = fail(-errno, "cannot count the live allocations: %s", strerror(errno));
-	close(fd);
-cleanup:
-	bpf_link__destroy(link);
-	return err;
+	return run_iter(s->skel->progs.hsbpf_mem_flush, &io, "count the live allocations");
 }
 
 static int memory_collect(struct sampler *s, struct profile *p)
 {
-	int ncpu = libbpf_num_possible_cpus(), err = 0;
-	u64 c[HSBPF_MEM_STAT_NR] = {}, *vals;
+	u64 c[HSBPF_MEM_STAT_NR] = {};
+	int err;
 
 	if (!s->opts.alloc_period)
 		return 0;
 	memory_stop(s);
 	err = memory_flush(s);
-	if (err)
-		return err;
-	if (ncpu <= 0)
-		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
-	vals = calloc(ncpu, sizeof(*vals));
-	if (!vals)
-		return fail(-ENOMEM, "cannot read the memory counters: %s", strerror(ENOMEM));
-	for (u32 k = 0; k < HSBPF_MEM_STAT_NR && !err; k++) {
-		err = bpf_map__lookup_elem(s->skel->maps.mem_stats, &k, sizeof(k), vals,
-					   ncpu * sizeof(*vals), 0);
-		if (err)
-			error("cannot read the memory counters: %s", strerror(-err));
-		for (int i = 0; i < ncpu && !err; i++)
-			c[k] += vals[i];
-	}
-	free(vals);
+	if (!err)
+		err = read_percpu(s->skel->maps.mem_stats, HSBPF_MEM_STAT_NR, c, "memory");
 	if (!err)
 		memory__fill_stats(&p->stats, c);
 	return err;
