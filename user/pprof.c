@@ -542,13 +542,20 @@ static void builder__free(struct builder *b)
 static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp, PbProfile *pb)
 {
 	const struct profile_meta *m = &b->cc->p->meta;
-	bool ns = !strcmp(m->unit, "ns");
+	bool ns = !strcmp(m->unit, "ns"), inuse = !strncmp(m->memory_view, "inuse", 5);
 	s64 idx[4] = {
 		str_index(b, "samples"), str_index(b, "count"),
 		/* a clock's samples stand for CPU time; other events for their count */
 		str_index(b, ns ? "cpu" : m->event[0] ? m->event : "events"),
 		str_index(b, ns ? "nanoseconds" : "events"),
 	};
+
+	/* sampled allocations (memory__select chose objects): a heap profile's types */
+	if (m->alloc_period) {
+		idx[0] = str_index(b, inuse ? "inuse_objects" : "alloc_objects");
+		idx[2] = str_index(b, inuse ? "inuse_space" : "alloc_space");
+		idx[3] = str_index(b, "bytes");
+	}
 
 	for (int i = 0; i < 4; i++)
 		if (idx[i] < 0)
@@ -565,7 +572,7 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 	pb->n_sample_type = 2;
 	pb->sample_type = vtp;
 	pb->period_type = &vt[2];
-	pb->period = m->period;
+	pb->period = m->alloc_period ? m->alloc_period : m->period;
 	pb->time_nanos = m->start_realtime_ns;
 	pb->duration_nanos = m->duration_ns;
 	return 0;

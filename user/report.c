@@ -173,8 +173,9 @@ static const struct report_output *report_output(enum output_format fmt)
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
 static int export_profile(const char *input, const struct report_output *ro, const char *output,
-			  const struct sample_filter *sf, bool raw_names, bool inl)
+			  const struct sample_filter *sf, bool raw_names, bool inl, const char *sample_type)
 {
+	enum memory_view mview = MEMORY_ALLOC_SPACE;
 	struct symbolizer *sy = NULL;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
@@ -185,8 +186,15 @@ static int export_profile(const char *input, const struct report_output *ro, con
 	 * the inlined functions there) */
 	err = report__load(input, sf, raw_names, inl && ro->inlined,
 			   ": nothing to export", &p, &sy, NULL);
+	if (!err && sample_type && memory__parse_view(sample_type, &mview))
+		err = -EINVAL;
 	if (err)
 		goto cleanup;
+	/* sampled allocations: one kind; pprof has its objects and bytes as a heap profile's
+	 * two sample types, the others the view asked for */
+	if (memory__in_profile(p))
+		memory__select(p, ro->fmt != OUT_PPROF ? mview : mview <= MEMORY_ALLOC_OBJECTS ?
+			       MEMORY_ALLOC_OBJECTS : MEMORY_INUSE_OBJECTS);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
@@ -422,7 +430,7 @@ int report__run(const struct report_opts *o)
 	if (debuginfod__setup(o->debuginfod))
 		return fail(1, "cannot report: %s", strerror(ENOMEM));
 	if (ro->whole)
-		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl);
+		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl, o->sample_type);
 	else if (!strcmp(o->sort, "edge") || !strcmp(o->sort, "range"))
 		status = print_branches(o, ro);
 	else
