@@ -128,6 +128,11 @@ Test(live_memory, leak_in_use)
 	run(&folded, "%s report -i %s --sample-type inuse_space --no-children", hsbpf_bin(), profile_path());
 	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
 	cr_expect(strstr(folded.out, "MiB") && strstr(folded.out, "leak_buffers"), "%s", folded.out);
+	/* pprof: a heap profile's sample types */
+	run(&folded, "%s report -i %s --sample-type inuse_space --format pprof -o %s.pb.gz && zcat %s.pb.gz | "
+	    "grep -c -a -e inuse_objects -e inuse_space", hsbpf_bin(), profile_path(), profile_path(),
+	    profile_path());
+	cr_expect_eq(folded.status, 0, "pprof: %s", folded.err);
 }
 
 Test(live_memory, usage_errors)
