@@ -187,7 +187,14 @@ $(OUTPUT)/fixtures/dlswap/dlswap: tests/fixtures/dlswap/dlswap.c $(DLSWAP_LIBS)
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
 		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js \
-		$(OUTPUT)/fixtures/cxx/throwcold
+		$(OUTPUT)/fixtures/cxx/throwcold \
+		$(OUTPUT)/fixtures/memory-static
+
+# the memory fixture linked statically: its malloc is not glibc's shared one (record --memory
+# refuses it)
+$(OUTPUT)/fixtures/memory-static: tests/fixtures/memory.c | $(OUTPUT)/fixtures
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CC) -O1 -g -static -Wall -Wextra -Werror $< -o $@
 
 $(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
 	$(Q)mkdir -p $(dir $@)

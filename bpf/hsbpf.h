@@ -18,6 +18,10 @@
 #define HSBPF_KEY_OFFCPU	(1u << 1)
 #define HSBPF_KEY_STATE_SHIFT	8
 #define HSBPF_KEY_STATE_MASK	(0xfu << HSBPF_KEY_STATE_SHIFT)
+/* sampled allocations (record --memory: bpf/memory.bpf.h): count is objects in 1/1024ths,
+ * weight bytes, both estimated; the kind (HSBPF_MEM_ALLOC or _INUSE) is in
+ * HSBPF_KEY_STATE_MASK */
+#define HSBPF_KEY_MEMORY	(1u << 2)
 
 /* The finer keys a sample may carry beside its process image: its thread, CPU and time
  * bucket. Each is filled only when asked (the key_tid, key_cpu and time_bucket_ns tunables
@@ -401,6 +405,47 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_FULL_NS,		/* ... its time */
 	HSBPF_OFFCPU_OPEN,		/* still blocked when the recording ended: counted to the end */
 	HSBPF_OFFCPU_STAT_NR,
+};
+
+/* ---- sampled allocations (bpf/memory.bpf.h, docs/memory.md) ---- */
+
+/* a memory sample's kind, in its flags' state bits */
+enum hsbpf_mem_kind {
+	HSBPF_MEM_ALLOC = 1,		/* allocated while recording */
+	HSBPF_MEM_INUSE,		/* still allocated at the end (or at its process's exit) */
+};
+
+#define HSBPF_MEM_LIVE		(1u << 16)	/* sampled allocations remembered until freed */
+
+/* mem_live[] keys and values: a sampled allocation not yet freed */
+struct mem_addr {
+	__u32 pid;
+	__u32 pad;
+	__u64 addr;
+};
+
+struct mem_live {
+	struct stack_key key;	/* its stacks, flags HSBPF_KEY_MEMORY | HSBPF_MEM_ALLOC */
+	__u64 ip;		/* the flat histogram's address: malloc's caller */
+	__u64 size;		/* the bytes asked for */
+	__u64 weight;		/* the bytes it stands for */
+	__u64 objects;		/* the objects it stands for, in 1/1024ths */
+};
+
+/* mem_stats[] slots, per CPU */
+enum hsbpf_mem_stat {
+	HSBPF_MEM_CALLS = 0,		/* allocation calls of the target seen */
+	HSBPF_MEM_BYTES,		/* ... the bytes they asked for */
+	HSBPF_MEM_SAMPLED,		/* sampled allocations counted */
+	HSBPF_MEM_FREED,		/* sampled allocations freed while recording */
+	HSBPF_MEM_FAILED,		/* sampled calls that returned no memory */
+	HSBPF_MEM_LIVE_FULL,		/* sampled allocations the address map could not take:
+					 * counted as allocated, never as in use */
+	HSBPF_MEM_FULL,			/* sampled allocations the sample maps could not take */
+	HSBPF_MEM_NO_STORAGE,		/* calls missed: no task storage for the thread */
+	HSBPF_MEM_INUSE_END,		/* sampled allocations still live at the end */
+	HSBPF_MEM_INUSE_EXITED,		/* ... of processes that had exited */
+	HSBPF_MEM_STAT_NR,
 };
 
 #endif /* HSBPF_H */

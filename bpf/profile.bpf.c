@@ -18,6 +18,8 @@ const volatile bool exec_at_rename = false;	/* images begin at the exec's task_r
 
 /* off-CPU time: its programs see the tunables above */
 #include "offcpu.bpf.h"
+/* sampled allocations, as well */
+#include "memory.bpf.h"
 
 #define HSBPF_E2BIG	7	/* a full map (vmlinux.h has no errno values) */
 

@@ -490,7 +490,7 @@ static const struct {
 	MS(period_mode), MS(unit), MS(target), MS(host), MS(kernel), MN(start_realtime_ns),
 	MN(start_mono_ns), MN(duration_ns), MN(nr_cpus), MS(call_graph), MN(max_frames), MS(exec_tags),
 	MS(sample_keys), MN(time_bucket_ns), MN(time_origin_ns), MS(offcpu), MN(min_block_ns),
-	MN(max_block_ns),
+	MN(max_block_ns), MN(alloc_period),
 };
 
 /* the keys of a key=value section, counted */

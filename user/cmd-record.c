@@ -14,6 +14,7 @@
 #include "cmds.h"
 #include "lib/file_format.h"
 #include "record/offcpu.h"
+#include "record/memory.h"
 #include "option_groups.h"
 #include "profile/profile.h"
 #include "record/rearm.h"
@@ -26,6 +27,8 @@ static struct env {
 	const char *output;
 	bool no_buildid_cache;
 	const char *buildid_dir;
+	bool memory;		/* --memory */
+	u64 alloc_period;	/* --alloc-period, 0 when not given */
 } env;
 
 /* how long the messages after the recording may wait in all for a slow reader of stderr */
@@ -50,7 +53,8 @@ static const struct options_cmd record_cmd = {
 	.usage =
 	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
-	"                    [--off-cpu | --wall] [-o FILE] [-- COMMAND ARGS...]\n",
+	"                    [--off-cpu | --wall | --memory [--alloc-period BYTES]]\n"
+	"                    [-o FILE] [-- COMMAND ARGS...]\n",
 	.outro =
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
@@ -106,6 +110,12 @@ static int max_block(const struct option_spec *opt, const char *arg)
 	return 0;
 }
 
+static int alloc_period(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return memory__parse_period(arg, &env.alloc_period);
+}
+
 static const struct option_spec record_opts[] = {
 	OPTIONS_SESSION_EVENT(&env.so, "cpu-clock (default), task-clock, cycles, instructions, "
 			      "branches, branch-misses, rNNNN; modifiers :p :pp :ppp :u :k; lbr: "
@@ -151,6 +161,11 @@ static const struct option_spec record_opts[] = {
 		     max_block),
 	OPT_FLAG(0, "no-inherit", &env.so.no_inherit, "the command's (or -p's processes') main "
 		 "threads only: no other thread, no child process (perf's --no-inherit)"),
+	OPT_FLAG(0, "memory", &env.memory, "sampled allocations instead of samples: glibc's malloc "
+		 "family followed by uprobes, allocated and live bytes by stack (docs/memory.md; "
+		 "report --sample-type); call stacks dwarf unless --call-graph fp"),
+	OPT_CALLBACK(0, "alloc-period", NULL, "BYTES", "with --memory, an allocation sampled every "
+		     "BYTES on average (K, M, G: KiB...; default 512K)", alloc_period),
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };
@@ -170,6 +185,10 @@ static int check_args(void)
 	if (env.so.no_inherit && !env.so.argv && !env.so.pids)
 		return fail(-EINVAL, "--no-inherit is for a command or -p: -a and --cgroup sample "
 			    "every task there");
+	if (env.alloc_period && !env.memory)
+		return fail(-EINVAL, "--alloc-period is for --memory");
+	if (env.memory)
+		env.so.alloc_period = env.alloc_period ? env.alloc_period : MEMORY_DEFAULT_PERIOD;
 	if (env.so.no_kill_with_parent && !env.so.argv)
 		return fail(-EINVAL, "--no-kill-with-parent is for a command that record starts");
 	if (!env.buildid_dir)

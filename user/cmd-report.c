@@ -114,6 +114,9 @@ static int limit(const struct option_spec *opt, const char *arg)
 static const struct option_spec report_opts[] = {
 	OPT_INPUT(&o.input),
 	OPT_STRING('o', "output", &o.output, "OUT", "write there rather than to standard output"),
+	OPT_STRING(0, "sample-type", &o.sample_type, "TYPE", "record --memory's view: alloc_space "
+		   "(default: bytes allocated), alloc_objects, inuse_space (live at the end), "
+		   "inuse_objects"),
 	OPT_STRING('s', "sort", &o.sort, "KEYS", "comma-separated: sym (default), ip, dso, line (or "
 		   "srcline), srcfile (the line's file), pid, tid (TID:name; recorded by default), comm (a thread's own name when it has "
 		   "one), cpu (record --per-cpu), cgroup, bb (basic blocks, with estimated "

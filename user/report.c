@@ -19,6 +19,7 @@
 #include "report/lbr_report.h"
 #include "record/offcpu.h"
 #include "export/pprof.h"
+#include "record/memory.h"
 #include "report.h"
 #include "export/speedscope.h"
 #include "symbols/symbolizer.h"
@@ -173,8 +174,9 @@ static const struct report_output *report_output(enum output_format fmt)
 
 /* every sample with its stack, or one frame each when the profile has none: the exit status */
 static int export_profile(const char *input, const struct report_output *ro, const char *output,
-			  const struct sample_filter *sf, bool raw_names, bool inl)
+			  const struct sample_filter *sf, bool raw_names, bool inl, const char *sample_type)
 {
+	enum memory_view mview = MEMORY_ALLOC_SPACE;
 	struct symbolizer *sy = NULL;
 	struct callchain *cc = NULL;
 	struct profile *p = NULL;
@@ -185,8 +187,15 @@ static int export_profile(const char *input, const struct report_output *ro, con
 	 * the inlined functions there) */
 	err = report__load(input, sf, raw_names, inl && ro->inlined,
 			   ": nothing to export", &p, &sy, NULL);
+	if (!err && sample_type && memory__parse_view(sample_type, &mview))
+		err = -EINVAL;
 	if (err)
 		goto cleanup;
+	/* sampled allocations: one kind; pprof has its objects and bytes as a heap profile's
+	 * two sample types, the others the view asked for */
+	if (memory__in_profile(p))
+		memory__select(p, ro->fmt != OUT_PPROF ? mview : mview <= MEMORY_ALLOC_OBJECTS ?
+			       MEMORY_ALLOC_OBJECTS : MEMORY_INUSE_OBJECTS);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));
@@ -393,7 +402,11 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	u64 limit = o->limit, filtered = 0;
 	int nr_keys, err;
 
+	enum memory_view mview = MEMORY_ALLOC_SPACE;
+
 	if (hist__parse_sort(o->sort, keys, &nr_keys))
+		return 2;
+	if (o->sample_type && memory__parse_view(o->sample_type, &mview))
 		return 2;
 	if (o->per_cgroup && hist__prepend_key(keys, &nr_keys, SORT_CGROUP))
 		return fail(2, "--per-cgroup: at most %d sort keys", HIST_MAX_KEYS);
@@ -408,6 +421,13 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
 	if (offcpu__in_profile(p))
 		offcpu__count_time(p);
+	/* sampled allocations: one view's bytes or objects */
+	if (memory__in_profile(p)) {
+		memory__select(p, mview);
+	} else if (o->sample_type) {
+		err = fail(-EINVAL, "'%s' has no sampled allocations (record --memory)", o->input);
+		goto cleanup;
+	}
 	if (o->header)
 		print_header(p, o->input, out.f);
 	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
@@ -483,7 +503,7 @@ int report__run(const struct report_opts *o)
 	if (o->header_only)
 		status = print_header_only(o);
 	else if (ro->whole)
-		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl);
+		status = export_profile(o->input, ro, o->output, &o->sf, o->raw_names, o->inl, o->sample_type);
 	else if (!strcmp(o->sort, "edge") || !strcmp(o->sort, "range"))
 		status = print_branches(o, ro);
 	else

@@ -18,6 +18,7 @@ struct report_opts {
 	const char *sort;
 	const char *truth_path;
 	const char *debuginfod;
+	const char *sample_type;	/* record --memory's view (memory.h), NULL: alloc_space */
 	enum output_format fmt;
 	u64 limit;
 	bool limit_set;

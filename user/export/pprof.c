@@ -572,7 +572,7 @@ static void builder__free(struct builder *b)
 static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp, PbProfile *pb)
 {
 	const struct profile_meta *m = &b->cc->p->meta;
-	bool ns = !strcmp(m->unit, "ns");
+	bool ns = !strcmp(m->unit, "ns"), inuse = !strncmp(m->memory_view, "inuse", 5);
 	const char *names[2 * MAX_VALUES] = {
 		"samples", "count",
 		/* a clock's samples stand for CPU time; other events for their count */
@@ -585,6 +585,12 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 		memcpy(names, wall_names, sizeof(wall_names));
 	else if (b->offcpu)
 		memcpy(names, off_names, sizeof(off_names));
+	/* sampled allocations (memory__select chose objects): a heap profile's types */
+	if (m->alloc_period) {
+		names[0] = inuse ? "inuse_objects" : "alloc_objects";
+		names[2] = inuse ? "inuse_space" : "alloc_space";
+		names[3] = "bytes";
+	}
 	for (size_t i = 0; i < b->nr_values; i++) {
 		s64 type = str_index(b, names[2 * i]), unit = str_index(b, names[2 * i + 1]);
 
@@ -600,7 +606,7 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 	pb->n_sample_type = b->nr_values;
 	pb->sample_type = vtp;
 	pb->period_type = &vt[MAX_VALUES];
-	pb->period = b->offcpu && !b->wall ? 0 : m->period;
+	pb->period = m->alloc_period ? m->alloc_period : b->offcpu && !b->wall ? 0 : m->period;
 	pb->time_nanos = m->start_realtime_ns;
 	pb->duration_nanos = m->duration_ns;
 	return 0;

@@ -801,6 +801,7 @@ static const struct kv_field meta_fields[] = {
 	M_U64(duration_ns), M_U32(nr_cpus), M_STR(call_graph), M_U32(max_frames),
 	M_STR(sample_keys), M_U64(time_bucket_ns), M_U64(time_origin_ns),
 	M_STR(exec_tags), M_STR(offcpu), M_U64(min_block_ns), M_U64(max_block_ns),
+	M_U64(alloc_period),
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -821,6 +822,9 @@ static const struct kv_field stats_fields[] = {
 	S_U64(jit_ignored), S_U64(jit_capped),
 	S_U64(offcpu_switches), S_U64(offcpu_blocks), S_U64(offcpu_short), S_U64(offcpu_long),
 	S_U64(offcpu_no_storage), S_U64(offcpu_full), S_U64(offcpu_full_ns), S_U64(offcpu_open),
+	S_U64(mem_calls), S_U64(mem_bytes), S_U64(mem_sampled), S_U64(mem_freed), S_U64(mem_failed),
+	S_U64(mem_live_full), S_U64(mem_full), S_U64(mem_no_storage), S_U64(mem_inuse_end),
+	S_U64(mem_inuse_exited),
 };
 
 static const struct file_format profile_format = {

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	7
+#define PROFILE_VERSION_MINOR	8
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -23,6 +23,9 @@
 #define PROFILE_MINOR_MAPS	6
 /* 1.7: off-CPU time (sample flags HSBPF_KEY_OFFCPU and the state; META offcpu, STATS offcpu_*) */
 #define PROFILE_MINOR_OFFCPU	7
+/* 1.8: sampled allocations (sample flags HSBPF_KEY_MEMORY and the kind; META alloc_period,
+ * STATS mem_*) */
+#define PROFILE_MINOR_MEMORY	8
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -220,6 +223,10 @@ struct profile_meta {
 	char offcpu[8];
 	u64 min_block_ns;
 	u64 max_block_ns;
+	/* sampled allocations (1.8): the mean bytes between samples, 0 for none */
+	u64 alloc_period;
+	/* report's view of them (memory__select), never written */
+	char memory_view[16];
 };
 
 struct profile_stats {
@@ -283,6 +290,17 @@ struct profile_stats {
 	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
+	/* sampled allocations (1.8, docs/memory.md) */
+	u64 mem_calls;		/* allocation calls of the target */
+	u64 mem_bytes;		/* ... the bytes they asked for, exactly */
+	u64 mem_sampled;	/* sampled allocations */
+	u64 mem_freed;		/* ... freed while recording */
+	u64 mem_failed;		/* sampled calls that returned no memory */
+	u64 mem_live_full;	/* lost: the address map was full (never counted in use) */
+	u64 mem_full;		/* lost: the sample maps were full */
+	u64 mem_no_storage;	/* calls missed: no task storage */
+	u64 mem_inuse_end;	/* sampled allocations live at the end */
+	u64 mem_inuse_exited;	/* ... of processes that had exited (leaked at their exit) */
 };
 
 struct strtab {

@@ -26,6 +26,7 @@
 #include "record/rearm.h"
 #include "record/sampler.h"
 #include "unwind/unwind_table.h"
+#include "record/memory.h"
 
 _Static_assert(sizeof(struct sample_key) == 56, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key), "sample_extra is the profile's key");
@@ -57,6 +58,8 @@ struct sampler {
 	sampler_late_fn late_fn;
 	void *late_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
+	struct bpf_link *mem_links[MEMORY_PROBES];	/* the allocator's uprobes, with --memory */
+	int nr_mem_links;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -335,54 +338,65 @@ static void offcpu_stop(struct sampler *s)
 	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
-/* the tasks still off the CPU at the end: the iterator adds their time up to it */
-static int offcpu_flush(struct sampler *s)
+/* run an iterator program once, through to its end; what: "cannot WHAT" said on failure */
+static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts *opts, const char *what)
 {
-	struct bpf_link *link = bpf_program__attach_iter(s->skel->progs.hsbpf_offcpu_flush, NULL);
+	struct bpf_link *link = bpf_program__attach_iter(prog, opts);
 	char buf[64];
 	int fd, err = 0;
 	ssize_t n;
 
 	if (!link)
-		return fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		return fail(-errno, "cannot %s: %s", what, strerror(errno));
 	fd = bpf_iter_create(bpf_link__fd(link));
 	if (fd < 0) {
-		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		err = fail(-errno, "cannot %s: %s", what, strerror(errno));
 		goto cleanup;
 	}
 	while ((n = read(fd, buf, sizeof(buf))) > 0)
 		;
 	if (n < 0)
-		err = fail(-errno, "cannot count the tasks still off the CPU: %s", strerror(errno));
+		err = fail(-errno, "cannot %s: %s", what, strerror(errno));
 	close(fd);
 cleanup:
 	bpf_link__destroy(link);
 	return err;
 }
 
-int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+/* a per-CPU array of nr counters, summed over the CPUs into out; what names them */
+static int read_percpu(const struct bpf_map *map, u32 nr, u64 *out, const char *what)
 {
 	int ncpu = libbpf_num_possible_cpus(), err = 0;
 	u64 *vals;
 
-	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
-	if (s->opts.offcpu == OFFCPU_NONE)
-		return 0;
 	if (ncpu <= 0)
 		return fail(ncpu, "cannot count CPUs: %s", strerror(-ncpu));
 	vals = calloc(ncpu, sizeof(*vals));
 	if (!vals)
-		return fail(-ENOMEM, "cannot read the off-CPU counters: %s", strerror(ENOMEM));
-	for (u32 k = 0; k < HSBPF_OFFCPU_STAT_NR && !err; k++) {
-		err = bpf_map__lookup_elem(s->skel->maps.offcpu_stats, &k, sizeof(k), vals,
-					   ncpu * sizeof(*vals), 0);
+		return fail(-ENOMEM, "cannot read the %s counters: %s", what, strerror(ENOMEM));
+	for (u32 k = 0; k < nr && !err; k++) {
+		err = bpf_map__lookup_elem(map, &k, sizeof(k), vals, ncpu * sizeof(*vals), 0);
 		if (err)
-			error("cannot read the off-CPU counters: %s", strerror(-err));
+			error("cannot read the %s counters: %s", what, strerror(-err));
 		for (int c = 0; c < ncpu && !err; c++)
 			out[k] += vals[c];
 	}
 	free(vals);
 	return err;
+}
+
+/* the tasks still off the CPU at the end: the iterator adds their time up to it */
+static int offcpu_flush(struct sampler *s)
+{
+	return run_iter(s->skel->progs.hsbpf_offcpu_flush, NULL, "count the tasks still off the CPU");
+}
+
+int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
+{
+	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	return read_percpu(s->skel->maps.offcpu_stats, HSBPF_OFFCPU_STAT_NR, out, "off-CPU");
 }
 
 static int offcpu_collect(struct sampler *s, struct profile *p)
@@ -407,6 +421,106 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_full_ns = c[HSBPF_OFFCPU_FULL_NS];
 	p->stats.offcpu_open = c[HSBPF_OFFCPU_OPEN];
 	return 0;
+}
+
+/* ---- sampled allocations (bpf/memory.bpf.h) ---- */
+
+static int memory_configure(struct profile_bpf *skel, const struct sampler_opts *o)
+{
+	struct bpf_program *progs[] = {
+		skel->progs.hsbpf_mem_malloc, skel->progs.hsbpf_mem_calloc, skel->progs.hsbpf_mem_realloc,
+		skel->progs.hsbpf_mem_aligned_alloc, skel->progs.hsbpf_mem_posix_memalign,
+		skel->progs.hsbpf_mem_return, skel->progs.hsbpf_mem_free, skel->progs.hsbpf_mem_flush,
+	};
+	bool on = o->alloc_period != 0;
+	int err = 0;
+
+	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
+		bpf_program__set_autoload(progs[i], on);
+		bpf_program__set_autoattach(progs[i], false);
+	}
+	err = bpf_map__set_autocreate(skel->maps.mem_tasks, on);
+	if (!err && !on)
+		err = bpf_map__set_max_entries(skel->maps.mem_live, 1);
+	if (err)
+		return fail(err, "cannot configure the memory programs: %s", strerror(-err));
+	if (on && libbpf_probe_bpf_map_type(BPF_MAP_TYPE_TASK_STORAGE, NULL) != 1)
+		return fail(-EOPNOTSUPP, "--memory needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
+			    "Linux 5.11 with BTF), which this kernel does not have");
+	skel->rodata->alloc_period = on ? o->alloc_period : MEMORY_DEFAULT_PERIOD;
+	memory__fill_tables((u32 *)skel->rodata->mem_log2_q16, (u32 *)skel->rodata->mem_g_q16);
+	return 0;
+}
+
+int sampler__attach_memory(struct sampler *s, const char *libc, int pid)
+{
+	struct profile_bpf *skel = s->skel;
+	const struct { const char *fn; struct bpf_program *prog; bool ret, needed; } probes[] = {
+		{ "malloc", skel->progs.hsbpf_mem_malloc, true, true },
+		{ "calloc", skel->progs.hsbpf_mem_calloc, true, true },
+		{ "realloc", skel->progs.hsbpf_mem_realloc, true, true },
+		{ "free", skel->progs.hsbpf_mem_free, false, true },
+		{ "aligned_alloc", skel->progs.hsbpf_mem_aligned_alloc, true, false },
+		{ "memalign", skel->progs.hsbpf_mem_aligned_alloc, true, false },
+		{ "posix_memalign", skel->progs.hsbpf_mem_posix_memalign, true, false },
+	};
+	int err;
+
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
+		for (int ret = 0; ret <= probes[i].ret; ret++) {
+			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = probes[i].fn, .retprobe = ret);
+			struct bpf_program *prog = ret ? skel->progs.hsbpf_mem_return : probes[i].prog;
+			struct bpf_link *link;
+
+			if (s->nr_mem_links >= MEMORY_PROBES)
+				return fail(-E2BIG, "too many allocator probes");
+			/* a return probe goes at the entry, the others may go a little after it */
+			link = bpf_program__attach_uprobe_opts(prog, pid, libc, ret ? 0 :
+							       memory__probe_offset(libc, probes[i].fn), &uo);
+			if (!link) {
+				err = -errno;
+				if (!probes[i].needed)
+					break;
+				return fail(err, "cannot attach to %s in '%s': %s", probes[i].fn, libc,
+					    strerror(-err));
+			}
+			s->mem_links[s->nr_mem_links++] = link;
+		}
+	}
+	return 0;
+}
+
+/* the allocator's probes off: nothing changes the live allocations after this */
+static void memory_stop(struct sampler *s)
+{
+	for (int i = 0; i < s->nr_mem_links; i++)
+		bpf_link__destroy(s->mem_links[i]);
+	s->nr_mem_links = 0;
+}
+
+/* the live allocations at the end into the sample maps, as in use */
+static int memory_flush(struct sampler *s)
+{
+	union bpf_iter_link_info info = { .map.map_fd = bpf_map__fd(s->skel->maps.mem_live) };
+	LIBBPF_OPTS(bpf_iter_attach_opts, io, .link_info = &info, .link_info_len = sizeof(info));
+
+	return run_iter(s->skel->progs.hsbpf_mem_flush, &io, "count the live allocations");
+}
+
+static int memory_collect(struct sampler *s, struct profile *p)
+{
+	u64 c[HSBPF_MEM_STAT_NR] = {};
+	int err;
+
+	if (!s->opts.alloc_period)
+		return 0;
+	memory_stop(s);
+	err = memory_flush(s);
+	if (!err)
+		err = read_percpu(s->skel->maps.mem_stats, HSBPF_MEM_STAT_NR, c, "memory");
+	if (!err)
+		memory__fill_stats(&p->stats, c);
+	return err;
 }
 
 struct sampler *sampler__open(const struct sampler_opts *opts)
@@ -436,6 +550,8 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		goto fail;
 	}
 	err = offcpu_configure(s->skel, opts);
+	if (!err)
+		err = memory_configure(s->skel, opts);
 	if (err)
 		goto fail;
 	/* the unwinder's test probe is attached by tests alone */
@@ -767,8 +883,9 @@ int sampler__attach(struct sampler *s)
 	u64 period = o->freq ? 0 : period__initial(o->mode, o->period);
 	int err = offcpu_attach(s);
 
-	/* off-CPU time alone samples nothing on the CPUs */
-	if (err || o->offcpu == OFFCPU_ONLY)
+	/* off-CPU time alone samples nothing on the CPUs, nor do allocations (whose probes the
+	 * session attaches to its target: sampler__attach_memory) */
+	if (err || o->offcpu == OFFCPU_ONLY || o->alloc_period)
 		return err;
 	event__attr(&o->ev, period, o->freq, &attr);
 	if (o->cgroup_fd >= 0)
@@ -853,6 +970,7 @@ void sampler__stop(struct sampler *s)
 	for (int i = 0; i < s->opts.nr_cpus; i++)
 		random |= s->rearmers[i].running;
 	offcpu_stop(s);
+	memory_stop(s);
 	rearm_join(s);
 	/* a re-arm in flight may have restarted a software event (set_period) */
 	for (int i = 0; i < s->nr_events; i++)
@@ -1050,6 +1168,10 @@ int sampler__collect(struct sampler *s, struct profile *p)
 	/* the blocks still open at the end go into the maps first */
 	int err = offcpu_collect(s, p);
 
+	/* and the allocations still live */
+	if (!err)
+		err = memory_collect(s, p);
+
 	if (!err)
 		err = sampler__read_samples(s, add_to_profile, p);
 	if (!err)
@@ -1068,6 +1190,7 @@ void sampler__destroy(struct sampler *s)
 		return;
 	ring_buffer__free(s->late_rb);
 	bpf_link__destroy(s->offcpu_link);
+	memory_stop(s);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
 		bpf_link__destroy(s->links[i]);

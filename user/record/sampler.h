@@ -34,6 +34,9 @@ struct sampler_params {
 	u32 offcpu;		/* OFFCPU_*: with ONLY, no sampling event */
 	u64 min_block_ns;	/* blocks shorter are left out */
 	u64 max_block_ns;	/* ... and longer, 0 for no bound */
+	/* sampled allocations (bpf/memory.bpf.h, docs/memory.md): the mean bytes between two
+	 * samples, 0 for none; with it, no sampling event */
+	u64 alloc_period;
 };
 
 struct sampler_opts {
@@ -121,6 +124,9 @@ int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out);
 
 /* the off-CPU counters so far (HSBPF_OFFCPU_*), as totals */
 int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR]);
+
+/* the allocator's probes on libc's malloc family, for process pid (-1: all) */
+int sampler__attach_memory(struct sampler *s, const char *libc, int pid);
 
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);

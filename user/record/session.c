@@ -26,6 +26,7 @@
 #include "record/sideband.h"
 #include "record/target.h"
 #include "record/unwind.h"
+#include "record/memory.h"
 
 #define DEFAULT_FREQ 999	/* odd, so as not to beat with millisecond timers */
 
@@ -146,6 +147,7 @@ static void fill_meta(struct session *s)
 	snprintf(m->call_graph, sizeof(m->call_graph), "%s", s->cg ? s->cg->name : "");
 	m->max_frames = call_graph__max_frames(s->cg, o->max_frames);
 	offcpu__fill_meta(m, &o->params);
+	memory__fill_meta(m, o);
 }
 
 static bool pids_alive(const u32 *pids, int nr)
@@ -212,7 +214,7 @@ static int check_event(struct session *s)
 			return fail(-EINVAL, "--call-graph %s and -b both need the LBR: choose one", s->cg->name);
 		s->ev.lbr_call_stack = true;
 	}
-	if (offcpu__settle_opts(&o->params, &s->ev))
+	if (offcpu__settle_opts(&o->params, &s->ev) || memory__settle_opts(o))
 		return -EINVAL;
 	s->cg = call_graph__get(o->call_graph);	/* off-CPU time has stacks by default */
 	if (s->ev.is_clock) {
@@ -574,9 +576,32 @@ int session__open(struct session *s)
 	return err;
 }
 
+/* --memory: the allocator's probes on the target's glibc */
+static int attach_memory(struct session *s)
+{
+	char libc[PATH_MAX];
+	int err = 0;
+
+	if (!s->opts.alloc_period)
+		return 0;
+	if (s->opts.argv || s->opts.all) {
+		err = memory__find_libc(s->opts.argv ? s->opts.argv[0] : "/bin/sh", -1, libc, sizeof(libc));
+		return err ? err : sampler__attach_memory(s->sampler, libc, s->opts.argv ? (int)s->cmd.pid : -1);
+	}
+	for (int i = 0; i < s->nr_pids && !err; i++) {
+		err = memory__find_libc(NULL, s->pids[i], libc, sizeof(libc));
+		if (!err)
+			err = sampler__attach_memory(s->sampler, libc, s->pids[i]);
+	}
+	return err;
+}
+
 int session__start(struct session *s)
 {
-	int err = sampler__attach(s->sampler);
+	int err = attach_memory(s);
+
+	if (!err)
+		err = sampler__attach(s->sampler);
 
 	if (err)
 		return err;

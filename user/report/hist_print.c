@@ -10,6 +10,7 @@
 #include "record/offcpu.h"
 #include "symbols/inline.h"
 #include "lib/json_writer.h"
+#include "record/memory.h"
 
 #define TEXT_WIDTH 100
 
@@ -104,14 +105,20 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 		if (p->filtered)
 			fprintf(out, "# the filters left out %.3f ms\n", p->filtered_out / 1e3);
 	} else {
-		fprintf(out, "# event %s, ", str__escape(m->event, a, sizeof(a)));
-		if (m->freq)
+		fprintf(out, "# event %s, ", memory__in_profile(p) ? "memory" :
+			str__escape(m->event, a, sizeof(a)));
+		if (memory__in_profile(p))	/* allocations, sampled by bytes */
+			fprintf(out, "alloc period %s", memory__bytes(m->alloc_period, a, sizeof(a)));
+		else if (m->freq)
 			fprintf(out, "%" PRIu64 " Hz", m->freq);
 		else
 			fprintf(out, "period %" PRIu64 " %s", m->period, str__escape(m->unit, a, sizeof(a)));
 		if (offcpu__in_profile(p))	/* its counts are microseconds */
 			fprintf(out, " (%s), %.3f ms", str__escape(m->period_mode, a, sizeof(a)),
 				h->total / 1e3);
+		else if (memory__in_profile(p))	/* its counts are bytes or objects */
+			fprintf(out, ", %s %s", strstr(m->memory_view, "space") ?
+				memory__bytes(h->total, a, sizeof(a)) : "", m->memory_view);
 		else
 			fprintf(out, " (%s), %" PRIu64 " samples", str__escape(m->period_mode, a, sizeof(a)),
 				(u64)h->total);
@@ -155,6 +162,8 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 			"kept the previous period%s\n", p->stats.rearm_lost, whole);
 	if (offcpu__in_profile(p))
 		offcpu__print_header(p, "# ", out);
+	if (memory__in_profile(p))
+		memory__print_header(p, "# ", out);
 	if (p->nr_stack_samples)
 		callchain__print_ends(p, "# ", out);
 	if (p->stats.intervals) {
@@ -196,6 +205,7 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 	struct cell cells[CELLS_MAX];
 	size_t shown = rows_shown(h, limit);
 	bool any_low = false;
+	char b[32];
 	int n;
 
 	print_header(p, h, out);
@@ -209,7 +219,8 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 	else if (h->children)
 		fprintf(out, "%8s %8s %7s  ", "Children", "Self", "CI95");
 	else
-		fprintf(out, "%9s %8s %7s  ", offcpu__in_profile(p) ? "Time ms" : "Samples", "Percent", "CI95");
+		fprintf(out, "%9s %8s %7s  ", offcpu__in_profile(p) ? "Time ms" : !memory__in_profile(p) ?
+			"Samples" : strstr(p->meta.memory_view, "space") ? "Bytes" : "Objects", "Percent", "CI95");
 	print_cells(out, cells, n, true, 29);
 	for (size_t i = 0; i < shown; i++) {
 		const struct hist_row *r = &h->rows[i];
@@ -228,6 +239,9 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 				100.0 * count / total, 100.0 * hist__ci95(main, total), low ? '*' : ' ');
 		else if (offcpu__in_profile(p))	/* time, measured: no sampling interval */
 			fprintf(out, "%9.1f %7.2f%% %7s  ", count / 1e3, 100.0 * count / total, "-");
+		else if (memory__in_profile(p) && strstr(p->meta.memory_view, "space"))
+			fprintf(out, "%9s %7.2f%% %7s  ", memory__bytes(count, b, sizeof(b)),
+				100.0 * count / total, "-");
 		else
 			fprintf(out, "%9" PRIu64 " %7.2f%% %6.2f%%%c ", count, 100.0 * count / total,
 				100.0 * hist__ci95(count, total), low ? '*' : ' ');

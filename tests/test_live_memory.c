@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live sampled allocations (record --memory): the fixture tests/fixtures/memory.c allocates
+ * 70% of its bytes in 64-byte objects (small_objects), 30% in 1 MiB buffers (big_buffers) and
+ * leaks 32 MiB (leak_buffers). The bytes estimated for each must fall within the interval the
+ * sampling gives them: an allocation of s bytes is sampled with p = 1 - exp(-s/period) and then
+ * weighs s/p, so n of them are estimated with variance n s^2 (1 - p)/p. The leak is found, with
+ * its stack, in use at the end; nonsense periods are usage errors, a static program is refused. */
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "profile/profile.h"
+
+TestSuite(live_memory, .fini = cleanup_tmpdir, .timeout = 300);
+
+#define PERIOD		65536.0
+#define SMALL_N		1146880.0
+#define SMALL		64.0
+#define BIG_N		30.0
+#define BIG		1048576.0
+#define LEAK_N		128.0
+#define LEAK		262144.0
+
+static struct run_result rec, folded;
+
+/* bytes of the folded stacks holding ";frame;" (frame NULL: all) */
+static double folded_bytes(const char *frame)
+{
+	char want[128];
+	double sum = 0;
+
+	snprintf(want, sizeof(want), ";%s;", frame ? frame : "");
+	for (char *line = folded.out, *end; *line; line = end + 1) {
+		char *sp;
+
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		*end = 0;
+		sp = strrchr(line, ' ');
+		if (sp && (!frame || memmem(line, sp - line, want, strlen(want))))
+			sum += strtod(sp + 1, NULL);
+		*end = '\n';
+	}
+	return sum;
+}
+
+static void record(void)
+{
+	unlink(profile_path());
+	run(&rec, "%s record --memory --alloc-period %.0f -o %s -- %s", hsbpf_bin(), PERIOD,
+	    profile_path(), fixture("memory"));
+	cr_assert_eq(rec.status, 0, "record --memory failed: %s", rec.err);
+	cr_assert(strstr(rec.out, "leak_buffers 128 262144"), "the fixture said: %s", rec.out);
+}
+
+static void report(const char *type)
+{
+	run(&folded, "%s report -i %s --format folded --sample-type %s", hsbpf_bin(), profile_path(), type);
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+}
+
+/* the variance of the bytes estimated for n allocations of s bytes */
+static double est_var(double n, double s)
+{
+	double p = -expm1(-s / PERIOD);
+
+	return n * s * s * (1 - p) / p;
+}
+
+/* the share of small_objects in the two functions' bytes, and each function's bytes: a
+ * correct sampler misses a 95% interval one time in 20, so a miss is recorded again once */
+Test(live_memory, allocated_bytes_by_function)
+{
+	double small_t = SMALL_N * SMALL, big_t = BIG_N * BIG, tot = small_t + big_t;
+	double var_s = est_var(SMALL_N, SMALL), var_b = est_var(BIG_N, BIG);
+	/* the share's variance by the delta method, at the true values */
+	double sd_share = sqrt(big_t * big_t * var_s + small_t * small_t * var_b) / (tot * tot);
+	double small = 0, big = 0, share = 0;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		record();
+		report("alloc_space");
+		small = folded_bytes("small_objects");
+		big = folded_bytes("big_buffers");
+		cr_assert(small > 0 && big > 0, "no small_objects or big_buffers: %s", folded.out);
+		share = small / (small + big);
+		if (fabs(share - 0.7) <= 1.96 * sd_share)
+			break;
+	}
+	cr_expect_leq(fabs(share - 0.7), 1.96 * sd_share, "small_objects' share %.4f, 0.7 +- %.4f "
+		      "(twice out of the 95%% interval)", share, 1.96 * sd_share);
+	/* each function's bytes within 99.9% */
+	cr_expect_leq(fabs(small - small_t), 3.29 * sqrt(var_s), "small_objects %.0f bytes, want "
+		      "%.0f +- %.0f", small, small_t, 3.29 * sqrt(var_s));
+	cr_expect_leq(fabs(big - big_t), 3.29 * sqrt(var_b) + 1, "big_buffers %.0f bytes, want "
+		      "%.0f +- %.0f", big, big_t, 3.29 * sqrt(var_b));
+}
+
+/* the leak in use at the end with its stack; little else (a stdio buffer, if sampled) */
+Test(live_memory, leak_in_use)
+{
+	double sd = sqrt(est_var(LEAK_N, LEAK)), leak, all;
+	struct profile *p;
+
+	record();
+	report("inuse_space");
+	leak = folded_bytes("leak_buffers");
+	all = folded_bytes(NULL);
+	cr_expect_leq(fabs(leak - LEAK_N * LEAK), 3.29 * sd, "leak %.0f bytes, want %.0f +- %.0f: %s",
+		      leak, LEAK_N * LEAK, 3.29 * sd, folded.out);
+	cr_expect(strstr(folded.out, ";main;leak_buffers;malloc "), "the leak's stack: %s", folded.out);
+	cr_expect_leq(all - leak, 2 * PERIOD, "in use apart from the leak: %.0f bytes: %s", all - leak,
+		      folded.out);
+	cr_expect_eq(folded_bytes("small_objects"), 0, "freed: %s", folded.out);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect_geq(p->stats.mem_calls, SMALL_N + BIG_N + LEAK_N);
+	cr_expect_geq(p->stats.mem_bytes, SMALL_N * SMALL + BIG_N * BIG + LEAK_N * LEAK);
+	cr_expect_gt(p->stats.mem_inuse_end, 0);
+	cr_expect_eq(p->stats.mem_inuse_exited, p->stats.mem_inuse_end, "the command exited");
+	cr_expect_eq(p->stats.mem_live_full + p->stats.mem_full + p->stats.mem_no_storage, 0);
+	cr_expect_eq(p->meta.alloc_period, PERIOD);
+	profile__free(p);
+	/* the text report says bytes */
+	run(&folded, "%s report -i %s --sample-type inuse_space --no-children", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	cr_expect(strstr(folded.out, "MiB") && strstr(folded.out, "leak_buffers"), "%s", folded.out);
+	/* pprof: a heap profile's sample types */
+	run(&folded, "%s report -i %s --sample-type inuse_space --format pprof -o %s.pb.gz && zcat %s.pb.gz | "
+	    "grep -c -a -e inuse_objects -e inuse_space", hsbpf_bin(), profile_path(), profile_path(),
+	    profile_path());
+	cr_expect_eq(folded.status, 0, "pprof: %s", folded.err);
+}
+
+Test(live_memory, usage_errors)
+{
+	static const char *const bad[] = {
+		"--memory --alloc-period 0", "--memory --alloc-period 2G", "--memory --alloc-period x",
+		"--alloc-period 4K", "--memory --off-cpu", "--memory --call-graph lbr",
+	};
+	struct run_result r;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		run(&r, "%s record %s -o %s -- true", hsbpf_bin(), bad[i], profile_path());
+		cr_expect_eq(r.status, 2, "%s: status %d: %s", bad[i], r.status, r.err);
+	}
+	run(&r, "%s report -i %s --sample-type nonsense", hsbpf_bin(), profile_path());
+	cr_expect_eq(r.status, 2, "report --sample-type nonsense: %d: %s", r.status, r.err);
+}
+
+Test(live_memory, refuses_static)
+{
+	struct run_result r;
+
+	run(&r, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), fixture("memory-static"));
+	cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "statically linked"), "%s", r.err);
+}

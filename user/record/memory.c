@@ -1,0 +1,330 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Sampled allocations in profiles: the options, the target's glibc, the BPF side's tables,
+ * the metadata and counters, report's views and header (user/record/memory.h; the kernel side is
+ * bpf/memory.bpf.h, the design docs/memory.md). */
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "record/memory.h"
+#include "lib/util.h"
+
+static const char *const view_names[MEMORY_VIEW_NR] = {
+	[MEMORY_ALLOC_SPACE] = "alloc_space", [MEMORY_ALLOC_OBJECTS] = "alloc_objects",
+	[MEMORY_INUSE_SPACE] = "inuse_space", [MEMORY_INUSE_OBJECTS] = "inuse_objects",
+};
+
+int memory__parse_period(const char *arg, u64 *bytes)
+{
+	char num[32];
+	size_t len = strlen(arg);
+	unsigned shift = 0;
+	u64 v;
+
+	if (len && len < sizeof(num)) {
+		memcpy(num, arg, len + 1);
+		switch (num[len - 1]) {
+		case 'k': case 'K': shift = 10; break;
+		case 'm': case 'M': shift = 20; break;
+		case 'g': case 'G': shift = 30; break;
+		}
+		if (shift)
+			num[len - 1] = 0;
+		if (!parse_u64(num, &v) && v && v <= MEMORY_MAX_PERIOD >> shift) {
+			*bytes = v << shift;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "invalid --alloc-period '%s' (bytes, with K, M or G: 1 to 1G)", arg);
+}
+
+/* a program's interpreter (PT_INTERP) into interp, "" for none (a static program) */
+static int elf_interp(const char *path, char *interp, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
+	size_t n = 0;
+	Elf *e = NULL;
+
+	interp[0] = 0;
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_kind(e) != ELF_K_ELF || elf_getphdrnum(e, &n))
+		goto cleanup;
+	err = 0;
+	for (size_t i = 0; i < n; i++) {
+		GElf_Phdr ph;
+		char *raw;
+		size_t len;
+
+		if (!gelf_getphdr(e, i, &ph) || ph.p_type != PT_INTERP)
+			continue;
+		raw = elf_rawfile(e, &len);
+		if (raw && ph.p_offset < len && ph.p_filesz < size && ph.p_offset + ph.p_filesz <= len)
+			snprintf(interp, size, "%.*s", (int)ph.p_filesz, raw + ph.p_offset);
+	}
+cleanup:
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* argv0 as execvp finds it */
+static int find_program(const char *argv0, char *path, size_t size)
+{
+	const char *dirs = getenv("PATH");
+
+	if (strchr(argv0, '/')) {
+		snprintf(path, size, "%s", argv0);
+		return access(path, X_OK) ? -errno : 0;
+	}
+	for (const char *d = dirs ? dirs : "/usr/bin:/bin"; *d; ) {
+		size_t len = strcspn(d, ":");
+
+		snprintf(path, size, "%.*s/%s", (int)len, len ? d : ".", argv0);
+		if (!access(path, X_OK))
+			return 0;
+		d += len + (d[len] == ':');
+	}
+	return -ENOENT;
+}
+
+static int command_libc(const char *argv0, char *libc, size_t size)
+{
+	char path[PATH_MAX], interp[PATH_MAX];
+	Dl_info info;
+	int err = find_program(argv0, path, sizeof(path));
+
+	if (!err)
+		err = elf_interp(path, interp, sizeof(interp));
+	if (err == -ENOEXEC)	/* a script: its interpreter is a program of the system's */
+		interp[0] = '?';
+	else if (err)
+		return fail(err, "cannot read '%s': %s", argv0, strerror(-err));
+	if (!interp[0])
+		return fail(-ENOENT, "'%s' is statically linked: --memory follows glibc's shared "
+			    "malloc, which it does not call", argv0);
+	if (interp[0] != '?' && !strstr(interp, "ld-linux"))
+		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s'): --memory "
+			    "follows glibc's malloc only", argv0, interp);
+	if (!dladdr((void *)malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "libc.so"))
+		return fail(-ENOENT, "cannot find glibc's libc.so: --memory follows its malloc");
+	snprintf(libc, size, "%s", info.dli_fname);
+	return 0;
+}
+
+static int process_libc(int pid, char *libc, size_t size)
+{
+	char path[64], line[PATH_MAX + 128];
+	FILE *f;
+	int err = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
+	while (err && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/'), *base;
+
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		base = strrchr(file, '/') + 1;
+		if (!strcmp(base, "libc.so.6")) {
+			snprintf(libc, size, "/proc/%d/root%s", pid, file);
+			err = 0;
+		}
+	}
+	fclose(f);
+	if (err)
+		return fail(err, "process %d has no glibc mapped (static, or musl): --memory follows "
+			    "glibc's malloc only", pid);
+	return 0;
+}
+
+int memory__find_libc(const char *argv0, int pid, char *libc, size_t size)
+{
+	return argv0 ? command_libc(argv0, libc, size) : process_libc(pid, libc, size);
+}
+
+/* the bytes of fn's first instruction in libc (its file's copy, n at most); 0 or -errno */
+static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
+{
+	int fd = open(libc, O_RDONLY | O_CLOEXEC), err = -ENOENT;
+	Elf_Scn *scn = NULL;
+	Elf *e;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && err && (scn = elf_nextscn(e, scn))) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !d)
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize && err; i++) {
+			GElf_Sym sym;
+			const char *name;
+			Elf_Scn *text;
+			GElf_Shdr th;
+
+			if (!gelf_getsym(d, i, &sym) || GELF_ST_TYPE(sym.st_info) != STT_FUNC || !sym.st_value)
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, fn))
+				continue;
+			text = elf_getscn(e, sym.st_shndx);
+			if (!text || !gelf_getshdr(text, &th) || sym.st_value < th.sh_addr)
+				break;
+			err = pread(fd, buf, n, th.sh_offset + sym.st_value - th.sh_addr) == (ssize_t)n ? 0 : -EIO;
+		}
+	}
+	elf_end(e);
+	close(fd);
+	return err;
+}
+
+size_t memory__probe_offset(const char *libc, const char *fn)
+{
+	/* test %rdi,%rdi then a jcc: the jump, which leaves the argument as it was */
+	static const u8 test_rdi[] = { 0x48, 0x85, 0xff };
+	u8 b[5];
+
+	if (read_entry(libc, fn, b, sizeof(b)))
+		return 0;
+	if (!memcmp(b, test_rdi, sizeof(test_rdi)) && ((b[3] >= 0x70 && b[3] <= 0x7f) ||
+						       (b[3] == 0x0f && b[4] >= 0x80 && b[4] <= 0x8f)))
+		return sizeof(test_rdi);
+	return 0;
+}
+
+void memory__fill_tables(u32 log2_q16[HSBPF_MEM_LOG_N], u32 g_q16[HSBPF_MEM_G_N])
+{
+	for (int i = 0; i < HSBPF_MEM_LOG_N; i++)
+		log2_q16[i] = lround(log2(1.0 + (double)i / (1 << HSBPF_MEM_LOG_BITS)) * 65536);
+	g_q16[0] = 65536;
+	for (int i = 1; i < HSBPF_MEM_G_N; i++) {
+		double x = (double)i / (1 << HSBPF_MEM_G_STEP);
+
+		g_q16[i] = lround(x / -expm1(-x) * 65536);
+	}
+}
+
+void memory__fill_stats(struct profile_stats *st, const u64 c[HSBPF_MEM_STAT_NR])
+{
+	st->mem_calls = c[HSBPF_MEM_CALLS];
+	st->mem_bytes = c[HSBPF_MEM_BYTES];
+	st->mem_sampled = c[HSBPF_MEM_SAMPLED];
+	st->mem_freed = c[HSBPF_MEM_FREED];
+	st->mem_failed = c[HSBPF_MEM_FAILED];
+	st->mem_live_full = c[HSBPF_MEM_LIVE_FULL];
+	st->mem_full = c[HSBPF_MEM_FULL];
+	st->mem_no_storage = c[HSBPF_MEM_NO_STORAGE];
+	st->mem_inuse_end = c[HSBPF_MEM_INUSE_END];
+	st->mem_inuse_exited = c[HSBPF_MEM_INUSE_EXITED];
+}
+
+bool memory__in_profile(const struct profile *p)
+{
+	return p->meta.alloc_period != 0;
+}
+
+int memory__parse_view(const char *name, enum memory_view *view)
+{
+	for (int i = 0; i < MEMORY_VIEW_NR; i++) {
+		if (!strcmp(name, view_names[i])) {
+			*view = i;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "unknown sample type '%s' (alloc_space, alloc_objects, inuse_space, "
+		    "inuse_objects)", name);
+}
+
+const char *memory__view_name(enum memory_view view)
+{
+	return view < MEMORY_VIEW_NR ? view_names[view] : "?";
+}
+
+/* what a sample counts in a view: bytes, or objects rounded; 0 when not of its kind */
+static u64 view_count(u32 flags, u64 objects, u64 bytes, enum memory_view view)
+{
+	u32 kind = (flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT;
+	u32 want = view <= MEMORY_ALLOC_OBJECTS ? HSBPF_MEM_ALLOC : HSBPF_MEM_INUSE;
+
+	if (!(flags & HSBPF_KEY_MEMORY) || kind != want)
+		return 0;
+	if (view == MEMORY_ALLOC_OBJECTS || view == MEMORY_INUSE_OBJECTS)
+		return (objects + (1 << (HSBPF_MEM_OBJ_SHIFT - 1))) >> HSBPF_MEM_OBJ_SHIFT;
+	return bytes;
+}
+
+void memory__select(struct profile *p, enum memory_view view)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		struct profile_sample *s = &p->samples[i];
+
+		s->count = view_count(s->flags, s->count, s->weight, view);
+		if (s->count)
+			p->samples[n++] = *s;
+	}
+	p->nr_samples = n;
+	n = 0;
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		struct profile_stack_sample *s = &p->stack_samples[i];
+
+		s->count = view_count(s->flags, s->count, s->weight, view);
+		if (s->count)
+			p->stack_samples[n++] = *s;
+	}
+	p->nr_stack_samples = n;
+	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "%s", view_names[view]);
+}
+
+const char *memory__bytes(double bytes, char *buf, size_t size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	int u = 0;
+
+	while (bytes >= 1024 && u < 4) {
+		bytes /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", bytes, units[u]);
+	return buf;
+}
+
+void memory__print_header(const struct profile *p, const char *prefix, FILE *out)
+{
+	const struct profile_stats *st = &p->stats;
+	char a[32], b[32];
+
+	fprintf(out, "%ssampled allocations: %" PRIu64 " of %" PRIu64 " calls (%s asked), one per %s on "
+		"average; view %s\n", prefix, st->mem_sampled, st->mem_calls,
+		memory__bytes(st->mem_bytes, a, sizeof(a)), memory__bytes(p->meta.alloc_period, b, sizeof(b)),
+		p->meta.memory_view[0] ? p->meta.memory_view : "all");
+	fprintf(out, "%slive at the end: %" PRIu64 " sampled allocations (%" PRIu64 " of exited "
+		"processes); freed: %" PRIu64 "\n", prefix, st->mem_inuse_end, st->mem_inuse_exited,
+		st->mem_freed);
+	if (st->mem_live_full)
+		fprintf(out, "%sWARNING: %" PRIu64 " sampled allocations were not remembered (the address "
+			"map was full): never counted in use\n", prefix, st->mem_live_full);
+	if (st->mem_full)
+		fprintf(out, "%sWARNING: %" PRIu64 " sampled allocations were lost: the sample map was full "
+			"(raise --map-entries)\n", prefix, st->mem_full);
+	if (st->mem_no_storage)
+		fprintf(out, "%sWARNING: %" PRIu64 " calls were missed: no task storage for the thread\n",
+			prefix, st->mem_no_storage);
+}

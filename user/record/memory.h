@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Sampled allocations in profiles (record --memory, bpf/memory.bpf.h, docs/memory.md): the
+ * options, the target's glibc, the sampling tables the BPF side reads, the recording's
+ * metadata and counters, and for report the four views (alloc_space, alloc_objects,
+ * inuse_space, inuse_objects) in which every row weighs bytes or objects. */
+#ifndef HSBPF_MEMORY_H
+#define HSBPF_MEMORY_H
+
+#include <stdio.h>
+#include "hsbpf.h"
+#include "memory_math.h"
+#include "profile/profile.h"
+
+struct session_opts;
+
+#define MEMORY_DEFAULT_PERIOD	(512 * 1024)	/* bytes, as tcmalloc's */
+#define MEMORY_MAX_PERIOD	(1ull << 30)	/* a sample a GiB: beyond, nothing is sampled */
+#define MEMORY_PROBES		13		/* uprobes and uretprobes on the malloc family */
+
+/* the views of report --sample-type, as pprof names them */
+enum memory_view {
+	MEMORY_ALLOC_SPACE = 0,
+	MEMORY_ALLOC_OBJECTS,
+	MEMORY_INUSE_SPACE,
+	MEMORY_INUSE_OBJECTS,
+	MEMORY_VIEW_NR,
+};
+
+/* --alloc-period BYTES (with a K, M or G suffix: KiB...) into bytes; -EINVAL after saying
+ * what is wrong with it */
+int memory__parse_period(const char *arg, u64 *bytes);
+/* the memory options against the rest: -EINVAL after saying what is wrong; call graphs
+ * default to dwarf */
+int memory__settle_opts(struct session_opts *o);
+/* the glibc whose malloc the target calls, into libc: the command's (argv0, looked up in
+ * PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with) or
+ * process pid's (from its mappings); -ENOENT after saying why when there is none (a static
+ * or musl program) */
+int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
+
+/* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
+ * single-step (docs/memory.md: a single step costs 17 us under this hypervisor). glibc's free
+ * begins with test %rdi,%rdi, which is single-stepped, then a jcc, which is emulated and sees
+ * the same argument: 3 for it, 0 for any other start */
+size_t memory__probe_offset(const char *libc, const char *fn);
+
+/* the BPF side's tables: log2(1 + i/256) and g(i/16) = x/(1-exp(-x)), Q16
+ * (bpf/memory_math.h) */
+void memory__fill_tables(u32 log2_q16[HSBPF_MEM_LOG_N], u32 g_q16[HSBPF_MEM_G_N]);
+/* META alloc_period; STATS mem_* from the kernel's counters (HSBPF_MEM_*) */
+void memory__fill_meta(struct profile_meta *m, const struct session_opts *o);
+void memory__fill_stats(struct profile_stats *st, const u64 c[HSBPF_MEM_STAT_NR]);
+
+/* the profile holds sampled allocations (META alloc_period) */
+bool memory__in_profile(const struct profile *p);
+/* a view's name to its number; -EINVAL after listing the names */
+int memory__parse_view(const char *name, enum memory_view *view);
+const char *memory__view_name(enum memory_view view);
+/* report's view: only the samples of its kind stay, each counting its bytes or objects */
+void memory__select(struct profile *p, enum memory_view view);
+/* "12.5 MiB" */
+const char *memory__bytes(double bytes, char *buf, size_t size);
+/* the header's lines: the totals of the four views, and what was lost */
+void memory__print_header(const struct profile *p, const char *prefix, FILE *out);
+
+#endif /* HSBPF_MEMORY_H */
