@@ -59,14 +59,29 @@ Test(event, parse_table)
 Test(event, rejects)
 {
 	static const char *bad[] = {
-		"", "foo", "cycles:pppp", "cycles:x", "cpu-clock:p", "rZZ", "r", "cycles:uk",
-		"page-faults:p", "context-switch", "{cycles}",
+		"", "foo", "cycles:pppp", "cycles:x", "rZZ", "r", "cycles:uk",
+		"context-switch", "{cycles}",
 		"an-event-name-that-is-much-too-long-to-fit-in-the-buffer-we-keep-for-it",
 	};
 	struct event_spec ev;
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		cr_expect_eq(event__parse(bad[i], &ev), -EINVAL, "'%s' accepted", bad[i]);
+}
+
+/* perf's cpu-clock:ppp: a software event takes :p as perf does, without a precise level */
+Test(event, software_events_drop_precise_as_perf_does)
+{
+	static const char *names[] = { "cpu-clock:p", "cpu-clock:ppp", "page-faults:pp", "task-clock:pu" };
+	struct event_spec ev;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		cr_assert_eq(event__parse(names[i], &ev), 0, "'%s' refused", names[i]);
+		cr_expect_eq(ev.type, PERF_TYPE_SOFTWARE);
+		cr_expect_eq(ev.precise, 0, "'%s' kept a precise level", names[i]);
+	}
+	cr_assert_eq(event__parse("task-clock:pu", &ev), 0);
+	cr_expect(ev.exclude_kernel, "the other modifiers stay");
 }
 
 Test(event, attr_carries_period_or_frequency)

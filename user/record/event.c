@@ -114,8 +114,13 @@ int event__parse(const char *name, struct event_spec *ev)
 	}
 	if (ev->precise > 3)
 		return fail(-EINVAL, "invalid event '%s': at most three p", name);
-	if (ev->precise && ev->type == PERF_TYPE_SOFTWARE)
-		return fail(-EINVAL, "invalid event '%s': software events have no precise mode", name);
+	/* perf takes cpu-clock:ppp (its own default event is written so): precision is the PMU's,
+	 * a software event has none to give, so the modifier goes, said once */
+	if (ev->precise && ev->type == PERF_TYPE_SOFTWARE) {
+		note("'%s': a software event has no precise mode: sampled as it is without :p, as "
+		     "perf does", name);
+		ev->precise = 0;
+	}
 	if (ev->exclude_user && ev->exclude_kernel)
 		return fail(-EINVAL, "invalid event '%s': u and k together exclude everything", name);
 	return 0;
