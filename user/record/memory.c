@@ -101,6 +101,7 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 {
 	char path[PATH_MAX], interp[PATH_MAX];
 	Dl_info info;
+	void *h, *fn;
 	int err = find_program(argv0, path, sizeof(path));
 
 	if (!err)
@@ -115,7 +116,12 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 	if (interp[0] != '?' && !strstr(interp, "ld-linux"))
 		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s'): --memory "
 			    "follows glibc's malloc only", argv0, interp);
-	if (!dladdr((void *)malloc, &info) || !info.dli_fname || !strstr(info.dli_fname, "libc.so"))
+	/* libc's own malloc, looked up in libc: ours may be another's (an ASan build's) */
+	h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	fn = h ? dlsym(h, "malloc") : NULL;
+	if (h)
+		dlclose(h);
+	if (!fn || !dladdr(fn, &info) || !info.dli_fname || !strstr(info.dli_fname, "libc.so"))
 		return fail(-ENOENT, "cannot find glibc's libc.so: --memory follows its malloc");
 	snprintf(libc, size, "%s", info.dli_fname);
 	return 0;
