@@ -112,6 +112,25 @@ Test(callchain, ends_of_off_cpu_time_are_in_ms)
 	profile__free(p);
 }
 
+/* a memory view counts bytes or objects: the line says which, not samples */
+Test(callchain, ends_of_sampled_allocations_are_in_bytes_or_objects)
+{
+	struct profile *p = made_profile();
+	char *text = NULL;
+
+	p->meta.alloc_period = 512 * 1024;
+	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "alloc_space");
+	CAPTURE(text, out, callchain__print_ends(p, "# ", out));
+	cr_expect(strstr(text, "# stacks (dwarf): 7 B, 3 B with a user stack"), "%s", text);
+	cr_expect(!strstr(text, "samples"), "%s", text);
+	free(text);
+	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "inuse_objects");
+	CAPTURE(text, out, callchain__print_ends(p, "# ", out));
+	cr_expect(strstr(text, "# stacks (dwarf): 7 objects, 3 objects with a user stack"), "%s", text);
+	free(text);
+	profile__free(p);
+}
+
 /* samples in an exec have no user stack yet: counted apart, not as truncated stacks */
 Test(callchain, samples_in_exec_are_not_truncation)
 {

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "record/call_graph.h"
 #include "report/callchain.h"
+#include "record/memory.h"
 #include "symbols/inline.h"
 #include "report/hist.h"
 #include "lib/json_writer.h"
@@ -58,14 +59,28 @@ void callchain__ends(const struct profile *p, struct callchain_ends *e)
 	}
 }
 
-/* n (samples, then unit), or in report's time view of off-CPU time (counts in microseconds)
- * n us in ms */
-static void print_amount(FILE *out, u64 n, const char *unit, bool time_view)
+/* what the stacks' counts are: samples, off-CPU microseconds, or a memory view's bytes or
+ * objects */
+enum amount_kind { AMOUNT_SAMPLES, AMOUNT_TIME, AMOUNT_BYTES, AMOUNT_OBJECTS };
+
+/* n as its kind says: "N samples" (unit after it), "N ms", "N MiB", "N objects" */
+static void print_amount(FILE *out, u64 n, const char *unit, enum amount_kind kind)
 {
-	if (time_view)
+	char buf[32];
+
+	switch (kind) {
+	case AMOUNT_TIME:
 		fprintf(out, "%.3f ms", n / 1e3);
-	else
+		break;
+	case AMOUNT_BYTES:
+		fputs(memory__bytes(n, buf, sizeof(buf)), out);
+		break;
+	case AMOUNT_OBJECTS:
+		fprintf(out, "%" PRIu64 " objects", n);
+		break;
+	default:
 		fprintf(out, "%" PRIu64 "%s", n, unit);
+	}
 }
 
 void callchain__print_ends(const struct profile *p, const char *prefix, FILE *out)
@@ -73,7 +88,9 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	/* the counts kept apart from the samples cannot follow a filter: said to be the whole's */
 	const char *whole = p->filtered ? " (in the whole profile)" : "";
-	bool time_view = p->meta.offcpu[0] != 0;
+	enum amount_kind kind = p->meta.offcpu[0] ? AMOUNT_TIME :
+				     !memory__in_profile(p) ? AMOUNT_SAMPLES :
+				     strstr(p->meta.memory_view, "space") ? AMOUNT_BYTES : AMOUNT_OBJECTS;
 	struct callchain_ends e;
 	u64 user;
 	bool first = true;
@@ -85,15 +102,15 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 	 * once its old memory is gone and before its new program has run */
 	user = e.samples - e.by_end[HSBPF_STACK_NO_USER] - e.by_end[HSBPF_STACK_IN_EXEC];
 	fprintf(out, "%sstacks (%s): ", prefix, p->meta.call_graph[0] ? p->meta.call_graph : "imported");
-	print_amount(out, e.samples, " samples", time_view);
+	print_amount(out, e.samples, " samples", kind);
 	if (e.by_end[HSBPF_STACK_IN_EXEC]) {
 		fputs(" (", out);
-		print_amount(out, e.by_end[HSBPF_STACK_IN_EXEC], "", time_view);
+		print_amount(out, e.by_end[HSBPF_STACK_IN_EXEC], "", kind);
 		fputs(" in exec, no user stack yet)", out);
 	}
 	if (user) {
 		fputs(", ", out);
-		print_amount(out, user, "", time_view);
+		print_amount(out, user, "", kind);
 		fprintf(out, " with a user stack: complete %.1f%%", 100.0 * e.by_end[HSBPF_STACK_COMPLETE] / user);
 		for (u32 i = 0; i < HSBPF_STACK_NR; i++) {
 			if (i == HSBPF_STACK_COMPLETE || i == HSBPF_STACK_NO_USER || i == HSBPF_STACK_IN_EXEC ||
