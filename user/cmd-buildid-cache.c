@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf buildid-cache: list the build-id cache, remove entries from it, and set the size it is
  * kept within (as perf buildid-cache does for ~/.debug). */
-#include <getopt.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,23 +9,32 @@
 #include "symbols/build_id.h"
 #include "symbols/buildid_cache.h"
 #include "cmds.h"
+#include "lib/options.h"
 
-static const char usage_text[] =
+static const struct options_cmd buildid_cache_cmd = {
+	.name = "hsbpf buildid-cache",
+	.usage =
 	"usage: hsbpf buildid-cache [--buildid-dir DIR] [--list | --remove BUILDID|PATH |\n"
-	"                           --purge PATH | --purge-all] [--max-size SIZE]\n"
-	"\n"
-	"  -l, --list             every entry, least recently used first: build-id, size, last\n"
-	"                         use, the object's path when recorded (the default)\n"
-	"  -r, --remove BUILDID|PATH  the entry of a build-id, or of the object file at PATH\n"
-	"  -p, --purge PATH       every entry recorded from PATH (all its versions)\n"
-	"  -P, --purge-all        every entry\n"
-	"  -M, --max-size SIZE    keep the cache within SIZE (500M, 2G: K, M, G, T are powers of\n"
-	"                         1024), least recently used entries removed now and after each\n"
-	"                         recording (default 1G; $HSBPF_BUILDID_MAX_SIZE overrides)\n"
-	"      --buildid-dir DIR  the cache (default $HSBPF_BUILDID_DIR, else\n"
-	"                         ~/.cache/hsbpf/buildid)\n";
+	"                           --purge PATH | --purge-all] [--max-size SIZE]\n",
+	.no_args = true,
+};
 
 enum action { LIST, REMOVE, PURGE, PURGE_ALL };
+
+static struct {
+	enum action a;
+	int actions;		/* how many were given: one at a time */
+	const char *arg;	/* --remove's or --purge's */
+} want;
+
+/* --list, --remove, --purge, --purge-all (opt->set: the action) */
+static int action(const struct option_spec *opt, const char *arg)
+{
+	want.a = opt->set;
+	want.arg = arg;
+	want.actions++;
+	return 0;
+}
 
 static void print_list(const char *dir, const struct buildid_cache_entry *e, size_t nr)
 {
@@ -135,58 +143,37 @@ static int act(enum action a, const char *arg, const char *dir)
 
 int cmd_buildid_cache(int argc, char **argv)
 {
-	enum { OPT_BUILDID_DIR = 256 };
-	static const struct option opts[] = {
-		{ "list", no_argument, NULL, 'l' },
-		{ "remove", required_argument, NULL, 'r' },
-		{ "purge", required_argument, NULL, 'p' },
-		{ "purge-all", no_argument, NULL, 'P' },
-		{ "max-size", required_argument, NULL, 'M' },
-		{ "buildid-dir", required_argument, NULL, OPT_BUILDID_DIR },
-		{ "help", no_argument, NULL, 'h' },
-		{},
+	const char *dir = NULL, *max_arg = NULL;
+	const struct option_spec opts[] = {
+		{ .kind = OPTION_CALLBACK, .short_name = 'l', .long_name = "list", .set = LIST,
+		  .cb = action, .help = "every entry, least recently used first: build-id, size, last "
+		  "use, the object's path when recorded (the default)" },
+		{ .kind = OPTION_CALLBACK, .short_name = 'r', .long_name = "remove", .set = REMOVE,
+		  .argh = "BUILDID|PATH", .cb = action, .help = "the entry of a build-id, or of the "
+		  "object file at PATH" },
+		{ .kind = OPTION_CALLBACK, .short_name = 'p', .long_name = "purge", .set = PURGE,
+		  .argh = "PATH", .cb = action, .help = "every entry recorded from PATH (all its "
+		  "versions)" },
+		{ .kind = OPTION_CALLBACK, .short_name = 'P', .long_name = "purge-all", .set = PURGE_ALL,
+		  .cb = action, .help = "every entry" },
+		OPT_STRING('M', "max-size", &max_arg, "SIZE", "keep the cache within SIZE (500M, 2G: K, "
+			   "M, G, T are powers of 1024), least recently used entries removed now and "
+			   "after each recording (default 1G; $HSBPF_BUILDID_MAX_SIZE overrides)"),
+		OPT_STRING(0, "buildid-dir", &dir, "DIR", "the cache (default $HSBPF_BUILDID_DIR, else "
+			   "~/.cache/hsbpf/buildid)"),
+		OPT_END(),
 	};
-	const char *dir = NULL, *arg = NULL, *max_arg = NULL;
-	enum action a = LIST;
-	int c, actions = 0;
 	unsigned removed;
 	u64 max, freed;
+	int nr;
 
-	optind = 1;
-	while ((c = getopt_long(argc, argv, "lr:p:PM:h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			a = LIST;
-			actions++;
-			break;
-		case 'r':
-		case 'p':
-			a = c == 'r' ? REMOVE : PURGE;
-			arg = optarg;
-			actions++;
-			break;
-		case 'P':
-			a = PURGE_ALL;
-			actions++;
-			break;
-		case 'M':
-			max_arg = optarg;
-			break;
-		case OPT_BUILDID_DIR:
-			dir = optarg;
-			break;
-		case 'h':
-			fputs(usage_text, stdout);
-			return 0;
-		default:	/* getopt said what is wrong */
-			return usage_hint("hsbpf buildid-cache");
-		}
-	}
-	if (optind < argc) {
-		error("unexpected argument '%s'", argv[optind]);
-		return usage_hint("hsbpf buildid-cache");
-	}
-	if (actions > 1) {
+	want.a = LIST;
+	want.actions = 0;
+	want.arg = NULL;
+	nr = options__parse(&buildid_cache_cmd, opts, argc, argv);
+	if (nr < 0)
+		return options__status(nr);
+	if (want.actions > 1) {
 		error("one of --list, --remove, --purge and --purge-all at a time");
 		return usage_hint("hsbpf buildid-cache");
 	}
@@ -211,8 +198,8 @@ int cmd_buildid_cache(int argc, char **argv)
 		}
 		note("build-id cache '%s' kept within %.1f MB: %u least recently used entries removed "
 		     "(%.1f MB)", dir, max / 1e6, removed, freed / 1e6);
-		if (!actions)
+		if (!want.actions)
 			return 0;
 	}
-	return act(a, arg, dir) ? 1 : 0;
+	return act(want.a, want.arg, dir) ? 1 : 0;
 }

@@ -51,7 +51,7 @@ static int run_command(int argc, char **argv)
 
 		if (strcmp(argv[1], cmds[i].name))
 			continue;
-		/* getopt names the program by argv[0] in its messages: "hsbpf record: ..." */
+		/* a command names itself by argv[0] in its messages: "hsbpf record: ..." */
 		snprintf(name, sizeof(name), "hsbpf %s", cmds[i].name);
 		argv[1] = name;
 		return cmds[i].fn(argc - 1, argv + 1);
