@@ -448,4 +448,65 @@ enum hsbpf_mem_stat {
 	HSBPF_MEM_STAT_NR,
 };
 
+/* Python's own frames (record -g of a CPython process: bpf/python.bpf.h, user/python/).
+ * A Python frame sits in stack_frames.ip[] as a tagged value that is never a real address
+ * (the top nibble makes it non-canonical on x86-64): the code object's address (8-aligned,
+ * user space, < 2^47) shifted right by 3, and the instruction's offset in code units.
+ * User space turns (pid, code object, offset) into the function, file and line. */
+#define HSBPF_PY_TAG		0xe000000000000000ULL
+#define HSBPF_PY_TAG_MASK	0xf000000000000000ULL
+#define HSBPF_PY_OFF_BITS	16
+#define HSBPF_PY_FRAME(code, off) \
+	(HSBPF_PY_TAG | (((__u64)(code) >> 3) << HSBPF_PY_OFF_BITS) | \
+	 ((__u64)(off) & ((1u << HSBPF_PY_OFF_BITS) - 1)))
+#define HSBPF_PY_IS_FRAME(ip)	(((ip) & HSBPF_PY_TAG_MASK) == HSBPF_PY_TAG)
+#define HSBPF_PY_CODE(ip)	((((ip) & ~HSBPF_PY_TAG_MASK) >> HSBPF_PY_OFF_BITS) << 3)
+#define HSBPF_PY_OFF(ip)	((__u32)((ip) & ((1u << HSBPF_PY_OFF_BITS) - 1)))
+/* the native frame the Python frames of one evaluation loop's call replace or follow:
+ * its frames end at the entry frame (3.11: is_entry; 3.12+: the owner's C-stack shim) */
+#define HSBPF_PY_MAX_FRAMES	64	/* Python frames read per sample; deeper is counted cut */
+
+/* One CPython minor version's layout, as the unwinder (BPF) and the namer (user space) read
+ * it: byte offsets into the runtime's structures, HSBPF_PY_ABSENT where the version has no
+ * such field. From the table in user/python/pyoffsets.c, checked against the interpreter's
+ * debug information in a test; 3.13+ from the _Py_DebugOffsets it carries in _PyRuntime. */
+#define HSBPF_PY_ABSENT		0xffff
+struct hsbpf_py_offsets {
+	__u16 major, minor;
+	/* _PyRuntimeState */
+	__u16 runtime_interp_head;	/* interpreters.head */
+	/* PyInterpreterState */
+	__u16 interp_next;		/* next (subinterpreters) */
+	__u16 interp_threads_head;	/* threads.head (3.11+), tstate_head (3.10) */
+	/* PyThreadState */
+	__u16 tstate_next;
+	__u16 tstate_thread_id;		/* pthread_self(): the thread's fs base */
+	__u16 tstate_native_thread_id;	/* the kernel's tid (3.11+) */
+	__u16 tstate_cframe;		/* 3.11, 3.12: cframe, whose current_frame ... */
+	__u16 cframe_current_frame;
+	__u16 tstate_current_frame;	/* 3.13+: current_frame; 3.10: frame (a PyFrameObject) */
+	/* _PyInterpreterFrame (3.10: PyFrameObject) */
+	__u16 frame_code;		/* f_code; 3.13: f_executable */
+	__u16 frame_previous;		/* previous; 3.10: f_back */
+	__u16 frame_instr;		/* prev_instr (3.11, 3.12), instr_ptr (3.13), f_lasti (3.10) */
+	__u16 frame_is_entry;		/* 3.11: is_entry */
+	__u16 frame_owner;		/* 3.12+: owner (FRAME_OWNED_BY_CSTACK marks the entry) */
+	__u16 owned_by_cstack;		/* that owner's value */
+	/* PyCodeObject */
+	__u16 code_adaptive;		/* co_code_adaptive: where the instructions start (3.11+) */
+	__u16 code_code;		/* co_code: a bytes object (3.10) */
+	__u16 code_qualname;		/* co_qualname (3.11+) */
+	__u16 code_name;
+	__u16 code_filename;
+	__u16 code_firstlineno;
+	__u16 code_linetable;		/* a bytes object */
+	/* PyUnicodeObject / PyBytesObject */
+	__u16 unicode_state;		/* the state bit field (compact, ascii, kind) */
+	__u16 unicode_ascii_data;	/* a compact ASCII string's first byte */
+	__u16 unicode_compact_data;	/* a compact non-ASCII string's first byte */
+	__u16 bytes_size;		/* ob_size */
+	__u16 bytes_data;		/* ob_sval */
+	__u16 pad;
+};
+
 #endif /* HSBPF_H */

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* CPython's runtime layouts, per minor version (struct hsbpf_py_offsets in bpf/hsbpf.h), and
+ * its line tables: what the BPF unwinder and the namer of Python frames need to know of the
+ * interpreter they read. */
+#ifndef HSBPF_PYOFFSETS_H
+#define HSBPF_PYOFFSETS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "hsbpf.h"
+
+/* the shipped layout of CPython major.minor: 0, or -ENOENT for a version hsbpf does not know */
+int pyoffsets__lookup(int major, int minor, struct hsbpf_py_offsets *out);
+
+/* the layout read from the debug information of an interpreter (the ELF holding _PyRuntime,
+ * or its separate debug file): 0, or -ENOENT/-errno where it has none */
+int pyoffsets__from_dwarf(const char *path, struct hsbpf_py_offsets *out);
+
+/* 3.13+: the layout the running interpreter describes in _PyRuntime's _Py_DebugOffsets, read
+ * from process pid at runtime_addr: 0, or -errno */
+int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf_py_offsets *out);
+
+/* the source line of the instruction at offset instr (in code units, as the unwinder gives
+ * it) of a code object of CPython major.minor, from its line table (co_linetable, or 3.10's
+ * format) and co_firstlineno: 0 and *line set, -ENOENT when the table has no line there */
+int pylinetable__line(int major, int minor, const uint8_t *table, size_t len, int firstlineno,
+		      uint32_t instr, int *line);
+
+#endif /* HSBPF_PYOFFSETS_H */
