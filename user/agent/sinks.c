@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "agent/metrics.h"
+#include "agent/health.h"
 #include "agent/otlp.h"
 #include "agent/outdir.h"
 #include "agent/push.h"
@@ -34,7 +34,7 @@ struct sinks {
 	struct agent_config cfg;
 	char host[65];
 	struct pusher *http[NR_HTTP];
-	struct metrics *metrics;
+	struct health *metrics;
 	/* the labels as Pyroscope takes them */
 	char service[128];
 	char names[AGENT_MAX_LABELS][64];
@@ -136,7 +136,7 @@ struct sinks *sinks__new(const struct agent_config *c, const char *host)
 	}
 	snprintf(k->host, sizeof(k->host), "%s", host);
 	err = sinks__reconfigure(k, c, 0);
-	if (!err && c->metrics_listen[0] && !(k->metrics = metrics__listen(c->metrics_listen)))
+	if (!err && c->metrics_listen[0] && !(k->metrics = health__listen(c->metrics_listen)))
 		err = -errno;
 	if (err) {
 		sinks__free(k);
@@ -144,7 +144,7 @@ struct sinks *sinks__new(const struct agent_config *c, const char *host)
 		return NULL;
 	}
 	if (k->metrics)
-		fprintf(stderr, "hsbpf agent: /metrics on port %d\n", metrics__port(k->metrics));
+		fprintf(stderr, "hsbpf agent: /metrics on port %d\n", health__port(k->metrics));
 	return k;
 }
 
@@ -154,7 +154,7 @@ void sinks__free(struct sinks *k)
 		return;
 	for (int i = 0; i < NR_HTTP; i++)
 		pusher__free(k->http[i]);
-	metrics__free(k->metrics);
+	health__free(k->metrics);
 	free(k);
 }
 
@@ -242,7 +242,7 @@ void sinks__send(struct sinks *k, const struct sinks_interval *iv)
 		" sends=%" PRIu64 " failures=%" PRIu64 " drops=%" PRIu64 " spool_bytes=%" PRIu64
 		" rss_bytes=%" PRIu64 " cpu_seconds=%.2f\n", k->intervals, iv->samples, iv->lost,
 		t.sent, t.attempts_failed + k->file_failures, t.dropped, t.spool_bytes,
-		metrics__rss_bytes(), metrics__cpu_seconds());
+		health__rss_bytes(), health__cpu_seconds());
 }
 
 void sinks__work(struct sinks *k)
@@ -251,7 +251,7 @@ void sinks__work(struct sinks *k)
 		if (k->http[i])
 			pusher__work(k->http[i]);
 	if (k->metrics)
-		metrics__serve(k->metrics, sinks__write_metrics, k);
+		health__serve(k->metrics, sinks__write_metrics, k);
 }
 
 void sinks__flush(struct sinks *k, int deadline_ms)
@@ -317,9 +317,9 @@ void sinks__write_metrics(FILE *f, void *ctx)
 			fprintf(f, "hsbpf_agent_sink_stopped{sink=\"%s\"} %d\n", http_names[i],
 				pusher__stats(k->http[i])->stopped);
 	metric(f, "resident_memory_bytes", "gauge", "The agent's resident memory.");
-	fprintf(f, "hsbpf_agent_resident_memory_bytes %" PRIu64 "\n", metrics__rss_bytes());
+	fprintf(f, "hsbpf_agent_resident_memory_bytes %" PRIu64 "\n", health__rss_bytes());
 	metric(f, "cpu_seconds_total", "counter", "The agent's CPU time, user and system.");
-	fprintf(f, "hsbpf_agent_cpu_seconds_total %.3f\n", metrics__cpu_seconds());
+	fprintf(f, "hsbpf_agent_cpu_seconds_total %.3f\n", health__cpu_seconds());
 }
 
 void sinks__summary(const struct sinks *k, FILE *f)

@@ -3,7 +3,7 @@
  * (outdir.h), Grafana Pyroscope (push.h) and an OTLP receiver (otlp.h), whichever the
  * configuration names; a sink that fails says so and the others go on. They count what
  * went where, for the summary at exit, the line logged each interval and /metrics
- * (metrics.h). */
+ * (health.h). */
 #ifndef HSBPF_AGENT_SINKS_H
 #define HSBPF_AGENT_SINKS_H
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The agent's /metrics endpoint (metrics.h). */
+/* The agent's /metrics endpoint (health.h). */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,11 +12,11 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
-#include "agent/metrics.h"
+#include "agent/health.h"
 
 #define REQUEST_MS 1000
 
-struct metrics {
+struct health {
 	int fd;
 	int port;
 };
@@ -44,22 +44,23 @@ static int split(const char *addr, char *host, size_t hsize, char *port, size_t 
 	return 0;
 }
 
-struct metrics *metrics__listen(const char *addr)
+struct health *health__listen(const char *addr)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM, .ai_flags = AI_PASSIVE },
 			*ai = NULL;
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
-	struct metrics *m = calloc(1, sizeof(*m));
+	struct health *m = calloc(1, sizeof(*m));
 	char host[256], port[32];
 	int one = 1, rc, err = 0;
+	u64 nr;
 
 	if (!m) {
 		err = fail(-ENOMEM, "cannot serve /metrics: %s", strerror(ENOMEM));
 		goto out;
 	}
 	m->fd = -1;
-	if (split(addr, host, sizeof(host), port, sizeof(port))) {
+	if (split(addr, host, sizeof(host), port, sizeof(port)) || parse_u64(port, &nr) || nr > 65535) {
 		err = fail(-EINVAL, "invalid --metrics-listen '%s' (ADDR:PORT)", addr);
 		goto out;
 	}
@@ -81,19 +82,19 @@ out:
 	if (ai)
 		freeaddrinfo(ai);
 	if (err) {
-		metrics__free(m);
+		health__free(m);
 		errno = -err;
 		return NULL;
 	}
 	return m;
 }
 
-int metrics__port(const struct metrics *m)
+int health__port(const struct health *m)
 {
 	return m->port;
 }
 
-void metrics__free(struct metrics *m)
+void health__free(struct health *m)
 {
 	if (!m)
 		return;
@@ -173,7 +174,7 @@ static void answer(int fd, void (*fill)(FILE *f, void *ctx), void *ctx)
 	free(body);
 }
 
-void metrics__serve(struct metrics *m, void (*fill)(FILE *f, void *ctx), void *ctx)
+void health__serve(struct health *m, void (*fill)(FILE *f, void *ctx), void *ctx)
 {
 	int fd;
 
@@ -183,7 +184,7 @@ void metrics__serve(struct metrics *m, void (*fill)(FILE *f, void *ctx), void *c
 	}
 }
 
-u64 metrics__rss_bytes(void)
+u64 health__rss_bytes(void)
 {
 	unsigned long long size = 0, rss = 0;
 	FILE *f = fopen("/proc/self/statm", "r");
@@ -196,7 +197,7 @@ u64 metrics__rss_bytes(void)
 	return rss * (u64)sysconf(_SC_PAGESIZE);
 }
 
-double metrics__cpu_seconds(void)
+double health__cpu_seconds(void)
 {
 	struct rusage ru;
 

@@ -3,25 +3,25 @@
  * Prometheus' text format, served from the agent's loop without a thread: the listening
  * socket does not block, and a client gets at most a second to send its request. The
  * process's own figures (RSS, CPU time) are read here too. */
-#ifndef HSBPF_AGENT_METRICS_H
-#define HSBPF_AGENT_METRICS_H
+#ifndef HSBPF_AGENT_HEALTH_H
+#define HSBPF_AGENT_HEALTH_H
 
 #include <stdio.h>
 #include "lib/util.h"
 
-struct metrics;
+struct health;
 
 /* listening on "ADDR:PORT" (":PORT" or "PORT": all addresses; PORT 0: any free one);
  * NULL with errno set, after saying why */
-struct metrics *metrics__listen(const char *addr);
+struct health *health__listen(const char *addr);
 /* the port it listens on */
-int metrics__port(const struct metrics *m);
+int health__port(const struct health *m);
 /* the requests waiting answered, the body of /metrics written by fill (other paths: 404) */
-void metrics__serve(struct metrics *m, void (*fill)(FILE *f, void *ctx), void *ctx);
-void metrics__free(struct metrics *m);
+void health__serve(struct health *m, void (*fill)(FILE *f, void *ctx), void *ctx);
+void health__free(struct health *m);
 
 /* this process's resident memory in bytes and CPU time (user and system) in seconds */
-u64 metrics__rss_bytes(void);
-double metrics__cpu_seconds(void);
+u64 health__rss_bytes(void);
+double health__cpu_seconds(void);
 
-#endif /* HSBPF_AGENT_METRICS_H */
+#endif /* HSBPF_AGENT_HEALTH_H */
