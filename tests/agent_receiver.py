@@ -30,7 +30,8 @@ while args:
     else:
         rest.append(a)
 default_status = int(rest[0]) if rest else 200
-count = 0
+# a restart in the same folder numbers on
+count = len([n for n in os.listdir(out) if n.endswith(".body")])
 lock = threading.Lock()
 
 
