@@ -657,3 +657,160 @@ Test(live_agent, a_failing_server_is_spooled_for_and_gets_everything_in_order)
 	cr_expect_eq(delivered_in_order(&rc), intervals, "%s", err);
 	reap(rc.pid);
 }
+
+Test(live_agent, a_server_down_for_a_while_loses_nothing_up_to_the_spool)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384], spool[PATH_MAX + 16], more[64];
+	struct spool_wait some, empty;
+	struct receiver rc;
+	pid_t a;
+	int status, port;
+
+	/* down: nothing listens on its port */
+	start_receiver(&rc, "down", 200);
+	port = rc.port;
+	kill(rc.pid, SIGTERM);
+	reap(rc.pid);
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(spool, sizeof(spool), "%s/spool/otlp", tmpdir());
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --interval 1 "
+		 "--no-call-graph", port, tmpdir());
+	a = start_agent(args, err_path);
+	some = (struct spool_wait){ spool, 3, 1000 };
+	cr_assert(wait_until(spool_holds, &some, 30000), "nothing spooled");
+	/* back on the same port */
+	snprintf(more, sizeof(more), "--port %d", port);
+	start_receiver_with(&rc, "down", 200, more);
+	empty = (struct spool_wait){ spool, 0, 0 };
+	cr_assert(wait_until(spool_holds, &empty, 40000), "the spool did not empty");
+	status = stop_agent(a);
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 0, "%s", err);
+	cr_expect_geq(number_after(err, "failed tries "), 1, "%s", err);
+	cr_expect_eq(number_after(err, "dropped "), 0, "%s", err);
+	cr_expect_eq(number_after(err, "; otlp sent "), number_before(err, " intervals, "), "%s", err);
+	cr_expect_eq(delivered_in_order(&rc), number_before(err, " intervals, "), "%s", err);
+	reap(rc.pid);
+}
+
+Test(live_agent, past_the_spools_bound_the_oldest_go_counted_and_a_new_run_sends_the_rest)
+{
+	char args[PATH_MAX * 3];
+	struct run_result r;
+	struct receiver rc;
+	long long dropped, left, sent;
+	int port;
+
+	start_receiver(&rc, "bound", 200);
+	port = rc.port;
+	kill(rc.pid, SIGTERM);
+	reap(rc.pid);
+	/* a whole machine's flat profile is some KB: 8000 bytes hold two or three */
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --spool-max 8000 "
+		 "--interval 1 -n 6 --no-call-graph", port, tmpdir());
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	dropped = number_after(r.err, "dropped ");
+	left = number_after(r.err, "spooled ");
+	cr_expect_gt(dropped, 0, "%s", r.err);
+	cr_expect_gt(left, 0, "%s", r.err);
+	cr_expect_eq(dropped + left, 6, "every interval accounted for: %s", r.err);
+	run(&r, "cat %s/spool/otlp/*.req | wc -c", tmpdir());
+	cr_expect_leq(atoll(r.out), 8000, "the bound holds");
+	/* the next run, the server up: what was left goes first */
+	{
+		char more[64];
+
+		snprintf(more, sizeof(more), "--port %d", port);
+		start_receiver_with(&rc, "bound", 200, more);
+	}
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "in the spool") && strstr(r.err, "from an earlier run"), "%s", r.err);
+	sent = number_after(r.err, "; otlp sent ");
+	cr_expect_eq(sent, 6 + left, "%s", r.err);
+	cr_expect_eq(delivered_in_order(&rc), sent);
+	reap(rc.pid);
+}
+
+Test(live_agent, a_slow_server_does_not_hold_the_exit_and_one_closing_mid_reply_is_retried)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384];
+	struct timespec t0, t1;
+	struct run_result r;
+	struct receiver rc;
+	long long sent;
+	double took;
+	pid_t a;
+	int status;
+
+	start_receiver(&rc, "slow", 200);
+	write_fault(&rc, "delay", "5");
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --interval 1 "
+		 "--no-call-graph", rc.port, tmpdir());
+	a = start_agent(args, err_path);
+	/* the first request arrived; its answer is 5 s away */
+	cr_assert(wait_bodies(&rc, 1, 30000));
+	cr_assert(wait_file_contains(err_path, "interval 2:", 30000));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	status = stop_agent(a);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 0, "%s", err);
+	cr_expect_lt(took, 12, "the exit waited %.1f s", took);
+	sent = number_after(err, "; otlp sent ");
+	/* what the slow server did not take is still on disk for the next run */
+	cr_expect_eq(sent + number_after(err, "spooled ") + number_after(err, "dropped "),
+		     number_before(err, " intervals, "), "%s", err);
+	cr_expect_eq(number_after(err, "dropped "), 0, "%s", err);
+	reap(rc.pid);
+
+	start_receiver(&rc, "closing", 200);
+	write_fault(&rc, "close", "");
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --interval 1 -n 3 --no-call-graph",
+		 rc.port);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "trying again with backoff"), "%s", r.err);
+	cr_expect_geq(number_after(r.err, "failed tries "), 2, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 0, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "dropped "), 3, "without a spool the exit drops them, counted: %s",
+		     r.err);
+	cr_expect_geq(nr_bodies(&rc), 2);
+	cr_expect_eq(answered(&rc, 1), 0, "closed");
+	reap(rc.pid);
+}
+
+Test(live_agent, metrics_are_scraped_and_logged_each_interval)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384];
+	struct run_result r;
+	pid_t a;
+	int status, port;
+
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "--metrics-listen 127.0.0.1:0 --output-dir %s/out --interval 1 "
+		 "--no-call-graph", tmpdir());
+	a = start_agent(args, err_path);
+	cr_assert(wait_file_contains(err_path, "interval 2:", 30000));
+	slurp_file(err_path, err, sizeof(err));
+	port = (int)number_after(err, "/metrics on port ");
+	cr_assert_gt(port, 0, "%s", err);
+	cr_expect(strstr(err, "interval 1: samples=") && strstr(err, " rss_bytes=") &&
+		  strstr(err, " cpu_seconds="), "%s", err);
+	run(&r, "curl -sS --max-time 10 http://127.0.0.1:%d/metrics", port);
+	status = stop_agent(a);
+	cr_expect_eq(status, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# TYPE hsbpf_agent_samples_total counter\n"), "%s", r.out);
+	cr_expect_geq(number_after(r.out, "\nhsbpf_agent_intervals_total "), 2, "%s", r.out);
+	cr_expect_gt(number_after(r.out, "\nhsbpf_agent_samples_total "), 0, "%s", r.out);
+	cr_expect_geq(number_after(r.out, "\nhsbpf_agent_files_written_total "), 2, "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\nhsbpf_agent_lost_samples_total "), 0, "%s", r.out);
+	cr_expect_gt(number_after(r.out, "\nhsbpf_agent_resident_memory_bytes "), 1 << 20, "%s", r.out);
+	cr_expect(strstr(r.out, "\nhsbpf_agent_cpu_seconds_total "), "%s", r.out);
+	run(&r, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 http://127.0.0.1:%d/", port);
+	cr_expect_str_eq(r.out, "000", "the agent is gone");
+}
