@@ -814,3 +814,79 @@ Test(live_agent, metrics_are_scraped_and_logged_each_interval)
 	run(&r, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 http://127.0.0.1:%d/", port);
 	cr_expect_str_eq(r.out, "000", "the agent is gone");
 }
+
+Test(live_agent, bad_urls_are_usage_errors)
+{
+	struct run_result r;
+
+	run(&r, "%s agent --server pyroscope:4040 -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --server URL 'pyroscope:4040'"), "%s", r.err);
+	run(&r, "%s agent --otlp ftp://collector -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --otlp URL 'ftp://collector'"), "%s", r.err);
+	write_text(profile_path(), "otlp = http://\n");
+	run(&r, "%s agent --config %s -n 1", hsbpf_bin(), profile_path());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, ":1: invalid value for otlp: 'http://'"), "%s", r.err);
+	run(&r, "%s agent --metrics-listen nonsense -n 1 --no-call-graph", hsbpf_bin());
+	cr_expect_neq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --metrics-listen 'nonsense'"), "%s", r.err);
+}
+
+Test(live_agent, an_untrusted_certificate_stops_its_sink_and_a_given_ca_is_trusted)
+{
+	char args[PATH_MAX * 3], dir[PATH_MAX], more[PATH_MAX * 2];
+	struct run_result r;
+	struct receiver rc;
+
+	run(&r, "cd %s && openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 "
+		"-addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem -days 1", tmpdir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(more, sizeof(more), "--tls %s/cert.pem %s/key.pem", tmpdir(), tmpdir());
+	start_receiver_with(&rc, "tls", 200, more);
+	snprintf(dir, sizeof(dir), "%s/out", tmpdir());
+	snprintf(args, sizeof(args), "--otlp https://127.0.0.1:%d --output-dir %s --interval 1 -n 3 "
+		 "--no-call-graph", rc.port, dir);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "has a TLS certificate that is not trusted"), "%s", r.err);
+	cr_expect(strstr(r.err, "(refused)"), "%s", r.err);
+	cr_expect_eq(number_after(r.err, "samples; "), 3, "the folder goes on: %s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 0, "%s", r.err);
+	/* with the CA given, the same server is trusted */
+	snprintf(args, sizeof(args), "--otlp https://127.0.0.1:%d --cacert %s/cert.pem --interval 1 "
+		 "-n 2 --no-call-graph", rc.port, tmpdir());
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 2, "%s", r.err);
+	reap(rc.pid);
+}
+
+Test(live_agent, a_full_output_disk_is_counted_and_the_other_sinks_go_on)
+{
+	char args[PATH_MAX * 3], mnt[PATH_MAX];
+	struct run_result r;
+	struct receiver rc;
+
+	snprintf(mnt, sizeof(mnt), "%s/full", tmpdir());
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	run(&r, "mount -t tmpfs -o size=64k tmpfs %s", mnt);
+	if (r.status)
+		cr_skip_test("cannot mount a small tmpfs here: %s", r.err);
+	run(&r, "dd if=/dev/zero of=%s/filler bs=4k count=100", mnt);
+	start_receiver(&rc, "disk", 200);
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --output-dir %s --interval 1 -n 3 "
+		 "--no-call-graph", rc.port, mnt);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	{
+		struct run_result u;
+
+		run(&u, "umount %s", mnt);
+	}
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "No space left on device"), "%s", r.err);
+	cr_expect(strstr(r.err, "files written to") && strstr(r.err, "(3 could not be written)"), "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 3, "%s", r.err);
+	reap(rc.pid);
+}
