@@ -291,33 +291,116 @@ static int make_dictionary(struct enc *e)
 	return 0;
 }
 
-/* one resource, scope and profile per process */
-static int make_resources(struct enc *e, const struct otlp_resource *r)
+static int alloc_resources(struct enc *e, size_t per)
 {
-	const Pprof *pp = e->pp;
-	size_t per = RES_ATTRS + r->nr_labels, total_locs = 0, li = 0;
+	size_t n = e->nr_groups + 1, nr_samples = e->pp->n_sample + 1, total_locs = 1;
 
-	e->rps = calloc(e->nr_groups + 1, sizeof(*e->rps));
-	e->rp_ptrs = calloc(e->nr_groups + 1, sizeof(*e->rp_ptrs));
-	e->res = calloc(e->nr_groups + 1, sizeof(*e->res));
-	e->res_kv = calloc((e->nr_groups + 1) * per, sizeof(*e->res_kv));
-	e->res_kv_ptrs = calloc((e->nr_groups + 1) * per, sizeof(*e->res_kv_ptrs));
-	e->res_vals = calloc((e->nr_groups + 1) * per, sizeof(*e->res_vals));
-	e->sps = calloc(e->nr_groups + 1, sizeof(*e->sps));
-	e->sp_ptrs = calloc(e->nr_groups + 1, sizeof(*e->sp_ptrs));
-	e->profs = calloc(e->nr_groups + 1, sizeof(*e->profs));
-	e->prof_ptrs = calloc(e->nr_groups + 1, sizeof(*e->prof_ptrs));
-	e->ids = calloc(e->nr_groups + 1, 16);
-	e->samples = calloc(pp->n_sample + 1, sizeof(*e->samples));
-	e->sample_ptrs = calloc(pp->n_sample + 1, sizeof(*e->sample_ptrs));
-	e->values = calloc(pp->n_sample + 1, sizeof(*e->values));
 	for (size_t g = 0; g < e->nr_groups; g++)
 		total_locs += e->groups[g].nr_locs;
-	e->loc_indices = calloc(total_locs + 1, sizeof(*e->loc_indices));
+	e->rps = calloc(n, sizeof(*e->rps));
+	e->rp_ptrs = calloc(n, sizeof(*e->rp_ptrs));
+	e->res = calloc(n, sizeof(*e->res));
+	e->res_kv = calloc(n * per, sizeof(*e->res_kv));
+	e->res_kv_ptrs = calloc(n * per, sizeof(*e->res_kv_ptrs));
+	e->res_vals = calloc(n * per, sizeof(*e->res_vals));
+	e->sps = calloc(n, sizeof(*e->sps));
+	e->sp_ptrs = calloc(n, sizeof(*e->sp_ptrs));
+	e->profs = calloc(n, sizeof(*e->profs));
+	e->prof_ptrs = calloc(n, sizeof(*e->prof_ptrs));
+	e->ids = calloc(n, 16);
+	e->samples = calloc(nr_samples, sizeof(*e->samples));
+	e->sample_ptrs = calloc(nr_samples, sizeof(*e->sample_ptrs));
+	e->values = calloc(nr_samples, sizeof(*e->values));
+	e->loc_indices = calloc(total_locs, sizeof(*e->loc_indices));
 	if (!e->rps || !e->rp_ptrs || !e->res || !e->res_kv || !e->res_kv_ptrs || !e->res_vals ||
 	    !e->sps || !e->sp_ptrs || !e->profs || !e->prof_ptrs || !e->ids || !e->samples ||
 	    !e->sample_ptrs || !e->values || !e->loc_indices)
 		return -ENOMEM;
+	return 0;
+}
+
+/* process g's resource attributes: host, service, pid, executable, container, labels */
+static void make_resource(struct enc *e, const struct otlp_resource *r, size_t g, size_t per)
+{
+	const struct group *gr = &e->groups[g];
+	OT(KeyValue) *kv = &e->res_kv[g * per], **kvp = &e->res_kv_ptrs[g * per];
+	OT(AnyValue) *v = &e->res_vals[g * per];
+	size_t n = 0;
+
+	set_string_attr(&kv[n], &v[n], "host.name", r->host ? r->host : "");
+	n++;
+	set_string_attr(&kv[n], &v[n], "service.name", r->service ? r->service : "");
+	n++;
+	if (gr->pid >= 0) {
+		set_string_attr(&kv[n], &v[n], "process.pid", "");
+		v[n].value_case = OT_ENUM(ANY_VALUE__VALUE_INT_VALUE);
+		v[n++].int_value = gr->pid;
+	}
+	if (gr->comm) {
+		set_string_attr(&kv[n], &v[n], "process.executable.name", gr->comm);
+		n++;
+	}
+	if (gr->container) {
+		set_string_attr(&kv[n], &v[n], "container.id", gr->container);
+		n++;
+	}
+	for (size_t i = 0; i < r->nr_labels; i++, n++)
+		set_string_attr(&kv[n], &v[n], r->labels[i].name, r->labels[i].value);
+	for (size_t i = 0; i < n; i++)
+		kvp[i] = &kv[i];
+	OT_INIT(resource)(&e->res[g]);
+	e->res[g].n_attributes = n;
+	e->res[g].attributes = kvp;
+}
+
+/* process g's profile: its samples, their stacks from *li on in the location indices */
+static void make_profile(struct enc *e, size_t g, size_t *li)
+{
+	const Pprof *pp = e->pp;
+	const struct group *gr = &e->groups[g];
+	OT(Profile) *prof = &e->profs[g];
+	size_t start = *li;
+
+	OT_INIT(profile)(prof);
+	prof->sample_type = &e->sample_type;
+	prof->period_type = &e->period_type;
+	prof->period = pp->period;
+	prof->time_nanos = (u64)pp->time_nanos;
+	prof->duration_nanos = (u64)pp->duration_nanos;
+	for (size_t b = 0; b < 16; b++)
+		e->ids[g * 16 + b] = (u8)random();
+	prof->profile_id.data = &e->ids[g * 16];
+	prof->profile_id.len = 16;
+	prof->n_sample = gr->nr;
+	prof->sample = &e->sample_ptrs[gr->first];
+	for (size_t k = gr->first; k < gr->first + gr->nr; k++) {
+		const Perftools__Profiles__Sample *ps = pp->sample[e->order[k]];
+		OT(Sample) *s = &e->samples[k];
+
+		OT_INIT(sample)(s);
+		s->locations_start_index = (int32_t)(*li - start);
+		s->locations_length = (int32_t)ps->n_location_id;
+		for (size_t j = 0; j < ps->n_location_id; j++)
+			e->loc_indices[(*li)++] = index_of(e->loc_ids, pp->n_location, ps->location_id[j]);
+		e->values[k] = ps->n_value ? ps->value[0] : 0;
+		s->n_values = 1;
+		s->values = &e->values[k];
+		e->sample_ptrs[k] = s;
+	}
+	prof->n_location_indices = *li - start;
+	prof->location_indices = &e->loc_indices[start];
+	e->prof_ptrs[g] = prof;
+}
+
+/* one resource, scope and profile per process */
+static int make_resources(struct enc *e, const struct otlp_resource *r)
+{
+	const Pprof *pp = e->pp;
+	size_t per = RES_ATTRS + r->nr_labels, li = 0;
+	int err = alloc_resources(e, per);
+
+	if (err)
+		return err;
 	OT_INIT(instrumentation_scope)(&e->scope);
 	e->scope.name = "hsbpf";
 	e->scope.version = HSBPF_VERSION;
@@ -333,67 +416,8 @@ static int make_resources(struct enc *e, const struct otlp_resource *r)
 		e->period_type.unit_strindex = (int32_t)pp->period_type->unit;
 	}
 	for (size_t g = 0; g < e->nr_groups; g++) {
-		const struct group *gr = &e->groups[g];
-		OT(KeyValue) *kv = &e->res_kv[g * per], **kvp = &e->res_kv_ptrs[g * per];
-		OT(AnyValue) *v = &e->res_vals[g * per];
-		OT(Profile) *prof = &e->profs[g];
-		size_t n = 0, start = li;
-
-		set_string_attr(&kv[n], &v[n], "host.name", r->host ? r->host : "");
-		n++;
-		set_string_attr(&kv[n], &v[n], "service.name", r->service ? r->service : "");
-		n++;
-		if (gr->pid >= 0) {
-			set_string_attr(&kv[n], &v[n], "process.pid", "");
-			v[n].value_case = OT_ENUM(ANY_VALUE__VALUE_INT_VALUE);
-			v[n++].int_value = gr->pid;
-		}
-		if (gr->comm) {
-			set_string_attr(&kv[n], &v[n], "process.executable.name", gr->comm);
-			n++;
-		}
-		if (gr->container) {
-			set_string_attr(&kv[n], &v[n], "container.id", gr->container);
-			n++;
-		}
-		for (size_t i = 0; i < r->nr_labels; i++, n++)
-			set_string_attr(&kv[n], &v[n], r->labels[i].name, r->labels[i].value);
-		for (size_t i = 0; i < n; i++)
-			kvp[i] = &kv[i];
-		OT_INIT(resource)(&e->res[g]);
-		e->res[g].n_attributes = n;
-		e->res[g].attributes = kvp;
-
-		OT_INIT(profile)(prof);
-		prof->sample_type = &e->sample_type;
-		prof->period_type = &e->period_type;
-		prof->period = pp->period;
-		prof->time_nanos = (u64)pp->time_nanos;
-		prof->duration_nanos = (u64)pp->duration_nanos;
-		for (size_t b = 0; b < 16; b++)
-			e->ids[g * 16 + b] = (u8)random();
-		prof->profile_id.data = &e->ids[g * 16];
-		prof->profile_id.len = 16;
-		prof->n_sample = gr->nr;
-		prof->sample = &e->sample_ptrs[gr->first];
-		for (size_t k = gr->first; k < gr->first + gr->nr; k++) {
-			const Perftools__Profiles__Sample *ps = pp->sample[e->order[k]];
-			OT(Sample) *s = &e->samples[k];
-
-			OT_INIT(sample)(s);
-			s->locations_start_index = (int32_t)(li - start);
-			s->locations_length = (int32_t)ps->n_location_id;
-			for (size_t j = 0; j < ps->n_location_id; j++)
-				e->loc_indices[li++] = index_of(e->loc_ids, pp->n_location, ps->location_id[j]);
-			e->values[k] = ps->n_value ? ps->value[0] : 0;
-			s->n_values = 1;
-			s->values = &e->values[k];
-			e->sample_ptrs[k] = s;
-		}
-		prof->n_location_indices = li - start;
-		prof->location_indices = &e->loc_indices[start];
-		e->prof_ptrs[g] = prof;
-
+		make_resource(e, r, g, per);
+		make_profile(e, g, &li);
 		OT_INIT(scope_profiles)(&e->sps[g]);
 		e->sps[g].scope = &e->scope;
 		e->sps[g].n_profiles = 1;
