@@ -198,33 +198,44 @@ static void set_string_attr(OT(KeyValue) *kv, OT(AnyValue) *v, const char *key, 
 	kv->value = v;
 }
 
-/* mappings (their build-ids as attributes), locations and functions */
-static int make_dictionary(struct enc *e)
+static int alloc_dictionary(struct enc *e)
 {
 	const Pprof *pp = e->pp;
-	size_t nr_lines = 0, li = 0;
+	size_t nr_lines = 0, nm = pp->n_mapping + 1, nl = pp->n_location + 1, nf = pp->n_function + 1;
 
-	e->maps = calloc(pp->n_mapping + 1, sizeof(*e->maps));
-	e->map_ptrs = calloc(pp->n_mapping + 1, sizeof(*e->map_ptrs));
-	e->map_ids = calloc(pp->n_mapping + 1, sizeof(*e->map_ids));
-	e->map_attr = calloc(pp->n_mapping + 1, sizeof(*e->map_attr));
-	e->attrs = calloc(pp->n_mapping + 1, sizeof(*e->attrs));
-	e->attr_ptrs = calloc(pp->n_mapping + 1, sizeof(*e->attr_ptrs));
-	e->attr_vals = calloc(pp->n_mapping + 1, sizeof(*e->attr_vals));
-	e->locs = calloc(pp->n_location + 1, sizeof(*e->locs));
-	e->loc_ptrs = calloc(pp->n_location + 1, sizeof(*e->loc_ptrs));
-	e->loc_ids = calloc(pp->n_location + 1, sizeof(*e->loc_ids));
-	e->funcs = calloc(pp->n_function + 1, sizeof(*e->funcs));
-	e->func_ptrs = calloc(pp->n_function + 1, sizeof(*e->func_ptrs));
-	e->func_ids = calloc(pp->n_function + 1, sizeof(*e->func_ids));
 	for (size_t i = 0; i < pp->n_location; i++)
 		nr_lines += pp->location[i]->n_line;
+	e->maps = calloc(nm, sizeof(*e->maps));
+	e->map_ptrs = calloc(nm, sizeof(*e->map_ptrs));
+	e->map_ids = calloc(nm, sizeof(*e->map_ids));
+	e->map_attr = calloc(nm, sizeof(*e->map_attr));
+	e->attrs = calloc(nm, sizeof(*e->attrs));
+	e->attr_ptrs = calloc(nm, sizeof(*e->attr_ptrs));
+	e->attr_vals = calloc(nm, sizeof(*e->attr_vals));
+	e->locs = calloc(nl, sizeof(*e->locs));
+	e->loc_ptrs = calloc(nl, sizeof(*e->loc_ptrs));
+	e->loc_ids = calloc(nl, sizeof(*e->loc_ids));
+	e->funcs = calloc(nf, sizeof(*e->funcs));
+	e->func_ptrs = calloc(nf, sizeof(*e->func_ptrs));
+	e->func_ids = calloc(nf, sizeof(*e->func_ids));
 	e->lines = calloc(nr_lines + 1, sizeof(*e->lines));
 	e->line_ptrs = calloc(nr_lines + 1, sizeof(*e->line_ptrs));
 	if (!e->maps || !e->map_ptrs || !e->map_ids || !e->map_attr || !e->attrs || !e->attr_ptrs ||
 	    !e->attr_vals || !e->locs || !e->loc_ptrs || !e->loc_ids || !e->funcs || !e->func_ptrs ||
 	    !e->func_ids || !e->lines || !e->line_ptrs)
 		return -ENOMEM;
+	return 0;
+}
+
+/* mappings (their build-ids as attributes), locations and functions */
+static int make_dictionary(struct enc *e)
+{
+	const Pprof *pp = e->pp;
+	size_t li = 0;
+	int err = alloc_dictionary(e);
+
+	if (err)
+		return err;
 	OT_INIT(mapping)(&e->maps[0]);
 	e->map_ptrs[0] = &e->maps[0];
 	for (size_t i = 0; i < pp->n_mapping; i++) {
