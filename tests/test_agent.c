@@ -188,3 +188,67 @@ Test(agent, the_backoff_doubles_with_jitter_up_to_a_bound)
 			  cases[i].failures, cases[i].jitter, (unsigned long long)got);
 	}
 }
+
+Test(agent, urls_that_do_not_parse_are_refused_with_why)
+{
+	static const char *good[] = { "http://localhost:4040", "https://pyroscope.example/",
+				      "http://127.0.0.1:4318/base" };
+	static const char *bad[] = { "localhost:4040", "ftp://x", "http://", "http//x", "" };
+	char why[128];
+
+	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		cr_expect_eq(push__check_url(good[i], why, sizeof(why)), 0, "%s: %s", good[i], why);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why[0] = '\0';
+		cr_expect_eq(push__check_url(bad[i], why, sizeof(why)), -EINVAL, "%s", bad[i]);
+		cr_expect_gt(strlen(why), 0, "%s: a reason", bad[i]);
+	}
+}
+
+Test(agent, config_takes_the_sinks_keys_and_checks_the_urls)
+{
+	struct agent_config c = {};
+	const char *text =
+		"otlp = http://collector:4318\n"
+		"spool_dir = /var/spool/hsbpf\n"
+		"spool_max = 5000000\n"
+		"metrics_listen = 127.0.0.1:9464\n"
+		"cacert = /etc/ssl/ca.pem\n";
+
+	cr_assert_eq(agent_config__parse(&c, text, "t.conf"), 0);
+	cr_expect_str_eq(c.otlp, "http://collector:4318");
+	cr_expect_str_eq(c.spool_dir, "/var/spool/hsbpf");
+	cr_expect_eq(c.spool_max, 5000000);
+	cr_expect_str_eq(c.metrics_listen, "127.0.0.1:9464");
+	cr_expect_str_eq(c.cacert, "/etc/ssl/ca.pem");
+	cr_expect_eq(agent_config__parse(&c, "server = pyroscope:4040\n", "t.conf"), -EINVAL);
+	cr_expect_eq(agent_config__parse(&c, "otlp = ftp://x\n", "t.conf"), -EINVAL);
+	cr_expect_str_eq(c.otlp, "http://collector:4318");
+}
+
+Test(agent, labels_are_sanitized_as_pyroscope_takes_them)
+{
+	static const struct {
+		const char *name, *value, *want_name, *want_value;
+		bool changed;
+	} cases[] = {
+		{ "team", "perf", "team", "perf", false },
+		{ "my-team", "a/b c", "my_team", "a/b c", true },
+		{ "1st", "x", "_st", "x", true },
+		{ "k8s.pod", "web-0", "k8s_pod", "web-0", true },
+		{ "env", "caf\xc3\xa9", "env", "caf\xc3\xa9", false },
+		{ "env", "bad\xff" "byte", "env", "bad_byte", true },
+		{ "env", "tab\there", "env", "tab_here", true },
+		{ "", "x", "_", "x", true },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char name[64], value[128];
+		bool changed = push__sanitize_label(cases[i].name, cases[i].value, name, sizeof(name),
+						    value, sizeof(value));
+
+		cr_expect_str_eq(name, cases[i].want_name, "case %zu", i);
+		cr_expect_str_eq(value, cases[i].want_value, "case %zu", i);
+		cr_expect_eq(changed, cases[i].changed, "case %zu", i);
+	}
+}

@@ -1,10 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* hsbpf agent for real, pushing to a loopback receiver that speaks Pyroscope's push path
- * (tests/agent_receiver.py): every interval arrives as a PushRequest with the right labels
- * and a valid gzipped pprof whose rate matches a parallel record -a; a server that is down
- * is retried and does not hold the exit; a refusing one stops only its sink; SIGHUP reads
- * the configuration again. Waits are on conditions (files appearing), never fixed sleeps. */
+/* hsbpf agent for real, pushing to a loopback receiver that speaks Pyroscope's push path and
+ * OTLP's (tests/agent_receiver.py): every interval arrives as a PushRequest with the right
+ * labels and a valid gzipped pprof whose rate matches a parallel record -a, and as an OTLP
+ * request that Debian's protoc decodes against proto/otlp.proto with the same counts; a
+ * server that is down, failing (500, 429), slow or closing mid-reply is retried, its
+ * profiles spooled on disk and sent in order when it is back, the loss past the spool's
+ * bound counted, and the exit is not held; a refusing one, or one whose TLS certificate is
+ * not trusted, stops only its sink; a full output disk is counted; /metrics is scraped;
+ * SIGHUP reads the configuration again. Waits are on conditions (files appearing), never
+ * fixed sleeps. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -18,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "helpers.h"
+#include "otlp.pb-c.h"
 #include "profile.pb-c.h"
 #include "push.pb-c.h"
 
@@ -29,20 +36,30 @@ struct receiver {
 	char dir[PATH_MAX];
 };
 
-static void start_receiver(struct receiver *rc, const char *name, int status)
+/* a receiver answering status, in tmpdir()/name (made unless it is there: a restart),
+ * with more of agent_receiver.py's options */
+static void start_receiver_with(struct receiver *rc, const char *name, int status, const char *more)
 {
-	char cmd[PATH_MAX * 2], path[PATH_MAX + 32];
+	char cmd[PATH_MAX * 3], path[PATH_MAX + 32];
 	FILE *f;
 
 	snprintf(rc->dir, sizeof(rc->dir), "%s/%s", tmpdir(), name);
-	cr_assert_eq(mkdir(rc->dir, 0755), 0);
-	snprintf(cmd, sizeof(cmd), "exec python3 tests/agent_receiver.py %s %d", rc->dir, status);
+	cr_assert(!mkdir(rc->dir, 0755) || errno == EEXIST);
+	snprintf(path, sizeof(path), "%s/port", rc->dir);
+	unlink(path);
+	snprintf(cmd, sizeof(cmd), "exec /usr/bin/python3.11 tests/agent_receiver.py %s %d %s", rc->dir,
+		 status, more);
 	rc->pid = spawn(cmd);
 	snprintf(path, sizeof(path), "%s/port", rc->dir);
 	cr_assert(wait_file_contains(path, "\n", 15000), "the receiver did not start");
 	f = fopen(path, "r");
 	cr_assert(f && fscanf(f, "%d", &rc->port) == 1);
 	fclose(f);
+}
+
+static void start_receiver(struct receiver *rc, const char *name, int status)
+{
+	start_receiver_with(rc, name, status, "");
 }
 
 static bool body_path(const struct receiver *rc, int i, char *path, size_t size)
@@ -378,5 +395,498 @@ Test(live_agent, sighup_reads_the_config_again_and_keeps_it_when_broken)
 	slurp_file(err_path, err, sizeof(err));
 	cr_expect_eq(status, 0, "%s", err);
 	cr_expect(strstr(err, "agent.conf:3: expected key = value"), "%s", err);
+	reap(rc.pid);
+}
+
+/* request i's path is OTLP's */
+static bool is_otlp(const struct receiver *rc, int i)
+{
+	char path[PATH_MAX + 32], meta[512];
+
+	snprintf(path, sizeof(path), "%s/%04d.meta", rc->dir, i);
+	slurp_file(path, meta, sizeof(meta));
+	return !strcmp(meta, "/v1development/profiles\napplication/x-protobuf\n");
+}
+
+/* what request i was answered: the status, or 0 for a connection closed */
+static int answered(const struct receiver *rc, int i)
+{
+	char path[PATH_MAX + 32], text[32];
+
+	snprintf(path, sizeof(path), "%s/%04d.status", rc->dir, i);
+	slurp_file(path, text, sizeof(text));
+	return atoi(text);
+}
+
+struct otlp_got {
+	u64 samples;		/* the values over all resources */
+	u64 time_ns;
+	size_t resources;
+	bool pid, comm, host, service;	/* resource attributes seen */
+	char label[128];	/* the value of the attribute asked for, "" if none */
+};
+
+/* OTLP request i decoded with protobuf-c */
+static void decode_otlp(const struct receiver *rc, int i, const char *key, struct otlp_got *got)
+{
+	Opentelemetry__Proto__Profiles__V1development__ExportProfilesServiceRequest *req;
+	char path[PATH_MAX + 32];
+	size_t len;
+	u8 *body;
+
+	memset(got, 0, sizeof(*got));
+	cr_assert(body_path(rc, i, path, sizeof(path)));
+	body = read_all(path, &len);
+	req = opentelemetry__proto__profiles__v1development__export_profiles_service_request__unpack(NULL, len, body);
+	cr_assert(req, "request %d is not an ExportProfilesServiceRequest", i);
+	cr_assert(req->dictionary);
+	got->resources = req->n_resource_profiles;
+	for (size_t r = 0; r < req->n_resource_profiles; r++) {
+		const Opentelemetry__Proto__Profiles__V1development__ResourceProfiles *rp = req->resource_profiles[r];
+
+		for (size_t a = 0; a < rp->resource->n_attributes; a++) {
+			const char *k = rp->resource->attributes[a]->key;
+
+			got->pid |= !strcmp(k, "process.pid");
+			got->comm |= !strcmp(k, "process.executable.name");
+			got->host |= !strcmp(k, "host.name");
+			got->service |= !strcmp(k, "service.name");
+			if (key && !strcmp(k, key))
+				snprintf(got->label, sizeof(got->label), "%s",
+					 rp->resource->attributes[a]->value->string_value);
+		}
+		for (size_t sp = 0; sp < rp->n_scope_profiles; sp++)
+			for (size_t p = 0; p < rp->scope_profiles[sp]->n_profiles; p++) {
+				const Opentelemetry__Proto__Profiles__V1development__Profile *prof =
+					rp->scope_profiles[sp]->profiles[p];
+
+				got->time_ns = prof->time_nanos;
+				for (size_t s = 0; s < prof->n_sample; s++) {
+					cr_assert_eq(prof->sample[s]->n_values, 1);
+					got->samples += prof->sample[s]->values[0];
+					cr_assert_leq(prof->sample[s]->locations_start_index +
+						      prof->sample[s]->locations_length, prof->n_location_indices);
+				}
+			}
+	}
+	opentelemetry__proto__profiles__v1development__export_profiles_service_request__free_unpacked(req, NULL);
+	free(body);
+}
+
+Test(live_agent, otlp_and_pyroscope_at_once_decode_with_protoc_and_add_up)
+{
+	char args[PATH_MAX * 2], proto_cmd[PATH_MAX * 2];
+	struct run_result r;
+	struct receiver rc;
+	u64 push_time[16], push_samples[16];
+	int n, nr_push = 0, nr_otlp = 0, matched = 0;
+
+	start_receiver(&rc, "both", 200);
+	snprintf(args, sizeof(args), "--server http://127.0.0.1:%d --otlp http://127.0.0.1:%d/ -F 99 "
+		 "--interval 1 -n 3 --label bad-name=x", rc.port, rc.port);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "label 'bad-name=x' is not valid for Pyroscope") &&
+		  strstr(r.err, "sent as 'bad_name=x'"), "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; pushed "), 3, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 3, "%s", r.err);
+	n = nr_bodies(&rc);
+	cr_assert_eq(n, 6, "%s", r.err);
+	for (int i = 1; i <= n; i++) {
+		struct pushed got;
+
+		if (is_otlp(&rc, i))
+			continue;
+		decode(&rc, i, -1, NULL, &got);
+		cr_expect(strstr(got.labels, "bad_name=x;"), "%s", got.labels);
+		push_time[nr_push] = got.time_ns;
+		push_samples[nr_push++] = got.samples;
+	}
+	for (int i = 1; i <= n; i++) {
+		struct otlp_got got;
+		char path[PATH_MAX + 32];
+
+		if (!is_otlp(&rc, i))
+			continue;
+		nr_otlp++;
+		body_path(&rc, i, path, sizeof(path));
+		/* Debian's protoc reads it against our copy of the definitions */
+		snprintf(proto_cmd, sizeof(proto_cmd), "protoc --proto_path=proto "
+			 "--decode=opentelemetry.proto.profiles.v1development.ExportProfilesServiceRequest "
+			 "otlp.proto < %s | grep -o 'key: \"[a-z.-]*\"\\|aggregation_temporality: [A-Z_]*' "
+			 "| sort -u", path);
+		run(&r, "%s", proto_cmd);
+		cr_assert_eq(r.status, 0, "protoc: %s", r.err);
+		cr_expect(strstr(r.out, "key: \"host.name\"") && strstr(r.out, "key: \"service.name\"") &&
+			  strstr(r.out, "key: \"process.pid\"") &&
+			  strstr(r.out, "key: \"process.executable.name\"") &&
+			  strstr(r.out, "key: \"bad-name\"") &&
+			  strstr(r.out, "AGGREGATION_TEMPORALITY_DELTA"), "request %d: %s", i, r.out);
+		decode_otlp(&rc, i, "bad-name", &got);
+		cr_expect_str_eq(got.label, "x", "OTLP takes the label as it is");
+		cr_expect(got.pid && got.comm && got.host && got.service);
+		cr_expect_gt(got.resources, 1, "one resource per process");
+		/* the same interval's pprof pushed to Pyroscope counts the same samples */
+		for (int k = 0; k < nr_push; k++)
+			if (push_time[k] == got.time_ns) {
+				cr_expect_eq(got.samples, push_samples[k], "request %d", i);
+				matched++;
+			}
+	}
+	cr_expect_eq(nr_otlp, 3);
+	cr_expect_eq(matched, 3, "each OTLP request has its Pyroscope twin");
+	reap(rc.pid);
+}
+
+/* the number just before key in text, -1 if none */
+static long long number_before(const char *text, const char *key)
+{
+	const char *s = strstr(text, key);
+
+	if (!s)
+		return -1;
+	while (s > text && s[-1] >= '0' && s[-1] <= '9')
+		s--;
+	return strtoll(s, NULL, 10);
+}
+
+/* the requests in a spool folder */
+static int spooled(const char *dir)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	while (dp && (d = readdir(dp)))
+		n += strlen(d->d_name) > 4 && !strcmp(d->d_name + strlen(d->d_name) - 4, ".req");
+	if (dp)
+		closedir(dp);
+	return n;
+}
+
+/* up to timeout_ms for cond(ctx) */
+static bool wait_until(bool (*cond)(const void *ctx), const void *ctx, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (cond(ctx))
+			return true;
+		usleep(20000);
+	}
+	return cond(ctx);
+}
+
+struct spool_wait {
+	const char *dir;
+	int at_least, at_most;
+};
+
+static bool spool_holds(const void *ctx)
+{
+	const struct spool_wait *w = ctx;
+	int n = spooled(w->dir);
+
+	return n >= w->at_least && n <= w->at_most;
+}
+
+/* the requests answered 200, their OTLP times strictly increasing (sent in order); their count */
+static int delivered_in_order(const struct receiver *rc)
+{
+	u64 last = 0;
+	int n = 0;
+
+	for (int i = 1; i <= nr_bodies(rc); i++) {
+		struct otlp_got got;
+
+		if (answered(rc, i) != 200)
+			continue;
+		decode_otlp(rc, i, NULL, &got);
+		cr_expect_gt(got.time_ns, last, "request %d arrived out of order", i);
+		last = got.time_ns;
+		n++;
+	}
+	return n;
+}
+
+static void write_fault(const struct receiver *rc, const char *name, const char *text)
+{
+	char path[PATH_MAX + 32];
+
+	snprintf(path, sizeof(path), "%s/%s", rc->dir, name);
+	if (text)
+		write_text(path, text);
+	else
+		unlink(path);
+}
+
+Test(live_agent, a_failing_server_is_spooled_for_and_gets_everything_in_order)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384], spool[PATH_MAX + 16];
+	struct spool_wait empty;
+	struct receiver rc;
+	long long intervals;
+	pid_t a;
+	int status;
+
+	start_receiver(&rc, "failing", 200);
+	write_fault(&rc, "status", "500");
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(spool, sizeof(spool), "%s/spool/otlp", tmpdir());
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --interval 1 "
+		 "--no-call-graph", rc.port, tmpdir());
+	a = start_agent(args, err_path);
+	cr_assert(wait_bodies(&rc, 2, 30000), "no retry");
+	write_fault(&rc, "status", "429");
+	cr_assert(wait_bodies(&rc, 3, 30000), "no retry after 429");
+	cr_expect_geq(spooled(spool), 1, "the intervals wait on disk");
+	write_fault(&rc, "status", NULL);
+	/* the backoff is at most 4 s after three failures: then the spool empties */
+	empty = (struct spool_wait){ spool, 0, 0 };
+	cr_assert(wait_until(spool_holds, &empty, 30000), "the spool did not empty");
+	status = stop_agent(a);
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 0, "%s", err);
+	intervals = number_before(err, " intervals, ");
+	cr_expect_eq(answered(&rc, 1), 500);
+	cr_expect_eq(answered(&rc, 3), 429);
+	cr_expect(strstr(err, "trying again with backoff"), "%s", err);
+	cr_expect_geq(number_after(err, "failed tries "), 3, "%s", err);
+	cr_expect_eq(number_after(err, "dropped "), 0, "%s", err);
+	cr_expect_eq(number_after(err, "spooled "), 0, "%s", err);
+	/* nothing lost: every interval taken once, in order */
+	cr_expect_eq(number_after(err, "; otlp sent "), intervals, "%s", err);
+	cr_expect_eq(delivered_in_order(&rc), intervals, "%s", err);
+	reap(rc.pid);
+}
+
+Test(live_agent, a_server_down_for_a_while_loses_nothing_up_to_the_spool)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384], spool[PATH_MAX + 16], more[64];
+	struct spool_wait some, empty;
+	struct receiver rc;
+	pid_t a;
+	int status, port;
+
+	/* down: nothing listens on its port */
+	start_receiver(&rc, "down", 200);
+	port = rc.port;
+	kill(rc.pid, SIGTERM);
+	reap(rc.pid);
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(spool, sizeof(spool), "%s/spool/otlp", tmpdir());
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --interval 1 "
+		 "--no-call-graph", port, tmpdir());
+	a = start_agent(args, err_path);
+	some = (struct spool_wait){ spool, 3, 1000 };
+	cr_assert(wait_until(spool_holds, &some, 30000), "nothing spooled");
+	/* back on the same port */
+	snprintf(more, sizeof(more), "--port %d", port);
+	start_receiver_with(&rc, "down", 200, more);
+	empty = (struct spool_wait){ spool, 0, 0 };
+	cr_assert(wait_until(spool_holds, &empty, 40000), "the spool did not empty");
+	status = stop_agent(a);
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 0, "%s", err);
+	cr_expect_geq(number_after(err, "failed tries "), 1, "%s", err);
+	cr_expect_eq(number_after(err, "dropped "), 0, "%s", err);
+	cr_expect_eq(number_after(err, "; otlp sent "), number_before(err, " intervals, "), "%s", err);
+	cr_expect_eq(delivered_in_order(&rc), number_before(err, " intervals, "), "%s", err);
+	reap(rc.pid);
+}
+
+Test(live_agent, past_the_spools_bound_the_oldest_go_counted_and_a_new_run_sends_the_rest)
+{
+	char args[PATH_MAX * 3];
+	struct run_result r;
+	struct receiver rc;
+	long long dropped, left, sent;
+	int port;
+
+	start_receiver(&rc, "bound", 200);
+	port = rc.port;
+	kill(rc.pid, SIGTERM);
+	reap(rc.pid);
+	/* a whole machine's flat profile is some KB: 8000 bytes hold two or three */
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --spool-max 8000 "
+		 "--interval 1 -n 6 --no-call-graph", port, tmpdir());
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	dropped = number_after(r.err, "dropped ");
+	left = number_after(r.err, "spooled ");
+	cr_expect_gt(dropped, 0, "%s", r.err);
+	cr_expect_gt(left, 0, "%s", r.err);
+	cr_expect_eq(dropped + left, 6, "every interval accounted for: %s", r.err);
+	run(&r, "cat %s/spool/otlp/*.req | wc -c", tmpdir());
+	cr_expect_leq(atoll(r.out), 8000, "the bound holds");
+	/* the next run, the server up: what was left goes first */
+	{
+		char more[64];
+
+		snprintf(more, sizeof(more), "--port %d", port);
+		start_receiver_with(&rc, "bound", 200, more);
+	}
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "in the spool") && strstr(r.err, "from an earlier run"), "%s", r.err);
+	sent = number_after(r.err, "; otlp sent ");
+	cr_expect_eq(sent, 6 + left, "%s", r.err);
+	cr_expect_eq(delivered_in_order(&rc), sent);
+	reap(rc.pid);
+}
+
+Test(live_agent, a_slow_server_does_not_hold_the_exit_and_one_closing_mid_reply_is_retried)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384];
+	struct timespec t0, t1;
+	struct run_result r;
+	struct receiver rc;
+	long long sent;
+	double took;
+	pid_t a;
+	int status;
+
+	start_receiver(&rc, "slow", 200);
+	write_fault(&rc, "delay", "5");
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --interval 1 "
+		 "--no-call-graph", rc.port, tmpdir());
+	a = start_agent(args, err_path);
+	/* the first request arrived; its answer is 5 s away */
+	cr_assert(wait_bodies(&rc, 1, 30000));
+	cr_assert(wait_file_contains(err_path, "interval 2:", 30000));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	status = stop_agent(a);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	took = t1.tv_sec - t0.tv_sec + (t1.tv_nsec - t0.tv_nsec) / 1e9;
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 0, "%s", err);
+	cr_expect_lt(took, 12, "the exit waited %.1f s", took);
+	sent = number_after(err, "; otlp sent ");
+	/* what the slow server did not take is still on disk for the next run */
+	cr_expect_eq(sent + number_after(err, "spooled ") + number_after(err, "dropped "),
+		     number_before(err, " intervals, "), "%s", err);
+	cr_expect_eq(number_after(err, "dropped "), 0, "%s", err);
+	reap(rc.pid);
+
+	start_receiver(&rc, "closing", 200);
+	write_fault(&rc, "close", "");
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --interval 1 -n 3 --no-call-graph",
+		 rc.port);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "trying again with backoff"), "%s", r.err);
+	cr_expect_geq(number_after(r.err, "failed tries "), 2, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 0, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "dropped "), 3, "without a spool the exit drops them, counted: %s",
+		     r.err);
+	cr_expect_geq(nr_bodies(&rc), 2);
+	cr_expect_eq(answered(&rc, 1), 0, "closed");
+	reap(rc.pid);
+}
+
+Test(live_agent, metrics_are_scraped_and_logged_each_interval)
+{
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384];
+	struct run_result r;
+	pid_t a;
+	int status, port;
+
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "--metrics-listen 127.0.0.1:0 --output-dir %s/out --interval 1 "
+		 "--no-call-graph", tmpdir());
+	a = start_agent(args, err_path);
+	cr_assert(wait_file_contains(err_path, "interval 2:", 30000));
+	slurp_file(err_path, err, sizeof(err));
+	port = (int)number_after(err, "/metrics on port ");
+	cr_assert_gt(port, 0, "%s", err);
+	cr_expect(strstr(err, "interval 1: samples=") && strstr(err, " rss_bytes=") &&
+		  strstr(err, " cpu_seconds="), "%s", err);
+	run(&r, "curl -sS --max-time 10 http://127.0.0.1:%d/metrics", port);
+	status = stop_agent(a);
+	cr_expect_eq(status, 0);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.out, "# TYPE hsbpf_agent_samples_total counter\n"), "%s", r.out);
+	cr_expect_geq(number_after(r.out, "\nhsbpf_agent_intervals_total "), 2, "%s", r.out);
+	cr_expect_gt(number_after(r.out, "\nhsbpf_agent_samples_total "), 0, "%s", r.out);
+	cr_expect_geq(number_after(r.out, "\nhsbpf_agent_files_written_total "), 2, "%s", r.out);
+	cr_expect_eq(number_after(r.out, "\nhsbpf_agent_lost_samples_total "), 0, "%s", r.out);
+	cr_expect_gt(number_after(r.out, "\nhsbpf_agent_resident_memory_bytes "), 1 << 20, "%s", r.out);
+	cr_expect(strstr(r.out, "\nhsbpf_agent_cpu_seconds_total "), "%s", r.out);
+	run(&r, "curl -s -o /dev/null -w '%%{http_code}' --max-time 10 http://127.0.0.1:%d/", port);
+	cr_expect_str_eq(r.out, "000", "the agent is gone");
+}
+
+Test(live_agent, bad_urls_are_usage_errors)
+{
+	struct run_result r;
+
+	run(&r, "%s agent --server pyroscope:4040 -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --server URL 'pyroscope:4040'"), "%s", r.err);
+	run(&r, "%s agent --otlp ftp://collector -n 1", hsbpf_bin());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --otlp URL 'ftp://collector'"), "%s", r.err);
+	write_text(profile_path(), "otlp = http://\n");
+	run(&r, "%s agent --config %s -n 1", hsbpf_bin(), profile_path());
+	cr_expect_eq(r.status, 2, "%s", r.err);
+	cr_expect(strstr(r.err, ":1: invalid value for otlp: 'http://'"), "%s", r.err);
+	run(&r, "%s agent --metrics-listen nonsense -n 1 --no-call-graph", hsbpf_bin());
+	cr_expect_neq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "invalid --metrics-listen 'nonsense'"), "%s", r.err);
+}
+
+Test(live_agent, an_untrusted_certificate_stops_its_sink_and_a_given_ca_is_trusted)
+{
+	char args[PATH_MAX * 3], dir[PATH_MAX], more[PATH_MAX * 2];
+	struct run_result r;
+	struct receiver rc;
+
+	run(&r, "cd %s && openssl req -x509 -newkey rsa:2048 -nodes -subj /CN=127.0.0.1 "
+		"-addext subjectAltName=IP:127.0.0.1 -keyout key.pem -out cert.pem -days 1", tmpdir());
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	snprintf(more, sizeof(more), "--tls %s/cert.pem %s/key.pem", tmpdir(), tmpdir());
+	start_receiver_with(&rc, "tls", 200, more);
+	snprintf(dir, sizeof(dir), "%s/out", tmpdir());
+	snprintf(args, sizeof(args), "--otlp https://127.0.0.1:%d --output-dir %s --interval 1 -n 3 "
+		 "--no-call-graph", rc.port, dir);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "has a TLS certificate that is not trusted"), "%s", r.err);
+	cr_expect(strstr(r.err, "(refused)"), "%s", r.err);
+	cr_expect_eq(number_after(r.err, "samples; "), 3, "the folder goes on: %s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 0, "%s", r.err);
+	/* with the CA given, the same server is trusted */
+	snprintf(args, sizeof(args), "--otlp https://127.0.0.1:%d --cacert %s/cert.pem --interval 1 "
+		 "-n 2 --no-call-graph", rc.port, tmpdir());
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 2, "%s", r.err);
+	reap(rc.pid);
+}
+
+Test(live_agent, a_full_output_disk_is_counted_and_the_other_sinks_go_on)
+{
+	char args[PATH_MAX * 3], mnt[PATH_MAX];
+	struct run_result r;
+	struct receiver rc;
+
+	snprintf(mnt, sizeof(mnt), "%s/full", tmpdir());
+	cr_assert_eq(mkdir(mnt, 0755), 0);
+	run(&r, "mount -t tmpfs -o size=64k tmpfs %s", mnt);
+	if (r.status)
+		cr_skip_test("cannot mount a small tmpfs here: %s", r.err);
+	run(&r, "dd if=/dev/zero of=%s/filler bs=4k count=100", mnt);
+	start_receiver(&rc, "disk", 200);
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --output-dir %s --interval 1 -n 3 "
+		 "--no-call-graph", rc.port, mnt);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	{
+		struct run_result u;
+
+		run(&u, "umount %s", mnt);
+	}
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect(strstr(r.err, "No space left on device"), "%s", r.err);
+	cr_expect(strstr(r.err, "files written to") && strstr(r.err, "(3 could not be written)"), "%s", r.err);
+	cr_expect_eq(number_after(r.err, "; otlp sent "), 3, "%s", r.err);
 	reap(rc.pid);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* hsbpf agent: a continuous profiler. Runs a live session (user/record/session.c) until
  * stopped; every interval its maps are read into one profile (user/agent/interval.c), encoded
- * as a gzipped pprof and given to the sinks: a rotating folder (user/agent/outdir.c) and
- * Grafana Pyroscope's push API (user/agent/push.c). The configuration file
- * (user/agent/agent_config.c) is read again on SIGHUP; SIGTERM and SIGINT send the last
- * interval and end. docs/agent.md. */
+ * as a gzipped pprof and given to the sinks (user/agent/sinks.c): a rotating folder,
+ * Grafana Pyroscope's push API, an OTLP receiver, with a disk spool and a /metrics endpoint.
+ * The configuration file (user/agent/agent_config.c) is read again on SIGHUP; SIGTERM and
+ * SIGINT send the last interval and end. docs/agent.md. */
 #include <errno.h>
 #include <inttypes.h>
 #include <signal.h>
@@ -16,8 +16,8 @@
 #include <unistd.h>
 #include "agent/agent_config.h"
 #include "agent/interval.h"
-#include "agent/outdir.h"
 #include "agent/push.h"
+#include "agent/sinks.h"
 #include "cmds.h"
 #include "lib/caps.h"
 #include "option_groups.h"
@@ -28,16 +28,13 @@
 #define AGENT_FREQ 19
 #define AGENT_INTERVAL 10
 #define AGENT_SERVICE "hsbpf"
-/* profiles kept for a server that does not answer: 30 intervals, 5 minutes by default */
-#define AGENT_QUEUE 30
-/* a try's bound while running, and the last tries' at exit */
-#define PUSH_TIMEOUT_MS 5000
+/* the last tries' bound at exit, all sinks together, and a changed sink's on SIGHUP */
 #define FLUSH_DEADLINE_MS 5000
 
 static struct env {
 	struct session_opts so;
 	const char *config;
-	const char *server, *output_dir, *service;
+	const char *server, *otlp, *output_dir, *service, *spool_dir, *metrics_listen, *cacert;
 	struct agent_config cli;	/* the command line's settings, over the file's */
 	bool no_call_graph;
 	u64 iterations;
@@ -57,7 +54,8 @@ static const struct options_cmd agent_cmd = {
 	.name = "hsbpf agent",
 	.usage =
 	"usage: hsbpf agent [-F HZ] [-g | --call-graph MODE | --no-call-graph] [-a | --cgroup PATH]\n"
-	"                   [--interval SECONDS] [--output-dir DIR] [--server URL] [--config FILE]\n",
+	"                   [--interval SECONDS] [--output-dir DIR] [--server URL] [--otlp URL]\n"
+	"                   [--spool-dir DIR] [--metrics-listen ADDR:PORT] [--config FILE]\n",
 	.intro = "Samples until stopped (SIGTERM, SIGINT); every interval one profile (pprof) goes\n"
 		 "to each sink. SIGHUP reads the configuration file again. docs/agent.md\n",
 };
@@ -91,6 +89,15 @@ static const struct option_spec agent_opts[] = {
 	OPT_U64(0, "max-bytes", &env.cli.max_bytes, "N", "their total size", 1, 0, "invalid size '%s'"),
 	OPT_STRING(0, "server", &env.server, "URL", "push each profile to Grafana Pyroscope at URL "
 		   "(e.g. http://localhost:4040)"),
+	OPT_STRING(0, "otlp", &env.otlp, "URL", "send each profile to an OpenTelemetry Collector "
+		   "(OTLP/HTTP, URL/v1development/profiles)"),
+	OPT_STRING(0, "spool-dir", &env.spool_dir, "DIR", "keep what a server has not taken on disk "
+		   "there (one folder per sink), sent by the next run if need be"),
+	OPT_U64(0, "spool-max", &env.cli.spool_max, "N", "each sink's spool at most N bytes (default "
+		"100 MiB), the oldest dropped", 1, 0, "invalid size '%s'"),
+	OPT_STRING(0, "metrics-listen", &env.metrics_listen, "ADDR:PORT", "serve the agent's health "
+		   "as Prometheus text at /metrics"),
+	OPT_STRING(0, "cacert", &env.cacert, "FILE", "CA certificates for https servers"),
 	OPT_STRING(0, "service-name", &env.service, "NAME", "the service_name label (default hsbpf)"),
 	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
 	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
@@ -102,6 +109,16 @@ static const struct option_spec agent_opts[] = {
 	OPT_VERBOSE("more messages"),
 	OPT_END(),
 };
+
+/* a URL option that does not parse: said, -EINVAL */
+static int check_url(const char *opt, const char *url)
+{
+	char why[128];
+
+	if (url && push__check_url(url, why, sizeof(why)))
+		return fail(-EINVAL, "invalid %s URL '%s': %s", opt, url, why);
+	return 0;
+}
 
 /* 0, -ECANCELED after --help, or -EINVAL after saying what is wrong */
 static int parse_args(int argc, char **argv)
@@ -129,7 +146,16 @@ static int parse_args(int argc, char **argv)
 		env.so.freq = AGENT_FREQ;
 	if (env.no_call_graph)
 		env.so.call_graph = 0;
+	if (check_url("--server", env.server) || check_url("--otlp", env.otlp)) {
+		usage_hint(agent_cmd.name);
+		return -EINVAL;
+	}
 	snprintf(env.cli.server, sizeof(env.cli.server), "%s", env.server ? env.server : "");
+	snprintf(env.cli.otlp, sizeof(env.cli.otlp), "%s", env.otlp ? env.otlp : "");
+	snprintf(env.cli.spool_dir, sizeof(env.cli.spool_dir), "%s", env.spool_dir ? env.spool_dir : "");
+	snprintf(env.cli.metrics_listen, sizeof(env.cli.metrics_listen), "%s",
+		 env.metrics_listen ? env.metrics_listen : "");
+	snprintf(env.cli.cacert, sizeof(env.cli.cacert), "%s", env.cacert ? env.cacert : "");
 	snprintf(env.cli.output_dir, sizeof(env.cli.output_dir), "%s", env.output_dir ? env.output_dir : "");
 	snprintf(env.cli.service_name, sizeof(env.cli.service_name), "%s", env.service ? env.service : "");
 	return 0;
@@ -152,39 +178,12 @@ static int settle_config(struct agent_config *c)
 	return 0;
 }
 
-struct sinks {
+struct agent {
 	struct agent_config cfg;
-	struct pusher *push;
-	char host[65];
-	u64 files, intervals, samples;
+	struct sinks *sinks;
 };
 
-/* the sinks the settings name; a server that was there before keeps its queue */
-static int open_sinks(struct sinks *k)
-{
-	if (k->push) {
-		char url[sizeof(k->cfg.server) + sizeof(PUSH_PATH)];
-		size_t n = strlen(k->cfg.server);
-
-		while (n && k->cfg.server[n - 1] == '/')
-			n--;
-		snprintf(url, sizeof(url), "%.*s%s", (int)n, k->cfg.server, PUSH_PATH);
-		if (n && !strcmp(pusher__url(k->push), url))
-			return 0;
-		/* the server changed or went: what it had queued gets one last try */
-		pusher__flush(k->push, FLUSH_DEADLINE_MS);
-		pusher__free(k->push);
-		k->push = NULL;
-	}
-	if (!k->push && k->cfg.server[0]) {
-		k->push = pusher__new(k->cfg.server, AGENT_QUEUE);
-		if (!k->push)
-			return -errno;
-	}
-	return 0;
-}
-
-static void reload_config(struct sinks *k)
+static void reload_config(struct agent *ag)
 {
 	struct agent_config c;
 
@@ -192,85 +191,38 @@ static void reload_config(struct sinks *k)
 		warning("keeping the configuration in use: '%s' is not right", env.config);
 		return;
 	}
-	k->cfg = c;
-	if (open_sinks(k))
-		warning("the server '%s' will not be pushed to", k->cfg.server);
+	if (strcmp(c.metrics_listen, ag->cfg.metrics_listen))
+		warning("metrics_listen changes at the next start");
+	ag->cfg = c;
+	sinks__reconfigure(ag->sinks, &c, FLUSH_DEADLINE_MS);
 	fprintf(stderr, "hsbpf agent: read '%s' again\n", env.config);
 }
 
-/* a random id of the profile, for the server's deduplication */
-static void profile_id(char *buf, size_t size)
-{
-	snprintf(buf, size, "%08lx%08lx%08lx%08lx", random(), random(), random(), random());
-}
-
-static int push_interval(struct sinks *k, const u8 *pprof, size_t len)
-{
-	struct push_label labels[3 + AGENT_MAX_LABELS] = {
-		{ "service_name", k->cfg.service_name },
-		{ "__name__", "process_cpu" },
-		{ "host", k->host },
-	};
-	size_t nr = 3, body_len;
-	char id[40];
-	u8 *body;
-	int err;
-
-	for (size_t i = 0; i < k->cfg.nr_labels; i++)
-		labels[nr++] = (struct push_label){ k->cfg.labels[i].name, k->cfg.labels[i].value };
-	profile_id(id, sizeof(id));
-	err = push__encode(labels, nr, pprof, len, id, &body, &body_len);
-	if (!err)
-		err = pusher__add(k->push, body, body_len);
-	return err;
-}
-
 /* one interval read and given to every sink; a sink that fails says so and the others go on */
-static int take_interval(struct interval_reader *r, struct sinks *k)
+static int take_interval(struct session *sess, struct interval_reader *r, struct agent *ag)
 {
+	const struct profile_stats *ps = &session__profile(sess)->stats;
+	struct sinks_interval iv = {};
 	u8 *pprof = NULL;
-	size_t len;
-	u64 nr;
 	int err;
 
-	err = interval_reader__take(r, &nr);
+	err = interval_reader__take(r, &iv.samples);
 	if (!err)
-		err = interval_reader__pprof(r, &pprof, &len);
+		err = interval_reader__pprof(r, &pprof, &iv.len);
 	if (err)
 		return err;
-	k->intervals++;
-	k->samples += nr;
-	debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes", k->intervals, nr, len);
-	if (k->cfg.output_dir[0]) {
-		char name[128];
-
-		outdir__name(interval_reader__start_realtime(r), name, sizeof(name));
-		if (!outdir__write(k->cfg.output_dir, name, pprof, len, k->cfg.max_files, k->cfg.max_bytes))
-			k->files++;
-	}
-	if (k->push)
-		err = push_interval(k, pprof, len);
+	iv.pprof = pprof;
+	iv.start_realtime_ns = interval_reader__start_realtime(r);
+	iv.lost = ps->dropped_full + ps->stack_keys_full;
+	sinks__send(ag->sinks, &iv);
 	free(pprof);
-	return err;
+	return 0;
 }
 
-static void print_summary(const struct sinks *k)
+static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
 {
-	fprintf(stderr, "hsbpf agent: %" PRIu64 " intervals, %" PRIu64 " samples", k->intervals, k->samples);
-	if (k->cfg.output_dir[0])
-		fprintf(stderr, "; %" PRIu64 " files written to '%s'", k->files, k->cfg.output_dir);
-	if (k->push) {
-		const struct pusher_stats *st = pusher__stats(k->push);
-
-		fprintf(stderr, "; pushed %" PRIu64 ", failed tries %" PRIu64 ", dropped %" PRIu64 "%s",
-			st->sent, st->attempts_failed, st->dropped, st->stopped ? " (refused)" : "");
-	}
-	fputc('\n', stderr);
-}
-
-static int run(struct session *sess, struct interval_reader *r, struct sinks *k)
-{
-	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(k->cfg.interval * 1e9);
+	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9);
+	u64 intervals = 0;
 	int err = 0;
 
 	while (!exiting) {
@@ -285,25 +237,24 @@ static int run(struct session *sess, struct interval_reader *r, struct sinks *k)
 		if (reload) {
 			reload = 0;
 			if (env.config)
-				reload_config(k);
+				reload_config(ag);
 		}
 		if (now_ns(CLOCK_MONOTONIC) >= next) {
-			err = take_interval(r, k);
+			err = take_interval(sess, r, ag);
 			if (!err)
 				err = session__forget_exited(sess, NULL, 0);
 			if (err)
 				return err;
-			next += (u64)(k->cfg.interval * 1e9);
+			next += (u64)(ag->cfg.interval * 1e9);
 			if (next < now_ns(CLOCK_MONOTONIC))
-				next = now_ns(CLOCK_MONOTONIC) + (u64)(k->cfg.interval * 1e9);
-			if (env.iterations && k->intervals >= env.iterations)
+				next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9);
+			if (env.iterations && ++intervals >= env.iterations)
 				return 0;
 		}
-		if (k->push)
-			pusher__work(k->push, PUSH_TIMEOUT_MS);
+		sinks__work(ag->sinks);
 	}
 	/* the last interval, however short */
-	return take_interval(r, k);
+	return take_interval(sess, r, ag);
 }
 
 int cmd_agent(int argc, char **argv)
@@ -311,28 +262,29 @@ int cmd_agent(int argc, char **argv)
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct interval_reader *r = NULL;
 	struct session *sess = NULL;
-	struct sinks k = {};
+	struct agent ag = {};
 	struct utsname u;
+	char host[65] = "";
 	int err;
 
 	err = parse_args(argc, argv);
 	if (err)
 		return options__status(err);
-	if (settle_config(&k.cfg))
+	if (settle_config(&ag.cfg))
 		return 2;
 	if (!uname(&u))
-		snprintf(k.host, sizeof(k.host), "%s", u.nodename);
+		snprintf(host, sizeof(host), "%s", u.nodename);
 	srandom(now_ns(CLOCK_REALTIME) ^ getpid());
-	if (!k.cfg.server[0] && !k.cfg.output_dir[0])
-		warning("no sink: profiles go nowhere (--output-dir, --server)");
+	if (!ag.cfg.server[0] && !ag.cfg.otlp[0] && !ag.cfg.output_dir[0])
+		warning("no sink: profiles go nowhere (--output-dir, --server, --otlp)");
 	err = session__new(&env.so, &sess);
 	if (err) {
 		session__close(sess);
 		return err == -EINVAL ? 2 : 1;
 	}
 	err = caps__check("hsbpf agent");
-	if (!err)
-		err = open_sinks(&k);
+	if (!err && !(ag.sinks = sinks__new(&ag.cfg, host)))
+		err = -errno;
 	if (err)
 		goto cleanup;
 	sigaction(SIGINT, &sa, NULL);
@@ -349,14 +301,13 @@ int cmd_agent(int argc, char **argv)
 		err = -errno;
 	if (!err) {
 		fprintf(stderr, "hsbpf agent: sampling %s at %" PRIu64 " Hz, a profile every %g s\n",
-			env.so.cgroup ? env.so.cgroup : "all CPUs", env.so.freq, k.cfg.interval);
-		err = run(sess, r, &k);
+			env.so.cgroup ? env.so.cgroup : "all CPUs", env.so.freq, ag.cfg.interval);
+		err = run(sess, r, &ag);
 	}
-	if (k.push)
-		pusher__flush(k.push, FLUSH_DEADLINE_MS);
-	print_summary(&k);
+	sinks__flush(ag.sinks, FLUSH_DEADLINE_MS);
+	sinks__summary(ag.sinks, stderr);
 cleanup:
-	pusher__free(k.push);
+	sinks__free(ag.sinks);
 	interval_reader__free(r);
 	session__close(sess);
 	return err ? 1 : 0;

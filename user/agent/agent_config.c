@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "agent/agent_config.h"
+#include "agent/push.h"
 #include "lib/util.h"
 
 /* the text between leading and trailing blanks, in place */
@@ -26,6 +27,16 @@ static int set_string(char *dst, size_t size, const char *val)
 		return -EINVAL;
 	snprintf(dst, size, "%s", val);
 	return 0;
+}
+
+/* an http or https URL (said by the caller, which knows the line) */
+static int set_url(char *dst, size_t size, const char *val)
+{
+	char why[128];
+
+	if (push__check_url(val, why, sizeof(why)))
+		return -EINVAL;
+	return set_string(dst, size, val);
 }
 
 static int set_label(struct agent_config *c, const char *name, const char *val)
@@ -50,7 +61,17 @@ static int set_label(struct agent_config *c, const char *name, const char *val)
 static int set_key(struct agent_config *c, const char *key, const char *val)
 {
 	if (!strcmp(key, "server"))
-		return set_string(c->server, sizeof(c->server), val);
+		return set_url(c->server, sizeof(c->server), val);
+	if (!strcmp(key, "otlp"))
+		return set_url(c->otlp, sizeof(c->otlp), val);
+	if (!strcmp(key, "spool_dir"))
+		return set_string(c->spool_dir, sizeof(c->spool_dir), val);
+	if (!strcmp(key, "spool_max"))
+		return parse_u64(val, &c->spool_max);
+	if (!strcmp(key, "metrics_listen"))
+		return set_string(c->metrics_listen, sizeof(c->metrics_listen), val);
+	if (!strcmp(key, "cacert"))
+		return set_string(c->cacert, sizeof(c->cacert), val);
 	if (!strcmp(key, "output_dir"))
 		return set_string(c->output_dir, sizeof(c->output_dir), val);
 	if (!strcmp(key, "output_format"))
@@ -98,8 +119,14 @@ int agent_config__parse(struct agent_config *c, const char *text, const char *na
 			err = fail(-EINVAL, "%s:%d: unknown key '%s'", name, nr, key);
 		else if (err == -ENOSPC)
 			err = fail(-EINVAL, "%s:%d: more than %d labels", name, nr, AGENT_MAX_LABELS);
-		else if (err)
-			err = fail(-EINVAL, "%s:%d: invalid value for %s: '%s'", name, nr, key, val);
+		else if (err) {
+			char why[128] = "";
+
+			if ((!strcmp(key, "server") || !strcmp(key, "otlp")) &&
+			    push__check_url(val, why + 2, sizeof(why) - 2))
+				memcpy(why, ": ", 2);
+			err = fail(-EINVAL, "%s:%d: invalid value for %s: '%s'%s", name, nr, key, val, why);
+		}
 	}
 	free(copy);
 	return err;
@@ -130,6 +157,16 @@ void agent_config__overlay(struct agent_config *c, const struct agent_config *ov
 {
 	if (over->server[0])
 		snprintf(c->server, sizeof(c->server), "%s", over->server);
+	if (over->otlp[0])
+		snprintf(c->otlp, sizeof(c->otlp), "%s", over->otlp);
+	if (over->spool_dir[0])
+		snprintf(c->spool_dir, sizeof(c->spool_dir), "%s", over->spool_dir);
+	if (over->spool_max)
+		c->spool_max = over->spool_max;
+	if (over->metrics_listen[0])
+		snprintf(c->metrics_listen, sizeof(c->metrics_listen), "%s", over->metrics_listen);
+	if (over->cacert[0])
+		snprintf(c->cacert, sizeof(c->cacert), "%s", over->cacert);
 	if (over->output_dir[0])
 		snprintf(c->output_dir, sizeof(c->output_dir), "%s", over->output_dir);
 	if (over->service_name[0])

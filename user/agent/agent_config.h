@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The agent's configuration file (docs/agent.md): one "key = value" a line, '#' starts a
- * comment line, blank lines ignored; keys: server, output_dir, output_format (pprof),
- * max_files, max_bytes, interval, service_name, and label.NAME for labels of every profile.
- * The command line's options win over the file's; SIGHUP reads the file again. */
+ * comment line, blank lines ignored; keys: server, otlp, output_dir, output_format (pprof),
+ * max_files, max_bytes, interval, service_name, spool_dir, spool_max, metrics_listen, cacert,
+ * and label.NAME for labels of every profile. The command line's options win over the
+ * file's; SIGHUP reads the file again. */
 #ifndef HSBPF_AGENT_CONFIG_H
 #define HSBPF_AGENT_CONFIG_H
 
@@ -18,6 +19,11 @@ struct agent_label {
 
 struct agent_config {
 	char server[512];		/* Pyroscope's base URL, "" for none */
+	char otlp[512];			/* an OTLP/HTTP receiver's base URL, "" for none */
+	char spool_dir[1024];		/* "" for none: the HTTP sinks' queues in memory */
+	u64 spool_max;			/* each sink's spool in bytes, 0: the default */
+	char metrics_listen[128];	/* ADDR:PORT of /metrics, "" for none */
+	char cacert[1024];		/* CA certificates for https, "" the system's */
 	char output_dir[1024];		/* "" for none */
 	u64 max_files;			/* output_dir: profiles kept, 0 no bound */
 	u64 max_bytes;			/* output_dir: their total size, 0 no bound */
