@@ -2,8 +2,8 @@
 /* CPython 3.13's layout as a running interpreter describes it: _PyRuntime opens with
  * _Py_DebugOffsets (Include/internal/pycore_runtime.h), the cookie "xdebugpy", PY_VERSION_HEX,
  * then the offsets of the fields debuggers and profilers read, each a uint64_t. Where that
- * struct's own layout changes (3.14 added fields within it), another table is needed: a
- * version without one is refused, never read with 3.13's. */
+ * struct's own layout changes (3.14's differs), another table is needed: a version without
+ * one is refused, never read with 3.13's. */
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
