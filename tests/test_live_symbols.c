@@ -172,12 +172,14 @@ Test(live_symbols, jvm_jit_frames_named_through_jcmd, .timeout = 180)
 	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", pid);
 	cr_assert_neq(stat(map, &sb), 0, "%s exists before the recording", map);
-	p = record_profile("-F 999 -d 1 -p %d", pid);
+	p = record_profile("-F 999 -d 2 -p %d", pid);
 	named = samples_named(p, " Hot."), all = samples_in_pid(p, pid);
 	cr_expect_eq(stat(map, &sb), 0, "record did not have the JVM write %s", map);
 	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
-	cr_expect_gt(all, 200, "%llu samples of the JVM", (unsigned long long)all);
-	/* its main thread runs compiled code all along; the JVM's other threads little */
+	/* its main thread runs compiled code all along (about 95% of the JVM's samples), the
+	 * JVM's other threads little: over half of 50 samples or more holds beyond noise, and a
+	 * loaded machine may leave the JVM a small share of a core */
+	cr_expect_geq(all, 50, "%llu samples of the JVM", (unsigned long long)all);
 	cr_expect_gt(named, all / 2, "%llu of the JVM's %llu samples in Hot's methods",
 		     (unsigned long long)named, (unsigned long long)all);
 	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), profile_path());
