@@ -200,6 +200,17 @@ $(OUTPUT)/fixtures/jit/hot.js: tests/fixtures/jit/hot.js
 	$(Q)mkdir -p $(dir $@)
 	$(Q)cp $< $@
 
+# a JVM whose JIT code jcmd's perf map names (record asks for it): built where a JDK is, the
+# test skipped elsewhere
+JAVAC := $(shell command -v javac 2>/dev/null)
+ifneq ($(JAVAC),)
+SYM_FIXTURES += $(OUTPUT)/fixtures/jit/Hot.class
+endif
+$(OUTPUT)/fixtures/jit/Hot.class: tests/fixtures/jit/Hot.java
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,JAVAC,$@)
+	$(Q)$(JAVAC) -d $(dir $@) $<
+
 $(OUTPUT)/fixtures/cxx/cxxnames: tests/fixtures/cxx/cxxnames.cpp
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FIXTURE,$@)

@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Live recordings of code that needs more than a symbol table to be named: C++ names
  * (demangled), a stripped program (functions from .eh_frame), a helper inlined at -O2, JIT
- * code named by a perf map file (node --perf-basic-prof). Shares within binomial tolerance. */
+ * code named by a perf map file (node --perf-basic-prof, and a JVM's that record asks jcmd
+ * for). Shares within binomial tolerance. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
 #include "profile/profile.h"
@@ -144,6 +147,45 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
 		snprintf(path, sizeof(path), "/tmp/perf-%u.map", p->jitsyms[i].pid);
 		unlink(path);
 	}
+	profile__free(p);
+}
+
+/* a running JVM without a perf map (no flag): record -p asks it for one with jcmd at the end,
+ * and its JIT code is named: most of its samples are in the fixture's compiled methods */
+Test(live_symbols, jvm_jit_frames_named_through_jcmd, .timeout = 180)
+{
+	const char *cls = fixture("jit/Hot.class");
+	char dir[PATH_MAX], ready[PATH_MAX], cmd[2 * PATH_MAX + 64], map[64];
+	struct stat sb;
+	struct profile *p;
+	struct run_result r;
+	u64 named, all;
+	pid_t pid;
+
+	if (access(cls, R_OK) || access("/usr/bin/java", X_OK))
+		cr_skip_test("no JDK (javac, java): %s is not built", cls);
+	snprintf(dir, sizeof(dir), "%s", cls);
+	*strrchr(dir, '/') = 0;
+	snprintf(ready, sizeof(ready), "%s/jvm-ready", tmpdir());
+	snprintf(cmd, sizeof(cmd), "exec java -cp %s Hot %s", dir, ready);
+	pid = spawn(cmd);
+	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
+	snprintf(map, sizeof(map), "/tmp/perf-%d.map", pid);
+	cr_assert_neq(stat(map, &sb), 0, "%s exists before the recording", map);
+	p = record_profile("-F 999 -d 2 -p %d", pid);
+	named = samples_named(p, " Hot."), all = samples_in_pid(p, pid);
+	cr_expect_eq(stat(map, &sb), 0, "record did not have the JVM write %s", map);
+	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
+	/* its main thread runs compiled code all along (about 95% of the JVM's samples), the
+	 * JVM's other threads little: over half of 50 samples or more holds beyond noise, and a
+	 * loaded machine may leave the JVM a small share of a core */
+	cr_expect_geq(all, 50, "%llu samples of the JVM", (unsigned long long)all);
+	cr_expect_gt(named, all / 2, "%llu of the JVM's %llu samples in Hot's methods",
+		     (unsigned long long)named, (unsigned long long)all);
+	run(&r, "%s report -i %s --limit 5", hsbpf_bin(), profile_path());
+	cr_expect(strstr(r.out, " Hot.") && strstr(r.out, "[JIT] perf-"), "%s", r.out);
+	reap(pid);
+	unlink(map);
 	profile__free(p);
 }
 

@@ -27,4 +27,14 @@ int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf
 int pylinetable__line(int major, int minor, const uint8_t *table, size_t len, int firstlineno,
 		      uint32_t instr, int *line);
 
+/* 3.10's line table (PEP 626: (start delta, line delta) byte pairs, the start in bytes):
+ * the line of the instruction at instr (in code units, 3.10's f_lasti), as pylinetable__line */
+int pylinetable__line_310(const uint8_t *table, size_t len, int firstlineno, uint32_t instr,
+			  int *line);
+
+/* the layouts hsbpf ships (user/python/pyoffsets_table.c), one row per minor version, each
+ * checked against the interpreter's debug information by tests/test_pyoffsets.c */
+extern const struct hsbpf_py_offsets pyoffsets__known[];
+extern const size_t pyoffsets__nr_known;
+
 #endif /* HSBPF_PYOFFSETS_H */

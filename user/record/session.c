@@ -23,6 +23,7 @@
 #include "record/session.h"
 #include "profile/procfs.h"
 #include "symbols/jitmap.h"
+#include "symbols/jvm_perfmap.h"
 #include "record/sideband.h"
 #include "record/target.h"
 #include "record/unwind.h"
@@ -772,20 +773,41 @@ out:
 	s->cmd.pid = -1;
 }
 
+/* a process without a perf map: if it is a JVM, asked for one once (-p, -a, --cgroup: it still
+ * runs); true when it now has one */
+static bool ask_jvm(u32 pid, u32 **asked, size_t *nr, size_t *cap)
+{
+	for (size_t i = 0; i < *nr; i++)
+		if ((*asked)[i] == pid)
+			return false;
+	if (!array__reserve((void **)asked, cap, *nr + 1, sizeof(**asked)))
+		(*asked)[(*nr)++] = pid;
+	return !jvm_perfmap__ask(pid, JVM_JCMD, JVM_PERFMAP_TIMEOUT_MS);
+}
+
 /* the perf map files of the processes with user samples, as they are at the end */
 static int read_jit_maps(struct session *s)
 {
 	const struct profile *p = s->p;
 	u64 t = now_ns(CLOCK_MONOTONIC);
+	u32 *asked = NULL;
+	size_t nr_asked = 0, cap = 0;
+	int err;
 
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		u32 pid = p->samples[i].pid;
 
 		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || (i && pid == p->samples[i - 1].pid))
 			continue;
-		if (jitmaps__read(s->jit, s->p, pid, t) == -ENOMEM)
+		err = jitmaps__read(s->jit, s->p, pid, t);
+		if (err == -ENOENT && ask_jvm(pid, &asked, &nr_asked, &cap))
+			err = jitmaps__read(s->jit, s->p, pid, t);
+		if (err == -ENOMEM) {
+			free(asked);
 			return error("cannot read perf map files: %s", strerror(ENOMEM));
+		}
 	}
+	free(asked);
 	if (p->stats.jit_malformed)
 		warning("%llu malformed lines in perf map files skipped",
 			(unsigned long long)p->stats.jit_malformed);
@@ -804,8 +826,12 @@ int session__finish(struct session *s)
 
 	sampler__stop(s->sampler);
 	p->meta.duration_ns = now_ns(CLOCK_MONOTONIC) - s->start;
-	if (o->argv && s->cmd.pid > 0)
+	/* a command that is a JVM and still runs (-d, Ctrl-C) is asked for its perf map before
+	 * it is stopped; its exit reads it */
+	if (o->argv && s->cmd.pid > 0) {
+		jvm_perfmap__ask(s->cmd.pid, JVM_JCMD, JVM_PERFMAP_TIMEOUT_MS);
 		stop_command(s);
+	}
 	sideband__drain(s->sb);
 	err = resync_lost(s, true);
 	if (err)

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* jvm_perfmap: only a live JVM is asked for its perf map; jcmd writes it (JDK 17's
+ * Compiler.perfmap) with the fixture's JIT-compiled methods in it; a JVM that has one is not
+ * asked again; a jcmd that fails, is missing or hangs past the bound is an error returned (and
+ * said), never a crash or a wait without end. Skipped where there is no JDK. */
+#include <criterion/criterion.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "helpers.h"
+#include "symbols/jvm_perfmap.h"
+
+TestSuite(jvm_perfmap, .fini = cleanup_tmpdir, .timeout = 180);
+
+/* the fixture's JVM, its JIT code compiled once it says ready */
+static pid_t start_jvm(void)
+{
+	char ready[PATH_MAX], cmd[2 * PATH_MAX + 64], dir[PATH_MAX];
+	const char *cls = fixture("jit/Hot.class");
+
+	if (access(cls, R_OK) || access("/usr/bin/java", X_OK))
+		cr_skip_test("no JDK (javac, java): %s is not built", cls);
+	snprintf(dir, sizeof(dir), "%s", cls);
+	*strrchr(dir, '/') = 0;
+	snprintf(ready, sizeof(ready), "%s/jvm-ready", tmpdir());
+	snprintf(cmd, sizeof(cmd), "exec java -cp %s Hot %s", dir, ready);
+	pid_t pid = spawn(cmd);
+
+	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
+	return pid;
+}
+
+static void map_path(pid_t pid, char *buf, size_t size)
+{
+	snprintf(buf, size, "/tmp/perf-%d.map", pid);
+}
+
+Test(jvm_perfmap, what_is_no_jvm_is_not_asked)
+{
+	cr_expect_not(jvm_perfmap__is_jvm(getpid()));
+	cr_expect_eq(jvm_perfmap__ask(getpid(), "/nonexistent/jcmd", 1000), -ENOENT);
+	cr_expect_eq(jvm_perfmap__ask(0x7ffffff0, "/nonexistent/jcmd", 1000), -ENOENT);
+}
+
+Test(jvm_perfmap, a_jvm_gets_its_map_once)
+{
+	pid_t pid = start_jvm();
+	char path[64], *text = NULL;
+	size_t cap = 0;
+	bool hot = false;
+	FILE *f;
+
+	map_path(pid, path, sizeof(path));
+	cr_expect(jvm_perfmap__is_jvm(pid));
+	cr_assert(access(path, F_OK), "%s exists before it is asked for", path);
+	cr_expect_eq(jvm_perfmap__ask(pid, JVM_JCMD, JVM_PERFMAP_TIMEOUT_MS), 0);
+	f = fopen(path, "r");
+	cr_assert(f, "jcmd wrote no %s", path);
+	while (!hot && getline(&text, &cap, f) > 0)
+		hot = strstr(text, " Hot.hotLoop(long)");
+	fclose(f);
+	free(text);
+	cr_expect(hot, "%s does not name Hot.hotLoop", path);
+	/* it has one now: jcmd is not run again (this one would fail) */
+	cr_expect_eq(jvm_perfmap__ask(pid, "/nonexistent/jcmd", 1000), 0);
+	reap(pid);
+	unlink(path);
+}
+
+Test(jvm_perfmap, a_jcmd_that_fails_or_hangs_is_an_error)
+{
+	pid_t pid = start_jvm();
+	char path[64], hang[PATH_MAX];
+	static const char script[] = "#!/bin/sh\nexec sleep 60\n";
+
+	map_path(pid, path, sizeof(path));
+	cr_expect_eq(jvm_perfmap__ask(pid, "false", 10000), -EIO);
+	cr_expect_eq(jvm_perfmap__ask(pid, "/nonexistent/jcmd", 10000), -EIO);
+	snprintf(hang, sizeof(hang), "%s/hanging-jcmd", tmpdir());
+	write_bytes(hang, script, sizeof(script) - 1);
+	cr_assert_eq(chmod(hang, 0755), 0);
+	cr_expect_eq(jvm_perfmap__ask(pid, hang, 200), -ETIMEDOUT);
+	cr_expect(access(path, F_OK), "%s exists though jcmd never ran", path);
+	reap(pid);
+	unlink(path);
+}
