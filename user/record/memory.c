@@ -3,6 +3,8 @@
  * the metadata and counters, report's views and header (user/record/memory.h; the kernel side is
  * bpf/memory.bpf.h, the design docs/memory.md). */
 
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "record/memory.h"
 #include "lib/util.h"
@@ -161,8 +164,8 @@ int memory__find_libc(const char *argv0, int pid, char *libc, size_t size)
 	return argv0 ? command_libc(argv0, libc, size) : process_libc(pid, libc, size);
 }
 
-/* the bytes of fn's first instruction in libc (its file's copy, n at most); 0 or -errno */
-static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
+/* the file offset of fn's first instruction in libc (its dynamic symbol); 0 or -errno */
+static int func_offset(const char *libc, const char *fn, u64 *off)
 {
 	int fd = open(libc, O_RDONLY | O_CLOEXEC), err = -ENOENT;
 	Elf_Scn *scn = NULL;
@@ -192,10 +195,27 @@ static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
 			text = elf_getscn(e, sym.st_shndx);
 			if (!text || !gelf_getshdr(text, &th) || sym.st_value < th.sh_addr)
 				break;
-			err = pread(fd, buf, n, th.sh_offset + sym.st_value - th.sh_addr) == (ssize_t)n ? 0 : -EIO;
+			*off = th.sh_offset + sym.st_value - th.sh_addr;
+			err = 0;
 		}
 	}
 	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* the bytes of fn's first instruction in libc (its file's copy, n at most); 0 or -errno */
+static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
+{
+	u64 off;
+	int fd, err = func_offset(libc, fn, &off);
+
+	if (err)
+		return err;
+	fd = open(libc, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = pread(fd, buf, n, off) == (ssize_t)n ? 0 : -EIO;
 	close(fd);
 	return err;
 }
@@ -212,6 +232,54 @@ size_t memory__probe_offset(const char *libc, const char *fn)
 						       (b[3] == 0x0f && b[4] >= 0x80 && b[4] <= 0x8f)))
 		return sizeof(test_rdi);
 	return 0;
+}
+
+bool memory__have_sessions(void)
+{
+	const char *env = getenv("HSBPF_MEMORY_PROBES");
+	struct btf *btf;
+	bool have;
+
+	if (env && !strcmp(env, "classic"))
+		return false;
+	btf = btf__load_vmlinux_btf();
+	have = btf && btf__find_by_name_kind(btf, "bpf_session_is_return", BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return have;
+}
+
+/* BPF_LINK_CREATE of a uprobe_multi link (Linux 6.6), which the linux/bpf.h and libbpf (1.1)
+ * this builds with do not have: the kernel's union bpf_attr, link_create part */
+struct uprobe_multi_attr {
+	u32 prog_fd;
+	u32 target_fd;
+	u32 attach_type;
+	u32 flags;
+	u64 path;
+	u64 offsets;
+	u64 ref_ctr_offsets;
+	u64 cookies;
+	u32 cnt;
+	u32 multi_flags;
+	u32 pid;
+};
+
+int memory__attach_session(int prog_fd, const char *libc, const char *fn, int pid)
+{
+	struct uprobe_multi_attr a = {};
+	u64 off;
+	int fd, err = func_offset(libc, fn, &off);
+
+	if (err)
+		return err;
+	a.prog_fd = prog_fd;
+	a.attach_type = MEMORY_TRACE_UPROBE_SESSION;
+	a.path = (uintptr_t)libc;
+	a.offsets = (uintptr_t)&off;
+	a.cnt = 1;
+	a.pid = pid > 0 ? pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
 }
 
 void memory__fill_tables(u32 log2_q16[HSBPF_MEM_LOG_N], u32 g_q16[HSBPF_MEM_G_N])
