@@ -147,7 +147,9 @@ static __always_inline bool mem_enter(struct pt_regs *ctx, __u64 size, __u64 out
 		mem_stat(HSBPF_MEM_NO_STORAGE, 1);
 		return false;
 	}
-	if (t->busy_sp && ctx->sp < t->busy_sp)	/* within another counted call */
+	/* within another counted call: deeper, or jumped to (realloc of NULL ends in a jmp to
+	 * malloc, at the same sp) */
+	if (t->busy_sp && ctx->sp <= t->busy_sp)
 		return false;
 	t->busy_sp = nests ? ctx->sp : 0;
 	t->pending = 0;

@@ -48,8 +48,35 @@ int memory__parse_period(const char *arg, u64 *bytes)
 	return fail(-EINVAL, "invalid --alloc-period '%s' (bytes, with K, M or G: 1 to 1G)", arg);
 }
 
-/* a program's interpreter (PT_INTERP) into interp, "" for none (a static program) */
-static int elf_interp(const char *path, char *interp, size_t size)
+/* the allocators that replace glibc's malloc, by their library's name: recording them would
+ * show nothing, or only what still reaches glibc, as if it were all */
+static const char *const foreign_allocators[] = {
+	"libjemalloc", "jemalloc", "libtcmalloc", "tcmalloc", "libmimalloc", "mimalloc", "libhoard",
+	"libscudo", "libsnmalloc",
+};
+
+/* the allocator's name when path (a library's) is one of them, else NULL */
+static const char *foreign_allocator(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(foreign_allocators) / sizeof(foreign_allocators[0]); i++) {
+		size_t n = strlen(foreign_allocators[i]);
+
+		if (!strncmp(base, foreign_allocators[i], n) && (base[n] == '.' || base[n] == '_' ||
+								  base[n] == '-'))
+			return foreign_allocators[i][0] == 'l' ? foreign_allocators[i] + 3 : foreign_allocators[i];
+	}
+	return NULL;
+}
+
+#define ALLOCATOR_REFUSED	"--memory follows glibc's malloc only (ptmalloc, in a dynamically " \
+				"linked program), not jemalloc, tcmalloc, mimalloc or musl's"
+
+/* a program's interpreter (PT_INTERP) into interp, "" for none (a static program); *foreign:
+ * the allocator it links against (DT_NEEDED) when it is not glibc's, else NULL */
+static int elf_interp(const char *path, char *interp, size_t size, const char **foreign)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
 	size_t n = 0;
@@ -73,6 +100,21 @@ static int elf_interp(const char *path, char *interp, size_t size)
 		raw = elf_rawfile(e, &len);
 		if (raw && ph.p_offset < len && ph.p_filesz < size && ph.p_offset + ph.p_filesz <= len)
 			snprintf(interp, size, "%.*s", (int)ph.p_filesz, raw + ph.p_offset);
+	}
+	*foreign = NULL;
+	for (Elf_Scn *scn = NULL; !*foreign && (scn = elf_nextscn(e, scn)); ) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !d || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; !*foreign && i < sh.sh_size / sh.sh_entsize && gelf_getdyn(d, i, &dyn); i++) {
+			const char *name = dyn.d_tag == DT_NEEDED ? elf_strptr(e, sh.sh_link, dyn.d_un.d_val) : NULL;
+
+			if (name)
+				*foreign = foreign_allocator(name);
+		}
 	}
 cleanup:
 	elf_end(e);
@@ -102,13 +144,22 @@ static int find_program(const char *argv0, char *path, size_t size)
 
 static int command_libc(const char *argv0, char *libc, size_t size)
 {
-	char path[PATH_MAX], interp[PATH_MAX];
+	char path[PATH_MAX], interp[PATH_MAX], preload[PATH_MAX];
+	const char *env = getenv("LD_PRELOAD"), *foreign = NULL;
 	Dl_info info;
 	void *h, *fn;
 	int err = find_program(argv0, path, sizeof(path));
 
+	/* LD_PRELOAD (the command inherits ours): its libraries separated by spaces or colons */
+	snprintf(preload, sizeof(preload), "%s", env ? env : "");
+	for (char *save, *lib = strtok_r(preload, " :", &save); lib; lib = strtok_r(NULL, " :", &save)) {
+		foreign = foreign_allocator(lib);
+		if (foreign)
+			return fail(-ENOENT, "'%s' would allocate with %s (LD_PRELOAD=%s): "
+				    ALLOCATOR_REFUSED, argv0, foreign, env);
+	}
 	if (!err)
-		err = elf_interp(path, interp, sizeof(interp));
+		err = elf_interp(path, interp, sizeof(interp), &foreign);
 	if (err == -ENOEXEC)	/* a script: its interpreter is a program of the system's */
 		interp[0] = '?';
 	else if (err)
@@ -117,8 +168,10 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 		return fail(-ENOENT, "'%s' is statically linked: --memory follows glibc's shared "
 			    "malloc, which it does not call", argv0);
 	if (interp[0] != '?' && !strstr(interp, "ld-linux"))
-		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s'): --memory "
-			    "follows glibc's malloc only", argv0, interp);
+		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s', musl's?): "
+			    ALLOCATOR_REFUSED, argv0, interp);
+	if (foreign)
+		return fail(-ENOENT, "'%s' is linked with %s: " ALLOCATOR_REFUSED, argv0, foreign);
 	/* libc's own malloc, looked up in libc: ours may be another's (an ASan build's) */
 	h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	fn = h ? dlsym(h, "malloc") : NULL;
@@ -133,6 +186,7 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 static int process_libc(int pid, char *libc, size_t size)
 {
 	char path[64], line[PATH_MAX + 128];
+	const char *foreign = NULL;
 	FILE *f;
 	int err = -ENOENT;
 
@@ -140,19 +194,23 @@ static int process_libc(int pid, char *libc, size_t size)
 	f = fopen(path, "re");
 	if (!f)
 		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
-	while (err && fgets(line, sizeof(line), f)) {
+	while (!foreign && fgets(line, sizeof(line), f)) {
 		char *file = strchr(line, '/'), *base;
 
 		if (!file)
 			continue;
 		file[strcspn(file, "\n")] = 0;
 		base = strrchr(file, '/') + 1;
-		if (!strcmp(base, "libc.so.6")) {
+		foreign = foreign_allocator(base);
+		if (err && !strcmp(base, "libc.so.6")) {
 			snprintf(libc, size, "/proc/%d/root%s", pid, file);
 			err = 0;
 		}
 	}
 	fclose(f);
+	if (foreign)
+		return fail(-ENOENT, "process %d allocates with %s (it maps %s): " ALLOCATOR_REFUSED,
+			    pid, foreign, strrchr(line, '/') + 1);
 	if (err)
 		return fail(err, "process %d has no glibc mapped (static, or musl): --memory follows "
 			    "glibc's malloc only", pid);

@@ -36,8 +36,9 @@ int memory__parse_period(const char *arg, u64 *bytes);
 int memory__settle_opts(struct session_opts *o);
 /* the glibc whose malloc the target calls, into libc: the command's (argv0, looked up in
  * PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with) or
- * process pid's (from its mappings); -ENOENT after saying why when there is none (a static
- * or musl program) */
+ * process pid's (from its mappings); -ENOENT after saying why when there is none or another
+ * allocator takes its place (a static or musl program; jemalloc, tcmalloc or mimalloc linked,
+ * preloaded by LD_PRELOAD, or mapped in the process) */
 int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
 
 /* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
