@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # make bench-memory: what record --memory costs a malloc-heavy program, beside heaptrack and an
-# every-call bpftrace uprobe, in one run (docs/memory.md, "What the uprobes cost").
+# every-call bpftrace uprobe, in one run (docs/memory.md, "What the uprobes cost"), and what
+# a long recording weighs.
+#
 # 1. Slowdown. bench/malloc_loop (small objects, 16-256 bytes, batches of 64 freed together:
 #    glibc's tcache, a few ns a malloc+free pair) with 1 and 2 threads, its own clock around
 #    the loops (no tool's start-up in it), run alone and under: record --memory at the default
