@@ -202,6 +202,17 @@ Test(live_memory, every_allocation_function)
 	report("inuse_space");
 	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
 		cr_expect_eq(folded_bytes(kinds[i]), 0, "%s freed: %s", kinds[i], folded.out);
+	/* heaptrack, exact, on the same program: 64 calls from each (the sizes are the fixture's) */
+	run(&folded, "heaptrack -o %s/ht %s > /dev/null 2>&1 && heaptrack_print -f %s/ht.zst -p 0 -T 0 -a 1 | "
+	    "grep -A1 '^64 calls to allocation functions'", tmpdir(), fixture("memkinds"), tmpdir());
+	cr_assert_eq(folded.status, 0, "heaptrack: %s", folded.err);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "\n%s\n", kinds[i]);
+		cr_expect(strstr(folded.out, want), "heaptrack did not count 64 calls from %s: %s", kinds[i],
+			  folded.out);
+	}
 }
 
 /* a background recording (stderr into err) until go is created, after text appears in err */
