@@ -432,6 +432,23 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 
 /* ---- sampled allocations (bpf/memory.bpf.h) ---- */
 
+/* the session uprobes' programs loaded or not; loaded, they are of the session attach type
+ * (the kernel allows bpf_session_is_return in those alone) */
+static void memory_sessions(struct profile_bpf *skel, bool load)
+{
+	struct bpf_program *session[] = {
+		skel->progs.hsbpf_mem_malloc_session, skel->progs.hsbpf_mem_calloc_session,
+		skel->progs.hsbpf_mem_realloc_session, skel->progs.hsbpf_mem_aligned_alloc_session,
+		skel->progs.hsbpf_mem_posix_memalign_session,
+	};
+
+	for (size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++) {
+		bpf_program__set_autoload(session[i], load);
+		bpf_program__set_autoattach(session[i], false);
+		bpf_program__set_expected_attach_type(session[i], MEMORY_TRACE_UPROBE_SESSION);
+	}
+}
+
 static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 {
 	struct profile_bpf *skel = s->skel;
@@ -439,10 +456,6 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		skel->progs.hsbpf_mem_malloc, skel->progs.hsbpf_mem_calloc, skel->progs.hsbpf_mem_realloc,
 		skel->progs.hsbpf_mem_aligned_alloc, skel->progs.hsbpf_mem_posix_memalign,
 		skel->progs.hsbpf_mem_return,
-	}, *session[] = {
-		skel->progs.hsbpf_mem_malloc_session, skel->progs.hsbpf_mem_calloc_session,
-		skel->progs.hsbpf_mem_realloc_session, skel->progs.hsbpf_mem_aligned_alloc_session,
-		skel->progs.hsbpf_mem_posix_memalign_session,
 	}, *both[] = { skel->progs.hsbpf_mem_free, skel->progs.hsbpf_mem_flush };
 	bool on = o->alloc_period != 0;
 	int err = 0;
@@ -452,11 +465,7 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		bpf_program__set_autoload(classic[i], on && !s->mem_session);
 		bpf_program__set_autoattach(classic[i], false);
 	}
-	for (size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++) {
-		bpf_program__set_autoload(session[i], s->mem_session);
-		bpf_program__set_autoattach(session[i], false);
-		bpf_program__set_expected_attach_type(session[i], MEMORY_TRACE_UPROBE_SESSION);
-	}
+	memory_sessions(skel, s->mem_session);
 	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
 		bpf_program__set_autoload(both[i], on);
 		bpf_program__set_autoattach(both[i], false);
@@ -1340,6 +1349,8 @@ int sampler__verify_all(void)
 				}
 				skel->rodata->filter_pids = filter;
 				skel->rodata->random_periods = random;
+				/* the session programs where the kernel has sessions */
+				memory_sessions(skel, memory__have_sessions());
 				err = size_stack_maps(skel, cg, NULL);
 				/* a recording's dwarf sends late stacks; top's does not */
 				skel->rodata->late_unwind = cg && cg->late_unwind && random;
