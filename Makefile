@@ -77,7 +77,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report vmlinux fixtures deps demo fuzz layout
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory vmlinux fixtures deps demo fuzz layout
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -188,7 +188,12 @@ $(OUTPUT)/fixtures/dlswap/dlswap: tests/fixtures/dlswap/dlswap.c $(DLSWAP_LIBS)
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
 		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js \
 		$(OUTPUT)/fixtures/cxx/throwcold \
-		$(OUTPUT)/fixtures/memory-static
+		$(OUTPUT)/fixtures/memory-static $(OUTPUT)/fixtures/memory-musl
+
+# the memory fixture built against musl (record --memory refuses it, saying so)
+$(OUTPUT)/fixtures/memory-musl: tests/fixtures/memory.c | $(OUTPUT)/fixtures
+	$(call msg,FIXTURE,$@)
+	$(Q)musl-gcc -O1 -g -Wall -Wextra -Werror $< -o $@
 
 # the memory fixture linked statically: its malloc is not glibc's shared one (record --memory
 # refuses it)
@@ -246,7 +251,7 @@ $(BROWSER_DEPS): tests/browser/package.json tests/browser/package-lock.json
 	$(Q)cd tests/browser && npm ci --no-audit --no-fund --loglevel=error
 
 # C++ fixtures (exceptions): -O1 as the C ones
-CXX_FIXTURES := $(OUTPUT)/fixtures/cct_exc
+CXX_FIXTURES := $(OUTPUT)/fixtures/cct_exc $(OUTPUT)/fixtures/memkinds
 $(OUTPUT)/fixtures/%: tests/fixtures/%.cc | $(OUTPUT)/fixtures
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CXX) -O1 -g -fno-omit-frame-pointer -Wall -Wextra -Werror $< -o $@
@@ -316,7 +321,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys bench-report
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys bench-report bench-memory
 
 # the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
 bench-exports: $(BIN)
@@ -366,6 +371,16 @@ bench-top: $(BIN) $(OUTPUT)/bench/sled
 # random repeated (bench/periods.sh; PART= one of them)
 bench-periods: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/periods.sh
+
+# record --memory's cost on a malloc-heavy loop beside heaptrack and bpftrace; a 60 s
+# recording's profile size and report time (bench/memory.sh)
+$(OUTPUT)/bench/malloc_loop: bench/malloc_loop.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -g -Wall -Wextra -Werror -pthread $< -o $@
+
+bench-memory: $(BIN) $(OUTPUT)/bench/malloc_loop
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/memory.sh
 
 # counting: ns per call of enable, disable, read; per-cgroup counting in the kernel against
 # perf's per-cgroup events on a context-switch-heavy workload

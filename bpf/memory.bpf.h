@@ -7,7 +7,12 @@
  * and objects (what it stands for) added to its stack's slot in the maps the on-CPU samples
  * use, keyed HSBPF_KEY_MEMORY | HSBPF_MEM_ALLOC, and its address remembered in mem_live until
  * freed. At the end an iterator adds what is still live as HSBPF_MEM_INUSE. Included by
- * profile.bpf.c; its programs load only when asked. */
+ * profile.bpf.c; its programs load only when asked.
+ *
+ * Two ways to see a call's return (docs/memory.md, "What the uprobes cost"): session uprobes
+ * (hsbpf_mem_*_session, Linux 6.13: one program at the entry and the return, and an entry that
+ * returns 1 has no return probe, so an unsampled malloc costs one trap), or where the kernel
+ * has none, a uprobe at the entry and a uretprobe on every call (hsbpf_mem_return). */
 #ifndef HSBPF_MEMORY_BPF_H
 #define HSBPF_MEMORY_BPF_H
 
@@ -24,8 +29,8 @@ const volatile __u32 mem_g_q16[HSBPF_MEM_G_N] = {};
 /* a thread's sampling state */
 struct mem_task {
 	__s64 left;		/* bytes to the next sample */
-	__u64 busy_sp;		/* the sp at the entry of the call in progress: calls deeper are
-				 * glibc's own (realloc's malloc), not counted again */
+	__u64 busy_sp;		/* the sp at the entry of the call whose return is awaited: calls
+				 * deeper are glibc's own (realloc's malloc), not counted again */
 	__u64 size;		/* the sampled call's, until it returns */
 	__u64 out;		/* posix_memalign's pointer to the result */
 	__u32 init;
@@ -33,6 +38,9 @@ struct mem_task {
 	__u64 ip;		/* its caller */
 	struct stack_key key;
 };
+
+/* session uprobes: at the return (weak: a kernel without them loads the classic programs) */
+extern bool bpf_session_is_return(void) __ksym __weak;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
@@ -122,23 +130,28 @@ static __always_inline void mem_stack(struct pt_regs *ctx, __u32 tgid, struct pr
 	}
 }
 
-/* a call asking for size bytes (out: posix_memalign's result pointer, else 0) */
-static __always_inline int mem_enter(struct pt_regs *ctx, __u64 size, __u64 out)
+/* a call asking for size bytes (out: posix_memalign's result pointer, else 0); nests: the
+ * function may call malloc itself (realloc, the memalign family), whose call is then not
+ * counted again, so its return is awaited whether sampled or not. True when the return is
+ * to be seen: a sampled call, or one that nests */
+static __always_inline bool mem_enter(struct pt_regs *ctx, __u64 size, __u64 out, bool nests)
 {
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
 	struct proc_state *proc = bpf_map_lookup_elem(&procs, &tgid);
 	struct mem_task *t;
 
 	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
-		return 0;
+		return false;
 	t = bpf_task_storage_get(&mem_tasks, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		mem_stat(HSBPF_MEM_NO_STORAGE, 1);
-		return 0;
+		return false;
 	}
-	if (t->busy_sp && ctx->sp < t->busy_sp)	/* within another counted call */
-		return 0;
-	t->busy_sp = ctx->sp;
+	/* within another counted call: deeper, or jumped to (realloc of NULL ends in a jmp to
+	 * malloc, at the same sp) */
+	if (t->busy_sp && ctx->sp <= t->busy_sp)
+		return false;
+	t->busy_sp = nests ? ctx->sp : 0;
 	t->pending = 0;
 	mem_stat(HSBPF_MEM_CALLS, 1);
 	mem_stat(HSBPF_MEM_BYTES, size);
@@ -148,8 +161,9 @@ static __always_inline int mem_enter(struct pt_regs *ctx, __u64 size, __u64 out)
 	}
 	t->left -= size;
 	if (t->left > 0)
-		return 0;
+		return nests;
 	/* sampled: the next sample is a fresh draw from the end of this allocation */
+	t->busy_sp = ctx->sp;
 	t->left = mem_draw(bpf_get_prandom_u32(), alloc_period, mem_log2_q16);
 	t->pending = 1;
 	t->size = size;
@@ -164,7 +178,7 @@ static __always_inline int mem_enter(struct pt_regs *ctx, __u64 size, __u64 out)
 	samples__extra(&t->key.x);
 	if (call_graph != HSBPF_CALL_GRAPH_NONE)
 		mem_stack(ctx, tgid, proc, t);
-	return 0;
+	return true;
 }
 
 /* the counted call returns (a deeper one's return is ignored) */
@@ -220,38 +234,36 @@ static __always_inline void mem_forget(__u64 ptr)
 		mem_stat(HSBPF_MEM_FREED, 1);
 }
 
-SEC("uprobe")
-int BPF_KPROBE(hsbpf_mem_malloc, __u64 size)
-{
-	return mem_enter(ctx, size, 0);
+/* A classic uprobe's entry returns 0 (its uretprobe, hsbpf_mem_return, sees every call); a
+ * session's entry returns 1 for no return probe, and its return is the same program's. */
+#define MEM_PROBE(name, nests, args, before, size, out)					\
+SEC("uprobe")										\
+int BPF_KPROBE(hsbpf_mem_##name, args)							\
+{											\
+	before;										\
+	mem_enter(ctx, size, out, nests);						\
+	return 0;									\
+}											\
+											\
+SEC("uprobe")										\
+int BPF_KPROBE(hsbpf_mem_##name##_session, args)					\
+{											\
+	if (bpf_session_is_return())							\
+		return mem_exit(ctx);							\
+	before;										\
+	return !mem_enter(ctx, size, out, nests);					\
 }
 
-SEC("uprobe")
-int BPF_KPROBE(hsbpf_mem_calloc, __u64 n, __u64 size)
-{
-	return mem_enter(ctx, n * size, 0);
-}
+#define MEM_ARGS2(a, b)		a, b
+#define MEM_ARGS3(a, b, c)	a, b, c
 
+MEM_PROBE(malloc, false, __u64 size, , size, 0)
+MEM_PROBE(calloc, false, MEM_ARGS2(__u64 n, __u64 size), , n * size, 0)
 /* realloc frees its pointer (when it moves it, or shrinks in place: the new size counts) */
-SEC("uprobe")
-int BPF_KPROBE(hsbpf_mem_realloc, __u64 ptr, __u64 size)
-{
-	mem_forget(ptr);
-	return mem_enter(ctx, size, 0);
-}
-
+MEM_PROBE(realloc, true, MEM_ARGS2(__u64 ptr, __u64 size), mem_forget(ptr), size, 0)
 /* aligned_alloc and memalign */
-SEC("uprobe")
-int BPF_KPROBE(hsbpf_mem_aligned_alloc, __u64 align, __u64 size)
-{
-	return mem_enter(ctx, size, 0);
-}
-
-SEC("uprobe")
-int BPF_KPROBE(hsbpf_mem_posix_memalign, __u64 out, __u64 align, __u64 size)
-{
-	return mem_enter(ctx, size, out ? out : 1);
-}
+MEM_PROBE(aligned_alloc, true, MEM_ARGS2(__u64 align, __u64 size), , size, 0)
+MEM_PROBE(posix_memalign, true, MEM_ARGS3(__u64 out, __u64 align, __u64 size), , size, out ? out : 1)
 
 SEC("uretprobe")
 int hsbpf_mem_return(struct pt_regs *ctx)

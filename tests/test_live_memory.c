@@ -4,9 +4,14 @@
  * leaks 32 MiB (leak_buffers). The bytes estimated for each must fall within the interval the
  * sampling gives them: an allocation of s bytes is sampled with p = 1 - exp(-s/period) and then
  * weighs s/p, so n of them are estimated with variance n s^2 (1 - p)/p. The leak is found, with
- * its stack, in use at the end; nonsense periods are usage errors, a static program is refused. */
+ * its stack, in use at the end; nonsense periods are usage errors, a static program is refused.
+ * tests/fixtures/memkinds.cc: every way into the allocator (calloc, posix_memalign,
+ * aligned_alloc, reallocarray, C++ new) 64 times 256 KiB, its bytes within the interval; the
+ * same with -p of a process started before, and in a child the command forks; jemalloc,
+ * tcmalloc and musl refused by name. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,8 @@ TestSuite(live_memory, .fini = cleanup_tmpdir, .timeout = 300);
 #define BIG		1048576.0
 #define LEAK_N		128.0
 #define LEAK		262144.0
+#define KIND_N		64.0		/* tests/fixtures/memkinds.cc */
+#define KIND		262144.0
 
 static struct run_result rec, folded;
 
@@ -140,6 +147,8 @@ Test(live_memory, usage_errors)
 	static const char *const bad[] = {
 		"--memory --alloc-period 0", "--memory --alloc-period 2G", "--memory --alloc-period x",
 		"--alloc-period 4K", "--memory --off-cpu", "--memory --call-graph lbr",
+		"--memory --alloc-period -1", "--memory --alloc-period 1T", "--memory --alloc-period 2048M",
+		"--memory --alloc-period ''", "--memory --alloc-period 18446744073709551615",
 	};
 	struct run_result r;
 
@@ -158,4 +167,164 @@ Test(live_memory, refuses_static)
 	run(&r, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), fixture("memory-static"));
 	cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
 	cr_expect(strstr(r.err, "statically linked"), "%s", r.err);
+}
+
+/* the bytes of each of memkinds' functions (names, stdout) within 99.9% of 64 x 256 KiB */
+static void expect_kinds(const char *const *names, size_t n, const char *out)
+{
+	double sd = sqrt(est_var(KIND_N, KIND)), want = KIND_N * KIND;
+	char line[64];
+
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "%s 64 262144", names[i]);
+		cr_expect(strstr(out, line), "the fixture did not say '%s': %s", line, out);
+		cr_expect_leq(fabs(folded_bytes(names[i]) - want), 3.29 * sd + 1, "%s: %.0f bytes, want "
+			      "%.0f +- %.0f: %s", names[i], folded_bytes(names[i]), want, 3.29 * sd, folded.out);
+	}
+}
+
+static const char *const kinds[] = {
+	"via_malloc", "via_calloc", "via_posix_memalign", "via_aligned_alloc", "via_reallocarray", "via_new",
+};
+
+/* each way into the allocator counted once, with its caller's stack; all freed */
+Test(live_memory, every_allocation_function)
+{
+	unlink(profile_path());
+	run(&rec, "%s record --memory --alloc-period %.0f -o %s -- %s", hsbpf_bin(), PERIOD, profile_path(),
+	    fixture("memkinds"));
+	cr_assert_eq(rec.status, 0, "record --memory failed: %s", rec.err);
+	report("alloc_space");
+	expect_kinds(kinds, sizeof(kinds) / sizeof(kinds[0]), rec.out);
+	/* reallocarray's realloc of NULL jumps to malloc: counted once, under reallocarray */
+	cr_expect(strstr(folded.out, ";via_reallocarray;"), "%s", folded.out);
+	cr_expect(strstr(folded.out, ";via_new;operator new"), "%s", folded.out);
+	report("inuse_space");
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		cr_expect_eq(folded_bytes(kinds[i]), 0, "%s freed: %s", kinds[i], folded.out);
+	/* heaptrack, exact, on the same program: 64 calls from each (the sizes are the fixture's) */
+	run(&folded, "heaptrack -o %s/ht %s > /dev/null 2>&1 && heaptrack_print -f %s/ht.zst -p 0 -T 0 -a 1 | "
+	    "grep -A1 '^64 calls to allocation functions'", tmpdir(), fixture("memkinds"), tmpdir());
+	cr_assert_eq(folded.status, 0, "heaptrack: %s", folded.err);
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		char want[64];
+
+		snprintf(want, sizeof(want), "\n%s\n", kinds[i]);
+		cr_expect(strstr(folded.out, want), "heaptrack did not count 64 calls from %s: %s", kinds[i],
+			  folded.out);
+	}
+}
+
+/* a background recording (stderr into err) until go is created, after text appears in err */
+static void go_when(const char *err, const char *text, const char *go)
+{
+	cr_assert(wait_file_contains(err, text, 30000), "record never said '%s'", text);
+	write_bytes(go, "", 0);
+}
+
+/* until process pid maps a file whose path holds name (up to 15 s) */
+static bool wait_file_contains_maps(pid_t pid, const char *name)
+{
+	char maps[64];
+
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)pid);
+	return wait_file_contains(maps, name, 15000);
+}
+
+static int wait_status(pid_t pid)
+{
+	int status;
+
+	cr_assert_eq(waitpid(pid, &status, 0), pid);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* -p of a process started before the recording, which exits while it runs */
+Test(live_memory, process_started_before)
+{
+	char go[512], err[512], cmd[2048];
+	pid_t target, rec_pid;
+	int status;
+
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	unlink(go);
+	unlink(profile_path());
+	snprintf(cmd, sizeof(cmd), "exec %s wait %s", fixture("memkinds"), go);
+	target = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f -p %d -d 120 -o %s 2> %s",
+		 hsbpf_bin(), PERIOD, (int)target, profile_path(), err);
+	rec_pid = spawn(cmd);
+	go_when(err, "memory: probes on", go);
+	status = wait_status(target);
+	cr_expect_eq(status, 0, "memkinds: %d", status);
+	status = wait_status(rec_pid);	/* the target's exit ends it */
+	cr_assert_eq(status, 0, "record -p: %d", status);
+	report("alloc_space");
+	/* its stdout went to /dev/null: the names alone */
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		double sd = sqrt(est_var(KIND_N, KIND));
+
+		cr_expect_leq(fabs(folded_bytes(kinds[i]) - KIND_N * KIND), 3.29 * sd + 1, "%s: %.0f bytes: %s",
+			      kinds[i], folded_bytes(kinds[i]), folded.out);
+	}
+}
+
+/* a child the command forks gets the probes too (its allocations wait until it has them) */
+Test(live_memory, follows_children)
+{
+	static const char *const child[] = { "via_child" };
+	char go[512], err[512], cmd[2048];
+	pid_t rec_pid;
+	int status;
+
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	unlink(go);
+	unlink(profile_path());
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f -o %s -- %s fork %s > %s.out 2> %s",
+		 hsbpf_bin(), PERIOD, profile_path(), fixture("memkinds"), go, err, err);
+	rec_pid = spawn(cmd);
+	go_when(err, "memory: child", go);
+	status = wait_status(rec_pid);
+	cr_assert_eq(status, 0, "record: %d", status);
+	report("alloc_space");
+	snprintf(cmd, sizeof(cmd), "%s.out", err);
+	run(&rec, "cat %s", cmd);
+	expect_kinds(child, 1, rec.out);
+}
+
+/* other allocators than glibc's: refused, saying which */
+Test(live_memory, refuses_other_allocators)
+{
+	static const char *const preload[] = {
+		"/usr/lib/x86_64-linux-gnu/libjemalloc.so.2", "/usr/lib/x86_64-linux-gnu/libtcmalloc_minimal.so.4",
+	};
+	struct run_result r;
+	char go[512], cmd[2048];
+	pid_t target;
+
+	for (size_t i = 0; i < sizeof(preload) / sizeof(preload[0]); i++) {
+		cr_assert_eq(access(preload[i], R_OK), 0, "%s missing: scripts/install-deps.sh", preload[i]);
+		run(&r, "LD_PRELOAD=%s %s record --memory -o %s -- %s", preload[i], hsbpf_bin(), profile_path(),
+		    fixture("memory"));
+		cr_expect_eq(r.status, 1, "%s: status %d: %s", preload[i], r.status, r.err);
+		cr_expect(strstr(r.err, i ? "tcmalloc" : "jemalloc") && strstr(r.err, "glibc's malloc only"),
+			  "%s", r.err);
+	}
+	/* -p of a process running with jemalloc */
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	unlink(go);
+	snprintf(cmd, sizeof(cmd), "LD_PRELOAD=%s exec %s wait %s", preload[0], fixture("memkinds"), go);
+	target = spawn(cmd);
+	cr_assert(wait_file_contains_maps(target, "libjemalloc"), "no jemalloc in process %d", (int)target);
+	run(&r, "%s record --memory -p %d -d 1 -o %s", hsbpf_bin(), (int)target, profile_path());
+	write_bytes(go, "", 0);
+	reap(target);
+	cr_expect_eq(r.status, 1, "-p: status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "jemalloc"), "%s", r.err);
+	/* musl */
+	run(&r, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), fixture("memory-musl"));
+	cr_expect_eq(r.status, 1, "musl: status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "not linked with glibc"), "%s", r.err);
 }

@@ -3,6 +3,8 @@
  * the metadata and counters, report's views and header (user/record/memory.h; the kernel side is
  * bpf/memory.bpf.h, the design docs/memory.md). */
 
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +14,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include "record/memory.h"
 #include "lib/util.h"
@@ -45,8 +48,35 @@ int memory__parse_period(const char *arg, u64 *bytes)
 	return fail(-EINVAL, "invalid --alloc-period '%s' (bytes, with K, M or G: 1 to 1G)", arg);
 }
 
-/* a program's interpreter (PT_INTERP) into interp, "" for none (a static program) */
-static int elf_interp(const char *path, char *interp, size_t size)
+/* the allocators that replace glibc's malloc, by their library's name: recording them would
+ * show nothing, or only what still reaches glibc, as if it were all */
+static const char *const foreign_allocators[] = {
+	"libjemalloc", "jemalloc", "libtcmalloc", "tcmalloc", "libmimalloc", "mimalloc", "libhoard",
+	"libscudo", "libsnmalloc",
+};
+
+/* the allocator's name when path (a library's) is one of them, else NULL */
+static const char *foreign_allocator(const char *path)
+{
+	const char *base = strrchr(path, '/');
+
+	base = base ? base + 1 : path;
+	for (size_t i = 0; i < sizeof(foreign_allocators) / sizeof(foreign_allocators[0]); i++) {
+		size_t n = strlen(foreign_allocators[i]);
+
+		if (!strncmp(base, foreign_allocators[i], n) && (base[n] == '.' || base[n] == '_' ||
+								  base[n] == '-'))
+			return foreign_allocators[i][0] == 'l' ? foreign_allocators[i] + 3 : foreign_allocators[i];
+	}
+	return NULL;
+}
+
+#define ALLOCATOR_REFUSED	"--memory follows glibc's malloc only (ptmalloc, in a dynamically " \
+				"linked program), not jemalloc, tcmalloc, mimalloc or musl's"
+
+/* a program's interpreter (PT_INTERP) into interp, "" for none (a static program); *foreign:
+ * the allocator it links against (DT_NEEDED) when it is not glibc's, else NULL */
+static int elf_interp(const char *path, char *interp, size_t size, const char **foreign)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), err = -ENOEXEC;
 	size_t n = 0;
@@ -70,6 +100,21 @@ static int elf_interp(const char *path, char *interp, size_t size)
 		raw = elf_rawfile(e, &len);
 		if (raw && ph.p_offset < len && ph.p_filesz < size && ph.p_offset + ph.p_filesz <= len)
 			snprintf(interp, size, "%.*s", (int)ph.p_filesz, raw + ph.p_offset);
+	}
+	*foreign = NULL;
+	for (Elf_Scn *scn = NULL; !*foreign && (scn = elf_nextscn(e, scn)); ) {
+		Elf_Data *d = elf_getdata(scn, NULL);
+		GElf_Shdr sh;
+		GElf_Dyn dyn;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNAMIC || !d || !sh.sh_entsize)
+			continue;
+		for (size_t i = 0; !*foreign && i < sh.sh_size / sh.sh_entsize && gelf_getdyn(d, i, &dyn); i++) {
+			const char *name = dyn.d_tag == DT_NEEDED ? elf_strptr(e, sh.sh_link, dyn.d_un.d_val) : NULL;
+
+			if (name)
+				*foreign = foreign_allocator(name);
+		}
 	}
 cleanup:
 	elf_end(e);
@@ -99,13 +144,22 @@ static int find_program(const char *argv0, char *path, size_t size)
 
 static int command_libc(const char *argv0, char *libc, size_t size)
 {
-	char path[PATH_MAX], interp[PATH_MAX];
+	char path[PATH_MAX], interp[PATH_MAX], preload[PATH_MAX];
+	const char *env = getenv("LD_PRELOAD"), *foreign = NULL;
 	Dl_info info;
 	void *h, *fn;
 	int err = find_program(argv0, path, sizeof(path));
 
+	/* LD_PRELOAD (the command inherits ours): its libraries separated by spaces or colons */
+	snprintf(preload, sizeof(preload), "%s", env ? env : "");
+	for (char *save, *lib = strtok_r(preload, " :", &save); lib; lib = strtok_r(NULL, " :", &save)) {
+		foreign = foreign_allocator(lib);
+		if (foreign)
+			return fail(-ENOENT, "'%s' would allocate with %s (LD_PRELOAD=%s): "
+				    ALLOCATOR_REFUSED, argv0, foreign, env);
+	}
 	if (!err)
-		err = elf_interp(path, interp, sizeof(interp));
+		err = elf_interp(path, interp, sizeof(interp), &foreign);
 	if (err == -ENOEXEC)	/* a script: its interpreter is a program of the system's */
 		interp[0] = '?';
 	else if (err)
@@ -114,8 +168,10 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 		return fail(-ENOENT, "'%s' is statically linked: --memory follows glibc's shared "
 			    "malloc, which it does not call", argv0);
 	if (interp[0] != '?' && !strstr(interp, "ld-linux"))
-		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s'): --memory "
-			    "follows glibc's malloc only", argv0, interp);
+		return fail(-ENOENT, "'%s' is not linked with glibc (its loader is '%s', musl's?): "
+			    ALLOCATOR_REFUSED, argv0, interp);
+	if (foreign)
+		return fail(-ENOENT, "'%s' is linked with %s: " ALLOCATOR_REFUSED, argv0, foreign);
 	/* libc's own malloc, looked up in libc: ours may be another's (an ASan build's) */
 	h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	fn = h ? dlsym(h, "malloc") : NULL;
@@ -130,6 +186,7 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 static int process_libc(int pid, char *libc, size_t size)
 {
 	char path[64], line[PATH_MAX + 128];
+	const char *foreign = NULL;
 	FILE *f;
 	int err = -ENOENT;
 
@@ -137,19 +194,23 @@ static int process_libc(int pid, char *libc, size_t size)
 	f = fopen(path, "re");
 	if (!f)
 		return fail(-errno, "cannot open '%s': %s", path, strerror(errno));
-	while (err && fgets(line, sizeof(line), f)) {
+	while (!foreign && fgets(line, sizeof(line), f)) {
 		char *file = strchr(line, '/'), *base;
 
 		if (!file)
 			continue;
 		file[strcspn(file, "\n")] = 0;
 		base = strrchr(file, '/') + 1;
-		if (!strcmp(base, "libc.so.6")) {
+		foreign = foreign_allocator(base);
+		if (err && !strcmp(base, "libc.so.6")) {
 			snprintf(libc, size, "/proc/%d/root%s", pid, file);
 			err = 0;
 		}
 	}
 	fclose(f);
+	if (foreign)
+		return fail(-ENOENT, "process %d allocates with %s (it maps %s): " ALLOCATOR_REFUSED,
+			    pid, foreign, strrchr(line, '/') + 1);
 	if (err)
 		return fail(err, "process %d has no glibc mapped (static, or musl): --memory follows "
 			    "glibc's malloc only", pid);
@@ -161,8 +222,8 @@ int memory__find_libc(const char *argv0, int pid, char *libc, size_t size)
 	return argv0 ? command_libc(argv0, libc, size) : process_libc(pid, libc, size);
 }
 
-/* the bytes of fn's first instruction in libc (its file's copy, n at most); 0 or -errno */
-static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
+/* the file offset of fn's first instruction in libc (its dynamic symbol); 0 or -errno */
+static int func_offset(const char *libc, const char *fn, u64 *off)
 {
 	int fd = open(libc, O_RDONLY | O_CLOEXEC), err = -ENOENT;
 	Elf_Scn *scn = NULL;
@@ -192,10 +253,27 @@ static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
 			text = elf_getscn(e, sym.st_shndx);
 			if (!text || !gelf_getshdr(text, &th) || sym.st_value < th.sh_addr)
 				break;
-			err = pread(fd, buf, n, th.sh_offset + sym.st_value - th.sh_addr) == (ssize_t)n ? 0 : -EIO;
+			*off = th.sh_offset + sym.st_value - th.sh_addr;
+			err = 0;
 		}
 	}
 	elf_end(e);
+	close(fd);
+	return err;
+}
+
+/* the bytes of fn's first instruction in libc (its file's copy, n at most); 0 or -errno */
+static int read_entry(const char *libc, const char *fn, u8 *buf, size_t n)
+{
+	u64 off;
+	int fd, err = func_offset(libc, fn, &off);
+
+	if (err)
+		return err;
+	fd = open(libc, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	err = pread(fd, buf, n, off) == (ssize_t)n ? 0 : -EIO;
 	close(fd);
 	return err;
 }
@@ -212,6 +290,54 @@ size_t memory__probe_offset(const char *libc, const char *fn)
 						       (b[3] == 0x0f && b[4] >= 0x80 && b[4] <= 0x8f)))
 		return sizeof(test_rdi);
 	return 0;
+}
+
+bool memory__have_sessions(void)
+{
+	const char *env = getenv("HSBPF_MEMORY_PROBES");
+	struct btf *btf;
+	bool have;
+
+	if (env && !strcmp(env, "classic"))
+		return false;
+	btf = btf__load_vmlinux_btf();
+	have = btf && btf__find_by_name_kind(btf, "bpf_session_is_return", BTF_KIND_FUNC) > 0;
+	btf__free(btf);
+	return have;
+}
+
+/* BPF_LINK_CREATE of a uprobe_multi link (Linux 6.6), which the linux/bpf.h and libbpf (1.1)
+ * this builds with do not have: the kernel's union bpf_attr, link_create part */
+struct uprobe_multi_attr {
+	u32 prog_fd;
+	u32 target_fd;
+	u32 attach_type;
+	u32 flags;
+	u64 path;
+	u64 offsets;
+	u64 ref_ctr_offsets;
+	u64 cookies;
+	u32 cnt;
+	u32 multi_flags;
+	u32 pid;
+};
+
+int memory__attach_session(int prog_fd, const char *libc, const char *fn, int pid)
+{
+	struct uprobe_multi_attr a = {};
+	u64 off;
+	int fd, err = func_offset(libc, fn, &off);
+
+	if (err)
+		return err;
+	a.prog_fd = prog_fd;
+	a.attach_type = MEMORY_TRACE_UPROBE_SESSION;
+	a.path = (uintptr_t)libc;
+	a.offsets = (uintptr_t)&off;
+	a.cnt = 1;
+	a.pid = pid > 0 ? pid : 0;
+	fd = syscall(__NR_bpf, BPF_LINK_CREATE, &a, sizeof(a));
+	return fd < 0 ? -errno : fd;
 }
 
 void memory__fill_tables(u32 log2_q16[HSBPF_MEM_LOG_N], u32 g_q16[HSBPF_MEM_G_N])

@@ -16,6 +16,8 @@ struct session_opts;
 #define MEMORY_DEFAULT_PERIOD	(512 * 1024)	/* bytes, as tcmalloc's */
 #define MEMORY_MAX_PERIOD	(1ull << 30)	/* a sample a GiB: beyond, nothing is sampled */
 #define MEMORY_PROBES		13		/* uprobes and uretprobes on the malloc family */
+#define MEMORY_TRACE_UPROBE_SESSION	57	/* enum bpf_attach_type (Linux 6.13), which the
+						 * linux/bpf.h this builds with lacks */
 
 /* the views of report --sample-type, as pprof names them */
 enum memory_view {
@@ -34,8 +36,9 @@ int memory__parse_period(const char *arg, u64 *bytes);
 int memory__settle_opts(struct session_opts *o);
 /* the glibc whose malloc the target calls, into libc: the command's (argv0, looked up in
  * PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with) or
- * process pid's (from its mappings); -ENOENT after saying why when there is none (a static
- * or musl program) */
+ * process pid's (from its mappings); -ENOENT after saying why when there is none or another
+ * allocator takes its place (a static or musl program; jemalloc, tcmalloc or mimalloc linked,
+ * preloaded by LD_PRELOAD, or mapped in the process) */
 int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
 
 /* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
@@ -43,6 +46,15 @@ int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
  * begins with test %rdi,%rdi, which is single-stepped, then a jcc, which is emulated and sees
  * the same argument: 3 for it, 0 for any other start */
 size_t memory__probe_offset(const char *libc, const char *fn);
+
+/* the kernel has session uprobes (Linux 6.13, the kfunc bpf_session_is_return), by which an
+ * unsampled call has no return probe; false too with HSBPF_MEMORY_PROBES=classic in the
+ * environment (make bench-memory compares the two) */
+bool memory__have_sessions(void);
+/* a session uprobe (a uprobe_multi link of attach type BPF_TRACE_UPROBE_SESSION) running
+ * prog_fd at fn's entry and return in libc, in process pid's calls (any process's for -1): its
+ * link's fd, or -errno */
+int memory__attach_session(int prog_fd, const char *libc, const char *fn, int pid);
 
 /* the BPF side's tables: log2(1 + i/256) and g(i/16) = x/(1-exp(-x)), Q16
  * (bpf/memory_math.h) */

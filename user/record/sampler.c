@@ -58,8 +58,15 @@ struct sampler {
 	sampler_late_fn late_fn;
 	void *late_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
-	struct bpf_link *mem_links[MEMORY_PROBES];	/* the allocator's uprobes, with --memory */
+	struct mem_link *mem_links;	/* the allocator's uprobes, with --memory */
 	int nr_mem_links;
+	bool mem_session;		/* as session uprobes (else uprobes and uretprobes) */
+};
+
+/* an allocator's probe: a libbpf link, or a session uprobe's link fd */
+struct mem_link {
+	struct bpf_link *link;
+	int fd;
 };
 
 /* The re-arm thread of one CPU: pinned to it and real-time, so that the token's wake-up and
@@ -425,20 +432,47 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 
 /* ---- sampled allocations (bpf/memory.bpf.h) ---- */
 
-static int memory_configure(struct profile_bpf *skel, const struct sampler_opts *o)
+/* the session uprobes' programs loaded or not; loaded, they are of the session attach type
+ * (the kernel allows bpf_session_is_return in those alone) */
+static void memory_sessions(struct profile_bpf *skel, bool load)
 {
-	struct bpf_program *progs[] = {
+	struct bpf_program *session[] = {
+		skel->progs.hsbpf_mem_malloc_session, skel->progs.hsbpf_mem_calloc_session,
+		skel->progs.hsbpf_mem_realloc_session, skel->progs.hsbpf_mem_aligned_alloc_session,
+		skel->progs.hsbpf_mem_posix_memalign_session,
+	};
+
+	for (size_t i = 0; i < sizeof(session) / sizeof(session[0]); i++) {
+		bpf_program__set_autoload(session[i], load);
+		bpf_program__set_autoattach(session[i], false);
+		bpf_program__set_expected_attach_type(session[i], MEMORY_TRACE_UPROBE_SESSION);
+	}
+}
+
+static int memory_configure(struct sampler *s, const struct sampler_opts *o)
+{
+	struct profile_bpf *skel = s->skel;
+	struct bpf_program *classic[] = {
 		skel->progs.hsbpf_mem_malloc, skel->progs.hsbpf_mem_calloc, skel->progs.hsbpf_mem_realloc,
 		skel->progs.hsbpf_mem_aligned_alloc, skel->progs.hsbpf_mem_posix_memalign,
-		skel->progs.hsbpf_mem_return, skel->progs.hsbpf_mem_free, skel->progs.hsbpf_mem_flush,
-	};
+		skel->progs.hsbpf_mem_return,
+	}, *both[] = { skel->progs.hsbpf_mem_free, skel->progs.hsbpf_mem_flush };
 	bool on = o->alloc_period != 0;
 	int err = 0;
 
-	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
-		bpf_program__set_autoload(progs[i], on);
-		bpf_program__set_autoattach(progs[i], false);
+	s->mem_session = on && memory__have_sessions();
+	for (size_t i = 0; i < sizeof(classic) / sizeof(classic[0]); i++) {
+		bpf_program__set_autoload(classic[i], on && !s->mem_session);
+		bpf_program__set_autoattach(classic[i], false);
 	}
+	memory_sessions(skel, s->mem_session);
+	for (size_t i = 0; i < sizeof(both) / sizeof(both[0]); i++) {
+		bpf_program__set_autoload(both[i], on);
+		bpf_program__set_autoattach(both[i], false);
+	}
+	if (on)
+		debug("memory: %s", s->mem_session ? "session uprobes: no return probe on unsampled calls"
+		      : "uprobes and a uretprobe on every call");
 	err = bpf_map__set_autocreate(skel->maps.mem_tasks, on);
 	if (!err && !on)
 		err = bpf_map__set_max_entries(skel->maps.mem_live, 1);
@@ -452,49 +486,86 @@ static int memory_configure(struct profile_bpf *skel, const struct sampler_opts 
 	return 0;
 }
 
+/* one more allocator probe: a libbpf link or a link fd */
+static int memory_keep(struct sampler *s, struct bpf_link *link, int fd)
+{
+	struct mem_link *more;
+
+	if (s->nr_mem_links % MEMORY_PROBES == 0) {
+		more = realloc(s->mem_links, (s->nr_mem_links + MEMORY_PROBES) * sizeof(*more));
+		if (!more) {
+			bpf_link__destroy(link);
+			if (fd >= 0)
+				close(fd);
+			return fail(-ENOMEM, "out of memory");
+		}
+		s->mem_links = more;
+	}
+	s->mem_links[s->nr_mem_links++] = (struct mem_link){ link, fd };
+	return 0;
+}
+
 int sampler__attach_memory(struct sampler *s, const char *libc, int pid)
 {
 	struct profile_bpf *skel = s->skel;
-	const struct { const char *fn; struct bpf_program *prog; bool ret, needed; } probes[] = {
-		{ "malloc", skel->progs.hsbpf_mem_malloc, true, true },
-		{ "calloc", skel->progs.hsbpf_mem_calloc, true, true },
-		{ "realloc", skel->progs.hsbpf_mem_realloc, true, true },
-		{ "free", skel->progs.hsbpf_mem_free, false, true },
-		{ "aligned_alloc", skel->progs.hsbpf_mem_aligned_alloc, true, false },
-		{ "memalign", skel->progs.hsbpf_mem_aligned_alloc, true, false },
-		{ "posix_memalign", skel->progs.hsbpf_mem_posix_memalign, true, false },
+	const struct { const char *fn; struct bpf_program *prog, *session; bool ret, needed; } probes[] = {
+		{ "malloc", skel->progs.hsbpf_mem_malloc, skel->progs.hsbpf_mem_malloc_session, true, true },
+		{ "calloc", skel->progs.hsbpf_mem_calloc, skel->progs.hsbpf_mem_calloc_session, true, true },
+		{ "realloc", skel->progs.hsbpf_mem_realloc, skel->progs.hsbpf_mem_realloc_session, true, true },
+		{ "free", skel->progs.hsbpf_mem_free, NULL, false, true },
+		{ "aligned_alloc", skel->progs.hsbpf_mem_aligned_alloc,
+		  skel->progs.hsbpf_mem_aligned_alloc_session, true, false },
+		{ "memalign", skel->progs.hsbpf_mem_aligned_alloc,
+		  skel->progs.hsbpf_mem_aligned_alloc_session, true, false },
+		{ "posix_memalign", skel->progs.hsbpf_mem_posix_memalign,
+		  skel->progs.hsbpf_mem_posix_memalign_session, true, false },
 	};
-	int err;
+	int err = 0;
 
-	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]); i++) {
-		for (int ret = 0; ret <= probes[i].ret; ret++) {
+	for (size_t i = 0; i < sizeof(probes) / sizeof(probes[0]) && !err; i++) {
+		if (s->mem_session && probes[i].session) {
+			int fd = memory__attach_session(bpf_program__fd(probes[i].session), libc, probes[i].fn, pid);
+
+			if (fd >= 0)
+				err = memory_keep(s, NULL, fd);
+			else if (probes[i].needed)
+				return fail(fd, "cannot attach a session uprobe to %s in '%s': %s", probes[i].fn,
+					    libc, strerror(-fd));
+			continue;
+		}
+		for (int ret = 0; ret <= probes[i].ret && !err; ret++) {
 			LIBBPF_OPTS(bpf_uprobe_opts, uo, .func_name = probes[i].fn, .retprobe = ret);
 			struct bpf_program *prog = ret ? skel->progs.hsbpf_mem_return : probes[i].prog;
 			struct bpf_link *link;
 
-			if (s->nr_mem_links >= MEMORY_PROBES)
-				return fail(-E2BIG, "too many allocator probes");
 			/* a return probe goes at the entry, the others may go a little after it */
 			link = bpf_program__attach_uprobe_opts(prog, pid, libc, ret ? 0 :
 							       memory__probe_offset(libc, probes[i].fn), &uo);
 			if (!link) {
 				err = -errno;
-				if (!probes[i].needed)
+				if (!probes[i].needed) {
+					err = 0;
 					break;
+				}
 				return fail(err, "cannot attach to %s in '%s': %s", probes[i].fn, libc,
 					    strerror(-err));
 			}
-			s->mem_links[s->nr_mem_links++] = link;
+			err = memory_keep(s, link, -1);
 		}
 	}
-	return 0;
+	return err;
 }
 
 /* the allocator's probes off: nothing changes the live allocations after this */
 static void memory_stop(struct sampler *s)
 {
-	for (int i = 0; i < s->nr_mem_links; i++)
-		bpf_link__destroy(s->mem_links[i]);
+	for (int i = 0; i < s->nr_mem_links; i++) {
+		bpf_link__destroy(s->mem_links[i].link);
+		if (s->mem_links[i].fd >= 0)
+			close(s->mem_links[i].fd);
+	}
+	free(s->mem_links);
+	s->mem_links = NULL;
 	s->nr_mem_links = 0;
 }
 
@@ -551,7 +622,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 	}
 	err = offcpu_configure(s->skel, opts);
 	if (!err)
-		err = memory_configure(s->skel, opts);
+		err = memory_configure(s, opts);
 	if (err)
 		goto fail;
 	/* the unwinder's test probe is attached by tests alone */
@@ -1278,6 +1349,8 @@ int sampler__verify_all(void)
 				}
 				skel->rodata->filter_pids = filter;
 				skel->rodata->random_periods = random;
+				/* the session programs where the kernel has sessions */
+				memory_sessions(skel, memory__have_sessions());
 				err = size_stack_maps(skel, cg, NULL);
 				/* a recording's dwarf sends late stacks; top's does not */
 				skel->rodata->late_unwind = cg && cg->late_unwind && random;

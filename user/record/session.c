@@ -53,6 +53,7 @@ struct session {
 	struct cgroup_names cgroups;
 	u64 start, next_scan;
 	size_t seen_comms, seen_forks;
+	size_t mem_forks;	/* --memory: the forks whose child has the allocator's probes */
 	/* call stacks: the unwinder follows the sideband's records from these on */
 	struct unwinder *unw;
 	size_t unw_maps, unw_comms, unw_forks;
@@ -587,14 +588,50 @@ static int attach_memory(struct session *s)
 		return 0;
 	if (s->opts.argv || s->opts.all) {
 		err = memory__find_libc(s->opts.argv ? s->opts.argv[0] : "/bin/sh", -1, libc, sizeof(libc));
-		return err ? err : sampler__attach_memory(s->sampler, libc, s->opts.argv ? (int)s->cmd.pid : -1);
+		if (!err)
+			err = sampler__attach_memory(s->sampler, libc, s->opts.argv ? (int)s->cmd.pid : -1);
 	}
 	for (int i = 0; i < s->nr_pids && !err; i++) {
 		err = memory__find_libc(NULL, s->pids[i], libc, sizeof(libc));
 		if (!err)
 			err = sampler__attach_memory(s->sampler, libc, s->pids[i]);
 	}
+	/* the targets, whose children get probes (the unwinder follows them too) */
+	if (!err && s->opts.argv)
+		err = follow(s, s->cmd.pid);
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = follow(s, s->pids[i]);
+	if (err == -ENOMEM)
+		return fail(err, "cannot follow processes: %s", strerror(ENOMEM));
+	if (!err)
+		debug("memory: probes on %s", libc);
+	s->mem_forks = s->p->nr_forks;
 	return err;
+}
+
+/* --memory with a command or -p: the probes are per process (a system-wide probe would trap
+ * in every program on the machine), so each child forked since gets its own as user space
+ * hears of it; what a child allocates before then is not seen (docs/memory.md) */
+static void attach_memory_children(struct session *s)
+{
+	char libc[PATH_MAX], maps[64];
+
+	for (; s->mem_forks < s->p->nr_forks; s->mem_forks++) {
+		const struct profile_fork *f = &s->p->forks[s->mem_forks];
+		u32 pid = f->pid;
+
+		/* the sideband sees the whole machine's forks: the targets' children only */
+		if (!followed(s, f->ppid) || follow(s, pid))
+			continue;
+		snprintf(maps, sizeof(maps), "/proc/%u/maps", pid);
+		if (access(maps, R_OK))
+			continue;	/* gone already */
+		if (memory__find_libc(NULL, pid, libc, sizeof(libc)))
+			continue;	/* said: not glibc's */
+		/* a failure is said, and the recording goes on without this child */
+		if (!sampler__attach_memory(s->sampler, libc, pid))
+			debug("memory: child %u followed", pid);
+	}
 }
 
 int session__start(struct session *s)
@@ -705,6 +742,8 @@ int session__poll(struct session *s, int timeout_ms)
 		return -ENOMEM;
 	if (s->unw && feed_unwinder(s))
 		return -ENOMEM;
+	if (s->opts.alloc_period && !s->opts.all)
+		attach_memory_children(s);
 	buildid_keeper__scan(s->keeper, s->p);
 	/* processes in their own PID namespace: read while they are alive */
 	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
