@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "record/cgroup.h"
@@ -438,4 +440,102 @@ struct profile *long_name_profile(char **want)
 	free(mangled);
 	*want = dm;
 	return p;
+}
+
+/* the CPU time of a few tasks while something runs: a thread polls their schedstat (run time,
+ * ns) about every millisecond, each poll timestamped */
+#define CPU_WATCH_TASKS 4
+#define CPU_WATCH_POLLS 60000
+
+struct cpu_watch {
+	pthread_t thread;
+	volatile bool stop;
+	pid_t pid, tids[CPU_WATCH_TASKS];
+	int n;
+	size_t nr;
+	u64 t[CPU_WATCH_POLLS], cpu[CPU_WATCH_POLLS][CPU_WATCH_TASKS];
+};
+
+static u64 task_cpu_ns(pid_t pid, pid_t tid, u64 last)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	f = fopen(path, "r");
+	if (!f)
+		return last;	/* gone: it ran no more */
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	return ok ? v : last;
+}
+
+static void *cpu_watch_poll(void *arg)
+{
+	struct cpu_watch *w = arg;
+	struct timespec ms = { 0, 1000000 };
+
+	while (!w->stop && w->nr < CPU_WATCH_POLLS) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		w->t[w->nr] = now.tv_sec * 1000000000ull + now.tv_nsec;
+		for (int i = 0; i < w->n; i++)
+			w->cpu[w->nr][i] = task_cpu_ns(w->pid, w->tids[i], w->nr ? w->cpu[w->nr - 1][i] : 0);
+		w->nr++;
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+struct cpu_watch *cpu_watch__start(pid_t pid, const pid_t *tids, int n)
+{
+	struct cpu_watch *w = calloc(1, sizeof(*w));
+
+	cr_assert(w && n > 0 && n <= CPU_WATCH_TASKS);
+	w->pid = pid;
+	w->n = n;
+	memcpy(w->tids, tids, n * sizeof(*tids));
+	cr_assert_eq(pthread_create(&w->thread, NULL, cpu_watch_poll, w), 0);
+	return w;
+}
+
+void cpu_watch__stop(struct cpu_watch *w)
+{
+	w->stop = true;
+	pthread_join(w->thread, NULL);
+}
+
+/* task i's CPU at time t, interpolated between the polls around it */
+static double cpu_watch_at(const struct cpu_watch *w, int i, u64 t)
+{
+	size_t k = 0;
+
+	if (!w->nr)
+		return 0;
+	while (k + 1 < w->nr && w->t[k + 1] <= t)
+		k++;
+	if (t <= w->t[0] || k + 1 >= w->nr)
+		return w->cpu[t <= w->t[0] ? 0 : w->nr - 1][i];
+	return w->cpu[k][i] + (double)(w->cpu[k + 1][i] - w->cpu[k][i]) * (t - w->t[k]) /
+	       (w->t[k + 1] - w->t[k]);
+}
+
+double cpu_watch__cpu_ns(const struct cpu_watch *w, int i, u64 from_ns, u64 to_ns)
+{
+	return cpu_watch_at(w, i, to_ns) - cpu_watch_at(w, i, from_ns);
+}
+
+void cpu_watch__free(struct cpu_watch *w)
+{
+	free(w);
+}
+
+double samples_floor(double cpu_ns, u64 period_ns)
+{
+	double want = cpu_ns / period_ns;
+
+	return want - 4 * sqrt(want) - 3;
 }

@@ -3,6 +3,7 @@
  * known answers. Only the hardware-event checks depend on the machine having a PMU, and
  * both answers are checked: the clear refusal here, a recording where there is one. */
 #include <criterion/criterion.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -155,24 +156,65 @@ Test(live, exec_replaces_the_image)
 	profile__free(p);
 }
 
+/* the two threads of the threads fixture (pid), in the order it made them: thread_a's first */
+static void worker_tids(pid_t pid, pid_t tids[2])
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	cr_assert(d, "cannot list %s", path);
+	while ((e = readdir(d)))
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid && n < 2)
+			tids[n++] = atoi(e->d_name);
+	closedir(d);
+	cr_assert_eq(n, 2, "threads %d has %d threads besides its main one", pid, n);
+	if (tids[0] > tids[1]) {
+		pid_t t = tids[0];
+
+		tids[0] = tids[1];
+		tids[1] = t;
+	}
+}
+
 Test(live, attach_to_a_running_process_and_all_its_threads)
 {
+	const char *names[2] = { "thread_a", "thread_b" };
 	char cmd[600];
-	struct profile *p;
-	pid_t pid;
-	u64 a, b;
+	struct profile *p = NULL;
+	pid_t pid, tids[2];
+	double cpu[2] = { 0, 0 };
+	u64 got[2];
 
-	snprintf(cmd, sizeof(cmd), "exec %s 4", fixture("threads"));
+	snprintf(cmd, sizeof(cmd), "exec %s 8", fixture("threads"));
 	pid = spawn(cmd);
 	wait_descendant(pid, "threads", 3);
-	p = record_profile("-p %d -d 1", pid);
-	a = samples_in_symbol(p, "thread_a");
-	b = samples_in_symbol(p, "thread_b");
+	worker_tids(pid, tids);
+	/* each thread's samples against the CPU it had while sampled (a busy machine gives
+	 * each a fraction of a CPU): until each had 50 samples' worth, up to 5 recordings */
+	for (int attempt = 0; attempt < 5; attempt++) {
+		struct cpu_watch *w = cpu_watch__start(pid, tids, 2);
+
+		profile__free(p);
+		p = record_profile("-p %d -d 1", pid);
+		cpu_watch__stop(w);
+		for (int i = 0; i < 2; i++)
+			cpu[i] = cpu_watch__cpu_ns(w, i, p->meta.start_mono_ns,
+						   p->meta.start_mono_ns + p->meta.duration_ns);
+		cpu_watch__free(w);
+		if (fmin(cpu[0], cpu[1]) >= 50.0 * p->meta.period)
+			break;
+	}
+	for (int i = 0; i < 2; i++) {
+		got[i] = samples_in_symbol(p, names[i]);
+		cr_expect(got[i] > 0 && got[i] >= samples_floor(cpu[i], p->meta.period),
+			  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", names[i],
+			  (unsigned long long)got[i], cpu[i] / 1e6, (unsigned long long)p->meta.period);
+	}
 	reap(pid);
-	/* both threads, each with a tenth of a CPU at least (a busy machine gives them less
-	 * than a whole one in the second recorded) */
-	cr_expect_gt(a, 100, "thread_a: %llu", (unsigned long long)a);
-	cr_expect_gt(b, 100, "thread_b: %llu", (unsigned long long)b);
 	cr_expect_eq(samples_in_pid(p, pid), profile__total_samples(p), "samples outside the pid");
 	profile__free(p);
 }
