@@ -444,26 +444,26 @@ struct profile *long_name_profile(char **want)
 
 /* the CPU time of a few tasks while something runs: a thread polls their schedstat (run time,
  * ns) about every millisecond, each poll timestamped */
-#define CPU_WATCH_TASKS 4
+#define CPU_WATCH_TASKS 8
 #define CPU_WATCH_POLLS 60000
 
 struct cpu_watch {
 	pthread_t thread;
 	volatile bool stop;
-	pid_t pid, tids[CPU_WATCH_TASKS];
+	pid_t tids[CPU_WATCH_TASKS];
 	int n;
 	size_t nr;
 	u64 t[CPU_WATCH_POLLS], cpu[CPU_WATCH_POLLS][CPU_WATCH_TASKS];
 };
 
-static u64 task_cpu_ns(pid_t pid, pid_t tid, u64 last)
+static u64 task_cpu_ns(pid_t tid, u64 last)
 {
 	char path[64];
 	unsigned long long v;
 	FILE *f;
 	int ok;
 
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat", pid, tid);
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);	/* any thread's, listed or not */
 	f = fopen(path, "r");
 	if (!f)
 		return last;	/* gone: it ran no more */
@@ -483,19 +483,18 @@ static void *cpu_watch_poll(void *arg)
 		clock_gettime(CLOCK_MONOTONIC, &now);
 		w->t[w->nr] = now.tv_sec * 1000000000ull + now.tv_nsec;
 		for (int i = 0; i < w->n; i++)
-			w->cpu[w->nr][i] = task_cpu_ns(w->pid, w->tids[i], w->nr ? w->cpu[w->nr - 1][i] : 0);
+			w->cpu[w->nr][i] = task_cpu_ns(w->tids[i], w->nr ? w->cpu[w->nr - 1][i] : 0);
 		w->nr++;
 		nanosleep(&ms, NULL);
 	}
 	return NULL;
 }
 
-struct cpu_watch *cpu_watch__start(pid_t pid, const pid_t *tids, int n)
+struct cpu_watch *cpu_watch__start(const pid_t *tids, int n)
 {
 	struct cpu_watch *w = calloc(1, sizeof(*w));
 
 	cr_assert(w && n > 0 && n <= CPU_WATCH_TASKS);
-	w->pid = pid;
 	w->n = n;
 	memcpy(w->tids, tids, n * sizeof(*tids));
 	cr_assert_eq(pthread_create(&w->thread, NULL, cpu_watch_poll, w), 0);
@@ -526,6 +525,35 @@ static double cpu_watch_at(const struct cpu_watch *w, int i, u64 t)
 double cpu_watch__cpu_ns(const struct cpu_watch *w, int i, u64 from_ns, u64 to_ns)
 {
 	return cpu_watch_at(w, i, to_ns) - cpu_watch_at(w, i, from_ns);
+}
+
+double cpu_watch__window_ns(const struct cpu_watch *w, int i, const struct profile *p)
+{
+	return cpu_watch__cpu_ns(w, i, p->meta.start_mono_ns, p->meta.start_mono_ns + p->meta.duration_ns);
+}
+
+int worker_tids(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	cr_assert(d, "cannot list %s", path);
+	while ((e = readdir(d)))
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid && n < max)
+			tids[n++] = atoi(e->d_name);
+	closedir(d);
+	for (int i = 1; i < n; i++)	/* insertion sort: a handful */
+		for (int j = i; j > 0 && tids[j - 1] > tids[j]; j--) {
+			pid_t t = tids[j];
+
+			tids[j] = tids[j - 1];
+			tids[j - 1] = t;
+		}
+	return n;
 }
 
 void cpu_watch__free(struct cpu_watch *w)

@@ -3,7 +3,6 @@
  * known answers. Only the hardware-event checks depend on the machine having a PMU, and
  * both answers are checked: the clear refusal here, a recording where there is one. */
 #include <criterion/criterion.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -156,30 +155,6 @@ Test(live, exec_replaces_the_image)
 	profile__free(p);
 }
 
-/* the two threads of the threads fixture (pid), in the order it made them: thread_a's first */
-static void worker_tids(pid_t pid, pid_t tids[2])
-{
-	char path[64];
-	struct dirent *e;
-	int n = 0;
-	DIR *d;
-
-	snprintf(path, sizeof(path), "/proc/%d/task", pid);
-	d = opendir(path);
-	cr_assert(d, "cannot list %s", path);
-	while ((e = readdir(d)))
-		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid && n < 2)
-			tids[n++] = atoi(e->d_name);
-	closedir(d);
-	cr_assert_eq(n, 2, "threads %d has %d threads besides its main one", pid, n);
-	if (tids[0] > tids[1]) {
-		pid_t t = tids[0];
-
-		tids[0] = tids[1];
-		tids[1] = t;
-	}
-}
-
 Test(live, attach_to_a_running_process_and_all_its_threads)
 {
 	const char *names[2] = { "thread_a", "thread_b" };
@@ -192,18 +167,17 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 	snprintf(cmd, sizeof(cmd), "exec %s 8", fixture("threads"));
 	pid = spawn(cmd);
 	wait_descendant(pid, "threads", 3);
-	worker_tids(pid, tids);
+	cr_assert_eq(worker_tids(pid, tids, 2), 2);
 	/* each thread's samples against the CPU it had while sampled (a busy machine gives
 	 * each a fraction of a CPU): until each had 50 samples' worth, up to 5 recordings */
 	for (int attempt = 0; attempt < 5; attempt++) {
-		struct cpu_watch *w = cpu_watch__start(pid, tids, 2);
+		struct cpu_watch *w = cpu_watch__start(tids, 2);
 
 		profile__free(p);
 		p = record_profile("-p %d -d 1", pid);
 		cpu_watch__stop(w);
 		for (int i = 0; i < 2; i++)
-			cpu[i] = cpu_watch__cpu_ns(w, i, p->meta.start_mono_ns,
-						   p->meta.start_mono_ns + p->meta.duration_ns);
+			cpu[i] = cpu_watch__window_ns(w, i, p);
 		cpu_watch__free(w);
 		if (fmin(cpu[0], cpu[1]) >= 50.0 * p->meta.period)
 			break;
@@ -348,9 +322,11 @@ Test(live, two_containers_and_the_host)
 	char cmd[2 * PATH_MAX + 512];
 	struct run_result r;
 	struct symbolizer *sy;
-	struct profile *p;
-	u64 ida, idb, in_a = 0, in_b = 0, host = 0;
-	pid_t pa, pb, ph, hot, thr, busy;
+	const char *names[3] = { "container a", "container b", "host" };
+	struct profile *p = NULL;
+	u64 ida, idb, in_a = 0, in_b = 0, host = 0, got[3];
+	pid_t pa, pb, ph, hot, thr, busy, tids[4];
+	double cpu[4];
 
 	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
 	snprintf(base, sizeof(base), "%s/hsbpf-test-%d", mnt, getpid());
@@ -360,10 +336,10 @@ Test(live, two_containers_and_the_host)
 	cr_assert_eq(cgroup__id(a, &ida), 0);
 	cr_assert_eq(cgroup__id(b, &idb), 0);
 	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "
-		 "--mount-proc %s 4", a, fixture("hot7030"));
+		 "--mount-proc %s 8", a, fixture("hot7030"));
 	pa = spawn(cmd);
 	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec unshare --kill-child -p -f "
-		 "--mount-proc %s 4", b, fixture("threads"));
+		 "--mount-proc %s 8", b, fixture("threads"));
 	pb = spawn(cmd);
 	snprintf(cmd, sizeof(cmd), "exec %s 100000 1", fixture("busywork"));
 	ph = spawn(cmd);
@@ -371,7 +347,27 @@ Test(live, two_containers_and_the_host)
 	hot = wait_descendant(pa, "hot7030", 1);
 	thr = wait_descendant(pb, "threads", 3);
 	busy = wait_descendant(ph, "busywork", 2);
-	p = record_profile("-a -F 499 -d 1.5");
+	/* the watched threads: hot7030's one, threads' two workers, busywork's spinner */
+	tids[0] = hot;
+	cr_assert_eq(worker_tids(thr, tids + 1, 2), 2);
+	cr_assert_eq(worker_tids(busy, tids + 3, 1), 1);
+	/* each workload's samples against the CPU it had while sampled (a busy machine gives
+	 * each a fraction of a CPU): until each had 30 samples' worth, up to 4 recordings */
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct cpu_watch *w = cpu_watch__start(tids, 4);
+
+		if (p)
+			profile__free(p);
+		p = record_profile("-a -F 499 -d 1.5");
+		cpu_watch__stop(w);
+		for (int i = 0; i < 4; i++)
+			cpu[i] = cpu_watch__window_ns(w, i, p);
+		cpu_watch__free(w);
+		cpu[1] += cpu[2];	/* container b: both threads */
+		cpu[2] = cpu[3];
+		if (fmin(fmin(cpu[0], cpu[1]), cpu[2]) >= 30.0 * p->meta.period)
+			break;
+	}
 	reap(pa);
 	reap(pb);
 	reap(ph);
@@ -398,10 +394,14 @@ Test(live, two_containers_and_the_host)
 		}
 	}
 	symbolizer__free(sy);
+	got[0] = in_a;
+	got[1] = in_b;
+	got[2] = host;
+	for (int i = 0; i < 3; i++)
+		cr_expect(got[i] > 0 && got[i] >= samples_floor(cpu[i], p->meta.period),
+			  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", names[i],
+			  (unsigned long long)got[i], cpu[i] / 1e6, (unsigned long long)p->meta.period);
 	profile__free(p);
-	cr_expect_gt(in_a, 50, "container a: %llu samples", (unsigned long long)in_a);
-	cr_expect_gt(in_b, 50, "container b: %llu samples", (unsigned long long)in_b);
-	cr_expect_gt(host, 50, "host: %llu samples", (unsigned long long)host);
 	run(&r, "%s report -i %s --per-cgroup --format json", hsbpf_bin(), profile_path());
 	remove_cgroup(a);
 	remove_cgroup(b);
