@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # The tables of bench/period_cost.sh from its runs, standard library only. Usage:
-#   period_cost.py RUNS DOSE_GAP_NS
+#   period_cost.py RUNS DOSE_GAP_NS DEFAULT_GAP_NS
 # RUNS has one line a run: "BLOCK WORKLOAD MODE PERIOD CPU PROF SAMPLES HANDLER_NS HANDLER_RUNS
 # RESTARTS" (mode none, fixed, phase, random or dose; all but the first four per unit of
 # work). A mode's overhead in a block is its cost over the block's run alone, relative to it:
@@ -9,7 +9,10 @@
 # percentile bootstrap over the blocks (10,000 resamples, fixed seed); pooled, each block
 # sums its workloads' overheads. The dose (phase at 10 kHz with a short gap) prices one
 # restart, c = (extra - s x samples) / restarts, with s the fixed mode's extra CPU per
-# sample, from which the default's ratio at each rate follows: 1 + c x restarts / extra.
+# sample, from which the default's ratio at each rate follows: per sampled CPU (the timer
+# and the restarts run on every CPU, the program there or not) 1 + c x (1 / the default
+# gap) / (s x rate); as the programs had it, 1 + c x their restarts / (s x their samples),
+# which grows as a loaded machine gives the program less of a CPU.
 import collections
 import os
 import random
@@ -72,6 +75,7 @@ def rate_name(p):
 def main():
     runs = load(sys.argv[1])
     gap = float(sys.argv[2])
+    default_gap = float(sys.argv[3])
     # a (block, workload) with a run missing (a failed run) is left out
     keys = {k for r in runs.values() for k in r}
     complete = {k: r for k, r in runs.items() if keys <= set(r)}
@@ -156,15 +160,31 @@ def main():
             return 1 + c * restarts / (s10 * sum(r[("fixed", p)]["n"] for r in rr))
         return stat
 
+    def per_cpu(p):
+        # the timer fires on every sampled CPU, the program on it or not, and so do the
+        # restarts: per CPU and second, fixed costs (1e9 / p) samples' worth, phase adds
+        # 1e9 / the default gap restarts
+        def stat(bs):
+            rr = [r for blk in bs for r in blk]
+            s10 = sum(extra(r, "fixed", 100000) for r in rr) / sum(r[("fixed", 100000)]["n"] for r in rr)
+            return 1 + per_restart(bs) * (1e9 / default_gap) / (s10 * 1e9 / p)
+        return stat
+
     c = boot(blocks, per_restart)
+    s10 = boot(blocks, lambda bs: sum(extra(r, "fixed", 100000) for blk in bs for r in blk) /
+               sum(r[("fixed", 100000)]["n"] for blk in bs for r in blk))
     print()
     print("One restart, priced by the dose (phase at 10 kHz, %.0f ms mean gap; program + record "
-          "CPU less fixed's cost per sample times its samples): **%.1f us [%.1f, %.1f]**." %
-          (gap / 1e6, c[0] * 1e6, c[1] * 1e6, c[2] * 1e6))
+          "CPU less fixed's cost per sample times its samples): **%.1f us [%.1f, %.1f]**; a "
+          "fixed-mode sample (program + record CPU at 10 kHz): %.1f us [%.1f, %.1f]." %
+          (gap / 1e6, c[0] * 1e6, c[1] * 1e6, c[2] * 1e6, s10[0] * 1e6, s10[1] * 1e6, s10[2] * 1e6))
+    print()
+    print("| rate | the default's overhead / fixed's, per sampled CPU (%.0f restarts a second) | "
+          "... as this run's programs had it (their restarts per second of their CPU) |" %
+          (1e9 / default_gap))
+    print("|---|---|---|")
     for p in periods:
-        print("The default's overhead / fixed's at %s from it (its restarts, fixed's 10 kHz cost "
-              "per sample): **%s**." % (rate_name(p), fmt(boot(blocks, predicted(p)), 4)))
-
-
+        print("| %s | %s | %s |" % (rate_name(p), fmt(boot(blocks, per_cpu(p)), 4),
+                                    fmt(boot(blocks, predicted(p)), 4)))
 if __name__ == "__main__":
     main()

@@ -28,6 +28,7 @@ py_iters=${PY_ITERS:-12000000}
 pl_secs=${PL_SECONDS:-1}
 workloads=${WORKLOADS:-phaselock xz python3}
 dose_gap=1000000
+default_gap=250000000	# PERIOD_PHASE_GAP_NS, user/lib/period.h
 python=/usr/bin/python3.11
 tmp=$(mktemp -d /tmp/hsbpf-period-cost-XXXXXX)
 old_stats=$(sysctl -n kernel.bpf_stats_enabled)
@@ -131,6 +132,6 @@ for b in $(seq 0 $(( blocks - 1 ))); do
 	done
 done
 
-"$python" "$here/period_cost.py" "$runs" "$dose_gap"
+"$python" "$here/period_cost.py" "$runs" "$dose_gap" "$default_gap"
 echo
 echo "Command: PART=cost make bench-periods (COST_BLOCKS=$blocks COST_RATES='$rates' XZ_MB=$xz_mb PY_ITERS=$py_iters PL_SECONDS=$pl_secs), $(date -u +%Y-%m-%d), $(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg) at the end, kernel $(uname -r)"
