@@ -561,6 +561,40 @@ void cpu_watch__free(struct cpu_watch *w)
 	free(w);
 }
 
+struct profile *record_profile_cpu(const pid_t *tids, int n, double *cpu, const char *fmt, ...)
+{
+	struct profile *p = NULL;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct cpu_watch *w = cpu_watch__start(tids, n);
+		bool enough = true;
+
+		profile__free(p);
+		p = record_profile("%s", args);
+		cpu_watch__stop(w);
+		for (int i = 0; i < n; i++) {
+			cpu[i] = cpu_watch__window_ns(w, i, p);
+			enough = enough && cpu[i] >= 30.0 * p->meta.period;
+		}
+		cpu_watch__free(w);
+		if (enough)
+			break;
+	}
+	return p;
+}
+
+void expect_samples_for_cpu(u64 got, double cpu_ns, u64 period_ns, const char *what)
+{
+	cr_expect(got > 0 && got >= samples_floor(cpu_ns, period_ns),
+		  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", what,
+		  (unsigned long long)got, cpu_ns / 1e6, (unsigned long long)period_ns);
+}
+
 double samples_floor(double cpu_ns, u64 period_ns)
 {
 	double want = cpu_ns / period_ns;

@@ -89,6 +89,14 @@ int worker_tids(pid_t pid, pid_t *tids, int max);
  * standard deviations and 3 (the polls' and the window's edges) */
 double samples_floor(double cpu_ns, u64 period_ns);
 
+/* record_profile ARGS, again (up to 4 recordings) until each of the threads tids had 30
+ * samples' worth of CPU while sampled (a busy machine gives each a fraction of a CPU);
+ * cpu[i]: thread i's CPU in the last recording's window, ns */
+struct profile *record_profile_cpu(const pid_t *tids, int n, double *cpu, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* got samples at least samples_floor's for cpu_ns of CPU, and some (a Criterion expectation) */
+void expect_samples_for_cpu(u64 got, double cpu_ns, u64 period_ns, const char *what);
+
 /* pid 9's 3 samples in JIT code whose symbol demangles to a C++ template name of over 1,000
  * characters (*want, malloc'd): no output may cut it */
 struct profile *long_name_profile(char **want);

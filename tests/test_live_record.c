@@ -159,35 +159,18 @@ Test(live, attach_to_a_running_process_and_all_its_threads)
 {
 	const char *names[2] = { "thread_a", "thread_b" };
 	char cmd[600];
-	struct profile *p = NULL;
+	struct profile *p;
 	pid_t pid, tids[2];
-	double cpu[2] = { 0, 0 };
-	u64 got[2];
+	double cpu[2];
 
 	snprintf(cmd, sizeof(cmd), "exec %s 8", fixture("threads"));
 	pid = spawn(cmd);
 	wait_descendant(pid, "threads", 3);
 	cr_assert_eq(worker_tids(pid, tids, 2), 2);
-	/* each thread's samples against the CPU it had while sampled (a busy machine gives
-	 * each a fraction of a CPU): until each had 50 samples' worth, up to 5 recordings */
-	for (int attempt = 0; attempt < 5; attempt++) {
-		struct cpu_watch *w = cpu_watch__start(tids, 2);
-
-		profile__free(p);
-		p = record_profile("-p %d -d 1", pid);
-		cpu_watch__stop(w);
-		for (int i = 0; i < 2; i++)
-			cpu[i] = cpu_watch__window_ns(w, i, p);
-		cpu_watch__free(w);
-		if (fmin(cpu[0], cpu[1]) >= 50.0 * p->meta.period)
-			break;
-	}
-	for (int i = 0; i < 2; i++) {
-		got[i] = samples_in_symbol(p, names[i]);
-		cr_expect(got[i] > 0 && got[i] >= samples_floor(cpu[i], p->meta.period),
-			  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", names[i],
-			  (unsigned long long)got[i], cpu[i] / 1e6, (unsigned long long)p->meta.period);
-	}
+	/* each thread's samples against the CPU it had while sampled */
+	p = record_profile_cpu(tids, 2, cpu, "-p %d -d 1", pid);
+	for (int i = 0; i < 2; i++)
+		expect_samples_for_cpu(samples_in_symbol(p, names[i]), cpu[i], p->meta.period, names[i]);
 	reap(pid);
 	cr_expect_eq(samples_in_pid(p, pid), profile__total_samples(p), "samples outside the pid");
 	profile__free(p);
@@ -270,24 +253,25 @@ Test(live, cgroup_sees_only_its_members)
 	char mnt[PATH_MAX], dir[PATH_MAX + 64], cmd[2 * PATH_MAX];
 	struct profile *p;
 	pid_t in, out;
+	double cpu;
 	u64 id;
 
 	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
 	snprintf(dir, sizeof(dir), "%s/hsbpf-test-%d", mnt, getpid());
 	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
 	cr_assert_eq(cgroup__id(dir, &id), 0);
-	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 3", dir, fixture("hot7030"));
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s 8", dir, fixture("hot7030"));
 	in = spawn(cmd);
 	snprintf(cmd, sizeof(cmd), "exec %s 3", fixture("hot7030"));
 	out = spawn(cmd);
-	wait_descendant(in, "hot7030", 1);
+	in = wait_descendant(in, "hot7030", 1);
 	wait_descendant(out, "hot7030", 1);
-	p = record_profile("--cgroup %s -d 1", strrchr(dir, '/') + 1);
+	/* the inside workload's samples against the CPU it had while sampled */
+	p = record_profile_cpu(&in, 1, &cpu, "--cgroup %s -d 1", strrchr(dir, '/') + 1);
 	reap(in);
 	reap(out);
 	remove_cgroup(dir);
-	cr_expect_gt(samples_in_pid(p, in), 100, "inside: %llu",
-		     (unsigned long long)samples_in_pid(p, in));
+	expect_samples_for_cpu(samples_in_pid(p, in), cpu, p->meta.period, "inside");
 	cr_expect_eq(samples_in_pid(p, out), 0, "the outside workload was sampled");
 	for (size_t i = 0; i < p->nr_samples; i++)
 		cr_expect_eq(p->samples[i].cgroup_id, id, "sample from cgroup %llu",
@@ -322,9 +306,8 @@ Test(live, two_containers_and_the_host)
 	char cmd[2 * PATH_MAX + 512];
 	struct run_result r;
 	struct symbolizer *sy;
-	const char *names[3] = { "container a", "container b", "host" };
-	struct profile *p = NULL;
-	u64 ida, idb, in_a = 0, in_b = 0, host = 0, got[3];
+	struct profile *p;
+	u64 ida, idb, in_a = 0, in_b = 0, host = 0;
 	pid_t pa, pb, ph, hot, thr, busy, tids[4];
 	double cpu[4];
 
@@ -351,23 +334,10 @@ Test(live, two_containers_and_the_host)
 	tids[0] = hot;
 	cr_assert_eq(worker_tids(thr, tids + 1, 2), 2);
 	cr_assert_eq(worker_tids(busy, tids + 3, 1), 1);
-	/* each workload's samples against the CPU it had while sampled (a busy machine gives
-	 * each a fraction of a CPU): until each had 30 samples' worth, up to 4 recordings */
-	for (int attempt = 0; attempt < 4; attempt++) {
-		struct cpu_watch *w = cpu_watch__start(tids, 4);
-
-		if (p)
-			profile__free(p);
-		p = record_profile("-a -F 499 -d 1.5");
-		cpu_watch__stop(w);
-		for (int i = 0; i < 4; i++)
-			cpu[i] = cpu_watch__window_ns(w, i, p);
-		cpu_watch__free(w);
-		cpu[1] += cpu[2];	/* container b: both threads */
-		cpu[2] = cpu[3];
-		if (fmin(fmin(cpu[0], cpu[1]), cpu[2]) >= 30.0 * p->meta.period)
-			break;
-	}
+	/* each workload's samples against the CPU it had while sampled */
+	p = record_profile_cpu(tids, 4, cpu, "-a -F 499 -d 1.5");
+	cpu[1] += cpu[2];	/* container b: both threads */
+	cpu[2] = cpu[3];
 	reap(pa);
 	reap(pb);
 	reap(ph);
@@ -394,13 +364,9 @@ Test(live, two_containers_and_the_host)
 		}
 	}
 	symbolizer__free(sy);
-	got[0] = in_a;
-	got[1] = in_b;
-	got[2] = host;
-	for (int i = 0; i < 3; i++)
-		cr_expect(got[i] > 0 && got[i] >= samples_floor(cpu[i], p->meta.period),
-			  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", names[i],
-			  (unsigned long long)got[i], cpu[i] / 1e6, (unsigned long long)p->meta.period);
+	expect_samples_for_cpu(in_a, cpu[0], p->meta.period, "container a");
+	expect_samples_for_cpu(in_b, cpu[1], p->meta.period, "container b");
+	expect_samples_for_cpu(host, cpu[2], p->meta.period, "host");
 	profile__free(p);
 	run(&r, "%s report -i %s --per-cgroup --format json", hsbpf_bin(), profile_path());
 	remove_cgroup(a);
