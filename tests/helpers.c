@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <zlib.h>
 #include "record/cgroup.h"
@@ -438,4 +440,164 @@ struct profile *long_name_profile(char **want)
 	free(mangled);
 	*want = dm;
 	return p;
+}
+
+/* the CPU time of a few tasks while something runs: a thread polls their schedstat (run time,
+ * ns) about every millisecond, each poll timestamped */
+#define CPU_WATCH_TASKS 8
+#define CPU_WATCH_POLLS 60000
+
+struct cpu_watch {
+	pthread_t thread;
+	volatile bool stop;
+	pid_t tids[CPU_WATCH_TASKS];
+	int n;
+	size_t nr;
+	u64 t[CPU_WATCH_POLLS], cpu[CPU_WATCH_POLLS][CPU_WATCH_TASKS];
+};
+
+static u64 task_cpu_ns(pid_t tid, u64 last)
+{
+	char path[64];
+	unsigned long long v;
+	FILE *f;
+	int ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", tid);	/* any thread's, listed or not */
+	f = fopen(path, "r");
+	if (!f)
+		return last;	/* gone: it ran no more */
+	ok = fscanf(f, "%llu", &v) == 1;
+	fclose(f);
+	return ok ? v : last;
+}
+
+static void *cpu_watch_poll(void *arg)
+{
+	struct cpu_watch *w = arg;
+	struct timespec ms = { 0, 1000000 };
+
+	while (!w->stop && w->nr < CPU_WATCH_POLLS) {
+		struct timespec now;
+
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		w->t[w->nr] = now.tv_sec * 1000000000ull + now.tv_nsec;
+		for (int i = 0; i < w->n; i++)
+			w->cpu[w->nr][i] = task_cpu_ns(w->tids[i], w->nr ? w->cpu[w->nr - 1][i] : 0);
+		w->nr++;
+		nanosleep(&ms, NULL);
+	}
+	return NULL;
+}
+
+struct cpu_watch *cpu_watch__start(const pid_t *tids, int n)
+{
+	struct cpu_watch *w = calloc(1, sizeof(*w));
+
+	cr_assert(w && n > 0 && n <= CPU_WATCH_TASKS);
+	w->n = n;
+	memcpy(w->tids, tids, n * sizeof(*tids));
+	cr_assert_eq(pthread_create(&w->thread, NULL, cpu_watch_poll, w), 0);
+	return w;
+}
+
+void cpu_watch__stop(struct cpu_watch *w)
+{
+	w->stop = true;
+	pthread_join(w->thread, NULL);
+}
+
+/* task i's CPU at time t, interpolated between the polls around it */
+static double cpu_watch_at(const struct cpu_watch *w, int i, u64 t)
+{
+	size_t k = 0;
+
+	if (!w->nr)
+		return 0;
+	while (k + 1 < w->nr && w->t[k + 1] <= t)
+		k++;
+	if (t <= w->t[0] || k + 1 >= w->nr)
+		return w->cpu[t <= w->t[0] ? 0 : w->nr - 1][i];
+	return w->cpu[k][i] + (double)(w->cpu[k + 1][i] - w->cpu[k][i]) * (t - w->t[k]) /
+	       (w->t[k + 1] - w->t[k]);
+}
+
+double cpu_watch__cpu_ns(const struct cpu_watch *w, int i, u64 from_ns, u64 to_ns)
+{
+	return cpu_watch_at(w, i, to_ns) - cpu_watch_at(w, i, from_ns);
+}
+
+double cpu_watch__window_ns(const struct cpu_watch *w, int i, const struct profile *p)
+{
+	return cpu_watch__cpu_ns(w, i, p->meta.start_mono_ns, p->meta.start_mono_ns + p->meta.duration_ns);
+}
+
+int worker_tids(pid_t pid, pid_t *tids, int max)
+{
+	char path[64];
+	struct dirent *e;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	cr_assert(d, "cannot list %s", path);
+	while ((e = readdir(d)))
+		if (atoi(e->d_name) > 0 && atoi(e->d_name) != pid && n < max)
+			tids[n++] = atoi(e->d_name);
+	closedir(d);
+	for (int i = 1; i < n; i++)	/* insertion sort: a handful */
+		for (int j = i; j > 0 && tids[j - 1] > tids[j]; j--) {
+			pid_t t = tids[j];
+
+			tids[j] = tids[j - 1];
+			tids[j - 1] = t;
+		}
+	return n;
+}
+
+void cpu_watch__free(struct cpu_watch *w)
+{
+	free(w);
+}
+
+struct profile *record_profile_cpu(const pid_t *tids, int n, double *cpu, const char *fmt, ...)
+{
+	struct profile *p = NULL;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	for (int attempt = 0; attempt < 4; attempt++) {
+		struct cpu_watch *w = cpu_watch__start(tids, n);
+		bool enough = true;
+
+		profile__free(p);
+		p = record_profile("%s", args);
+		cpu_watch__stop(w);
+		for (int i = 0; i < n; i++) {
+			cpu[i] = cpu_watch__window_ns(w, i, p);
+			enough = enough && cpu[i] >= 30.0 * p->meta.period;
+		}
+		cpu_watch__free(w);
+		if (enough)
+			break;
+	}
+	return p;
+}
+
+void expect_samples_for_cpu(u64 got, double cpu_ns, u64 period_ns, const char *what)
+{
+	cr_expect(got > 0 && got >= samples_floor(cpu_ns, period_ns),
+		  "%s: %llu samples for %.1f ms of CPU (period %llu ns)", what,
+		  (unsigned long long)got, cpu_ns / 1e6, (unsigned long long)period_ns);
+}
+
+double samples_floor(double cpu_ns, u64 period_ns)
+{
+	double want = cpu_ns / period_ns;
+
+	return want - 4 * sqrt(want) - 3;
 }

@@ -71,6 +71,32 @@ void expect_share(u64 k, u64 n, double want, const char *what);
 /* write size bytes to path (fails the test if it cannot) */
 void write_bytes(const char *path, const void *buf, size_t size);
 
+/* the CPU time of up to 8 threads (tids, of any process) while something runs, for floors
+ * derived from it rather than from a machine's idle speed: a thread polls their run time
+ * about every millisecond from start to stop; cpu_ns gives thread i's CPU between two
+ * CLOCK_MONOTONIC moments, interpolated between the polls around them, window_ns its CPU
+ * while profile p was recorded */
+struct cpu_watch;
+struct cpu_watch *cpu_watch__start(const pid_t *tids, int n);
+void cpu_watch__stop(struct cpu_watch *w);
+double cpu_watch__cpu_ns(const struct cpu_watch *w, int i, u64 from_ns, u64 to_ns);
+double cpu_watch__window_ns(const struct cpu_watch *w, int i, const struct profile *p);
+void cpu_watch__free(struct cpu_watch *w);
+/* the threads of pid other than its main one, oldest (lowest tid) first, at most max: how
+ * many */
+int worker_tids(pid_t pid, pid_t *tids, int max);
+/* the fewest samples cpu_ns of CPU gives at a clock period: cpu / period less 4 Poisson
+ * standard deviations and 3 (the polls' and the window's edges) */
+double samples_floor(double cpu_ns, u64 period_ns);
+
+/* record_profile ARGS, again (up to 4 recordings) until each of the threads tids had 30
+ * samples' worth of CPU while sampled (a busy machine gives each a fraction of a CPU);
+ * cpu[i]: thread i's CPU in the last recording's window, ns */
+struct profile *record_profile_cpu(const pid_t *tids, int n, double *cpu, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* got samples at least samples_floor's for cpu_ns of CPU, and some (a Criterion expectation) */
+void expect_samples_for_cpu(u64 got, double cpu_ns, u64 period_ns, const char *what);
+
 /* pid 9's 3 samples in JIT code whose symbol demangles to a C++ template name of over 1,000
  * characters (*want, malloc'd): no output may cut it */
 struct profile *long_name_profile(char **want);

@@ -883,6 +883,10 @@ int session__finish(struct session *s)
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	/* the handler's cost, for bench/period_cost.sh */
+	debug("recorded for %.3f s; the handler ran %" PRIu64 " times, %" PRIu64 " ns in all "
+	      "(0 without kernel.bpf_stats_enabled)", p->meta.duration_ns / 1e9,
+	      p->stats.bpf_run_cnt, p->stats.bpf_run_ns);
 	/* the times of the off-CPU blocks still open, which collecting closed */
 	if (s->late && take_late(s))
 		return -ENOMEM;
