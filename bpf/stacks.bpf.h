@@ -21,6 +21,10 @@ const volatile bool time_stacks = false;
 /* dwarf: send the samples whose program's tables are not in yet to be unwound in user space
  * (a recording; not top) */
 const volatile bool late_unwind = false;
+/* the agent: the sample handler's stacks and their counts go to two sets of maps in turn, by
+ * the generation in live[0] (as the flat histogram's), so that user space drains and empties
+ * one whole set per interval while the kernel fills the other (samples.bpf.h) */
+const volatile bool stack_gens = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
 struct {
@@ -113,6 +117,28 @@ struct {
 	__type(key, struct stack_key);
 	__type(value, struct sample_value);
 } stack_samples SEC(".maps");
+
+/* the odd generation's stacks and stack samples (stack_gens; 1 entry each otherwise) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_short);
+} stacks_odd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_frames);
+} stacks_long_odd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stack_key);
+	__type(value, struct sample_value);
+} stack_samples_odd SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -599,6 +625,41 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 	       bpf_map_lookup_elem(&stacks_long, &hash);
 }
 
+/* stacks__store into the odd generation's maps when odd (each call site names its map) */
+static __always_inline bool stacks__store_gen(__u64 hash, struct stack_frames *f, bool odd)
+{
+	if (!odd)
+		return stacks__store(hash, f);
+	if (f->nr <= HSBPF_SHORT_FRAMES) {
+		if (bpf_map_lookup_elem(&stacks_odd, &hash))
+			return true;
+		return !bpf_map_update_elem(&stacks_odd, &hash, f, BPF_NOEXIST) ||
+		       bpf_map_lookup_elem(&stacks_odd, &hash);
+	}
+	if (bpf_map_lookup_elem(&stacks_long_odd, &hash))
+		return true;
+	return !bpf_map_update_elem(&stacks_long_odd, &hash, f, BPF_NOEXIST) ||
+	       bpf_map_lookup_elem(&stacks_long_odd, &hash);
+}
+
+/* count the sample under key in map; false when the map is full */
+static __always_inline bool stacks__count(void *map, struct stack_key *key, __u64 weight)
+{
+	struct sample_value one = { 1, weight }, *val;
+
+	val = bpf_map_lookup_elem(map, key);
+	if (!val) {
+		if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+			return true;
+		val = bpf_map_lookup_elem(map, key);
+		if (!val)
+			return false;
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
+	return true;
+}
+
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
  * once the tables of its program exist: true when sent (then it is counted there). An off-CPU
  * block's copy has a token and weight 0: its time follows in a late_block */
@@ -654,17 +715,21 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 					   struct proc_state *proc, __u64 weight)
 {
 	struct stack_key key = {};
-	struct sample_value one = { 1, weight }, *val;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct stack_walk *st;
-	__u32 zero = 0;
+	__u32 zero = 0, *gen;
 	__u64 pc, sp, bp;
-	bool in_syscall = false;
+	bool in_syscall = false, odd = false, ok;
 	long got;
 
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!st)
 		return;
+	/* one generation for the sample's stacks and its count: they are drained together */
+	if (stack_gens) {
+		gen = bpf_map_lookup_elem(&live, &zero);
+		odd = gen && (*gen & 1);
+	}
 	stack_stat_add(HSBPF_STACK_STAT_SAMPLES, 1);
 	key.pid = tgid;
 	key.cgroup_id = bpf_get_current_cgroup_id();
@@ -685,7 +750,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 			for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
 				key.kernel = stack_mix(key.kernel, st->kernel.ip[i]);
 			key.kernel |= 1;	/* never 0, which means none */
-			if (!stacks__store(key.kernel, &st->kernel)) {
+			if (!stacks__store_gen(key.kernel, &st->kernel, odd)) {
 				stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 				key.kernel = HSBPF_STACK_LOST_HASH;
 			}
@@ -735,23 +800,15 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 store_user:
 	key.user = st->hash | 1;
-	if (!stacks__store(key.user, &st->user)) {
+	if (!stacks__store_gen(key.user, &st->user, odd)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		key.user = HSBPF_STACK_LOST_HASH;
 	}
 count:
-	val = bpf_map_lookup_elem(&stack_samples, &key);
-	if (!val) {
-		if (!bpf_map_update_elem(&stack_samples, &key, &one, BPF_NOEXIST))
-			return;
-		val = bpf_map_lookup_elem(&stack_samples, &key);
-		if (!val) {
-			stack_stat_add(HSBPF_STACK_STAT_KEYS_FULL, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(&val->count, 1);
-	__sync_fetch_and_add(&val->weight, weight);
+	ok = odd ? stacks__count(&stack_samples_odd, &key, weight) :
+		   stacks__count(&stack_samples, &key, weight);
+	if (!ok)
+		stack_stat_add(HSBPF_STACK_STAT_KEYS_FULL, 1);
 }
 
 static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u32 tgid,

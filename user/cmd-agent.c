@@ -95,8 +95,8 @@ static const struct option_spec agent_opts[] = {
 	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
 	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
 		   "read again on SIGHUP; the options win"),
-	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144): the "
-			     "stacks' map keeps every stack seen since the start"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144), "
+			     "per interval"),
 	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N intervals", 1, 0,
 		"invalid iterations '%s'"),
 	OPT_VERBOSE("more messages"),
@@ -111,6 +111,7 @@ static int parse_args(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
 	env.so.live = true;
+	env.so.stack_intervals = true;
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)
@@ -240,7 +241,11 @@ static int take_interval(struct interval_reader *r, struct sinks *k)
 		return err;
 	k->intervals++;
 	k->samples += nr;
-	debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes", k->intervals, nr, len);
+	/* the stack maps' occupancy after the drain (what the kernel holds of the next interval
+	 * so far): the soak test and the tests read it to see that it stays bounded */
+	if (verbose)
+		debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes, %" PRIu64
+		      " stack map entries", k->intervals, nr, len, interval_reader__occupancy(r));
 	if (k->cfg.output_dir[0]) {
 		char name[128];
 

@@ -22,6 +22,8 @@ struct sampler_params {
 	u32 map_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
+	bool stack_intervals;	/* live with stacks: the stacks drained by interval too
+				 * (sampler__take_stacks), not kept for the whole run (the agent) */
 	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/record/call_graph.h): stacks with
 				 * each sample */
 	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
@@ -109,6 +111,14 @@ u64 sampler__image_exec_ns(struct sampler *s, u32 pid);
 typedef int (*sampler_stack_fn)(void *ctx, const struct stack_key *k, const struct sample_value *v);
 int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx);
 int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
+/* stack_intervals: after sampler__take_interval, every stack sample of the interval it ended,
+ * taken out of the kernel (fn as above), then the interval's stacks by hash while
+ * sampler__end_stacks has not emptied their maps. 0 or -errno (said) */
+int sampler__take_stacks(struct sampler *s, sampler_stack_fn fn, void *ctx);
+int sampler__interval_stack(struct sampler *s, u64 hash, struct stack_frames *out);
+int sampler__end_stacks(struct sampler *s);
+/* the entries in the stack maps now (both generations'), for bounds and tests */
+u64 sampler__stack_occupancy(struct sampler *s);
 /* the stacks so far into p, replacing p's (top); -ENOENT without call graphs */
 int sampler__collect_stacks(struct sampler *s, struct profile *p);
 int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);
