@@ -25,6 +25,9 @@ const volatile bool late_unwind = false;
  * the generation in live[0] (as the flat histogram's), so that user space drains and empties
  * one whole set per interval while the kernel fills the other (samples.bpf.h) */
 const volatile bool stack_gens = false;
+/* the agent: no per-process mappings from user space, every mapping found from the task's vma
+ * (mapping_from_vma) and the tables by file identity */
+const volatile bool maps_by_vma = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
 struct {
@@ -266,16 +269,24 @@ struct vma_hit {
 	__u32 found, pad;
 };
 
-/* bpf_find_vma's callback: the file behind the vma of pc, if any */
+/* bpf_find_vma's callback: the file behind the vma of pc, if any; the vDSO's is (0, 0), the
+ * key its table has in unwind_inodes */
 static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	struct vma_hit *h = data;
 	struct file *file = BPF_CORE_READ(vma, vm_file);
 
-	if (!file)
-		return 0;
 	h->start = BPF_CORE_READ(vma, vm_start);
 	h->end = BPF_CORE_READ(vma, vm_end);
+	if (!file) {
+		if (h->start != (__u64)BPF_CORE_READ(task, mm, context.vdso))
+			return 0;
+		h->pgoff = 0;
+		h->file.ino = 0;
+		h->file.dev = 0;
+		h->found = 1;
+		return 0;
+	}
 	h->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
 	h->file.ino = BPF_CORE_READ(file, f_inode, i_ino);
 	h->file.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
@@ -321,10 +332,13 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 		.addr_hi_be = __builtin_bswap32(pc >> 32),
 		.addr_lo_be = __builtin_bswap32((__u32)pc),
 	};
-	struct unwind_mapping *m = bpf_map_lookup_elem(&unwind_maps, &k);
+	struct unwind_mapping *m;
 	struct proc_state *proc;
 	__u32 *parent;
 
+	if (maps_by_vma)
+		return mapping_from_vma(st, pc);
+	m = bpf_map_lookup_elem(&unwind_maps, &k);
 	if (m)
 		return m;
 	parent = bpf_map_lookup_elem(&unwind_parent, &st->pid);

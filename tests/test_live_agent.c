@@ -380,3 +380,86 @@ Test(live_agent, sighup_reads_the_config_again_and_keeps_it_when_broken)
 	cr_expect(strstr(err, "agent.conf:3: expected key = value"), "%s", err);
 	reap(rc.pid);
 }
+
+/* the debug lines of the agent's intervals: their samples and the stack maps' entries after
+ * each drain */
+static int interval_lines(const char *err, u64 *samples, u64 *entries, int max)
+{
+	const char *s = err;
+	int n = 0;
+
+	while (n < max && (s = strstr(s, "debug: interval "))) {
+		unsigned long long i, nr, bytes, e;
+
+		if (sscanf(s, "debug: interval %llu: %llu samples, pprof %llu bytes, %llu stack map entries",
+			   &i, &nr, &bytes, &e) == 4) {
+			samples[n] = nr;
+			entries[n++] = e;
+		}
+		s++;
+	}
+	return n;
+}
+
+Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
+{
+	char args[PATH_MAX * 2], err_path[PATH_MAX], err[65536], cmd[PATH_MAX + 64];
+	u64 samples[64], entries[64], total = 0, max_samples = 0, max_entries = 0;
+	struct receiver rc;
+	struct profile *p;
+	pid_t churn, w, a;
+	double agent_rate, record_rate, tol;
+	u64 agent_samples = 0, agent_ns = 0;
+	int n, bodies;
+
+	start_receiver(&rc, "recv", 200);
+	snprintf(cmd, sizeof(cmd), "exec %s 60", fixture("hot7030"));
+	w = spawn(cmd);
+	wait_descendant(w, "hot7030", 1);
+	/* new processes all the time: new stacks in every interval */
+	churn = spawn("exec sh -c 'while :; do /bin/true; done'");
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "-v --server http://127.0.0.1:%d/ -F 99 --interval 1", rc.port);
+	a = start_agent(args, err_path);
+	cr_assert(wait_bodies(&rc, 2, 30000), "no profile pushed");
+	p = record_profile("-a -F 99 -d 4");
+	cr_assert(wait_bodies(&rc, nr_bodies(&rc) + 3, 30000));
+	cr_assert_eq(stop_agent(a), 0);
+	kill(churn, SIGKILL);
+	reap(churn);
+	reap(w);
+	slurp_file(err_path, err, sizeof(err));
+	n = interval_lines(err, samples, entries, 64);
+	cr_assert_geq(n, 6, "%s", err);
+	for (int i = 0; i < n; i++) {
+		total += samples[i];
+		max_samples = samples[i] > max_samples ? samples[i] : max_samples;
+		max_entries = entries[i] > max_entries ? entries[i] : max_entries;
+	}
+	/* after a drain the maps hold what the kernel counted since the switch (a sample is
+	 * one key and at most two stacks), never the run's history */
+	cr_expect_leq(max_entries, 3 * max_samples + 64, "%llu entries, %llu samples an interval at most",
+		      (unsigned long long)max_entries, (unsigned long long)max_samples);
+	cr_expect_lt(max_entries, total, "%llu entries, %llu samples in all",
+		     (unsigned long long)max_entries, (unsigned long long)total);
+	/* the intervals within the recording count the machine's samples at its rate */
+	bodies = nr_bodies(&rc);
+	for (int i = 1; i <= bodies; i++) {
+		struct pushed got;
+
+		decode(&rc, i, -1, NULL, &got);
+		if (got.time_ns >= p->meta.start_realtime_ns &&
+		    got.time_ns + got.duration_ns <= p->meta.start_realtime_ns + p->meta.duration_ns) {
+			agent_samples += got.samples;
+			agent_ns += got.duration_ns;
+		}
+	}
+	cr_assert_gt(agent_ns, 0, "no interval within the recording");
+	agent_rate = agent_samples / (agent_ns / 1e9);
+	record_rate = p->stats.samples / (p->meta.duration_ns / 1e9);
+	tol = fmax(0.1, 4 / sqrt((double)agent_samples));
+	cr_expect(fabs(agent_rate / record_rate - 1) <= tol, "%.1f samples/s pushed (%llu), %.1f recorded",
+		  agent_rate, (unsigned long long)agent_samples, record_rate);
+	profile__free(p);
+	reap(rc.pid);
+}

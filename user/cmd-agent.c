@@ -112,6 +112,7 @@ static int parse_args(int argc, char **argv)
 	env.so.event = "cpu-clock";
 	env.so.live = true;
 	env.so.stack_intervals = true;
+	env.so.mappings_by_vma = true;
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)

@@ -191,6 +191,7 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 	skel->rodata->time_stacks = cg && bpf_stats_on();
 	skel->rodata->late_unwind = cg && cg->late_unwind && o && !o->live;
 	skel->rodata->stack_gens = cg && o && o->live && o->stack_intervals;
+	skel->rodata->maps_by_vma = cg && o && o->mappings_by_vma;
 	if (cg)
 		skel->rodata->max_frames = call_graph__max_frames(cg, o ? o->max_frames : 0);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
@@ -1454,6 +1455,11 @@ u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.procs), &pid, &st))
 		return 0;
 	return st.exec_ns;
+}
+
+bool sampler__maps_by_vma(const struct sampler *s)
+{
+	return s->skel->rodata->maps_by_vma;
 }
 
 int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out)

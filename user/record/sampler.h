@@ -24,6 +24,9 @@ struct sampler_params {
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
 	bool stack_intervals;	/* live with stacks: the stacks drained by interval too
 				 * (sampler__take_stacks), not kept for the whole run (the agent) */
+	bool mappings_by_vma;	/* dwarf: the kernel finds every mapping from the sampled task's vma
+				 * and its file's table (no per-process mappings from user space, no
+				 * parent links at fork): the agent, whose cost is per process */
 	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/record/call_graph.h): stacks with
 				 * each sample */
 	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
@@ -99,6 +102,8 @@ int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
 /* an object's table by its file's identity, for mappings not in the trie yet */
 int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
+/* the kernel finds every mapping from the task's vma (sampler_params.mappings_by_vma) */
+bool sampler__maps_by_vma(const struct sampler *s);
 /* a forked child's mappings are now its own */
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
 /* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
