@@ -30,7 +30,12 @@ struct interval_reader {
 	u64 start_mono, start_real;	/* the interval being sampled */
 	u64 taken_real;			/* ... and the one taken */
 	u64 dropped, keys_full;		/* the kernel's totals at the last read */
+	u64 renew_at;			/* CLOCK_MONOTONIC when the symbolizer is made anew */
 };
+
+/* the symbolizer's objects and caches are made anew this often: what exited programs left in
+ * them (mapped files, symbol tables, names) goes, what still runs is read again once */
+#define SYMBOLIZER_RENEW_NS 60000000000ull
 
 struct interval_reader *interval_reader__new(struct session *s, bool stacks)
 {
@@ -47,6 +52,7 @@ struct interval_reader *interval_reader__new(struct session *s, bool stacks)
 		goto nomem;
 	r->start_mono = now_ns(CLOCK_MONOTONIC);
 	r->start_real = now_ns(CLOCK_REALTIME);
+	r->renew_at = r->start_mono + SYMBOLIZER_RENEW_NS;
 	return r;
 nomem:
 	interval_reader__free(r);
@@ -241,6 +247,17 @@ int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 {
 	struct callchain *cc;
 	int err;
+
+	if (now_ns(CLOCK_MONOTONIC) >= r->renew_at) {
+		struct symbolizer *sy = symbolizer__new(r->p);
+
+		/* without memory for a new one, the old one goes on */
+		if (sy) {
+			symbolizer__free(r->sy);
+			r->sy = sy;
+		}
+		r->renew_at = now_ns(CLOCK_MONOTONIC) + SYMBOLIZER_RENEW_NS;
+	}
 
 	cc = r->stacks ? callchain__new(r->p, r->sy) : callchain__new_flat(r->p, r->sy);
 	if (!cc)

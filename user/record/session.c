@@ -35,6 +35,12 @@ struct unw_event {
 	u64 time_ns;
 	u32 kind;		/* 0 fork, 1 exec, 2 mapping: the order of equal times */
 	u32 idx;
+	/* a copy: the profile's tables are pruned (session__forget_exited) while it waits */
+	union {
+		struct profile_fork f;
+		struct profile_comm c;
+		struct profile_mapping m;
+	};
 };
 
 /* per poll: the unwinder's backlog (tables built) takes at most this, then the sideband */
@@ -334,12 +340,12 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 			return fail(-ENOMEM, "cannot follow mappings for the unwinder: %s", strerror(ENOMEM));
 		s->unw_ev = ev;
 		for (size_t i = s->unw_forks; i < p->nr_forks; i++)
-			ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i };
+			ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i, .f = p->forks[i] };
 		for (size_t i = s->unw_comms; i < p->nr_comms; i++)
 			if (p->comms[i].exec)
-				ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i };
+				ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i, .c = p->comms[i] };
 		for (size_t i = s->unw_maps; i < p->nr_mappings; i++)
-			ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i };
+			ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i, .m = p->mappings[i] };
 		qsort(ev, k, sizeof(*ev), cmp_unw_event);
 		s->nr_unw_ev = k;
 		s->unw_ev_at = 0;
@@ -350,9 +356,9 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 	ev = s->unw_ev;
 	for (; s->unw_ev_at < s->nr_unw_ev; s->unw_ev_at++) {
 		size_t i = s->unw_ev_at;
-		const struct profile_fork *f = &p->forks[ev[i].idx];
-		const struct profile_comm *c = &p->comms[ev[i].idx];
-		const struct profile_mapping *m = &p->mappings[ev[i].idx];
+		const struct profile_fork *f = &ev[i].f;
+		const struct profile_comm *c = &ev[i].c;
+		const struct profile_mapping *m = &ev[i].m;
 		u32 pid = ev[i].kind == 0 ? f->pid : ev[i].kind == 1 ? c->pid : m->pid;
 
 		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
@@ -899,12 +905,8 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 {
 	size_t nr;
 	u32 *keep, *all;
-	int err;
+	int err = procfs__pids(&keep, &nr);
 
-	/* the unwinder's backlog names records by their place in the profile, which moves */
-	if (s->unw && feed_unwinder(s, 0))
-		return -ENOMEM;
-	err = procfs__pids(&keep, &nr);
 	if (!err) {
 		all = realloc(keep, (nr + nr_also + 1) * sizeof(*keep));
 		if (all) {
