@@ -356,6 +356,11 @@ int cmd_agent(int argc, char **argv)
 	if (!err) {
 		fprintf(stderr, "hsbpf agent: sampling %s at %" PRIu64 " Hz, a profile every %g s\n",
 			env.so.cgroup ? env.so.cgroup : "all CPUs", env.so.freq, k.cfg.interval);
+		/* the machine's tables while it is sampled, before the first interval's end: that
+		 * interval is the longer, the others are not held up by them */
+		err = session__build_tables(sess);
+	}
+	if (!err) {
 		err = run(sess, r, &k);
 	}
 	if (k.push)

@@ -932,6 +932,11 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 	return err;
 }
 
+int session__build_tables(struct session *s)
+{
+	return s->unw ? feed_unwinder(s, 0) : 0;
+}
+
 struct profile *session__profile(struct session *s)
 {
 	return s->p;
