@@ -77,7 +77,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory vmlinux fixtures deps demo fuzz layout
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory bench-agent soak vmlinux fixtures deps demo fuzz layout
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -366,6 +366,17 @@ bench-keys: $(BIN) $(FIXTURES)
 
 bench-top: $(BIN) $(OUTPUT)/bench/sled
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/top.sh
+
+# the agent's own CPU and RSS at 19 Hz -a -g on a busy machine, its pprof per interval against
+# perf record's, and the time to the first sample (BASELINE=other/hsbpf: the same in one run)
+bench-agent: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures bench/agent.sh
+
+# the agent for 2 hours (DURATION=seconds) under process and container churn: RSS, CPU and
+# the stack maps per interval, plotted (not part of make test)
+soak: $(BIN) $(FIXTURES)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures SOAK_DIR=$(CURDIR)/$(OUTPUT)/soak \
+		scripts/soak.sh
 
 # period modes: intervals, phaselock, programs' slowdown, the issue's call paths, prime against
 # random repeated (bench/periods.sh; PART= one of them)

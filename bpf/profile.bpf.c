@@ -169,7 +169,7 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	if (ptgid == ctgid)	/* a new thread: already covered by its tgid */
 		return 0;
 	/* until user space copies them, a child unwinds through its parent's mappings */
-	if (call_graph == HSBPF_CALL_GRAPH_DWARF)
+	if (call_graph == HSBPF_CALL_GRAPH_DWARF && !maps_by_vma)
 		bpf_map_update_elem(&unwind_parent, &ctgid, &ptgid, BPF_ANY);
 	if (!filter_pids || no_inherit)
 		return 0;

@@ -21,6 +21,13 @@ const volatile bool time_stacks = false;
 /* dwarf: send the samples whose program's tables are not in yet to be unwound in user space
  * (a recording; not top) */
 const volatile bool late_unwind = false;
+/* the agent: the sample handler's stacks and their counts go to two sets of maps in turn, by
+ * the generation in live[0] (as the flat histogram's), so that user space drains and empties
+ * one whole set per interval while the kernel fills the other (samples.bpf.h) */
+const volatile bool stack_gens = false;
+/* the agent: no per-process mappings from user space, every mapping found from the task's vma
+ * (mapping_from_vma) and the tables by file identity */
+const volatile bool maps_by_vma = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
 struct {
@@ -113,6 +120,28 @@ struct {
 	__type(key, struct stack_key);
 	__type(value, struct sample_value);
 } stack_samples SEC(".maps");
+
+/* the odd generation's stacks and stack samples (stack_gens; 1 entry each otherwise) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_short);
+} stacks_odd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u64);
+	__type(value, struct stack_frames);
+} stacks_long_odd SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct stack_key);
+	__type(value, struct sample_value);
+} stack_samples_odd SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -240,16 +269,24 @@ struct vma_hit {
 	__u32 found, pad;
 };
 
-/* bpf_find_vma's callback: the file behind the vma of pc, if any */
+/* bpf_find_vma's callback: the file behind the vma of pc, if any; the vDSO's is (0, 0), the
+ * key its table has in unwind_inodes */
 static long vma_file(struct task_struct *task, struct vm_area_struct *vma, void *data)
 {
 	struct vma_hit *h = data;
 	struct file *file = BPF_CORE_READ(vma, vm_file);
 
-	if (!file)
-		return 0;
 	h->start = BPF_CORE_READ(vma, vm_start);
 	h->end = BPF_CORE_READ(vma, vm_end);
+	if (!file) {
+		if (h->start != (__u64)BPF_CORE_READ(task, mm, context.vdso))
+			return 0;
+		h->pgoff = 0;
+		h->file.ino = 0;
+		h->file.dev = 0;
+		h->found = 1;
+		return 0;
+	}
 	h->pgoff = BPF_CORE_READ(vma, vm_pgoff) << 12;
 	h->file.ino = BPF_CORE_READ(file, f_inode, i_ino);
 	h->file.dev = BPF_CORE_READ(file, f_inode, i_sb, s_dev);
@@ -295,10 +332,13 @@ static __always_inline struct unwind_mapping *find_mapping(struct stack_walk *st
 		.addr_hi_be = __builtin_bswap32(pc >> 32),
 		.addr_lo_be = __builtin_bswap32((__u32)pc),
 	};
-	struct unwind_mapping *m = bpf_map_lookup_elem(&unwind_maps, &k);
+	struct unwind_mapping *m;
 	struct proc_state *proc;
 	__u32 *parent;
 
+	if (maps_by_vma)
+		return mapping_from_vma(st, pc);
+	m = bpf_map_lookup_elem(&unwind_maps, &k);
 	if (m)
 		return m;
 	parent = bpf_map_lookup_elem(&unwind_parent, &st->pid);
@@ -599,6 +639,41 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 	       bpf_map_lookup_elem(&stacks_long, &hash);
 }
 
+/* stacks__store into the odd generation's maps when odd (each call site names its map) */
+static __always_inline bool stacks__store_gen(__u64 hash, struct stack_frames *f, bool odd)
+{
+	if (!odd)
+		return stacks__store(hash, f);
+	if (f->nr <= HSBPF_SHORT_FRAMES) {
+		if (bpf_map_lookup_elem(&stacks_odd, &hash))
+			return true;
+		return !bpf_map_update_elem(&stacks_odd, &hash, f, BPF_NOEXIST) ||
+		       bpf_map_lookup_elem(&stacks_odd, &hash);
+	}
+	if (bpf_map_lookup_elem(&stacks_long_odd, &hash))
+		return true;
+	return !bpf_map_update_elem(&stacks_long_odd, &hash, f, BPF_NOEXIST) ||
+	       bpf_map_lookup_elem(&stacks_long_odd, &hash);
+}
+
+/* count the sample under key in map; false when the map is full */
+static __always_inline bool stacks__count(void *map, struct stack_key *key, __u64 weight)
+{
+	struct sample_value one = { 1, weight }, *val;
+
+	val = bpf_map_lookup_elem(map, key);
+	if (!val) {
+		if (!bpf_map_update_elem(map, key, &one, BPF_NOEXIST))
+			return true;
+		val = bpf_map_lookup_elem(map, key);
+		if (!val)
+			return false;
+	}
+	__sync_fetch_and_add(&val->count, 1);
+	__sync_fetch_and_add(&val->weight, weight);
+	return true;
+}
+
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
  * once the tables of its program exist: true when sent (then it is counted there). An off-CPU
  * block's copy has a token and weight 0: its time follows in a late_block */
@@ -654,17 +729,21 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 					   struct proc_state *proc, __u64 weight)
 {
 	struct stack_key key = {};
-	struct sample_value one = { 1, weight }, *val;
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct stack_walk *st;
-	__u32 zero = 0;
+	__u32 zero = 0, *gen;
 	__u64 pc, sp, bp;
-	bool in_syscall = false;
+	bool in_syscall = false, odd = false, ok;
 	long got;
 
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!st)
 		return;
+	/* one generation for the sample's stacks and its count: they are drained together */
+	if (stack_gens) {
+		gen = bpf_map_lookup_elem(&live, &zero);
+		odd = gen && (*gen & 1);
+	}
 	stack_stat_add(HSBPF_STACK_STAT_SAMPLES, 1);
 	key.pid = tgid;
 	key.cgroup_id = bpf_get_current_cgroup_id();
@@ -685,7 +764,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 			for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
 				key.kernel = stack_mix(key.kernel, st->kernel.ip[i]);
 			key.kernel |= 1;	/* never 0, which means none */
-			if (!stacks__store(key.kernel, &st->kernel)) {
+			if (!stacks__store_gen(key.kernel, &st->kernel, odd)) {
 				stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 				key.kernel = HSBPF_STACK_LOST_HASH;
 			}
@@ -735,23 +814,15 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 store_user:
 	key.user = st->hash | 1;
-	if (!stacks__store(key.user, &st->user)) {
+	if (!stacks__store_gen(key.user, &st->user, odd)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		key.user = HSBPF_STACK_LOST_HASH;
 	}
 count:
-	val = bpf_map_lookup_elem(&stack_samples, &key);
-	if (!val) {
-		if (!bpf_map_update_elem(&stack_samples, &key, &one, BPF_NOEXIST))
-			return;
-		val = bpf_map_lookup_elem(&stack_samples, &key);
-		if (!val) {
-			stack_stat_add(HSBPF_STACK_STAT_KEYS_FULL, 1);
-			return;
-		}
-	}
-	__sync_fetch_and_add(&val->count, 1);
-	__sync_fetch_and_add(&val->weight, weight);
+	ok = odd ? stacks__count(&stack_samples_odd, &key, weight) :
+		   stacks__count(&stack_samples, &key, weight);
+	if (!ok)
+		stack_stat_add(HSBPF_STACK_STAT_KEYS_FULL, 1);
 }
 
 static __always_inline void stacks__sample(struct bpf_perf_event_data *ctx, __u32 tgid,

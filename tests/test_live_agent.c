@@ -24,6 +24,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "helpers.h"
+#include "record/cgroup.h"
 #include "otlp.pb-c.h"
 #include "profile.pb-c.h"
 #include "push.pb-c.h"
@@ -600,8 +601,11 @@ static int delivered_in_order(const struct receiver *rc)
 		if (answered(rc, i) != 200)
 			continue;
 		decode_otlp(rc, i, NULL, &got);
-		cr_expect_gt(got.time_ns, last, "request %d arrived out of order", i);
-		last = got.time_ns;
+		/* an empty interval has no profile, hence no time, to order it by */
+		if (got.resources) {
+			cr_expect_gt(got.time_ns, last, "request %d arrived out of order", i);
+			last = got.time_ns;
+		}
 		n++;
 	}
 	return n;
@@ -695,28 +699,39 @@ Test(live_agent, a_server_down_for_a_while_loses_nothing_up_to_the_spool)
 
 Test(live_agent, past_the_spools_bound_the_oldest_go_counted_and_a_new_run_sends_the_rest)
 {
-	char args[PATH_MAX * 3];
+	char args[PATH_MAX * 3], mnt[PATH_MAX], cg[PATH_MAX + 32];
 	struct run_result r;
 	struct receiver rc;
-	long long dropped, left, sent;
+	long long dropped, left, sent, one;
 	int port;
 
 	start_receiver(&rc, "bound", 200);
 	port = rc.port;
 	kill(rc.pid, SIGTERM);
 	reap(rc.pid);
-	/* a whole machine's flat profile is some KB: 8000 bytes hold two or three */
-	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --spool-max 8000 "
-		 "--interval 1 -n 6 --no-call-graph", port, tmpdir());
+	/* an empty cgroup's intervals: requests of one size whatever the machine does, so that
+	 * the bound is known to hold exactly two of them (a whole machine's vary with its load) */
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(cg, sizeof(cg), "%s/hsbpf-spool-%d", mnt, getpid());
+	cr_assert(!mkdir(cg, 0755) || errno == EEXIST, "cannot create %s: %s", cg, strerror(errno));
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/one --interval 1 -n 1 "
+		 "--no-call-graph --cgroup %s", port, tmpdir(), cg);
+	run(&r, "%s agent %s", hsbpf_bin(), args);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	run(&r, "cat %s/one/otlp/*.req | wc -c", tmpdir());
+	one = atoll(r.out);
+	cr_assert_gt(one, 0, "no request spooled: %s", r.err);
+	snprintf(args, sizeof(args), "--otlp http://127.0.0.1:%d --spool-dir %s/spool --spool-max %lld "
+		 "--interval 1 -n 6 --no-call-graph --cgroup %s", port, tmpdir(), one * 5 / 2, cg);
 	run(&r, "%s agent %s", hsbpf_bin(), args);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	dropped = number_after(r.err, "dropped ");
 	left = number_after(r.err, "spooled ");
-	cr_expect_gt(dropped, 0, "%s", r.err);
-	cr_expect_gt(left, 0, "%s", r.err);
+	cr_expect_eq(dropped, 4, "%lld-byte requests, a bound of %lld: %s", one, one * 5 / 2, r.err);
+	cr_expect_eq(left, 2, "%s", r.err);
 	cr_expect_eq(dropped + left, 6, "every interval accounted for: %s", r.err);
 	run(&r, "cat %s/spool/otlp/*.req | wc -c", tmpdir());
-	cr_expect_leq(atoll(r.out), 8000, "the bound holds");
+	cr_expect_leq(atoll(r.out), one * 5 / 2, "the bound holds");
 	/* the next run, the server up: what was left goes first */
 	{
 		char more[64];
@@ -731,6 +746,7 @@ Test(live_agent, past_the_spools_bound_the_oldest_go_counted_and_a_new_run_sends
 	cr_expect_eq(sent, 6 + left, "%s", r.err);
 	cr_expect_eq(delivered_in_order(&rc), sent);
 	reap(rc.pid);
+	remove_cgroup(cg);
 }
 
 Test(live_agent, a_slow_server_does_not_hold_the_exit_and_one_closing_mid_reply_is_retried)
@@ -888,5 +904,88 @@ Test(live_agent, a_full_output_disk_is_counted_and_the_other_sinks_go_on)
 	cr_expect(strstr(r.err, "No space left on device"), "%s", r.err);
 	cr_expect(strstr(r.err, "files written to") && strstr(r.err, "(3 could not be written)"), "%s", r.err);
 	cr_expect_eq(number_after(r.err, "; otlp sent "), 3, "%s", r.err);
+	reap(rc.pid);
+}
+
+/* the debug lines of the agent's intervals: their samples and the stack maps' entries after
+ * each drain */
+static int interval_lines(const char *err, u64 *samples, u64 *entries, int max)
+{
+	const char *s = err;
+	int n = 0;
+
+	while (n < max && (s = strstr(s, "debug: interval "))) {
+		unsigned long long i, nr, bytes, e;
+
+		if (sscanf(s, "debug: interval %llu: %llu samples, pprof %llu bytes, %llu stack map entries",
+			   &i, &nr, &bytes, &e) == 4) {
+			samples[n] = nr;
+			entries[n++] = e;
+		}
+		s++;
+	}
+	return n;
+}
+
+Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
+{
+	char args[PATH_MAX * 2], err_path[PATH_MAX], err[65536], cmd[PATH_MAX + 64];
+	u64 samples[64], entries[64], total = 0, max_samples = 0, max_entries = 0;
+	struct receiver rc;
+	struct profile *p;
+	pid_t churn, w, a;
+	double agent_rate, record_rate, tol;
+	u64 agent_samples = 0, agent_ns = 0;
+	int n, bodies;
+
+	start_receiver(&rc, "recv", 200);
+	snprintf(cmd, sizeof(cmd), "exec %s 60", fixture("hot7030"));
+	w = spawn(cmd);
+	wait_descendant(w, "hot7030", 1);
+	/* new processes all the time: new stacks in every interval */
+	churn = spawn("exec sh -c 'while :; do /bin/true; done'");
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "-v --server http://127.0.0.1:%d/ -F 99 --interval 1", rc.port);
+	a = start_agent(args, err_path);
+	cr_assert(wait_bodies(&rc, 2, 30000), "no profile pushed");
+	p = record_profile("-a -F 99 -d 4");
+	cr_assert(wait_bodies(&rc, nr_bodies(&rc) + 3, 30000));
+	cr_assert_eq(stop_agent(a), 0);
+	kill(churn, SIGKILL);
+	reap(churn);
+	reap(w);
+	slurp_file(err_path, err, sizeof(err));
+	n = interval_lines(err, samples, entries, 64);
+	cr_assert_geq(n, 6, "%s", err);
+	for (int i = 0; i < n; i++) {
+		total += samples[i];
+		max_samples = samples[i] > max_samples ? samples[i] : max_samples;
+		max_entries = entries[i] > max_entries ? entries[i] : max_entries;
+	}
+	/* after a drain the maps hold what the kernel counted since the switch (a sample is
+	 * one key and at most two stacks), never the run's history */
+	cr_expect_leq(max_entries, 3 * max_samples + 64, "%llu entries, %llu samples an interval at most",
+		      (unsigned long long)max_entries, (unsigned long long)max_samples);
+	cr_expect_lt(max_entries, total, "%llu entries, %llu samples in all",
+		     (unsigned long long)max_entries, (unsigned long long)total);
+	/* the intervals within the recording count the machine's samples at its rate */
+	bodies = nr_bodies(&rc);
+	for (int i = 1; i <= bodies; i++) {
+		struct pushed got;
+
+		decode(&rc, i, -1, NULL, &got);
+		if (got.time_ns >= p->meta.start_realtime_ns &&
+		    got.time_ns + got.duration_ns <= p->meta.start_realtime_ns + p->meta.duration_ns) {
+			agent_samples += got.samples;
+			agent_ns += got.duration_ns;
+		}
+	}
+	cr_assert_gt(agent_ns, 0, "no interval within the recording");
+	agent_rate = agent_samples / (agent_ns / 1e9);
+	record_rate = p->stats.samples / (p->meta.duration_ns / 1e9);
+	tol = fmax(0.1, 4 / sqrt((double)agent_samples));
+	cr_expect(fabs(agent_rate / record_rate - 1) <= tol, "%.1f samples/s pushed (%llu), %.1f recorded",
+		  agent_rate, (unsigned long long)agent_samples, record_rate);
+	profile__free(p);
 	reap(rc.pid);
 }

@@ -102,8 +102,8 @@ static const struct option_spec agent_opts[] = {
 	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
 	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
 		   "read again on SIGHUP; the options win"),
-	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144): the "
-			     "stacks' map keeps every stack seen since the start"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144), "
+			     "per interval"),
 	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N intervals", 1, 0,
 		"invalid iterations '%s'"),
 	OPT_VERBOSE("more messages"),
@@ -128,6 +128,8 @@ static int parse_args(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
 	env.so.live = true;
+	env.so.stack_intervals = true;
+	env.so.mappings_by_vma = true;
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)
@@ -181,6 +183,7 @@ static int settle_config(struct agent_config *c)
 struct agent {
 	struct agent_config cfg;
 	struct sinks *sinks;
+	u64 intervals;		/* taken so far */
 };
 
 static void reload_config(struct agent *ag)
@@ -214,6 +217,12 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	iv.pprof = pprof;
 	iv.start_realtime_ns = interval_reader__start_realtime(r);
 	iv.lost = ps->dropped_full + ps->stack_keys_full;
+	/* the stack maps' occupancy after the drain (what the kernel holds of the next interval
+	 * so far): the soak test and the tests read it to see that it stays bounded */
+	if (verbose)
+		debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes, %" PRIu64
+		      " stack map entries", ++ag->intervals, iv.samples, iv.len,
+		      interval_reader__occupancy(r));
 	sinks__send(ag->sinks, &iv);
 	free(pprof);
 	return 0;
@@ -302,6 +311,11 @@ int cmd_agent(int argc, char **argv)
 	if (!err) {
 		fprintf(stderr, "hsbpf agent: sampling %s at %" PRIu64 " Hz, a profile every %g s\n",
 			env.so.cgroup ? env.so.cgroup : "all CPUs", env.so.freq, ag.cfg.interval);
+		/* the machine's tables while it is sampled, before the first interval's end: that
+		 * interval is the longer, the others are not held up by them */
+		err = session__build_tables(sess);
+	}
+	if (!err) {
 		err = run(sess, r, &ag);
 	}
 	sinks__flush(ag.sinks, FLUSH_DEADLINE_MS);

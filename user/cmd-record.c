@@ -381,6 +381,9 @@ int cmd_record(int argc, char **argv)
 	err = session__open(sess);
 	if (!err)
 		err = session__start(sess);
+	/* when sampling began: make bench-agent measures the time to it */
+	if (!err)
+		debug("sampling started");
 	if (!err)
 		err = record_until_done(sess);
 	if (err)

@@ -10,7 +10,7 @@
 #include "report/callchain.h"
 #include "symbols/symbolizer.h"
 
-/* a read of the stack-sample map: its keys, sorted by their bytes, and their counts */
+/* the interval's stack samples, as drained from the kernel */
 struct stack_snap {
 	struct stack_key *keys;
 	struct sample_value *vals;
@@ -22,7 +22,7 @@ struct interval_reader {
 	struct profile *p;
 	struct symbolizer *sy;
 	bool stacks;
-	struct stack_snap prev, cur;
+	struct stack_snap cur;
 	u64 *hashes;		/* the interval's stack hashes, sorted, and their profile stacks */
 	u32 *refs;
 	size_t nr_hashes, cap_hashes, cap_refs;
@@ -30,7 +30,12 @@ struct interval_reader {
 	u64 start_mono, start_real;	/* the interval being sampled */
 	u64 taken_real;			/* ... and the one taken */
 	u64 dropped, keys_full;		/* the kernel's totals at the last read */
+	u64 renew_at;			/* CLOCK_MONOTONIC when the symbolizer is made anew */
 };
+
+/* the symbolizer's objects and caches are made anew this often: what exited programs left in
+ * them (mapped files, symbol tables, names) goes, what still runs is read again once */
+#define SYMBOLIZER_RENEW_NS 60000000000ull
 
 struct interval_reader *interval_reader__new(struct session *s, bool stacks)
 {
@@ -47,6 +52,7 @@ struct interval_reader *interval_reader__new(struct session *s, bool stacks)
 		goto nomem;
 	r->start_mono = now_ns(CLOCK_MONOTONIC);
 	r->start_real = now_ns(CLOCK_REALTIME);
+	r->renew_at = r->start_mono + SYMBOLIZER_RENEW_NS;
 	return r;
 nomem:
 	interval_reader__free(r);
@@ -60,8 +66,6 @@ void interval_reader__free(struct interval_reader *r)
 	if (!r)
 		return;
 	symbolizer__free(r->sy);
-	free(r->prev.keys);
-	free(r->prev.vals);
 	free(r->cur.keys);
 	free(r->cur.vals);
 	free(r->hashes);
@@ -87,37 +91,11 @@ static int keep_stack(void *ctx, const struct stack_key *k, const struct sample_
 	return 0;
 }
 
-static int cmp_key(const void *a, const void *b)
-{
-	return memcmp(a, b, sizeof(struct stack_key));
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	u64 x = *(const u64 *)a, y = *(const u64 *)b;
 
 	return x < y ? -1 : x > y;
-}
-
-/* the snapshot's keys and values sorted together by key */
-static int sort_snap(struct stack_snap *sn)
-{
-	struct { struct stack_key k; struct sample_value v; } *pairs;
-
-	pairs = malloc((sn->nr + 1) * sizeof(*pairs));
-	if (!pairs)
-		return -ENOMEM;
-	for (size_t i = 0; i < sn->nr; i++) {
-		pairs[i].k = sn->keys[i];
-		pairs[i].v = sn->vals[i];
-	}
-	qsort(pairs, sn->nr, sizeof(*pairs), cmp_key);
-	for (size_t i = 0; i < sn->nr; i++) {
-		sn->keys[i] = pairs[i].k;
-		sn->vals[i] = pairs[i].v;
-	}
-	free(pairs);
-	return 0;
 }
 
 /* the profile stack (index + 1) of a hash, added on first use; 0 for none, -ENOMEM */
@@ -133,7 +111,7 @@ static s64 stack_ref(struct interval_reader *r, u64 hash)
 		return 0;
 	if (r->refs[at - r->hashes])
 		return r->refs[at - r->hashes];
-	if (sampler__stack(session__sampler(r->s), hash, r->frames))
+	if (sampler__interval_stack(session__sampler(r->s), hash, r->frames))
 		idx = profile__add_stack(r->p, NULL, 0, PROFILE_STACK_LOST, 0);
 	else
 		idx = profile__add_stack(r->p, (const u64 *)r->frames->ip,
@@ -145,8 +123,8 @@ static s64 stack_ref(struct interval_reader *r, u64 hash)
 	return idx + 1;
 }
 
-/* the hashes of the stacks the interval's new counts name, sorted and unique */
-static int interval_hashes(struct interval_reader *r, const bool *grew)
+/* the hashes of the stacks the interval's samples name, sorted and unique */
+static int interval_hashes(struct interval_reader *r)
 {
 	size_t n = 0;
 
@@ -154,8 +132,6 @@ static int interval_hashes(struct interval_reader *r, const bool *grew)
 	    array__reserve((void **)&r->refs, &r->cap_refs, 2 * r->cur.nr + 1, sizeof(u32)))
 		return -ENOMEM;
 	for (size_t i = 0; i < r->cur.nr; i++) {
-		if (!grew[i])
-			continue;
 		if (r->cur.keys[i].user)
 			r->hashes[n++] = r->cur.keys[i].user;
 		if (r->cur.keys[i].kernel)
@@ -170,51 +146,27 @@ static int interval_hashes(struct interval_reader *r, const bool *grew)
 	return 0;
 }
 
-/* the stack samples the interval added: the current counts less the previous read's */
+/* the stack samples of the interval, drained from the kernel's idle generation with their
+ * stacks, whose maps are then emptied: the kernel's stack maps hold one interval at most */
 static int take_stacks(struct interval_reader *r, u64 *nr)
 {
-	struct sample_value *delta = NULL;
-	struct stack_snap swap;
-	bool *grew = NULL;
-	size_t j = 0;
+	struct sampler *smp = session__sampler(r->s);
 	int err;
 
 	r->cur.nr = 0;
-	err = sampler__read_stack_samples(session__sampler(r->s), keep_stack, &r->cur);
+	err = sampler__take_stacks(smp, keep_stack, &r->cur);
 	if (!err)
-		err = sort_snap(&r->cur);
-	if (err)
-		goto out;
-	grew = calloc(r->cur.nr + 1, sizeof(*grew));
-	delta = calloc(r->cur.nr + 1, sizeof(*delta));
-	if (!grew || !delta) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* both reads sorted: one walk pairs each key with its previous count */
-	for (size_t i = 0; i < r->cur.nr; i++) {
-		delta[i] = r->cur.vals[i];
-		while (j < r->prev.nr && cmp_key(&r->prev.keys[j], &r->cur.keys[i]) < 0)
-			j++;
-		if (j < r->prev.nr && !cmp_key(&r->prev.keys[j], &r->cur.keys[i])) {
-			delta[i].count -= r->prev.vals[j].count;
-			delta[i].weight -= r->prev.vals[j].weight;
-		}
-		grew[i] = delta[i].count > 0;
-	}
-	err = interval_hashes(r, grew);
+		err = interval_hashes(r);
 	for (size_t i = 0; i < r->cur.nr && !err; i++) {
 		const struct stack_key *k = &r->cur.keys[i];
 		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
 		struct profile_stack_sample ss = {
 			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id,
 			.exec_ns = k->exec_ns, .map_ns = k->map_ns,
-			.count = delta[i].count, .weight = delta[i].weight,
+			.count = r->cur.vals[i].count, .weight = r->cur.vals[i].weight,
 		};
 		s64 user, kernel;
 
-		if (!grew[i])
-			continue;
 		user = stack_ref(r, k->user);
 		kernel = stack_ref(r, k->kernel);
 		if (user < 0 || kernel < 0 || profile__add_stack_sample_keyed(r->p, &ss, &sk)) {
@@ -225,13 +177,9 @@ static int take_stacks(struct interval_reader *r, u64 *nr)
 		r->p->stack_samples[r->p->nr_stack_samples - 1].kernel = (u32)kernel;
 		*nr += ss.count;
 	}
-	/* this read is the next one's base */
-	swap = r->prev;
-	r->prev = r->cur;
-	r->cur = swap;
-out:
-	free(grew);
-	free(delta);
+	/* emptied even after an error: the next interval must not meet this one's stacks */
+	if (sampler__end_stacks(smp) && !err)
+		err = -EIO;
 	return err;
 }
 
@@ -250,8 +198,8 @@ static void take_drops(struct interval_reader *r)
 	if (r->stacks && !sampler__read_stack_counters(smp, cnt)) {
 		r->p->stats.stack_keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL] - r->keys_full;
 		if (r->p->stats.stack_keys_full && !r->keys_full)
-			warning("the stack-sample map is full: new stacks' samples are left out of the "
-				"profiles (restart the agent, or raise --map-entries)");
+			warning("the stack-sample map is full: some samples of this interval are left "
+				"out (raise --map-entries, or shorten --interval)");
 		r->keys_full = cnt[HSBPF_STACK_STAT_KEYS_FULL];
 	}
 }
@@ -300,10 +248,26 @@ int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 	struct callchain *cc;
 	int err;
 
+	if (now_ns(CLOCK_MONOTONIC) >= r->renew_at) {
+		struct symbolizer *sy = symbolizer__new(r->p);
+
+		/* without memory for a new one, the old one goes on */
+		if (sy) {
+			symbolizer__free(r->sy);
+			r->sy = sy;
+		}
+		r->renew_at = now_ns(CLOCK_MONOTONIC) + SYMBOLIZER_RENEW_NS;
+	}
+
 	cc = r->stacks ? callchain__new(r->p, r->sy) : callchain__new_flat(r->p, r->sy);
 	if (!cc)
 		return fail(-ENOMEM, "cannot resolve the interval's stacks: %s", strerror(ENOMEM));
 	err = pprof__encode(cc, r->sy, buf, len);
 	callchain__free(cc);
 	return err;
+}
+
+u64 interval_reader__occupancy(struct interval_reader *r)
+{
+	return r->stacks ? sampler__stack_occupancy(session__sampler(r->s)) : 0;
 }

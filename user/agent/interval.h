@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The agent's intervals: at each interval's end the live session's kernel maps are read into
  * its profile as what that interval sampled, and the profile encoded as a gzipped pprof.
- * Flat samples come from the sampler's double-buffered interval maps (top's drain: the
- * kernel counts into the other map while this one is read, nothing is lost); stacks are
- * counted in one map for the whole session, so each interval is the difference from the
- * previous read of its cumulative counts, which loses nothing either. */
+ * Flat samples, stack samples and the stacks themselves are counted by the kernel into two
+ * sets of maps in turn (double buffering: the kernel switches to the other set at an
+ * interval's end, the agent drains and empties the idle one once no handler still counts
+ * into it), so nothing sampled during the drain is lost and the maps hold one interval. */
 #ifndef HSBPF_AGENT_INTERVAL_H
 #define HSBPF_AGENT_INTERVAL_H
 
@@ -24,6 +24,8 @@ int interval_reader__take(struct interval_reader *r, u64 *nr);
 int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len);
 /* the start of the interval taken, wall-clock ns since the epoch */
 u64 interval_reader__start_realtime(const struct interval_reader *r);
+/* the entries in the kernel's stack maps now (both generations) */
+u64 interval_reader__occupancy(struct interval_reader *r);
 void interval_reader__free(struct interval_reader *r);
 
 #endif /* HSBPF_AGENT_INTERVAL_H */

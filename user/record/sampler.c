@@ -197,6 +197,8 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 	skel->rodata->call_graph = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
 	skel->rodata->time_stacks = cg && bpf_stats_on();
 	skel->rodata->late_unwind = cg && cg->late_unwind && o && !o->live;
+	skel->rodata->stack_gens = cg && o && o->live && o->stack_intervals;
+	skel->rodata->maps_by_vma = cg && o && o->mappings_by_vma;
 	if (cg)
 		skel->rodata->max_frames = call_graph__max_frames(cg, o ? o->max_frames : 0);
 	for (size_t i = 0; i < ARRAY_SIZE(sizes) && !err; i++) {
@@ -205,6 +207,16 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 		bool needed = cg && (cg->unwind_tables || (i >= 5 && i < 8));
 
 		err = bpf_map__set_max_entries(sizes[i].map, needed ? sizes[i].size : 1);
+	}
+	/* the odd generation's stack maps: as large as the even ones when the agent drains stacks
+	 * by interval */
+	for (size_t i = 0; i < 3 && !err; i++) {
+		struct bpf_map *even[] = { skel->maps.stacks, skel->maps.stacks_long, skel->maps.stack_samples };
+		struct bpf_map *odd[] = { skel->maps.stacks_odd, skel->maps.stacks_long_odd,
+					  skel->maps.stack_samples_odd };
+
+		err = bpf_map__set_max_entries(odd[i], skel->rodata->stack_gens ?
+					       bpf_map__max_entries(even[i]) : 1);
 	}
 	/* a ring buffer is at least a page */
 	if (!err)
@@ -1518,6 +1530,11 @@ u64 sampler__image_exec_ns(struct sampler *s, u32 pid)
 	return st.exec_ns;
 }
 
+bool sampler__maps_by_vma(const struct sampler *s)
+{
+	return s->skel->rodata->maps_by_vma;
+}
+
 int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out)
 {
 	/* the short map's values are the head of struct stack_frames */
@@ -1568,6 +1585,134 @@ cleanup:
 	free(keys);
 	free(vals);
 	return err;
+}
+
+/* the generation that counted before the last sampler__take_interval: its maps are idle */
+static bool idle_odd(const struct sampler *s)
+{
+	return (s->gen - 1) & 1;
+}
+
+int sampler__take_stacks(struct sampler *s, sampler_stack_fn fn, void *ctx)
+{
+	const u32 batch = 1024;
+	struct bpf_map *map = idle_odd(s) ? s->skel->maps.stack_samples_odd : s->skel->maps.stack_samples;
+	struct stack_key *keys = calloc(batch, sizeof(*keys)), in, out;
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	int fd = bpf_map__fd(map), err = 0;
+	bool first = true;
+
+	if (!s->skel->rodata->stack_gens) {
+		err = fail(-EINVAL, "the sampler does not drain stacks by interval");
+		goto cleanup;
+	}
+	if (!keys || !vals) {
+		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_and_delete_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the stack sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			int ret = fn(ctx, &keys[i], &vals[i]);
+
+			if (ret) {
+				err = ret;
+				goto cleanup;
+			}
+		}
+		if (err) {
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
+}
+
+int sampler__interval_stack(struct sampler *s, u64 hash, struct stack_frames *out)
+{
+	bool odd = idle_odd(s);
+
+	if (!bpf_map_lookup_elem(bpf_map__fd(odd ? s->skel->maps.stacks_odd : s->skel->maps.stacks), &hash, out))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(odd ? s->skel->maps.stacks_long_odd : s->skel->maps.stacks_long),
+				&hash, out))
+		return -errno;
+	return 0;
+}
+
+/* every key of a hash map of u64 keys, then one batch delete; n: the entries it had */
+static int empty_map(struct bpf_map *map, u64 *n)
+{
+	int fd = bpf_map__fd(map), err = 0;
+	u32 max = bpf_map__max_entries(map), nr = 0;
+	u64 *keys = malloc((max + 1) * sizeof(*keys));
+
+	*n = 0;
+	if (!keys)
+		return -ENOMEM;
+	/* the map is idle: nothing adds keys while they are walked */
+	while (nr < max && !bpf_map_get_next_key(fd, nr ? &keys[nr - 1] : NULL, &keys[nr]))
+		nr++;
+	*n = nr;
+	if (nr && bpf_map_delete_batch(fd, keys, &nr, NULL))
+		err = -errno;
+	free(keys);
+	return err;
+}
+
+int sampler__end_stacks(struct sampler *s)
+{
+	bool odd = idle_odd(s);
+	u64 n;
+	int err;
+
+	err = empty_map(odd ? s->skel->maps.stacks_odd : s->skel->maps.stacks, &n);
+	if (!err)
+		err = empty_map(odd ? s->skel->maps.stacks_long_odd : s->skel->maps.stacks_long, &n);
+	if (err)
+		return fail(err, "cannot empty the interval's stack map: %s", strerror(-err));
+	return 0;
+}
+
+/* entries of a map, counted by walking its keys (any key size up to a stack_key) */
+static u64 map_entries(struct bpf_map *map)
+{
+	struct stack_key a, b;
+	int fd = bpf_map__fd(map);
+	u64 n = 0;
+
+	if (bpf_map__key_size(map) > sizeof(a))
+		return 0;
+	for (void *prev = NULL, *next = &a; !bpf_map_get_next_key(fd, prev, next); n++) {
+		prev = next;
+		next = next == (void *)&a ? (void *)&b : (void *)&a;
+	}
+	return n;
+}
+
+u64 sampler__stack_occupancy(struct sampler *s)
+{
+	struct bpf_map *maps[] = {
+		s->skel->maps.stacks, s->skel->maps.stacks_long, s->skel->maps.stack_samples,
+		s->skel->maps.stacks_odd, s->skel->maps.stacks_long_odd, s->skel->maps.stack_samples_odd,
+	};
+	u64 n = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(maps); i++)
+		n += map_entries(maps[i]);
+	return n;
 }
 
 /* the stack samples, read whole before their stacks are looked up */

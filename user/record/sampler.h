@@ -22,6 +22,11 @@ struct sampler_params {
 	u32 map_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
+	bool stack_intervals;	/* live with stacks: the stacks drained by interval too
+				 * (sampler__take_stacks), not kept for the whole run (the agent) */
+	bool mappings_by_vma;	/* dwarf: the kernel finds every mapping from the sampled task's vma
+				 * and its file's table (no per-process mappings from user space, no
+				 * parent links at fork): the agent, whose cost is per process */
 	u32 call_graph;		/* HSBPF_CALL_GRAPH_*, 0 for none (user/record/call_graph.h): stacks with
 				 * each sample */
 	u32 max_frames;		/* user frames per stack, 0 for the mode's default */
@@ -97,6 +102,8 @@ int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
 /* an object's table by its file's identity, for mappings not in the trie yet */
 int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
+/* the kernel finds every mapping from the task's vma (sampler_params.mappings_by_vma) */
+bool sampler__maps_by_vma(const struct sampler *s);
 /* a forked child's mappings are now its own */
 void sampler__unwind_forget_parent(struct sampler *s, u32 pid);
 /* exec tags are taken at the exec's rename, a moment before the kernel's COMM record of the
@@ -109,6 +116,14 @@ u64 sampler__image_exec_ns(struct sampler *s, u32 pid);
 typedef int (*sampler_stack_fn)(void *ctx, const struct stack_key *k, const struct sample_value *v);
 int sampler__read_stack_samples(struct sampler *s, sampler_stack_fn fn, void *ctx);
 int sampler__stack(struct sampler *s, u64 hash, struct stack_frames *out);
+/* stack_intervals: after sampler__take_interval, every stack sample of the interval it ended,
+ * taken out of the kernel (fn as above), then the interval's stacks by hash while
+ * sampler__end_stacks has not emptied their maps. 0 or -errno (said) */
+int sampler__take_stacks(struct sampler *s, sampler_stack_fn fn, void *ctx);
+int sampler__interval_stack(struct sampler *s, u64 hash, struct stack_frames *out);
+int sampler__end_stacks(struct sampler *s);
+/* the entries in the stack maps now (both generations'), for bounds and tests */
+u64 sampler__stack_occupancy(struct sampler *s);
 /* the stacks so far into p, replacing p's (top); -ENOENT without call graphs */
 int sampler__collect_stacks(struct sampler *s, struct profile *p);
 int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]);

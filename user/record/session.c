@@ -31,6 +31,22 @@
 
 #define DEFAULT_FREQ 999	/* odd, so as not to beat with millisecond timers */
 
+/* a sideband record for the unwinder, in time order */
+struct unw_event {
+	u64 time_ns;
+	u32 kind;		/* 0 fork, 1 exec, 2 mapping: the order of equal times */
+	u32 idx;
+	/* a copy: the profile's tables are pruned (session__forget_exited) while it waits */
+	union {
+		struct profile_fork f;
+		struct profile_comm c;
+		struct profile_mapping m;
+	};
+};
+
+/* per poll: the unwinder's backlog (tables built) takes at most this, then the sideband */
+#define FEED_BUDGET_NS 50000000ull
+
 struct session {
 	struct session_opts opts;
 	const struct call_graph *cg;	/* opts.call_graph's mode, NULL for none */
@@ -57,6 +73,8 @@ struct session {
 	/* call stacks: the unwinder follows the sideband's records from these on */
 	struct unwinder *unw;
 	size_t unw_maps, unw_comms, unw_forks;
+	struct unw_event *unw_ev;	/* taken from the profile, not yet given to the unwinder */
+	size_t nr_unw_ev, unw_ev_at;
 	u32 *followed;		/* with a command or -p: the processes and their descendants */
 	size_t nr_followed, cap_followed;
 	struct buildid_keeper *keeper;	/* with keep_objects */
@@ -289,12 +307,6 @@ static int follow(struct session *s, u32 pid)
 	return 0;
 }
 
-/* a sideband record for the unwinder, in time order */
-struct unw_event {
-	u64 time_ns;
-	u32 kind;		/* 0 fork, 1 exec, 2 mapping: the order of equal times */
-	u32 idx;
-};
 
 static int cmp_unw_event(const void *a, const void *b)
 {
@@ -309,40 +321,54 @@ static int cmp_unw_event(const void *a, const void *b)
 
 /* the sideband's new records to the unwinder, in time order (each CPU's ring is drained in
  * turn, so the profile's tables are not): forks, execs and executable mappings (those read
- * from /proc have time 0 and come first) */
-static int feed_unwinder(struct session *s)
+ * from /proc have time 0 and come first). With a budget, what is left when it is spent waits
+ * in s->unw_ev for the next call: a machine's tables (seconds of work under load) are built
+ * while it is sampled, not before, and the sideband is drained meanwhile */
+static int feed_unwinder(struct session *s, u64 budget_ns)
 {
 	struct profile *p = s->p;
-	size_t n = (p->nr_forks - s->unw_forks) + (p->nr_comms - s->unw_comms) +
-		   (p->nr_mappings - s->unw_maps), k = 0;
+	u64 deadline = budget_ns ? now_ns(CLOCK_MONOTONIC) + budget_ns : 0;
+	size_t n, k = 0;
 	struct unw_event *ev;
 
 	unwinder__retry(s->unw);
-	if (!n)
-		return 0;
-	ev = malloc(n * sizeof(*ev));
-	if (!ev)
-		return fail(-ENOMEM, "cannot follow mappings for the unwinder: %s", strerror(ENOMEM));
-	for (size_t i = s->unw_forks; i < p->nr_forks; i++)
-		ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i };
-	for (size_t i = s->unw_comms; i < p->nr_comms; i++)
-		if (p->comms[i].exec)
-			ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i };
-	for (size_t i = s->unw_maps; i < p->nr_mappings; i++)
-		ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i };
-	qsort(ev, k, sizeof(*ev), cmp_unw_event);
-	for (size_t i = 0; i < k; i++) {
-		const struct profile_fork *f = &p->forks[ev[i].idx];
-		const struct profile_comm *c = &p->comms[ev[i].idx];
-		const struct profile_mapping *m = &p->mappings[ev[i].idx];
+	if (s->unw_ev_at == s->nr_unw_ev) {
+		n = (p->nr_forks - s->unw_forks) + (p->nr_comms - s->unw_comms) +
+		    (p->nr_mappings - s->unw_maps);
+		if (!n)
+			return 0;
+		ev = realloc(s->unw_ev, n * sizeof(*ev));
+		if (!ev)
+			return fail(-ENOMEM, "cannot follow mappings for the unwinder: %s", strerror(ENOMEM));
+		s->unw_ev = ev;
+		for (size_t i = s->unw_forks; i < p->nr_forks; i++)
+			ev[k++] = (struct unw_event){ p->forks[i].time_ns, 0, i, .f = p->forks[i] };
+		for (size_t i = s->unw_comms; i < p->nr_comms; i++)
+			if (p->comms[i].exec)
+				ev[k++] = (struct unw_event){ p->comms[i].time_ns, 1, i, .c = p->comms[i] };
+		for (size_t i = s->unw_maps; i < p->nr_mappings; i++)
+			ev[k++] = (struct unw_event){ p->mappings[i].time_ns, 2, i, .m = p->mappings[i] };
+		qsort(ev, k, sizeof(*ev), cmp_unw_event);
+		s->nr_unw_ev = k;
+		s->unw_ev_at = 0;
+		s->unw_forks = p->nr_forks;
+		s->unw_comms = p->nr_comms;
+		s->unw_maps = p->nr_mappings;
+	}
+	ev = s->unw_ev;
+	for (; s->unw_ev_at < s->nr_unw_ev; s->unw_ev_at++) {
+		size_t i = s->unw_ev_at;
+		const struct profile_fork *f = &ev[i].f;
+		const struct profile_comm *c = &ev[i].c;
+		const struct profile_mapping *m = &ev[i].m;
 		u32 pid = ev[i].kind == 0 ? f->pid : ev[i].kind == 1 ? c->pid : m->pid;
 
+		if (deadline && now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
 		/* the sideband sees the whole machine: tables only for what is sampled */
 		if (s->so.filter_pids) {
-			if (ev[i].kind == 0 && followed(s, f->ppid) && follow(s, f->pid)) {
-				free(ev);
+			if (ev[i].kind == 0 && followed(s, f->ppid) && follow(s, f->pid))
 				return fail(-ENOMEM, "cannot follow processes: %s", strerror(ENOMEM));
-			}
 			if (!followed(s, pid))
 				continue;
 		}
@@ -354,10 +380,6 @@ static int feed_unwinder(struct session *s)
 			unwinder__mmap(s->unw, m->pid, m->start, m->len, m->pgoff, true,
 				       profile__str(p, m->path), m->build_id, m->build_id_size, m->time_ns);
 	}
-	free(ev);
-	s->unw_forks = p->nr_forks;
-	s->unw_comms = p->nr_comms;
-	s->unw_maps = p->nr_mappings;
 	return 0;
 }
 
@@ -384,7 +406,11 @@ static int open_unwinder(struct session *s)
 		return fail(err, "cannot set up the unwinder: %s", strerror(-err));
 	if (s->opts.argv)
 		unwinder__prepare(s->unw, s->opts.argv[0]);
-	return feed_unwinder(s);
+	/* the whole machine's programs: their tables are built once sampling has started
+	 * (session__poll), the samples before them unwound late (a recording) */
+	if (s->opts.all || s->opts.cgroup)
+		return 0;
+	return feed_unwinder(s, 0);
 }
 
 /* what the profile says of the finer keys it has */
@@ -740,7 +766,7 @@ int session__poll(struct session *s, int timeout_ms)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
 	if (s->late && take_late(s))
 		return -ENOMEM;
-	if (s->unw && feed_unwinder(s))
+	if (s->unw && feed_unwinder(s, FEED_BUDGET_NS))
 		return -ENOMEM;
 	if (s->opts.alloc_period && !s->opts.all)
 		attach_memory_children(s);
@@ -975,6 +1001,11 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 	return err;
 }
 
+int session__build_tables(struct session *s)
+{
+	return s->unw ? feed_unwinder(s, 0) : 0;
+}
+
 struct profile *session__profile(struct session *s)
 {
 	return s->p;
@@ -1048,6 +1079,7 @@ void session__close(struct session *s)
 	if (s->cmd.pid > 0)
 		command__abort(&s->cmd);
 	unwinder__free(s->unw);
+	free(s->unw_ev);
 	late_stacks__free(s->late);
 	jitmaps__free(s->jit);
 	buildid_keeper__free(s->keeper);

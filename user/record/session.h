@@ -68,6 +68,9 @@ int session__poll(struct session *s, int timeout_ms);
 #define SESSION_KILL_AFTER 5
 int session__finish(struct session *s);
 struct profile *session__profile(struct session *s);
+/* the unwind tables of what runs, built now rather than a slice per session__poll (with
+ * -a and --cgroup they are built after sampling starts); 0 or -ENOMEM (said) */
+int session__build_tables(struct session *s);
 /* a long live session (top) forgets the process history (maps, comms, forks) of processes
  * that have exited, except those in also (and the fork ancestors of what stays); call it
  * right after session__poll */

@@ -60,6 +60,9 @@ struct unwinder {
 	size_t nr_objs, cap_objs;
 	struct uproc *procs;		/* sorted by pid */
 	size_t nr_procs, cap_procs;
+	/* the kernel finds mappings from the task's vma (sampler_params.mappings_by_vma): only
+	 * the objects' tables are loaded, no process is followed */
+	bool by_vma;
 	struct unwinder_stats st;
 };
 
@@ -67,8 +70,10 @@ struct unwinder *unwinder__new(struct sampler *s)
 {
 	struct unwinder *u = calloc(1, sizeof(*u));
 
-	if (u)
+	if (u) {
 		u->s = s;
+		u->by_vma = sampler__maps_by_vma(s);
+	}
 	return u;
 }
 
@@ -127,17 +132,20 @@ static struct uobj *find_obj(struct unwinder *u, const char *path, const u8 *bid
 }
 
 /* the table by the file's identity too: the kernel finds a mapping the sideband has not brought
- * yet from the task's vma (kernel dev_t: major << 20 | minor) */
+ * yet from the task's vma (kernel dev_t: major << 20 | minor); the vDSO (open_path NULL),
+ * which has no file, under (0, 0) */
 static void by_inode(struct unwinder *u, const char *open_path, const struct uobj *o)
 {
 	struct unwind_inode v = { .obj = o->kobj };
-	struct unwind_inode_key k;
+	struct unwind_inode_key k = {};
 	struct stat sb;
 
-	if (stat(open_path, &sb))
-		return;
-	k.dev = (u64)major(sb.st_dev) << 20 | minor(sb.st_dev);
-	k.ino = sb.st_ino;
+	if (open_path) {
+		if (stat(open_path, &sb))
+			return;
+		k.dev = (u64)major(sb.st_dev) << 20 | minor(sb.st_dev);
+		k.ino = sb.st_ino;
+	}
 	for (int i = 0; i < o->nr_segs && i < HSBPF_INODE_SEGS; i++) {
 		v.seg[i].offset = o->segs[i].offset;
 		v.seg[i].vaddr = o->segs[i].vaddr;
@@ -196,8 +204,7 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 			u->st.objects_failed++;
 			debug("unwind: cannot load the table of '%s': %s", path, strerror(-err));
 		} else {
-			if (!vdso)	/* no file to find it by */
-				by_inode(u, open_path, o);
+			by_inode(u, vdso ? NULL : open_path, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
 			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) +
@@ -331,6 +338,15 @@ int unwinder__mmap(struct unwinder *u, u32 pid, u64 start, u64 len, u64 pgoff, b
 
 	if (!exec || !path || (path[0] != '/' && strcmp(path, "[vdso]")) || !len)
 		return 0;	/* data, anonymous memory, [vsyscall]: nothing to unwind by table */
+	if (u->by_vma) {
+		/* the table once per object (by build-id): the kernel finds the rest */
+		if (!find_obj(u, path, build_id, build_id_size)) {
+			open_path(pid, path, start, start + len, where, sizeof(where));
+			if (!add_obj(u, path, where, build_id, build_id_size))
+				return -ENOMEM;
+		}
+		return 0;
+	}
 	p = find_proc(u, pid, true);
 	if (!p)
 		return -ENOMEM;
@@ -389,6 +405,9 @@ int unwinder__fork(struct unwinder *u, u32 pid, u32 ppid)
 {
 	struct uproc *parent = find_proc(u, ppid, false), *child;
 	int err = 0;
+
+	if (u->by_vma)
+		return 0;	/* nothing followed, nothing linked */
 
 	if (parent && parent->nr) {
 		child = find_proc(u, pid, true);
@@ -451,6 +470,9 @@ int unwinder__exit(struct unwinder *u, u32 pid)
 {
 	struct uproc *p = find_proc(u, pid, false);
 	size_t i;
+
+	if (u->by_vma)
+		return 0;	/* nothing followed, nothing linked */
 
 	sampler__unwind_forget_parent(u->s, pid);
 	if (!p)

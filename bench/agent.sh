@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# make bench-agent: what the always-on agent costs the machine it profiles, in one run.
+#
+# Both CPUs busy (two busywork threads) and CHURN short processes started and ended a second
+# (a shell loop of /bin/true: a node that runs jobs), the agent at its defaults (19 Hz per
+# CPU, dwarf stacks, a profile every 10 s to a folder). After WARM seconds, over WINDOW
+# seconds: its CPU (utime + stime from /proc, percent of one core) and RSS (VmRSS, and the
+# peak VmHWM). BASELINE=path/to/hsbpf measures another build the same way in the same run
+# (an older commit: the before of a change). Next to them the OpenTelemetry eBPF profiler's
+# stated ceiling (1% CPU, 250 MB), which is not packaged for Debian and is not built here.
+#
+# The profiles: the mean gzipped pprof per 10 s interval the agent wrote, against
+# perf record -a -g at the same rate for 10 s, imported (hsbpf import) and written with the
+# same pprof encoder (hsbpf report --format pprof).
+#
+# Start-up: from the agent's exec to its "sampling" line, and record -a -g's from exec to the
+# start of sampling its profile states (meta start), both with the machine loaded as above.
+set -euo pipefail
+
+HSBPF=${HSBPF:-./hsbpf}
+FIX=${FIXTURES:-.output/fixtures}
+WARM=${WARM:-20}
+WINDOW=${WINDOW:-60}
+CHURN=${CHURN:-20}
+BASELINE=${BASELINE:-}
+
+need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing (scripts/install-deps.sh)" >&2; exit 1; }; }
+need perf
+[ "$(id -u)" -eq 0 ] || { echo "bench: run as root" >&2; exit 1; }
+[ -x "$FIX/busywork" ] || { echo "bench: $FIX/busywork is missing (make fixtures)" >&2; exit 1; }
+
+tmp=$(mktemp -d /tmp/hsbpf-bench-agent-XXXXXX)
+pids=()
+cleanup() {
+	for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+"$FIX/busywork" 100000 2 >/dev/null & pids+=($!)
+churn() { while :; do for _ in $(seq "$CHURN"); do /bin/true; done; sleep 1; done; }
+churn & pids+=($!)
+
+hz=$(getconf CLK_TCK)
+ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+mono_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+
+# name, binary: one agent measured; prints "name cpu% rss_mb hwm_mb start_ms kb_per_interval"
+measure() {
+	local name=$1 bin=$2 dir=$tmp/$1 t0 t1 c0 c1 a started=""
+	mkdir -p "$dir/out"
+	t0=$(now_ms)
+	"$bin" agent --output-dir "$dir/out" 2>"$dir/err" & a=$!
+	for _ in $(seq 300); do
+		grep -q "sampling" "$dir/err" 2>/dev/null && { started=$(( $(now_ms) - t0 )); break; }
+		sleep 0.05
+	done
+	[ -n "$started" ] || { cat "$dir/err" >&2; echo "bench: $name never started" >&2; exit 1; }
+	sleep "$WARM"
+	c0=$(ticks "$a"); t0=$(now_ms)
+	sleep "$WINDOW"
+	c1=$(ticks "$a"); t1=$(now_ms)
+	local rss hwm
+	rss=$(kb "$a" VmRSS); hwm=$(kb "$a" VmHWM)
+	kill -TERM "$a"; wait "$a" || true
+	# the full intervals only: the first and the last are shorter
+	local kb_int
+	kb_int=$(ls -l "$dir/out" | awk 'NR > 1 { print $5 }' | sed '1d;$d' |
+		 awk '{ s += $1; n++ } END { printf "%.1f", n ? s / n / 1024 : 0 }')
+	awk -v n="$name" -v a="$c0" -v b="$c1" -v ms=$((t1 - t0)) -v hz="$hz" -v r="$rss" \
+	    -v h="$hwm" -v st="$started" -v k="$kb_int" \
+	    'BEGIN { printf "%-10s %8.2f %8.1f %8.1f %10d %10s\n", n, 100 * (b - a) / hz / (ms / 1000),
+		     r / 1024, h / 1024, st, k }'
+}
+
+echo "the agent at 19 Hz -a -g, both CPUs busy, $CHURN processes/s; CPU and RSS over ${WINDOW} s after ${WARM} s"
+printf "%-10s %8s %8s %8s %10s %10s\n" "agent" "CPU %" "RSS MB" "peak MB" "start ms" "KB/10 s"
+measure hsbpf "$HSBPF"
+[ -n "$BASELINE" ] && measure baseline "$BASELINE"
+echo "OTel eBPF profiler (stated ceiling)   1.00    250.0"
+
+# perf record -a -g for one interval, converted with the same encoder
+perf record -q -a -g -F 19 -o "$tmp/perf.data" -- sleep 10 2>/dev/null
+"$HSBPF" import "$tmp/perf.data" -o "$tmp/perf.hsbpf" >/dev/null 2>&1 || true
+"$HSBPF" report -i "$tmp/perf.hsbpf" --format pprof -o "$tmp/perf.pb.gz" >/dev/null 2>&1 || true
+{ perf script -i "$tmp/perf.data" 2>/dev/null || true; } | gzip -c >"$tmp/perf.script.gz"
+awk -v a="$(stat -c %s "$tmp/perf.pb.gz")" -v b="$(stat -c %s "$tmp/perf.data")" \
+    -v c="$(stat -c %s "$tmp/perf.script.gz")" \
+    'BEGIN { printf "perf record -a -g -F 19, 10 s: pprof %.1f KB (perf.data %.1f KB, perf script gzipped %.1f KB)\n",
+	     a / 1024, b / 1024, c / 1024 }'
+
+# record -a -g: exec to the start of sampling (its -v line), and the wall time of -d 1
+t0=$(now_ms)
+started=""
+"$HSBPF" record -v -a -g -d 1 -o "$tmp/r.hsbpf" 2>&1 >/dev/null |
+	while IFS= read -r line; do
+		case $line in *"sampling started"*) echo $(( $(now_ms) - t0 )) >"$tmp/started";; esac
+	done
+t1=$(now_ms)
+[ -s "$tmp/started" ] && started=$(cat "$tmp/started")
+echo "record -a -g -d 1 under load: sampling after ${started:-?} ms, $((t1 - t0)) ms wall"
