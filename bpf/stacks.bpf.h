@@ -151,7 +151,7 @@ struct stack_walk {
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
 	__u32 have_map;
 	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
-	__u32 pad_walk;
+	__u32 py;		/* the thread has Python frames to place (py_scratch) */
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	__u64 gen;			/* unwind_gen when the sample began */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
@@ -194,6 +194,41 @@ static __always_inline __u64 stack_mix(__u64 h, __u64 v)
 {
 	h = (h << 27 | h >> 37) ^ v;
 	return h * 0x9E3779B97F4A7C15ull;
+}
+
+#include "python.bpf.h"
+
+/* one more frame of the user stack, mixed into its hash; false when the stack is full */
+static __always_inline bool stack_push(struct stack_walk *st, __u64 v)
+{
+	__u32 n = st->user.nr;
+
+	if (n >= max_frames || n >= HSBPF_MAX_FRAMES) {
+		st->user.end = HSBPF_STACK_DEPTH;
+		return false;
+	}
+	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = v;
+	st->user.nr = n + 1;
+	st->hash = stack_mix(st->hash, v);
+	return true;
+}
+
+/* the next group of Python frames (up to its entry frame, or all that are left) */
+static __always_inline bool python_place(struct stack_walk *st, struct py_walk *w, bool all)
+{
+	for (int j = 0; j < HSBPF_PY_MAX_FRAMES; j++) {
+		__u64 v;
+
+		if (w->next >= w->nr)
+			break;
+		v = w->frames[w->next & (HSBPF_PY_MAX_FRAMES - 1)];
+		w->next++;
+		if (!stack_push(st, v))
+			return false;
+		if (!all && HSBPF_PY_IS_ENTRY(v))
+			break;
+	}
+	return true;
 }
 
 static __always_inline bool read_user(__u64 *dst, __u64 addr)
@@ -418,6 +453,7 @@ static long unwind_step(__u64 i, void *ctx)
 {
 	__u32 zero = 0, n;
 	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_walk *w;
 	struct unwind_row *r;
 	__u64 look, base, cfa, ra, rbp;
 	__u8 ra_how, rbp_how;
@@ -425,13 +461,16 @@ static long unwind_step(__u64 i, void *ctx)
 	if (!st)
 		return 1;
 	n = st->user.nr;
-	if (n >= max_frames || n >= HSBPF_MAX_FRAMES) {
-		st->user.end = HSBPF_STACK_DEPTH;
+	/* an evaluation loop's frame: the Python frames it runs go before it, or instead */
+	w = st->py ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
+	if (python__is_eval(w, n && !st->signal ? st->pc - 1 : st->pc)) {
+		if (!python_place(st, w, false))
+			return 1;
+		if (python_frames != HSBPF_PY_REPLACE && !stack_push(st, st->pc))
+			return 1;
+	} else if (!stack_push(st, st->pc)) {
 		return 1;
 	}
-	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = st->pc;
-	st->user.nr = n + 1;
-	st->hash = stack_mix(st->hash, st->pc);
 	/* a frame whose stack pointer is at the process's argc is its first: the interpreter's
 	 * _start, which has no unwind information to say so */
 	if (st->stack_top && st->sp >= st->stack_top) {
@@ -526,6 +565,7 @@ static long unwind_step(__u64 i, void *ctx)
 static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp, bool in_syscall)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct py_walk *w;
 
 	st->in_syscall = in_syscall;
 	st->pc = pc;
@@ -540,7 +580,13 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->user.nr_fp = 0;
 	st->user.end = HSBPF_STACK_DEPTH;
 	st->hash = 0x243F6A8885A308D3ull;
+	w = python__walk(st->pid, st->tag);
+	st->py = w && w->nr;
 	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, NULL, 0);
+	/* the groups no native evaluation loop's frame was found for (a cut native stack): after
+	 * the native frames, in their order */
+	if (w && st->py && w->next < w->nr && st->user.end != HSBPF_STACK_DEPTH)
+		python_place(st, w, true);
 	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);
