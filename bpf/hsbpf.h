@@ -385,6 +385,7 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_PY_CUT,	/* ... stacks cut at HSBPF_PY_MAX_FRAMES or out of room */
 	HSBPF_STACK_STAT_PY_BAD,	/* ... stacks cut at unreadable memory or a loop */
 	HSBPF_STACK_STAT_PY_NO_THREAD,	/* samples of a Python process whose thread state was not found */
+	HSBPF_STACK_STAT_PY_CODES_LOST,	/* code objects py_codes had no room to announce */
 	HSBPF_STACK_STAT_NR,
 };
 
@@ -536,5 +537,13 @@ struct hsbpf_py_proc {
 	struct hsbpf_py_offsets off;
 };
 #define HSBPF_PY_PROCS		1024	/* Python processes followed at once */
+
+/* py_codes' record: a code object the kernel saw in a new stack for the first time, for user
+ * space to name while its process lives */
+struct hsbpf_py_code_event {
+	__u32 pid, pad;
+	__u64 code;
+};
+#define HSBPF_PY_CODES_RING	(256 * 1024)
 
 #endif /* HSBPF_H */

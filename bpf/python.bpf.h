@@ -35,6 +35,24 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
+/* the code objects already announced to user space, per process */
+struct py_code_key {
+	__u32 pid, pad;
+	__u64 code;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct py_code_key);
+	__type(value, __u8);
+} py_seen SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, HSBPF_PY_CODES_RING);
+} py_codes SEC(".maps");
+
 #define PY_FRAME_READ	72	/* bytes of a frame read at once: 3.11's header (its specials) */
 #define PY_MAX_INTERPS	4
 #define PY_MAX_THREADS	64
@@ -243,6 +261,44 @@ static __always_inline struct py_walk *python__walk(__u32 pid, __u32 tag)
 static __always_inline bool python__is_eval(const struct py_walk *w, __u64 look)
 {
 	return w && w->next < w->nr && look >= w->eval_start && look < w->eval_end;
+}
+
+/* a new stack's frame: its code object announced if it is new to the process */
+static long py_announce_one(__u64 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_code_key k = { .pid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
+	struct hsbpf_py_code_event *e;
+	__u64 v;
+	__u8 one = 1;
+
+	if (!st || i >= st->user.nr)
+		return 1;
+	v = st->user.ip[i & (HSBPF_MAX_FRAMES - 1)];
+	if (!HSBPF_PY_IS_FRAME(v))
+		return 0;
+	k.code = HSBPF_PY_CODE(v);
+	if (bpf_map_lookup_elem(&py_seen, &k))
+		return 0;
+	e = bpf_ringbuf_reserve(&py_codes, sizeof(*e), 0);
+	if (!e) {
+		stack_stat_add(HSBPF_STACK_STAT_PY_CODES_LOST, 1);
+		return 0;	/* announced by the next new stack that has it */
+	}
+	e->pid = k.pid;
+	e->pad = 0;
+	e->code = k.code;
+	bpf_ringbuf_submit(e, 0);
+	bpf_map_update_elem(&py_seen, &k, &one, BPF_ANY);
+	return 0;
+}
+
+/* the code objects of a user stack just stored for the first time (st->user) */
+static __always_inline void python__announce(struct stack_walk *st)
+{
+	if (st->py)
+		bpf_loop(HSBPF_MAX_FRAMES, py_announce_one, NULL, 0);
 }
 
 #endif /* HSBPF_PYTHON_BPF_H */

@@ -645,6 +645,21 @@ static __always_inline bool stacks__store(__u64 hash, struct stack_frames *f)
 	       bpf_map_lookup_elem(&stacks_long, &hash);
 }
 
+/* the user stack st->user under its hash; a new one with Python frames announces their code
+ * objects (python__announce) */
+static __always_inline bool stacks__store_user(struct stack_walk *st, __u64 hash)
+{
+	void *old = st->user.nr <= HSBPF_SHORT_FRAMES ? bpf_map_lookup_elem(&stacks, &hash) :
+							 bpf_map_lookup_elem(&stacks_long, &hash);
+
+	if (old)
+		return true;
+	if (!stacks__store(hash, &st->user))
+		return false;
+	python__announce(st);
+	return true;
+}
+
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
  * once the tables of its program exist: true when sent (then it is counted there). An off-CPU
  * block's copy has a token and weight 0: its time follows in a late_block */
@@ -781,7 +796,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 store_user:
 	key.user = st->hash | 1;
-	if (!stacks__store(key.user, &st->user)) {
+	if (!stacks__store_user(st, key.user)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		key.user = HSBPF_STACK_LOST_HASH;
 	}
