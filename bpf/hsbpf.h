@@ -524,9 +524,9 @@ struct hsbpf_py_offsets {
 
 /* --python-frames: where a group of Python frames goes in a stack */
 enum hsbpf_py_mode {
-	HSBPF_PY_OFF_MODE = 0,		/* native frames only */
-	HSBPF_PY_INTERLEAVE,		/* before (inner to) its evaluation loop's native frame */
+	HSBPF_PY_INTERLEAVE = 0,	/* before (inner to) its evaluation loop's native frame */
 	HSBPF_PY_REPLACE,		/* instead of it */
+	HSBPF_PY_OFF_MODE,		/* native frames only */
 };
 
 /* py_procs' value: a CPython process the unwinder reads (its key is the pid). The evaluation

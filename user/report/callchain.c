@@ -192,6 +192,17 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct c
 	return 0;
 }
 
+/* frames [0, a) and [a, a + b) swapped, each keeping its order */
+static void rotate_frames(struct callchain_frame *f, size_t a, size_t b)
+{
+	for (size_t k = 0; k < b; k++) {
+		struct callchain_frame t = f[a + k];
+
+		memmove(&f[k + 1], &f[k], (a) * sizeof(*f));
+		f[k] = t;
+	}
+}
+
 static int cmp_func(const struct callchain_frame *a, const struct callchain_frame *b)
 {
 	int c = (int)a->kernel - (int)b->kernel;
@@ -261,10 +272,24 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
 				goto nomem;
-		/* a sample in the kernel: the user stack's first frame is where it entered */
-		for (u32 j = 0; u && j < u->nr; j++)
-			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0 && user_returns))
+		/* a sample in the kernel: the user stack's first frame is where it entered; a
+		 * Python frame (docs/python.md) is an instruction's offset, never a return address */
+		for (u32 j = 0, py = 0; u && j < u->nr; j++) {
+			u64 ip = profile__frames(p, u)[j];
+			size_t at = cc->nr_frames;
+
+			if (add_frame(cc, sy, st, ip, false, j > 0 && user_returns && !HSBPF_PY_IS_FRAME(ip)))
 				goto nomem;
+			if (HSBPF_PY_IS_FRAME(ip)) {
+				py = py ? py : at + 1;
+				continue;
+			}
+			/* the evaluation loop's frame after its Python frames: the functions inlined
+			 * at its pc were called by the Python code, so they go before it */
+			if (py && cc->nr_frames - at > 1)
+				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
+			py = 0;
+		}
 		st->nr = cc->nr_frames - st->first;
 		cc->total += ss->count;
 	}
