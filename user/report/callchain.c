@@ -286,7 +286,8 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 			}
 			/* the evaluation loop's frame after its Python frames: the functions inlined
 			 * at its pc were called by the Python code, so they go before it */
-			if (py && cc->nr_frames - at > 1)
+			if (py && cc->nr_frames - at > 1 &&
+			    !strcmp(cc->frames[cc->nr_frames - 1].sym, "_PyEval_EvalFrameDefault"))
 				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
 			py = 0;
 		}
