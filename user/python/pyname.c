@@ -32,29 +32,40 @@ void pyname__utf8(const u8 *data, size_t len, int kind, char *buf, size_t size)
 {
 	size_t o = 0;
 
-	for (size_t i = 0; i < len && o + 5 < size; i++) {
+	for (size_t i = 0; i < len; i++) {
 		u32 c = kind == 4 ? ((const u32 *)(const void *)data)[i] :
 			kind == 2 ? ((const u16 *)(const void *)data)[i] : data[i];
+		char t[4];
+		size_t n;
 
+		if (!c || c >= 0x110000)
+			c = '?';
 		if (c < 0x80) {
-			buf[o++] = c ? c : '?';
+			t[0] = c;
+			n = 1;
 		} else if (c < 0x800) {
-			buf[o++] = 0xc0 | c >> 6;
-			buf[o++] = 0x80 | (c & 63);
+			t[0] = 0xc0 | c >> 6;
+			t[1] = 0x80 | (c & 63);
+			n = 2;
 		} else if (c < 0x10000) {
-			buf[o++] = 0xe0 | c >> 12;
-			buf[o++] = 0x80 | ((c >> 6) & 63);
-			buf[o++] = 0x80 | (c & 63);
-		} else if (c < 0x110000) {
-			buf[o++] = 0xf0 | c >> 18;
-			buf[o++] = 0x80 | ((c >> 12) & 63);
-			buf[o++] = 0x80 | ((c >> 6) & 63);
-			buf[o++] = 0x80 | (c & 63);
+			t[0] = 0xe0 | c >> 12;
+			t[1] = 0x80 | ((c >> 6) & 63);
+			t[2] = 0x80 | (c & 63);
+			n = 3;
 		} else {
-			buf[o++] = '?';
+			t[0] = 0xf0 | c >> 18;
+			t[1] = 0x80 | ((c >> 12) & 63);
+			t[2] = 0x80 | ((c >> 6) & 63);
+			t[3] = 0x80 | (c & 63);
+			n = 4;
 		}
+		if (o + n >= size)
+			break;	/* a character whole or not at all */
+		memcpy(buf + o, t, n);
+		o += n;
 	}
-	buf[o] = 0;
+	if (size)
+		buf[o] = 0;
 }
 
 /* a str object's text, malloc'd */
