@@ -63,6 +63,6 @@ Test(pydetect, names_of_each_string_kind_are_utf8)
 	cr_expect_str_eq(buf, "\xce\xb1\xce\xb2");
 	pyname__utf8((const u8 *)ucs4, 1, 4, buf, sizeof(buf));
 	cr_expect_str_eq(buf, "\xf0\x9f\x90\x8d");
-	pyname__utf8(latin1, 2, 1, buf, 4);	/* no room for the second: cut, terminated */
+	pyname__utf8(latin1, 2, 1, buf, 3);	/* no room for the second whole: cut, terminated */
 	cr_expect_str_eq(buf, "c");
 }
