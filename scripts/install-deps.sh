@@ -8,6 +8,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
+	python3.11 python3.11-dbg gdb
 	linux-perf bpftrace libc6-dbg
 	libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev golang-go chromium nodejs
 )
