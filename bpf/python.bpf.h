@@ -63,6 +63,10 @@ struct py_walk {
 	__u64 frame, mark;	/* the frame to read; Brent's mark */
 	__u32 steps, power;
 	__u32 bad, pad;		/* the chain met unreadable memory or a loop */
+	/* the thread state's search: the thread, the list's position, the state found */
+	__u64 fsbase, interp, ts, found;
+	__u32 tid;
+	__u32 place_all, place_full, pad2;	/* python_place's */
 	__u64 eval_start, eval_end;
 	struct hsbpf_py_offsets off;
 	__u8 buf[PY_FRAME_READ];
@@ -94,33 +98,52 @@ static __always_inline bool py_is_thread(const struct hsbpf_py_offsets *o, __u64
 	return py_read(&v, tstate, o->tstate_thread_id) && v == fsbase;
 }
 
+/* one thread state of the interpreters' lists: the thread's ends the search (w->ts) */
+static long py_thread_step(__u64 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
+	__u64 next = 0;
+
+	if (!w)
+		return 1;
+	if (!w->ts) {	/* the next interpreter's list, if any */
+		if (!w->interp || !py_read(&w->interp, w->interp, w->off.interp_next) || !w->interp ||
+		    !py_read(&w->ts, w->interp, w->off.interp_threads_head))
+			return 1;
+		return 0;
+	}
+	if (py_is_thread(&w->off, w->ts, w->tid, w->fsbase)) {
+		w->found = w->ts;
+		return 1;
+	}
+	if (!py_read(&next, w->ts, w->off.tstate_next))
+		return 1;
+	w->ts = next;
+	return 0;
+}
+
 /* the PyThreadState of thread tid: the cache's when it still is that thread's, else found in
  * the interpreters' lists */
-static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, const struct hsbpf_py_offsets *o,
-					     __u32 tid, __u64 fsbase)
+static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, struct py_walk *w, __u32 tid,
+					     __u64 fsbase)
 {
 	__u64 *cached = bpf_map_lookup_elem(&py_threads, &tid);
-	__u64 interp = 0, ts = 0;
 
-	if (cached && py_is_thread(o, *cached, tid, fsbase))
+	if (cached && py_is_thread(&w->off, *cached, tid, fsbase))
 		return *cached;
-	if (!py_read(&interp, p->runtime, o->runtime_interp_head))
+	w->tid = tid;
+	w->fsbase = fsbase;
+	w->found = 0;
+	w->interp = 0;
+	w->ts = 0;
+	if (!py_read(&w->interp, p->runtime, w->off.runtime_interp_head) || !w->interp ||
+	    !py_read(&w->ts, w->interp, w->off.interp_threads_head))
 		return 0;
-	for (int i = 0; i < PY_MAX_INTERPS && interp; i++) {
-		if (!py_read(&ts, interp, o->interp_threads_head))
-			return 0;
-		for (int j = 0; j < PY_MAX_THREADS && ts; j++) {
-			if (py_is_thread(o, ts, tid, fsbase)) {
-				bpf_map_update_elem(&py_threads, &tid, &ts, BPF_ANY);
-				return ts;
-			}
-			if (!py_read(&ts, ts, o->tstate_next))
-				return 0;
-		}
-		if (!py_read(&interp, interp, o->interp_next))
-			return 0;
-	}
-	return 0;
+	bpf_loop(PY_MAX_INTERPS * PY_MAX_THREADS, py_thread_step, NULL, 0);
+	if (w->found)
+		bpf_map_update_elem(&py_threads, &tid, &w->found, BPF_ANY);
+	return w->found;
 }
 
 static __always_inline __u64 py_field(struct py_walk *w, __u16 off)
@@ -228,7 +251,7 @@ static __always_inline struct py_walk *python__walk(__u32 pid, __u32 tag)
 	w->off = p->off;
 	w->eval_start = p->eval_start;
 	w->eval_end = p->eval_end;
-	ts = py_thread_state(p, &w->off, tid, BPF_CORE_READ(task, thread.fsbase));
+	ts = py_thread_state(p, w, tid, BPF_CORE_READ(task, thread.fsbase));
 	if (!ts) {
 		stack_stat_add(HSBPF_STACK_STAT_PY_NO_THREAD, 1);
 		return NULL;

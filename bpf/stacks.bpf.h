@@ -213,22 +213,33 @@ static __always_inline bool stack_push(struct stack_walk *st, __u64 v)
 	return true;
 }
 
-/* the next group of Python frames (up to its entry frame, or all that are left) */
-static __always_inline bool python_place(struct stack_walk *st, struct py_walk *w, bool all)
+/* one Python frame of python_place's group */
+static long python_place_one(__u64 i, void *ctx)
 {
-	for (int j = 0; j < HSBPF_PY_MAX_FRAMES; j++) {
-		__u64 v;
+	__u32 zero = 0;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
+	__u64 v;
 
-		if (w->next >= w->nr)
-			break;
-		v = w->frames[w->next & (HSBPF_PY_MAX_FRAMES - 1)];
-		w->next++;
-		if (!stack_push(st, v))
-			return false;
-		if (!all && HSBPF_PY_IS_ENTRY(v))
-			break;
+	if (!st || !w || w->next >= w->nr)
+		return 1;
+	v = w->frames[w->next & (HSBPF_PY_MAX_FRAMES - 1)];
+	w->next++;
+	if (!stack_push(st, v)) {
+		w->place_full = 1;
+		return 1;
 	}
-	return true;
+	return !w->place_all && HSBPF_PY_IS_ENTRY(v);
+}
+
+/* the next group of Python frames (up to its entry frame, or all that are left); false when
+ * the stack is full */
+static __always_inline bool python_place(struct py_walk *w, bool all)
+{
+	w->place_all = all;
+	w->place_full = 0;
+	bpf_loop(HSBPF_PY_MAX_FRAMES, python_place_one, NULL, 0);
+	return !w->place_full;
 }
 
 static __always_inline bool read_user(__u64 *dst, __u64 addr)
@@ -464,7 +475,7 @@ static long unwind_step(__u64 i, void *ctx)
 	/* an evaluation loop's frame: the Python frames it runs go before it, or instead */
 	w = st->py ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
 	if (python__is_eval(w, n && !st->signal ? st->pc - 1 : st->pc)) {
-		if (!python_place(st, w, false))
+		if (!python_place(w, false))
 			return 1;
 		if (python_frames != HSBPF_PY_REPLACE && !stack_push(st, st->pc))
 			return 1;
@@ -586,7 +597,7 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	/* the groups no native evaluation loop's frame was found for (a cut native stack): after
 	 * the native frames, in their order */
 	if (w && st->py && w->next < w->nr && st->user.end != HSBPF_STACK_DEPTH)
-		python_place(st, w, true);
+		python_place(w, true);
 	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);
