@@ -35,7 +35,8 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
-/* the code objects already announced to user space, per process */
+/* the code objects already announced to user space, per process, with the name object each
+ * had: a code object freed and its address reused shows as another name, announced again */
 struct py_code_key {
 	__u32 pid, pad;
 	__u64 code;
@@ -45,7 +46,7 @@ struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct py_code_key);
-	__type(value, __u8);
+	__type(value, __u64);
 } py_seen SEC(".maps");
 
 struct {
@@ -291,18 +292,22 @@ static long py_announce_one(__u64 i, void *ctx)
 {
 	__u32 zero = 0;
 	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
 	struct py_code_key k = { .pid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
 	struct hsbpf_py_code_event *e;
-	__u64 v;
-	__u8 one = 1;
+	__u64 v, name = 0, *seen;
+	__u16 off;
 
-	if (!st || i >= st->user.nr)
+	if (!st || !w || i >= st->user.nr)
 		return 1;
 	v = st->user.ip[i & (HSBPF_MAX_FRAMES - 1)];
 	if (!HSBPF_PY_IS_FRAME(v))
 		return 0;
 	k.code = HSBPF_PY_CODE(v);
-	if (bpf_map_lookup_elem(&py_seen, &k))
+	off = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
+	py_read(&name, k.code, off);
+	seen = bpf_map_lookup_elem(&py_seen, &k);
+	if (seen && *seen == name)
 		return 0;
 	e = bpf_ringbuf_reserve(&py_codes, sizeof(*e), 0);
 	if (!e) {
@@ -313,7 +318,7 @@ static long py_announce_one(__u64 i, void *ctx)
 	e->pad = 0;
 	e->code = k.code;
 	bpf_ringbuf_submit(e, 0);
-	bpf_map_update_elem(&py_seen, &k, &one, BPF_ANY);
+	bpf_map_update_elem(&py_seen, &k, &name, BPF_ANY);
 	return 0;
 }
 

@@ -49,6 +49,7 @@ struct pytrack {
 	size_t nr_codes, cap_codes;
 	struct hashidx codes_idx;
 	int warned_minor;		/* the unknown version said once */
+	u64 reused;			/* code objects found at an address another had held */
 	int err;
 };
 
@@ -232,7 +233,19 @@ static int name_code(struct pytrack *t, u32 pid, u64 code)
 static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 {
 	struct pytrack *t = ctx;
+	struct pycode_ent *e = find_code(t, ev->pid, ev->code);
+	u64 ident[4];
 
+	/* announced again: the kernel saw another name object there. Frames of both were
+	 * aggregated under the one address: neither name is given to them */
+	if (e) {
+		if (!e->err && !pyname__ident(e->pid, &e->off, e->code, ident) &&
+		    memcmp(ident, e->c.ident, sizeof(ident))) {
+			e->err = -ESTALE;
+			t->reused++;
+		}
+		return 0;
+	}
 	if (name_code(t, ev->pid, ev->code))
 		t->err = -ENOMEM;
 	return 0;
@@ -330,7 +343,7 @@ int pytrack__finish(struct pytrack *t, struct profile *p)
 		e = find_code(t, v[i].pid, code);
 		if (e && !e->err && (i == 0 || HSBPF_PY_CODE(v[i - 1].frame) != code || v[i - 1].pid != v[i].pid))
 			if (!same_code(t, e, &checked))
-				p->stats.py_reused++;
+				t->reused++;
 		if (!e || e->err) {
 			p->stats.py_unnamed++;
 			continue;
@@ -341,6 +354,7 @@ int pytrack__finish(struct pytrack *t, struct profile *p)
 		err = profile__add_pyframe(p, v[i].pid, v[i].frame, e->c.name, e->c.file, line);
 	}
 	free(v);
+	p->stats.py_reused = t->reused;
 	if (err)
 		return fail(err, "cannot name Python frames: %s", strerror(-err));
 	return 0;

@@ -138,6 +138,16 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"%s\n",
 			prefix, p->stats.stack_late_full + p->stats.stack_late_dropped, p->stats.stack_late_full,
 			p->stats.stack_late_dropped, whole);
+	if (p->stats.py_cut || p->stats.py_bad)
+		fprintf(out, "%s%" PRIu64 " Python stacks were cut: %" PRIu64 " at %d frames, %" PRIu64 " at "
+			"unreadable memory or a loop (docs/python.md)%s\n", prefix,
+			p->stats.py_cut + p->stats.py_bad, p->stats.py_cut, HSBPF_PY_MAX_FRAMES, p->stats.py_bad,
+			whole);
+	if (p->stats.py_unnamed)
+		fprintf(out, "%s%" PRIu64 " Python frames are [unknown]: their process gone before they "
+			"were read, or their code object's address reused (%" PRIu64 " addresses; "
+			"docs/python.md)%s\n", prefix,
+			p->stats.py_unnamed, p->stats.py_reused, whole);
 	if (p->stats.stacks_full)
 		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
 			"full, or its bucket busy): their samples are kept without frames (raise "
