@@ -362,7 +362,8 @@ static int feed_unwinder(struct session *s)
 			if (!followed(s, pid))
 				continue;
 		}
-		if (s->py && python_event(s, ev[i].kind, pid, f->ppid, m)) {
+		if (s->py && python_event(s, ev[i].kind, pid, ev[i].kind == 0 ? f->ppid : 0,
+					  ev[i].kind == 2 ? m : NULL)) {
 			free(ev);
 			return fail(-ENOMEM, "cannot follow Python processes: %s", strerror(ENOMEM));
 		}
