@@ -77,7 +77,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory bench-agent soak vmlinux fixtures deps demo fuzz layout
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory bench-agent bench-python soak vmlinux fixtures deps demo fuzz layout
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -345,6 +345,10 @@ $(OUTPUT)/bench/unwind_tables: bench/unwind_tables.c $(LIB)
 bench-stacks: $(BIN) $(OUTPUT)/bench/deep $(OUTPUT)/bench/unwind_tables
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) DEEP=$(CURDIR)/$(OUTPUT)/bench/deep \
 		TABLES=$(CURDIR)/$(OUTPUT)/bench/unwind_tables bench/stacks.sh
+
+# Python's frames: their cost per sample and on a Python workload's time (bench/python.sh)
+bench-python: $(BIN)
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/python.sh
 
 # hsbpf report beside perf report on python3, xz, sqlite3 and -a profiles (bench/report.sh)
 bench-report: $(BIN)

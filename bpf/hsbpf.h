@@ -380,6 +380,12 @@ enum hsbpf_stack_stat {
 	HSBPF_STACK_STAT_NS,		/* with time_stacks: time spent on stacks (unwinding, storing) */
 	HSBPF_STACK_STAT_LATE,		/* samples sent to user space to unwind from a stack copy */
 	HSBPF_STACK_STAT_LATE_FULL,	/* ... that found the ring full: kept as the kernel ended them */
+	HSBPF_STACK_STAT_PY_SAMPLES,	/* samples of a Python process whose thread had Python frames */
+	HSBPF_STACK_STAT_PY_FRAMES,	/* Python frames read */
+	HSBPF_STACK_STAT_PY_CUT,	/* ... stacks cut at HSBPF_PY_MAX_FRAMES or out of room */
+	HSBPF_STACK_STAT_PY_BAD,	/* ... stacks cut at unreadable memory or a loop */
+	HSBPF_STACK_STAT_PY_NO_THREAD,	/* samples of a Python process whose thread state was not found */
+	HSBPF_STACK_STAT_PY_CODES_LOST,	/* code objects py_codes had no room to announce */
 	HSBPF_STACK_STAT_NR,
 };
 
@@ -461,9 +467,15 @@ enum hsbpf_mem_stat {
 	 ((__u64)(off) & ((1u << HSBPF_PY_OFF_BITS) - 1)))
 #define HSBPF_PY_IS_FRAME(ip)	(((ip) & HSBPF_PY_TAG_MASK) == HSBPF_PY_TAG)
 #define HSBPF_PY_CODE(ip)	((((ip) & ~HSBPF_PY_TAG_MASK) >> HSBPF_PY_OFF_BITS) << 3)
-#define HSBPF_PY_OFF(ip)	((__u32)((ip) & ((1u << HSBPF_PY_OFF_BITS) - 1)))
+#define HSBPF_PY_OFF(ip)	((__u32)((ip) & HSBPF_PY_OFF_MASK))
 /* the native frame the Python frames of one evaluation loop's call replace or follow:
- * its frames end at the entry frame (3.11: is_entry; 3.12+: the owner's C-stack shim) */
+ * its frames end at the entry frame (3.11: is_entry; 3.12+: the owner's C-stack shim), which
+ * carries HSBPF_PY_ENTRY in its offset's top bit (offsets are below 32,768 code units) */
+#define HSBPF_PY_ENTRY		(1u << (HSBPF_PY_OFF_BITS - 1))
+#define HSBPF_PY_OFF_MASK	(HSBPF_PY_ENTRY - 1)
+#define HSBPF_PY_IS_ENTRY(ip)	(HSBPF_PY_IS_FRAME(ip) && ((ip) & HSBPF_PY_ENTRY))
+/* a frame with no entry bit: how the namer keys it */
+#define HSBPF_PY_KEY(ip)	((ip) & ~(__u64)HSBPF_PY_ENTRY)
 #define HSBPF_PY_MAX_FRAMES	64	/* Python frames read per sample; deeper is counted cut */
 
 /* One CPython minor version's layout, as the unwinder (BPF) and the namer (user space) read
@@ -506,7 +518,32 @@ struct hsbpf_py_offsets {
 	__u16 unicode_compact_data;	/* a compact non-ASCII string's first byte */
 	__u16 bytes_size;		/* ob_size */
 	__u16 bytes_data;		/* ob_sval */
-	__u16 pad;
+	__u16 code_firsttraceable;	/* 3.11: _co_firsttraceable, an int (frames before it are
+					 * incomplete: not yet Python code, as tracebacks skip them) */
 };
+
+/* --python-frames: where a group of Python frames goes in a stack */
+enum hsbpf_py_mode {
+	HSBPF_PY_INTERLEAVE = 0,	/* before (inner to) its evaluation loop's native frame */
+	HSBPF_PY_REPLACE,		/* instead of it */
+	HSBPF_PY_OFF_MODE,		/* native frames only */
+};
+
+/* py_procs' value: a CPython process the unwinder reads (its key is the pid). The evaluation
+ * loop's address range marks the native frames a group of Python frames goes with. */
+struct hsbpf_py_proc {
+	__u64 runtime;			/* &_PyRuntime in the process */
+	__u64 eval_start, eval_end;	/* _PyEval_EvalFrameDefault, runtime addresses */
+	struct hsbpf_py_offsets off;
+};
+#define HSBPF_PY_PROCS		1024	/* Python processes followed at once */
+
+/* py_codes' record: a code object the kernel saw in a new stack for the first time, for user
+ * space to name while its process lives */
+struct hsbpf_py_code_event {
+	__u32 pid, pad;
+	__u64 code;
+};
+#define HSBPF_PY_CODES_RING	(256 * 1024)
 
 #endif /* HSBPF_H */

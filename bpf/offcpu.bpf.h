@@ -215,7 +215,7 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 		}
 	}
 	t->key.user = st->hash | 1;
-	if (!stacks__store(t->key.user, &st->user)) {
+	if (!stacks__store_user(st, t->key.user, false)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		t->key.user = HSBPF_STACK_LOST_HASH;
 	}

@@ -180,7 +180,7 @@ struct stack_walk {
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
 	__u32 have_map;
 	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
-	__u32 pad_walk;
+	__u32 py;		/* the thread has Python frames to place (py_scratch) */
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	__u64 gen;			/* unwind_gen when the sample began */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
@@ -223,6 +223,52 @@ static __always_inline __u64 stack_mix(__u64 h, __u64 v)
 {
 	h = (h << 27 | h >> 37) ^ v;
 	return h * 0x9E3779B97F4A7C15ull;
+}
+
+#include "python.bpf.h"
+
+/* one more frame of the user stack, mixed into its hash; false when the stack is full */
+static __always_inline bool stack_push(struct stack_walk *st, __u64 v)
+{
+	__u32 n = st->user.nr;
+
+	if (n >= max_frames || n >= HSBPF_MAX_FRAMES) {
+		st->user.end = HSBPF_STACK_DEPTH;
+		return false;
+	}
+	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = v;
+	st->user.nr = n + 1;
+	st->hash = stack_mix(st->hash, v);
+	return true;
+}
+
+/* one Python frame of python_place's group */
+static long python_place_one(__u64 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
+	__u64 v;
+
+	if (!st || !w || w->next >= w->nr)
+		return 1;
+	v = w->frames[w->next & (HSBPF_PY_MAX_FRAMES - 1)];
+	w->next++;
+	if (!stack_push(st, v)) {
+		w->place_full = 1;
+		return 1;
+	}
+	return !w->place_all && HSBPF_PY_IS_ENTRY(v);
+}
+
+/* the next group of Python frames (up to its entry frame, or all that are left); false when
+ * the stack is full */
+static __always_inline bool python_place(struct py_walk *w, bool all)
+{
+	w->place_all = all;
+	w->place_full = 0;
+	bpf_loop(HSBPF_PY_MAX_FRAMES, python_place_one, NULL, 0);
+	return !w->place_full;
 }
 
 static __always_inline bool read_user(__u64 *dst, __u64 addr)
@@ -458,6 +504,7 @@ static long unwind_step(__u64 i, void *ctx)
 {
 	__u32 zero = 0, n;
 	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct py_walk *w;
 	struct unwind_row *r;
 	__u64 look, base, cfa, ra, rbp;
 	__u8 ra_how, rbp_how;
@@ -465,13 +512,16 @@ static long unwind_step(__u64 i, void *ctx)
 	if (!st)
 		return 1;
 	n = st->user.nr;
-	if (n >= max_frames || n >= HSBPF_MAX_FRAMES) {
-		st->user.end = HSBPF_STACK_DEPTH;
+	/* an evaluation loop's frame: the Python frames it runs go before it, or instead */
+	w = st->py ? bpf_map_lookup_elem(&py_scratch, &zero) : NULL;
+	if (python__is_eval(w, n && !st->signal ? st->pc - 1 : st->pc)) {
+		if (!python_place(w, false))
+			return 1;
+		if (python_frames != HSBPF_PY_REPLACE && !stack_push(st, st->pc))
+			return 1;
+	} else if (!stack_push(st, st->pc)) {
 		return 1;
 	}
-	st->user.ip[n & (HSBPF_MAX_FRAMES - 1)] = st->pc;
-	st->user.nr = n + 1;
-	st->hash = stack_mix(st->hash, st->pc);
 	/* a frame whose stack pointer is at the process's argc is its first: the interpreter's
 	 * _start, which has no unwind information to say so */
 	if (st->stack_top && st->sp >= st->stack_top) {
@@ -566,6 +616,7 @@ static long unwind_step(__u64 i, void *ctx)
 static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp, bool in_syscall)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct py_walk *w;
 
 	st->in_syscall = in_syscall;
 	st->pc = pc;
@@ -580,7 +631,13 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->user.nr_fp = 0;
 	st->user.end = HSBPF_STACK_DEPTH;
 	st->hash = 0x243F6A8885A308D3ull;
+	w = python__walk(st->pid, st->tag);
+	st->py = w && w->nr;
 	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, NULL, 0);
+	/* the groups no native evaluation loop's frame was found for (a cut native stack): after
+	 * the native frames, in their order */
+	if (w && st->py && w->next < w->nr && st->user.end != HSBPF_STACK_DEPTH)
+		python_place(w, true);
 	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);
@@ -671,6 +728,25 @@ static __always_inline bool stacks__count(void *map, struct stack_key *key, __u6
 	}
 	__sync_fetch_and_add(&val->count, 1);
 	__sync_fetch_and_add(&val->weight, weight);
+	return true;
+}
+
+/* the user stack st->user under its hash, in the generation's maps; a new one with Python
+ * frames announces their code objects (python__announce) */
+static __always_inline bool stacks__store_user(struct stack_walk *st, __u64 hash, bool odd)
+{
+	void *old;
+
+	if (st->user.nr <= HSBPF_SHORT_FRAMES)
+		old = odd ? bpf_map_lookup_elem(&stacks_odd, &hash) : bpf_map_lookup_elem(&stacks, &hash);
+	else
+		old = odd ? bpf_map_lookup_elem(&stacks_long_odd, &hash) :
+			    bpf_map_lookup_elem(&stacks_long, &hash);
+	if (old)
+		return true;
+	if (!stacks__store_gen(hash, &st->user, odd))
+		return false;
+	python__announce(st);
 	return true;
 }
 
@@ -814,7 +890,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 store_user:
 	key.user = st->hash | 1;
-	if (!stacks__store_gen(key.user, &st->user, odd)) {
+	if (!stacks__store_user(st, key.user, odd)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		key.user = HSBPF_STACK_LOST_HASH;
 	}

@@ -8,7 +8,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
-	linux-perf bpftrace libc6-dbg python3.11-dbg openjdk-17-jdk-headless
+	linux-perf bpftrace libc6-dbg python3.11 python3.11-dbg gdb openjdk-17-jdk-headless
 	heaptrack libjemalloc2 libtcmalloc-minimal4 musl-tools
 	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcurl4-openssl-dev curl openssl golang-go chromium nodejs
 )

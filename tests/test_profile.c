@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "helpers.h"
+#include "hsbpf.h"
 #include "profile/profile.h"
 
 static struct profile *sample_profile(void)
@@ -763,4 +764,27 @@ Test(profile, mapping_generations_round_trip, .init = cr_redirect_stderr)
 	fflush(stderr);
 	cr_expect_stderr_eq_str("hsbpf: 'bad' is corrupt: sample mapping generations do not match the samples\n");
 	profile__free(p);
+}
+
+Test(profile, python_frames_keep_their_names_through_the_file)
+{
+	struct profile *p = sample_profile(), *q;
+	const char *path = path_in_tmp("py.data");
+	u64 a = HSBPF_PY_FRAME(0x7f0000001230ull, 12), b = HSBPF_PY_FRAME(0x7f0000004560ull, 3);
+
+	cr_assert_eq(profile__add_pyframe(p, 7, b, "Outer.meth", "/srv/app.py", 40), 0);
+	cr_assert_eq(profile__add_pyframe(p, 7, a, "inner", "/srv/app.py", 12), 0);
+	profile__finish(p);
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_assert_eq(q->nr_pyframes, 2);
+	/* found with or without the entry bit, for its own process only */
+	cr_assert(profile__find_pyframe(q, 7, a | HSBPF_PY_ENTRY));
+	cr_expect_str_eq(profile__str(q, profile__find_pyframe(q, 7, a)->name), "inner");
+	cr_expect_eq(profile__find_pyframe(q, 7, a)->line, 12);
+	cr_expect_str_eq(profile__str(q, profile__find_pyframe(q, 7, b)->file), "/srv/app.py");
+	cr_expect_null(profile__find_pyframe(q, 8, a));
+	cr_expect_null(profile__find_pyframe(q, 7, HSBPF_PY_FRAME(0x7f0000001230ull, 13)));
+	profile__free(p);
+	profile__free(q);
 }

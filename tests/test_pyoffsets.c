@@ -32,7 +32,7 @@ static const struct {
 	F(frame_instr), F(frame_is_entry), F(frame_owner), F(owned_by_cstack), F(code_adaptive),
 	F(code_code), F(code_qualname), F(code_name), F(code_filename), F(code_firstlineno),
 	F(code_linetable), F(unicode_state), F(unicode_ascii_data), F(unicode_compact_data),
-	F(bytes_size), F(bytes_data), F(pad),
+	F(bytes_size), F(bytes_data),
 #undef F
 };
 

@@ -52,6 +52,22 @@ int option_groups__call_graph(const struct option_spec *opt, const char *arg)
 	return session__parse_call_graph(arg, &so->call_graph, &so->max_frames);
 }
 
+int option_groups__python_frames(const struct option_spec *opt, const char *arg)
+{
+	static const char *const modes[] = {
+		[HSBPF_PY_INTERLEAVE] = "interleave", [HSBPF_PY_REPLACE] = "replace", [HSBPF_PY_OFF_MODE] = "off",
+	};
+	struct session_opts *so = opt->value;
+
+	for (u32 i = 0; i < ARRAY_SIZE(modes); i++) {
+		if (!strcmp(arg, modes[i])) {
+			so->python_frames = i;
+			return 0;
+		}
+	}
+	return fail(-EINVAL, "invalid --python-frames '%s' (interleave, replace or off)", arg);
+}
+
 int option_groups__ids(const struct option_spec *opt, const char *arg)
 {
 	char name[64];

@@ -17,6 +17,7 @@ int option_groups__freq(const struct option_spec *opt, const char *arg);
 int option_groups__period_mode(const struct option_spec *opt, const char *arg);
 int option_groups__dwarf(const struct option_spec *opt, const char *arg);
 int option_groups__call_graph(const struct option_spec *opt, const char *arg);
+int option_groups__python_frames(const struct option_spec *opt, const char *arg);
 int option_groups__ids(const struct option_spec *opt, const char *arg);
 int option_groups__time(const struct option_spec *opt, const char *arg);
 int option_groups__buildid_dir(const struct option_spec *opt, const char *arg);
@@ -60,7 +61,11 @@ int option_groups__work(const struct option_spec *opt, const char *arg);
 		     "objects without them); fp: frame pointers only; lbr: the LBR's "	\
 		     "call-stack mode (a hardware event, Intel); DEPTH: user frames kept, 1 "	\
 		     "to 256 (256); dwarf,SIZE over 256: perf's bytes of stack (a multiple of 8 "	\
-		     "up to 65528), kept as SIZE/32 frames", option_groups__call_graph)
+		     "up to 65528), kept as SIZE/32 frames", option_groups__call_graph),	\
+	OPT_CALLBACK(0, "python-frames", (so), "MODE", "CPython's own frames in call "	\
+		     "stacks (docs/python.md): interleave (default: each evaluation loop's "	\
+		     "Python frames beside its native frame), replace (instead of it), off",	\
+		     option_groups__python_frames)
 
 /* the sample filters (struct sample_filter *sf): each sample kept or dropped whole */
 #define OPTIONS_FILTERS(sf)								\

@@ -301,6 +301,24 @@ static int add_lines(struct builder *b, PbLocation *l, const struct callchain_fr
 	return 0;
 }
 
+/* a Python frame's file and line (docs/python.md), as the recording named it; -ENOMEM */
+static int python_line(struct builder *b, const struct callchain_stack *st, const struct callchain_frame *f)
+{
+	const struct profile_pyframe *y = profile__find_pyframe(b->cc->p, st->pid, f->ip);
+	s64 s;
+
+	if (!y)
+		return 0;
+	if (!b->funcs[f->func].filename) {
+		s = str_index(b, profile__str(b->cc->p, y->file));
+		if (s < 0)
+			return s;
+		b->funcs[f->func].filename = s;
+	}
+	b->lines[b->nr_lines - 1].line = y->line;
+	return 0;
+}
+
 /* the id of a frame's location, made if new; -ENOMEM */
 static s64 location_id(struct builder *b, const struct callchain_stack *st,
 		       const struct callchain_frame *f)
@@ -334,8 +352,12 @@ static s64 location_id(struct builder *b, const struct callchain_stack *st,
 	if (!new_line(b, f->sym ? f->func + 1 : b->lost_func, 0))
 		return -ENOMEM;
 	l->n_line = 1;
-	if (!f->kernel && f->sym && f->dso && strcmp(f->sym, "[unknown]") && add_lines(b, l, f))
+	if (!f->kernel && HSBPF_PY_IS_FRAME(f->ip)) {
+		if (f->sym && python_line(b, st, f))
+			return -ENOMEM;
+	} else if (!f->kernel && f->sym && f->dso && strcmp(f->sym, "[unknown]") && add_lines(b, l, f)) {
 		return -ENOMEM;
+	}
 	if (map && !b->lines[b->nr_lines - 1].line)
 		b->maps[map - 1].has_line_numbers = b->maps[map - 1].has_filenames = false;
 	return ++b->nr_locs;

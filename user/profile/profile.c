@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
+#include "hsbpf.h"
 #include "lib/file_format.h"
 #include "profile/profile.h"
 
@@ -25,6 +26,7 @@ _Static_assert(sizeof(struct profile_stack_sample) == 56, "profile_stack_sample"
 _Static_assert(sizeof(struct profile_sample_key) == 16, "profile_sample_key");
 _Static_assert(sizeof(struct profile_thread_comm) == 24, "profile_thread_comm");
 _Static_assert(sizeof(struct profile_jitsym) == 32, "profile_jitsym");
+_Static_assert(sizeof(struct profile_pyframe) == 24, "profile_pyframe");
 
 #define sample_rec profile_sample_rec
 #define stack_sample_rec profile_stack_sample_rec
@@ -64,6 +66,7 @@ void profile__free(struct profile *p)
 	free(p->stack_sample_keys);
 	free(p->thread_comms);
 	free(p->jitsyms);
+	free(p->pyframes);
 	free(p->strs.buf);
 	hashidx__free(&p->strs.idx);
 	free(p);
@@ -140,6 +143,8 @@ static int for_each_str_ref(struct profile *p, int (*fn)(u32 *ref, void *ctx), v
 	REFS(ksyms, nr_ksyms, name);
 	REFS(cgroups, nr_cgroups, path);
 	REFS(jitsyms, nr_jitsyms, name);
+	REFS(pyframes, nr_pyframes, name);
+	REFS(pyframes, nr_pyframes, file);
 	REFS(thread_comms, nr_thread_comms, comm);
 #undef REFS
 	return err;
@@ -437,6 +442,38 @@ int profile__add_jitsym(struct profile *p, u32 pid, u64 start, u32 size, const c
 	return APPEND(p, jitsyms, nr_jitsyms, cap_jitsyms, j);
 }
 
+int profile__add_pyframe(struct profile *p, u32 pid, u64 frame, const char *name, const char *file,
+			 u32 line)
+{
+	s64 n = profile__intern(p, name), f = profile__intern(p, file);
+	struct profile_pyframe y = { .pid = pid, .line = line, .frame = HSBPF_PY_KEY(frame) };
+
+	if (n < 0 || f < 0)
+		return -ENOMEM;
+	y.name = n;
+	y.file = f;
+	return APPEND(p, pyframes, nr_pyframes, cap_pyframes, y);
+}
+
+const struct profile_pyframe *profile__find_pyframe(const struct profile *p, u32 pid, u64 frame)
+{
+	size_t lo = 0, hi = p->nr_pyframes;
+
+	frame = HSBPF_PY_KEY(frame);
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct profile_pyframe *y = &p->pyframes[mid];
+
+		if (y->pid < pid || (y->pid == pid && y->frame < frame))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->nr_pyframes && p->pyframes[lo].pid == pid && p->pyframes[lo].frame == frame)
+		return &p->pyframes[lo];
+	return NULL;
+}
+
 void profile__drop_jitsyms(struct profile *p, u32 pid)
 {
 	size_t o = 0;
@@ -686,9 +723,19 @@ void profile__sort_jitsyms(struct profile *p)
 	sort(p->jitsyms, p->nr_jitsyms, sizeof(*p->jitsyms), cmp_jitsym);
 }
 
+static int cmp_pyframe(const void *a, const void *b)
+{
+	const struct profile_pyframe *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
 void profile__finish(struct profile *p)
 {
 	profile__sort_jitsyms(p);
+	sort(p->pyframes, p->nr_pyframes, sizeof(*p->pyframes), cmp_pyframe);
 	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
@@ -761,6 +808,7 @@ int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
 	KEEP(forks, nr_forks);
 	KEEP(thread_comms, nr_thread_comms);
 	KEEP(jitsyms, nr_jitsyms);
+	KEEP(pyframes, nr_pyframes);
 #undef KEEP
 	/* sorted as readers want them: a reader that re-sorts when a table's size changes
 	 * (top) would otherwise miss a tail added before a prune of the same size */
@@ -825,6 +873,8 @@ static const struct kv_field stats_fields[] = {
 	S_U64(mem_calls), S_U64(mem_bytes), S_U64(mem_sampled), S_U64(mem_freed), S_U64(mem_failed),
 	S_U64(mem_live_full), S_U64(mem_full), S_U64(mem_no_storage), S_U64(mem_inuse_end),
 	S_U64(mem_inuse_exited),
+	S_U64(py_samples), S_U64(py_frames), S_U64(py_cut), S_U64(py_bad), S_U64(py_no_thread),
+	S_U64(py_codes_lost), S_U64(py_unnamed), S_U64(py_reused),
 };
 
 static const struct file_format profile_format = {
@@ -943,6 +993,9 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	if (p->nr_jitsyms)
 		secs[nsec++] = (struct file_section){ SEC_JITSYMS, p->jitsyms,
 						      p->nr_jitsyms * sizeof(*p->jitsyms) };
+	if (p->nr_pyframes)
+		secs[nsec++] = (struct file_section){ SEC_PYFRAMES, p->pyframes,
+						      p->nr_pyframes * sizeof(*p->pyframes) };
 	/* 1.6: older readers skip these and name every sample by its image's latest mapping */
 	if (smaps)
 		secs[nsec++] = (struct file_section){ SEC_SAMPLE_MAPS, smaps, p->nr_samples * sizeof(u64) };
@@ -992,6 +1045,9 @@ static int validate_refs(struct profile *p, const char *name)
 	for (size_t i = 0; i < p->nr_jitsyms; i++)
 		if (!str_ok(p, p->jitsyms[i].name))
 			return bad(name, "JIT symbol refers outside the string table");
+	for (size_t i = 0; i < p->nr_pyframes; i++)
+		if (!str_ok(p, p->pyframes[i].name) || !str_ok(p, p->pyframes[i].file))
+			return bad(name, "Python frame refers outside the string table");
 	for (size_t i = 0; i < p->nr_stacks; i++)
 		if (p->stacks[i].first > p->nr_frames || p->stacks[i].nr > p->nr_frames - p->stacks[i].first)
 			return bad(name, "stack refers outside the frame table");
@@ -1169,6 +1225,10 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	case SEC_JITSYMS:
 		err = take((void **)&p->jitsyms, &p->nr_jitsyms, &p->cap_jitsyms, data, size,
 			   sizeof(*p->jitsyms), c->name, "JIT symbol table size");
+		break;
+	case SEC_PYFRAMES:
+		err = take((void **)&p->pyframes, &p->nr_pyframes, &p->cap_pyframes, data, size,
+			   sizeof(*p->pyframes), c->name, "Python frame table size");
 		break;
 	default:
 		break;	/* a newer minor version's section */

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	8
+#define PROFILE_VERSION_MINOR	9
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -26,6 +26,8 @@
 /* 1.8: sampled allocations (sample flags HSBPF_KEY_MEMORY and the kind; META alloc_period,
  * STATS mem_*) */
 #define PROFILE_MINOR_MEMORY	8
+/* 1.9: Python frames in stacks (HSBPF_PY_FRAME) and their names (SEC_PYFRAMES) */
+#define PROFILE_MINOR_PYTHON	9
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -49,6 +51,7 @@ enum profile_section_type {
 	SEC_JITSYMS = 15,	/* struct profile_jitsym[] (format 1.4) */
 	SEC_SAMPLE_MAPS = 20,	/* u64[]: map_ns, one per SAMPLES record (1.6) */
 	SEC_STACK_SAMPLE_MAPS = 21,	/* the same, one per STACK_SAMPLES record (1.6) */
+	SEC_PYFRAMES = 22,	/* struct profile_pyframe[] (1.9) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value).
@@ -193,6 +196,16 @@ struct profile_jitsym {
 	u64 time_ns;		/* CLOCK_MONOTONIC when the file was read */
 };
 
+/* a Python frame of pid's stacks (HSBPF_PY_KEY of its tagged value: code object and
+ * instruction offset) named: its function (qualified name), file and line (0: unknown) */
+struct profile_pyframe {
+	u32 pid;
+	u32 name;		/* string offset */
+	u32 file;		/* string offset */
+	u32 line;
+	u64 frame;
+};
+
 struct profile_meta {
 	char event[64];		/* as the user wrote it, e.g. "cpu-clock" */
 	u32 event_type;		/* perf_event_attr.type */
@@ -281,6 +294,15 @@ struct profile_stats {
 	/* perf map files not trusted, or not read whole (1.6) */
 	u64 jit_ignored;	/* owned by neither root nor the process's user, a link, not a file */
 	u64 jit_capped;		/* read up to the bounds only (jitmap.h) */
+	/* Python's frames (1.9, docs/python.md) */
+	u64 py_samples;		/* samples with Python frames */
+	u64 py_frames;		/* ... those frames */
+	u64 py_cut;		/* ... whose chain was cut at HSBPF_PY_MAX_FRAMES */
+	u64 py_bad;		/* ... cut at unreadable memory or a loop */
+	u64 py_no_thread;	/* samples of a Python process whose thread state was not found */
+	u64 py_codes_lost;	/* code objects the kernel had no room to announce */
+	u64 py_unnamed;		/* Python frames of the stacks kept that have no name */
+	u64 py_reused;		/* code objects whose address held another one later: unnamed */
 	/* off-CPU time (1.7, docs/off-cpu.md) */
 	u64 offcpu_switches;	/* switch-outs of the target: stacks taken */
 	u64 offcpu_blocks;	/* blocks counted */
@@ -343,6 +365,8 @@ struct profile {
 	size_t nr_thread_comms, cap_thread_comms;
 	struct profile_jitsym *jitsyms;		/* sorted by (pid, start, line) */
 	size_t nr_jitsyms, cap_jitsyms;
+	struct profile_pyframe *pyframes;	/* sorted by (pid, frame) */
+	size_t nr_pyframes, cap_pyframes;
 	struct strtab strs;
 	/* in memory only: a report's filters took samples out (sample_filter__apply), so the
 	 * stats that cannot follow them are the whole profile's and say so */
@@ -390,6 +414,11 @@ void profile__drop_jitsyms(struct profile *p, u32 pid);
 /* sorts the JIT symbols alone (a recording's other tables keep their order until the end:
  * the unwinder and the namespace scan follow them by index) */
 void profile__sort_jitsyms(struct profile *p);
+/* name a Python frame of pid (appended: profile__finish sorts them) */
+int profile__add_pyframe(struct profile *p, u32 pid, u64 frame, const char *name, const char *file,
+			 u32 line);
+/* the name of pid's Python frame (tagged, with or without its entry bit), or NULL */
+const struct profile_pyframe *profile__find_pyframe(const struct profile *p, u32 pid, u64 frame);
 /* the JIT symbol of pid holding ip (the latest line among overlapping ones), or NULL */
 const struct profile_jitsym *profile__find_jitsym(const struct profile *p, u32 pid, u64 ip);
 /* a distinct stack (the caller deduplicates): its index, or -ENOMEM */

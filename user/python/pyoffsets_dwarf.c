@@ -315,7 +315,7 @@ static void fill(const struct types *t, struct hsbpf_py_offsets *o)
 	o->unicode_compact_data = size_of(t, T_COMPACT);
 	o->bytes_size = member(t, T_BYTES, "ob_base.ob_size");
 	o->bytes_data = member(t, T_BYTES, "ob_sval");
-	o->pad = 0;
+	o->code_firsttraceable = member(t, T_CODE, "_co_firsttraceable");
 }
 
 /* what the unwinder and the namer cannot do without */

@@ -101,7 +101,6 @@ int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf
 	memset(&o, 0xff, sizeof(o));	/* HSBPF_PY_ABSENT unless said */
 	o.major = 3;
 	o.minor = 13;
-	o.pad = 0;
 	for (size_t i = 0; i < ARRAY_SIZE(fields); i++) {
 		u64 v = get(buf, fields[i].at);
 

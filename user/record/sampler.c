@@ -57,6 +57,10 @@ struct sampler {
 	struct ring_buffer *late_rb;
 	sampler_late_fn late_fn;
 	void *late_ctx;
+	/* code objects of Python processes the kernel saw first (struct hsbpf_py_code_event) */
+	struct ring_buffer *py_rb;
+	sampler_py_code_fn py_fn;
+	void *py_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
 	struct mem_link *mem_links;	/* the allocator's uprobes, with --memory */
 	int nr_mem_links;
@@ -196,6 +200,7 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 
 	skel->rodata->call_graph = cg ? cg->bpf_mode : HSBPF_CALL_GRAPH_NONE;
 	skel->rodata->time_stacks = cg && bpf_stats_on();
+	skel->rodata->python_frames = o ? o->python_frames : HSBPF_PY_INTERLEAVE;
 	skel->rodata->late_unwind = cg && cg->late_unwind && o && !o->live;
 	skel->rodata->stack_gens = cg && o && o->live && o->stack_intervals;
 	skel->rodata->maps_by_vma = cg && o && o->mappings_by_vma;
@@ -1272,6 +1277,7 @@ void sampler__destroy(struct sampler *s)
 	if (!s)
 		return;
 	ring_buffer__free(s->late_rb);
+	ring_buffer__free(s->py_rb);
 	bpf_link__destroy(s->offcpu_link);
 	memory_stop(s);
 	rearm_join(s);
@@ -1825,6 +1831,12 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 		p->stats.stack_ns = cnt[HSBPF_STACK_STAT_NS];
 		p->stats.stack_late = cnt[HSBPF_STACK_STAT_LATE];
 		p->stats.stack_late_full = cnt[HSBPF_STACK_STAT_LATE_FULL];
+		p->stats.py_samples = cnt[HSBPF_STACK_STAT_PY_SAMPLES];
+		p->stats.py_frames = cnt[HSBPF_STACK_STAT_PY_FRAMES];
+		p->stats.py_cut = cnt[HSBPF_STACK_STAT_PY_CUT];
+		p->stats.py_bad = cnt[HSBPF_STACK_STAT_PY_BAD];
+		p->stats.py_no_thread = cnt[HSBPF_STACK_STAT_PY_NO_THREAD];
+		p->stats.py_codes_lost = cnt[HSBPF_STACK_STAT_PY_CODES_LOST];
 	}
 cleanup:
 	free(r.keys);
@@ -1888,6 +1900,41 @@ int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx)
 	s->late_fn = fn;
 	s->late_ctx = ctx;
 	n = ring_buffer__consume(s->late_rb);
+	return n < 0 ? n : 0;
+}
+
+int sampler__py_proc(struct sampler *s, u32 pid, u32 tag, const struct hsbpf_py_proc *v)
+{
+	struct { u32 pid, tag; } k = { pid, tag };
+
+	if (!s->skel)
+		return -ENOENT;
+	if (!v)
+		return bpf_map__delete_elem(s->skel->maps.py_procs, &k, sizeof(k), 0);
+	return bpf_map__update_elem(s->skel->maps.py_procs, &k, sizeof(k), v, sizeof(*v), BPF_ANY);
+}
+
+static int py_take(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+
+	return size >= sizeof(struct hsbpf_py_code_event) ? s->py_fn(s->py_ctx, data) : 0;
+}
+
+int sampler__consume_py_codes(struct sampler *s, sampler_py_code_fn fn, void *ctx)
+{
+	int n;
+
+	if (!s->cg || !s->skel)
+		return 0;
+	if (!s->py_rb) {
+		s->py_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.py_codes), py_take, s, NULL);
+		if (!s->py_rb)
+			return -errno;
+	}
+	s->py_fn = fn;
+	s->py_ctx = ctx;
+	n = ring_buffer__consume(s->py_rb);
 	return n < 0 ? n : 0;
 }
 

@@ -42,6 +42,7 @@ struct sampler_params {
 	/* sampled allocations (bpf/memory.bpf.h, docs/memory.md): the mean bytes between two
 	 * samples, 0 for none; with it, no sampling event */
 	u64 alloc_period;
+	u32 python_frames;	/* --python-frames: enum hsbpf_py_mode (0: interleave) */
 };
 
 struct sampler_opts {
@@ -132,6 +133,11 @@ int sampler__read_stack_counters(struct sampler *s, u64 out[HSBPF_STACK_STAT_NR]
  * two is NULL); 0 without dwarf call graphs */
 typedef int (*sampler_late_fn)(void *ctx, const struct late_stack *l, const struct late_block *b);
 int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx);
+/* a Python process image the kernel's unwinder reads (NULL: no longer) */
+int sampler__py_proc(struct sampler *s, u32 pid, u32 tag, const struct hsbpf_py_proc *v);
+/* the code objects the kernel saw first since the last call, each to fn */
+typedef int (*sampler_py_code_fn)(void *ctx, const struct hsbpf_py_code_event *e);
+int sampler__consume_py_codes(struct sampler *s, sampler_py_code_fn fn, void *ctx);
 /* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
 struct bpf_link;
 int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link);

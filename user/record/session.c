@@ -20,6 +20,7 @@
 #include "record/offcpu.h"
 #include "record/sampler.h"
 #include "record/late_stacks.h"
+#include "python/pytrack.h"
 #include "record/session.h"
 #include "profile/procfs.h"
 #include "symbols/jitmap.h"
@@ -72,6 +73,7 @@ struct session {
 	size_t mem_forks;	/* --memory: the forks whose child has the allocator's probes */
 	/* call stacks: the unwinder follows the sideband's records from these on */
 	struct unwinder *unw;
+	struct pytrack *py;	/* Python processes: their frames unwound in the kernel */
 	size_t unw_maps, unw_comms, unw_forks;
 	struct unw_event *unw_ev;	/* taken from the profile, not yet given to the unwinder */
 	size_t nr_unw_ev, unw_ev_at;
@@ -319,7 +321,22 @@ static int cmp_unw_event(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* the sideband's new records to the unwinder, in time order (each CPU's ring is drained in
+/* a fork, exec (kind 1) or mapping for the Python tracker: -ENOMEM */
+static int python_event(struct session *s, u32 kind, u32 pid, u32 ppid, const struct profile_mapping *m)
+{
+	u32 tag = (u32)sampler__image_exec_ns(s->sampler, pid);
+
+	if (kind == 0)
+		return pytrack__fork(s->py, pid, tag, ppid);
+	if (kind == 1) {
+		pytrack__forget(s->py, pid);
+		return 0;
+	}
+	return pytrack__mmap(s->py, pid, tag, profile__str(s->p, m->path), m->start, m->len, m->pgoff) == -ENOMEM ?
+	       -ENOMEM : 0;
+}
+
+/* the sideband's new records to the unwinder and the Python tracker, in time order (each CPU's ring is drained in
  * turn, so the profile's tables are not): forks, execs and executable mappings (those read
  * from /proc have time 0 and come first). With a budget, what is left when it is spent waits
  * in s->unw_ev for the next call: a machine's tables (seconds of work under load) are built
@@ -331,7 +348,8 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 	size_t n, k = 0;
 	struct unw_event *ev;
 
-	unwinder__retry(s->unw);
+	if (s->unw)
+		unwinder__retry(s->unw);
 	if (s->unw_ev_at == s->nr_unw_ev) {
 		n = (p->nr_forks - s->unw_forks) + (p->nr_comms - s->unw_comms) +
 		    (p->nr_mappings - s->unw_maps);
@@ -372,6 +390,11 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 			if (!followed(s, pid))
 				continue;
 		}
+		if (s->py && python_event(s, ev[i].kind, pid, ev[i].kind == 0 ? f->ppid : 0,
+					  ev[i].kind == 2 ? m : NULL))
+			return fail(-ENOMEM, "cannot follow Python processes: %s", strerror(ENOMEM));
+		if (!s->unw)
+			continue;
 		if (ev[i].kind == 0)
 			unwinder__fork(s->unw, f->pid, f->ppid);
 		else if (ev[i].kind == 1)
@@ -381,6 +404,22 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 				       profile__str(p, m->path), m->build_id, m->build_id_size, m->time_ns);
 	}
 	return 0;
+}
+
+/* stacks: CPython found in the processes followed, whenever they started (their mappings
+ * from /proc, then the sideband's), its frames unwound by the kernel (docs/python.md) */
+static int open_python(struct session *s)
+{
+	int err = 0;
+
+	s->py = pytrack__new(s->sampler);
+	if (!s->py)
+		return fail(-ENOMEM, "cannot follow Python processes: %s", strerror(ENOMEM));
+	for (int i = 0; i < s->nr_pids && !err; i++)
+		err = follow(s, s->pids[i]);
+	if (!err && s->opts.argv)
+		err = follow(s, s->cmd.pid);
+	return err ? fail(err, "cannot follow Python processes: %s", strerror(-err)) : 0;
 }
 
 /* --call-graph dwarf: tables for what runs already (-p, -a: read from /proc), and for a
@@ -500,6 +539,12 @@ static void process_exited(void *ctx, u32 pid, u64 time_ns)
 	/* the sideband's callback cannot fail: the next poll, or the finish, says so */
 	if (jitmaps__exit(s->jit, s->p, pid, time_ns) == -ENOMEM && !s->jit_err)
 		s->jit_err = -ENOMEM;
+	/* the code objects it announced last are named first, while they may still be read */
+	if (s->py) {
+		if (pytrack__poll(s->py) == -ENOMEM && !s->jit_err)
+			s->jit_err = -ENOMEM;
+		pytrack__forget(s->py, pid);
+	}
 }
 
 int session__open(struct session *s)
@@ -599,8 +644,12 @@ int session__open(struct session *s)
 		err = follow_descendants(s);
 	if (!err && o->argv)
 		err = sampler__add_pid(s->sampler, s->cmd.pid, true);
+	if (!err && s->cg && s->so.python_frames != HSBPF_PY_OFF_MODE && s->cg->bpf_mode != HSBPF_CALL_GRAPH_LBR)
+		err = open_python(s);
 	if (!err && s->cg && s->cg->unwind_tables)
 		err = open_unwinder(s);
+	else if (!err && s->py)
+		err = feed_unwinder(s, 0);
 	return err;
 }
 
@@ -766,10 +815,12 @@ int session__poll(struct session *s, int timeout_ms)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
 	if (s->late && take_late(s))
 		return -ENOMEM;
-	if (s->unw && feed_unwinder(s, FEED_BUDGET_NS))
+	if ((s->unw || s->py) && feed_unwinder(s, FEED_BUDGET_NS))
 		return -ENOMEM;
 	if (s->opts.alloc_period && !s->opts.all)
 		attach_memory_children(s);
+	if (s->py && pytrack__poll(s->py))
+		return error("cannot name Python frames: %s", strerror(ENOMEM));
 	buildid_keeper__scan(s->keeper, s->p);
 	/* processes in their own PID namespace: read while they are alive */
 	procfs__fill_nspids(s->p, s->seen_comms, s->seen_forks);
@@ -923,6 +974,11 @@ int session__finish(struct session *s)
 	}
 	if (s->late && late_stacks__resolve(s->late, p))
 		return fail(-ENOMEM, "cannot unwind stacks: %s", strerror(ENOMEM));
+	if (s->py) {
+		err = pytrack__finish(s->py, p);
+		if (err)
+			return err;
+	}
 	err = s->jit_err ? error("cannot read perf map files: %s", strerror(-s->jit_err)) : read_jit_maps(s);
 	if (err)
 		return err;
@@ -1003,7 +1059,7 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 
 int session__build_tables(struct session *s)
 {
-	return s->unw ? feed_unwinder(s, 0) : 0;
+	return s->unw || s->py ? feed_unwinder(s, 0) : 0;
 }
 
 struct profile *session__profile(struct session *s)
@@ -1080,6 +1136,7 @@ void session__close(struct session *s)
 		command__abort(&s->cmd);
 	unwinder__free(s->unw);
 	free(s->unw_ev);
+	pytrack__free(s->py);
 	late_stacks__free(s->late);
 	jitmaps__free(s->jit);
 	buildid_keeper__free(s->keeper);

@@ -138,6 +138,16 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 			"(the ring full: %" PRIu64 ", past what is kept: %" PRIu64 "): they end \"no mapping\"%s\n",
 			prefix, p->stats.stack_late_full + p->stats.stack_late_dropped, p->stats.stack_late_full,
 			p->stats.stack_late_dropped, whole);
+	if (p->stats.py_cut || p->stats.py_bad)
+		fprintf(out, "%s%" PRIu64 " Python stacks were cut: %" PRIu64 " at %d frames, %" PRIu64 " at "
+			"unreadable memory or a loop (docs/python.md)%s\n", prefix,
+			p->stats.py_cut + p->stats.py_bad, p->stats.py_cut, HSBPF_PY_MAX_FRAMES, p->stats.py_bad,
+			whole);
+	if (p->stats.py_unnamed)
+		fprintf(out, "%s%" PRIu64 " Python frames are [unknown]: their process gone before they "
+			"were read, or their code object's address reused (%" PRIu64 " addresses; "
+			"docs/python.md)%s\n", prefix,
+			p->stats.py_unnamed, p->stats.py_reused, whole);
 	if (p->stats.stacks_full)
 		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
 			"full, or its bucket busy): their samples are kept without frames (raise "
@@ -190,6 +200,17 @@ static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct c
 		.vaddr = r.vaddr, .row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
 	};
 	return 0;
+}
+
+/* frames [0, a) and [a, a + b) swapped, each keeping its order */
+static void rotate_frames(struct callchain_frame *f, size_t a, size_t b)
+{
+	for (size_t k = 0; k < b; k++) {
+		struct callchain_frame t = f[a + k];
+
+		memmove(&f[k + 1], &f[k], (a) * sizeof(*f));
+		f[k] = t;
+	}
 }
 
 static int cmp_func(const struct callchain_frame *a, const struct callchain_frame *b)
@@ -261,10 +282,25 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
 				goto nomem;
-		/* a sample in the kernel: the user stack's first frame is where it entered */
-		for (u32 j = 0; u && j < u->nr; j++)
-			if (add_frame(cc, sy, st, profile__frames(p, u)[j], false, j > 0 && user_returns))
+		/* a sample in the kernel: the user stack's first frame is where it entered; a
+		 * Python frame (docs/python.md) is an instruction's offset, never a return address */
+		for (u32 j = 0, py = 0; u && j < u->nr; j++) {
+			u64 ip = profile__frames(p, u)[j];
+			size_t at = cc->nr_frames;
+
+			if (add_frame(cc, sy, st, ip, false, j > 0 && user_returns && !HSBPF_PY_IS_FRAME(ip)))
 				goto nomem;
+			if (HSBPF_PY_IS_FRAME(ip)) {
+				py = py ? py : at + 1;
+				continue;
+			}
+			/* the evaluation loop's frame after its Python frames: the functions inlined
+			 * at its pc were called by the Python code, so they go before it */
+			if (py && cc->nr_frames - at > 1 &&
+			    !strcmp(cc->frames[cc->nr_frames - 1].sym, "_PyEval_EvalFrameDefault"))
+				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
+			py = 0;
+		}
 		st->nr = cc->nr_frames - st->first;
 		cc->total += ss->count;
 	}

@@ -23,7 +23,7 @@ __asm__(".section .rodata\n"
 static const char *const kind_names[FLAME_NR_KINDS] = {
 	[FLAME_ROOT] = "root", [FLAME_USER] = "user", [FLAME_KERNEL] = "kernel", [FLAME_JIT] = "jit",
 	[FLAME_INLINED] = "inlined", [FLAME_PROCESS] = "process", [FLAME_OBJECT] = "object",
-	[FLAME_MERGED] = "merged", [FLAME_OFFCPU] = "offcpu",
+	[FLAME_MERGED] = "merged", [FLAME_OFFCPU] = "offcpu", [FLAME_PYTHON] = "python",
 };
 
 const char *flame__kind_name(enum flame_kind k)
@@ -39,6 +39,8 @@ enum flame_kind flame__kind(const char *dso, bool kernel)
 		return FLAME_KERNEL;
 	if (!dso)
 		return FLAME_USER;
+	if (!strcmp(dso, "[python]"))
+		return FLAME_PYTHON;
 	base = path__base(dso);
 	if (!strncmp(dso, "[JIT]", 5) || !strncmp(dso, "//anon", 6) || !strncmp(dso, "[anon", 5) || !strncmp(dso, "memfd:", 6) ||
 	    !strncmp(dso, "/memfd:", 7) || !strncmp(base, "jitted-", 7) ||
@@ -454,6 +456,15 @@ static void json_str(const char *s, FILE *out)
 	fputc('"', out);
 }
 
+/* the tree has Python functions: the legend shows their colour */
+static bool has_python(const struct flame_tree *t)
+{
+	for (size_t i = 0; i < t->nr; i++)
+		if (t->nodes[i].kind == FLAME_PYTHON)
+			return true;
+	return false;
+}
+
 static void write_data(const struct flame_tree *t, const struct flame_opts *o, FILE *out)
 {
 	int side = t->diff ? 1 : 0;
@@ -462,8 +473,8 @@ static void write_data(const struct flame_tree *t, const struct flame_opts *o, F
 	json_str(o->title ? o->title : "", out);
 	fputs(",\"subtitle\":", out);
 	json_str(o->subtitle ? o->subtitle : "", out);
-	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"time\":%d,\"method\":", t->diff, o->inverted,
-		t->time);
+	fprintf(out, ",\"diff\":%d,\"inverted\":%d,\"time\":%d,\"python\":%d,\"method\":", t->diff,
+		o->inverted, t->time, has_python(t));
 	json_str(profile_diff__method(&t->basis), out);
 	fputs(",\"question\":", out);
 	json_str(profile_diff__question(&t->basis), out);
@@ -539,7 +550,7 @@ static void kind_color(const struct flame_tree *t, const struct flame_node *n, c
 		[FLAME_KERNEL] = { 195, 30, 60, 66 }, [FLAME_JIT] = { 95, 40, 55, 58 },
 		[FLAME_INLINED] = { 170, 20, 55, 62 }, [FLAME_PROCESS] = { 265, 20, 35, 75 },
 		[FLAME_OBJECT] = { 40, 10, 30, 78 }, [FLAME_MERGED] = { 0, 0, 0, 72 },
-		[FLAME_OFFCPU] = { 228, 30, 70, 74 },
+		[FLAME_OFFCPU] = { 228, 30, 70, 74 }, [FLAME_PYTHON] = { 48, 12, 85, 58 },
 	};
 	int k = n->kind < FLAME_NR_KINDS ? n->kind : FLAME_USER;
 
@@ -696,6 +707,8 @@ int flame__write_svg(const struct flame_tree *t, const struct flame_opts *o, FIL
 		fputs("); widths are NEW's", out);
 	} else {
 		fputs("colour by kind: user (warm), kernel (blue), JIT (green), inlined (cyan)", out);
+		if (has_python(t))
+			fputs(", Python (gold)", out);
 		if (t->time)
 			fputs(", off-CPU (indigo); widths are microseconds of time", out);
 	}

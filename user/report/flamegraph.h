@@ -23,6 +23,7 @@ enum flame_kind {
 	FLAME_MERGED,		/* frames too narrow to draw, summed */
 	FLAME_OFFCPU,		/* a frame of an off-CPU stack (time blocked): drawn apart from the
 				 * same code on the CPU, in blues */
+	FLAME_PYTHON,		/* a Python function (docs/python.md), in golds */
 	FLAME_NR_KINDS,
 };
 

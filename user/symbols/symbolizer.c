@@ -963,6 +963,23 @@ static void resolve_jit(struct symbolizer *sy, const struct profile_sample *s, s
 	}
 }
 
+/* a Python frame (bpf/python.bpf.h): the name the recording read for it, object [python] */
+static void resolve_python(struct symbolizer *sy, const struct profile_sample *s, struct sym_result *r)
+{
+	const struct profile_pyframe *y = profile__find_pyframe(sy->p, s->pid, s->ip);
+
+	r->dso = "[python]";
+	r->vaddr = HSBPF_PY_OFF(s->ip);
+	if (!y)
+		return;
+	r->sym = profile__str(sy->p, y->name);
+	r->sym_off = HSBPF_PY_OFF(s->ip) * 2;	/* bytes into the code, as dis shows them */
+	if (!sy->skip_lines) {
+		r->file = profile__str(sy->p, y->file);
+		r->line = y->line;
+	}
+}
+
 bool sym_result__named(const struct sym_result *r, const char *list)
 {
 	if (r->sym && symname__in_list(list, r->sym))
@@ -996,6 +1013,10 @@ void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s, 
 	if (s->flags & HSBPF_KEY_KERNEL) {
 		r->kernel = true;
 		resolve_kernel(sy, s->ip, r);
+		return;
+	}
+	if (HSBPF_PY_IS_FRAME(s->ip)) {
+		resolve_python(sy, s, r);
 		return;
 	}
 	m = profile__find_mapping(sy->p, s->pid, s->exec_ns, s->map_ns, s->ip);

@@ -1,0 +1,361 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* A recording's Python processes: found from their mappings, given to the kernel, their code
+ * objects named as the kernel announces them (pytrack.h). A code object is cached by (pid,
+ * address) with the fields that identify it; read again at the end while its process lives,
+ * a different identity means its address now holds another code object: the frames under
+ * that address are left unnamed rather than named after either. */
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "lib/hashidx.h"
+#include "profile/procfs.h"
+#include "profile/profile.h"
+#include "python/pydetect.h"
+#include "python/pyname.h"
+#include "python/pyoffsets.h"
+#include "python/pytrack.h"
+#include "record/sampler.h"
+
+/* an object file looked at: CPython or not */
+struct pyobj {
+	char *path;
+	int err;		/* pydetect__elf's */
+	struct pyelf elf;
+};
+
+struct pyproc {
+	u32 pid, tag;
+	bool known;			/* a version hsbpf has a layout for */
+	struct hsbpf_py_proc kp;
+};
+
+struct pycode_ent {
+	u32 pid;
+	int err;			/* 0: named; else why not (-ESRCH: the process was gone) */
+	u64 code;
+	struct pycode c;
+	struct hsbpf_py_offsets off;
+};
+
+struct pytrack {
+	struct sampler *s;
+	struct pyobj *objs;
+	size_t nr_objs, cap_objs;
+	struct pyproc *procs;
+	size_t nr_procs, cap_procs;
+	struct pycode_ent *codes;
+	size_t nr_codes, cap_codes;
+	struct hashidx codes_idx;
+	int warned_minor;		/* the unknown version said once */
+	u64 reused;			/* code objects found at an address another had held */
+	int err;
+};
+
+struct pytrack *pytrack__new(struct sampler *s)
+{
+	struct pytrack *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->s = s;
+	return t;
+}
+
+void pytrack__free(struct pytrack *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nr_objs; i++)
+		free(t->objs[i].path);
+	for (size_t i = 0; i < t->nr_codes; i++)
+		pycode__clear(&t->codes[i].c);
+	free(t->objs);
+	free(t->procs);
+	free(t->codes);
+	hashidx__free(&t->codes_idx);
+	free(t);
+}
+
+static struct pyproc *find_proc(struct pytrack *t, u32 pid)
+{
+	for (size_t i = 0; i < t->nr_procs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+static const struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
+{
+	char where[PATH_MAX + 32];
+	struct pyobj *o;
+
+	for (size_t i = 0; i < t->nr_objs; i++)
+		if (!strcmp(t->objs[i].path, path))
+			return &t->objs[i];
+	if (array__reserve((void **)&t->objs, &t->cap_objs, t->nr_objs + 1, sizeof(*t->objs)))
+		return NULL;
+	o = &t->objs[t->nr_objs];
+	o->path = strdup(path);
+	if (!o->path)
+		return NULL;
+	snprintf(where, sizeof(where), "/proc/%u/root%s", pid, path);
+	o->err = pydetect__elf(where, &o->elf);
+	if (o->err && o->err != -ENOENT)
+		o->err = pydetect__elf(path, &o->elf);
+	t->nr_objs++;
+	return o;
+}
+
+static int put_proc(struct pytrack *t, const struct pyproc *in)
+{
+	struct pyproc *p = find_proc(t, in->pid);
+
+	if (!p) {
+		if (array__reserve((void **)&t->procs, &t->cap_procs, t->nr_procs + 1, sizeof(*t->procs)))
+			return -ENOMEM;
+		p = &t->procs[t->nr_procs++];
+	} else if (p->known && p->tag != in->tag) {
+		sampler__py_proc(t->s, p->pid, p->tag, NULL);
+	}
+	*p = *in;
+	if (!p->known)
+		return 0;
+	return sampler__py_proc(t->s, p->pid, p->tag, &p->kp);
+}
+
+int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 start, u64 len, u64 pgoff)
+{
+	const struct pyobj *o;
+	struct pyproc p = { .pid = pid, .tag = tag };
+	bool ok;
+	u64 bias;
+
+	if (!path || path[0] != '/' || !pydetect__candidate(path))
+		return 0;
+	o = look_at(t, pid, path);
+	if (!o)
+		return -ENOMEM;
+	if (o->err)
+		return 0;
+	bias = pydetect__bias(&o->elf, start, pgoff, &ok);
+	if (!ok)
+		return 0;
+	p.kp.runtime = bias + o->elf.runtime;
+	p.kp.eval_start = bias + o->elf.eval;
+	p.kp.eval_end = p.kp.eval_start + o->elf.eval_size;
+	p.known = !pyoffsets__lookup(o->elf.major, o->elf.minor, &p.kp.off);
+	if (!p.known && t->warned_minor != o->elf.major * 100 + o->elf.minor) {
+		t->warned_minor = o->elf.major * 100 + o->elf.minor;
+		note("python: %s is CPython %d.%d, which hsbpf does not know: its stacks have native "
+		     "frames only", path, o->elf.major, o->elf.minor);
+	}
+	debug("python: pid %u: %s (%d.%d) runtime %#llx eval %#llx-%#llx", pid, path, o->elf.major,
+	      o->elf.minor, (unsigned long long)p.kp.runtime, (unsigned long long)p.kp.eval_start,
+	      (unsigned long long)p.kp.eval_end);
+	(void)len;
+	return put_proc(t, &p);
+}
+
+int pytrack__fork(struct pytrack *t, u32 pid, u32 tag, u32 ppid)
+{
+	struct pyproc *parent = find_proc(t, ppid), child;
+
+	if (!parent)
+		return 0;
+	child = *parent;
+	child.pid = pid;
+	child.tag = tag;
+	return put_proc(t, &child);
+}
+
+void pytrack__forget(struct pytrack *t, u32 pid)
+{
+	struct pyproc *p = find_proc(t, pid);
+
+	if (!p)
+		return;
+	if (p->known)
+		sampler__py_proc(t->s, p->pid, p->tag, NULL);
+	*p = t->procs[--t->nr_procs];
+}
+
+/* ---- code objects ---- */
+
+struct code_key {
+	u32 pid;
+	u64 code;
+};
+
+static u64 code_hash(u32 pid, u64 code)
+{
+	return hashidx__hash_u64(code, pid);
+}
+
+static bool code_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct code_key *k = key;
+	const struct pytrack *t = ctx;
+
+	return t->codes[pos].pid == k->pid && t->codes[pos].code == k->code;
+}
+
+static struct pycode_ent *find_code(struct pytrack *t, u32 pid, u64 code)
+{
+	struct code_key k = { pid, code };
+	s64 pos = hashidx__find(&t->codes_idx, code_hash(pid, code), &k, code_eq, t);
+
+	return pos < 0 ? NULL : &t->codes[pos];
+}
+
+/* read the code object now (once): the process's layout is its proc's */
+static int name_code(struct pytrack *t, u32 pid, u64 code)
+{
+	const struct pyproc *p = find_proc(t, pid);
+	struct pycode_ent *e;
+
+	if (find_code(t, pid, code) || !p || !p->known)
+		return 0;
+	if (array__reserve((void **)&t->codes, &t->cap_codes, t->nr_codes + 1, sizeof(*t->codes)) ||
+	    hashidx__insert(&t->codes_idx, code_hash(pid, code), t->nr_codes))
+		return -ENOMEM;
+	e = &t->codes[t->nr_codes++];
+	memset(e, 0, sizeof(*e));
+	e->pid = pid;
+	e->code = code;
+	e->off = p->kp.off;
+	e->err = pyname__read(pid, &e->off, code, &e->c);
+	if (e->err == -ENOMEM)
+		return -ENOMEM;
+	return 0;
+}
+
+static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
+{
+	struct pytrack *t = ctx;
+	struct pycode_ent *e = find_code(t, ev->pid, ev->code);
+	u64 ident[4];
+
+	/* announced again: the kernel saw another name object there. Frames of both were
+	 * aggregated under the one address: neither name is given to them */
+	if (e) {
+		if (!e->err && !pyname__ident(e->pid, &e->off, e->code, ident) &&
+		    memcmp(ident, e->c.ident, sizeof(ident))) {
+			e->err = -ESTALE;
+			t->reused++;
+		}
+		return 0;
+	}
+	if (name_code(t, ev->pid, ev->code))
+		t->err = -ENOMEM;
+	return 0;
+}
+
+int pytrack__poll(struct pytrack *t)
+{
+	int err = sampler__consume_py_codes(t->s, take_code, t);
+
+	if (err && err != -ENOMEM)
+		err = 0;	/* the ring's failure: the end names what it can */
+	return t->err ? t->err : err;
+}
+
+/* a stack's Python frames named, once per (pid, frame) */
+struct named {
+	u32 pid;
+	u64 frame;
+};
+
+static int cmp_named(const void *a, const void *b)
+{
+	const struct named *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->frame < y->frame ? -1 : x->frame > y->frame;
+}
+
+/* the frames to name: every Python frame of every stack sample, unique */
+static int gather(const struct profile *p, struct named **out, size_t *nr)
+{
+	struct named *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack *st = profile__stack(p, p->stack_samples[i].user);
+		const u64 *f = st ? profile__frames(p, st) : NULL;
+
+		for (u32 j = 0; st && j < st->nr; j++) {
+			if (!HSBPF_PY_IS_FRAME(f[j]))
+				continue;
+			if (array__reserve((void **)&v, &cap, n + 1, sizeof(*v))) {
+				free(v);
+				return -ENOMEM;
+			}
+			v[n++] = (struct named){ p->stack_samples[i].pid, HSBPF_PY_KEY(f[j]) };
+		}
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_named);
+	*out = v;
+	*nr = n;
+	return 0;
+}
+
+/* a code object still the one first read, where its process still lives to say */
+static bool same_code(struct pytrack *t, struct pycode_ent *e, bool *checked)
+{
+	u64 ident[4];
+
+	if (*checked)
+		return !e->err;
+	*checked = true;
+	if (pyname__ident(e->pid, &e->off, e->code, ident))
+		return true;	/* gone with its process: as read while it lived */
+	if (memcmp(ident, e->c.ident, sizeof(ident))) {
+		e->err = -ESTALE;
+		return false;
+	}
+	(void)t;
+	return true;
+}
+
+int pytrack__finish(struct pytrack *t, struct profile *p)
+{
+	struct named *v = NULL;
+	size_t n = 0;
+	int err;
+
+	err = pytrack__poll(t);
+	if (!err)
+		err = gather(p, &v, &n);
+	for (size_t i = 0; !err && i < n; i++) {
+		struct pycode_ent *e;
+		u64 code = HSBPF_PY_CODE(v[i].frame);
+		bool checked = false;
+		int line = 0;
+
+		if (i && !cmp_named(&v[i], &v[i - 1]))
+			continue;
+		err = name_code(t, v[i].pid, code);	/* one the kernel could not announce */
+		if (err)
+			break;
+		e = find_code(t, v[i].pid, code);
+		if (e && !e->err && (i == 0 || HSBPF_PY_CODE(v[i - 1].frame) != code || v[i - 1].pid != v[i].pid))
+			if (!same_code(t, e, &checked))
+				t->reused++;
+		if (!e || e->err) {
+			p->stats.py_unnamed++;
+			continue;
+		}
+		if (pylinetable__line(e->off.major, e->off.minor, e->c.table, e->c.table_len, e->c.firstlineno,
+				      HSBPF_PY_OFF(v[i].frame), &line))
+			line = 0;
+		err = profile__add_pyframe(p, v[i].pid, v[i].frame, e->c.name, e->c.file, line);
+	}
+	free(v);
+	p->stats.py_reused = t->reused;
+	if (err)
+		return fail(err, "cannot name Python frames: %s", strerror(-err));
+	return 0;
+}
