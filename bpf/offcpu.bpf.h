@@ -18,8 +18,15 @@
 const volatile __u64 min_block_ns = 0;		/* --min-block: shorter blocks are left out */
 const volatile __u64 max_block_ns = ~0ull;	/* --max-block: longer ones too */
 const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s tasks only */
+const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
+const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 /* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
 volatile __u64 offcpu_end_ns = 0;
+/* its start: when the switch program was attached, set before it is (the blocks under way
+ * then count from it) */
+volatile __u64 offcpu_start_ns = 0;
+/* blocks under way at the start not counted yet: 0 makes the syscall exit's program a test */
+__s64 offcpu_underway_left = 0;
 
 /* the kernel's task states (include/linux/sched.h), as /proc shows them */
 #define OFFCPU_TASK_INTERRUPTIBLE	0x0001
@@ -35,7 +42,9 @@ struct offcpu_task {
 	__u64 start_ns;		/* 0: not off the CPU in the target */
 	__u64 ip;		/* the flat histogram's address: where it left user space */
 	__u32 ip_flags;
-	__u32 pad;
+	__u32 underway;		/* blocked when the recording started: its user stack is unwound,
+				 * and its time counted, when it is current again */
+	__u64 end_ns;		/* ... the end of that block, when it ran again (0: not yet) */
 	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
 				 * first milliseconds): the time goes there too, under this token */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
@@ -56,6 +65,15 @@ struct {
 	__type(value, __u32);
 } offcpu_cgroup SEC(".maps");
 
+/* the start iterator's kernel stack of a task: apart from unwind_scratch, which a sample may
+ * use at the same time on this CPU (the iterator runs with interrupts on) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_frames);
+} offcpu_kstack SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, HSBPF_OFFCPU_STAT_NR);
@@ -69,6 +87,15 @@ static __always_inline void offcpu_stat(__u32 slot, __u64 n)
 
 	if (v)
 		*v += n;
+}
+
+/* -C: a block is followed when its task left one of the CPUs, as a sample is when it is taken
+ * on one */
+static __always_inline bool offcpu_on_cpus(__u32 cpu)
+{
+	if (!offcpu_by_cpu)
+		return true;
+	return cpu < HSBPF_MAX_CPUS && (offcpu_cpus[cpu / 64] >> (cpu % 64) & 1);
 }
 
 /* a preempted task is runnable (R) whatever its state says: it was about to sleep */
@@ -154,39 +181,38 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	}
 }
 
-/* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
- * stack (from the registers saved at its entry to the kernel) into t->key */
-static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
-					  struct proc_state *proc, struct offcpu_task *t, __u64 now)
+/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
+static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
 {
-	struct stack_walk *st;
+	__u32 nr;
+
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return;
+	}
+	nr = got / sizeof(__u64);
+	f->nr = nr;
+	f->end = 0;
+	f->nr_fp = 0;
+	t->key.kernel = 0x13198A2E03707344ull;
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
+		t->key.kernel = stack_mix(t->key.kernel, f->ip[i]);
+	t->key.kernel |= 1;
+	if (!stacks__store(t->key.kernel, f)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		t->key.kernel = HSBPF_STACK_LOST_HASH;
+	}
+}
+
+/* the user stack of task, which is current, from the registers saved at its entry to the
+ * kernel, into t->key.user */
+static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
+					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
 	struct pt_regs *regs;
-	__u32 zero = 0;
 	__u16 insn = 0;
 	bool in_syscall;
-	long got;
 
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
-	if (!st)
-		return;
-	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	if (got > 0) {
-		__u32 nr = got / sizeof(__u64);
-
-		st->kernel.nr = nr;
-		st->kernel.end = 0;
-		st->kernel.nr_fp = 0;
-		t->key.kernel = 0x13198A2E03707344ull;
-		for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-			t->key.kernel = stack_mix(t->key.kernel, st->kernel.ip[i]);
-		t->key.kernel |= 1;
-		if (!stacks__store(t->key.kernel, &st->kernel)) {
-			stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-			t->key.kernel = HSBPF_STACK_LOST_HASH;
-		}
-	} else {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-	}
 	if (!BPF_CORE_READ(task, mm))	/* a kernel thread: no user stack */
 		return;
 	if (in_exec(task, tgid)) {
@@ -221,6 +247,57 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 	}
 }
 
+/* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
+ * stack into t->key */
+static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
+					  struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
+	struct stack_walk *st;
+	__u32 zero = 0;
+
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!st)
+		return;
+	offcpu_kernel_stack(&st->kernel, bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+						       OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK), t);
+	offcpu_user_stack(st, task, tgid, proc, t, now);
+}
+
+/* a block under way at the start ends (at end_ns): counted, with the user stack st holds (its
+ * task is current, in the same entry to the kernel as when it blocked) or none (st NULL) */
+static __always_inline void offcpu_underway_done(struct offcpu_task *t, struct stack_walk *st,
+						 struct task_struct *task, __u64 end_ns)
+{
+	__u32 tgid = task->tgid;
+	struct proc_state *proc = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (st && call_graph != HSBPF_CALL_GRAPH_NONE)
+		offcpu_user_stack(st, task, tgid, proc, t, bpf_ktime_get_ns());
+	t->underway = 0;
+	__sync_fetch_and_add(&offcpu_underway_left, -1);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY, 1);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, end_ns - t->start_ns);
+	offcpu_account(t, end_ns);
+}
+
+/* next runs again: a block under way at the start ends. A kernel thread's, or one in a fault
+ * (not a syscall), is counted now, without a user stack; one in a syscall waits for the task
+ * to be current, in that syscall still: at its exit (hsbpf_offcpu_sys_exit) or its next
+ * switch-out, whichever is first (a wait in a loop, as futex's or poll's) */
+static __always_inline void offcpu_underway_end(struct offcpu_task *t, struct task_struct *next, __u64 now)
+{
+	struct pt_regs *regs;
+
+	if (next->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(next);
+		if ((long)BPF_CORE_READ(regs, orig_ax) >= 0) {
+			t->end_ns = now;
+			return;
+		}
+	}
+	offcpu_underway_done(t, NULL, next, now);
+}
+
 /* prev leaves the CPU at now: when it is in the target, its stacks and the moment are kept */
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, bool preempt,
 					      unsigned int prev_state, __u64 now)
@@ -240,13 +317,22 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		return;
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;
+	if (!offcpu_on_cpus(bpf_get_smp_processor_id()))
+		return;
 	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return;
 	}
+	if (t->underway && t->end_ns) {	/* blocks again in the syscall it was blocked in */
+		__u32 zero = 0;
+
+		offcpu_underway_done(t, bpf_map_lookup_elem(&unwind_scratch, &zero), prev, t->end_ns);
+	}
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
 	t->late_token = 0;
+	t->underway = 0;
+	t->end_ns = 0;
 	__builtin_memset(&t->key, 0, sizeof(t->key));
 	t->key.pid = tgid;
 	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
@@ -278,13 +364,112 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, next, 0, 0);
 
-	if (t && t->start_ns)
-		offcpu_account(t, now);
+	if (t && t->start_ns) {
+		if (!t->underway)
+			offcpu_account(t, now);
+		else if (!t->end_ns)
+			offcpu_underway_end(t, next, now);
+	}
 	offcpu_switch_out(ctx, prev, preempt, prev_state, now);
 	return 0;
 }
 
-/* at the end (the switch program detached): the tasks still off the CPU count up to then */
+/* a syscall returns: if it was blocked when the recording started, its task is current at
+ * last, its user stack as it was then. Interrupts are on here: the walk has a slot of
+ * unwind_scratch of its own, which a sample does not touch. (No program can run where every
+ * task resumes, finish_task_switch: fentry is not allowed everywhere, kprobes not built in
+ * every kernel; and a syscall's exit is where a blocked task next has its memory current) */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(hsbpf_offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task;
+	struct offcpu_task *t;
+	__u32 slot = UNWIND_SLOT_RESUME;
+	struct stack_walk *st;
+
+	if (!offcpu_underway_left)
+		return 0;
+	task = bpf_get_current_task_btf();
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
+	if (!t || !t->underway || !t->end_ns)
+		return 0;
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
+	if (st)
+		st->slot = slot;
+	offcpu_underway_done(t, st, task, t->end_ns);
+	return 0;
+}
+
+/* at the start (the switch program attached): each task of the target blocked then has its
+ * block begin at the start, with its kernel stack (as the switch's, from __schedule) and state;
+ * its user stack waits until the task is current again (offcpu_underway_end) */
+SEC("iter/task")
+int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct proc_state *proc;
+	struct stack_frames *f;
+	struct offcpu_task *t;
+	struct pt_regs *regs;
+	__u32 tgid, state, zero = 0;
+	unsigned int raw;
+
+	if (!task || !task->pid || offcpu_by_cgroup)
+		return 0;
+	raw = task->__state;
+	/* running, runnable (a wait for a CPU ends within a tick), or on its way off a CPU: its
+	 * switch-out is followed */
+	if (!(raw & OFFCPU_STATE_BITS) || (raw & OFFCPU_TASK_DEAD) || task->on_cpu)
+		return 0;
+	tgid = task->tgid;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
+			    (no_inherit && task->pid != tgid)))
+		return 0;
+	if (!offcpu_on_cpus(BPF_CORE_READ(task, thread_info.cpu)))	/* the CPU it left */
+		return 0;
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
+		return 0;
+	}
+	if (t->start_ns)	/* switched out since the start: followed already */
+		return 0;
+	state = offcpu_state(false, raw);
+	t->late_token = 0;
+	__builtin_memset(&t->key, 0, sizeof(t->key));
+	t->key.pid = tgid;
+	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
+	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	t->key.exec_ns = proc ? proc->exec_ns : 0;
+	t->key.map_ns = proc ? proc->map_ns : 0;
+	if (key_tid)
+		t->key.x.tid = task->pid;
+	if (key_cpu)
+		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
+	if (time_bucket_ns)
+		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
+	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+	t->ip = 0;
+	f = bpf_map_lookup_elem(&offcpu_kstack, &zero);
+	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
+		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
+	if (task->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		t->ip = BPF_CORE_READ(regs, ip);
+	} else if (f && f->nr) {
+		t->ip = f->ip[0];
+		t->ip_flags |= HSBPF_KEY_KERNEL;
+	}
+	t->underway = 1;
+	t->end_ns = 0;
+	t->start_ns = offcpu_start_ns;
+	__sync_fetch_and_add(&offcpu_underway_left, 1);
+	return 0;
+}
+
+/* at the end (the switch program detached): the tasks still off the CPU count up to then; one
+ * blocked since the start never ran: its stack was never current's, it is not counted */
 SEC("iter/task")
 int hsbpf_offcpu_flush(struct bpf_iter__task *ctx)
 {
@@ -296,6 +481,15 @@ int hsbpf_offcpu_flush(struct bpf_iter__task *ctx)
 	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
 	if (!t || !t->start_ns || offcpu_end_ns <= t->start_ns)
 		return 0;
+	if (t->underway && !t->end_ns) {
+		offcpu_stat(HSBPF_OFFCPU_ASLEEP, 1);
+		t->start_ns = 0;
+		return 0;
+	}
+	if (t->underway) {	/* ran again, and still running: no user stack */
+		offcpu_underway_done(t, NULL, task, t->end_ns);
+		return 0;
+	}
 	offcpu_stat(HSBPF_OFFCPU_OPEN, 1);
 	offcpu_account(t, offcpu_end_ns);
 	return 0;

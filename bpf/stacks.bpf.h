@@ -151,7 +151,7 @@ struct stack_walk {
 	__u32 signal;		/* the last frame was a signal frame: pc is the interrupted one */
 	__u32 have_map;
 	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
-	__u32 pad_walk;
+	__u32 slot;		/* this walk's slot in unwind_scratch (UNWIND_SLOT_*) */
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	__u64 gen;			/* unwind_gen when the sample began */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
@@ -174,9 +174,15 @@ struct stack_walk {
 	__u8 win[STACK_WINDOW];
 };
 
+/* slot 0 is for the programs a sample cannot interrupt (the sampler itself, the switch
+ * tracepoint with interrupts off, the uprobes, which keep perf's BPF off the CPU); the
+ * off-CPU resume program (fexit, interrupts on) walks in a slot of its own */
+#define UNWIND_SLOT_MAIN	0
+#define UNWIND_SLOT_RESUME	1
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct stack_walk);
 } unwind_scratch SEC(".maps");
@@ -416,8 +422,8 @@ static __always_inline int fp_step(struct stack_walk *st, __u16 end_if_not)
 /* one frame: record pc, then find the caller's pc, sp and bp; 1 ends the walk */
 static long unwind_step(__u64 i, void *ctx)
 {
-	__u32 zero = 0, n;
-	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	__u32 n;
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, ctx);	/* its slot */
 	struct unwind_row *r;
 	__u64 look, base, cfa, ra, rbp;
 	__u8 ra_how, rbp_how;
@@ -526,6 +532,7 @@ static long unwind_step(__u64 i, void *ctx)
 static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 sp, __u64 bp, bool in_syscall)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 slot = st->slot;
 
 	st->in_syscall = in_syscall;
 	st->pc = pc;
@@ -540,7 +547,7 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->user.nr_fp = 0;
 	st->user.end = HSBPF_STACK_DEPTH;
 	st->hash = 0x243F6A8885A308D3ull;
-	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, NULL, 0);
+	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, &slot, 0);
 	st->hash = stack_mix(st->hash, (__u64)st->user.end << 32 | st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FRAMES, st->user.nr);
 	stack_stat_add(HSBPF_STACK_STAT_FP_FRAMES, st->user.nr_fp);

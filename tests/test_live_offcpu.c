@@ -211,6 +211,23 @@ Test(live_offcpu, bounds_leave_blocks_out)
 	profile__free(p0);
 }
 
+/* -C: the blocks that begin on those CPUs, as the samples taken on them; the sleeper is pinned
+ * to CPU 0 */
+Test(live_offcpu, cpus_limit_the_blocks)
+{
+	char cmd[512];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		cr_skip_test("one CPU: -C 1 is not there");
+	snprintf(cmd, sizeof(cmd), "taskset -c 0 %s sleep 20 10", fixture("offcpu"));
+	record("--off-cpu -C 0", cmd, "nap");
+	expect_time(folded_us("nap", NULL) * 1e3, fixture_ns("nap"), "nap on CPU 0, -C 0");
+	record("--off-cpu -C 1", cmd, NULL);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	cr_expect_eq(folded_us("nap", NULL), 0, "nap on CPU 0 recorded with -C 1: %s", folded.out);
+}
+
 /* -p: a process blocked when the recording ends counts up to the end (the flush) */
 Test(live_offcpu, pid_target_blocked_at_the_end)
 {
@@ -232,9 +249,55 @@ Test(live_offcpu, pid_target_blocked_at_the_end)
 		if (p->samples[i].flags & HSBPF_KEY_OFFCPU)
 			off += p->samples[i].weight;
 	cr_expect_geq(p->stats.offcpu_open, 1, "the sleeper was blocked at the end");
-	/* the block under way at the start is not seen (50 ms at most) */
-	cr_expect(off >= p->meta.duration_ns - 55e6 && off <= p->meta.duration_ns + 5e6,
+	/* the block under way at the start counts from it (test pid_target_blocked_at_the_start),
+	 * when the sleeper was in a nap then (it runs for microseconds between naps) */
+	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
 		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
+	profile__free(p);
+}
+
+/* -p: a process blocked when the recording starts has that block counted from the start, when
+ * it runs again, with its whole stack (unwound then, in its own context), and said */
+Test(live_offcpu, pid_target_blocked_at_the_start)
+{
+	char cmd[512], path[64];
+	struct profile *p = NULL;
+	double off = 0, nap;
+	pid_t pid;
+
+	/* naps of a second, for 30 s at most: the recording starts in one, however long a loaded
+	 * machine takes to load its programs */
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 1000 30", fixture("offcpu"));
+	pid = spawn(cmd);
+	cr_assert_gt(pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	/* a start while the sleeper waits for a CPU after a nap is no block under way: again */
+	for (int i = 0; i < 3 && (!p || !p->stats.offcpu_underway); i++) {
+		profile__free(p);
+		p = NULL;
+		/* in a nap: blocked in clock_nanosleep (syscall 230) */
+		cr_assert(wait_file_contains(path, "230 ", 5000), "the sleeper is not in its nap");
+		run(&rec, "%s record --off-cpu -d 0.2 -p %d -o %s", hsbpf_bin(), pid, profile_path());
+		cr_assert_eq(rec.status, 0, "%s", rec.err);
+		cr_assert_eq(profile__read(profile_path(), &p), 0);
+	}
+	reap(pid);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].flags & HSBPF_KEY_OFFCPU)
+			off += p->samples[i].weight;
+	cr_expect_eq(p->stats.offcpu_underway, 1, "one block under way at the start: %llu",
+		     (unsigned long long)p->stats.offcpu_underway);
+	/* the whole recording is one nap (or two), under way at the start, open at the end */
+	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
+		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
+	nap = folded_us("nap", NULL) * 1e3;
+	cr_expect(fabs(nap - off) <= 1e6, "%.3f ms of %.3f under nap: %s", nap / 1e6, off / 1e6, folded.out);
+	cr_expect(strstr(folded.out, "offcpu;_start;__libc_start_main"), "not complete to _start: %s",
+		  folded.out);
+	run(&rec, "%s report -i %s --stdio", hsbpf_bin(), profile_path());
+	cr_expect(strstr(rec.out, "1 blocks were under way at the start: counted from it"), "%s", rec.out);
 	profile__free(p);
 }
 

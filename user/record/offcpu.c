@@ -146,6 +146,12 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 		fprintf(out, "; left out: %" PRIu64 " shorter, %" PRIu64 " longer\n", st->offcpu_short,
 			st->offcpu_long);
 	}
+	if (st->offcpu_underway)
+		fprintf(out, "%s%" PRIu64 " blocks were under way at the start: counted from it (%.3f ms)\n",
+			prefix, st->offcpu_underway, st->offcpu_underway_ns / 1e6);
+	if (st->offcpu_asleep)
+		fprintf(out, "%s%" PRIu64 " threads were blocked from the start to the end: not counted "
+			"(never run, their user stacks were never at hand)\n", prefix, st->offcpu_asleep);
 	if (st->offcpu_open)
 		fprintf(out, "%s%" PRIu64 " blocks were still open at the end: counted up to it\n", prefix,
 			st->offcpu_open);

@@ -58,6 +58,7 @@ struct sampler {
 	sampler_late_fn late_fn;
 	void *late_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
+	struct bpf_link *resume_link;	/* ... and the tasks running again (blocks under way) */
 	struct bpf_link *mem_links[MEMORY_PROBES];	/* the allocator's uprobes, with --memory */
 	int nr_mem_links;
 };
@@ -286,8 +287,12 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 		return err;
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_flush, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_start, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_sys_exit, on);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_start, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_sys_exit, false);
 	err = bpf_map__set_autocreate(skel->maps.offcpu_tasks, on);
 	if (!err)
 		err = bpf_map__set_autocreate(skel->maps.offcpu_cgroup, on);
@@ -296,6 +301,11 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->max_block_ns = o->max_block_ns ? o->max_block_ns : UINT64_MAX;
 	skel->rodata->offcpu_by_cgroup = on && o->cgroup_fd >= 0;
+	/* -C: fewer CPUs than are online; all of them need no test */
+	skel->rodata->offcpu_by_cpu = on && o->nr_cpus < sysconf(_SC_NPROCESSORS_ONLN);
+	for (int i = 0; i < o->nr_cpus; i++)
+		if (o->cpus[i] >= 0 && o->cpus[i] < HSBPF_MAX_CPUS)
+			skel->rodata->offcpu_cpus[o->cpus[i] / 64] |= 1ull << (o->cpus[i] % 64);
 	return 0;
 }
 
@@ -312,30 +322,6 @@ static int offcpu_set_cgroup(struct sampler *s)
 	if (err)
 		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
 	return 0;
-}
-
-static int offcpu_attach(struct sampler *s)
-{
-	int err;
-
-	if (s->opts.offcpu == OFFCPU_NONE)
-		return 0;
-	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
-	if (!s->offcpu_link) {
-		err = -errno;
-		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
-	}
-	return 0;
-}
-
-/* no switch is followed after this; the tasks still off the CPU are counted up to now */
-static void offcpu_stop(struct sampler *s)
-{
-	if (!s->offcpu_link)
-		return;
-	bpf_link__destroy(s->offcpu_link);
-	s->offcpu_link = NULL;
-	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
 /* run an iterator program once, through to its end; what: "cannot WHAT" said on failure */
@@ -361,6 +347,50 @@ static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts 
 cleanup:
 	bpf_link__destroy(link);
 	return err;
+}
+
+/* the tasks of the target blocked as the recording starts: their blocks count from the start,
+ * when they run again (their user stacks unwound when they are current: at the syscall's exit) */
+static void offcpu_start_blocked(struct sampler *s)
+{
+	s->resume_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_sys_exit);
+	if (!s->resume_link) {
+		warning("the blocks under way at the start are not counted: cannot attach to the "
+			"sys_exit tracepoint (%s)", strerror(errno));
+		return;
+	}
+	if (run_iter(s->skel->progs.hsbpf_offcpu_start, NULL, "find the tasks blocked at the start")) {
+		bpf_link__destroy(s->resume_link);
+		s->resume_link = NULL;
+	}
+}
+
+static int offcpu_attach(struct sampler *s)
+{
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	s->skel->bss->offcpu_start_ns = now_ns(CLOCK_MONOTONIC);
+	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
+	if (!s->offcpu_link) {
+		err = -errno;
+		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
+	}
+	offcpu_start_blocked(s);
+	return 0;
+}
+
+/* no switch is followed after this; the tasks still off the CPU are counted up to now */
+static void offcpu_stop(struct sampler *s)
+{
+	if (!s->offcpu_link)
+		return;
+	bpf_link__destroy(s->offcpu_link);
+	bpf_link__destroy(s->resume_link);
+	s->offcpu_link = NULL;
+	s->resume_link = NULL;
+	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
 /* a per-CPU array of nr counters, summed over the CPUs into out; what names them */
@@ -420,6 +450,9 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_full = c[HSBPF_OFFCPU_FULL];
 	p->stats.offcpu_full_ns = c[HSBPF_OFFCPU_FULL_NS];
 	p->stats.offcpu_open = c[HSBPF_OFFCPU_OPEN];
+	p->stats.offcpu_underway = c[HSBPF_OFFCPU_UNDERWAY];
+	p->stats.offcpu_underway_ns = c[HSBPF_OFFCPU_UNDERWAY_NS];
+	p->stats.offcpu_asleep = c[HSBPF_OFFCPU_ASLEEP];
 	return 0;
 }
 
@@ -1190,6 +1223,7 @@ void sampler__destroy(struct sampler *s)
 		return;
 	ring_buffer__free(s->late_rb);
 	bpf_link__destroy(s->offcpu_link);
+	bpf_link__destroy(s->resume_link);
 	memory_stop(s);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)
