@@ -146,14 +146,14 @@ static __always_inline bool offcpu_late_block(struct offcpu_task *t, __u64 token
 	return true;
 }
 
-/* the task runs again (or the recording ends) at now: its block is counted */
-static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
+/* the time from t->start_ns to now into the maps (top: the flat map of the interval counting) */
+static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 {
 	__u64 ns = now - t->start_ns, token = t->late_token;
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&live, &zero);
 	struct sample_key flat = {};
 	bool ok;
 
-	t->start_ns = 0;
 	t->late_token = 0;
 	if (ns < min_block_ns) {
 		offcpu_stat(HSBPF_OFFCPU_SHORT, 1);
@@ -170,7 +170,10 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	flat.exec_ns = t->key.exec_ns;
 	flat.map_ns = t->key.map_ns;
 	flat.x = t->key.x;
-	ok = offcpu_add(&samples, &flat, ns);
+	if (gen && (*gen & 1))
+		ok = offcpu_add(&samples_odd, &flat, ns);
+	else
+		ok = offcpu_add(&samples, &flat, ns);
 	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE && !(token && offcpu_late_block(t, token, ns)))
 		ok = offcpu_add(&stack_samples, &t->key, ns);
 	if (ok) {
@@ -245,6 +248,13 @@ static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		t->key.user = HSBPF_STACK_LOST_HASH;
 	}
+}
+
+/* the task runs again (or the recording ends) at now: its block is counted */
+static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
+{
+	offcpu_add_span(t, now);
+	t->start_ns = 0;
 }
 
 /* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
@@ -465,6 +475,27 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	t->end_ns = 0;
 	t->start_ns = offcpu_start_ns;
 	__sync_fetch_and_add(&offcpu_underway_left, 1);
+	return 0;
+}
+
+/* top --off-cpu, before each read: the blocks still open count up to now, and go on from now,
+ * so that a long sleep shows in every interval it spans, not in the one it ends in. (Not
+ * atomic with the switch program, still attached: a block ending on another CPU at this
+ * moment may count the same microseconds twice) */
+SEC("iter/task")
+int hsbpf_offcpu_split(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_task *t;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!task)
+		return 0;
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
+	if (!t || !t->start_ns || t->underway || now <= t->start_ns)
+		return 0;
+	offcpu_add_span(t, now);
+	t->start_ns = now;
 	return 0;
 }
 

@@ -34,8 +34,8 @@ int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev)
 	if (o->max_block_ns && o->min_block_ns > o->max_block_ns)
 		return fail(-EINVAL, "--min-block %" PRIu64 " is above --max-block %" PRIu64
 			    " (microseconds)", o->min_block_ns / 1000, o->max_block_ns / 1000);
-	if (o->live)
-		return fail(-EINVAL, "off-CPU time is for record");
+	if (o->live && o->offcpu == OFFCPU_WALL)
+		return fail(-EINVAL, "top shows off-CPU time alone (--off-cpu), not with samples");
 	if (o->offcpu == OFFCPU_WALL && !ev->is_clock)
 		return fail(-EINVAL, "--wall adds on-CPU samples to off-CPU time: it needs a clock "
 			    "event (cpu-clock, task-clock), whose samples weigh time");

@@ -288,6 +288,8 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_flush, on);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_start, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_split, on && o->live);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_split, false);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_sys_exit, on);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
@@ -1170,6 +1172,12 @@ int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx)
 
 	if (!s->opts.live)
 		return fail(-EINVAL, "the sampler was not opened for live reads");
+	/* the blocks still open count up to now, in the interval ending */
+	if (s->offcpu_link) {
+		err = run_iter(s->skel->progs.hsbpf_offcpu_split, NULL, "count the open off-CPU blocks");
+		if (err)
+			return err;
+	}
 	err = bpf_map__update_elem(s->skel->maps.live, &zero, sizeof(zero), &next, sizeof(next), 0);
 	if (err)
 		return fail(err, "cannot turn the sample map: %s", strerror(-err));
