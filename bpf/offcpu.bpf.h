@@ -36,6 +36,17 @@ __s64 offcpu_underway_left = 0;
 /* the kernel stack from the tracepoint begins in this program and bpf_trace_run4 (which
  * __bpf_trace_sched_switch tail-calls): skipped, so that it begins at __schedule */
 #define OFFCPU_SKIP_FRAMES		2
+/* with another program on sched_switch (a second tool, a test run beside), the tracepoint's
+ * static call goes through its iterator: one frame more to skip, else every off-CPU kernel
+ * stack ends in __traceiter_sched_switch instead of __schedule */
+extern const void __traceiter_sched_switch __ksym __weak;
+
+static __always_inline bool offcpu_in_traceiter(__u64 ip)
+{
+	__u64 at = (__u64)&__traceiter_sched_switch;
+
+	return at && ip - at < 512;
+}
 
 /* a task off the CPU: since when, and under what key its time goes */
 struct offcpu_task {
@@ -264,12 +275,16 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 {
 	struct stack_walk *st;
 	__u32 zero = 0;
+	long got;
 
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!st)
 		return;
-	offcpu_kernel_stack(&st->kernel, bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
-						       OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK), t);
+	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+		got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+				    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
+	offcpu_kernel_stack(&st->kernel, got, t);
 	offcpu_user_stack(st, task, tgid, proc, t, now);
 }
 
@@ -357,6 +372,8 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 		ip = BPF_CORE_READ(regs, ip);
 	} else if (bpf_get_stack(ctx, &ip, sizeof(ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK) > 0) {
+		if (offcpu_in_traceiter(ip))
+			bpf_get_stack(ctx, &ip, sizeof(ip), (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
 		t->ip_flags |= HSBPF_KEY_KERNEL;
 	}
 	t->ip = ip;

@@ -118,9 +118,13 @@ Test(live_offcpu, nanosleep_frame_pointers)
 }
 
 /* --wall: the victim waits for CPU 0 beside a hog; what it did not run is off-CPU time (R),
- * and every thread's on- plus off-CPU time is its elapsed time */
+ * and every thread's on- plus off-CPU time is its elapsed time. Each thread measures itself
+ * from the start of its function (main, victim_thread, hog) to its last line: the time
+ * compared is the time in stacks through that function, without the program's start (exec,
+ * ld.so) and end, where a loaded machine's run queues once added 14-39 ms to main's 330 */
 Test(live_offcpu, preempted_thread_and_wall_totals)
 {
+	static const char *const fns[] = { ";main", ";victim_thread", ";hog" };
 	struct profile *p;
 	char cmd[512];
 	u64 period;
@@ -133,27 +137,38 @@ Test(live_offcpu, preempted_thread_and_wall_totals)
 	cr_expect_str_eq(p->meta.offcpu, "wall");
 	period = p->meta.period;
 	for (const char *at = rec.out; (at = strstr(at, "thread ")); at++) {
+		struct run_result thr;
 		unsigned tid;
-		double elapsed, on = 0, off = 0, n_on = 0, tol;
+		double elapsed, in = 0, n_on = 0, tol;
 
 		cr_assert_eq(sscanf(at, "thread %u %lf", &tid, &elapsed), 2);
-		for (size_t i = 0; i < p->nr_samples; i++) {
-			const struct profile_sample *s = &p->samples[i];
+		for (size_t i = 0; i < p->nr_samples; i++)
+			if (profile__sample_key(p, i)->tid == tid && !(p->samples[i].flags & HSBPF_KEY_OFFCPU))
+				n_on += p->samples[i].count;
+		run(&thr, "%s report -i %s --tid %u --format folded", hsbpf_bin(), profile_path(), tid);
+		cr_assert_eq(thr.status, 0, "%s", thr.err);
+		for (char *line = thr.out, *end; (end = strchr(line, '\n')); line = end + 1) {
+			char *sp;
 
-			if (profile__sample_key(p, i)->tid != tid)
-				continue;
-			if (s->flags & HSBPF_KEY_OFFCPU) {
-				off += s->weight;
-			} else {
-				on += s->weight;
-				n_on += s->count;
+			*end = 0;
+			sp = strrchr(line, ' ');
+			for (size_t f = 0; sp && f < sizeof(fns) / sizeof(fns[0]); f++) {
+				/* the frame, inside the stack or its leaf (hog's spin) */
+				const char *fr = memmem(line, sp - line, fns[f], strlen(fns[f]));
+
+				if (fr && (fr[strlen(fns[f])] == ';' || fr + strlen(fns[f]) == sp)) {
+					in += strtod(sp + 1, NULL) * 1e3;
+					break;
+				}
 			}
 		}
-		/* the on-CPU part is sampled: 4 standard deviations of its count; and 3% for the
-		 * thread's start and end outside what it measured */
-		tol = 4 * sqrt(n_on + 1) * period + 0.03 * elapsed;
-		cr_expect(fabs(on + off - elapsed) <= tol, "thread %u: on %.3f + off %.3f ms, elapsed "
-			  "%.3f ms (tolerance %.3f ms)", tid, on / 1e6, off / 1e6, elapsed / 1e6, tol / 1e6);
+		/* the on-CPU part is sampled: 4 standard deviations of its count; the off-CPU part
+		 * is measured at the switches; 1% (the issue's bound) for the rest: the thread's
+		 * clock reads beside its function's entry and its last line */
+		tol = 4 * sqrt(n_on + 1) * period + 0.01 * elapsed;
+		cr_expect(fabs(in - elapsed) <= tol, "thread %u: %.3f ms on and off the CPU in its "
+			  "function, elapsed %.3f ms (tolerance %.3f ms): %s", tid, in / 1e6,
+			  elapsed / 1e6, tol / 1e6, thr.out);
 	}
 	profile__free(p);
 }
@@ -265,9 +280,10 @@ Test(live_offcpu, pid_target_blocked_at_the_start)
 	double off = 0, nap;
 	pid_t pid;
 
-	/* naps of a second, for 30 s at most: the recording starts in one, however long a loaded
-	 * machine takes to load its programs */
-	snprintf(cmd, sizeof(cmd), "exec %s sleep 1000 30", fixture("offcpu"));
+	/* naps of 300 ms, for 90 s at most: the recording starts in one, however long a loaded
+	 * machine takes to load its programs, and the nap ends in it (one that did not, a thread
+	 * blocked from the start to the end, is never current: not counted) */
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 300 300", fixture("offcpu"));
 	pid = spawn(cmd);
 	cr_assert_gt(pid, 0);
 	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
@@ -277,7 +293,7 @@ Test(live_offcpu, pid_target_blocked_at_the_start)
 		p = NULL;
 		/* in a nap: blocked in clock_nanosleep (syscall 230) */
 		cr_assert(wait_file_contains(path, "230 ", 5000), "the sleeper is not in its nap");
-		run(&rec, "%s record --off-cpu -d 0.2 -p %d -o %s", hsbpf_bin(), pid, profile_path());
+		run(&rec, "%s record --off-cpu -d 1 -p %d -o %s", hsbpf_bin(), pid, profile_path());
 		cr_assert_eq(rec.status, 0, "%s", rec.err);
 		cr_assert_eq(profile__read(profile_path(), &p), 0);
 	}
@@ -289,7 +305,7 @@ Test(live_offcpu, pid_target_blocked_at_the_start)
 			off += p->samples[i].weight;
 	cr_expect_eq(p->stats.offcpu_underway, 1, "one block under way at the start: %llu",
 		     (unsigned long long)p->stats.offcpu_underway);
-	/* the whole recording is one nap (or two), under way at the start, open at the end */
+	/* the whole recording is naps: one under way at the start, one open at the end */
 	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
 		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
 	nap = folded_us("nap", NULL) * 1e3;

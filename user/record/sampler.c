@@ -423,6 +423,11 @@ static int offcpu_flush(struct sampler *s)
 	return run_iter(s->skel->progs.hsbpf_offcpu_flush, NULL, "count the tasks still off the CPU");
 }
 
+u64 sampler__offcpu_start(const struct sampler *s)
+{
+	return s->offcpu_link ? s->skel->bss->offcpu_start_ns : 0;
+}
+
 int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
 {
 	memset(out, 0, HSBPF_OFFCPU_STAT_NR * sizeof(*out));
