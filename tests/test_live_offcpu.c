@@ -192,6 +192,48 @@ Test(live_offcpu, python_sleep_complete_through_libc)
 		  strstr(line, "_PyEval_EvalFrameDefault;"), "not complete to _start: %.600s", line);
 }
 
+/* the same in select (Debian's python3.11, the interpreter's C code without frame pointers):
+ * bcc's offcputime (libbpf-tools 0.26) gave this block no user frame at all */
+Test(live_offcpu, python_select_complete_through_libpython)
+{
+	const char *line;
+	double us;
+
+	if (access("/usr/bin/python3.11", X_OK))
+		cr_skip_test("no /usr/bin/python3.11");
+	record("--off-cpu", "/usr/bin/python3.11 -c 'import select; select.select([], [], [], 0.3)'",
+	       "select_select_impl.constprop.0");
+	us = folded_us("select_select_impl.constprop.0", NULL);
+	cr_expect(us >= 294000, "select for 0.3 s: %.0f us under select_select_impl", us);
+	line = strstr(folded.out, "select_select_impl");
+	cr_assert(line, "%s", folded.out);
+	while (line > folded.out && line[-1] != '\n')
+		line--;
+	cr_expect(!strncmp(line, "python3.11;_start;__libc_start_main", 35) && strstr(line, "Py_BytesMain;") &&
+		  strstr(line, "_PyEval_EvalFrameDefault;") && strstr(line, ";__select;") &&
+		  strstr(line, "do_select_[k]"), "not complete to _start: %.900s", line);
+}
+
+/* C++ at -O2 without frame pointers: a thread blocked in std::mutex (glibc's futex wait, from
+ * libstdc++'s thread start) has its time within 2% (2 ms) and its stack from clone3 */
+Test(live_offcpu, cxx_mutex_wait_complete)
+{
+	const char *line;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s 200", fixture("cxx/mutexwait"));
+	record("--off-cpu", cmd, "waiter");
+	expect_time(folded_us("waiter", "__schedule_[k]") * 1e3 -
+		    folded_us("std::this_thread::yield", NULL) * 1e3, fixture_ns("waited"), "std::mutex wait");
+	line = strstr(folded.out, ";pthread_mutex_lock");
+	cr_assert(line, "%s", folded.out);
+	while (line > folded.out && line[-1] != '\n')
+		line--;
+	cr_expect(!strncmp(line, "mutexwait;clone3;start_thread;", 30) && strstr(line, ";waiter;") &&
+		  strstr(line, ";std::mutex::lock (inlined);") && strstr(line, "futex_wait"),
+		  "not complete to clone3: %.900s", line);
+}
+
 Test(live_offcpu, bounds_leave_blocks_out)
 {
 	static const struct {
