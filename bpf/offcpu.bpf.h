@@ -6,7 +6,10 @@
  * the maps the on-CPU samples use, keyed as they are plus HSBPF_KEY_OFFCPU and the state.
  * Nothing per switch goes to user space, but in a program's first milliseconds, whose user
  * stacks go there to be unwound (as samples' do: late_stack), and their time after them. At the
- * end an iterator counts the tasks still off the CPU up to the recording's end. Included by profile.bpf.c; its programs load only when asked. */
+ * start an iterator finds the tasks blocked then (their blocks count from the start, their user
+ * stacks unwound when they are current again: at the syscall's exit); at the end one counts the
+ * tasks still off the CPU up to the end; top --off-cpu splits the open blocks at each refresh.
+ * Included by profile.bpf.c; its programs load only when asked. */
 #ifndef HSBPF_OFFCPU_BPF_H
 #define HSBPF_OFFCPU_BPF_H
 

@@ -69,7 +69,10 @@ Test(offcpu, settles_options)
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY };
 	cr_expect_eq(offcpu__settle_opts(&o, &(struct event_spec){ .branch_stack = true }), -EINVAL);
+	/* top --off-cpu shows off-CPU time alone; --wall is record's */
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .live = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	o = (struct sampler_params){ .offcpu = OFFCPU_WALL, .live = true };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 }
 
