@@ -447,9 +447,9 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	if (!task || !task->pid || offcpu_by_cgroup)
 		return 0;
 	raw = task->__state;
-	/* running, runnable (a wait for a CPU ends within a tick), or on its way off a CPU: its
-	 * switch-out is followed */
-	if (!(raw & OFFCPU_STATE_BITS) || (raw & OFFCPU_TASK_DEAD) || task->on_cpu)
+	/* on a CPU, or on its way off one: its switch-out is followed. Runnable (R) counts: on a
+	 * loaded machine a wait for a CPU lasts milliseconds */
+	if ((raw & OFFCPU_TASK_DEAD) || task->on_cpu)
 		return 0;
 	tgid = task->tgid;
 	proc = bpf_map_lookup_elem(&procs, &tgid);

@@ -201,11 +201,12 @@ Test(live_offcpu, python_sleep_complete_through_libc)
 }
 
 /* the same in select (Debian's python3.11, the interpreter's C code without frame pointers):
- * bcc's offcputime (libbpf-tools 0.26) gave this block no user frame at all */
+ * 99% of the time in select with its whole stack, as the issue asks (a loaded machine may
+ * leave a block of the first milliseconds cut, the program's tables not built yet); bcc's
+ * offcputime (libbpf-tools 0.26) gave this block no user frame at all */
 Test(live_offcpu, python_select_complete_through_libpython)
 {
-	const char *line;
-	double us;
+	double us, whole = 0;
 
 	if (access("/usr/bin/python3.11", X_OK))
 		cr_skip_test("no /usr/bin/python3.11");
@@ -213,10 +214,19 @@ Test(live_offcpu, python_select_complete_through_libpython)
 	       "select_select_impl.constprop.0");
 	us = folded_us("select_select_impl.constprop.0", NULL);
 	cr_expect(us >= 294000, "select for 0.3 s: %.0f us under select_select_impl", us);
-	line = folded_line("select_select_impl");
-	cr_expect(!strncmp(line, "python3.11;_start;__libc_start_main", 35) && strstr(line, "Py_BytesMain;") &&
-		  strstr(line, "_PyEval_EvalFrameDefault;") && strstr(line, ";__select;") &&
-		  strstr(line, "do_select_[k]"), "not complete to _start: %.900s", line);
+	for (char *line = folded.out, *end; (end = strchr(line, '\n')); line = end + 1) {
+		char *sp;
+
+		*end = 0;
+		sp = strrchr(line, ' ');
+		if (sp && strstr(line, ";select_select_impl.constprop.0;") &&
+		    !strncmp(line, "python3.11;_start;__libc_start_main", 35) && strstr(line, ";Py_BytesMain;") &&
+		    strstr(line, ";_PyEval_EvalFrameDefault;") && strstr(line, ";__select;") &&
+		    strstr(line, ";do_select_[k]"))
+			whole += strtod(sp + 1, NULL);
+		*end = '\n';
+	}
+	cr_expect(whole >= 0.99 * us, "%.0f of %.0f us in select complete to _start: %s", whole, us, folded.out);
 }
 
 /* C++ at -O2 without frame pointers: a thread blocked in std::mutex (glibc's futex wait, from
@@ -283,8 +293,11 @@ Test(live_offcpu, cpus_limit_the_blocks)
 	expect_time(folded_us("nap", NULL) * 1e3, fixture_ns("nap"), "nap on CPU 0, -C 0");
 	record("--off-cpu -C 1", cmd, NULL);
 	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
-	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
-	cr_expect_eq(folded_us("nap", NULL), 0, "nap on CPU 0 recorded with -C 1: %s", folded.out);
+	/* nothing on CPU 1 at all (taskset did not block before it pinned itself) is no stack */
+	if (folded.status)
+		cr_expect(strstr(folded.err, "has no call stacks"), "report failed: %s", folded.err);
+	else
+		cr_expect_eq(folded_us("nap", NULL), 0, "nap on CPU 0 recorded with -C 1: %s", folded.out);
 }
 
 /* -p: a process blocked when the recording ends counts up to the end (the flush) */
