@@ -187,7 +187,7 @@ $(OUTPUT)/fixtures/dlswap/dlswap: tests/fixtures/dlswap/dlswap.c $(DLSWAP_LIBS)
 # only), a hot helper inlined at -O2, JavaScript for node --perf-basic-prof
 SYM_FIXTURES := $(OUTPUT)/fixtures/cxx/cxxnames $(OUTPUT)/fixtures/hot7030-stripped \
 		$(OUTPUT)/fixtures/inline/inlined $(OUTPUT)/fixtures/jit/hot.js \
-		$(OUTPUT)/fixtures/cxx/throwcold \
+		$(OUTPUT)/fixtures/cxx/throwcold $(OUTPUT)/fixtures/cxx/mutexwait \
 		$(OUTPUT)/fixtures/memory-static $(OUTPUT)/fixtures/memory-musl
 
 # the memory fixture built against musl (record --memory refuses it, saying so)
@@ -226,6 +226,12 @@ $(OUTPUT)/fixtures/cxx/throwcold: tests/fixtures/cxx/throwcold.cpp
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FIXTURE,$@)
 	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -Wall -Wextra -Werror $< -o $@
+
+# std::mutex at -O2 as Debian builds: off-CPU stacks through libstdc++ and glibc's futex wait
+$(OUTPUT)/fixtures/cxx/mutexwait: tests/fixtures/cxx/mutexwait.cpp
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,FIXTURE,$@)
+	$(Q)$(CXX) -O2 -g -fomit-frame-pointer -pthread -Wall -Wextra -Werror $< -o $@
 
 $(OUTPUT)/fixtures/hot7030-stripped: $(OUTPUT)/fixtures/hot7030
 	$(call msg,FIXTURE,$@)

@@ -410,6 +410,9 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_FULL,		/* a block the full sample or stack-sample map could not take */
 	HSBPF_OFFCPU_FULL_NS,		/* ... its time */
 	HSBPF_OFFCPU_OPEN,		/* still blocked when the recording ended: counted to the end */
+	HSBPF_OFFCPU_UNDERWAY,		/* blocked when it started: counted from the start */
+	HSBPF_OFFCPU_UNDERWAY_NS,	/* ... their time */
+	HSBPF_OFFCPU_ASLEEP,		/* blocked from its start to its end: never ran, not counted */
 	HSBPF_OFFCPU_STAT_NR,
 };
 

@@ -6,7 +6,10 @@
  * the maps the on-CPU samples use, keyed as they are plus HSBPF_KEY_OFFCPU and the state.
  * Nothing per switch goes to user space, but in a program's first milliseconds, whose user
  * stacks go there to be unwound (as samples' do: late_stack), and their time after them. At the
- * end an iterator counts the tasks still off the CPU up to the recording's end. Included by profile.bpf.c; its programs load only when asked. */
+ * start an iterator finds the tasks blocked then (their blocks count from the start, their user
+ * stacks unwound when they are current again: at the syscall's exit); at the end one counts the
+ * tasks still off the CPU up to the end; top --off-cpu splits the open blocks at each refresh.
+ * Included by profile.bpf.c; its programs load only when asked. */
 #ifndef HSBPF_OFFCPU_BPF_H
 #define HSBPF_OFFCPU_BPF_H
 
@@ -18,8 +21,15 @@
 const volatile __u64 min_block_ns = 0;		/* --min-block: shorter blocks are left out */
 const volatile __u64 max_block_ns = ~0ull;	/* --max-block: longer ones too */
 const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s tasks only */
+const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
+const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 /* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
 volatile __u64 offcpu_end_ns = 0;
+/* its start: when the switch program was attached, set before it is (the blocks under way
+ * then count from it) */
+volatile __u64 offcpu_start_ns = 0;
+/* blocks under way at the start not counted yet: 0 makes the syscall exit's program a test */
+__s64 offcpu_underway_left = 0;
 
 /* the kernel's task states (include/linux/sched.h), as /proc shows them */
 #define OFFCPU_TASK_INTERRUPTIBLE	0x0001
@@ -29,13 +39,26 @@ volatile __u64 offcpu_end_ns = 0;
 /* the kernel stack from the tracepoint begins in this program and bpf_trace_run4 (which
  * __bpf_trace_sched_switch tail-calls): skipped, so that it begins at __schedule */
 #define OFFCPU_SKIP_FRAMES		2
+/* with another program on sched_switch (a second tool, a test run beside), the tracepoint's
+ * static call goes through its iterator: one frame more to skip, else every off-CPU kernel
+ * stack ends in __traceiter_sched_switch instead of __schedule */
+extern const void __traceiter_sched_switch __ksym __weak;
+
+static __always_inline bool offcpu_in_traceiter(__u64 ip)
+{
+	__u64 at = (__u64)&__traceiter_sched_switch;
+
+	return at && ip - at < 512;
+}
 
 /* a task off the CPU: since when, and under what key its time goes */
 struct offcpu_task {
 	__u64 start_ns;		/* 0: not off the CPU in the target */
 	__u64 ip;		/* the flat histogram's address: where it left user space */
 	__u32 ip_flags;
-	__u32 pad;
+	__u32 underway;		/* blocked when the recording started: its user stack is unwound,
+				 * and its time counted, when it is current again */
+	__u64 end_ns;		/* ... the end of that block, when it ran again (0: not yet) */
 	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
 				 * first milliseconds): the time goes there too, under this token */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
@@ -56,6 +79,15 @@ struct {
 	__type(value, __u32);
 } offcpu_cgroup SEC(".maps");
 
+/* the start iterator's kernel stack of a task: apart from unwind_scratch, which a sample may
+ * use at the same time on this CPU (the iterator runs with interrupts on) */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct stack_frames);
+} offcpu_kstack SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, HSBPF_OFFCPU_STAT_NR);
@@ -69,6 +101,15 @@ static __always_inline void offcpu_stat(__u32 slot, __u64 n)
 
 	if (v)
 		*v += n;
+}
+
+/* -C: a block is followed when its task left one of the CPUs, as a sample is when it is taken
+ * on one */
+static __always_inline bool offcpu_on_cpus(__u32 cpu)
+{
+	if (!offcpu_by_cpu)
+		return true;
+	return cpu < HSBPF_MAX_CPUS && (offcpu_cpus[cpu / 64] >> (cpu % 64) & 1);
 }
 
 /* a preempted task is runnable (R) whatever its state says: it was about to sleep */
@@ -119,14 +160,14 @@ static __always_inline bool offcpu_late_block(struct offcpu_task *t, __u64 token
 	return true;
 }
 
-/* the task runs again (or the recording ends) at now: its block is counted */
-static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
+/* the time from t->start_ns to now into the maps (top: the flat map of the interval counting) */
+static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 {
 	__u64 ns = now - t->start_ns, token = t->late_token;
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&live, &zero);
 	struct sample_key flat = {};
 	bool ok;
 
-	t->start_ns = 0;
 	t->late_token = 0;
 	if (ns < min_block_ns) {
 		offcpu_stat(HSBPF_OFFCPU_SHORT, 1);
@@ -143,7 +184,10 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	flat.exec_ns = t->key.exec_ns;
 	flat.map_ns = t->key.map_ns;
 	flat.x = t->key.x;
-	ok = offcpu_add(&samples, &flat, ns);
+	if (gen && (*gen & 1))
+		ok = offcpu_add(&samples_odd, &flat, ns);
+	else
+		ok = offcpu_add(&samples, &flat, ns);
 	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE && !(token && offcpu_late_block(t, token, ns)))
 		ok = offcpu_add(&stack_samples, &t->key, ns);
 	if (ok) {
@@ -154,39 +198,38 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	}
 }
 
-/* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
- * stack (from the registers saved at its entry to the kernel) into t->key */
-static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
-					  struct proc_state *proc, struct offcpu_task *t, __u64 now)
+/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
+static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
 {
-	struct stack_walk *st;
+	__u32 nr;
+
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return;
+	}
+	nr = got / sizeof(__u64);
+	f->nr = nr;
+	f->end = 0;
+	f->nr_fp = 0;
+	t->key.kernel = 0x13198A2E03707344ull;
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
+		t->key.kernel = stack_mix(t->key.kernel, f->ip[i]);
+	t->key.kernel |= 1;
+	if (!stacks__store(t->key.kernel, f)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		t->key.kernel = HSBPF_STACK_LOST_HASH;
+	}
+}
+
+/* the user stack of task, which is current, from the registers saved at its entry to the
+ * kernel, into t->key.user */
+static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
+					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
 	struct pt_regs *regs;
-	__u32 zero = 0;
 	__u16 insn = 0;
 	bool in_syscall;
-	long got;
 
-	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
-	if (!st)
-		return;
-	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	if (got > 0) {
-		__u32 nr = got / sizeof(__u64);
-
-		st->kernel.nr = nr;
-		st->kernel.end = 0;
-		st->kernel.nr_fp = 0;
-		t->key.kernel = 0x13198A2E03707344ull;
-		for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-			t->key.kernel = stack_mix(t->key.kernel, st->kernel.ip[i]);
-		t->key.kernel |= 1;
-		if (!stacks__store(t->key.kernel, &st->kernel)) {
-			stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-			t->key.kernel = HSBPF_STACK_LOST_HASH;
-		}
-	} else {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-	}
 	if (!BPF_CORE_READ(task, mm))	/* a kernel thread: no user stack */
 		return;
 	if (in_exec(task, tgid)) {
@@ -221,6 +264,68 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 	}
 }
 
+/* the task runs again (or the recording ends) at now: its block is counted */
+static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
+{
+	offcpu_add_span(t, now);
+	t->start_ns = 0;
+}
+
+/* the switched-out task's kernel stack (from the tracepoint: the scheduler's callers) and user
+ * stack into t->key */
+static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, __u32 tgid,
+					  struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
+	struct stack_walk *st;
+	__u32 zero = 0;
+	long got;
+
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!st)
+		return;
+	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+		got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+				    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
+	offcpu_kernel_stack(&st->kernel, got, t);
+	offcpu_user_stack(st, task, tgid, proc, t, now);
+}
+
+/* a block under way at the start ends (at end_ns): counted, with the user stack st holds (its
+ * task is current, in the same entry to the kernel as when it blocked) or none (st NULL) */
+static __always_inline void offcpu_underway_done(struct offcpu_task *t, struct stack_walk *st,
+						 struct task_struct *task, __u64 end_ns)
+{
+	__u32 tgid = task->tgid;
+	struct proc_state *proc = bpf_map_lookup_elem(&procs, &tgid);
+
+	if (st && call_graph != HSBPF_CALL_GRAPH_NONE)
+		offcpu_user_stack(st, task, tgid, proc, t, bpf_ktime_get_ns());
+	t->underway = 0;
+	__sync_fetch_and_add(&offcpu_underway_left, -1);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY, 1);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, end_ns - t->start_ns);
+	offcpu_account(t, end_ns);
+}
+
+/* next runs again: a block under way at the start ends. A kernel thread's, or one in a fault
+ * (not a syscall), is counted now, without a user stack; one in a syscall waits for the task
+ * to be current, in that syscall still: at its exit (hsbpf_offcpu_sys_exit) or its next
+ * switch-out, whichever is first (a wait in a loop, as futex's or poll's) */
+static __always_inline void offcpu_underway_end(struct offcpu_task *t, struct task_struct *next, __u64 now)
+{
+	struct pt_regs *regs;
+
+	if (next->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(next);
+		if ((long)BPF_CORE_READ(regs, orig_ax) >= 0) {
+			t->end_ns = now;
+			return;
+		}
+	}
+	offcpu_underway_done(t, NULL, next, now);
+}
+
 /* prev leaves the CPU at now: when it is in the target, its stacks and the moment are kept */
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, bool preempt,
 					      unsigned int prev_state, __u64 now)
@@ -240,13 +345,22 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		return;
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;
+	if (!offcpu_on_cpus(bpf_get_smp_processor_id()))
+		return;
 	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
 		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return;
 	}
+	if (t->underway && t->end_ns) {	/* blocks again in the syscall it was blocked in */
+		__u32 zero = 0;
+
+		offcpu_underway_done(t, bpf_map_lookup_elem(&unwind_scratch, &zero), prev, t->end_ns);
+	}
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
 	t->late_token = 0;
+	t->underway = 0;
+	t->end_ns = 0;
 	__builtin_memset(&t->key, 0, sizeof(t->key));
 	t->key.pid = tgid;
 	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
@@ -261,6 +375,8 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 		regs = (struct pt_regs *)bpf_task_pt_regs(prev);
 		ip = BPF_CORE_READ(regs, ip);
 	} else if (bpf_get_stack(ctx, &ip, sizeof(ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK) > 0) {
+		if (offcpu_in_traceiter(ip))
+			bpf_get_stack(ctx, &ip, sizeof(ip), (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
 		t->ip_flags |= HSBPF_KEY_KERNEL;
 	}
 	t->ip = ip;
@@ -278,13 +394,133 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, next, 0, 0);
 
-	if (t && t->start_ns)
-		offcpu_account(t, now);
+	if (t && t->start_ns) {
+		if (!t->underway)
+			offcpu_account(t, now);
+		else if (!t->end_ns)
+			offcpu_underway_end(t, next, now);
+	}
 	offcpu_switch_out(ctx, prev, preempt, prev_state, now);
 	return 0;
 }
 
-/* at the end (the switch program detached): the tasks still off the CPU count up to then */
+/* a syscall returns: if it was blocked when the recording started, its task is current at
+ * last, its user stack as it was then. Interrupts are on here: the walk has a slot of
+ * unwind_scratch of its own, which a sample does not touch. (No program can run where every
+ * task resumes, finish_task_switch: fentry is not allowed everywhere, kprobes not built in
+ * every kernel; and a syscall's exit is where a blocked task next has its memory current) */
+SEC("tp_btf/sys_exit")
+int BPF_PROG(hsbpf_offcpu_sys_exit, struct pt_regs *regs, long ret)
+{
+	struct task_struct *task;
+	struct offcpu_task *t;
+	__u32 slot = UNWIND_SLOT_RESUME;
+	struct stack_walk *st;
+
+	if (!offcpu_underway_left)
+		return 0;
+	task = bpf_get_current_task_btf();
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
+	if (!t || !t->underway || !t->end_ns)
+		return 0;
+	st = bpf_map_lookup_elem(&unwind_scratch, &slot);
+	if (st)
+		st->slot = slot;
+	offcpu_underway_done(t, st, task, t->end_ns);
+	return 0;
+}
+
+/* at the start (the switch program attached): each task of the target blocked then has its
+ * block begin at the start, with its kernel stack (as the switch's, from __schedule) and state;
+ * its user stack waits until the task is current again (offcpu_underway_end) */
+SEC("iter/task")
+int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct proc_state *proc;
+	struct stack_frames *f;
+	struct offcpu_task *t;
+	struct pt_regs *regs;
+	__u32 tgid, state, zero = 0;
+	unsigned int raw;
+
+	if (!task || !task->pid || offcpu_by_cgroup)
+		return 0;
+	raw = task->__state;
+	/* on a CPU, or on its way off one: its switch-out is followed. Runnable (R) counts: on a
+	 * loaded machine a wait for a CPU lasts milliseconds */
+	if ((raw & OFFCPU_TASK_DEAD) || task->on_cpu)
+		return 0;
+	tgid = task->tgid;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
+			    (no_inherit && task->pid != tgid)))
+		return 0;
+	if (!offcpu_on_cpus(BPF_CORE_READ(task, thread_info.cpu)))	/* the CPU it left */
+		return 0;
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!t) {
+		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
+		return 0;
+	}
+	if (t->start_ns)	/* switched out since the start: followed already */
+		return 0;
+	state = offcpu_state(false, raw);
+	t->late_token = 0;
+	__builtin_memset(&t->key, 0, sizeof(t->key));
+	t->key.pid = tgid;
+	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
+	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	t->key.exec_ns = proc ? proc->exec_ns : 0;
+	t->key.map_ns = proc ? proc->map_ns : 0;
+	if (key_tid)
+		t->key.x.tid = task->pid;
+	if (key_cpu)
+		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
+	if (time_bucket_ns)
+		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
+	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+	t->ip = 0;
+	f = bpf_map_lookup_elem(&offcpu_kstack, &zero);
+	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
+		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
+	if (task->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		t->ip = BPF_CORE_READ(regs, ip);
+	} else if (f && f->nr) {
+		t->ip = f->ip[0];
+		t->ip_flags |= HSBPF_KEY_KERNEL;
+	}
+	t->underway = 1;
+	t->end_ns = 0;
+	t->start_ns = offcpu_start_ns;
+	__sync_fetch_and_add(&offcpu_underway_left, 1);
+	return 0;
+}
+
+/* top --off-cpu, before each read: the blocks still open count up to now, and go on from now,
+ * so that a long sleep shows in every interval it spans, not in the one it ends in. (Not
+ * atomic with the switch program, still attached: a block ending on another CPU at this
+ * moment may count the same microseconds twice) */
+SEC("iter/task")
+int hsbpf_offcpu_split(struct bpf_iter__task *ctx)
+{
+	struct task_struct *task = ctx->task;
+	struct offcpu_task *t;
+	__u64 now = bpf_ktime_get_ns();
+
+	if (!task)
+		return 0;
+	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
+	if (!t || !t->start_ns || t->underway || now <= t->start_ns)
+		return 0;
+	offcpu_add_span(t, now);
+	t->start_ns = now;
+	return 0;
+}
+
+/* at the end (the switch program detached): the tasks still off the CPU count up to then; one
+ * blocked since the start never ran: its stack was never current's, it is not counted */
 SEC("iter/task")
 int hsbpf_offcpu_flush(struct bpf_iter__task *ctx)
 {
@@ -296,6 +532,15 @@ int hsbpf_offcpu_flush(struct bpf_iter__task *ctx)
 	t = bpf_task_storage_get(&offcpu_tasks, task, 0, 0);
 	if (!t || !t->start_ns || offcpu_end_ns <= t->start_ns)
 		return 0;
+	if (t->underway && !t->end_ns) {
+		offcpu_stat(HSBPF_OFFCPU_ASLEEP, 1);
+		t->start_ns = 0;
+		return 0;
+	}
+	if (t->underway) {	/* ran again, and still running: no user stack */
+		offcpu_underway_done(t, NULL, task, t->end_ns);
+		return 0;
+	}
 	offcpu_stat(HSBPF_OFFCPU_OPEN, 1);
 	offcpu_account(t, offcpu_end_ns);
 	return 0;

@@ -181,6 +181,7 @@ struct stack_walk {
 	__u32 have_map;
 	__u32 in_syscall;	/* frame 0's pc follows a syscall instruction, like a return address */
 	__u32 py;		/* the thread has Python frames to place (py_scratch) */
+	__u32 slot;		/* this walk's slot in unwind_scratch (UNWIND_SLOT_*) */
 	__u64 leaf[HSBPF_DWARF_LAST_GPR + 1];	/* the sampled frame's registers, DWARF order */
 	__u64 gen;			/* unwind_gen when the sample began */
 	struct unwind_mapping map;	/* the last mapping found: most frames are in it */
@@ -203,9 +204,15 @@ struct stack_walk {
 	__u8 win[STACK_WINDOW];
 };
 
+/* slot 0 is for the programs a sample cannot interrupt (the sampler itself, the switch
+ * tracepoint with interrupts off, the uprobes, which keep perf's BPF off the CPU); the
+ * off-CPU resume program (fexit, interrupts on) walks in a slot of its own */
+#define UNWIND_SLOT_MAIN	0
+#define UNWIND_SLOT_RESUME	1
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
+	__uint(max_entries, 2);
 	__type(key, __u32);
 	__type(value, struct stack_walk);
 } unwind_scratch SEC(".maps");
@@ -503,7 +510,7 @@ static __always_inline int fp_step(struct stack_walk *st, __u16 end_if_not)
 static long unwind_step(__u64 i, void *ctx)
 {
 	__u32 zero = 0, n;
-	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, ctx);	/* its slot */
 	struct py_walk *w;
 	struct unwind_row *r;
 	__u64 look, base, cfa, ra, rbp;
@@ -617,6 +624,7 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 	struct py_walk *w;
+	__u32 slot = st->slot;
 
 	st->in_syscall = in_syscall;
 	st->pc = pc;
@@ -631,9 +639,10 @@ static __always_inline void unwind_user(struct stack_walk *st, __u64 pc, __u64 s
 	st->user.nr_fp = 0;
 	st->user.end = HSBPF_STACK_DEPTH;
 	st->hash = 0x243F6A8885A308D3ull;
-	w = python__walk(st->pid, st->tag);
+	/* Python frames in the main slot's walks only: python.bpf.h's scratch is that slot's */
+	w = slot == UNWIND_SLOT_MAIN ? python__walk(st->pid, st->tag) : NULL;
 	st->py = w && w->nr;
-	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, NULL, 0);
+	bpf_loop(HSBPF_MAX_FRAMES, unwind_step, &slot, 0);
 	/* the groups no native evaluation loop's frame was found for (a cut native stack): after
 	 * the native frames, in their order */
 	if (w && st->py && w->next < w->nr && st->user.end != HSBPF_STACK_DEPTH)

@@ -42,6 +42,17 @@ static double folded_us(const char *frame, const char *suffix)
 	return sum;
 }
 
+/* the first folded stack holding needle (the test fails without one) */
+static const char *folded_line(const char *needle)
+{
+	const char *line = strstr(folded.out, needle);
+
+	cr_assert(line, "no %s: %s", needle, folded.out);
+	while (line > folded.out && line[-1] != '\n')
+		line--;
+	return line;
+}
+
 /* what the fixture said of NAME, in ns */
 static double fixture_ns(const char *name)
 {
@@ -118,9 +129,13 @@ Test(live_offcpu, nanosleep_frame_pointers)
 }
 
 /* --wall: the victim waits for CPU 0 beside a hog; what it did not run is off-CPU time (R),
- * and every thread's on- plus off-CPU time is its elapsed time */
+ * and every thread's on- plus off-CPU time is its elapsed time. Each thread measures itself
+ * from the start of its function (main, victim_thread, hog) to its last line: the time
+ * compared is the time in stacks through that function, without the program's start (exec,
+ * ld.so) and end, where a loaded machine's run queues once added 14-39 ms to main's 330 */
 Test(live_offcpu, preempted_thread_and_wall_totals)
 {
+	static const char *const fns[] = { ";main", ";victim_thread", ";hog" };
 	struct profile *p;
 	char cmd[512];
 	u64 period;
@@ -133,27 +148,38 @@ Test(live_offcpu, preempted_thread_and_wall_totals)
 	cr_expect_str_eq(p->meta.offcpu, "wall");
 	period = p->meta.period;
 	for (const char *at = rec.out; (at = strstr(at, "thread ")); at++) {
+		struct run_result thr;
 		unsigned tid;
-		double elapsed, on = 0, off = 0, n_on = 0, tol;
+		double elapsed, in = 0, n_on = 0, tol;
 
 		cr_assert_eq(sscanf(at, "thread %u %lf", &tid, &elapsed), 2);
-		for (size_t i = 0; i < p->nr_samples; i++) {
-			const struct profile_sample *s = &p->samples[i];
+		for (size_t i = 0; i < p->nr_samples; i++)
+			if (profile__sample_key(p, i)->tid == tid && !(p->samples[i].flags & HSBPF_KEY_OFFCPU))
+				n_on += p->samples[i].count;
+		run(&thr, "%s report -i %s --tid %u --format folded", hsbpf_bin(), profile_path(), tid);
+		cr_assert_eq(thr.status, 0, "%s", thr.err);
+		for (char *line = thr.out, *end; (end = strchr(line, '\n')); line = end + 1) {
+			char *sp;
 
-			if (profile__sample_key(p, i)->tid != tid)
-				continue;
-			if (s->flags & HSBPF_KEY_OFFCPU) {
-				off += s->weight;
-			} else {
-				on += s->weight;
-				n_on += s->count;
+			*end = 0;
+			sp = strrchr(line, ' ');
+			for (size_t f = 0; sp && f < sizeof(fns) / sizeof(fns[0]); f++) {
+				/* the frame, inside the stack or its leaf (hog's spin) */
+				const char *fr = memmem(line, sp - line, fns[f], strlen(fns[f]));
+
+				if (fr && (fr[strlen(fns[f])] == ';' || fr + strlen(fns[f]) == sp)) {
+					in += strtod(sp + 1, NULL) * 1e3;
+					break;
+				}
 			}
 		}
-		/* the on-CPU part is sampled: 4 standard deviations of its count; and 3% for the
-		 * thread's start and end outside what it measured */
-		tol = 4 * sqrt(n_on + 1) * period + 0.03 * elapsed;
-		cr_expect(fabs(on + off - elapsed) <= tol, "thread %u: on %.3f + off %.3f ms, elapsed "
-			  "%.3f ms (tolerance %.3f ms)", tid, on / 1e6, off / 1e6, elapsed / 1e6, tol / 1e6);
+		/* the on-CPU part is sampled: 4 standard deviations of its count; the off-CPU part
+		 * is measured at the switches; 1% (the issue's bound) for the rest: the thread's
+		 * clock reads beside its function's entry and its last line */
+		tol = 4 * sqrt(n_on + 1) * period + 0.01 * elapsed;
+		cr_expect(fabs(in - elapsed) <= tol, "thread %u: %.3f ms on and off the CPU in its "
+			  "function, elapsed %.3f ms (tolerance %.3f ms): %s", tid, in / 1e6,
+			  elapsed / 1e6, tol / 1e6, thr.out);
 	}
 	profile__free(p);
 }
@@ -169,12 +195,55 @@ Test(live_offcpu, python_sleep_complete_through_libc)
 	record("--off-cpu", "/usr/bin/python3 -c 'import time; time.sleep(0.2)'", "Py_BytesMain");
 	us = folded_us("clock_nanosleep@GLIBC_2.2.5", NULL);
 	cr_expect(us >= 196000, "time.sleep(0.2): %.0f us under clock_nanosleep", us);
-	line = strstr(folded.out, "clock_nanosleep");
-	cr_assert(line, "%s", folded.out);
-	while (line > folded.out && line[-1] != '\n')
-		line--;
+	line = folded_line("clock_nanosleep");
 	cr_expect(!strncmp(line, "python3;_start;__libc_start_main", 32) && strstr(line, "Py_BytesMain;") &&
 		  strstr(line, "_PyEval_EvalFrameDefault;"), "not complete to _start: %.600s", line);
+}
+
+/* the same in select (Debian's python3.11, the interpreter's C code without frame pointers):
+ * 99% of the time in select with its whole stack, as the issue asks (a loaded machine may
+ * leave a block of the first milliseconds cut, the program's tables not built yet); bcc's
+ * offcputime (libbpf-tools 0.26) gave this block no user frame at all */
+Test(live_offcpu, python_select_complete_through_libpython)
+{
+	double us, whole = 0;
+
+	if (access("/usr/bin/python3.11", X_OK))
+		cr_skip_test("no /usr/bin/python3.11");
+	record("--off-cpu", "/usr/bin/python3.11 -c 'import select; select.select([], [], [], 0.3)'",
+	       "select_select_impl.constprop.0");
+	us = folded_us("select_select_impl.constprop.0", NULL);
+	cr_expect(us >= 294000, "select for 0.3 s: %.0f us under select_select_impl", us);
+	for (char *line = folded.out, *end; (end = strchr(line, '\n')); line = end + 1) {
+		char *sp;
+
+		*end = 0;
+		sp = strrchr(line, ' ');
+		if (sp && strstr(line, ";select_select_impl.constprop.0;") &&
+		    !strncmp(line, "python3.11;_start;__libc_start_main", 35) && strstr(line, ";Py_BytesMain;") &&
+		    strstr(line, ";_PyEval_EvalFrameDefault;") && strstr(line, ";__select;") &&
+		    strstr(line, ";do_select_[k]"))
+			whole += strtod(sp + 1, NULL);
+		*end = '\n';
+	}
+	cr_expect(whole >= 0.99 * us, "%.0f of %.0f us in select complete to _start: %s", whole, us, folded.out);
+}
+
+/* C++ at -O2 without frame pointers: a thread blocked in std::mutex (glibc's futex wait, from
+ * libstdc++'s thread start) has its time within 2% (2 ms) and its stack from clone3 */
+Test(live_offcpu, cxx_mutex_wait_complete)
+{
+	const char *line;
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s 200", fixture("cxx/mutexwait"));
+	record("--off-cpu", cmd, "waiter");
+	expect_time(folded_us("std::mutex::lock (inlined)", "__schedule_[k]") * 1e3, fixture_ns("waited"),
+		    "std::mutex wait");
+	line = folded_line(";pthread_mutex_lock");
+	cr_expect(!strncmp(line, "mutexwait;clone3;start_thread;", 30) && strstr(line, ";waiter;") &&
+		  strstr(line, ";std::mutex::lock (inlined);") && strstr(line, "futex_wait"),
+		  "not complete to clone3: %.900s", line);
 }
 
 Test(live_offcpu, bounds_leave_blocks_out)
@@ -211,6 +280,26 @@ Test(live_offcpu, bounds_leave_blocks_out)
 	profile__free(p0);
 }
 
+/* -C: the blocks that begin on those CPUs, as the samples taken on them; the sleeper is pinned
+ * to CPU 0 */
+Test(live_offcpu, cpus_limit_the_blocks)
+{
+	char cmd[512];
+
+	if (sysconf(_SC_NPROCESSORS_ONLN) < 2)
+		cr_skip_test("one CPU: -C 1 is not there");
+	snprintf(cmd, sizeof(cmd), "taskset -c 0 %s sleep 20 10", fixture("offcpu"));
+	record("--off-cpu -C 0", cmd, "nap");
+	expect_time(folded_us("nap", NULL) * 1e3, fixture_ns("nap"), "nap on CPU 0, -C 0");
+	record("--off-cpu -C 1", cmd, NULL);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	/* nothing on CPU 1 at all (taskset did not block before it pinned itself) is no stack */
+	if (folded.status)
+		cr_expect(strstr(folded.err, "has no call stacks"), "report failed: %s", folded.err);
+	else
+		cr_expect_eq(folded_us("nap", NULL), 0, "nap on CPU 0 recorded with -C 1: %s", folded.out);
+}
+
 /* -p: a process blocked when the recording ends counts up to the end (the flush) */
 Test(live_offcpu, pid_target_blocked_at_the_end)
 {
@@ -232,9 +321,56 @@ Test(live_offcpu, pid_target_blocked_at_the_end)
 		if (p->samples[i].flags & HSBPF_KEY_OFFCPU)
 			off += p->samples[i].weight;
 	cr_expect_geq(p->stats.offcpu_open, 1, "the sleeper was blocked at the end");
-	/* the block under way at the start is not seen (50 ms at most) */
-	cr_expect(off >= p->meta.duration_ns - 55e6 && off <= p->meta.duration_ns + 5e6,
+	/* the block under way at the start counts from it (test pid_target_blocked_at_the_start),
+	 * when the sleeper was in a nap then (it runs for microseconds between naps) */
+	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
 		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
+	profile__free(p);
+}
+
+/* -p: a process blocked when the recording starts has that block counted from the start, when
+ * it runs again, with its whole stack (unwound then, in its own context), and said */
+Test(live_offcpu, pid_target_blocked_at_the_start)
+{
+	char cmd[512], path[64];
+	struct profile *p = NULL;
+	double off = 0, nap;
+	pid_t pid;
+
+	/* naps of 300 ms, for 90 s at most: the recording starts in one, however long a loaded
+	 * machine takes to load its programs, and the nap ends in it (one that did not, a thread
+	 * blocked from the start to the end, is never current: not counted) */
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 300 300", fixture("offcpu"));
+	pid = spawn(cmd);
+	cr_assert_gt(pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", pid);
+	/* a start while the sleeper waits for a CPU after a nap is no block under way: again */
+	for (int i = 0; i < 3 && (!p || !p->stats.offcpu_underway); i++) {
+		profile__free(p);
+		p = NULL;
+		/* in a nap: blocked in clock_nanosleep (syscall 230) */
+		cr_assert(wait_file_contains(path, "230 ", 5000), "the sleeper is not in its nap");
+		run(&rec, "%s record --off-cpu -d 1 -p %d -o %s", hsbpf_bin(), pid, profile_path());
+		cr_assert_eq(rec.status, 0, "%s", rec.err);
+		cr_assert_eq(profile__read(profile_path(), &p), 0);
+	}
+	reap(pid);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].flags & HSBPF_KEY_OFFCPU)
+			off += p->samples[i].weight;
+	cr_expect_eq(p->stats.offcpu_underway, 1, "one block under way at the start: %llu",
+		     (unsigned long long)p->stats.offcpu_underway);
+	/* the whole recording is naps: one under way at the start, one open at the end */
+	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
+		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
+	nap = folded_us("nap", NULL) * 1e3;
+	cr_expect(fabs(nap - off) <= 1e6, "%.3f ms of %.3f under nap: %s", nap / 1e6, off / 1e6, folded.out);
+	cr_expect(strstr(folded.out, "offcpu;_start;__libc_start_main"), "not complete to _start: %s",
+		  folded.out);
+	run(&rec, "%s report -i %s --stdio", hsbpf_bin(), profile_path());
+	cr_expect(strstr(rec.out, "1 blocks were under way at the start: counted from it"), "%s", rec.out);
 	profile__free(p);
 }
 

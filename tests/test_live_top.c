@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "record/cgroup.h"
 #include "helpers.h"
@@ -83,6 +84,39 @@ Test(live_top, stdio_snapshots_show_the_hot_functions)
 	/* binomial tolerance, 4 standard deviations (and 3 points of scheduling noise) */
 	cr_expect(fabs(a / (a + b) - 0.7) <= fmax(4 * sqrt(0.21 / (a + b)), 0.03),
 		  "work_70 %.0f, work_30 %.0f: %s", a, b, r.out);
+}
+
+/* --off-cpu: a sleeper's time in clock_nanosleep, counted up to each refresh (a block under way
+ * is split at it): three refreshes a second apart, accumulated, hold at least nearly 3 s of it
+ * (it runs for microseconds between its naps), and no more than top's own elapsed time */
+Test(live_top, off_cpu_shows_the_time_blocked)
+{
+	char cmd[PATH_MAX + 32];
+	struct run_result r;
+	const char *last, *s, *line;
+	double ms = -1, elapsed;
+	u64 t0;
+	pid_t w;
+
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 50 1000", fixture("offcpu"));
+	w = spawn(cmd);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	run(&r, "timeout 60 %s top --off-cpu --stdio -z -d 1 -n 3 -p %d --rows 10 --width 120",
+	    hsbpf_bin(), w);
+	elapsed = (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+	reap(w);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_expect_eq(count(r.out, "threads blocked"), 3, "three snapshots: %s", r.out);
+	cr_expect(strstr(r.out, "Time ms"), "%s", r.out);
+	for (last = r.out, s = strstr(r.out, "threads blocked"); s; s = strstr(s + 1, "threads blocked"))
+		last = s;
+	s = strstr(last, "clock_nanosleep");
+	cr_assert(s, "no clock_nanosleep row: %s", r.out);
+	for (line = s; line > last && line[-1] != '\n'; line--)
+		;
+	ms = strtod(line, NULL);
+	cr_expect(ms >= 2700 && ms <= elapsed, "%.1f ms blocked in 3 refreshes of 1 s, top ran %.1f ms: %s",
+		  ms, elapsed, r.out);
 }
 
 /* -p: only that process; top ends by itself when it exits */

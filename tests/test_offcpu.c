@@ -69,7 +69,10 @@ Test(offcpu, settles_options)
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY };
 	cr_expect_eq(offcpu__settle_opts(&o, &(struct event_spec){ .branch_stack = true }), -EINVAL);
+	/* top --off-cpu shows off-CPU time alone; --wall is record's */
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .live = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	o = (struct sampler_params){ .offcpu = OFFCPU_WALL, .live = true };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 }
 
@@ -176,6 +179,9 @@ Test(offcpu, header_says_states_and_losses)
 	p->meta.min_block_ns = 500000;
 	p->stats.offcpu_short = 9;
 	p->stats.offcpu_open = 2;
+	p->stats.offcpu_underway = 5;
+	p->stats.offcpu_underway_ns = 12345678;
+	p->stats.offcpu_asleep = 7;
 	p->stats.offcpu_no_storage = 1;
 	p->stats.offcpu_full = 3;
 	p->stats.offcpu_full_ns = 1500000;
@@ -185,6 +191,8 @@ Test(offcpu, header_says_states_and_losses)
 			 "by state: S 40.001 ms (91.5%), D 3.000 ms (6.9%), R 0.700 ms (1.6%)\n"), "%s", buf);
 	cr_expect(strstr(buf, "# blocks kept: 500 us and longer; left out: 9 shorter, 0 longer\n"), "%s", buf);
 	cr_expect(strstr(buf, "# 2 blocks were still open at the end"), "%s", buf);
+	cr_expect(strstr(buf, "# 5 blocks were under way at the start: counted from it (12.346 ms)\n"), "%s", buf);
+	cr_expect(strstr(buf, "# 7 threads were blocked from the start to the end: not counted"), "%s", buf);
 	cr_expect(strstr(buf, "# WARNING: 1 switches were missed"), "%s", buf);
 	cr_expect(strstr(buf, "# WARNING: 3 blocks (1.500 ms) were lost"), "%s", buf);
 	free(buf);

@@ -106,6 +106,43 @@ Test(speedscope, off_cpu_time_is_weighed_in_nanoseconds_and_named)
 	profile__free(p);
 }
 
+/* --wall: an off-CPU stack's frames are their own ("FUNC [off-CPU]", after the lost frame), so
+ * that the same function on and off the CPU makes two towers, as in the flame graphs */
+Test(speedscope, wall_off_cpu_frames_are_their_own)
+{
+	struct profile *p = made_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc;
+	char *buf = NULL, path[1100];
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "wall");
+	/* busy's 3 samples of k_entry -> k_leaf were off the CPU; idle's one, on it */
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		if (p->stack_samples[i].pid == 7 && p->stack_samples[i].kernel)
+			p->stack_samples[i].flags |= HSBPF_KEY_OFFCPU | HSBPF_OFFCPU_S << HSBPF_KEY_STATE_SHIFT;
+	cc = sy ? callchain__new(p, sy) : NULL;
+	cr_assert(cc && out);
+	cr_assert_eq(speedscope__write(cc, sy, "made", out), 0);
+	fclose(out);
+	cr_expect(strstr(buf, "{\"name\":\"[stack lost: map full]\"},"
+			 "{\"name\":\"k_entry [off-CPU]\",\"file\":\"[kernel.kallsyms]\"},"
+			 "{\"name\":\"k_leaf [off-CPU]\",\"file\":\"[kernel.kallsyms]\"}]"), "%s", buf);
+	cr_expect(strstr(buf, "\"name\":\"busy (pid 7), on- and off-CPU time\",\"unit\":\"nanoseconds\","
+			 "\"startValue\":0,\"endValue\":40,\"samples\":[[3,4],[2]],\"weights\":[30,10]}"),
+		  "%s", buf);
+	cr_expect(strstr(buf, "\"samples\":[[0,1]],\"weights\":[10]"), "idle's on-CPU frames: %s", buf);
+	free(buf);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	/* and valid: speedscope's schema */
+	snprintf(path, sizeof(path), "%s/wall.hsbpf", tmpdir());
+	cr_assert_eq(profile__write(p, path), 0);
+	profile__free(p);
+	check_speedscope(path);
+}
+
 Test(speedscope, the_schema_validates_exports_with_and_without_stacks)
 {
 	struct profile *p = made_profile();

@@ -45,7 +45,8 @@ static const struct options_cmd top_cmd = {
 	.name = "hsbpf top",
 	.usage =
 	"usage: hsbpf top [-e EVENT] [-F HZ | -c PERIOD] [-a | -p PID[,PID...] | --cgroup PATH]\n"
-	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n",
+	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n"
+	"                 [--off-cpu]\n",
 	.outro =
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
 	"      Enter zoom into a process or container, Backspace zoom out\n",
@@ -94,6 +95,8 @@ static const struct option_spec top_opts[] = {
 	OPTIONS_SESSION_MAPS(&env.so, "sample map slots per interval (default 262144)"),
 	OPT_NO_DEMANGLE(&env.raw_names),
 	OPTIONS_CALL_GRAPH(&env.so),
+	OPT_FLAG(0, "off-cpu", &env.view.off_cpu, "time off the CPU (sleeps, I/O, locks, waits for a "
+		 "CPU) instead of samples, in ms, measured at every context switch (docs/off-cpu.md)"),
 	OPT_VERBOSE("more messages"),
 	OPT_END(),
 };
@@ -112,6 +115,8 @@ static int check_args(int nr)
 		env.so.all = true;
 	if (env.so.freq && env.so.period)
 		return fail(-EINVAL, "-F and -c exclude each other");
+	if (env.view.off_cpu)
+		env.so.offcpu = OFFCPU_ONLY;
 	return 0;
 }
 

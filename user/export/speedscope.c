@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include "hsbpf.h"
 #include "lib/json_writer.h"
 #include "export/pprof.h"
 #include "export/speedscope.h"
@@ -38,10 +39,46 @@ static int cmp_proc(const void *a, const void *b)
 	return x->pid < y->pid ? -1 : x->pid > y->pid;
 }
 
+/* --wall: an off-CPU stack's frames are frames of their own, named "FUNC [off-CPU]", after the
+ * lost frame: the same code on and off the CPU makes two towers, as in the flame graphs
+ * (where they are drawn in blue). In an --off-cpu profile every frame is off-CPU: its title
+ * says so */
+static bool split_offcpu(const struct callchain *cc)
+{
+	return !strcmp(cc->p->meta.offcpu, "wall");
+}
+
+/* the frame index of function func in stack st */
+static u32 frame_id(const struct callchain *cc, const struct callchain_stack *st, u32 func)
+{
+	return split_offcpu(cc) && (st->flags & HSBPF_KEY_OFFCPU) ? func + cc->nr_funcs + 1 : func;
+}
+
+/* the frame's name kept whole (C++ names run long), with suffix: 0 or -ENOMEM */
+static int write_frame(const struct callchain_frame *f, const char *suffix, json_writer_t *w)
+{
+	char buf[NAME_MAX + 16], *name = NULL;
+	const char *fn = pprof__frame_name(f, buf, sizeof(buf));
+
+	if (*suffix) {
+		name = malloc(strlen(fn) + strlen(suffix) + 1);
+		if (!name)
+			return -ENOMEM;
+		strcpy(name, fn);
+		strcat(name, suffix);
+	}
+	jsonw_start_object(w);
+	jsonw_string_field(w, "name", name ? name : fn);
+	jsonw_string_field(w, "file", f->kernel ? "[kernel.kallsyms]" : f->dso ? f->dso : "[unknown]");
+	jsonw_end_object(w);
+	free(name);
+	return 0;
+}
+
 static int write_frames(const struct callchain *cc, json_writer_t *w)
 {
 	u32 *first = malloc((cc->nr_funcs + 1) * sizeof(*first));
-	char buf[NAME_MAX + 16];
+	int err = 0;
 
 	if (!first)
 		return -ENOMEM;
@@ -53,22 +90,18 @@ static int write_frames(const struct callchain *cc, json_writer_t *w)
 	jsonw_start_object(w);
 	jsonw_name(w, "frames");
 	jsonw_start_array(w);
-	/* frame i is function i, and one more for lost stacks */
-	for (u32 i = 0; i < cc->nr_funcs; i++) {
-		const struct callchain_frame *f = &cc->frames[first[i]];
-
-		jsonw_start_object(w);
-		jsonw_string_field(w, "name", pprof__frame_name(f, buf, sizeof(buf)));
-		jsonw_string_field(w, "file", f->kernel ? "[kernel.kallsyms]" : f->dso ? f->dso : "[unknown]");
-		jsonw_end_object(w);
-	}
+	/* frame i is function i, and one more for lost stacks (then --wall's off-CPU frames) */
+	for (u32 i = 0; i < cc->nr_funcs; i++)
+		write_frame(&cc->frames[first[i]], "", w);
 	jsonw_start_object(w);
 	jsonw_string_field(w, "name", PPROF_LOST_FRAME);
 	jsonw_end_object(w);
+	for (u32 i = 0; split_offcpu(cc) && i < cc->nr_funcs && !err; i++)
+		err = write_frame(&cc->frames[first[i]], " [off-CPU]", w);
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 	free(first);
-	return 0;
+	return err;
 }
 
 /* ---- the time line: one evented profile per thread, from the time buckets ---- */
@@ -108,7 +141,7 @@ static int cmp_tl(const void *a, const void *b)
 /* the function at depth d of a stack (root first); cc->nr_funcs for a lost stack's frame */
 static u32 func_at(const struct callchain *cc, const struct callchain_stack *st, u32 d)
 {
-	return st->nr ? cc->frames[st->first + st->nr - 1 - d].func : cc->nr_funcs;
+	return st->nr ? frame_id(cc, st, cc->frames[st->first + st->nr - 1 - d].func) : cc->nr_funcs;
 }
 
 static void event(json_writer_t *w, const char *type, u32 frame, u64 at)
@@ -278,7 +311,7 @@ int speedscope__write(const struct callchain *cc, struct symbolizer *sy, const c
 			jsonw_start_array(w);
 			/* root first */
 			for (u32 k = st->nr; k-- > 0;)
-				jsonw_uint(w, cc->frames[st->first + k].func);
+				jsonw_uint(w, frame_id(cc, st, cc->frames[st->first + k].func));
 			if (!st->nr)
 				jsonw_uint(w, cc->nr_funcs);
 			jsonw_end_array(w);

@@ -870,6 +870,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(jit_ignored), S_U64(jit_capped),
 	S_U64(offcpu_switches), S_U64(offcpu_blocks), S_U64(offcpu_short), S_U64(offcpu_long),
 	S_U64(offcpu_no_storage), S_U64(offcpu_full), S_U64(offcpu_full_ns), S_U64(offcpu_open),
+	S_U64(offcpu_underway), S_U64(offcpu_underway_ns), S_U64(offcpu_asleep),
 	S_U64(mem_calls), S_U64(mem_bytes), S_U64(mem_sampled), S_U64(mem_freed), S_U64(mem_failed),
 	S_U64(mem_live_full), S_U64(mem_full), S_U64(mem_no_storage), S_U64(mem_inuse_end),
 	S_U64(mem_inuse_exited),

@@ -312,6 +312,9 @@ struct profile_stats {
 	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
+	u64 offcpu_underway;	/* off the CPU at the start: counted from it when it ran again */
+	u64 offcpu_underway_ns;	/* ... their time */
+	u64 offcpu_asleep;	/* off the CPU from the start to the end: not counted */
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */
 	u64 mem_bytes;		/* ... the bytes they asked for, exactly */

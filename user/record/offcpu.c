@@ -34,8 +34,8 @@ int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev)
 	if (o->max_block_ns && o->min_block_ns > o->max_block_ns)
 		return fail(-EINVAL, "--min-block %" PRIu64 " is above --max-block %" PRIu64
 			    " (microseconds)", o->min_block_ns / 1000, o->max_block_ns / 1000);
-	if (o->live)
-		return fail(-EINVAL, "off-CPU time is for record");
+	if (o->live && o->offcpu == OFFCPU_WALL)
+		return fail(-EINVAL, "top shows off-CPU time alone (--off-cpu), not with samples");
 	if (o->offcpu == OFFCPU_WALL && !ev->is_clock)
 		return fail(-EINVAL, "--wall adds on-CPU samples to off-CPU time: it needs a clock "
 			    "event (cpu-clock, task-clock), whose samples weigh time");
@@ -146,6 +146,12 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 		fprintf(out, "; left out: %" PRIu64 " shorter, %" PRIu64 " longer\n", st->offcpu_short,
 			st->offcpu_long);
 	}
+	if (st->offcpu_underway)
+		fprintf(out, "%s%" PRIu64 " blocks were under way at the start: counted from it (%.3f ms)\n",
+			prefix, st->offcpu_underway, st->offcpu_underway_ns / 1e6);
+	if (st->offcpu_asleep)
+		fprintf(out, "%s%" PRIu64 " threads were blocked from the start to the end: not counted "
+			"(never run, their user stacks were never at hand)\n", prefix, st->offcpu_asleep);
 	if (st->offcpu_open)
 		fprintf(out, "%s%" PRIu64 " blocks were still open at the end: counted up to it\n", prefix,
 			st->offcpu_open);

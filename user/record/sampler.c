@@ -62,6 +62,7 @@ struct sampler {
 	sampler_py_code_fn py_fn;
 	void *py_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
+	struct bpf_link *resume_link;	/* ... and the tasks running again (blocks under way) */
 	struct mem_link *mem_links;	/* the allocator's uprobes, with --memory */
 	int nr_mem_links;
 	bool mem_session;		/* as session uprobes (else uprobes and uretprobes) */
@@ -310,8 +311,14 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 		return err;
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_flush, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_start, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_split, on && o->live);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_split, false);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_sys_exit, on);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_start, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_sys_exit, false);
 	err = bpf_map__set_autocreate(skel->maps.offcpu_tasks, on);
 	if (!err)
 		err = bpf_map__set_autocreate(skel->maps.offcpu_cgroup, on);
@@ -320,6 +327,11 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->max_block_ns = o->max_block_ns ? o->max_block_ns : UINT64_MAX;
 	skel->rodata->offcpu_by_cgroup = on && o->cgroup_fd >= 0;
+	/* -C: fewer CPUs than are online; all of them need no test */
+	skel->rodata->offcpu_by_cpu = on && o->nr_cpus < sysconf(_SC_NPROCESSORS_ONLN);
+	for (int i = 0; i < o->nr_cpus; i++)
+		if (o->cpus[i] >= 0 && o->cpus[i] < HSBPF_MAX_CPUS)
+			skel->rodata->offcpu_cpus[o->cpus[i] / 64] |= 1ull << (o->cpus[i] % 64);
 	return 0;
 }
 
@@ -336,30 +348,6 @@ static int offcpu_set_cgroup(struct sampler *s)
 	if (err)
 		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
 	return 0;
-}
-
-static int offcpu_attach(struct sampler *s)
-{
-	int err;
-
-	if (s->opts.offcpu == OFFCPU_NONE)
-		return 0;
-	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
-	if (!s->offcpu_link) {
-		err = -errno;
-		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
-	}
-	return 0;
-}
-
-/* no switch is followed after this; the tasks still off the CPU are counted up to now */
-static void offcpu_stop(struct sampler *s)
-{
-	if (!s->offcpu_link)
-		return;
-	bpf_link__destroy(s->offcpu_link);
-	s->offcpu_link = NULL;
-	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
 /* run an iterator program once, through to its end; what: "cannot WHAT" said on failure */
@@ -385,6 +373,50 @@ static int run_iter(struct bpf_program *prog, const struct bpf_iter_attach_opts 
 cleanup:
 	bpf_link__destroy(link);
 	return err;
+}
+
+/* the tasks of the target blocked as the recording starts: their blocks count from the start,
+ * when they run again (their user stacks unwound when they are current: at the syscall's exit) */
+static void offcpu_start_blocked(struct sampler *s)
+{
+	s->resume_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_sys_exit);
+	if (!s->resume_link) {
+		warning("the blocks under way at the start are not counted: cannot attach to the "
+			"sys_exit tracepoint (%s)", strerror(errno));
+		return;
+	}
+	if (run_iter(s->skel->progs.hsbpf_offcpu_start, NULL, "find the tasks blocked at the start")) {
+		bpf_link__destroy(s->resume_link);
+		s->resume_link = NULL;
+	}
+}
+
+static int offcpu_attach(struct sampler *s)
+{
+	int err;
+
+	if (s->opts.offcpu == OFFCPU_NONE)
+		return 0;
+	s->skel->bss->offcpu_start_ns = now_ns(CLOCK_MONOTONIC);
+	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
+	if (!s->offcpu_link) {
+		err = -errno;
+		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
+	}
+	offcpu_start_blocked(s);
+	return 0;
+}
+
+/* no switch is followed after this; the tasks still off the CPU are counted up to now */
+static void offcpu_stop(struct sampler *s)
+{
+	if (!s->offcpu_link)
+		return;
+	bpf_link__destroy(s->offcpu_link);
+	bpf_link__destroy(s->resume_link);
+	s->offcpu_link = NULL;
+	s->resume_link = NULL;
+	s->skel->bss->offcpu_end_ns = now_ns(CLOCK_MONOTONIC);
 }
 
 /* a per-CPU array of nr counters, summed over the CPUs into out; what names them */
@@ -413,6 +445,11 @@ static int read_percpu(const struct bpf_map *map, u32 nr, u64 *out, const char *
 static int offcpu_flush(struct sampler *s)
 {
 	return run_iter(s->skel->progs.hsbpf_offcpu_flush, NULL, "count the tasks still off the CPU");
+}
+
+u64 sampler__offcpu_start(const struct sampler *s)
+{
+	return s->offcpu_link ? s->skel->bss->offcpu_start_ns : 0;
 }
 
 int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR])
@@ -444,6 +481,9 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_full = c[HSBPF_OFFCPU_FULL];
 	p->stats.offcpu_full_ns = c[HSBPF_OFFCPU_FULL_NS];
 	p->stats.offcpu_open = c[HSBPF_OFFCPU_OPEN];
+	p->stats.offcpu_underway = c[HSBPF_OFFCPU_UNDERWAY];
+	p->stats.offcpu_underway_ns = c[HSBPF_OFFCPU_UNDERWAY_NS];
+	p->stats.offcpu_asleep = c[HSBPF_OFFCPU_ASLEEP];
 	return 0;
 }
 
@@ -1225,6 +1265,12 @@ int sampler__take_interval(struct sampler *s, sampler_sample_fn fn, void *ctx)
 
 	if (!s->opts.live)
 		return fail(-EINVAL, "the sampler was not opened for live reads");
+	/* the blocks still open count up to now, in the interval ending */
+	if (s->offcpu_link) {
+		err = run_iter(s->skel->progs.hsbpf_offcpu_split, NULL, "count the open off-CPU blocks");
+		if (err)
+			return err;
+	}
 	err = bpf_map__update_elem(s->skel->maps.live, &zero, sizeof(zero), &next, sizeof(next), 0);
 	if (err)
 		return fail(err, "cannot turn the sample map: %s", strerror(-err));
@@ -1279,6 +1325,7 @@ void sampler__destroy(struct sampler *s)
 	ring_buffer__free(s->late_rb);
 	ring_buffer__free(s->py_rb);
 	bpf_link__destroy(s->offcpu_link);
+	bpf_link__destroy(s->resume_link);
 	memory_stop(s);
 	rearm_join(s);
 	for (int i = 0; s->links && i < s->opts.nr_cpus; i++)

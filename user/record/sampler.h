@@ -145,6 +145,9 @@ int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out);
 
 /* the off-CPU counters so far (HSBPF_OFFCPU_*), as totals */
 int sampler__read_offcpu_counters(struct sampler *s, u64 out[HSBPF_OFFCPU_STAT_NR]);
+/* CLOCK_MONOTONIC when off-CPU time began to be followed (blocks under way count from it), 0
+ * without off-CPU time */
+u64 sampler__offcpu_start(const struct sampler *s);
 
 /* the allocator's probes on libc's malloc family, for process pid (-1: all) */
 int sampler__attach_memory(struct sampler *s, const char *libc, int pid);

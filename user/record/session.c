@@ -718,7 +718,10 @@ int session__start(struct session *s)
 
 	if (err)
 		return err;
-	s->start = now_ns(CLOCK_MONOTONIC);
+	/* off-CPU time began before its start iterator ran: the recording with it */
+	s->start = sampler__offcpu_start(s->sampler);
+	if (!s->start)
+		s->start = now_ns(CLOCK_MONOTONIC);
 	s->p->meta.start_mono_ns = s->start;
 	s->p->meta.start_realtime_ns = now_ns(CLOCK_REALTIME);
 	s->command_pid = s->cmd.pid;

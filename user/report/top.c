@@ -178,7 +178,8 @@ static int take_slot(void *ctx, const struct profile_sample *ps, const struct pr
 
 	if (!e)
 		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
-	e->delta += ps->count;
+	/* off-CPU time counts in microseconds, as report's view of it (offcpu__count_time) */
+	e->delta += ps->flags & HSBPF_KEY_OFFCPU ? (ps->weight + 500) / 1000 : ps->count;
 	t->interval_slots++;
 	return 0;
 }

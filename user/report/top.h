@@ -35,6 +35,7 @@ struct top_view {
 	u64 zoom_cgroup;	/* 0: every cgroup */
 	bool zoomed_cgroup;	/* zoom_cgroup is set (cgroup id 0 is a valid "no cgroup v2") */
 	char filter[64];	/* substring of a symbol, object, command or container; "" none */
+	bool off_cpu;		/* top --off-cpu: counts are microseconds off the CPU, measured */
 };
 
 struct top_status {

@@ -21,6 +21,14 @@ static int make_cells(const struct top_view *v, const struct hist_row *r, double
 
 	c[0] = (struct cell){ .title = "Samples", .width = 8, .right = true };
 	c[1] = (struct cell){ .title = "Percent +-CI95", .width = 14, .right = true };
+	if (v->off_cpu) {	/* time, measured at every switch: no interval */
+		c[0].title = "Time ms";
+		c[1].title = "Percent";
+		snprintf(c[0].text, sizeof(c[0].text), "%.1f", r->count / 1e3);
+		if (total > 0)
+			snprintf(c[1].text, sizeof(c[1].text), "%.2f%%", 100.0 * r->count / total);
+		return 2 + sort_key__cells(&v->key, 1, &o, r, c + 2);
+	}
 	snprintf(c[0].text, sizeof(c[0].text), "%.0f", r->count);
 	if (total > 0)
 		snprintf(c[1].text, sizeof(c[1].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
@@ -132,14 +140,19 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 
 	line1[0] = line2[0] = 0;
 	/* line 1: what is sampled and what it costs */
-	if (st->freq)
+	if (v->off_cpu)
+		snprintf(part, sizeof(part), "off-CPU time at every context switch");
+	else if (st->freq)
 		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
 			 st->freq);
 	else
 		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
 			 st->period);
 	append(line1, size, width, part);
-	snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
+	if (v->off_cpu)	/* the rate of microseconds is threads off the CPU on average */
+		snprintf(part, sizeof(part), "%.1f threads blocked", st->rate / 1e6);
+	else
+		snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
 	append(line1, size, width, part);
 	snprintf(part, sizeof(part), "dropped %s", thousands(st->dropped + st->sideband_lost, a, sizeof(a)));
 	append(line1, size, width, part);
@@ -174,10 +187,16 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 		append(line2, size, width, part);
 	}
 	if (v->zoom_pid || v->zoomed_cgroup || v->filter[0]) {
-		snprintf(part, sizeof(part), "view %s", thousands(llround(view_total), a, sizeof(a)));
+		if (v->off_cpu)
+			snprintf(part, sizeof(part), "view %.3f s", view_total / 1e6);
+		else
+			snprintf(part, sizeof(part), "view %s", thousands(llround(view_total), a, sizeof(a)));
 		append(line2, size, width, part);
 	}
-	snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
+	if (v->off_cpu)
+		snprintf(part, sizeof(part), "total %.3f s", st->total / 1e6);
+	else
+		snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
 	append(line2, size, width, part);
 	snprintf(part, sizeof(part), "keys %s", thousands(st->keys, a, sizeof(a)));
 	append(line2, size, width, part);
