@@ -481,11 +481,18 @@ Test(live_agent, otlp_and_pyroscope_at_once_decode_with_protoc_and_add_up)
 	struct receiver rc;
 	u64 push_time[16], push_samples[16];
 	int n, nr_push = 0, nr_otlp = 0, matched = 0;
+	pid_t busy[2];
 
 	start_receiver(&rc, "both", 200);
+	/* two processes on the CPU in every interval, whatever else the machine runs: each
+	 * interval's OTLP request has a resource per process, so at least two */
+	for (int i = 0; i < 2; i++)
+		busy[i] = spawn("while :; do :; done");
 	snprintf(args, sizeof(args), "--server http://127.0.0.1:%d --otlp http://127.0.0.1:%d/ -F 99 "
 		 "--interval 1 -n 3 --label bad-name=x", rc.port, rc.port);
 	run(&r, "%s agent %s", hsbpf_bin(), args);
+	for (int i = 0; i < 2; i++)
+		reap(busy[i]);
 	cr_assert_eq(r.status, 0, "%s", r.err);
 	cr_expect(strstr(r.err, "label 'bad-name=x' is not valid for Pyroscope") &&
 		  strstr(r.err, "sent as 'bad_name=x'"), "%s", r.err);
