@@ -56,6 +56,18 @@ Test(pylinetable, a_corrupt_table_or_an_older_version_is_refused)
 	int line = 0;
 
 	cr_expect_eq(pylinetable__line(3, 11, bad, sizeof(bad), 1, 0, &line), -EINVAL);
-	cr_expect_eq(pylinetable__line(3, 10, table, sizeof(table), 1, 0, &line), -ENOTSUP);
+	cr_expect_eq(pylinetable__line(3, 9, table, sizeof(table), 1, 0, &line), -ENOTSUP);
 	cr_expect_eq(pylinetable__line(3, 11, NULL, 0, 1, 0, &line), -ENOENT);
+}
+
+Test(pylinetable, version_310_reads_its_own_format)
+{
+	/* 3.10's (start delta in bytes, line delta) pairs: 4 bytes at line 1 + 2, 6 at + 1 more */
+	static const uint8_t t310[] = { 4, 2, 6, 1 };
+	int line = 0, line310 = 0;
+
+	cr_assert_eq(pylinetable__line_310(t310, sizeof(t310), 1, 3, &line310), 0);
+	cr_assert_eq(pylinetable__line(3, 10, t310, sizeof(t310), 1, 3, &line), 0);
+	cr_expect_eq(line, line310);
+	cr_expect_eq(line, 4, "instruction 3 (byte 6) is in the second range");
 }

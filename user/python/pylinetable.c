@@ -3,7 +3,7 @@
  * location table (co_linetable, Objects/locations.md): entries of one to eight code units,
  * each a first byte with its high bit set (a 4-bit kind, the length - 1) and the kind's
  * varints; the line moves by a delta per entry from co_firstlineno. 3.10's line table
- * (co_lnotab's successor) is another format, not read here yet (-ENOTSUP). */
+ * (co_lnotab's successor) is another format: pylinetable_310.c. */
 #include <errno.h>
 #include "python/pyoffsets.h"
 
@@ -44,6 +44,8 @@ int pylinetable__line(int major, int minor, const uint8_t *table, size_t len, in
 	uint32_t addr = 0;
 	int cur = firstlineno;
 
+	if (major == 3 && minor == 10)
+		return pylinetable__line_310(table, len, firstlineno, instr, line);
 	if (major != 3 || minor < 11)
 		return -ENOTSUP;
 	while (i < len) {
