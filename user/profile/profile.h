@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	8
+#define PROFILE_VERSION_MINOR	9
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -26,6 +26,9 @@
 /* 1.8: sampled allocations (sample flags HSBPF_KEY_MEMORY and the kind; META alloc_period,
  * STATS mem_*) */
 #define PROFILE_MINOR_MEMORY	8
+/* 1.9: off-CPU blocks' wakers (SEC_STACK_SAMPLE_WAKERS; the sample keys' waker; STATS
+ * offcpu_wakeups, offcpu_waker_lost, offcpu_unwoken) */
+#define PROFILE_MINOR_WAKERS	9
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -49,6 +52,7 @@ enum profile_section_type {
 	SEC_JITSYMS = 15,	/* struct profile_jitsym[] (format 1.4) */
 	SEC_SAMPLE_MAPS = 20,	/* u64[]: map_ns, one per SAMPLES record (1.6) */
 	SEC_STACK_SAMPLE_MAPS = 21,	/* the same, one per STACK_SAMPLES record (1.6) */
+	SEC_STACK_SAMPLE_WAKERS = 22,	/* struct profile_waker[], one per STACK_SAMPLES record (1.9) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value).
@@ -87,7 +91,19 @@ struct profile_sample_key {
 	u16 pad;
 	u32 time;		/* time bucket: [time * time_bucket_ns, + time_bucket_ns) after
 				 * time_origin_ns */
-	u32 pad2;
+	u32 waker;		/* an off-CPU block's waker thread (record --wakers), 0: none or
+				 * an interrupt on an idle CPU (1.9; 0 before) */
+};
+
+/* record --wakers: the task that woke an off-CPU block, beside its stack sample (the thread is
+ * the sample key's waker); its stacks are references into the stack table as the sample's */
+struct profile_waker {
+	u32 pid;		/* its process (0: none known, or idle) */
+	u32 user;		/* index in stacks + 1; 0: no user stack */
+	u64 exec_ns;		/* its process image and mapping generation, as a sample's */
+	u64 map_ns;
+	u32 kernel;		/* index in stacks + 1; 0: no kernel stack (and no waker) */
+	u32 pad;
 };
 
 /* a thread's name from time_ns on: at the start, when it was made, or renamed
@@ -290,6 +306,9 @@ struct profile_stats {
 	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
+	u64 offcpu_wakeups;	/* --wakers: wake-ups of the target's blocked tasks (1.9) */
+	u64 offcpu_waker_lost;	/* ... whose waker's stacks found the map full */
+	u64 offcpu_unwoken;	/* blocks (not preempted) whose wake-up was not seen */
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */
 	u64 mem_bytes;		/* ... the bytes they asked for, exactly */
@@ -339,6 +358,9 @@ struct profile {
 	size_t nr_sample_keys, cap_sample_keys;
 	struct profile_sample_key *stack_sample_keys;
 	size_t nr_stack_sample_keys, cap_stack_sample_keys;
+	/* format 1.9: parallel to stack_samples when any block has a waker (else empty) */
+	struct profile_waker *stack_sample_wakers;
+	size_t nr_stack_sample_wakers, cap_stack_sample_wakers;
 	struct profile_thread_comm *thread_comms;
 	size_t nr_thread_comms, cap_thread_comms;
 	struct profile_jitsym *jitsyms;		/* sorted by (pid, start, line) */
@@ -369,10 +391,18 @@ int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stac
 /* the finer keys of samples[i] and stack_samples[i] (all 0 when none were recorded) */
 const struct profile_sample_key *profile__sample_key(const struct profile *p, size_t i);
 const struct profile_sample_key *profile__stack_sample_key(const struct profile *p, size_t i);
+/* a stack sample with its waker (record --wakers): the key's waker is its thread; 0 or -ENOMEM */
+int profile__add_stack_sample_waker(struct profile *p, const struct profile_stack_sample *s,
+				    const struct profile_sample_key *k, const struct profile_waker *w);
+/* the waker of stack_samples[i], NULL for none */
+const struct profile_waker *profile__stack_sample_waker(const struct profile *p, size_t i);
 int profile__add_thread_comm(struct profile *p, u32 pid, u32 tid, u64 time_ns, const char *comm);
 /* the name thread tid of pid had at time_ns (its latest at or before, else its first), or
  * NULL when none was recorded; needs profile__finish */
 const char *profile__thread_name(const struct profile *p, u32 pid, u32 tid, u64 time_ns);
+/* the latest name of thread tid in whichever process had it, else its process's from a block
+ * it woke, or NULL (a waker's: its key has no process) */
+const char *profile__tid_name(const struct profile *p, u32 tid);
 /* whether a finer key was recorded: "tid", "cpu" or "time" */
 bool profile__has_key(const struct profile *p, const char *key);
 int profile__add_mapping(struct profile *p, u32 pid, u64 time_ns, u64 start, u64 len,
