@@ -8,7 +8,7 @@ pkgs=(
 	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
-	linux-perf bpftrace libc6-dbg
+	linux-perf bpftrace libc6-dbg libbpf-tools jq
 	libprotobuf-c-dev protobuf-c-compiler libcurl4-openssl-dev golang-go chromium nodejs
 )
 # npm comes with NodeSource's nodejs, which conflicts with Debian's npm package
