@@ -405,8 +405,9 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_FULL_NS,		/* ... its time */
 	HSBPF_OFFCPU_OPEN,		/* still blocked when the recording ended: counted to the end */
 	HSBPF_OFFCPU_WAKEUPS,		/* --wakers: wake-ups of a blocked target task seen */
-	HSBPF_OFFCPU_WAKER_LOST,	/* ... whose waker's stacks could not be kept (a stack map full,
-					 * the waker-sample map full): counted without them */
+	HSBPF_OFFCPU_WAKER_LOST,	/* ... whose waker's stacks could not be kept (the waker-sample
+					 * map full, or the block's stack unwound in user space: a
+					 * program's first milliseconds): counted without them */
 	HSBPF_OFFCPU_UNWOKEN,		/* ... blocks not preempted whose wake-up was not seen */
 	HSBPF_OFFCPU_STAT_NR,
 };

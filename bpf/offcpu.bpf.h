@@ -156,7 +156,7 @@ static __always_inline bool offcpu_add_waker(struct offcpu_task *t, __u64 ns)
 	struct waker_key *wk;
 	__u32 zero = 0;
 
-	/* the key is too big for the BPF stack beside the caller's: the walk's scratch is free */
+	/* the key is too big for the BPF stack beside the caller's: a per-CPU scratch */
 	wk = bpf_map_lookup_elem(&waker_scratch, &zero);
 	if (!wk)
 		return false;
@@ -197,9 +197,15 @@ static __always_inline void offcpu_account(struct offcpu_task *t, __u64 now)
 	flat.map_ns = t->key.map_ns;
 	flat.x = t->key.x;
 	ok = offcpu_add(&samples, &flat, ns);
-	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE && !(token && offcpu_late_block(t, token, ns)) &&
-	    !(offcpu_wakers && t->waker_known && offcpu_add_waker(t, ns)))
-		ok = offcpu_add(&stack_samples, &t->key, ns);
+	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE) {
+		if (token && offcpu_late_block(t, token, ns)) {
+			/* its stack is unwound in user space, where no waker's stack goes */
+			if (offcpu_wakers && t->waker_known)
+				offcpu_stat(HSBPF_OFFCPU_WAKER_LOST, 1);
+		} else if (!(offcpu_wakers && t->waker_known && offcpu_add_waker(t, ns))) {
+			ok = offcpu_add(&stack_samples, &t->key, ns);
+		}
+	}
 	if (ok) {
 		offcpu_stat(HSBPF_OFFCPU_BLOCKS, 1);
 	} else {

@@ -307,7 +307,7 @@ struct profile_stats {
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
 	u64 offcpu_wakeups;	/* --wakers: wake-ups of the target's blocked tasks (1.9) */
-	u64 offcpu_waker_lost;	/* ... whose waker's stacks found the map full */
+	u64 offcpu_waker_lost;	/* ... whose waker's stacks were not kept (map full, late stack) */
 	u64 offcpu_unwoken;	/* blocks (not preempted) whose wake-up was not seen */
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */

@@ -162,7 +162,8 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 			"what the tracepoint does not see)" : "");
 	if (st->offcpu_waker_lost)
 		fprintf(out, "%sWARNING: %" PRIu64 " blocks lost their waker's stacks: the waker-sample "
-			"map was full (raise --map-entries); they count without it\n", prefix,
+			"map was full (raise --map-entries), or their own stack was unwound in user "
+			"space (a program's first milliseconds); they count without it\n", prefix,
 			st->offcpu_waker_lost);
 	if (st->offcpu_full)
 		fprintf(out, "%sWARNING: %" PRIu64 " blocks (%.3f ms) were lost: the sample map was full "
