@@ -77,7 +77,7 @@ WORKLOADS := $(patsubst tests/workloads/%.c,$(OUTPUT)/workloads/%,$(WORKLOAD_SRC
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory bench-agent bench-python soak vmlinux fixtures deps demo fuzz layout
+.PHONY: all clean test check test-asan stress-test bench bench-flamegraph bench-periods bench-overhead bench-truth bench-top bench-stat bench-stacks bench-exports bench-keys bench-report bench-memory bench-agent bench-python bench-offcpu soak vmlinux fixtures deps demo fuzz layout
 
 all: $(BIN) fixtures $(REF_PLUGIN) $(REF_CRASH)
 
@@ -327,7 +327,7 @@ $(OUTPUT)/bench/floor: bench/floor.c $(LIB)
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
 
-bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys bench-report bench-memory
+bench: bench-overhead bench-truth bench-top bench-periods bench-stat bench-stacks bench-exports bench-flamegraph bench-keys bench-report bench-memory bench-offcpu
 
 # the pprof, speedscope and folded exports of a python3 record -g: size and time (bench/exports.sh)
 bench-exports: $(BIN)
@@ -414,6 +414,16 @@ $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
+
+$(OUTPUT)/bench/futex_pool: bench/futex_pool.c
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,CC,$@)
+	$(Q)$(CC) -O2 -Wall -Wextra -Werror -pthread $< -o $@
+
+# off-CPU time: the switch program's cost per context switch, and the slowdown of perf bench sched
+# pipe and a futex pool under record --off-cpu (and --wakers) -a against offcputime, wakeuptime
+bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool
+	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/offcpu.sh
 
 bench-stat: $(BIN) $(OUTPUT)/bench/stat_cost $(OUTPUT)/bench/pingpong
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/stat.sh

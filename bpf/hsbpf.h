@@ -32,7 +32,7 @@ struct sample_extra {
 	__u16 cpu;		/* with key_cpu */
 	__u16 pad;
 	__u32 time;		/* (ktime - time_origin_ns) / time_bucket_ns, with time_bucket_ns */
-	__u32 pad2;
+	__u32 waker;		/* an off-CPU block's: the thread that woke it, with offcpu_wakers */
 };
 
 /* One aggregation slot: a process image (pid plus the time of its last exec seen while
@@ -413,7 +413,30 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_UNDERWAY,		/* blocked when it started: counted from the start */
 	HSBPF_OFFCPU_UNDERWAY_NS,	/* ... their time */
 	HSBPF_OFFCPU_ASLEEP,		/* blocked from its start to its end: never ran, not counted */
+	HSBPF_OFFCPU_WAKEUPS,		/* --wakers: wake-ups of a blocked target task seen */
+	HSBPF_OFFCPU_WAKER_LOST,	/* ... whose waker's stacks could not be kept (the waker-sample
+					 * map full, or the block's stack unwound in user space: a
+					 * program's first milliseconds): counted without them */
+	HSBPF_OFFCPU_UNWOKEN,		/* ... blocks not preempted whose wake-up was not seen */
 	HSBPF_OFFCPU_STAT_NR,
+};
+
+/* --wakers: the task that woke a block (sched_waking, in the waker's context), its process
+ * image and its stacks' hashes (0: none, as a kernel thread's user stack) */
+struct waker_id {
+	__u32 pid;		/* its tgid; its thread is the blocked key's x.waker */
+	__u32 pad;
+	__u64 exec_ns;
+	__u64 map_ns;
+	__u64 user;
+	__u64 kernel;
+};
+
+/* the waker_samples map: a block's stacks joined to its waker's (blocks with no waker known
+ * go to stack_samples as without --wakers) */
+struct waker_key {
+	struct stack_key key;
+	struct waker_id w;
 };
 
 /* ---- sampled allocations (bpf/memory.bpf.h, docs/memory.md) ---- */

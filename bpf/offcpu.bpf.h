@@ -9,7 +9,10 @@
  * start an iterator finds the tasks blocked then (their blocks count from the start, their user
  * stacks unwound when they are current again: at the syscall's exit); at the end one counts the
  * tasks still off the CPU up to the end; top --off-cpu splits the open blocks at each refresh.
- * Included by profile.bpf.c; its programs load only when asked. */
+ * With --wakers, the task that wakes a blocked one (sched_waking, run by the waker) has its
+ * stacks unwound the same way and kept in the blocked task's storage, and the block is counted
+ * under both stacks (waker_samples). Included by profile.bpf.c; its programs load only when
+ * asked. */
 #ifndef HSBPF_OFFCPU_BPF_H
 #define HSBPF_OFFCPU_BPF_H
 
@@ -23,6 +26,7 @@ const volatile __u64 max_block_ns = ~0ull;	/* --max-block: longer ones too */
 const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s tasks only */
 const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
 const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
+const volatile bool offcpu_wakers = false;	/* --wakers: each block joined to its waker's stacks */
 /* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
 volatile __u64 offcpu_end_ns = 0;
 /* its start: when the switch program was attached, set before it is (the blocks under way
@@ -51,6 +55,14 @@ static __always_inline bool offcpu_in_traceiter(__u64 ip)
 	return at && ip - at < 512;
 }
 
+/* the kernel's interrupt entries (x86's hard interrupts: asm_sysvec_*, asm_common_interrupt)
+ * and softirq entry (__do_softirq): a wake-up whose kernel stack passes one runs in an
+ * interrupt (kallsyms has no per-CPU variable here: no preempt_count to read) */
+extern const void __irqentry_text_start __ksym;
+extern const void __irqentry_text_end __ksym;
+extern const void __softirqentry_text_start __ksym;
+extern const void __softirqentry_text_end __ksym;
+
 /* a task off the CPU: since when, and under what key its time goes */
 struct offcpu_task {
 	__u64 start_ns;		/* 0: not off the CPU in the target */
@@ -62,6 +74,9 @@ struct offcpu_task {
 	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
 				 * first milliseconds): the time goes there too, under this token */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
+	__u32 waker_tid;	/* --wakers: the thread that woke this block, when waker_known */
+	__u32 waker_known;
+	struct waker_id waker;
 };
 
 struct {
@@ -78,6 +93,21 @@ struct {
 	__type(key, __u32);
 	__type(value, __u32);
 } offcpu_cgroup SEC(".maps");
+
+/* --wakers: blocks under their stacks and their waker's (1 entry unless asked) */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct waker_key);
+	__type(value, struct sample_value);
+} waker_samples SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct waker_key);
+} waker_scratch SEC(".maps");
 
 /* the start iterator's kernel stack of a task: apart from unwind_scratch, which a sample may
  * use at the same time on this CPU (the iterator runs with interrupts on) */
@@ -160,6 +190,25 @@ static __always_inline bool offcpu_late_block(struct offcpu_task *t, __u64 token
 	return true;
 }
 
+/* the block under its stacks and its waker's; false when the map is full (counted: the block
+ * goes to stack_samples without them) */
+static __always_inline bool offcpu_add_waker(struct offcpu_task *t, __u64 ns)
+{
+	struct waker_key *wk;
+	__u32 zero = 0;
+
+	/* the key is too big for the BPF stack beside the caller's: a per-CPU scratch */
+	wk = bpf_map_lookup_elem(&waker_scratch, &zero);
+	if (!wk)
+		return false;
+	wk->key = t->key;
+	wk->w = t->waker;
+	if (offcpu_add(&waker_samples, wk, ns))
+		return true;
+	offcpu_stat(HSBPF_OFFCPU_WAKER_LOST, 1);
+	return false;
+}
+
 /* the time from t->start_ns to now into the maps (top: the flat map of the interval counting) */
 static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 {
@@ -177,6 +226,10 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 		offcpu_stat(HSBPF_OFFCPU_LONG, 1);
 		return;
 	}
+	if (offcpu_wakers && t->waker_known)
+		t->key.x.waker = t->waker_tid;
+	else if (offcpu_wakers && (t->ip_flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT != HSBPF_OFFCPU_R)
+		offcpu_stat(HSBPF_OFFCPU_UNWOKEN, 1);
 	flat.pid = t->key.pid;
 	flat.flags = t->ip_flags;
 	flat.ip = t->ip;
@@ -188,8 +241,15 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 		ok = offcpu_add(&samples_odd, &flat, ns);
 	else
 		ok = offcpu_add(&samples, &flat, ns);
-	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE && !(token && offcpu_late_block(t, token, ns)))
-		ok = offcpu_add(&stack_samples, &t->key, ns);
+	if (ok && call_graph != HSBPF_CALL_GRAPH_NONE) {
+		if (token && offcpu_late_block(t, token, ns)) {
+			/* its stack is unwound in user space, where no waker's stack goes */
+			if (offcpu_wakers && t->waker_known)
+				offcpu_stat(HSBPF_OFFCPU_WAKER_LOST, 1);
+		} else if (!(offcpu_wakers && t->waker_known && offcpu_add_waker(t, ns))) {
+			ok = offcpu_add(&stack_samples, &t->key, ns);
+		}
+	}
 	if (ok) {
 		offcpu_stat(HSBPF_OFFCPU_BLOCKS, 1);
 	} else {
@@ -262,6 +322,103 @@ static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		t->key.user = HSBPF_STACK_LOST_HASH;
 	}
+}
+
+/* the first frame of an interrupt's entry in a kernel stack, or nr for none */
+static __always_inline __u32 offcpu_interrupt_frame(const struct stack_frames *k, __u32 nr)
+{
+	__u64 irq0 = (__u64)&__irqentry_text_start, irq1 = (__u64)&__irqentry_text_end;
+	__u64 soft0 = (__u64)&__softirqentry_text_start, soft1 = (__u64)&__softirqentry_text_end;
+
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++) {
+		__u64 ip = k->ip[i];
+
+		if ((ip >= irq0 && ip < irq1) || (ip >= soft0 && ip < soft1))
+			return i;
+	}
+	return nr;
+}
+
+/* the waker's kernel stack from sched_waking (its path to the wake-up), stored: its hash, HSBPF_STACK_LOST_HASH when the map is full, 0 for none; with
+ * irq, a stack that passes an interrupt's entry ends there (what the interrupt found running
+ * is not its caller), and *irq says so */
+static __always_inline __u64 offcpu_waker_kernel_stack(void *ctx, struct stack_walk *st, bool *irq)
+{
+	long got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+				 OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	__u64 h = 0x13198A2E03707344ull;
+	__u32 nr;
+
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return 0;
+	}
+	nr = got / sizeof(__u64);
+	if (irq) {
+		__u32 at = offcpu_interrupt_frame(&st->kernel, nr);
+
+		*irq = at < nr;
+		if (*irq)
+			nr = at + 1;
+	}
+	st->kernel.nr = nr;
+	st->kernel.end = 0;
+	st->kernel.nr_fp = 0;
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
+		h = stack_mix(h, st->kernel.ip[i]);
+	h |= 1;
+	if (!stacks__store(h, &st->kernel)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		return HSBPF_STACK_LOST_HASH;
+	}
+	return h;
+}
+
+/* the user stack of task (current) from the registers it saved at its entry to the kernel,
+ * unwound into st->user, its hash in st->hash; false for none (a kernel thread, or with
+ * syscall_only a task that entered the kernel otherwise: an interrupt's wake-up) */
+static __always_inline bool offcpu_waker_walk(struct task_struct *task, __u32 tgid,
+					     struct proc_state *proc, struct stack_walk *st,
+					     __u64 ip, bool syscall_only)
+{
+	struct pt_regs *regs;
+	__u16 insn = 0;
+	bool in_syscall;
+
+	if (!BPF_CORE_READ(task, mm))
+		return false;
+	if (in_exec(task, tgid)) {
+		if (syscall_only)
+			return false;
+		st->user.nr = 0;
+		st->user.nr_fp = 0;
+		st->user.end = HSBPF_STACK_IN_EXEC;
+		st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
+		return true;
+	}
+	regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	/* blocked in a syscall: the saved pc follows it, looked up as a return address */
+	in_syscall = (long)BPF_CORE_READ(regs, orig_ax) >= 0 &&
+		     !bpf_probe_read_user(&insn, sizeof(insn), (void *)(ip - 2)) && insn == 0x050f;
+	if (syscall_only && !in_syscall)
+		return false;
+	LEAF_REGS(st, regs, BPF_CORE_READ);
+	st->pid = tgid;
+	st->tag = image_tag(proc);
+	unwind_user(st, ip, st->leaf[HSBPF_DWARF_RSP], st->leaf[HSBPF_DWARF_RBP], in_syscall);
+	return true;
+}
+
+/* st->user stored under st->hash: the key's reference to it */
+static __always_inline __u64 offcpu_waker_store(struct stack_walk *st)
+{
+	__u64 h = st->hash | 1;
+
+	if (!stacks__store_user(st, h, false)) {
+		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
+		return HSBPF_STACK_LOST_HASH;
+	}
+	return h;
 }
 
 /* the task runs again (or the recording ends) at now: its block is counted */
@@ -361,6 +518,7 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	t->late_token = 0;
 	t->underway = 0;
 	t->end_ns = 0;
+	t->waker_known = 0;
 	__builtin_memset(&t->key, 0, sizeof(t->key));
 	t->key.pid = tgid;
 	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
@@ -401,6 +559,56 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 			offcpu_underway_end(t, next, now);
 	}
 	offcpu_switch_out(ctx, prev, preempt, prev_state, now);
+	return 0;
+}
+
+/* --wakers: p is woken by current (the waker, in its syscall; or whatever an interrupt found
+ * running); when p is a blocked task of the target, current's stacks are kept for its block */
+SEC("tp_btf/sched_waking")
+int BPF_PROG(hsbpf_offcpu_waking, struct task_struct *p)
+{
+	struct task_struct *cur = bpf_get_current_task_btf();
+	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, p, 0, 0);
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 tgid, zero = 0;
+	struct proc_state *proc;
+	struct stack_walk *st;
+	struct pt_regs *regs;
+	bool irq = false;
+
+	if (!t || !t->start_ns || cur == p)
+		return 0;
+	offcpu_stat(HSBPF_OFFCPU_WAKEUPS, 1);
+	__builtin_memset(&t->waker, 0, sizeof(t->waker));
+	t->waker_known = 1;
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	if (!st)
+		return 0;
+	/* an interrupt's (a timer's expiry, a device's completion): whatever task it found
+	 * running did not wake the block; the interrupt's kernel stack says who did */
+	t->waker.kernel = offcpu_waker_kernel_stack(ctx, st, &irq);
+	if (irq)
+		pid_tgid = 0;
+	tgid = pid_tgid >> 32;
+	proc = tgid ? bpf_map_lookup_elem(&procs, &tgid) : NULL;
+	t->waker_tid = (__u32)pid_tgid;
+	t->waker.pid = tgid;
+	t->waker.exec_ns = proc ? proc->exec_ns : 0;
+	t->waker.map_ns = proc ? proc->map_ns : 0;
+	/* an interrupt, idle, or a kernel thread: no user stack */
+	if (!(pid_tgid >> 32) || !BPF_CORE_READ(cur, mm))
+		return 0;
+	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
+	if (offcpu_waker_walk(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
+		t->waker.user = offcpu_waker_store(st);
+	} else {
+		/* not in a syscall: an interrupt (a timer's expiry) found current in user space,
+		 * and woke the task on its own; its kernel stack says which */
+		t->waker_tid = 0;
+		t->waker.pid = 0;
+		t->waker.exec_ns = 0;
+		t->waker.map_ns = 0;
+	}
 	return 0;
 }
 

@@ -173,6 +173,62 @@ Test(callchain, folded_stacks_are_root_first_and_merged)
 	profile__free(p);
 }
 
+/* record --wakers: a block of proc (pid 7) woken by thread 9 of waker (pid 8) from k_mid_b,
+ * and one by an interrupt (pid 0, no user stack); a block with none stays as it was */
+static struct profile *woken_profile(void)
+{
+	struct profile *p = made_profile();
+	s64 wk = kstack(p, (u64[]){ K_MID_B + 5, K_ENTRY + 5 }, 2);
+	struct profile_stack_sample ss = {
+		.pid = 7, .flags = HSBPF_KEY_KERNEL | HSBPF_KEY_OFFCPU, .kernel = 1, .count = 5,
+		.weight = 5000,
+	};
+
+	cr_assert(wk >= 0);
+	cr_assert_eq(profile__add_comm(p, 8, 0, "waker", false), 0);
+	cr_assert_eq(profile__add_stack_sample_waker(p, &ss, &(struct profile_sample_key){ .waker = 9 },
+						     &(struct profile_waker){ .pid = 8, .kernel = wk + 1 }), 0);
+	ss.count = 2;
+	cr_assert_eq(profile__add_stack_sample_waker(p, &ss, &(struct profile_sample_key){},
+						     &(struct profile_waker){ .kernel = wk + 1 }), 0);
+	profile__finish(p);
+	return p;
+}
+
+Test(callchain, a_waker_is_folded_above_the_block_as_offwaketime)
+{
+	struct profile *p = woken_profile(), *q;
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = callchain__new(p, sy);
+	char *text = NULL, path[512];
+
+	cr_assert(cc);
+	CAPTURE(text, out, cr_assert_eq(callchain__print_folded(cc, out), 0));
+	cr_expect(strstr(text, "proc;k_entry_[k];k_mid_a_[k];k_leaf_[k];--;k_mid_b_[k];k_entry_[k];waker 5\n"),
+		  "%s", text);
+	cr_expect(strstr(text, "proc;k_entry_[k];k_mid_a_[k];k_leaf_[k];--;k_mid_b_[k];k_entry_[k];[irq] 2\n"),
+		  "%s", text);
+	cr_expect(strstr(text, "proc;k_entry_[k];k_mid_a_[k];k_leaf_[k] 3\n"), "no waker: as before: %s", text);
+	cr_expect_eq(profile__stack_sample_waker(p, 0), NULL);
+	free(text);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	/* written and read back; a waker's stack past the table is refused */
+	snprintf(path, sizeof(path), "%s/w.data", tmpdir());
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_assert_eq(q->nr_stack_sample_wakers, q->nr_stack_samples);
+	cr_expect_eq(memcmp(q->stack_sample_wakers, p->stack_sample_wakers,
+			    p->nr_stack_samples * sizeof(*p->stack_sample_wakers)), 0);
+	cr_expect_eq(profile__stack_sample_key(q, 4)->waker, 9);
+	cr_expect_str_eq(profile__tid_name(q, 9), "waker", "a thread never renamed: its process's name");
+	profile__free(q);
+	p->stack_sample_wakers[4].kernel = 99;
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_expect_eq(profile__read(path, &q), -EINVAL);
+	profile__free(p);
+}
+
 Test(callchain, children_count_each_stack_once_and_trees_branch_by_share)
 {
 	struct profile *p = made_profile();

@@ -139,6 +139,69 @@ Test(live_offcpu, pipe_read_time)
 	expect_time(folded_us("pipe_wait", NULL) * 1e3, fixture_ns("pipe_wait"), "pipe_wait");
 }
 
+/* microseconds of the folded stacks holding frame below the "--" of a waker, and of those the
+ * ones whose waker's stack (above it) holds waker_frame */
+static double woken_us(const char *frame, const char *waker_frame, double *by_waker)
+{
+	char want[128], wwant[128];
+	double sum = 0;
+
+	snprintf(want, sizeof(want), ";%s;", frame);
+	snprintf(wwant, sizeof(wwant), ";%s;", waker_frame);
+	*by_waker = 0;
+	for (char *line = folded.out, *end; *line; line = end + 1) {
+		char *sp, *dash;
+
+		end = strchr(line, '\n');
+		if (!end)
+			break;
+		*end = 0;
+		sp = strrchr(line, ' ');
+		dash = strstr(line, ";--;");
+		if (sp && (!dash || dash > sp))
+			dash = sp;
+		if (sp && memmem(line, dash - line, want, strlen(want))) {
+			sum += strtod(sp + 1, NULL);
+			if (dash < sp && memmem(dash, sp - dash, wwant, strlen(wwant)))
+				*by_waker += strtod(sp + 1, NULL);
+		}
+		*end = '\n';
+	}
+	return sum;
+}
+
+/* --wakers: the reader blocked in pipe_wait is woken by the writer thread's wake_reader, whose
+ * stack is joined to the reader's above a "--" (bcc offwaketime's folded form) for >= 90% of
+ * the blocked time (the rest: a block cut by a preemption on its way out), and report --sort
+ * waker names the writer thread beside the reader's read */
+Test(live_offcpu, pipe_reader_woken_by_writer)
+{
+	static struct run_result rep;
+	double all, by_writer;
+	bool row = false;
+	char cmd[512];
+
+	/* 30 blocks: the first, in the program's first milliseconds, may have its stack unwound
+	 * in user space, where its waker's does not go (counted as lost) */
+	snprintf(cmd, sizeof(cmd), "%s pipe 20 30", fixture("offcpu"));
+	record("--off-cpu --wakers", cmd, "pipe_wait");
+	all = woken_us("pipe_wait", "wake_reader", &by_writer);
+	expect_time(all * 1e3, fixture_ns("pipe_wait"), "pipe_wait");
+	cr_expect(by_writer >= 0.9 * all, "pipe_wait: %.3f of %.3f ms woken by wake_reader: %s",
+		  by_writer / 1e3, all / 1e3, folded.out);
+	run(&rep, "%s report -i %s --sort waker,sym --no-children -g none", hsbpf_bin(), profile_path());
+	cr_assert_eq(rep.status, 0, "report --sort waker failed: %s", rep.err);
+	/* the flat rows are where the reader left user space: libc's read */
+	cr_expect(strstr(rep.out, "Waker"), "no waker column: %s", rep.out);
+	for (const char *l = rep.out; l && !row; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		const char *eol = strchrnul(l, '\n'), *w = strstr(l, ":offcpu "), *r = strstr(l, " read ");
+
+		row = w && r && w < r && r < eol;
+	}
+	cr_expect(row, "no row of the reader's read with the writer as its waker: %s", rep.out);
+	cr_expect(strstr(rep.out, "# wakers: "), "no wakers line in the header: %s", rep.out);
+}
+
 /* frame pointers: libc's nanosleep has none, so the chain goes from it to nap's caller */
 Test(live_offcpu, nanosleep_frame_pointers)
 {
@@ -413,6 +476,7 @@ Test(live_offcpu, usage_errors)
 	static const char *const bad[] = {
 		"--off-cpu --min-block 10 --max-block 5", "--off-cpu --min-block -5", "--min-block 10",
 		"--off-cpu --wall", "--off-cpu --max-block 0", "--wall -e cycles", "--off-cpu -b -e cycles",
+		"--wakers",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

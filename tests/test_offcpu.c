@@ -69,6 +69,11 @@ Test(offcpu, settles_options)
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY };
 	cr_expect_eq(offcpu__settle_opts(&o, &(struct event_spec){ .branch_stack = true }), -EINVAL);
+	/* wakers of off-CPU blocks only */
+	o = (struct sampler_params){ .wakers = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o = (struct sampler_params){ .offcpu = OFFCPU_WALL, .wakers = true };
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
 	/* top --off-cpu shows off-CPU time alone; --wall is record's */
 	o = (struct sampler_params){ .offcpu = OFFCPU_ONLY, .live = true };
 	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);

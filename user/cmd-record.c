@@ -155,6 +155,9 @@ static const struct option_spec record_opts[] = {
 	{ .kind = OPTION_CALLBACK, .long_name = "wall", .set = OFFCPU_WALL, .cb = offcpu_mode,
 	  .help = "on-CPU samples (a clock event) and off-CPU time in one profile: each thread's "
 	  "total is its elapsed time" },
+	OPT_FLAG(0, "wakers", &env.so.wakers, "with --off-cpu or --wall, each block joined to the "
+		 "stacks of the thread that woke it (bcc's wakeuptime, offwaketime): report --sort "
+		 "waker, folded stacks \"blocked;--;waker\""),
 	OPT_CALLBACK(0, "min-block", NULL, "US", "off-CPU blocks shorter than US microseconds are "
 		     "left out", min_block),
 	OPT_CALLBACK(0, "max-block", NULL, "US", "... and longer ones (bcc offcputime's -m, -M)",

@@ -266,6 +266,9 @@ static int check_keys(const struct profile *p, const char *input, const enum sor
 		if (keys[k] == SORT_TID && !profile__has_key(p, "tid"))
 			return fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with "
 				    "--no-per-thread)", input);
+		if (keys[k] == SORT_WAKER && !profile__has_key(p, "waker"))
+			return fail(-EINVAL, "--sort waker: '%s' has no wakers (record with --off-cpu "
+				    "--wakers)", input);
 		if (keys[k] == SORT_CPU && !profile__has_key(p, "cpu"))
 			return fail(-EINVAL, "--sort cpu: '%s' has no CPU keys (record with --per-cpu)",
 				    input);

@@ -159,7 +159,8 @@ static int take_stacks(struct interval_reader *r, u64 *nr)
 		err = interval_hashes(r);
 	for (size_t i = 0; i < r->cur.nr && !err; i++) {
 		const struct stack_key *k = &r->cur.keys[i];
-		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time,
+					   .waker = k->x.waker };
 		struct profile_stack_sample ss = {
 			.pid = k->pid, .flags = k->flags, .cgroup_id = k->cgroup_id,
 			.exec_ns = k->exec_ns, .map_ns = k->map_ns,
@@ -212,7 +213,8 @@ int interval_reader__take(struct interval_reader *r, u64 *nr)
 
 	/* the previous interval's samples, stacks and late stacks go: the sideband stays */
 	p->nr_samples = p->nr_sample_keys = 0;
-	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys =
+		p->nr_stack_sample_wakers = 0;
 	*nr = 0;
 	err = sampler__take_interval(session__sampler(r->s), take_slot, p);
 	if (!err && r->stacks)

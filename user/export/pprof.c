@@ -25,7 +25,7 @@ typedef Perftools__Profiles__ValueType PbValueType;
 
 /* labels a sample can have: pid, comm, tid and thread (profiles keyed by thread), cgroup,
  * container, an off-CPU block's state */
-#define MAX_LABELS 7
+#define MAX_LABELS 10
 /* values a sample can have: samples and CPU time; or off-CPU time (--off-cpu); or CPU time,
  * off-CPU time and their sum (--wall) */
 #define MAX_VALUES 3
@@ -436,6 +436,23 @@ static int add_labels(struct builder *b, const struct callchain_stack *st, PbSam
 	if (offcpu__state(st->flags)) {
 		lab[n].key = str_index(b, "state");
 		lab[n++].str = str_index(b, offcpu__state_name(offcpu__state(st->flags)));
+	}
+	/* record --wakers: who woke the block, and from where (go tool pprof -tags) */
+	if (st->woken) {
+		u32 waker = profile__stack_sample_key(p, st->sample)->waker;
+		char *frames = callchain__waker_folded(b->cc, st);
+
+		if (!frames)
+			return -ENOMEM;
+		lab[n].key = str_index(b, "waker");
+		lab[n++].str = str_index(b, callchain__waker_comm(st, b->sy));
+		if (waker) {
+			lab[n].key = str_index(b, "waker_tid");
+			lab[n++].num = waker;
+		}
+		lab[n].key = str_index(b, "waker_stack");
+		lab[n++].str = str_index(b, frames);
+		free(frames);
 	}
 	if (cg) {
 		lab[n].key = str_index(b, "cgroup");

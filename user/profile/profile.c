@@ -64,6 +64,7 @@ void profile__free(struct profile *p)
 	free(p->stack_samples);
 	free(p->sample_keys);
 	free(p->stack_sample_keys);
+	free(p->stack_sample_wakers);
 	free(p->thread_comms);
 	free(p->jitsyms);
 	free(p->pyframes);
@@ -215,7 +216,7 @@ static const struct profile_sample_key no_key;
 
 static bool key_set(const struct profile_sample_key *k)
 {
-	return k && (k->tid || k->cpu || k->time);
+	return k && (k->tid || k->cpu || k->time || k->waker);
 }
 
 /* keys[0 .. nr) parallel to a table of n records, the last of them keyed k: the keys stay
@@ -261,6 +262,44 @@ int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stac
 	if (err)
 		p->nr_stack_samples--;	/* the sample just added */
 	return err;
+}
+
+/* the wakers parallel to the first n stack samples, the last of them w: filled with none up
+ * to it (empty until one is set) */
+static int add_waker(struct profile *p, size_t n, const struct profile_waker *w)
+{
+	if (!w && !p->nr_stack_sample_wakers)
+		return 0;
+	if (array__reserve((void **)&p->stack_sample_wakers, &p->cap_stack_sample_wakers, n,
+			   sizeof(*p->stack_sample_wakers)))
+		return -ENOMEM;
+	if (p->nr_stack_sample_wakers < n)
+		memset(p->stack_sample_wakers + p->nr_stack_sample_wakers, 0,
+		       (n - p->nr_stack_sample_wakers) * sizeof(*p->stack_sample_wakers));
+	if (w)
+		p->stack_sample_wakers[n - 1] = *w;
+	p->nr_stack_sample_wakers = n;
+	return 0;
+}
+
+int profile__add_stack_sample_waker(struct profile *p, const struct profile_stack_sample *s,
+				    const struct profile_sample_key *k, const struct profile_waker *w)
+{
+	int err = profile__add_stack_sample_keyed(p, s, k);
+
+	if (err)
+		return err;
+	err = add_waker(p, p->nr_stack_samples, w);
+	if (err)
+		p->nr_stack_samples--;	/* the sample just added (its key is cut at writing) */
+	return err;
+}
+
+const struct profile_waker *profile__stack_sample_waker(const struct profile *p, size_t i)
+{
+	const struct profile_waker *w = i < p->nr_stack_sample_wakers ? &p->stack_sample_wakers[i] : NULL;
+
+	return w && (w->pid || w->user || w->kernel) ? w : NULL;
 }
 
 const struct profile_sample_key *profile__sample_key(const struct profile *p, size_t i)
@@ -310,6 +349,28 @@ const char *profile__thread_name(const struct profile *p, u32 pid, u32 tid, u64 
 			break;
 	}
 	return best ? profile__str(p, best->comm) : NULL;
+}
+
+const char *profile__tid_name(const struct profile *p, u32 tid)
+{
+	const struct profile_thread_comm *best = NULL;
+
+	for (size_t i = 0; i < p->nr_thread_comms; i++) {
+		const struct profile_thread_comm *c = &p->thread_comms[i];
+
+		if (c->tid == tid && (!best || c->time_ns >= best->time_ns))
+			best = c;
+	}
+	if (best)
+		return profile__str(p, best->comm);
+	/* a thread never renamed: its process's name, from a block it woke */
+	for (size_t i = 0; tid && i < p->nr_stack_sample_wakers && i < p->nr_stack_sample_keys; i++) {
+		const struct profile_waker *w = profile__stack_sample_waker(p, i);
+
+		if (w && w->pid && p->stack_sample_keys[i].waker == tid)
+			return profile__comm(p, w->pid, w->exec_ns);
+	}
+	return NULL;
 }
 
 bool profile__has_key(const struct profile *p, const char *key)
@@ -871,6 +932,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(offcpu_switches), S_U64(offcpu_blocks), S_U64(offcpu_short), S_U64(offcpu_long),
 	S_U64(offcpu_no_storage), S_U64(offcpu_full), S_U64(offcpu_full_ns), S_U64(offcpu_open),
 	S_U64(offcpu_underway), S_U64(offcpu_underway_ns), S_U64(offcpu_asleep),
+	S_U64(offcpu_wakeups), S_U64(offcpu_waker_lost), S_U64(offcpu_unwoken),
 	S_U64(mem_calls), S_U64(mem_bytes), S_U64(mem_sampled), S_U64(mem_freed), S_U64(mem_failed),
 	S_U64(mem_live_full), S_U64(mem_full), S_U64(mem_no_storage), S_U64(mem_inuse_end),
 	S_U64(mem_inuse_exited),
@@ -991,6 +1053,12 @@ int profile__write_out(struct profile *p, struct outfile *o)
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_KEYS, p->stack_sample_keys,
 						       p->nr_stack_sample_keys * sizeof(*p->stack_sample_keys) };
 	}
+	if (p->nr_stack_sample_wakers && p->nr_stack_samples) {
+		if (add_waker(p, p->nr_stack_samples, NULL))
+			goto fail;
+		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_WAKERS, p->stack_sample_wakers,
+						       p->nr_stack_samples * sizeof(*p->stack_sample_wakers) };
+	}
 	if (p->nr_jitsyms)
 		secs[nsec++] = (struct file_section){ SEC_JITSYMS, p->jitsyms,
 						      p->nr_jitsyms * sizeof(*p->jitsyms) };
@@ -1062,6 +1130,11 @@ static int validate_refs(struct profile *p, const char *name)
 		return bad(name, "sample keys do not match the samples");
 	if (p->nr_stack_sample_keys && p->nr_stack_sample_keys != p->nr_stack_samples)
 		return bad(name, "stack sample keys do not match the stack samples");
+	if (p->nr_stack_sample_wakers && p->nr_stack_sample_wakers != p->nr_stack_samples)
+		return bad(name, "stack sample wakers do not match the stack samples");
+	for (size_t i = 0; i < p->nr_stack_sample_wakers; i++)
+		if (p->stack_sample_wakers[i].user > p->nr_stacks || p->stack_sample_wakers[i].kernel > p->nr_stacks)
+			return bad(name, "waker refers outside the stack table");
 	return 0;
 }
 
@@ -1222,6 +1295,11 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 		err = take((void **)&p->stack_sample_keys, &p->nr_stack_sample_keys,
 			   &p->cap_stack_sample_keys, data, size, sizeof(*p->stack_sample_keys),
 			   c->name, "stack sample key table size");
+		break;
+	case SEC_STACK_SAMPLE_WAKERS:
+		err = take((void **)&p->stack_sample_wakers, &p->nr_stack_sample_wakers,
+			   &p->cap_stack_sample_wakers, data, size, sizeof(*p->stack_sample_wakers),
+			   c->name, "stack sample waker table size");
 		break;
 	case SEC_JITSYMS:
 		err = take((void **)&p->jitsyms, &p->nr_jitsyms, &p->cap_jitsyms, data, size,

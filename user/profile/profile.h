@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	9
+#define PROFILE_VERSION_MINOR	10
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -28,6 +28,9 @@
 #define PROFILE_MINOR_MEMORY	8
 /* 1.9: Python frames in stacks (HSBPF_PY_FRAME) and their names (SEC_PYFRAMES) */
 #define PROFILE_MINOR_PYTHON	9
+/* 1.10: off-CPU blocks' wakers (SEC_STACK_SAMPLE_WAKERS; the sample keys' waker; STATS
+ * offcpu_wakeups, offcpu_waker_lost, offcpu_unwoken) */
+#define PROFILE_MINOR_WAKERS	10
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -52,6 +55,7 @@ enum profile_section_type {
 	SEC_SAMPLE_MAPS = 20,	/* u64[]: map_ns, one per SAMPLES record (1.6) */
 	SEC_STACK_SAMPLE_MAPS = 21,	/* the same, one per STACK_SAMPLES record (1.6) */
 	SEC_PYFRAMES = 22,	/* struct profile_pyframe[] (1.9) */
+	SEC_STACK_SAMPLE_WAKERS = 23,	/* struct profile_waker[], one per STACK_SAMPLES record (1.10) */
 };
 
 /* One aggregated slot of the kernel's sample map (bpf/hsbpf.h: sample_key + sample_value).
@@ -90,7 +94,19 @@ struct profile_sample_key {
 	u16 pad;
 	u32 time;		/* time bucket: [time * time_bucket_ns, + time_bucket_ns) after
 				 * time_origin_ns */
-	u32 pad2;
+	u32 waker;		/* an off-CPU block's waker thread (record --wakers), 0: none or
+				 * an interrupt on an idle CPU (1.9; 0 before) */
+};
+
+/* record --wakers: the task that woke an off-CPU block, beside its stack sample (the thread is
+ * the sample key's waker); its stacks are references into the stack table as the sample's */
+struct profile_waker {
+	u32 pid;		/* its process (0: none known, or idle) */
+	u32 user;		/* index in stacks + 1; 0: no user stack */
+	u64 exec_ns;		/* its process image and mapping generation, as a sample's */
+	u64 map_ns;
+	u32 kernel;		/* index in stacks + 1; 0: no kernel stack (and no waker) */
+	u32 pad;
 };
 
 /* a thread's name from time_ns on: at the start, when it was made, or renamed
@@ -315,6 +331,9 @@ struct profile_stats {
 	u64 offcpu_underway;	/* off the CPU at the start: counted from it when it ran again */
 	u64 offcpu_underway_ns;	/* ... their time */
 	u64 offcpu_asleep;	/* off the CPU from the start to the end: not counted */
+	u64 offcpu_wakeups;	/* --wakers: wake-ups of the target's blocked tasks (1.10) */
+	u64 offcpu_waker_lost;	/* ... whose waker's stacks were not kept (map full, late stack) */
+	u64 offcpu_unwoken;	/* blocks (not preempted) whose wake-up was not seen */
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */
 	u64 mem_bytes;		/* ... the bytes they asked for, exactly */
@@ -364,6 +383,9 @@ struct profile {
 	size_t nr_sample_keys, cap_sample_keys;
 	struct profile_sample_key *stack_sample_keys;
 	size_t nr_stack_sample_keys, cap_stack_sample_keys;
+	/* format 1.9: parallel to stack_samples when any block has a waker (else empty) */
+	struct profile_waker *stack_sample_wakers;
+	size_t nr_stack_sample_wakers, cap_stack_sample_wakers;
 	struct profile_thread_comm *thread_comms;
 	size_t nr_thread_comms, cap_thread_comms;
 	struct profile_jitsym *jitsyms;		/* sorted by (pid, start, line) */
@@ -396,10 +418,18 @@ int profile__add_stack_sample_keyed(struct profile *p, const struct profile_stac
 /* the finer keys of samples[i] and stack_samples[i] (all 0 when none were recorded) */
 const struct profile_sample_key *profile__sample_key(const struct profile *p, size_t i);
 const struct profile_sample_key *profile__stack_sample_key(const struct profile *p, size_t i);
+/* a stack sample with its waker (record --wakers): the key's waker is its thread; 0 or -ENOMEM */
+int profile__add_stack_sample_waker(struct profile *p, const struct profile_stack_sample *s,
+				    const struct profile_sample_key *k, const struct profile_waker *w);
+/* the waker of stack_samples[i], NULL for none */
+const struct profile_waker *profile__stack_sample_waker(const struct profile *p, size_t i);
 int profile__add_thread_comm(struct profile *p, u32 pid, u32 tid, u64 time_ns, const char *comm);
 /* the name thread tid of pid had at time_ns (its latest at or before, else its first), or
  * NULL when none was recorded; needs profile__finish */
 const char *profile__thread_name(const struct profile *p, u32 pid, u32 tid, u64 time_ns);
+/* the latest name of thread tid in whichever process had it, else its process's from a block
+ * it woke, or NULL (a waker's: its key has no process) */
+const char *profile__tid_name(const struct profile *p, u32 tid);
 /* whether a finer key was recorded: "tid", "cpu" or "time" */
 bool profile__has_key(const struct profile *p, const char *key);
 int profile__add_mapping(struct profile *p, u32 pid, u64 time_ns, u64 start, u64 len,

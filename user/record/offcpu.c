@@ -29,6 +29,9 @@ int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev)
 		if (o->min_block_ns || o->max_block_ns)
 			return fail(-EINVAL, "--min-block and --max-block bound off-CPU blocks: give "
 				    "--off-cpu or --wall");
+		if (o->wakers)
+			return fail(-EINVAL, "--wakers names who woke off-CPU blocks: give --off-cpu "
+				    "or --wall");
 		return 0;
 	}
 	if (o->max_block_ns && o->min_block_ns > o->max_block_ns)
@@ -158,6 +161,16 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 	if (st->offcpu_no_storage)
 		fprintf(out, "%sWARNING: %" PRIu64 " switches were missed: no task storage for the task\n",
 			prefix, st->offcpu_no_storage);
+	if (profile__has_key(p, "waker"))
+		fprintf(out, "%swakers: %" PRIu64 " wake-ups of blocked threads seen; %" PRIu64 " blocks "
+			"(not preempted) with no wake-up seen%s\n", prefix, st->offcpu_wakeups,
+			st->offcpu_unwoken, st->offcpu_unwoken ? " (woken before the recording, or by "
+			"what the tracepoint does not see)" : "");
+	if (st->offcpu_waker_lost)
+		fprintf(out, "%sWARNING: %" PRIu64 " blocks lost their waker's stacks: the waker-sample "
+			"map was full (raise --map-entries), or their own stack was unwound in user "
+			"space (a program's first milliseconds); they count without it\n", prefix,
+			st->offcpu_waker_lost);
 	if (st->offcpu_full)
 		fprintf(out, "%sWARNING: %" PRIu64 " blocks (%.3f ms) were lost: the sample map was full "
 			"(raise --map-entries)\n", prefix, st->offcpu_full, st->offcpu_full_ns / 1e6);

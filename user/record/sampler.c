@@ -63,6 +63,7 @@ struct sampler {
 	void *py_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
 	struct bpf_link *resume_link;	/* ... and the tasks running again (blocks under way) */
+	struct bpf_link *waker_link;	/* ... and the wake-ups, with --wakers */
 	struct mem_link *mem_links;	/* the allocator's uprobes, with --memory */
 	int nr_mem_links;
 	bool mem_session;		/* as session uprobes (else uprobes and uretprobes) */
@@ -300,13 +301,28 @@ static int offcpu_check_kernel(void)
 	return 0;
 }
 
+/* --wakers: the tracepoint the waker runs */
+static int offcpu_check_wakers(void)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool tp = btf_has_tracepoint(btf, "sched_waking");
+
+	btf__free(btf);
+	if (!tp)
+		return fail(-EOPNOTSUPP, "--wakers needs the sched_waking tracepoint (tp_btf), which "
+			    "this kernel does not have");
+	return 0;
+}
+
 /* the off-CPU programs load only when asked, and attach when sampling starts: their map of
  * task storage is not even created otherwise */
 static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts *o)
 {
-	bool on = o->offcpu != OFFCPU_NONE;
+	bool on = o->offcpu != OFFCPU_NONE, wakers = on && o->wakers;
 	int err = on ? offcpu_check_kernel() : 0;
 
+	if (!err && wakers)
+		err = offcpu_check_wakers();
 	if (err)
 		return err;
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_switch, on);
@@ -315,13 +331,18 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_split, on && o->live);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_split, false);
 	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_sys_exit, on);
+	bpf_program__set_autoload(skel->progs.hsbpf_offcpu_waking, wakers);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_switch, false);
+	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_waking, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_flush, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_start, false);
 	bpf_program__set_autoattach(skel->progs.hsbpf_offcpu_sys_exit, false);
 	err = bpf_map__set_autocreate(skel->maps.offcpu_tasks, on);
 	if (!err)
 		err = bpf_map__set_autocreate(skel->maps.offcpu_cgroup, on);
+	if (!err && wakers)
+		err = bpf_map__set_max_entries(skel->maps.waker_samples,
+					       o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES);
 	if (err)
 		return fail(err, "cannot configure the off-CPU program: %s", strerror(-err));
 	skel->rodata->min_block_ns = o->min_block_ns;
@@ -332,6 +353,7 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	for (int i = 0; i < o->nr_cpus; i++)
 		if (o->cpus[i] >= 0 && o->cpus[i] < HSBPF_MAX_CPUS)
 			skel->rodata->offcpu_cpus[o->cpus[i] / 64] |= 1ull << (o->cpus[i] % 64);
+	skel->rodata->offcpu_wakers = wakers;
 	return 0;
 }
 
@@ -403,6 +425,13 @@ static int offcpu_attach(struct sampler *s)
 		err = -errno;
 		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
 	}
+	if (s->opts.wakers) {
+		s->waker_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_waking);
+		if (!s->waker_link) {
+			err = -errno;
+			return fail(err, "cannot attach to the sched_waking tracepoint: %s", strerror(-err));
+		}
+	}
 	offcpu_start_blocked(s);
 	return 0;
 }
@@ -412,6 +441,8 @@ static void offcpu_stop(struct sampler *s)
 {
 	if (!s->offcpu_link)
 		return;
+	bpf_link__destroy(s->waker_link);
+	s->waker_link = NULL;
 	bpf_link__destroy(s->offcpu_link);
 	bpf_link__destroy(s->resume_link);
 	s->offcpu_link = NULL;
@@ -484,6 +515,9 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_underway = c[HSBPF_OFFCPU_UNDERWAY];
 	p->stats.offcpu_underway_ns = c[HSBPF_OFFCPU_UNDERWAY_NS];
 	p->stats.offcpu_asleep = c[HSBPF_OFFCPU_ASLEEP];
+	p->stats.offcpu_wakeups = c[HSBPF_OFFCPU_WAKEUPS];
+	p->stats.offcpu_waker_lost = c[HSBPF_OFFCPU_WAKER_LOST];
+	p->stats.offcpu_unwoken = c[HSBPF_OFFCPU_UNWOKEN];
 	return 0;
 }
 
@@ -1228,6 +1262,7 @@ static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 			};
 			struct profile_sample_key k = {
 				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
+				.waker = keys[i].x.waker,
 			};
 			int ret = fn(ctx, &ps, &k);
 
@@ -1324,6 +1359,7 @@ void sampler__destroy(struct sampler *s)
 		return;
 	ring_buffer__free(s->late_rb);
 	ring_buffer__free(s->py_rb);
+	bpf_link__destroy(s->waker_link);
 	bpf_link__destroy(s->offcpu_link);
 	bpf_link__destroy(s->resume_link);
 	memory_stop(s);
@@ -1772,7 +1808,9 @@ u64 sampler__stack_occupancy(struct sampler *s)
 struct stack_read {
 	struct stack_key *keys;
 	struct sample_value *vals;
-	size_t nr, cap, cap_vals;
+	struct waker_id *wakers;	/* --wakers: keys[first_woken + i]'s waker is wakers[i] */
+	size_t first_woken;
+	size_t nr, cap, cap_vals, cap_wakers;
 	u64 *hashes;		/* the distinct stacks, sorted: a stack's index is its place here */
 	size_t nr_hashes;
 	u32 base;		/* after the profile's stacks before them (late ones kept at once) */
@@ -1788,6 +1826,50 @@ static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct 
 	r->keys[r->nr] = *k;
 	r->vals[r->nr++] = *v;
 	return 0;
+}
+
+/* --wakers: the blocks under their wakers' stacks, after the others */
+static int read_waker_samples(struct sampler *s, struct stack_read *r)
+{
+	const u32 batch = 1024;
+	int fd = bpf_map__fd(s->skel->maps.waker_samples), err = 0;
+	struct waker_key *keys = calloc(batch, sizeof(*keys)), in, out;
+	struct sample_value *vals = calloc(batch, sizeof(*vals));
+	bool first = true;
+
+	if (!keys || !vals) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+
+		err = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+		if (err && errno != ENOENT) {
+			err = -errno;
+			error("cannot read the waker sample map: %s", strerror(-err));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			if (keep_stack_sample(r, &keys[i].key, &vals[i]) ||
+			    array__reserve((void **)&r->wakers, &r->cap_wakers, r->nr - r->first_woken,
+					   sizeof(*r->wakers))) {
+				err = -ENOMEM;
+				goto cleanup;
+			}
+			r->wakers[r->nr - 1 - r->first_woken] = keys[i].w;
+		}
+		if (err) {
+			err = 0;
+			break;
+		}
+		in = out;
+		first = false;
+	}
+cleanup:
+	free(keys);
+	free(vals);
+	return err;
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -1820,11 +1902,14 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 	if (!f)
 		return fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
 	err = sampler__read_stack_samples(s, keep_stack_sample, &r);
+	r.first_woken = r.nr;
+	if (!err && s->opts.wakers)
+		err = read_waker_samples(s, &r);
 	if (err == -ENOMEM)
 		error("cannot read stacks: %s", strerror(ENOMEM));
 	if (err)
 		goto cleanup;
-	r.hashes = malloc((2 * r.nr + 1) * sizeof(*r.hashes));
+	r.hashes = malloc((4 * r.nr + 1) * sizeof(*r.hashes));
 	if (!r.hashes) {
 		err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
 		goto cleanup;
@@ -1834,6 +1919,10 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 			r.hashes[n++] = r.keys[i].user;
 		if (r.keys[i].kernel)
 			r.hashes[n++] = r.keys[i].kernel;
+		if (i >= r.first_woken && r.wakers[i - r.first_woken].user)
+			r.hashes[n++] = r.wakers[i - r.first_woken].user;
+		if (i >= r.first_woken && r.wakers[i - r.first_woken].kernel)
+			r.hashes[n++] = r.wakers[i - r.first_woken].kernel;
 	}
 	qsort(r.hashes, n, sizeof(*r.hashes), cmp_u64);
 	for (size_t i = 0; i < n; i++)
@@ -1861,9 +1950,15 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 			.map_ns = k->map_ns, .user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
 			.count = r.vals[i].count, .weight = r.vals[i].weight,
 		};
-		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time };
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time,
+					   .waker = k->x.waker };
+		const struct waker_id *w = i >= r.first_woken ? &r.wakers[i - r.first_woken] : NULL;
+		struct profile_waker pw = {
+			.pid = w ? w->pid : 0, .exec_ns = w ? w->exec_ns : 0, .map_ns = w ? w->map_ns : 0,
+			.user = w ? stack_ref(&r, w->user) : 0, .kernel = w ? stack_ref(&r, w->kernel) : 0,
+		};
 
-		if (profile__add_stack_sample_keyed(p, &ss, &sk)) {
+		if (profile__add_stack_sample_waker(p, &ss, &sk, w ? &pw : NULL)) {
 			err = fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
 			goto cleanup;
 		}
@@ -1888,6 +1983,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 cleanup:
 	free(r.keys);
 	free(r.vals);
+	free(r.wakers);
 	free(r.hashes);
 	free(f);
 	return err;
@@ -1897,7 +1993,8 @@ int sampler__collect_stacks(struct sampler *s, struct profile *p)
 {
 	if (!s->cg)
 		return -ENOENT;
-	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys = 0;
+	p->nr_stacks = p->nr_frames = p->nr_stack_samples = p->nr_stack_sample_keys =
+		p->nr_stack_sample_wakers = 0;
 	return collect_stacks(s, p);
 }
 

@@ -458,8 +458,8 @@ static void set_sample_keys(struct profile_meta *m, const struct sampler_opts *s
 	char *k = m->sample_keys;
 	size_t n = sizeof(m->sample_keys);
 
-	snprintf(k, n, "%s%s%s", so->key_tid ? "tid," : "", so->key_cpu ? "cpu," : "",
-		 so->time_bucket_ns ? "time," : "");
+	snprintf(k, n, "%s%s%s%s", so->key_tid ? "tid," : "", so->key_cpu ? "cpu," : "",
+		 so->time_bucket_ns ? "time," : "", so->offcpu && so->wakers ? "waker," : "");
 	if (*k)
 		k[strlen(k) - 1] = 0;
 	m->time_bucket_ns = so->time_bucket_ns;

@@ -257,6 +257,30 @@ static int number_funcs(struct callchain *cc)
 	return 0;
 }
 
+/* the waker of stack sample i, resolved into the frames after its stack's */
+static int add_waker_frames(struct callchain *cc, struct symbolizer *sy, struct callchain_stack *st,
+			    const struct profile_waker *w, bool user_returns)
+{
+	const struct profile *p = cc->p;
+	const struct profile_stack *k = profile__stack(p, w->kernel), *u = profile__stack(p, w->user);
+	struct callchain_stack ws = {
+		.pid = w->pid, .exec_ns = w->exec_ns, .map_ns = w->map_ns, .cgroup_id = st->cgroup_id,
+	};
+
+	st->woken = true;
+	st->waker_pid = w->pid;
+	st->waker_exec_ns = w->exec_ns;
+	st->waker_first = cc->nr_frames;
+	for (u32 j = 0; k && j < k->nr; j++)
+		if (add_frame(cc, sy, &ws, profile__frames(p, k)[j], true, j > 0))
+			return -ENOMEM;
+	for (u32 j = 0; u && j < u->nr; j++)
+		if (add_frame(cc, sy, &ws, profile__frames(p, u)[j], false, j > 0 && user_returns))
+			return -ENOMEM;
+	st->waker_nr = cc->nr_frames - st->waker_first;
+	return 0;
+}
+
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
@@ -302,6 +326,9 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 			py = 0;
 		}
 		st->nr = cc->nr_frames - st->first;
+		if (profile__stack_sample_waker(p, i) &&
+		    add_waker_frames(cc, sy, st, profile__stack_sample_waker(p, i), user_returns))
+			goto nomem;
 		cc->total += ss->count;
 	}
 	if (number_funcs(cc))
@@ -396,6 +423,36 @@ static void put_frame_name(const struct callchain_frame *f, FILE *out)
 		fputs("_[k]", out);
 }
 
+const char *callchain__waker_comm(const struct callchain_stack *st, struct symbolizer *sy)
+{
+	const char *c = st->waker_pid ? symbolizer__comm(sy, st->waker_pid, st->waker_exec_ns) : NULL;
+
+	if (!st->waker_pid)
+		return "[irq]";
+	return c && *c ? c : "[unknown]";
+}
+
+char *callchain__waker_folded(const struct callchain *cc, const struct callchain_stack *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+
+	if (!m)
+		return NULL;
+	for (u32 j = 0; j < st->waker_nr; j++) {
+		if (j)
+			fputc(';', m);
+		put_frame_name(&cc->frames[st->waker_first + j], m);
+	}
+	if (fclose(m)) {
+		free(buf);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return buf;
+}
+
 struct folded_line {
 	char *text;
 	u64 count;
@@ -427,6 +484,16 @@ int callchain__print_folded(const struct callchain *cc, FILE *out)
 		for (u32 j = st->nr; j-- > 0;) {
 			fputc(';', m);
 			put_frame_name(&cc->frames[st->first + j], m);
+		}
+		/* offwaketime's: the waker's stack above a "--", its wake-up first */
+		if (st->woken) {
+			fputs(";--", m);
+			for (u32 j = 0; j < st->waker_nr; j++) {
+				fputc(';', m);
+				put_frame_name(&cc->frames[st->waker_first + j], m);
+			}
+			fputc(';', m);
+			put_frame_name(&(struct callchain_frame){ .sym = callchain__waker_comm(st, sy) }, m);
 		}
 		if (fclose(m))
 			goto cleanup;

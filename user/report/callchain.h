@@ -48,6 +48,12 @@ struct callchain_stack {
 	u64 map_ns;		/* its mapping generation (profile_sample.map_ns) */
 	u64 cgroup_id;
 	u32 flags;		/* the sample's HSBPF_KEY_* (off-CPU time and its state) */
+	/* record --wakers: the block's waker, its frames (kernel's then user's, the wake-up
+	 * first) after the stack's own in frames, and its process image */
+	bool woken;
+	u32 waker_first, waker_nr;
+	u32 waker_pid;
+	u64 waker_exec_ns;
 };
 
 struct callchain {
@@ -67,8 +73,16 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy);
 void callchain__free(struct callchain *cc);
 
+/* a waker's name in folded stacks and labels: its command, "[irq]" for an interrupt's */
+const char *callchain__waker_comm(const struct callchain_stack *st, struct symbolizer *sy);
+/* the waker's frames, the wake-up first, as folded names joined by ';' (malloc'd), or NULL
+ * with errno set */
+char *callchain__waker_folded(const struct callchain *cc, const struct callchain_stack *st);
+
 /* Brendan Gregg's folded stacks: "comm;root;...;leaf count", one line per distinct stack,
- * kernel frames suffixed _[k], unknown ones "[unknown] (object)" */
+ * kernel frames suffixed _[k], unknown ones "[unknown] (object)"; a block with a waker
+ * (record --wakers) as bcc's offwaketime -f: "comm;root;...;leaf;--;waker's wake-up;...;
+ * waker's root;waker's comm" */
 int callchain__print_folded(const struct callchain *cc, FILE *out);
 
 /* Report's call graphs. Each frame is put in the hist row its keys give (rows made here

@@ -181,6 +181,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
 		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .state = s->state, .comm = r->comm,
+		.waker = s->waker, .waker_comm = s->waker_comm,
 		.cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 		.inl = r->inl, .nr_inl = r->nr_inl,
@@ -238,6 +239,9 @@ void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
 	hist__sample(s, p, ps, sy);
 	s->tid = k->tid;
 	s->cpu = k->cpu;
+	s->waker = k->waker;
+	if (k->waker)
+		s->waker_comm = profile__tid_name(p, k->waker);
 	if (k->tid)
 		s->r.comm = sample_filter__thread_comm(p, ps->pid, k->tid, s->r.comm);
 }

@@ -37,6 +37,7 @@ enum sort_key {
 	SORT_CPU,
 	SORT_SRCFILE,		/* perf's: the source file of the sampled line */
 	SORT_STATE,		/* off-CPU: the state a block was in (S, D, R, other), or on-CPU */
+	SORT_WAKER,		/* off-CPU with --wakers: the thread that woke a block */
 	SORT_NR,
 };
 
@@ -126,6 +127,8 @@ struct hist_sample {
 	u32 tid;		/* 0 when not recorded */
 	u32 cpu;
 	u32 state;		/* off-CPU time's HSBPF_OFFCPU_*, 0 for a sample on the CPU */
+	u32 waker;		/* record --wakers: the thread that woke the block, 0 for none */
+	const char *waker_comm;	/* ... its name, or NULL */
 	struct sym_result r;	/* r.comm: the thread's name when it has one */
 };
 
@@ -153,6 +156,8 @@ struct hist_row {
 	u32 tid;
 	u32 cpu;
 	u32 state;
+	u32 waker;
+	const char *waker_comm;
 	const char *comm;
 	u64 cgroup_id;
 	const char *cgroup;

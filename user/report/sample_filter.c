@@ -230,11 +230,15 @@ int sample_filter__apply(const struct sample_filter *f, struct profile *p, struc
 			continue;	/* counted with its flat sample: the same sample in two views */
 		if (i < p->nr_stack_sample_keys)
 			p->stack_sample_keys[o] = k;
+		if (i < p->nr_stack_sample_wakers)
+			p->stack_sample_wakers[o] = p->stack_sample_wakers[i];
 		p->stack_samples[o++] = *ss;
 	}
 	p->nr_stack_samples = o;
 	if (p->nr_stack_sample_keys)
 		p->nr_stack_sample_keys = o;
+	if (p->nr_stack_sample_wakers)
+		p->nr_stack_sample_wakers = o;
 	p->filtered = true;
 	p->filtered_out += *dropped;
 	free(c.cpus);

@@ -579,6 +579,37 @@ static void state_json(const struct hist *h, const struct hist_row *r, struct js
 	jsonw_string_field(w, "state", state_name(r));
 }
 
+/* ---- waker: the thread that woke an off-CPU block (record --wakers) ---- */
+
+static u64 waker_hash(const struct hist *h, const struct hist_row *r, u64 x)
+{
+	(void)h;
+	return hashidx__hash_u64(r->waker, x);
+}
+
+static int waker_cmp(const struct hist *h, const struct hist_row *a, const struct hist_row *b)
+{
+	(void)h;
+	return cmp_u64(a->waker, b->waker);
+}
+
+/* a block not woken (preempted, or its wake-up unseen), or woken by an interrupt on an idle
+ * CPU, has none */
+static void waker_cells(struct cells *b, const struct hist_row *r)
+{
+	if (r->waker)
+		add(b, "Waker", 24, "%u:%s", r->waker, r->waker_comm ? r->waker_comm : "?");
+	else
+		add(b, "Waker", 24, "-");
+}
+
+static void waker_json(const struct hist *h, const struct hist_row *r, struct json_writer *w)
+{
+	(void)h;
+	jsonw_uint_field(w, "waker_tid", r->waker);
+	jsonw_string_field(w, "waker_comm", r->waker ? r->waker_comm : NULL);
+}
+
 /* ---- the table ---- */
 
 static const struct sort_key_ops key_ops[SORT_NR] = {
@@ -616,6 +647,8 @@ static const struct sort_key_ops key_ops[SORT_NR] = {
 	[SORT_STATE] = { .name = "state", .title = "states", .aliases = { "states" },
 			 .hash = state_hash, .cmp = state_cmp, .cells = state_cells, .json = state_json,
 			 .row_name = state_name },
+	[SORT_WAKER] = { .name = "waker", .title = "wakers", .aliases = { "wakers" },
+			 .hash = waker_hash, .cmp = waker_cmp, .cells = waker_cells, .json = waker_json },
 };
 
 const struct sort_key_ops *sort_key__ops(enum sort_key k)

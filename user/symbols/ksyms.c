@@ -99,6 +99,21 @@ int ksyms__save_all(struct profile *p, const char *path)
 	return err;
 }
 
+/* the symbols a kernel stack's frames fall in (return addresses: the call is one byte before) */
+static void mark_stack(const struct profile *p, u32 ref, const struct ksym *syms, size_t nr, char *hit)
+{
+	const struct profile_stack *st = profile__stack(p, ref);
+
+	for (u32 j = 0; st && j < st->nr; j++) {
+		u64 ip = profile__frames(p, st)[j];
+		size_t lo = array__count_le(syms, nr, sizeof(*syms), offsetof(struct ksym, addr),
+					    j && ip ? ip - 1 : ip);
+
+		if (lo)
+			hit[lo - 1] = 1;
+	}
+}
+
 int ksyms__save_for_samples(struct profile *p, const char *path)
 {
 	struct ksym *syms = NULL;
@@ -132,18 +147,13 @@ int ksyms__save_for_samples(struct profile *p, const char *path)
 		if (lo)
 			hit[lo - 1] = 1;
 	}
-	/* and every kernel stack's frames (return addresses: the call is one byte before) */
+	/* and every kernel stack's frames, the wakers' too */
 	for (size_t i = 0; i < p->nr_stack_samples && nr; i++) {
-		const struct profile_stack *st = profile__stack(p, p->stack_samples[i].kernel);
+		const struct profile_waker *w = profile__stack_sample_waker(p, i);
 
-		for (u32 j = 0; st && j < st->nr; j++) {
-			u64 ip = profile__frames(p, st)[j];
-			size_t lo = array__count_le(syms, nr, sizeof(*syms), offsetof(struct ksym, addr),
-						    j && ip ? ip - 1 : ip);
-
-			if (lo)
-				hit[lo - 1] = 1;
-		}
+		mark_stack(p, p->stack_samples[i].kernel, syms, nr, hit);
+		if (w)
+			mark_stack(p, w->kernel, syms, nr, hit);
 	}
 	for (size_t i = 0; i < nr && !err; i++) {
 		if (hit[i])
