@@ -122,7 +122,9 @@ Test(live_memory, leak_in_use)
 	cr_expect(strstr(folded.out, ";main;leak_buffers;malloc "), "the leak's stack: %s", folded.out);
 	cr_expect_leq(all - leak, 2 * PERIOD, "in use apart from the leak: %.0f bytes: %s", all - leak,
 		      folded.out);
-	cr_expect_eq(folded_bytes("small_objects"), 0, "freed: %s", folded.out);
+	/* small_objects' own blocks were freed; its printf's stdio buffer never is (in use when
+	 * sampled, under small_objects;printf) */
+	cr_expect(!strstr(folded.out, ";small_objects;malloc "), "freed: %s", folded.out);
 	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	cr_expect_geq(p->stats.mem_calls, SMALL_N + BIG_N + LEAK_N);
 	cr_expect_geq(p->stats.mem_bytes, SMALL_N * SMALL + BIG_N * BIG + LEAK_N * LEAK);

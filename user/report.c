@@ -434,8 +434,13 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	if (o->header)
 		print_header(p, o->input, out.f);
 	if ((ro->needs_stacks || o->graph == 1) && !p->nr_stack_samples) {
-		err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
-		goto cleanup;
+		/* a memory profile always has stacks: a view without any is empty (nothing in
+		 * use at the end is a leak-free program's answer), not an error */
+		if (!memory__in_profile(p)) {
+			err = fail(-EINVAL, "'%s' has no call stacks (record with -g)", o->input);
+			goto cleanup;
+		}
+		fprintf(stderr, "hsbpf: '%s': no sampled allocations in this view\n", o->input);
 	}
 	sy = symbolizer__new(p);
 	h = hist__new(keys, nr_keys);
@@ -453,7 +458,8 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 		goto cleanup;
 	if (filtered)
 		debug("the filters left out %" PRIu64 " samples", filtered);
-	if (p->nr_stack_samples && wants_stacks(o, ro)) {
+	/* built even when the filters (or an empty memory view) left no stacks: an empty view */
+	if ((p->nr_stack_samples || memory__in_profile(p) || filtered) && wants_stacks(o, ro)) {
 		g.cc = callchain__new(p, sy);
 		if (!g.cc) {
 			err = fail(-ENOMEM, "cannot report: %s", strerror(ENOMEM));
