@@ -397,6 +397,29 @@ cleanup:
 	return err;
 }
 
+/* the start iterator over the target's tasks: with a pid filter, each process of it in turn
+ * (the kernel's task iterator visits that process's threads only), so that the time between
+ * the switch program's attach and a task's visit (a block that ends in it is not counted) is
+ * microseconds, not the whole machine's walk; without one, every task */
+static int offcpu_iter_targets(struct sampler *s)
+{
+	const char *what = "find the tasks blocked at the start";
+	int fd = bpf_map__fd(s->skel->maps.procs), err = 0;
+	u32 key, next, *prev = NULL;
+
+	if (!s->opts.filter_pids)
+		return run_iter(s->skel->progs.hsbpf_offcpu_start, NULL, what);
+	while (!err && !bpf_map_get_next_key(fd, prev, &next)) {
+		union bpf_iter_link_info linfo = { .task.pid = next };
+		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo, .link_info_len = sizeof(linfo));
+
+		err = run_iter(s->skel->progs.hsbpf_offcpu_start, &opts, what);
+		key = next;
+		prev = &key;
+	}
+	return err;
+}
+
 /* the tasks of the target blocked as the recording starts: their blocks count from the start,
  * when they run again (their user stacks unwound when they are current: at the syscall's exit) */
 static void offcpu_start_blocked(struct sampler *s)
@@ -407,7 +430,7 @@ static void offcpu_start_blocked(struct sampler *s)
 			"sys_exit tracepoint (%s)", strerror(errno));
 		return;
 	}
-	if (run_iter(s->skel->progs.hsbpf_offcpu_start, NULL, "find the tasks blocked at the start")) {
+	if (offcpu_iter_targets(s)) {
 		bpf_link__destroy(s->resume_link);
 		s->resume_link = NULL;
 	}
