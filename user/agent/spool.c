@@ -84,7 +84,8 @@ static int load(struct spool *s)
 	closedir(dp);
 	if (err)
 		return fail(err, "cannot read the spool '%s': %s", s->dir, strerror(-err));
-	qsort(s->files, s->nr, sizeof(*s->files), cmp_seq);
+	if (s->nr)	/* an empty spool has no array (qsort's NULL is undefined) */
+		qsort(s->files, s->nr, sizeof(*s->files), cmp_seq);
 	return 0;
 }
 
