@@ -6,6 +6,7 @@
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <sched.h>
+#include <signal.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -413,7 +414,9 @@ static int offcpu_iter_targets(struct sampler *s)
 		union bpf_iter_link_info linfo = { .task.pid = next };
 		LIBBPF_OPTS(bpf_iter_attach_opts, opts, .link_info = &linfo, .link_info_len = sizeof(linfo));
 
-		err = run_iter(s->skel->progs.hsbpf_offcpu_start, &opts, what);
+		/* a process followed but gone (a child that exited) has no tasks to visit */
+		if (!kill((pid_t)next, 0) || errno != ESRCH)
+			err = run_iter(s->skel->progs.hsbpf_offcpu_start, &opts, what);
 		key = next;
 		prev = &key;
 	}
