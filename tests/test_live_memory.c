@@ -306,13 +306,16 @@ Test(live_memory, refuses_other_allocators)
 	char go[512], cmd[2048];
 	pid_t target;
 
+	char sanitizer[512] = "";
+
+	/* the preload reaches hsbpf too: built with the sanitizers (SANITIZE=1), its libasan goes
+	 * first, or the other allocator's malloc would take ASan's place in hsbpf (a crash) */
+	run(&r, "ldd %s | awk '/libasan/ { printf \"%%s:\", $3 }'", hsbpf_bin());
+	snprintf(sanitizer, sizeof(sanitizer), "%.500s", r.out);
 	for (size_t i = 0; i < sizeof(preload) / sizeof(preload[0]); i++) {
 		cr_assert_eq(access(preload[i], R_OK), 0, "%s missing: scripts/install-deps.sh", preload[i]);
-		/* the preload reaches hsbpf too: under the sanitizers (SANITIZE=1), ASan must accept
-		 * a library before it */
-		run(&r, "ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=%s %s record --memory -o %s -- %s",
-		    preload[i], hsbpf_bin(), profile_path(),
-		    fixture("memory"));
+		run(&r, "ASAN_OPTIONS=verify_asan_link_order=0 LD_PRELOAD=%s%s %s record --memory -o %s -- %s",
+		    sanitizer, preload[i], hsbpf_bin(), profile_path(), fixture("memory"));
 		cr_expect_eq(r.status, 1, "%s: status %d: %s", preload[i], r.status, r.err);
 		cr_expect(strstr(r.err, i ? "tcmalloc" : "jemalloc") && strstr(r.err, "glibc's malloc only"),
 			  "%s", r.err);
