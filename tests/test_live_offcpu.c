@@ -91,7 +91,7 @@ static void record(const char *opts, const char *cmd, const char *frame)
 	cr_assert_fail("the kernel lost the mapping records of 5 recordings in a row");
 }
 
-/* the time the hypervisor took from cpu so far (/proc/stat's steal), in ticks */
+/* the time the hypervisor took from cpu (all CPUs when cpu < 0) so far (/proc/stat's steal), in ticks */
 static double cpu_steal_ticks(int cpu)
 {
 	char want[16], line[512];
@@ -99,7 +99,10 @@ static double cpu_steal_ticks(int cpu)
 	FILE *f = fopen("/proc/stat", "r");
 
 	cr_assert(f, "cannot read /proc/stat");
-	snprintf(want, sizeof(want), "cpu%d ", cpu);
+	if (cpu < 0)
+		snprintf(want, sizeof(want), "cpu ");
+	else
+		snprintf(want, sizeof(want), "cpu%d ", cpu);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long v[8];
 
@@ -222,16 +225,21 @@ Test(live_offcpu, preempted_thread_and_wall_totals)
 {
 	static const char *const fns[] = { ";main", ";victim_thread", ";hog" };
 	struct profile *p;
-	double got, want, steal;
+	double got, want, steal, steal_all;
 	char cmd[512];
 	u64 period;
 
 	snprintf(cmd, sizeof(cmd), "%s preempt 300", fixture("offcpu"));
 	steal = cpu_steal_ticks(0);
+	steal_all = cpu_steal_ticks(-1);
 	record("--wall -F 4999", cmd, "victim");
 	steal = cpu_steal_ticks(0) - steal;
-	/* in ns, a tick more for the one under way: none when no tick was stolen */
-	steal = steal > 0 ? (steal + 1) * (1e9 / sysconf(_SC_CLK_TCK)) : 0;
+	steal_all = cpu_steal_ticks(-1) - steal_all;
+	/* in ns, at most a tick more than the ticks counted: /proc/stat counts steal in whole
+	 * ticks (10 ms), so a run that saw none may still have lost up to one (seen: victim's
+	 * off-CPU 8.6 ms short of the fixture's with no tick of steal counted, under load) */
+	steal = (steal + 1) * (1e9 / sysconf(_SC_CLK_TCK));
+	steal_all = (steal_all + 1) * (1e9 / sysconf(_SC_CLK_TCK));
 	/* off-CPU stacks end in the scheduler; on-CPU samples of victim do not. The fixture's
 	 * measure (wall time less the thread's CPU time) also counts the time the hypervisor
 	 * took CPU 0 from the VM (steal: this kernel leaves it out of a task's CPU time), which
@@ -272,8 +280,11 @@ Test(live_offcpu, preempted_thread_and_wall_totals)
 		}
 		/* the on-CPU part is sampled: 4 standard deviations of its count; the off-CPU part
 		 * is measured at the switches; 1% (the issue's bound) for the rest: the thread's
-		 * clock reads beside its function's entry and its last line */
-		tol = 4 * sqrt(n_on + 1) * period + 0.01 * elapsed;
+		 * clock reads beside its function's entry and its last line; and what the
+		 * hypervisor took from a CPU while the thread ran there (steal): in its elapsed
+		 * time, in no sample (cpu-clock's timer fires once for the periods it missed).
+		 * Seen: 300.3 ms of 307.1 in the fresh-clone CI */
+		tol = 4 * sqrt(n_on + 1) * period + 0.01 * elapsed + steal_all;
 		cr_expect(fabs(in - elapsed) <= tol, "thread %u: %.3f ms on and off the CPU in its "
 			  "function, elapsed %.3f ms (tolerance %.3f ms): %s", tid, in / 1e6,
 			  elapsed / 1e6, tol / 1e6, thr.out);

@@ -224,6 +224,39 @@ Test(unwind_table, special_rows_of_libc)
 	unwind_table__free(t);
 }
 
+/* glibc's clone ends its FDE before the syscall: the parent's return from it (where a thread
+ * creating another is preempted or blocked) keeps the entry rule, the child's start is still
+ * the outermost frame */
+Test(unwind_table, clone_parent_after_the_syscall_has_the_entry_rule)
+{
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6";
+	struct unwind_table *t;
+	const struct unwind_row *r;
+	struct run_result res;
+	u64 sys, child;
+
+	run(&res, "objdump -d %s --start-address=0x$(nm -D --defined-only %s | awk '$3 ~ /^clone@/ "
+	    "{ print $1 }') | awk '/syscall/ { sub(\":\", \"\", $1); print $1; n++ } n == 2 { exit }'",
+	    libc, libc);
+	cr_assert_eq(sscanf(res.out, "%llx %llx", (unsigned long long *)&sys,
+			    (unsigned long long *)&child), 2, "clone's syscalls: %s", res.out);
+	cr_assert_eq(unwind_table__build_path(libc, &t), 0);
+	cr_expect_geq(t->st.syscall_tails, 2, "clone and clone3: %u tails", t->st.syscall_tails);
+	for (u64 pc = sys; pc < sys + 8; pc++) {
+		r = unwind_table__find(t, pc);
+		cr_assert(r, "%#llx", (unsigned long long)pc);
+		cr_expect(r->cfa == HSBPF_CFA_REG && r->cfa_reg == HSBPF_DWARF_RSP && r->cfa_off == 8 &&
+			  unwind_row__ra(r) == HSBPF_SAVED_CFA && r->ra_off == -8,
+			  "%#llx (clone's syscall at %#llx): cfa %u reg %u off %d", (unsigned long long)pc,
+			  (unsigned long long)sys, r->cfa, r->cfa_reg, r->cfa_off);
+	}
+	/* the child's exit syscall, in its own FDE: the outermost frame */
+	r = unwind_table__find(t, child);
+	cr_assert(r);
+	cr_expect_eq(r->cfa, HSBPF_CFA_END, "the child's frame at %#llx", (unsigned long long)child);
+	unwind_table__free(t);
+}
+
 Test(unwind_table, bad_input)
 {
 	struct unwind_table *t = (void *)1;

@@ -565,8 +565,41 @@ static int cmp_fde(const void *a, const void *b)
 	return (int)x->debug_frame - (int)y->debug_frame;
 }
 
+/*
+ * glibc's clone and clone3 end their FDE just before the `syscall` ("in the child the unwind
+ * info will be wrong") and start the child's own FDE after the parent's `ret`: the parent,
+ * preempted or blocked in the syscall, is at a pc no FDE covers, with its return address at
+ * the stack pointer as at the function's entry (nothing is pushed before the syscall). A gap
+ * that starts with `syscall` right where an FDE ends in the entry rule (CFA rsp + 8, return
+ * address at CFA - 8) keeps that rule up to the next FDE, at most SYSCALL_TAIL_MAX bytes: the
+ * parent's stacks go on to pthread_create and its callers instead of ending at clone3. Only
+ * that rule: a function that moved its stack pointer before ending its FDE is left as it is.
+ * How many bytes of the gap it covers; 0 when the gap is not such a tail.
+ */
+#define SYSCALL_TAIL_MAX	64
+
+static u64 syscall_tail(struct builder *b, u64 at, u64 next)
+{
+	static const u8 syscall_insn[] = { 0x0f, 0x05 };
+	const struct unwind_row *last;
+	const u8 *code;
+	size_t len;
+
+	if (!b->t->nr_rows)
+		return 0;
+	last = &b->t->rows[b->t->nr_rows - 1];
+	if (last->cfa != HSBPF_CFA_REG || last->cfa_reg != HSBPF_DWARF_RSP || last->cfa_off != 8 ||
+	    last->flags || unwind_row__ra(last) != HSBPF_SAVED_CFA || last->ra_off != -8)
+		return 0;
+	code = code_at(b->elf, at, &len);
+	if (!code || len < sizeof(syscall_insn) || memcmp(code, syscall_insn, sizeof(syscall_insn)))
+		return 0;
+	b->t->st.syscall_tails++;
+	return next - at < SYSCALL_TAIL_MAX ? next - at : SYSCALL_TAIL_MAX;
+}
+
 /* the rows of every FDE in address order; a range two FDEs cover is the first's, and the gaps
- * between FDEs get rows of no information */
+ * between FDEs get rows of no information (but glibc's clone tails: syscall_tail) */
 static int all_rows(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg)
 {
 	struct unwind_table *t = b->t;
@@ -584,8 +617,9 @@ static int all_rows(struct builder *b, Dwarf_CFI *eh, Dwarf_CFI *dbg)
 			end = b->fdes[i + 1].start;
 		if (start > covered || !t->nr_rows) {
 			struct unwind_row none = { 0 };
+			u64 none_at = covered + (start > covered ? syscall_tail(b, covered, start) : 0);
 
-			err = add_row(b, covered, &none);
+			err = none_at < start || !t->nr_rows ? add_row(b, none_at, &none) : 0;
 			if (err)
 				break;
 		}

@@ -18,6 +18,7 @@ struct unwind_table_stats {
 	u32 rbp_unsupported;		/* rbp rules it cannot follow (rbp taken as lost) */
 	u32 eh_install_marked;		/* libgcc's context installs marked stale (mark_eh_install) */
 	u32 eh_install_unmarked;	/* ... found but not marked (no capstone, no call found) */
+	u32 syscall_tails;		/* glibc's clone tails given their entry rule (syscall_tail) */
 };
 
 /* an executable PT_LOAD segment: how file offsets become ELF addresses */
