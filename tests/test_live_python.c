@@ -283,17 +283,7 @@ static int index_of(const char *const *names, int n, const char *want)
 	return -1;
 }
 
-/* report's flat rows by function (the Self of each), of a profile */
-static struct hist *flat_rows(const struct profile *p, struct symbolizer *sy)
-{
-	enum sort_key key = SORT_SYM;
-	struct hist *h = hist__new(&key, 1);
-
-	cr_assert(h);
-	cr_assert_eq(hist__add_profile(h, p, sy), 0);
-	return h;
-}
-
+/* the Self of the rows in an object whose path has dso_part: sym's, or (but) every other's */
 static double self_of(const struct hist *h, const char *sym, const char *dso_part, bool but)
 {
 	double n = 0;
@@ -319,7 +309,7 @@ Test(live_python, self_is_the_python_functions_whose_code_ran)
 	p = record_work("own", "");
 	sy = symbolizer__new(p);
 	cr_assert(sy);
-	h = flat_rows(p, sy);
+	h = flat_hist(p, sy);
 	seventy = self_of(h, "seventy_own", "[python]", false);
 	thirty = self_of(h, "thirty_own", "[python]", false);
 	loop = self_of(h, PYSELF_EVAL_LOOP, "python3", false);

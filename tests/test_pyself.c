@@ -96,21 +96,11 @@ static double row_count(const struct hist *h, const char *sym)
 	return 0;
 }
 
-static struct hist *flat_rows(const struct profile *p, struct symbolizer *sy)
-{
-	enum sort_key key = SORT_SYM;
-	struct hist *h = hist__new(&key, 1);
-
-	cr_assert(h);
-	cr_assert_eq(hist__add_profile(h, p, sy), 0);
-	return h;
-}
-
 Test(pyself, the_loops_own_time_is_the_innermost_python_frames)
 {
 	struct profile *p = split_profile(6, 4);
 	struct symbolizer *sy = symbolizer__new(p);
-	struct hist *h = flat_rows(p, sy);
+	struct hist *h = flat_hist(p, sy);
 
 	cr_expect_eq(row_count(h, "seventy"), 7);
 	cr_expect_eq(row_count(h, "thirty"), 3);
@@ -131,7 +121,7 @@ Test(pyself, no_more_moves_than_the_flat_samples_hold)
 	/* the flat histogram has 8 samples in the loop, the stacks say 10 */
 	struct profile *p = split_profile(5, 3);
 	struct symbolizer *sy = symbolizer__new(p);
-	struct hist *h = flat_rows(p, sy);
+	struct hist *h = flat_hist(p, sy);
 
 	cr_expect_eq(row_count(h, "seventy") + row_count(h, "thirty"), 8);
 	cr_expect_eq(row_count(h, PYSELF_EVAL_LOOP), 0);
@@ -155,7 +145,7 @@ Test(pyself, another_thread_keeps_its_loop_samples)
 	flat_sample(p, 2, EVAL + 0x10, false, 4);
 	profile__finish(p);
 	sy = symbolizer__new(p);
-	h = flat_rows(p, sy);
+	h = flat_hist(p, sy);
 	cr_expect_eq(row_count(h, "seventy"), 5);
 	cr_expect_eq(row_count(h, PYSELF_EVAL_LOOP), 4);
 	hist__free(h);
@@ -185,7 +175,7 @@ Test(pyself, the_call_graph_of_a_python_row_starts_at_its_frame)
 {
 	struct profile *p = split_profile(6, 4);
 	struct symbolizer *sy = symbolizer__new(p);
-	struct hist *h = flat_rows(p, sy);
+	struct hist *h = flat_hist(p, sy);
 	struct callchain *cc = callchain__new(p, sy);
 	u64 under[2] = {};
 

@@ -369,7 +369,9 @@ static int name_frames(struct pytrack *t, struct profile *p, const struct named 
 	return err;
 }
 
-int pytrack__name(struct pytrack *t, struct profile *p)
+/* the announcements read, then the frames of p's stacks named (final: pytrack__finish's);
+ * the names sorted again when some came after others */
+static int name_all(struct pytrack *t, struct profile *p, bool final)
 {
 	struct named *v = NULL;
 	size_t n = 0, before = p->nr_pyframes;
@@ -379,27 +381,22 @@ int pytrack__name(struct pytrack *t, struct profile *p)
 	if (!err)
 		err = gather(p, &v, &n);
 	if (!err)
-		err = name_frames(t, p, v, n, false);
+		err = name_frames(t, p, v, n, final);
 	free(v);
-	if (p->nr_pyframes != before)
+	if (before && p->nr_pyframes != before)
 		profile__sort_pyframes(p);
 	return err;
 }
 
+int pytrack__name(struct pytrack *t, struct profile *p)
+{
+	return name_all(t, p, false);
+}
+
 int pytrack__finish(struct pytrack *t, struct profile *p)
 {
-	struct named *v = NULL;
-	size_t n = 0, before = p->nr_pyframes;
-	int err;
+	int err = name_all(t, p, true);
 
-	err = pytrack__poll(t);
-	if (!err)
-		err = gather(p, &v, &n);
-	if (!err)
-		err = name_frames(t, p, v, n, true);
-	free(v);
-	if (before && p->nr_pyframes != before)
-		profile__sort_pyframes(p);
 	p->stats.py_reused = t->reused;
 	if (err)
 		return fail(err, "cannot name Python frames: %s", strerror(-err));
