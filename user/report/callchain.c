@@ -327,11 +327,14 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 			py = 0;
 		}
 		st->nr = cc->nr_frames - st->first;
-		for (u32 j = 0; pyself__leaf(p, ss) && j < st->nr; j++)
+		/* the loop's own time is its innermost Python frame's (after the functions inlined
+		 * at the loop's pc, which go before it) */
+		for (u32 j = 0; pyself__leaf(p, ss) && j < st->nr; j++) {
 			if (HSBPF_PY_IS_FRAME(cc->frames[st->first + j].ip)) {
 				st->self = j;
 				break;
 			}
+		}
 		if (profile__stack_sample_waker(p, i) &&
 		    add_waker_frames(cc, sy, st, profile__stack_sample_waker(p, i), user_returns))
 			goto nomem;
