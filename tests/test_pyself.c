@@ -3,8 +3,8 @@
  * and native callee are JIT symbols of the process (so that names need no ELF file) and whose
  * Python frames are named in it; the flat rows report builds, with known answers: the
  * evaluation loop's own samples go to the innermost Python frame of their stacks, a native
- * callee and a kernel leaf keep theirs, the thread keys keep samples apart, and no more
- * moves than the flat histogram holds. */
+ * callee and a kernel leaf keep theirs, interleaved or replaced stacks alike, the thread
+ * keys keep samples apart, and no more moves than the flat histogram holds. */
 #include <criterion/criterion.h>
 #include <string.h>
 #include "helpers.h"
@@ -111,6 +111,27 @@ Test(pyself, the_loops_own_time_is_the_innermost_python_frames)
 	cr_expect_eq(row_count(h, "<module>"), 0, "only the innermost frame has Self");
 	cr_expect_eq(h->total, 13);
 	cr_expect_eq(h->total_weight, 130);
+	hist__free(h);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+Test(pyself, replace_mode_stacks_move_the_same_way)
+{
+	struct profile *p = base_profile();
+	struct symbolizer *sy;
+	struct hist *h;
+
+	/* --python-frames=replace: the loop's frame is gone, the Python frames in its place */
+	stack_sample(p, 1, (u64[]){ seventy, module, MAIN + 4 }, 3, NULL, 0, 7);
+	stack_sample(p, 1, (u64[]){ thirty, module, MAIN + 4 }, 3, NULL, 0, 3);
+	flat_sample(p, 1, EVAL + 0x10, false, 10);
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	h = flat_hist(p, sy);
+	cr_expect_eq(row_count(h, "seventy"), 7);
+	cr_expect_eq(row_count(h, "thirty"), 3);
+	cr_expect_eq(row_count(h, PYSELF_EVAL_LOOP), 0);
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
