@@ -298,7 +298,8 @@ static double self_of(const struct hist *h, const char *sym, const char *dso_par
 	return n;
 }
 
-Test(live_python, self_is_the_python_functions_whose_code_ran)
+/* own's Self under --python-frames=mode */
+static void own_self(const char *mode)
 {
 	struct profile *p;
 	struct symbolizer *sy;
@@ -306,7 +307,7 @@ Test(live_python, self_is_the_python_functions_whose_code_ran)
 	double seventy, thirty, loop, native;
 
 	need_python();
-	p = record_work("own", "");
+	p = record_work("own", mode);
 	sy = symbolizer__new(p);
 	cr_assert(sy);
 	h = flat_hist(p, sy);
@@ -324,6 +325,16 @@ Test(live_python, self_is_the_python_functions_whose_code_ran)
 	hist__free(h);
 	symbolizer__free(sy);
 	profile__free(p);
+}
+
+Test(live_python, self_is_the_python_functions_whose_code_ran)
+{
+	own_self("--python-frames=interleave");
+}
+
+Test(live_python, self_is_the_python_functions_with_the_loop_replaced)
+{
+	own_self("--python-frames=replace");
 }
 
 Test(live_python, top_names_python_frames_while_it_runs)
