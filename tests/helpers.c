@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include "record/cgroup.h"
 #include "helpers.h"
+#include "report/hist.h"
 #include "symbols/symbolizer.h"
 
 static char tmp[256];
@@ -373,6 +374,16 @@ const char *profile_path(void)
 
 	snprintf(buf, sizeof(buf), "%s/p.data", tmpdir());
 	return buf;
+}
+
+struct hist *flat_hist(const struct profile *p, struct symbolizer *sy)
+{
+	enum sort_key key = SORT_SYM;
+	struct hist *h = hist__new(&key, 1);
+
+	cr_assert(h);
+	cr_assert_eq(hist__add_profile(h, p, sy), 0);
+	return h;
 }
 
 struct profile *record_profile(const char *fmt, ...)

@@ -62,6 +62,10 @@ void *build_container(const char magic[8], u16 major, u16 minor, const struct te
 const char *profile_path(void);
 /* hsbpf record -o profile_path() ARGS (printf-style), which must succeed; the profile read */
 struct profile *record_profile(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* report's flat rows of p by function (SORT_SYM), resolved by sy: must succeed */
+struct hist;
+struct symbolizer;
+struct hist *flat_hist(const struct profile *p, struct symbolizer *sy);
 /* the standard deviation of a share want measured on n binomial samples */
 double binomial_sd(double want, u64 n);
 /* k of n within tol of the share want (a Criterion expectation, named what) */

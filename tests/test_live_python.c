@@ -2,10 +2,14 @@
 /* Live Python frames (docs/python.md): record -g of Debian's python3.11 running the workloads
  * of tests/fixtures/python/pywork.py, whose answers are known: two functions doing 70% and
  * 30% of identical work, recursion 50 deep, two threads, a callback from a C function
- * (sorted's key) and a hot line; the Python frames are read from each stack as the profile
- * names them. A Python process's samples must have complete Python stacks (reaching
- * <module>, or a thread's run), names that are the functions', the line of co_positions. */
+ * (sorted's key), a hot line, a leaf with three callers in the proportions of its calls
+ * (counted by sys.setprofile in a reference run), two asyncio tasks and a generator
+ * pipeline; the Python frames are read from each stack as the profile names them. A Python
+ * process's samples must have complete Python stacks (reaching <module>, or a thread's run),
+ * names that are the functions', the line of co_positions. Report's Self of pure Python code
+ * is the Python function's; top -g names Python frames while it runs. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +17,9 @@
 #include "helpers.h"
 #include "hsbpf.h"
 #include "profile/profile.h"
+#include "report/hist.h"
+#include "report/pyself.h"
+#include "symbols/symbolizer.h"
 
 TestSuite(live_python, .fini = cleanup_tmpdir, .timeout = 240);
 
@@ -259,5 +266,215 @@ Test(live_python, replace_drops_the_evaluation_loop_and_off_keeps_native_frames)
 	cr_expect_eq(py, 0, "%llu samples with Python frames under --python-frames=off",
 		     (unsigned long long)py);
 	cr_expect_gt(samples_in_symbol(p, "_PyEval_EvalFrameDefault"), 0);
+	profile__free(p);
+}
+
+/* the Python frame after frame `at` of names (the caller), or "" */
+static const char *caller_of(const char *const *names, int n, int at)
+{
+	return at + 1 < n && names[at + 1] ? names[at + 1] : "";
+}
+
+static int index_of(const char *const *names, int n, const char *want)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], want))
+			return i;
+	return -1;
+}
+
+/* the Self of the rows in an object whose path has dso_part: sym's, or (but) every other's */
+static double self_of(const struct hist *h, const char *sym, const char *dso_part, bool but)
+{
+	double n = 0;
+
+	for (size_t i = 0; i < h->nr_rows; i++) {
+		const struct hist_row *r = &h->rows[i];
+		bool named = r->sym && !strcmp(r->sym, sym);
+
+		if (r->dso && strstr(r->dso, dso_part) && (but ? !named : named))
+			n += r->count;
+	}
+	return n;
+}
+
+/* own's Self under --python-frames=mode */
+static void own_self(const char *mode)
+{
+	struct profile *p;
+	struct symbolizer *sy;
+	struct hist *h;
+	double seventy, thirty, loop, native;
+
+	need_python();
+	p = record_work("own", mode);
+	sy = symbolizer__new(p);
+	cr_assert(sy);
+	h = flat_hist(p, sy);
+	seventy = self_of(h, "seventy_own", "[python]", false);
+	thirty = self_of(h, "thirty_own", "[python]", false);
+	loop = self_of(h, PYSELF_EVAL_LOOP, "python3", false);
+	native = self_of(h, PYSELF_EVAL_LOOP, "python3", true);
+	cr_assert_gt(seventy + thirty, 300, "Self: seventy_own %.0f, thirty_own %.0f, the loop %.0f",
+		     seventy, thirty, loop);
+	expect_share((u64)seventy, (u64)(seventy + thirty), 0.7, "seventy_own()'s share of the Self");
+	/* the loop keeps only samples whose stacks have no Python frames (a program's first
+	 * milliseconds, unwound in user space) */
+	cr_expect_leq(loop * 100, h->total, "the evaluation loop keeps %.0f of %.0f samples", loop, h->total);
+	cr_expect_gt(native, 0, "the C functions Python called keep their own Self");
+	hist__free(h);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
+Test(live_python, self_is_the_python_functions_whose_code_ran)
+{
+	own_self("--python-frames=interleave");
+}
+
+Test(live_python, self_is_the_python_functions_with_the_loop_replaced)
+{
+	own_self("--python-frames=replace");
+}
+
+Test(live_python, top_names_python_frames_while_it_runs)
+{
+	char cmd[PATH_MAX + 64];
+	struct run_result *r = calloc(1, sizeof(*r));
+	pid_t w;
+
+	need_python();
+	cr_assert(r);
+	snprintf(cmd, sizeof(cmd), "exec %s %s line 60", PY, WORK);
+	w = spawn(cmd);
+	wait_descendant(w, "python3.11", 1);
+	run(r, "%s top -g --stdio -z -d 1 -n 3 --rows 5 --width 120 -p %d", hsbpf_bin(), w);
+	reap(w);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	/* the native functions hot() calls, with their callers: hot() and the module, named */
+	cr_expect(strstr(r->out, "  hot\n"), "no hot() among the callers: %s", r->out);
+	cr_expect(strstr(r->out, "  <module>\n"), "no <module> among the callers: %s", r->out);
+	free(r);
+}
+
+Test(live_python, three_callers_have_the_shares_of_their_exact_calls)
+{
+	static const char *const who[] = { "by_five", "by_three", "by_sorted" };
+	struct run_result *r = calloc(1, sizeof(*r));
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	u64 calls[3] = {}, got[3] = {}, all_calls = 0, in_shared = 0, whole = 0;
+	struct profile *p;
+
+	need_python();
+	cr_assert(r);
+	/* the calls of shared() by caller, from the interpreter itself */
+	cr_assert_eq(run(r, "%s %s calls 100", PY, WORK), 0, "%s", r->err);
+	for (const char *l = r->out; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char name[64];
+		unsigned long long n;
+
+		if (sscanf(l, "%63s %llu", name, &n) != 2)
+			continue;
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(name, who[k]))
+				calls[k] = n;
+	}
+	for (int k = 0; k < 3; k++) {
+		cr_assert_gt(calls[k], 0, "no calls from %s: %s", who[k], r->out);
+		all_calls += calls[k];
+	}
+	p = record_work("callers", "");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		int n = py_frames(p, ss, names, lines), at = index_of(names, n, "shared");
+
+		if (at < 0)
+			continue;
+		in_shared += ss->count;
+		whole += complete(names, n) ? ss->count : 0;
+		for (int k = 0; k < 3; k++)
+			if (!strcmp(caller_of(names, n, at), who[k]))
+				got[k] += ss->count;
+	}
+	cr_assert_gt(in_shared, 300, "%llu samples in shared()", (unsigned long long)in_shared);
+	cr_expect_geq((got[0] + got[1] + got[2]) * 100, in_shared * 99,
+		      "%llu of %llu samples in shared() under one of its three callers",
+		      (unsigned long long)(got[0] + got[1] + got[2]), (unsigned long long)in_shared);
+	cr_expect_geq(whole * 100, in_shared * 99, "%llu of %llu samples in shared() complete",
+		      (unsigned long long)whole, (unsigned long long)in_shared);
+	for (int k = 0; k < 3; k++) {
+		char what[64];
+
+		snprintf(what, sizeof(what), "%s()'s share of shared()", who[k]);
+		expect_share(got[k], got[0] + got[1] + got[2], (double)calls[k] / all_calls, what);
+	}
+	profile__free(p);
+	free(r);
+}
+
+Test(live_python, asyncio_tasks_show_their_coroutines)
+{
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	u64 big = 0, small = 0, in_work = 0, whole = 0;
+	struct profile *p;
+
+	need_python();
+	p = record_work("tasks", "");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		int n = py_frames(p, ss, names, lines);
+
+		if (!n || !names[0] || strcmp(names[0], "work"))
+			continue;
+		cr_expect(!(has(names, n, "big") && has(names, n, "small")), "one stack, both tasks");
+		in_work += ss->count;
+		whole += complete(names, n) ? ss->count : 0;
+		big += !strcmp(caller_of(names, n, 0), "big") ? ss->count : 0;
+		small += !strcmp(caller_of(names, n, 0), "small") ? ss->count : 0;
+	}
+	cr_assert_gt(big + small, 300, "%llu samples in work() under the coroutines",
+		     (unsigned long long)(big + small));
+	expect_share(big, big + small, 0.7, "big()'s share of work()");
+	/* in the tasks' code (asyncio's import at the start runs module code once: some of it
+	 * freed before it is named) */
+	cr_expect_geq(whole * 100, in_work * 99, "%llu of %llu samples in work() complete",
+		      (unsigned long long)whole, (unsigned long long)in_work);
+	cr_expect_geq((big + small) * 100, in_work * 99, "%llu of %llu samples in work() under a task",
+		      (unsigned long long)(big + small), (unsigned long long)in_work);
+	profile__free(p);
+}
+
+Test(live_python, a_generators_frames_are_under_their_consumer)
+{
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	u64 numbers = 0, squares = 0, in_work = 0;
+	struct profile *p;
+
+	need_python();
+	p = record_work("pipeline", "");
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		int n = py_frames(p, ss, names, lines);
+		const char *by = caller_of(names, n, 0);
+
+		if (!n || !names[0] || strcmp(names[0], "work"))
+			continue;
+		in_work += ss->count;
+		/* numbers() is resumed by squares(), squares() by consume(), each a frame out */
+		if (!strcmp(by, "numbers") && !strcmp(caller_of(names, n, 1), "squares") &&
+		    !strcmp(caller_of(names, n, 2), "consume") && complete(names, n))
+			numbers += ss->count;
+		else if (!strcmp(by, "squares") && !strcmp(caller_of(names, n, 1), "consume") &&
+			 complete(names, n))
+			squares += ss->count;
+	}
+	cr_assert_gt(in_work, 300, "%llu samples in work()", (unsigned long long)in_work);
+	cr_expect_geq((numbers + squares) * 100, in_work * 99,
+		      "%llu of %llu samples in work() under the generators under consume()",
+		      (unsigned long long)(numbers + squares), (unsigned long long)in_work);
+	expect_share(squares, numbers + squares, 0.7, "squares()'s share of work()");
 	profile__free(p);
 }

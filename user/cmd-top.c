@@ -223,6 +223,12 @@ static int refresh(struct session *sess, struct top *t, struct cost *cost, struc
 	return stdout__flush() ? -EIO : err;
 }
 
+/* the stacks' Python frames named as top shows them, not at an end top does not have */
+static int name_python(void *sess)
+{
+	return session__name_python(sess);
+}
+
 /* the model top fills, with its status line's fixed parts: 0, or -errno after saying why */
 static int top_model(struct session *sess, struct top **out)
 {
@@ -239,6 +245,7 @@ static int top_model(struct session *sess, struct top **out)
 		return fail(-ENOMEM, "cannot start top: %s", strerror(ENOMEM));
 	if (env.raw_names)
 		top__no_demangle(t);
+	top__on_stacks(t, name_python, sess);
 	st = top__status(t);
 	st->event = session__event_name(sess);
 	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";

@@ -793,10 +793,15 @@ static int cmp_pyframe(const void *a, const void *b)
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
+void profile__sort_pyframes(struct profile *p)
+{
+	sort(p->pyframes, p->nr_pyframes, sizeof(*p->pyframes), cmp_pyframe);
+}
+
 void profile__finish(struct profile *p)
 {
 	profile__sort_jitsyms(p);
-	sort(p->pyframes, p->nr_pyframes, sizeof(*p->pyframes), cmp_pyframe);
+	profile__sort_pyframes(p);
 	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);

@@ -447,9 +447,11 @@ void profile__drop_jitsyms(struct profile *p, u32 pid);
 /* sorts the JIT symbols alone (a recording's other tables keep their order until the end:
  * the unwinder and the namespace scan follow them by index) */
 void profile__sort_jitsyms(struct profile *p);
-/* name a Python frame of pid (appended: profile__finish sorts them) */
+/* name a Python frame of pid (appended: profile__finish or profile__sort_pyframes sorts them) */
 int profile__add_pyframe(struct profile *p, u32 pid, u64 frame, const char *name, const char *file,
 			 u32 line);
+/* sorts the Python frames' names alone (profile__find_pyframe searches them) */
+void profile__sort_pyframes(struct profile *p);
 /* the name of pid's Python frame (tagged, with or without its entry bit), or NULL */
 const struct profile_pyframe *profile__find_pyframe(const struct profile *p, u32 pid, u64 frame);
 /* the JIT symbol of pid holding ip (the latest line among overlapping ones), or NULL */

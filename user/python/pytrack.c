@@ -320,15 +320,25 @@ static bool same_code(struct pytrack *t, struct pycode_ent *e, bool *checked)
 	return true;
 }
 
-int pytrack__finish(struct pytrack *t, struct profile *p)
+static int cmp_pyframe_named(const void *key, const void *b)
 {
-	struct named *v = NULL;
-	size_t n = 0;
-	int err;
+	const struct named *k = key;
+	const struct profile_pyframe *y = b;
 
-	err = pytrack__poll(t);
-	if (!err)
-		err = gather(p, &v, &n);
+	if (k->pid != y->pid)
+		return k->pid < y->pid ? -1 : 1;
+	return k->frame < y->frame ? -1 : k->frame > y->frame;
+}
+
+/* name v's frames (sorted) in p: those p has not named already (its names are sorted, the
+ * ones this call adds go after them); at the end (final), each code object checked again
+ * against its process's memory and what stays unnamed counted */
+static int name_frames(struct pytrack *t, struct profile *p, const struct named *v, size_t n,
+		       bool final)
+{
+	size_t before = p->nr_pyframes;
+	int err = 0;
+
 	for (size_t i = 0; !err && i < n; i++) {
 		struct pycode_ent *e;
 		u64 code = HSBPF_PY_CODE(v[i].frame);
@@ -337,15 +347,18 @@ int pytrack__finish(struct pytrack *t, struct profile *p)
 
 		if (i && !cmp_named(&v[i], &v[i - 1]))
 			continue;
+		if (before && bsearch(&v[i], p->pyframes, before, sizeof(*p->pyframes), cmp_pyframe_named))
+			continue;	/* named while the recording ran (top) */
 		err = name_code(t, v[i].pid, code);	/* one the kernel could not announce */
 		if (err)
 			break;
 		e = find_code(t, v[i].pid, code);
-		if (e && !e->err && (i == 0 || HSBPF_PY_CODE(v[i - 1].frame) != code || v[i - 1].pid != v[i].pid))
+		if (final && e && !e->err &&
+		    (i == 0 || HSBPF_PY_CODE(v[i - 1].frame) != code || v[i - 1].pid != v[i].pid))
 			if (!same_code(t, e, &checked))
 				t->reused++;
 		if (!e || e->err) {
-			p->stats.py_unnamed++;
+			p->stats.py_unnamed += final;
 			continue;
 		}
 		if (pylinetable__line(e->off.major, e->off.minor, e->c.table, e->c.table_len, e->c.firstlineno,
@@ -353,7 +366,37 @@ int pytrack__finish(struct pytrack *t, struct profile *p)
 			line = 0;
 		err = profile__add_pyframe(p, v[i].pid, v[i].frame, e->c.name, e->c.file, line);
 	}
+	return err;
+}
+
+/* the announcements read, then the frames of p's stacks named (final: pytrack__finish's);
+ * the names sorted again when some came after others */
+static int name_all(struct pytrack *t, struct profile *p, bool final)
+{
+	struct named *v = NULL;
+	size_t n = 0, before = p->nr_pyframes;
+	int err;
+
+	err = pytrack__poll(t);
+	if (!err)
+		err = gather(p, &v, &n);
+	if (!err)
+		err = name_frames(t, p, v, n, final);
 	free(v);
+	if (before && p->nr_pyframes != before)
+		profile__sort_pyframes(p);
+	return err;
+}
+
+int pytrack__name(struct pytrack *t, struct profile *p)
+{
+	return name_all(t, p, false);
+}
+
+int pytrack__finish(struct pytrack *t, struct profile *p)
+{
+	int err = name_all(t, p, true);
+
 	p->stats.py_reused = t->reused;
 	if (err)
 		return fail(err, "cannot name Python frames: %s", strerror(-err));

@@ -23,6 +23,9 @@ int pytrack__fork(struct pytrack *t, u32 pid, u32 tag, u32 ppid);
 void pytrack__forget(struct pytrack *t, u32 pid);
 /* name the code objects the kernel announced since the last call; -ENOMEM */
 int pytrack__poll(struct pytrack *t);
+/* name the Python frames of the profile's stacks now, while the recording runs (top): those
+ * not named yet whose code objects could be read; -ENOMEM */
+int pytrack__name(struct pytrack *t, struct profile *p);
 /* name the Python frames of the profile's stacks (what could not be named stays unnamed,
  * counted in stats.py_unnamed, never named after another code object); -ENOMEM */
 int pytrack__finish(struct pytrack *t, struct profile *p);

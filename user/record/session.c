@@ -1065,6 +1065,13 @@ int session__build_tables(struct session *s)
 	return s->unw || s->py ? feed_unwinder(s, 0) : 0;
 }
 
+int session__name_python(struct session *s)
+{
+	if (s->py && pytrack__name(s->py, s->p))
+		return fail(-ENOMEM, "cannot name Python frames: %s", strerror(ENOMEM));
+	return 0;
+}
+
 struct profile *session__profile(struct session *s)
 {
 	return s->p;

@@ -75,6 +75,9 @@ int session__build_tables(struct session *s);
  * that have exited, except those in also (and the fork ancestors of what stays); call it
  * right after session__poll */
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
+/* the Python frames of the profile's stacks named now, from the live processes (top, whose
+ * session has no end to name them at): 0, or -ENOMEM after saying so */
+int session__name_python(struct session *s);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
 /* with keep_objects: the objects held open, for buildid_keeper__save; else NULL */

@@ -9,6 +9,7 @@
 #include "record/memory.h"
 #include "symbols/inline.h"
 #include "report/hist.h"
+#include "report/pyself.h"
 #include "lib/json_writer.h"
 #include "record/offcpu.h"
 
@@ -321,11 +322,19 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 			/* the evaluation loop's frame after its Python frames: the functions inlined
 			 * at its pc were called by the Python code, so they go before it */
 			if (py && cc->nr_frames - at > 1 &&
-			    !strcmp(cc->frames[cc->nr_frames - 1].sym, "_PyEval_EvalFrameDefault"))
+			    !strcmp(cc->frames[cc->nr_frames - 1].sym, PYSELF_EVAL_LOOP))
 				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
 			py = 0;
 		}
 		st->nr = cc->nr_frames - st->first;
+		/* the loop's own time is its innermost Python frame's (after the functions inlined
+		 * at the loop's pc, which go before it) */
+		for (u32 j = 0; pyself__leaf(p, ss) && j < st->nr; j++) {
+			if (HSBPF_PY_IS_FRAME(cc->frames[st->first + j].ip)) {
+				st->self = j;
+				break;
+			}
+		}
 		if (profile__stack_sample_waker(p, i) &&
 		    add_waker_frames(cc, sy, st, profile__stack_sample_waker(p, i), user_returns))
 			goto nomem;
@@ -543,8 +552,11 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 			bool dup = false;
 			s64 row;
 
-			/* only the sampled frame's row, without children: no row is made for a caller */
-			if (!children && j > 0)
+			/* only the row of the frame the sample's own time is in, without children: no
+			 * row is made for a caller */
+			if (!children && j < st->self)
+				continue;
+			if (!children && j > st->self)
 				break;
 			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
 			s.state = offcpu__state(ss->flags);	/* every frame's: the block's */
@@ -803,9 +815,9 @@ void callchain__print_tree(const struct callchain *cc, const struct hist *h, siz
 		if (!st->nr)
 			continue;
 		if (!o->children) {
-			if (f[0].row != h->rows[row].id)
+			if (f[st->self].row != h->rows[row].id)
 				continue;
-			pos = 0;
+			pos = st->self;
 		} else {
 			/* the row's frame nearest the leaf for callers, nearest the root for callees */
 			for (u32 j = 0; j < st->nr; j++)
@@ -820,7 +832,7 @@ void callchain__print_tree(const struct callchain *cc, const struct hist *h, siz
 		} else if (o->children) {
 			from = pos - 1, to = -1, step = -1;
 		} else {
-			from = st->nr - 1, to = 0, step = -1;	/* the root down to the row's caller */
+			from = st->nr - 1, to = pos, step = -1;	/* the root down to the row's caller */
 		}
 		t.nodes[0].count += st->count;
 		for (int j = from; j != to; j += step) {

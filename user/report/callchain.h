@@ -41,6 +41,9 @@ struct callchain_frame {
 struct callchain_stack {
 	u32 sample;		/* in profile.stack_samples (in profile.samples: callchain__new_flat) */
 	u32 first, nr;		/* frames, the sampled one first: kernel's, then user's */
+	u32 self;		/* the frame whose own time the sample is (report's flat row):
+				 * the sampled one (0), or the innermost Python frame when the
+				 * leaf is the evaluation loop (user/report/pyself.h) */
 	u64 count;
 	u64 weight;		/* in the profile's unit (meta.unit) */
 	u32 pid;		/* the sample's process image and cgroup */

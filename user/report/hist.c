@@ -10,6 +10,7 @@
 #include "report/sample_filter.h"
 #include "report/lbr_estimate.h"
 #include "record/offcpu.h"
+#include "report/pyself.h"
 #include "report/lbr_estimate.h"
 
 const char *hist__key_name(enum sort_key k)
@@ -248,16 +249,30 @@ void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
 
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)
 {
+	struct pyself_sample *py = NULL;
+	size_t nr = p->nr_samples;
+	int err = 0;
+
 	for (int k = 0; k < h->nr_keys; k++)
 		if (h->keys[k] == SORT_BB)
 			symbolizer__want_blocks(sy);
-	for (size_t i = 0; i < p->nr_samples; i++) {
+	/* pure Python code's own time is its Python function's, not the evaluation loop's */
+	if (pyself__samples(p, sy, &py, &nr))
+		return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
+	if (!py)
+		nr = p->nr_samples;
+	for (size_t i = 0; i < nr && !err; i++) {
 		struct hist_sample s;
 
-		hist__sample_keyed(&s, p, &p->samples[i], profile__sample_key(p, i), sy);
-		if (hist__add(h, &s))
-			return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
+		if (py)
+			hist__sample_keyed(&s, p, &py[i].s, &py[i].k, sy);
+		else
+			hist__sample_keyed(&s, p, &p->samples[i], profile__sample_key(p, i), sy);
+		err = hist__add(h, &s);
 	}
+	free(py);
+	if (err)
+		return fail(-ENOMEM, "cannot build histogram: %s", strerror(ENOMEM));
 	return 0;
 }
 

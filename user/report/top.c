@@ -55,6 +55,8 @@ struct top {
 	struct strset strs;
 	struct hist *view;	/* the rows of the last view */
 	struct sampler *sampler;	/* the last update's: the call stacks come from it */
+	int (*stacks_fn)(void *ctx);	/* top__on_stacks' */
+	void *stacks_ctx;
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -518,6 +520,8 @@ struct callchain *top__callchain(struct top *t)
 		return NULL;
 	}
 	err = sampler__collect_stacks(t->sampler, t->p);
+	if (!err && t->stacks_fn)
+		err = t->stacks_fn(t->stacks_ctx);
 	if (err) {
 		errno = -err;
 		return NULL;
@@ -526,6 +530,12 @@ struct callchain *top__callchain(struct top *t)
 	if (!cc)
 		errno = ENOMEM;
 	return cc;
+}
+
+void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx)
+{
+	t->stacks_fn = fn;
+	t->stacks_ctx = ctx;
 }
 
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out)

@@ -72,9 +72,13 @@ int top__update(struct top *t, struct sampler *s);
  * -ENOENT without them */
 struct callchain_links;
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out);
-/* the call stacks so far, resolved (top -g): NULL with errno ENOENT without them, or ENOMEM */
+/* the call stacks so far, resolved (top -g): NULL with errno ENOENT without them, or ENOMEM
+ * (or fn's error, see top__on_stacks) */
 struct callchain;
 struct callchain *top__callchain(struct top *t);
+/* fn(ctx) runs each time the call stacks so far are in the profile, before they are resolved
+ * (the session names their Python frames): 0, or -errno after saying why */
+void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx);
 /* Where a function is called from: its callers in cc's stacks as a tree from the function up
  * toward the roots, at most depth levels, each with its share of the samples of the stacks
  * the function is in; branches under min_share (0-1) of them are left out. Lines `width`
