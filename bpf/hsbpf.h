@@ -506,8 +506,9 @@ enum hsbpf_mem_stat {
 
 /* One CPython minor version's layout, as the unwinder (BPF) and the namer (user space) read
  * it: byte offsets into the runtime's structures, HSBPF_PY_ABSENT where the version has no
- * such field. From the table in user/python/pyoffsets.c, checked against the interpreter's
- * debug information in a test; 3.13+ from the _Py_DebugOffsets it carries in _PyRuntime. */
+ * such field. From the table in user/python/pyoffsets_table.c (checked against the
+ * interpreter's debug information in a test), the interpreter's own debug information where
+ * it has some, and 3.13's _Py_DebugOffsets in _PyRuntime (user/python/pyoffsets.c). */
 #define HSBPF_PY_ABSENT		0xffff
 struct hsbpf_py_offsets {
 	__u16 major, minor;
@@ -560,6 +561,8 @@ enum hsbpf_py_mode {
 struct hsbpf_py_proc {
 	__u64 runtime;			/* &_PyRuntime in the process */
 	__u64 eval_start, eval_end;	/* _PyEval_EvalFrameDefault, runtime addresses */
+	__u64 code_type;		/* &PyCode_Type where a frame's code field may hold
+					 * another object (3.13's f_executable); else 0 */
 	struct hsbpf_py_offsets off;
 };
 #define HSBPF_PY_PROCS		1024	/* Python processes followed at once */

@@ -23,6 +23,9 @@ struct pyobj {
 	char *path;
 	int err;		/* pydetect__elf's */
 	struct pyelf elf;
+	int dwarf_err;		/* pyoffsets__from_dwarf's: 0 when dwarf is its layout */
+	struct hsbpf_py_offsets dwarf;
+	bool said;		/* a disagreement of its layouts noted */
 };
 
 struct pyproc {
@@ -85,7 +88,7 @@ static struct pyproc *find_proc(struct pytrack *t, u32 pid)
 	return NULL;
 }
 
-static const struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
+static struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
 {
 	char where[PATH_MAX + 32];
 	struct pyobj *o;
@@ -101,8 +104,11 @@ static const struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
 		return NULL;
 	snprintf(where, sizeof(where), "/proc/%u/root%s", pid, path);
 	o->err = pydetect__elf(where, &o->elf);
-	if (o->err && o->err != -ENOENT)
-		o->err = pydetect__elf(path, &o->elf);
+	if (o->err && o->err != -ENOENT) {
+		snprintf(where, sizeof(where), "%s", path);
+		o->err = pydetect__elf(where, &o->elf);
+	}
+	o->dwarf_err = o->err ? o->err : pyoffsets__from_dwarf(where, &o->dwarf);
 	t->nr_objs++;
 	return o;
 }
@@ -124,9 +130,47 @@ static int put_proc(struct pytrack *t, const struct pyproc *in)
 	return sampler__py_proc(t->s, p->pid, p->tag, &p->kp);
 }
 
+/* the layout of o's CPython in pid (pyoffsets__choose): its row, its DWARF, a running
+ * 3.13's own description; a disagreement between them said once per object */
+static int choose_layout(struct pyobj *o, u32 pid, u64 runtime,
+			 struct hsbpf_py_offsets *out)
+{
+	static const char *const source[] = {
+		[PYOFFSETS_TABLE] = "hsbpf's table",
+		[PYOFFSETS_DWARF] = "its debug information",
+		[PYOFFSETS_RUNTIME] = "its _Py_DebugOffsets",
+	};
+	struct hsbpf_py_offsets rt;
+	struct pyoffsets_choice why;
+	bool have_rt = false;
+	int err;
+
+	if (o->elf.major == 3 && o->elf.minor >= 13)
+		have_rt = !pyoffsets__from_debug_offsets(pid, runtime, &rt);
+	err = pyoffsets__choose(o->elf.major, o->elf.minor, o->dwarf_err ? NULL : &o->dwarf,
+				have_rt ? &rt : NULL, out, &why);
+	if (err)
+		return err;
+	if (!o->said && why.dwarf_differs) {
+		o->said = true;
+		note("python: %s: its debug information says another %s than hsbpf's CPython "
+		     "%d.%d table: read with the debug information's", o->path, why.dwarf_differs,
+		     o->elf.major, o->elf.minor);
+	}
+	if (!o->said && why.runtime_differs) {
+		o->said = true;
+		note("python: %s: its _Py_DebugOffsets say another %s than %s: read with "
+		     "_Py_DebugOffsets'", o->path, why.runtime_differs,
+		     o->dwarf_err ? "hsbpf's table" : "its debug information");
+	}
+	debug("python: pid %u: %d.%d's layout from %s", pid, o->elf.major, o->elf.minor,
+	      source[why.source]);
+	return 0;
+}
+
 int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 start, u64 len, u64 pgoff)
 {
-	const struct pyobj *o;
+	struct pyobj *o;
 	struct pyproc p = { .pid = pid, .tag = tag };
 	bool ok;
 	u64 bias;
@@ -144,7 +188,10 @@ int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 sta
 	p.kp.runtime = bias + o->elf.runtime;
 	p.kp.eval_start = bias + o->elf.eval;
 	p.kp.eval_end = p.kp.eval_start + o->elf.eval_size;
-	p.known = !pyoffsets__lookup(o->elf.major, o->elf.minor, &p.kp.off);
+	/* 3.13's f_executable may hold another object than a code object */
+	if (o->elf.major == 3 && o->elf.minor >= 13 && o->elf.code_type)
+		p.kp.code_type = bias + o->elf.code_type;
+	p.known = !choose_layout(o, pid, p.kp.runtime, &p.kp.off);
 	if (!p.known && t->warned_minor != o->elf.major * 100 + o->elf.minor) {
 		t->warned_minor = o->elf.major * 100 + o->elf.minor;
 		note("python: %s is CPython %d.%d, which hsbpf does not know: its stacks have native "
