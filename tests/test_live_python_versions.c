@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Live Python frames of each CPython version hsbpf knows (docs/python.md, Versions): pyenv's
+ * 3.10, 3.11, 3.12 and 3.13, each where installed (one that is not is skipped, naming it),
+ * recorded with -g running tests/fixtures/python/pywork.py: two functions doing 70% and 30%
+ * of identical work have their shares, the samples with Python frames have complete Python
+ * stacks (every frame named, the outermost the program's), and hot()'s samples are on the
+ * line the interpreter itself maps its in-place add to (tests/fixtures/python/hotline.py:
+ * co_positions, or 3.10's co_lines). Debian's python3.11 is tests/test_live_python.c's. */
+#include <criterion/criterion.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "helpers.h"
+#include "profile/profile.h"
+
+TestSuite(live_python_versions, .fini = cleanup_tmpdir, .timeout = 240);
+
+#define PYENV		"/root/.pyenv/versions"
+#define WORK		"tests/fixtures/python/pywork.py"
+#define HOTLINE		"tests/fixtures/python/hotline.py"
+#define MAX_PY		128
+
+/* pyenv's python3.minor into bin, else the test is skipped naming the version */
+static void need_pyenv(int minor, char *bin, size_t size)
+{
+	char pattern[128];
+	glob_t g;
+	bool hit;
+
+	snprintf(pattern, sizeof(pattern), PYENV "/3.%d.*/bin/python3.%d", minor, minor);
+	hit = !glob(pattern, 0, NULL, &g) && g.gl_pathc;
+	if (hit)
+		snprintf(bin, size, "%s", g.gl_pathv[0]);
+	globfree(&g);
+	if (!hit)
+		cr_skip_test("CPython 3.%d is not installed (no %s): its Python frames are not tested "
+			     "live", minor, pattern);
+}
+
+/* complete: every frame named, the outermost the program's */
+static bool complete(const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!names[i])
+			return false;
+	return n && !strcmp(names[n - 1], "<module>");
+}
+
+/* seventy() and thirty() share work() 70/30; the samples with Python frames are complete */
+static void check_split(const char *py, const char *flags)
+{
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	u64 seventy = 0, thirty = 0, with = 0, whole = 0;
+	struct profile *p = record_profile("-g -F 999 -- %s %s %s split 3", py, flags, WORK);
+
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		int n = python_frames(p, ss, names, lines, MAX_PY);
+
+		if (!n)
+			continue;
+		with += ss->count;
+		whole += complete(names, n) ? ss->count : 0;
+		if (n < 3 || !names[0] || strcmp(names[0], "work") || !names[1])
+			continue;
+		if (!strcmp(names[1], "seventy"))
+			seventy += ss->count;
+		else if (!strcmp(names[1], "thirty"))
+			thirty += ss->count;
+	}
+	cr_assert_gt(seventy + thirty, 300, "%s: %llu samples in work() under its callers", py,
+		     (unsigned long long)(seventy + thirty));
+	expect_share(seventy, seventy + thirty, 0.7, "seventy()'s share of work()");
+	cr_expect_geq(whole * 100, with * 99, "%s: %llu of %llu samples with Python frames complete",
+		      py, (unsigned long long)whole, (unsigned long long)with);
+	/* a chain cut at unreadable memory or a loop would have no frames at all */
+	cr_expect_leq(p->stats.py_bad * 100, p->stats.py_samples, "%s: %llu of %llu Python stacks cut",
+		      py, (unsigned long long)p->stats.py_bad, (unsigned long long)p->stats.py_samples);
+	profile__free(p);
+}
+
+/* hot()'s samples on the line the interpreter maps its in-place add to */
+static void check_hot_line(const char *py)
+{
+	struct run_result *r = calloc(1, sizeof(*r));
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	u64 hot = 0, at = 0;
+	unsigned want = 0;
+	struct profile *p;
+
+	cr_assert(r);
+	cr_assert_eq(run(r, "%s %s %s", py, HOTLINE, WORK), 0, "%s", r->err);
+	cr_assert_eq(sscanf(r->out, "%u", &want), 1, "%s: %s", HOTLINE, r->out);
+	free(r);
+	p = record_profile("-g -F 999 -- %s %s line 3", py, WORK);
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		int n = python_frames(p, ss, names, lines, MAX_PY);
+
+		if (!n || !names[0] || strcmp(names[0], "hot"))
+			continue;
+		hot += ss->count;
+		at += lines[0] == want ? ss->count : 0;
+	}
+	cr_assert_gt(hot, 300, "%s: %llu samples in hot()", py, (unsigned long long)hot);
+	cr_expect_geq(at * 100, hot * 95, "%s: %llu of %llu samples in hot() on line %u", py,
+		      (unsigned long long)at, (unsigned long long)hot, want);
+	profile__free(p);
+}
+
+static void check_version(int minor, const char *flags)
+{
+	char py[PATH_MAX];
+
+	need_pyenv(minor, py, sizeof(py));
+	check_split(py, flags);
+	check_hot_line(py);
+}
+
+Test(live_python_versions, python310) { check_version(10, ""); }
+/* -S: pyenv's 3.11 frees site's module code object after its import and gives its address
+ * to seventy(), whose frames are then unnamed (docs/python.md, Limits: Names) */
+Test(live_python_versions, python311) { check_version(11, "-S"); }
+Test(live_python_versions, python312) { check_version(12, ""); }
+Test(live_python_versions, python313) { check_version(13, ""); }
