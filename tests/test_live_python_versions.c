@@ -5,13 +5,17 @@
  * of identical work have their shares, the samples with Python frames have complete Python
  * stacks (every frame named, the outermost the program's), and hot()'s samples are on the
  * line the interpreter itself maps its in-place add to (tests/fixtures/python/hotline.py:
- * co_positions, or 3.10's co_lines). Debian's python3.11 is tests/test_live_python.c's. */
+ * co_positions, or 3.10's co_lines). Beside perf, the one reference it has: 3.12 run with
+ * -X perf and recorded by perf, 3.12 run without a flag and recorded by hsbpf, the same
+ * Python functions with the same shares. Debian's python3.11 is tests/test_live_python.c's. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "helpers.h"
 #include "profile/profile.h"
 
@@ -20,6 +24,7 @@ TestSuite(live_python_versions, .fini = cleanup_tmpdir, .timeout = 240);
 #define PYENV		"/root/.pyenv/versions"
 #define WORK		"tests/fixtures/python/pywork.py"
 #define HOTLINE		"tests/fixtures/python/hotline.py"
+#define LEAFSPLIT	"tests/fixtures/python/leafsplit.py"
 #define MAX_PY		128
 
 /* pyenv's python3.minor into bin, else the test is skipped naming the version */
@@ -127,3 +132,100 @@ Test(live_python_versions, python310) { check_version(10, ""); }
 Test(live_python_versions, python311) { check_version(11, "-S"); }
 Test(live_python_versions, python312) { check_version(12, ""); }
 Test(live_python_versions, python313) { check_version(13, ""); }
+
+/* the innermost Python function's samples, by name, of one profiler */
+struct leaf_counts {
+	u64 seventy, thirty, other, total;
+};
+
+static void count_leaf(struct leaf_counts *c, const char *name, u64 n)
+{
+	if (!strcmp(name, "seventy"))
+		c->seventy += n;
+	else if (!strcmp(name, "thirty"))
+		c->thirty += n;
+	else
+		c->other += n;
+	c->total += n;
+}
+
+/* perf's: each sample's innermost -X perf trampoline (py::NAME:FILE in /tmp/perf-PID.map),
+ * counted by perf script; the map the interpreter wrote is removed */
+static void perf_leaf(const char *py, struct leaf_counts *c)
+{
+	struct run_result *r = calloc(1, sizeof(*r));
+	char data[PATH_MAX], name[256], *line, *save = NULL;
+	unsigned long long n;
+	unsigned pid = 0;
+
+	cr_assert(r);
+	snprintf(data, sizeof(data), "%s/perf.data", tmpdir());
+	cr_assert_eq(run(r, "perf record -q --call-graph dwarf -F 999 -o %s -- %s -X perf %s 3",
+			 data, py, LEAFSPLIT), 0, "perf record: %s", r->err);
+	cr_assert_eq(run(r, "perf script -i %s 2>/dev/null | awk 'BEGIN { RS = \"\" } "
+			 "NR == 1 { print $2, \"pid\" } "
+			 "match($0, /py::[^:]*:/) { print 1, substr($0, RSTART + 4, RLENGTH - 5) }' | "
+			 "sort | uniq -c", data), 0, "perf script: %s", r->err);
+	for (line = strtok_r(r->out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned v;
+
+		if (sscanf(line, "%*u %u pid", &v) == 1 && strstr(line, " pid"))
+			pid = v;
+		else if (sscanf(line, "%llu 1 %255s", &n, name) == 2)
+			count_leaf(c, name, n);
+	}
+	if (pid) {
+		snprintf(data, sizeof(data), "/tmp/perf-%u.map", pid);
+		unlink(data);
+	}
+	free(r);
+}
+
+/* hsbpf's: each stack sample's innermost Python frame */
+static void hsbpf_leaf(const char *py, struct leaf_counts *c)
+{
+	const char *names[MAX_PY];
+	u32 lines[MAX_PY];
+	struct profile *p = record_profile("-g -F 999 -- %s %s 3", py, LEAFSPLIT);
+
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+
+		if (python_frames(p, ss, names, lines, MAX_PY) && names[0])
+			count_leaf(c, names[0], ss->count);
+	}
+	profile__free(p);
+}
+
+/* perf reaches Python functions only through 3.12's -X perf trampolines, and, in an
+ * interpreter built without frame pointers, only the innermost: the leaf's shares are what
+ * the two can be compared on. Two samplings of the same split: their shares differ by their
+ * two binomial noises at most (4 sd of the difference) */
+Test(live_python_versions, python312_beside_perf_with_x_perf)
+{
+	struct leaf_counts perf = { 0 }, ours = { 0 };
+	char py[PATH_MAX];
+	double a, b, sd;
+
+	need_pyenv(12, py, sizeof(py));
+	if (access("/usr/bin/perf", X_OK))
+		cr_skip_test("perf is not installed: hsbpf is not compared with perf on 3.12");
+	perf_leaf(py, &perf);
+	hsbpf_leaf(py, &ours);
+	cr_assert_gt(perf.seventy + perf.thirty, 300, "perf: %llu samples in seventy() and thirty()",
+		     (unsigned long long)(perf.seventy + perf.thirty));
+	cr_assert_gt(ours.seventy + ours.thirty, 300, "hsbpf: %llu samples in seventy() and thirty()",
+		     (unsigned long long)(ours.seventy + ours.thirty));
+	/* the same Python functions: the others (main's loop, startup) are a few percent in both */
+	cr_expect_leq(perf.other * 20, perf.total, "perf: %llu of %llu samples in other functions",
+		      (unsigned long long)perf.other, (unsigned long long)perf.total);
+	cr_expect_leq(ours.other * 20, ours.total, "hsbpf: %llu of %llu samples in other functions",
+		      (unsigned long long)ours.other, (unsigned long long)ours.total);
+	a = (double)perf.seventy / (perf.seventy + perf.thirty);
+	b = (double)ours.seventy / (ours.seventy + ours.thirty);
+	sd = sqrt(0.7 * 0.3 * (1.0 / (perf.seventy + perf.thirty) + 1.0 / (ours.seventy + ours.thirty)));
+	cr_expect_leq(fabs(a - b), fmax(4 * sd, 0.03), "seventy()'s share: perf %.1f%%, hsbpf %.1f%% "
+		      "(4 sd of their difference: %.1f%%)", 100 * a, 100 * b, 400 * sd);
+	expect_share(ours.seventy, ours.seventy + ours.thirty, 0.7, "hsbpf: seventy()'s share");
+	expect_share(perf.seventy, perf.seventy + perf.thirty, 0.7, "perf: seventy()'s share");
+}
