@@ -7,7 +7,8 @@
  * line the interpreter itself maps its in-place add to (tests/fixtures/python/hotline.py:
  * co_positions, or 3.10's co_lines). Beside perf, the one reference it has: 3.12 run with
  * -X perf and recorded by perf, 3.12 run without a flag and recorded by hsbpf, the same
- * Python functions with the same shares. Debian's python3.11 is tests/test_live_python.c's. */
+ * Python functions with the same shares. A version hsbpf does not know (3.9) has native frames
+ * only, and one line saying so. Debian's python3.11 is tests/test_live_python.c's. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
@@ -228,4 +229,32 @@ Test(live_python_versions, python312_beside_perf_with_x_perf)
 		      "(4 sd of their difference: %.1f%%)", 100 * a, 100 * b, 400 * sd);
 	expect_share(ours.seventy, ours.seventy + ours.thirty, 0.7, "hsbpf: seventy()'s share");
 	expect_share(perf.seventy, perf.seventy + perf.thirty, 0.7, "perf: seventy()'s share");
+}
+
+/* a version hsbpf has no layout for (pyenv's 3.9): native frames, and one line saying so */
+Test(live_python_versions, an_unknown_version_has_native_frames_and_one_line)
+{
+	struct run_result *r = calloc(1, sizeof(*r));
+	const char *names[MAX_PY], *said;
+	u32 lines[MAX_PY];
+	char py[PATH_MAX];
+	struct profile *p;
+	u64 py_samples = 0;
+
+	cr_assert(r);
+	need_pyenv(9, py, sizeof(py));
+	unlink(profile_path());
+	run(r, "%s record -g -o %s -- %s %s split 1", hsbpf_bin(), profile_path(), py, WORK);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	said = strstr(r->err, "is CPython 3.9, which hsbpf does not know");
+	cr_expect(said, "no line says 3.9 is not known: %s", r->err);
+	cr_expect(!said || !strstr(said + 1, "is CPython 3.9, which"), "said twice: %s", r->err);
+	free(r);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	for (size_t i = 0; i < p->nr_stack_samples; i++)
+		if (python_frames(p, &p->stack_samples[i], names, lines, MAX_PY))
+			py_samples += p->stack_samples[i].count;
+	cr_expect_eq(py_samples, 0, "%llu samples with Python frames", (unsigned long long)py_samples);
+	cr_expect_gt(samples_in_symbol(p, "_PyEval_EvalFrameDefault"), 0);
+	profile__free(p);
 }

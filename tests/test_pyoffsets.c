@@ -23,26 +23,6 @@ TestSuite(pyoffsets, .fini = cleanup_tmpdir);
 
 #define PYENV "/root/.pyenv/versions"
 
-static const struct {
-	size_t off;
-	const char *name;
-} fields[] = {
-#define F(f) { offsetof(struct hsbpf_py_offsets, f), #f }
-	F(major), F(minor), F(runtime_interp_head), F(interp_next), F(interp_threads_head),
-	F(tstate_next), F(tstate_thread_id), F(tstate_native_thread_id), F(tstate_cframe),
-	F(cframe_current_frame), F(tstate_current_frame), F(frame_code), F(frame_previous),
-	F(frame_instr), F(frame_is_entry), F(frame_owner), F(owned_by_cstack), F(code_adaptive),
-	F(code_code), F(code_qualname), F(code_name), F(code_filename), F(code_firstlineno),
-	F(code_linetable), F(unicode_state), F(unicode_ascii_data), F(unicode_compact_data),
-	F(bytes_size), F(bytes_data), F(code_firsttraceable),
-#undef F
-};
-
-static u16 field(const struct hsbpf_py_offsets *o, size_t i)
-{
-	return *(const u16 *)((const char *)o + fields[i].off);
-}
-
 static const struct hsbpf_py_offsets *known(int major, int minor)
 {
 	for (size_t i = 0; i < pyoffsets__nr_known; i++)
@@ -54,9 +34,10 @@ static const struct hsbpf_py_offsets *known(int major, int minor)
 static void expect_same(const struct hsbpf_py_offsets *want, const struct hsbpf_py_offsets *got,
 			const char *what)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-		cr_expect_eq(field(got, i), field(want, i), "%s: %s is %u, the table says %u", what,
-			     fields[i].name, field(got, i), field(want, i));
+	for (size_t i = 0; i < pyoffsets__nr_fields; i++)
+		cr_expect_eq(pyoffsets__field(got, i), pyoffsets__field(want, i),
+			     "%s: %s is %u, the table says %u", what, pyoffsets__fields[i].name,
+			     pyoffsets__field(got, i), pyoffsets__field(want, i));
 }
 
 /* the first file matching pattern, or NULL */

@@ -9,10 +9,7 @@
 #include "lib/util.h"
 #include "python/pyoffsets.h"
 
-static const struct {
-	size_t off;
-	const char *name;
-} fields[] = {
+const struct pyoffsets_field pyoffsets__fields[] = {
 #define F(f) { offsetof(struct hsbpf_py_offsets, f), #f }
 	F(major), F(minor), F(runtime_interp_head), F(interp_next), F(interp_threads_head),
 	F(tstate_next), F(tstate_thread_id), F(tstate_native_thread_id), F(tstate_cframe),
@@ -24,8 +21,15 @@ static const struct {
 #undef F
 };
 
-_Static_assert(ARRAY_SIZE(fields) * sizeof(u16) == sizeof(struct hsbpf_py_offsets),
+_Static_assert(ARRAY_SIZE(pyoffsets__fields) * sizeof(u16) == sizeof(struct hsbpf_py_offsets),
 	       "every field of struct hsbpf_py_offsets is compared");
+
+const size_t pyoffsets__nr_fields = ARRAY_SIZE(pyoffsets__fields);
+
+u16 pyoffsets__field(const struct hsbpf_py_offsets *o, size_t i)
+{
+	return *(const u16 *)((const char *)o + pyoffsets__fields[i].off);
+}
 
 int pyoffsets__lookup(int major, int minor, struct hsbpf_py_offsets *out)
 {
@@ -40,10 +44,9 @@ int pyoffsets__lookup(int major, int minor, struct hsbpf_py_offsets *out)
 
 const char *pyoffsets__diff(const struct hsbpf_py_offsets *a, const struct hsbpf_py_offsets *b)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-		if (*(const u16 *)((const char *)a + fields[i].off) !=
-		    *(const u16 *)((const char *)b + fields[i].off))
-			return fields[i].name;
+	for (size_t i = 0; i < pyoffsets__nr_fields; i++)
+		if (pyoffsets__field(a, i) != pyoffsets__field(b, i))
+			return pyoffsets__fields[i].name;
 	return NULL;
 }
 

@@ -34,6 +34,14 @@ struct pyoffsets_choice {
 int pyoffsets__choose(int major, int minor, const struct hsbpf_py_offsets *dwarf,
 		      const struct hsbpf_py_offsets *runtime, struct hsbpf_py_offsets *out,
 		      struct pyoffsets_choice *why);
+/* every field of struct hsbpf_py_offsets, by name, and field i's value in o */
+struct pyoffsets_field {
+	size_t off;
+	const char *name;
+};
+extern const struct pyoffsets_field pyoffsets__fields[];
+extern const size_t pyoffsets__nr_fields;
+__u16 pyoffsets__field(const struct hsbpf_py_offsets *o, size_t i);
 /* the name of the first field where a and b differ, or NULL when they are the same */
 const char *pyoffsets__diff(const struct hsbpf_py_offsets *a, const struct hsbpf_py_offsets *b);
 
