@@ -529,7 +529,7 @@ struct hsbpf_py_offsets {
 	__u16 frame_previous;		/* previous; 3.10: f_back */
 	__u16 frame_instr;		/* prev_instr (3.11, 3.12), instr_ptr (3.13), f_lasti (3.10) */
 	__u16 frame_is_entry;		/* 3.11: is_entry */
-	__u16 frame_owner;		/* 3.12+: owner (FRAME_OWNED_BY_CSTACK marks the entry) */
+	__u16 frame_owner;		/* 3.11+: owner (3.12+: FRAME_OWNED_BY_CSTACK marks the entry) */
 	__u16 owned_by_cstack;		/* that owner's value */
 	/* PyCodeObject */
 	__u16 code_adaptive;		/* co_code_adaptive: where the instructions start (3.11+) */

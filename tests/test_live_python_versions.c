@@ -8,7 +8,8 @@
  * co_positions, or 3.10's co_lines). Beside perf, the one reference it has: 3.12 run with
  * -X perf and recorded by perf, 3.12 run without a flag and recorded by hsbpf, the same
  * Python functions with the same shares. A version hsbpf does not know (3.9) has native frames
- * only, and one line saying so. Debian's python3.11 is tests/test_live_python.c's. */
+ * only, and one line saying so; 3.13 is read with its own _Py_DebugOffsets. Debian's
+ * python3.11 is tests/test_live_python.c's. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
@@ -257,4 +258,20 @@ Test(live_python_versions, an_unknown_version_has_native_frames_and_one_line)
 	cr_expect_eq(py_samples, 0, "%llu samples with Python frames", (unsigned long long)py_samples);
 	cr_expect_gt(samples_in_symbol(p, "_PyEval_EvalFrameDefault"), 0);
 	profile__free(p);
+}
+
+/* 3.13 is read with the layout it describes itself (_Py_DebugOffsets), which agrees with
+ * hsbpf's table and its DWARF: no line says otherwise */
+Test(live_python_versions, python313_is_read_with_its_own_debug_offsets)
+{
+	struct run_result *r = calloc(1, sizeof(*r));
+	char py[PATH_MAX];
+
+	cr_assert(r);
+	need_pyenv(13, py, sizeof(py));
+	run(r, "%s record -v -g -o %s -- %s %s split 1", hsbpf_bin(), profile_path(), py, WORK);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	cr_expect(strstr(r->err, "3.13's layout from its _Py_DebugOffsets"), "%s", r->err);
+	cr_expect(!strstr(r->err, " say another ") && !strstr(r->err, " says another "), "%s", r->err);
+	free(r);
 }

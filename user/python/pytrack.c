@@ -31,6 +31,8 @@ struct pyobj {
 struct pyproc {
 	u32 pid, tag;
 	bool known;			/* a version hsbpf has a layout for */
+	u8 rt_tries;			/* 3.13: reads of _Py_DebugOffsets left to try */
+	size_t obj;			/* its CPython object, in objs[] */
 	struct hsbpf_py_proc kp;
 };
 
@@ -132,8 +134,8 @@ static int put_proc(struct pytrack *t, const struct pyproc *in)
 
 /* the layout of o's CPython in pid (pyoffsets__choose): its row, its DWARF, a running
  * 3.13's own description; a disagreement between them said once per object */
-static int choose_layout(struct pyobj *o, u32 pid, u64 runtime,
-			 struct hsbpf_py_offsets *out)
+static int choose_layout(struct pyobj *o, u32 pid, u64 runtime, struct hsbpf_py_offsets *out,
+			 enum pyoffsets_source *src)
 {
 	static const char *const source[] = {
 		[PYOFFSETS_TABLE] = "hsbpf's table",
@@ -165,6 +167,7 @@ static int choose_layout(struct pyobj *o, u32 pid, u64 runtime,
 	}
 	debug("python: pid %u: %d.%d's layout from %s", pid, o->elf.major, o->elf.minor,
 	      source[why.source]);
+	*src = why.source;
 	return 0;
 }
 
@@ -172,6 +175,7 @@ int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 sta
 {
 	struct pyobj *o;
 	struct pyproc p = { .pid = pid, .tag = tag };
+	enum pyoffsets_source src;
 	bool ok;
 	u64 bias;
 
@@ -191,7 +195,12 @@ int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 sta
 	/* 3.13's f_executable may hold another object than a code object */
 	if (o->elf.major == 3 && o->elf.minor >= 13 && o->elf.code_type)
 		p.kp.code_type = bias + o->elf.code_type;
-	p.known = !choose_layout(o, pid, p.kp.runtime, &p.kp.off);
+	p.obj = o - t->objs;
+	p.known = !choose_layout(o, pid, p.kp.runtime, &p.kp.off, &src);
+	/* a command's 3.13 is found at its exec, before its data is mapped: _Py_DebugOffsets are
+	 * read again when its first code objects are announced (retry_runtime) */
+	if (p.known && o->elf.minor >= 13 && src != PYOFFSETS_RUNTIME)
+		p.rt_tries = 3;
 	if (!p.known && t->warned_minor != o->elf.major * 100 + o->elf.minor) {
 		t->warned_minor = o->elf.major * 100 + o->elf.minor;
 		note("python: %s is CPython %d.%d, which hsbpf does not know: its stacks have native "
@@ -277,6 +286,27 @@ static int name_code(struct pytrack *t, u32 pid, u64 code)
 	return 0;
 }
 
+/* a 3.13 whose _Py_DebugOffsets were not readable at its exec: read again (its runtime is
+ * initialised once it runs Python code), and its layout in the kernel replaced where they
+ * say otherwise than the DWARF or the table did */
+static int retry_runtime(struct pytrack *t, u32 pid)
+{
+	struct pyproc *p = find_proc(t, pid), q;
+	enum pyoffsets_source src;
+
+	if (!p || !p->known || !p->rt_tries)
+		return 0;
+	p->rt_tries--;
+	q = *p;
+	if (choose_layout(&t->objs[p->obj], pid, p->kp.runtime, &q.kp.off, &src) ||
+	    src != PYOFFSETS_RUNTIME)
+		return 0;
+	p->rt_tries = q.rt_tries = 0;
+	if (!pyoffsets__diff(&q.kp.off, &p->kp.off))
+		return 0;
+	return put_proc(t, &q);
+}
+
 static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 {
 	struct pytrack *t = ctx;
@@ -293,6 +323,7 @@ static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 		}
 		return 0;
 	}
+	retry_runtime(t, ev->pid);	/* the unwinder's layout stays if it fails */
 	if (name_code(t, ev->pid, ev->code))
 		t->err = -ENOMEM;
 	return 0;
