@@ -161,8 +161,8 @@ static int choose_layout(struct pyobj *o, u32 pid, u64 runtime, struct hsbpf_py_
 	}
 	if (!o->said && why.runtime_differs) {
 		o->said = true;
-		note("python: %s: its _Py_DebugOffsets say another %s than %s: read with "
-		     "_Py_DebugOffsets'", o->path, why.runtime_differs,
+		note("python: %s: its _Py_DebugOffsets say another %s than %s: read as "
+		     "_Py_DebugOffsets say", o->path, why.runtime_differs,
 		     o->dwarf_err ? "hsbpf's table" : "its debug information");
 	}
 	debug("python: pid %u: %d.%d's layout from %s", pid, o->elf.major, o->elf.minor,
