@@ -506,8 +506,9 @@ enum hsbpf_mem_stat {
 
 /* One CPython minor version's layout, as the unwinder (BPF) and the namer (user space) read
  * it: byte offsets into the runtime's structures, HSBPF_PY_ABSENT where the version has no
- * such field. From the table in user/python/pyoffsets.c, checked against the interpreter's
- * debug information in a test; 3.13+ from the _Py_DebugOffsets it carries in _PyRuntime. */
+ * such field. From the table in user/python/pyoffsets_table.c (checked against the
+ * interpreter's debug information in a test), the interpreter's own debug information where
+ * it has some, and 3.13's _Py_DebugOffsets in _PyRuntime (user/python/pyoffsets.c). */
 #define HSBPF_PY_ABSENT		0xffff
 struct hsbpf_py_offsets {
 	__u16 major, minor;
@@ -528,7 +529,7 @@ struct hsbpf_py_offsets {
 	__u16 frame_previous;		/* previous; 3.10: f_back */
 	__u16 frame_instr;		/* prev_instr (3.11, 3.12), instr_ptr (3.13), f_lasti (3.10) */
 	__u16 frame_is_entry;		/* 3.11: is_entry */
-	__u16 frame_owner;		/* 3.12+: owner (FRAME_OWNED_BY_CSTACK marks the entry) */
+	__u16 frame_owner;		/* 3.11+: owner (3.12+: FRAME_OWNED_BY_CSTACK marks the entry) */
 	__u16 owned_by_cstack;		/* that owner's value */
 	/* PyCodeObject */
 	__u16 code_adaptive;		/* co_code_adaptive: where the instructions start (3.11+) */
@@ -560,6 +561,8 @@ enum hsbpf_py_mode {
 struct hsbpf_py_proc {
 	__u64 runtime;			/* &_PyRuntime in the process */
 	__u64 eval_start, eval_end;	/* _PyEval_EvalFrameDefault, runtime addresses */
+	__u64 code_type;		/* &PyCode_Type where a frame's code field may hold
+					 * another object (3.13's f_executable); else 0 */
 	struct hsbpf_py_offsets off;
 };
 #define HSBPF_PY_PROCS		1024	/* Python processes followed at once */

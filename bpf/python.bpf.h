@@ -54,7 +54,7 @@ struct {
 	__uint(max_entries, HSBPF_PY_CODES_RING);
 } py_codes SEC(".maps");
 
-#define PY_FRAME_READ	72	/* bytes of a frame read at once: 3.11's header (its specials) */
+#define PY_FRAME_READ	128	/* bytes of a frame read at once, at most (3.10's f_lasti is at 96) */
 #define PY_MAX_INTERPS	4
 #define PY_MAX_THREADS	64
 
@@ -63,14 +63,19 @@ struct py_walk {
 	__u32 nr, next;		/* frames read; the next to place */
 	__u64 frame, mark;	/* the frame to read; Brent's mark */
 	__u32 steps, power;
-	__u32 bad, pad;		/* the chain met unreadable memory or a loop */
+	__u32 bad;		/* the chain met unreadable memory or a loop */
+	__u32 read_len;		/* bytes of each frame read: the version's fields' end */
+	__u32 group;		/* frames[] index where the current group began */
+	__u32 all_entry;	/* 3.10: each frame has its own evaluation loop's call */
+	__u64 pending;		/* 3.12+: an incomplete frame skipped, its group empty so far */
+	__u64 code_type;	/* &PyCode_Type where the frame's code may be another object */
 	/* the thread state's search: the thread, the list's position, the state found */
 	__u64 fsbase, interp, ts, found;
 	__u32 tid;
 	__u32 place_all, place_full, pad2;	/* python_place's */
 	__u64 eval_start, eval_end;
 	struct hsbpf_py_offsets off;
-	__u8 buf[PY_FRAME_READ];
+	__u8 buf[PY_FRAME_READ + 8];	/* masked offsets and their 8 bytes stay inside */
 };
 
 struct {
@@ -147,47 +152,118 @@ static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, stru
 	return w->found;
 }
 
+/* a field of the frame just read (read_len covers every field the version has) */
 static __always_inline __u64 py_field(struct py_walk *w, __u16 off)
 {
 	if (off > PY_FRAME_READ - 8)
 		return 0;
-	return *(__u64 *)&w->buf[off & 63];
+	return *(__u64 *)&w->buf[off & (PY_FRAME_READ - 1)];
 }
 
 static __always_inline __u8 py_byte(struct py_walk *w, __u16 off)
 {
 	if (off >= PY_FRAME_READ)
 		return 0;
-	return w->buf[off & 127];
+	return w->buf[off & (PY_FRAME_READ - 1)];
 }
 
-/* mark the last frame read as its group's entry (3.12+: the C-stack shim follows it) */
+/* the bytes of a frame to read: up to the end of the last field the version has */
+static __always_inline __u32 py_read_len(const struct hsbpf_py_offsets *o)
+{
+	__u32 end = 8;
+
+	if (o->frame_previous != HSBPF_PY_ABSENT && o->frame_previous + 8 > end)
+		end = o->frame_previous + 8;
+	if (o->frame_code != HSBPF_PY_ABSENT && o->frame_code + 8 > end)
+		end = o->frame_code + 8;
+	if (o->frame_instr != HSBPF_PY_ABSENT && o->frame_instr + 8 > end)
+		end = o->frame_instr + 8;
+	if (o->frame_is_entry != HSBPF_PY_ABSENT && o->frame_is_entry + 1 > end)
+		end = o->frame_is_entry + 1;
+	if (o->frame_owner != HSBPF_PY_ABSENT && o->frame_owner + 1 > end)
+		end = o->frame_owner + 1;
+	return end > PY_FRAME_READ ? PY_FRAME_READ : end;
+}
+
+static __always_inline void py_push(struct py_walk *w, __u64 v)
+{
+	__u32 n = w->nr;
+
+	if (n >= HSBPF_PY_MAX_FRAMES)
+		return;
+	w->frames[n & (HSBPF_PY_MAX_FRAMES - 1)] = v;
+	w->nr = n + 1;
+}
+
+/* the C-stack shim an evaluation loop's call begins with (3.12+): the last frame read is its
+ * group's entry. A group whose only frame was skipped as incomplete keeps that frame, so
+ * that its evaluation loop's native frame does not take the next group's frames */
 static __always_inline void py_close_group(struct py_walk *w)
 {
-	__u32 last = w->nr - 1;
+	__u32 last;
 
-	if (w->nr && last < HSBPF_PY_MAX_FRAMES)
+	if (w->nr == w->group && w->pending)
+		py_push(w, w->pending);
+	w->pending = 0;
+	last = w->nr - 1;
+	if (w->nr > w->group && last < HSBPF_PY_MAX_FRAMES)
 		w->frames[last] |= HSBPF_PY_ENTRY;
+	w->group = w->nr;
+}
+
+/* whether code (a frame's code field) holds a code object: 3.13's f_executable may hold
+ * another (None in a shim); a version whose field is always a code object is not checked */
+static __always_inline bool py_is_code(const struct py_walk *w, __u64 code)
+{
+	__u64 type = 0;
+
+	if (!w->code_type)
+		return true;
+	return !bpf_probe_read_user(&type, sizeof(type), (const void *)(code + 8)) &&
+	       type == w->code_type;
+}
+
+/* the instruction's offset in code units: 3.10's f_lasti (an int, -1 before the first),
+ * else the instruction pointer's distance from co_code_adaptive; *before: the pointer is
+ * before the first instruction (3.12's prev_instr in a frame just pushed) */
+static __always_inline __u64 py_instr(struct py_walk *w, __u64 code, bool *before)
+{
+	__u64 instr = py_field(w, w->off.frame_instr), start;
+
+	*before = false;
+	if (w->off.code_adaptive == HSBPF_PY_ABSENT)
+		return (__s32)instr < 0 ? 0 : (__u32)instr;
+	start = code + w->off.code_adaptive;
+	if (instr < start) {
+		*before = true;
+		return 0;
+	}
+	return (instr - start) / 2;
 }
 
 /* one interpreter frame: read, checked, recorded; 1 ends the chain */
 static long py_step(__u64 i, void *ctx)
 {
-	__u32 zero = 0, n;
+	__u32 zero = 0, len;
 	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
-	__u64 frame, code, instr, start, off = 0;
+	__u64 frame, code, off, v;
 	__u8 entry, owner;
 	int first = 0;
+	bool before;
 
 	if (!w || !w->frame)
 		return 1;
 	frame = w->frame;
-	n = w->nr;
-	if (n >= HSBPF_PY_MAX_FRAMES)
+	if (w->nr >= HSBPF_PY_MAX_FRAMES)
 		return 1;
+	len = w->read_len;
+	if (len > PY_FRAME_READ)
+		len = PY_FRAME_READ;
+	if (len < 8)
+		len = 8;
 	/* a chain that comes back to a frame it passed: Brent's mark moves at powers of two */
 	if (frame == w->mark || frame & 7 || frame >> 47 ||
-	    bpf_probe_read_user(w->buf, PY_FRAME_READ, (const void *)frame)) {
+	    bpf_probe_read_user(w->buf, len, (const void *)frame)) {
 		w->bad = 1;
 		return 1;
 	}
@@ -197,7 +273,8 @@ static long py_step(__u64 i, void *ctx)
 	}
 	w->frame = py_field(w, w->off.frame_previous);
 	code = py_field(w, w->off.frame_code);
-	entry = w->off.frame_is_entry != HSBPF_PY_ABSENT ? py_byte(w, w->off.frame_is_entry) : 0;
+	entry = w->all_entry ||
+		(w->off.frame_is_entry != HSBPF_PY_ABSENT && py_byte(w, w->off.frame_is_entry));
 	owner = w->off.frame_owner != HSBPF_PY_ABSENT ? py_byte(w, w->off.frame_owner) : 0;
 	if (w->off.owned_by_cstack != HSBPF_PY_ABSENT && owner == w->off.owned_by_cstack) {
 		py_close_group(w);	/* the shim an evaluation loop's call begins with */
@@ -207,24 +284,27 @@ static long py_step(__u64 i, void *ctx)
 		w->bad = 1;
 		return 1;
 	}
-	instr = py_field(w, w->off.frame_instr);
-	start = code + (w->off.code_adaptive != HSBPF_PY_ABSENT ? w->off.code_adaptive : 0);
-	if (instr >= start)
-		off = (instr - start) / 2;
-	/* 3.11: a frame not yet past its prologue (owned by a thread, not a generator) is not
-	 * Python code yet: tracebacks skip it, and so does this walk but for an entry frame,
-	 * whose native evaluation loop is already on the stack */
-	if (w->off.code_firsttraceable != HSBPF_PY_ABSENT && owner != 1 && !entry &&
-	    (instr < start || off < 256)) {
-		if (bpf_probe_read_user(&first, sizeof(first), (const void *)(code + w->off.code_firsttraceable)))
-			first = 0;
-		if (instr < start || off < (__u64)first)
-			return 0;
-	}
+	if (!py_is_code(w, code))
+		return 0;	/* no Python code runs in it */
+	off = py_instr(w, code, &before);
 	if (off > HSBPF_PY_OFF_MASK)
 		off = HSBPF_PY_OFF_MASK;
-	w->frames[n & (HSBPF_PY_MAX_FRAMES - 1)] = HSBPF_PY_FRAME(code, off | (entry ? HSBPF_PY_ENTRY : 0));
-	w->nr = n + 1;
+	v = HSBPF_PY_FRAME(code, off | (entry ? HSBPF_PY_ENTRY : 0));
+	/* 3.11+: a frame not yet past its prologue (owned by a thread, not a generator) is not
+	 * Python code yet: tracebacks skip it, and so does this walk but for an entry frame,
+	 * whose native evaluation loop is already on the stack (3.12+: a group left empty
+	 * keeps it, py_close_group) */
+	if (w->off.code_firsttraceable != HSBPF_PY_ABSENT && owner != 1 && !entry &&
+	    (before || off < 256)) {
+		if (bpf_probe_read_user(&first, sizeof(first), (const void *)(code + w->off.code_firsttraceable)))
+			first = 0;
+		if (before || off < (__u64)first) {
+			if (w->nr == w->group)
+				w->pending = v;
+			return 0;
+		}
+	}
+	py_push(w, v);
 	return 0;
 }
 
@@ -269,6 +349,13 @@ static __always_inline struct py_walk *python__walk(__u32 pid, __u32 tag)
 	w->steps = 0;
 	w->power = 1;
 	w->bad = 0;
+	w->group = 0;
+	w->pending = 0;
+	w->read_len = py_read_len(&w->off);
+	w->code_type = p->code_type;
+	/* 3.10 marks no entry frame: every frame is run by a call of its own */
+	w->all_entry = w->off.frame_is_entry == HSBPF_PY_ABSENT &&
+		       w->off.owned_by_cstack == HSBPF_PY_ABSENT;
 	bpf_loop(HSBPF_PY_MAX_FRAMES, py_step, NULL, 0);
 	if (w->bad)
 		stack_stat_add(HSBPF_STACK_STAT_PY_BAD, 1);

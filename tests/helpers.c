@@ -19,6 +19,7 @@
 #include <zlib.h>
 #include "record/cgroup.h"
 #include "helpers.h"
+#include "hsbpf.h"
 #include "report/hist.h"
 #include "symbols/symbolizer.h"
 
@@ -141,6 +142,26 @@ u64 samples_in_pid(const struct profile *p, u32 pid)
 	for (size_t i = 0; i < p->nr_samples; i++)
 		if (p->samples[i].pid == pid)
 			n += p->samples[i].count;
+	return n;
+}
+
+int python_frames(const struct profile *p, const struct profile_stack_sample *ss, const char **names,
+		  u32 *lines, int max)
+{
+	const struct profile_stack *st = profile__stack(p, ss->user);
+	const u64 *f = st ? profile__frames(p, st) : NULL;
+	int n = 0;
+
+	for (u32 j = 0; st && j < st->nr && n < max; j++) {
+		const struct profile_pyframe *y;
+
+		if (!HSBPF_PY_IS_FRAME(f[j]))
+			continue;
+		y = profile__find_pyframe(p, ss->pid, f[j]);
+		names[n] = y ? profile__str(p, y->name) : NULL;
+		lines[n] = y ? y->line : 0;
+		n++;
+	}
 	return n;
 }
 

@@ -30,6 +30,10 @@ void cleanup_tmpdir(void);
 /* samples of p in symbol sym (any object), or in objects whose path ends in dso_suffix */
 u64 samples_in_symbol(const struct profile *p, const char *sym);
 u64 samples_in_pid(const struct profile *p, u32 pid);
+/* the Python frames of a stack sample's user stack, innermost first, as the profile names
+ * them: names (NULL where unnamed) and lines, max at most; how many */
+int python_frames(const struct profile *p, const struct profile_stack_sample *ss, const char **names,
+		  u32 *lines, int max);
 /* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
  * test when it cannot fork) */
 pid_t spawn(const char *cmdline);

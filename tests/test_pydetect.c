@@ -29,6 +29,22 @@ Test(pydetect, debians_python311_is_found_with_its_version)
 	cr_expect_gt(e.eval_size, 1000, "_PyEval_EvalFrameDefault is %llu bytes",
 		     (unsigned long long)e.eval_size);
 	cr_expect_gt(e.nr_loads, 1);
+	cr_expect_neq(e.code_type, 0, "no PyCode_Type");
+}
+
+/* pyenv's libpython3.10 has no Py_Version: its name says the version */
+Test(pydetect, pyenvs_python310_is_found_by_its_name)
+{
+	static const char lib[] = "/root/.pyenv/versions/3.10.13/lib/libpython3.10.so.1.0";
+	struct pyelf e;
+
+	if (access(lib, R_OK))
+		cr_skip_test("no pyenv 3.10.13 (%s)", lib);
+	cr_assert_eq(pydetect__elf(lib, &e), 0);
+	cr_expect_eq(e.major, 3);
+	cr_expect_eq(e.minor, 10);
+	cr_expect_neq(e.runtime, 0);
+	cr_expect_neq(e.code_type, 0);
 }
 
 Test(pydetect, a_program_that_is_not_python_has_no_runtime)

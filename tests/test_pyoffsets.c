@@ -3,7 +3,9 @@
  * the debug information of every interpreter installed says (Debian's python3.11 through
  * python3.11-dbg, pyenv's 3.10-3.13; one not installed is skipped, saying so); files that are
  * no interpreter, or have no debug information, are refused; a running 3.13's
- * _Py_DebugOffsets gives the same layout, and memory that is no _PyRuntime is refused. */
+ * _Py_DebugOffsets gives the same layout, and memory that is no _PyRuntime is refused; the
+ * layout chosen for a process (pyoffsets__choose) is the row's unless its DWARF or
+ * _Py_DebugOffsets say otherwise, and none for a version without a row. */
 #include <criterion/criterion.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -21,26 +23,6 @@ TestSuite(pyoffsets, .fini = cleanup_tmpdir);
 
 #define PYENV "/root/.pyenv/versions"
 
-static const struct {
-	size_t off;
-	const char *name;
-} fields[] = {
-#define F(f) { offsetof(struct hsbpf_py_offsets, f), #f }
-	F(major), F(minor), F(runtime_interp_head), F(interp_next), F(interp_threads_head),
-	F(tstate_next), F(tstate_thread_id), F(tstate_native_thread_id), F(tstate_cframe),
-	F(cframe_current_frame), F(tstate_current_frame), F(frame_code), F(frame_previous),
-	F(frame_instr), F(frame_is_entry), F(frame_owner), F(owned_by_cstack), F(code_adaptive),
-	F(code_code), F(code_qualname), F(code_name), F(code_filename), F(code_firstlineno),
-	F(code_linetable), F(unicode_state), F(unicode_ascii_data), F(unicode_compact_data),
-	F(bytes_size), F(bytes_data),
-#undef F
-};
-
-static u16 field(const struct hsbpf_py_offsets *o, size_t i)
-{
-	return *(const u16 *)((const char *)o + fields[i].off);
-}
-
 static const struct hsbpf_py_offsets *known(int major, int minor)
 {
 	for (size_t i = 0; i < pyoffsets__nr_known; i++)
@@ -52,9 +34,10 @@ static const struct hsbpf_py_offsets *known(int major, int minor)
 static void expect_same(const struct hsbpf_py_offsets *want, const struct hsbpf_py_offsets *got,
 			const char *what)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(fields); i++)
-		cr_expect_eq(field(got, i), field(want, i), "%s: %s is %u, the table says %u", what,
-			     fields[i].name, field(got, i), field(want, i));
+	for (size_t i = 0; i < pyoffsets__nr_fields; i++)
+		cr_expect_eq(pyoffsets__field(got, i), pyoffsets__field(want, i),
+			     "%s: %s is %u, the table says %u", what, pyoffsets__fields[i].name,
+			     pyoffsets__field(got, i), pyoffsets__field(want, i));
 }
 
 /* the first file matching pattern, or NULL */
@@ -126,7 +109,7 @@ Test(pyoffsets, one_row_per_version_and_absent_where_the_version_has_no_field)
 	o = known(3, 11);
 	cr_expect_eq(o->tstate_current_frame, HSBPF_PY_ABSENT);
 	cr_expect_neq(o->frame_is_entry, HSBPF_PY_ABSENT);
-	cr_expect_eq(o->frame_owner, HSBPF_PY_ABSENT);
+	cr_expect_eq(o->owned_by_cstack, HSBPF_PY_ABSENT);
 	o = known(3, 12);
 	cr_expect_neq(o->tstate_cframe, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->frame_is_entry, HSBPF_PY_ABSENT);
@@ -264,4 +247,51 @@ Test(pyoffsets, running_312_has_no_debug_offsets)
 	cr_expect_eq(pyoffsets__from_debug_offsets(pid, symbol_address(pid, lib, "_PyRuntime"),
 						   &got), -ENOENT);
 	reap(pid);
+}
+
+Test(pyoffsets, every_known_version_is_looked_up_and_no_other)
+{
+	static const int minors[] = { 10, 11, 12, 13 };
+	struct hsbpf_py_offsets o;
+
+	for (size_t i = 0; i < ARRAY_SIZE(minors); i++) {
+		cr_assert_eq(pyoffsets__lookup(3, minors[i], &o), 0, "3.%d", minors[i]);
+		cr_expect_null(pyoffsets__diff(&o, known(3, minors[i])), "3.%d", minors[i]);
+	}
+	cr_expect_eq(pyoffsets__lookup(3, 9, &o), -ENOENT);
+	cr_expect_eq(pyoffsets__lookup(3, 14, &o), -ENOENT);
+}
+
+Test(pyoffsets, the_table_row_unless_debug_information_or_debug_offsets_say_better)
+{
+	struct hsbpf_py_offsets dwarf = *known(3, 13), rt = *known(3, 13), out;
+	struct pyoffsets_choice why;
+
+	/* the table alone */
+	cr_assert_eq(pyoffsets__choose(3, 13, NULL, NULL, &out, &why), 0);
+	cr_expect_eq(why.source, PYOFFSETS_TABLE);
+	cr_expect_null(pyoffsets__diff(&out, known(3, 13)));
+	cr_expect_null(why.dwarf_differs);
+	cr_expect_null(why.runtime_differs);
+	/* DWARF that agrees, then one that does not: the DWARF's, and the field named */
+	cr_assert_eq(pyoffsets__choose(3, 13, &dwarf, NULL, &out, &why), 0);
+	cr_expect_eq(why.source, PYOFFSETS_DWARF);
+	cr_expect_null(why.dwarf_differs);
+	dwarf.frame_instr = 64;
+	cr_assert_eq(pyoffsets__choose(3, 13, &dwarf, NULL, &out, &why), 0);
+	cr_expect_eq(out.frame_instr, 64);
+	cr_expect_str_eq(why.dwarf_differs, "frame_instr");
+	/* a running 3.13's description wins, checked against the DWARF */
+	cr_assert_eq(pyoffsets__choose(3, 13, &dwarf, &rt, &out, &why), 0);
+	cr_expect_eq(why.source, PYOFFSETS_RUNTIME);
+	cr_expect_eq(out.frame_instr, 56);
+	cr_expect_str_eq(why.runtime_differs, "frame_instr");
+	/* a description of another version is not this interpreter's */
+	cr_assert_eq(pyoffsets__choose(3, 12, &dwarf, &rt, &out, &why), 0);
+	cr_expect_eq(why.source, PYOFFSETS_TABLE);
+	cr_expect_null(pyoffsets__diff(&out, known(3, 12)));
+	/* a version with no row is not read, whatever describes it */
+	dwarf.minor = rt.minor = 14;
+	cr_expect_eq(pyoffsets__choose(3, 14, &dwarf, &rt, &out, &why), -ENOENT);
+	cr_expect_eq(pyoffsets__choose(3, 9, NULL, NULL, &out, &why), -ENOENT);
 }

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* CPython found in an ELF object: _PyRuntime, _PyEval_EvalFrameDefault and Py_Version looked
- * up in its symbol tables (the dynamic one has them: extension modules link against them),
- * the version read from Py_Version's bytes, else from the file's name. */
+/* CPython found in an ELF object: _PyRuntime, _PyEval_EvalFrameDefault, PyCode_Type and
+ * Py_Version looked up in its symbol tables (the dynamic one has them: extension modules link
+ * against them), the version read from Py_Version's bytes, else from the file's name. */
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
@@ -72,6 +72,8 @@ static void scan_symbols(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct pye
 		} else if (!strcmp(name, "_PyEval_EvalFrameDefault")) {
 			out->eval = sym.st_value;
 			out->eval_size = sym.st_size;
+		} else if (!strcmp(name, "PyCode_Type")) {
+			out->code_type = sym.st_value;
 		} else if (!strcmp(name, "Py_Version") && sym.st_size == 4) {
 			u32 v;
 

@@ -12,6 +12,7 @@
 struct pyelf {
 	u64 runtime;			/* _PyRuntime's ELF address */
 	u64 eval, eval_size;		/* _PyEval_EvalFrameDefault's */
+	u64 code_type;			/* PyCode_Type's (0: not found) */
 	int major, minor;		/* from Py_Version (3.11+), else the file's name; 0 unknown */
 	struct { u64 offset, vaddr, filesz; } loads[PYDETECT_LOADS];	/* PT_LOAD segments */
 	int nr_loads;

@@ -13,6 +13,38 @@
 /* the shipped layout of CPython major.minor: 0, or -ENOENT for a version hsbpf does not know */
 int pyoffsets__lookup(int major, int minor, struct hsbpf_py_offsets *out);
 
+enum pyoffsets_source {
+	PYOFFSETS_TABLE,	/* the shipped row */
+	PYOFFSETS_DWARF,	/* the interpreter's debug information */
+	PYOFFSETS_RUNTIME,	/* a running 3.13's _Py_DebugOffsets */
+};
+
+struct pyoffsets_choice {
+	enum pyoffsets_source source;
+	const char *dwarf_differs;	/* the first field where the DWARF differs from the row */
+	const char *runtime_differs;	/* ... where _Py_DebugOffsets differs from the DWARF (or
+					 * the row, without DWARF); NULL: they agree, or absent */
+};
+
+/* the layout to read CPython major.minor with: the shipped row, or the interpreter's DWARF
+ * (dwarf, NULL when it has none), or a running 3.13's _Py_DebugOffsets (runtime, NULL when
+ * not read), the last at hand of these winning; a description of another version than
+ * major.minor is ignored. 0 and *why filled, or -ENOENT for a version the table has no row
+ * for (never read with a layout nothing checked) */
+int pyoffsets__choose(int major, int minor, const struct hsbpf_py_offsets *dwarf,
+		      const struct hsbpf_py_offsets *runtime, struct hsbpf_py_offsets *out,
+		      struct pyoffsets_choice *why);
+/* every field of struct hsbpf_py_offsets, by name, and field i's value in o */
+struct pyoffsets_field {
+	size_t off;
+	const char *name;
+};
+extern const struct pyoffsets_field pyoffsets__fields[];
+extern const size_t pyoffsets__nr_fields;
+__u16 pyoffsets__field(const struct hsbpf_py_offsets *o, size_t i);
+/* the name of the first field where a and b differ, or NULL when they are the same */
+const char *pyoffsets__diff(const struct hsbpf_py_offsets *a, const struct hsbpf_py_offsets *b);
+
 /* the layout read from the debug information of an interpreter (the ELF holding _PyRuntime,
  * or its separate debug file): 0, or -ENOENT/-errno where it has none */
 int pyoffsets__from_dwarf(const char *path, struct hsbpf_py_offsets *out);

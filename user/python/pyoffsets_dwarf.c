@@ -299,8 +299,9 @@ static void fill(const struct types *t, struct hsbpf_py_offsets *o)
 	if (frame == T_FRAMEOBJ)
 		o->frame_instr = member(t, frame, "f_lasti");
 	o->frame_is_entry = member(t, frame, "is_entry");
-	/* 3.11 has an owner too, but no FRAME_OWNED_BY_CSTACK: its entry is is_entry */
-	o->frame_owner = t->cstack_found ? member(t, frame, "owner") : HSBPF_PY_ABSENT;
+	/* 3.11 has an owner too (a generator's frame is never incomplete), but no
+	 * FRAME_OWNED_BY_CSTACK: its entry is is_entry */
+	o->frame_owner = member(t, frame, "owner");
 	o->owned_by_cstack = t->cstack_found && o->frame_owner != HSBPF_PY_ABSENT ?
 			     t->owned_by_cstack : HSBPF_PY_ABSENT;
 	o->code_adaptive = member(t, T_CODE, "co_code_adaptive");

@@ -42,9 +42,11 @@ enum {
 };
 
 /* what 3.13's _Py_DebugOffsets does not say, constant in 3.13: FRAME_OWNED_BY_CSTACK's value,
- * and PyCompactUnicodeObject's tail after PyASCIIObject (utf8_length, utf8) */
+ * PyCompactUnicodeObject's tail after PyASCIIObject (utf8_length, utf8), and where
+ * _co_firsttraceable is before co_code_adaptive (then a hole and co_extra) */
 #define OWNED_BY_CSTACK_313	3
 #define COMPACT_TAIL_313	16
+#define FIRSTTRACEABLE_BEFORE_ADAPTIVE_313	16
 
 static u64 get(const u8 *buf, size_t at)
 {
@@ -110,6 +112,7 @@ int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf
 	}
 	o.owned_by_cstack = OWNED_BY_CSTACK_313;
 	o.unicode_compact_data = o.unicode_ascii_data + COMPACT_TAIL_313;
+	o.code_firsttraceable = o.code_adaptive - FIRSTTRACEABLE_BEFORE_ADAPTIVE_313;
 	*out = o;
 	return 0;
 }

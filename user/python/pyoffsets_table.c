@@ -38,6 +38,7 @@ const struct hsbpf_py_offsets pyoffsets__known[] = {
 		.unicode_compact_data = 72,
 		.bytes_size = 16,
 		.bytes_data = 32,
+		.code_firsttraceable = HSBPF_PY_ABSENT,
 	},
 	/* 3.11 (Debian 12's 3.11.2 with python3.11-dbg; pyenv's 3.11.7 agrees):
 	 * cframe->current_frame, the entry frame's is_entry */
@@ -56,7 +57,7 @@ const struct hsbpf_py_offsets pyoffsets__known[] = {
 		.frame_previous = 48,
 		.frame_instr = 56,
 		.frame_is_entry = 68,
-		.frame_owner = HSBPF_PY_ABSENT,
+		.frame_owner = 69,
 		.owned_by_cstack = HSBPF_PY_ABSENT,
 		.code_adaptive = 184,
 		.code_code = HSBPF_PY_ABSENT,
@@ -70,6 +71,7 @@ const struct hsbpf_py_offsets pyoffsets__known[] = {
 		.unicode_compact_data = 72,
 		.bytes_size = 16,
 		.bytes_data = 32,
+		.code_firsttraceable = 168,
 	},
 	/* 3.12 (pyenv's 3.12.1): cframe->current_frame, the owner FRAME_OWNED_BY_CSTACK */
 	{
@@ -101,6 +103,7 @@ const struct hsbpf_py_offsets pyoffsets__known[] = {
 		.unicode_compact_data = 56,
 		.bytes_size = 16,
 		.bytes_data = 32,
+		.code_firsttraceable = 176,
 	},
 	/* 3.13 (pyenv's 3.13.0): tstate->current_frame, f_executable, instr_ptr (a running
 	 * 3.13 describes itself in _Py_DebugOffsets too: pyoffsets__from_debug_offsets) */
@@ -133,6 +136,7 @@ const struct hsbpf_py_offsets pyoffsets__known[] = {
 		.unicode_compact_data = 56,
 		.bytes_size = 16,
 		.bytes_data = 32,
+		.code_firsttraceable = 184,
 	},
 };
 

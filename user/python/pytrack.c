@@ -23,11 +23,19 @@ struct pyobj {
 	char *path;
 	int err;		/* pydetect__elf's */
 	struct pyelf elf;
+	int dwarf_err;		/* pyoffsets__from_dwarf's: 0 when dwarf is its layout; -EAGAIN
+				 * until it is read (check_dwarf, once its first code object is
+				 * announced: a big debug file takes ~100 ms to read, which at the
+				 * exec delayed the process's Python frames by as much) */
+	struct hsbpf_py_offsets dwarf;
+	bool said;		/* a disagreement of its layouts noted */
 };
 
 struct pyproc {
 	u32 pid, tag;
 	bool known;			/* a version hsbpf has a layout for */
+	u8 rt_tries;			/* 3.13: reads of _Py_DebugOffsets left to try */
+	size_t obj;			/* its CPython object, in objs[] */
 	struct hsbpf_py_proc kp;
 };
 
@@ -85,7 +93,7 @@ static struct pyproc *find_proc(struct pytrack *t, u32 pid)
 	return NULL;
 }
 
-static const struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
+static struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
 {
 	char where[PATH_MAX + 32];
 	struct pyobj *o;
@@ -101,8 +109,11 @@ static const struct pyobj *look_at(struct pytrack *t, u32 pid, const char *path)
 		return NULL;
 	snprintf(where, sizeof(where), "/proc/%u/root%s", pid, path);
 	o->err = pydetect__elf(where, &o->elf);
-	if (o->err && o->err != -ENOENT)
-		o->err = pydetect__elf(path, &o->elf);
+	if (o->err && o->err != -ENOENT) {
+		snprintf(where, sizeof(where), "%s", path);
+		o->err = pydetect__elf(where, &o->elf);
+	}
+	o->dwarf_err = o->err ? o->err : -EAGAIN;
 	t->nr_objs++;
 	return o;
 }
@@ -124,10 +135,50 @@ static int put_proc(struct pytrack *t, const struct pyproc *in)
 	return sampler__py_proc(t->s, p->pid, p->tag, &p->kp);
 }
 
+/* the layout of o's CPython in pid (pyoffsets__choose): its row, its DWARF, a running
+ * 3.13's own description; a disagreement between them said once per object */
+static int choose_layout(struct pyobj *o, u32 pid, u64 runtime, struct hsbpf_py_offsets *out,
+			 enum pyoffsets_source *src)
+{
+	static const char *const source[] = {
+		[PYOFFSETS_TABLE] = "hsbpf's table",
+		[PYOFFSETS_DWARF] = "its debug information",
+		[PYOFFSETS_RUNTIME] = "its _Py_DebugOffsets",
+	};
+	struct hsbpf_py_offsets rt;
+	struct pyoffsets_choice why;
+	bool have_rt = false;
+	int err;
+
+	if (o->elf.major == 3 && o->elf.minor >= 13)
+		have_rt = !pyoffsets__from_debug_offsets(pid, runtime, &rt);
+	err = pyoffsets__choose(o->elf.major, o->elf.minor, o->dwarf_err ? NULL : &o->dwarf,
+				have_rt ? &rt : NULL, out, &why);
+	if (err)
+		return err;
+	if (!o->said && why.dwarf_differs) {
+		o->said = true;
+		note("python: %s: its debug information says another %s than hsbpf's CPython "
+		     "%d.%d table: read with the debug information's", o->path, why.dwarf_differs,
+		     o->elf.major, o->elf.minor);
+	}
+	if (!o->said && why.runtime_differs) {
+		o->said = true;
+		note("python: %s: its _Py_DebugOffsets say another %s than %s: read as "
+		     "_Py_DebugOffsets say", o->path, why.runtime_differs,
+		     o->dwarf_err ? "hsbpf's table" : "its debug information");
+	}
+	debug("python: pid %u: %d.%d's layout from %s", pid, o->elf.major, o->elf.minor,
+	      source[why.source]);
+	*src = why.source;
+	return 0;
+}
+
 int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 start, u64 len, u64 pgoff)
 {
-	const struct pyobj *o;
+	struct pyobj *o;
 	struct pyproc p = { .pid = pid, .tag = tag };
+	enum pyoffsets_source src;
 	bool ok;
 	u64 bias;
 
@@ -144,7 +195,15 @@ int pytrack__mmap(struct pytrack *t, u32 pid, u32 tag, const char *path, u64 sta
 	p.kp.runtime = bias + o->elf.runtime;
 	p.kp.eval_start = bias + o->elf.eval;
 	p.kp.eval_end = p.kp.eval_start + o->elf.eval_size;
-	p.known = !pyoffsets__lookup(o->elf.major, o->elf.minor, &p.kp.off);
+	/* 3.13's f_executable may hold another object than a code object */
+	if (o->elf.major == 3 && o->elf.minor >= 13 && o->elf.code_type)
+		p.kp.code_type = bias + o->elf.code_type;
+	p.obj = o - t->objs;
+	p.known = !choose_layout(o, pid, p.kp.runtime, &p.kp.off, &src);
+	/* a command's 3.13 is found at its exec, before its data is mapped: _Py_DebugOffsets are
+	 * read again when its first code objects are announced (retry_runtime) */
+	if (p.known && o->elf.minor >= 13 && src != PYOFFSETS_RUNTIME)
+		p.rt_tries = 3;
 	if (!p.known && t->warned_minor != o->elf.major * 100 + o->elf.minor) {
 		t->warned_minor = o->elf.major * 100 + o->elf.minor;
 		note("python: %s is CPython %d.%d, which hsbpf does not know: its stacks have native "
@@ -230,6 +289,64 @@ static int name_code(struct pytrack *t, u32 pid, u64 code)
 	return 0;
 }
 
+/* a 3.13 whose _Py_DebugOffsets were not readable at its exec: read again (its runtime is
+ * initialised once it runs Python code), and its layout in the kernel replaced where they
+ * say otherwise than the DWARF or the table did */
+static int retry_runtime(struct pytrack *t, u32 pid)
+{
+	struct pyproc *p = find_proc(t, pid), q;
+	enum pyoffsets_source src;
+
+	if (!p || !p->known || !p->rt_tries)
+		return 0;
+	p->rt_tries--;
+	q = *p;
+	if (choose_layout(&t->objs[p->obj], pid, p->kp.runtime, &q.kp.off, &src) ||
+	    src != PYOFFSETS_RUNTIME)
+		return 0;
+	p->rt_tries = q.rt_tries = 0;
+	if (!pyoffsets__diff(&q.kp.off, &p->kp.off))
+		return 0;
+	return put_proc(t, &q);
+}
+
+/* pid's CPython object's debug information, read the first time one of its processes runs
+ * Python code (until then the table's layout, or 3.13's own, is in the kernel), and the
+ * layout in the kernel replaced where it says otherwise */
+static int check_dwarf(struct pytrack *t, u32 pid)
+{
+	struct pyproc *p = find_proc(t, pid), q;
+	struct pyobj *o;
+	char where[PATH_MAX + 32];
+	enum pyoffsets_source src;
+
+	if (!p || !p->known || t->objs[p->obj].dwarf_err != -EAGAIN)
+		return 0;
+	o = &t->objs[p->obj];
+	snprintf(where, sizeof(where), "/proc/%u/root%s", pid, o->path);
+	o->dwarf_err = pyoffsets__from_dwarf(where, &o->dwarf);
+	if (o->dwarf_err && o->dwarf_err != -ENOENT)
+		o->dwarf_err = pyoffsets__from_dwarf(o->path, &o->dwarf);
+	if (o->dwarf_err)
+		return 0;
+	q = *p;
+	if (choose_layout(o, pid, p->kp.runtime, &q.kp.off, &src) || !pyoffsets__diff(&q.kp.off, &p->kp.off))
+		return 0;
+	/* every process of this object: a fork's child shares its parent's layout */
+	for (size_t i = 0; i < t->nr_procs; i++) {
+		struct pyproc *r = &t->procs[i];
+
+		if (r->known && r->obj == p->obj) {
+			struct pyproc n = *r;
+
+			n.kp.off = q.kp.off;
+			if (put_proc(t, &n))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
 static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 {
 	struct pytrack *t = ctx;
@@ -246,6 +363,8 @@ static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 		}
 		return 0;
 	}
+	check_dwarf(t, ev->pid);	/* the unwinder's layout stays if it fails */
+	retry_runtime(t, ev->pid);
 	if (name_code(t, ev->pid, ev->code))
 		t->err = -ENOMEM;
 	return 0;
