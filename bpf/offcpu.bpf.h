@@ -258,128 +258,41 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 	}
 }
 
-/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
-static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
+/* the nr frames of a kernel stack in f stored under their hash: the hash, or
+ * HSBPF_STACK_LOST_HASH when the map is full (the switch's, the start's and the waker's) */
+static __always_inline __u64 offcpu_store_kernel(struct stack_frames *f, __u32 nr)
 {
-	__u32 nr;
+	__u64 h = 0x13198A2E03707344ull;
 
-	if (got <= 0) {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-		return;
-	}
-	nr = got / sizeof(__u64);
 	f->nr = nr;
 	f->end = 0;
 	f->nr_fp = 0;
-	t->key.kernel = 0x13198A2E03707344ull;
 	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-		t->key.kernel = stack_mix(t->key.kernel, f->ip[i]);
-	t->key.kernel |= 1;
-	if (!stacks__store(t->key.kernel, f)) {
-		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-		t->key.kernel = HSBPF_STACK_LOST_HASH;
-	}
-}
-
-/* the user stack of task, which is current, from the registers saved at its entry to the
- * kernel, into t->key.user */
-static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
-					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
-{
-	struct pt_regs *regs;
-	__u16 insn = 0;
-	bool in_syscall;
-
-	if (!BPF_CORE_READ(task, mm))	/* a kernel thread: no user stack */
-		return;
-	if (in_exec(task, tgid)) {
-		st->user.nr = 0;
-		st->user.nr_fp = 0;
-		st->user.end = HSBPF_STACK_IN_EXEC;
-		st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
-	} else {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		LEAF_REGS(st, regs, BPF_CORE_READ);
-		/* blocked in a syscall: the saved pc follows it, looked up as a return address */
-		in_syscall = (long)BPF_CORE_READ(regs, orig_ax) >= 0 &&
-			     !bpf_probe_read_user(&insn, sizeof(insn), (void *)(t->ip - 2)) && insn == 0x050f;
-		st->pid = tgid;
-		st->tag = image_tag(proc);
-		unwind_user(st, t->ip, st->leaf[HSBPF_DWARF_RSP], st->leaf[HSBPF_DWARF_RBP], in_syscall);
-		/* a program too new for its tables (as a sample's, stacks__sample_one): the copy goes
-		 * to user space now, while the task's memory is current's; the stack ended here is
-		 * still stored, for a block whose time finds the ring full */
-		if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF &&
-		    st->user.end == HSBPF_STACK_NO_MAPPING) {
-			__u64 token = stack_mix(now, (__u64)task->pid << 32 | tgid) | 1;
-
-			if (late_stack(st, &t->key, 0, t->ip, token))
-				t->late_token = token;
-		}
-	}
-	t->key.user = st->hash | 1;
-	if (!stacks__store_user(st, t->key.user, false)) {
-		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-		t->key.user = HSBPF_STACK_LOST_HASH;
-	}
-}
-
-/* the first frame of an interrupt's entry in a kernel stack, or nr for none */
-static __always_inline __u32 offcpu_interrupt_frame(const struct stack_frames *k, __u32 nr)
-{
-	__u64 irq0 = (__u64)&__irqentry_text_start, irq1 = (__u64)&__irqentry_text_end;
-	__u64 soft0 = (__u64)&__softirqentry_text_start, soft1 = (__u64)&__softirqentry_text_end;
-
-	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++) {
-		__u64 ip = k->ip[i];
-
-		if ((ip >= irq0 && ip < irq1) || (ip >= soft0 && ip < soft1))
-			return i;
-	}
-	return nr;
-}
-
-/* the waker's kernel stack from sched_waking (its path to the wake-up), stored: its hash, HSBPF_STACK_LOST_HASH when the map is full, 0 for none; with
- * irq, a stack that passes an interrupt's entry ends there (what the interrupt found running
- * is not its caller), and *irq says so */
-static __always_inline __u64 offcpu_waker_kernel_stack(void *ctx, struct stack_walk *st, bool *irq)
-{
-	long got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
-				 OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	__u64 h = 0x13198A2E03707344ull;
-	__u32 nr;
-
-	if (got <= 0) {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-		return 0;
-	}
-	nr = got / sizeof(__u64);
-	if (irq) {
-		__u32 at = offcpu_interrupt_frame(&st->kernel, nr);
-
-		*irq = at < nr;
-		if (*irq)
-			nr = at + 1;
-	}
-	st->kernel.nr = nr;
-	st->kernel.end = 0;
-	st->kernel.nr_fp = 0;
-	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-		h = stack_mix(h, st->kernel.ip[i]);
+		h = stack_mix(h, f->ip[i]);
 	h |= 1;
-	if (!stacks__store(h, &st->kernel)) {
+	if (!stacks__store(h, f)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		return HSBPF_STACK_LOST_HASH;
 	}
 	return h;
 }
 
+/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
+static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
+{
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return;
+	}
+	t->key.kernel = offcpu_store_kernel(f, got / sizeof(__u64));
+}
+
 /* the user stack of task (current) from the registers it saved at its entry to the kernel,
  * unwound into st->user, its hash in st->hash; false for none (a kernel thread, or with
  * syscall_only a task that entered the kernel otherwise: an interrupt's wake-up) */
-static __always_inline bool offcpu_waker_walk(struct task_struct *task, __u32 tgid,
-					     struct proc_state *proc, struct stack_walk *st,
-					     __u64 ip, bool syscall_only)
+static __always_inline bool offcpu_walk_user(struct task_struct *task, __u32 tgid,
+					    struct proc_state *proc, struct stack_walk *st,
+					    __u64 ip, bool syscall_only)
 {
 	struct pt_regs *regs;
 	__u16 insn = 0;
@@ -410,7 +323,7 @@ static __always_inline bool offcpu_waker_walk(struct task_struct *task, __u32 tg
 }
 
 /* st->user stored under st->hash: the key's reference to it */
-static __always_inline __u64 offcpu_waker_store(struct stack_walk *st)
+static __always_inline __u64 offcpu_store_user(struct stack_walk *st)
 {
 	__u64 h = st->hash | 1;
 
@@ -419,6 +332,64 @@ static __always_inline __u64 offcpu_waker_store(struct stack_walk *st)
 		return HSBPF_STACK_LOST_HASH;
 	}
 	return h;
+}
+
+/* the user stack of task, which is current, from the registers saved at its entry to the
+ * kernel, into t->key.user */
+static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
+					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
+	if (!offcpu_walk_user(task, tgid, proc, st, t->ip, false))	/* a kernel thread */
+		return;
+	/* a program too new for its tables (as a sample's, stacks__sample_one): the copy goes to
+	 * user space now, while the task's memory is current's; the stack ended here is still
+	 * stored, for a block whose time finds the ring full */
+	if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF && st->user.end == HSBPF_STACK_NO_MAPPING) {
+		__u64 token = stack_mix(now, (__u64)task->pid << 32 | tgid) | 1;
+
+		if (late_stack(st, &t->key, 0, t->ip, token))
+			t->late_token = token;
+	}
+	t->key.user = offcpu_store_user(st);
+}
+
+/* the first frame of an interrupt's entry in a kernel stack, or nr for none */
+static __always_inline __u32 offcpu_interrupt_frame(const struct stack_frames *k, __u32 nr)
+{
+	__u64 irq0 = (__u64)&__irqentry_text_start, irq1 = (__u64)&__irqentry_text_end;
+	__u64 soft0 = (__u64)&__softirqentry_text_start, soft1 = (__u64)&__softirqentry_text_end;
+
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++) {
+		__u64 ip = k->ip[i];
+
+		if ((ip >= irq0 && ip < irq1) || (ip >= soft0 && ip < soft1))
+			return i;
+	}
+	return nr;
+}
+
+/* the waker's kernel stack from sched_waking (its path to the wake-up), stored: its hash, HSBPF_STACK_LOST_HASH when the map is full, 0 for none; with
+ * irq, a stack that passes an interrupt's entry ends there (what the interrupt found running
+ * is not its caller), and *irq says so */
+static __always_inline __u64 offcpu_waker_kernel_stack(void *ctx, struct stack_walk *st, bool *irq)
+{
+	long got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+				 OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	__u32 nr;
+
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return 0;
+	}
+	nr = got / sizeof(__u64);
+	if (irq) {
+		__u32 at = offcpu_interrupt_frame(&st->kernel, nr);
+
+		*irq = at < nr;
+		if (*irq)
+			nr = at + 1;
+	}
+	return offcpu_store_kernel(&st->kernel, nr);
 }
 
 /* the task runs again (or the recording ends) at now: its block is counted */
@@ -599,8 +570,8 @@ int BPF_PROG(hsbpf_offcpu_waking, struct task_struct *p)
 	if (!(pid_tgid >> 32) || !BPF_CORE_READ(cur, mm))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (offcpu_waker_walk(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
-		t->waker.user = offcpu_waker_store(st);
+	if (offcpu_walk_user(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
+		t->waker.user = offcpu_store_user(st);
 	} else {
 		/* not in a syscall: an interrupt (a timer's expiry) found current in user space,
 		 * and woke the task on its own; its kernel stack says which */
