@@ -418,6 +418,9 @@ enum hsbpf_offcpu_stat {
 					 * map full, or the block's stack unwound in user space: a
 					 * program's first milliseconds): counted without them */
 	HSBPF_OFFCPU_UNWOKEN,		/* ... blocks not preempted whose wake-up was not seen */
+	HSBPF_OFFCPU_UNSAMPLED,		/* --switch-sample: blocks of the target the draw left out */
+	HSBPF_OFFCPU_UNDERWAY_EARLY,	/* under way at the start, ended before the start's walk
+					 * reached their task: found at their switch-in */
 	HSBPF_OFFCPU_STAT_NR,
 };
 

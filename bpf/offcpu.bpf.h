@@ -27,13 +27,21 @@ const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s ta
 const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
 const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 const volatile bool offcpu_wakers = false;	/* --wakers: each block joined to its waker's stacks */
+/* --switch-sample P: a switch-out is followed when a draw is below this (P * 2^32; 0: every
+ * one), and its block's time weighs offcpu_sample_scale / 2^16 times as much (1 / P) */
+const volatile __u32 offcpu_sample_below = 0;
+const volatile __u64 offcpu_sample_scale = 1 << 16;
 /* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
 volatile __u64 offcpu_end_ns = 0;
-/* its start: when the switch program was attached, set before it is (the blocks under way
- * then count from it) */
+/* its start: the switch program's first run (user space's moment after the attach when none
+ * came first); the blocks under way then count from it. Not the moment before the attach: a
+ * block that ended while the program was being attached would be lost from the start */
 volatile __u64 offcpu_start_ns = 0;
 /* blocks under way at the start not counted yet: 0 makes the syscall exit's program a test */
 __s64 offcpu_underway_left = 0;
+/* set from just before the switch program's attach to the end of the start's walk: a target
+ * task switched in then with no record was off the CPU since before the attach */
+volatile __u32 offcpu_starting = 0;
 
 /* the kernel's task states (include/linux/sched.h), as /proc shows them */
 #define OFFCPU_TASK_INTERRUPTIBLE	0x0001
@@ -73,6 +81,10 @@ struct offcpu_task {
 	__u64 end_ns;		/* ... the end of that block, when it ran again (0: not yet) */
 	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
 				 * first milliseconds): the time goes there too, under this token */
+	__u64 seen;		/* met since the attach (switched out, found by the start's walk,
+				 * switched in during the start): no block under way from the start
+				 * to find (set by compare-and-swap, which the start's walk and the
+				 * switch-in race for) */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
 	__u32 waker_tid;	/* --wakers: the thread that woke this block, when waker_known */
 	__u32 waker_known;
@@ -140,6 +152,32 @@ static __always_inline bool offcpu_on_cpus(__u32 cpu)
 	if (!offcpu_by_cpu)
 		return true;
 	return cpu < HSBPF_MAX_CPUS && (offcpu_cpus[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* --switch-sample: whether this block is followed (a draw below the threshold), counted when
+ * not; a skipped switch costs this draw */
+static __always_inline bool offcpu_drawn(void)
+{
+	if (!offcpu_sample_below || bpf_get_prandom_u32() < offcpu_sample_below)
+		return true;
+	offcpu_stat(HSBPF_OFFCPU_UNSAMPLED, 1);
+	return false;
+}
+
+/* a followed block's time weighed by 1 / P (--switch-sample), in 2^-16 steps: an unbiased
+ * estimate of the time of the blocks it stands for */
+static __always_inline __u64 offcpu_scaled(__u64 ns)
+{
+	if (!offcpu_sample_below)
+		return ns;
+	return (ns >> 16) * offcpu_sample_scale + ((ns & 0xffff) * offcpu_sample_scale >> 16);
+}
+
+/* a task of the target (the procs filter of a command or -p; --cgroup is tested apart) */
+static __always_inline bool offcpu_in_target(struct task_struct *task, struct proc_state *proc)
+{
+	return !filter_pids || (proc && proc->state == HSBPF_PID_ACTIVE &&
+				(!no_inherit || task->pid == task->tgid));
 }
 
 /* a preempted task is runnable (R) whatever its state says: it was about to sleep */
@@ -226,6 +264,7 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 		offcpu_stat(HSBPF_OFFCPU_LONG, 1);
 		return;
 	}
+	ns = offcpu_scaled(ns);
 	if (offcpu_wakers && t->waker_known)
 		t->key.x.waker = t->waker_tid;
 	else if (offcpu_wakers && (t->ip_flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT != HSBPF_OFFCPU_R)
@@ -432,7 +471,7 @@ static __always_inline void offcpu_underway_done(struct offcpu_task *t, struct s
 	t->underway = 0;
 	__sync_fetch_and_add(&offcpu_underway_left, -1);
 	offcpu_stat(HSBPF_OFFCPU_UNDERWAY, 1);
-	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, end_ns - t->start_ns);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, offcpu_scaled(end_ns - t->start_ns));
 	offcpu_account(t, end_ns);
 }
 
@@ -454,6 +493,80 @@ static __always_inline void offcpu_underway_end(struct offcpu_task *t, struct ta
 	offcpu_underway_done(t, NULL, next, now);
 }
 
+/* a block under way at the start (its task off the CPU since before the attach, in state): it
+ * begins at the start, with the kernel stack the kernel gives for a task not running (as the
+ * switch's, from the scheduler's callers), in f; its user stack waits until the task is current
+ * again (offcpu_underway_end). The start's walk's, and the switch-in's during the start */
+static __always_inline void offcpu_underway_begin(struct offcpu_task *t, struct task_struct *task,
+						  struct proc_state *proc, __u32 state,
+						  struct stack_frames *f)
+{
+	struct pt_regs *regs;
+
+	t->late_token = 0;
+	__builtin_memset(&t->key, 0, sizeof(t->key));
+	t->key.pid = task->tgid;
+	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
+	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	t->key.exec_ns = proc ? proc->exec_ns : 0;
+	t->key.map_ns = proc ? proc->map_ns : 0;
+	if (key_tid)
+		t->key.x.tid = task->pid;
+	if (key_cpu)
+		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
+	if (time_bucket_ns)
+		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
+	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+	t->ip = 0;
+	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
+		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
+	if (task->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		t->ip = BPF_CORE_READ(regs, ip);
+	} else if (f && f->nr) {
+		t->ip = f->ip[0];
+		t->ip_flags |= HSBPF_KEY_KERNEL;
+	}
+	t->underway = 1;
+	t->end_ns = 0;
+	t->start_ns = offcpu_start_ns;
+	__sync_fetch_and_add(&offcpu_underway_left, 1);
+}
+
+/* the start is in progress and next runs again with no record: off the CPU since before the
+ * attach (unless it is newer), and the start's walk has not met it (it would miss it now: it
+ * runs). Its block is under way from the start, as the walk would have found it; the state is
+ * a guess (S in a syscall, R outside one: preempted; a D is taken for an S). The record, or
+ * NULL for a task not of the target */
+static __always_inline struct offcpu_task *offcpu_underway_early(struct task_struct *next)
+{
+	__u32 tgid = next->tgid, state = HSBPF_OFFCPU_R, zero = 0;
+	struct proc_state *proc;
+	struct offcpu_task *t;
+	struct stack_walk *st;
+	struct pt_regs *regs;
+
+	if (!next->pid || offcpu_by_cgroup || next->start_time >= offcpu_start_ns)
+		return NULL;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!offcpu_in_target(next, proc) || !offcpu_on_cpus(BPF_CORE_READ(next, thread_info.cpu)))
+		return NULL;
+	t = bpf_task_storage_get(&offcpu_tasks, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* the walk met it first (on another CPU, this moment), or the draw leaves it out */
+	if (!t || __sync_val_compare_and_swap(&t->seen, 0, 1) || !offcpu_drawn())
+		return t;
+	if (next->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(next);
+		if ((long)BPF_CORE_READ(regs, orig_ax) >= 0)
+			state = HSBPF_OFFCPU_S;
+	}
+	/* the switch's scratch: its own switch-out's stacks are taken after this */
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	offcpu_underway_begin(t, next, proc, state, st ? &st->kernel : NULL);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_EARLY, 1);
+	return t;
+}
+
 /* prev leaves the CPU at now: when it is in the target, its stacks and the moment are kept */
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, bool preempt,
 					      unsigned int prev_state, __u64 now)
@@ -462,29 +575,37 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	struct proc_state *proc;
 	struct offcpu_task *t;
 	struct pt_regs *regs;
+	bool followed;
 	__u64 ip = 0;
 
 	/* idle, and a task's last switch as it exits, never run again */
 	if (!prev->pid || (prev_state & OFFCPU_TASK_DEAD))
 		return;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
-			    (no_inherit && prev->pid != tgid)))
+	if (!offcpu_in_target(prev, proc))
 		return;
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;
-	if (!offcpu_on_cpus(bpf_get_smp_processor_id()))
+	followed = offcpu_on_cpus(bpf_get_smp_processor_id()) && offcpu_drawn();
+	/* a block not followed (-C, --switch-sample) still ends one under way at the start, and
+	 * during the start marks its task met: it was not off the CPU since before the attach */
+	if (!followed && !offcpu_underway_left && !offcpu_starting)
 		return;
-	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, followed || offcpu_starting ?
+				 BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!t) {
-		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
+		if (followed)
+			offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return;
 	}
+	t->seen = 1;
 	if (t->underway && t->end_ns) {	/* blocks again in the syscall it was blocked in */
 		__u32 zero = 0;
 
 		offcpu_underway_done(t, bpf_map_lookup_elem(&unwind_scratch, &zero), prev, t->end_ns);
 	}
+	if (!followed)
+		return;
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
 	t->late_token = 0;
 	t->underway = 0;
@@ -523,6 +644,10 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, next, 0, 0);
 
+	if (!offcpu_start_ns)
+		__sync_val_compare_and_swap(&offcpu_start_ns, 0, now);
+	if (!t && offcpu_starting)
+		t = offcpu_underway_early(next);
 	if (t && t->start_ns) {
 		if (!t->underway)
 			offcpu_account(t, now);
@@ -619,8 +744,7 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	struct proc_state *proc;
 	struct stack_frames *f;
 	struct offcpu_task *t;
-	struct pt_regs *regs;
-	__u32 tgid, state, zero = 0;
+	__u32 tgid, zero = 0;
 	unsigned int raw;
 
 	if (!task || !task->pid || offcpu_by_cgroup)
@@ -632,8 +756,7 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 		return 0;
 	tgid = task->tgid;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
-			    (no_inherit && task->pid != tgid)))
+	if (!offcpu_in_target(task, proc))
 		return 0;
 	if (!offcpu_on_cpus(BPF_CORE_READ(task, thread_info.cpu)))	/* the CPU it left */
 		return 0;
@@ -642,38 +765,11 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return 0;
 	}
-	if (t->start_ns)	/* switched out since the start: followed already */
+	/* switched out since the start (followed or not), or switched in during it */
+	if (__sync_val_compare_and_swap(&t->seen, 0, 1) || !offcpu_drawn())
 		return 0;
-	state = offcpu_state(false, raw);
-	t->late_token = 0;
-	__builtin_memset(&t->key, 0, sizeof(t->key));
-	t->key.pid = tgid;
-	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
-	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
-	t->key.exec_ns = proc ? proc->exec_ns : 0;
-	t->key.map_ns = proc ? proc->map_ns : 0;
-	if (key_tid)
-		t->key.x.tid = task->pid;
-	if (key_cpu)
-		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
-	if (time_bucket_ns)
-		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
-	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
-	t->ip = 0;
 	f = bpf_map_lookup_elem(&offcpu_kstack, &zero);
-	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
-		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
-	if (task->mm) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		t->ip = BPF_CORE_READ(regs, ip);
-	} else if (f && f->nr) {
-		t->ip = f->ip[0];
-		t->ip_flags |= HSBPF_KEY_KERNEL;
-	}
-	t->underway = 1;
-	t->end_ns = 0;
-	t->start_ns = offcpu_start_ns;
-	__sync_fetch_and_add(&offcpu_underway_left, 1);
+	offcpu_underway_begin(t, task, proc, offcpu_state(false, raw), f);
 	return 0;
 }
 
