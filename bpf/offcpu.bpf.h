@@ -27,6 +27,10 @@ const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s ta
 const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
 const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 const volatile bool offcpu_wakers = false;	/* --wakers: each block joined to its waker's stacks */
+/* bench/offcpu.sh's measure of the stacks' share of a switch (HSBPF_BENCH_OFFCPU_STACKS): the
+ * switch-out's kernel stack, and its user stack (the unwinder), taken or not */
+const volatile bool offcpu_kernel_stacks = true;
+const volatile bool offcpu_user_stacks = true;
 /* --switch-sample P: a switch-out is followed when a draw is below this (P * 2^32; 0: every
  * one), and its block's time weighs offcpu_sample_scale / 2^16 times as much (1 / P) */
 const volatile __u32 offcpu_sample_below = 0;
@@ -450,12 +454,16 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!st)
 		return;
-	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+	if (offcpu_kernel_stacks) {
 		got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
-				    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
-	offcpu_kernel_stack(&st->kernel, got, t);
-	offcpu_user_stack(st, task, tgid, proc, t, now);
+				    OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+		if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+			got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+					    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
+		offcpu_kernel_stack(&st->kernel, got, t);
+	}
+	if (offcpu_user_stacks)
+		offcpu_user_stack(st, task, tgid, proc, t, now);
 }
 
 /* a block under way at the start ends (at end_ns): counted, with the user stack st holds (its

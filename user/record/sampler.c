@@ -316,6 +316,20 @@ static int offcpu_check_wakers(void)
 	return 0;
 }
 
+/* bench/offcpu.sh only: HSBPF_BENCH_OFFCPU_STACKS=kernel takes no user stack at a switch-out
+ * (the unwinder's share of the switch's cost), =none no stack at all */
+static void offcpu_bench_stacks(struct profile_bpf *skel)
+{
+	const char *e = getenv("HSBPF_BENCH_OFFCPU_STACKS");
+
+	if (!e)
+		return;
+	skel->rodata->offcpu_user_stacks = false;
+	skel->rodata->offcpu_kernel_stacks = strcmp(e, "none") != 0;
+	warning("HSBPF_BENCH_OFFCPU_STACKS=%s: the switches' %s stacks are not taken (a benchmark's "
+		"measure)", e, skel->rodata->offcpu_kernel_stacks ? "user" : "user and kernel");
+}
+
 /* the off-CPU programs load only when asked, and attach when sampling starts: their map of
  * task storage is not even created otherwise */
 static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts *o)
@@ -356,6 +370,7 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 		if (o->cpus[i] >= 0 && o->cpus[i] < HSBPF_MAX_CPUS)
 			skel->rodata->offcpu_cpus[o->cpus[i] / 64] |= 1ull << (o->cpus[i] % 64);
 	skel->rodata->offcpu_wakers = wakers;
+	offcpu_bench_stacks(skel);
 	skel->rodata->offcpu_sample_below = offcpu__sample_below(o->switch_sample);
 	if (skel->rodata->offcpu_sample_below)
 		skel->rodata->offcpu_sample_scale = ((1ull << 48) + skel->rodata->offcpu_sample_below / 2) /
