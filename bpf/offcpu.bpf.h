@@ -544,11 +544,11 @@ static __always_inline void offcpu_underway_begin(struct offcpu_task *t, struct 
 /* the start is in progress and next runs again with no record: off the CPU since before the
  * attach (unless it is newer), and the start's walk has not met it (it would miss it now: it
  * runs). Its block is under way from the start, as the walk would have found it; the state is
- * a guess (S in a syscall, R outside one: preempted; a D is taken for an S). The record, or
- * NULL for a task not of the target */
+ * a guess (R for a task in user space: preempted; S for one in a syscall and a kernel thread,
+ * a D taken for an S). The record, or NULL for a task not of the target */
 static __always_inline struct offcpu_task *offcpu_underway_early(struct task_struct *next)
 {
-	__u32 tgid = next->tgid, state = HSBPF_OFFCPU_R, zero = 0;
+	__u32 tgid = next->tgid, state = HSBPF_OFFCPU_S, zero = 0;
 	struct proc_state *proc;
 	struct offcpu_task *t;
 	struct stack_walk *st;
@@ -565,8 +565,8 @@ static __always_inline struct offcpu_task *offcpu_underway_early(struct task_str
 		return t;
 	if (next->mm) {
 		regs = (struct pt_regs *)bpf_task_pt_regs(next);
-		if ((long)BPF_CORE_READ(regs, orig_ax) >= 0)
-			state = HSBPF_OFFCPU_S;
+		if ((long)BPF_CORE_READ(regs, orig_ax) < 0)
+			state = HSBPF_OFFCPU_R;
 	}
 	/* the switch's scratch: its own switch-out's stacks are taken after this */
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
@@ -595,9 +595,11 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;
 	followed = offcpu_on_cpus(bpf_get_smp_processor_id()) && offcpu_drawn();
-	/* a block not followed (-C, --switch-sample) still ends one under way at the start, and
-	 * during the start marks its task met: it was not off the CPU since before the attach */
-	if (!followed && !offcpu_underway_left && !offcpu_starting)
+	/* a block not followed (-C, --switch-sample) costs no more, but during the start: its task
+	 * is marked met (it was not off the CPU since before the attach). A block under way at the
+	 * start that it would have ended waits for its syscall's exit, or the next followed
+	 * switch-out, with its end already kept */
+	if (!followed && !offcpu_starting)
 		return;
 	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, followed || offcpu_starting ?
 				 BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
