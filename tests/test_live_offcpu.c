@@ -544,6 +544,18 @@ Test(live_offcpu, switch_sample_estimates_within_intervals)
 		cr_expect(strstr(folded.out, "estimated from the blocks followed at random") &&
 			  strstr(folded.out, "95% interval") && strstr(folded.out, "blocks followed at random"),
 			  "%s", folded.out);
+		/* each napper's row has its interval (a measured row's CI95 is "-") */
+		for (int i = 0; i < 2; i++) {
+			char want[32];
+			const char *row;
+
+			snprintf(want, sizeof(want), "%u:offcpu", tids[i]);
+			row = strstr(folded.out, want);
+			while (row && row > folded.out && row[-1] != '\n')
+				row--;
+			cr_expect(row && !memmem(row, strcspn(row, "\n"), "%       -", 9),
+				  "no interval in %s's row: %s", want, folded.out);
+		}
 	}
 }
 
