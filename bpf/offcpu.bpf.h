@@ -616,6 +616,10 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	}
 	if (!followed)
 		return;
+	/* its last block still open: the switch-in that ended it was missed (the task storage's
+	 * lookup failed, its per-CPU lock busy with another program on that CPU) */
+	if (t->start_ns && !t->underway)
+		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
 	t->late_token = 0;
 	t->underway = 0;

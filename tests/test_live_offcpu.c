@@ -606,7 +606,7 @@ Test(live_offcpu, blocks_ending_during_the_start_count_from_it)
 	cr_assert_eq(nappers, 8, "8 nappers in the profile: %d", nappers);
 	/* a napper runs microseconds a nap: its off-CPU time is the recording's but for them.
 	 * The median thread's: a block the kernel's task storage did not give back (its lock
-	 * busy on that CPU: not counted anywhere) costs one thread a nap now and then */
+	 * busy on that CPU: a switch missed, counted) costs one thread a nap now and then */
 	qsort(short_ms, 8, sizeof(*short_ms), cmp_double);
 	cr_expect_leq((short_ms[3] + short_ms[4]) / 2, 3, "the nappers' off-CPU time falls short of "
 		      "the recording's %.3f ms by %.3f to %.3f ms, median %.3f", p->meta.duration_ns / 1e6,

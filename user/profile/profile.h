@@ -327,7 +327,8 @@ struct profile_stats {
 	u64 offcpu_blocks;	/* blocks counted */
 	u64 offcpu_short;	/* left out: shorter than --min-block */
 	u64 offcpu_long;	/* left out: longer than --max-block */
-	u64 offcpu_no_storage;	/* switches missed: no task storage for the task */
+	u64 offcpu_no_storage;	/* switches missed: no task storage for the task (or, at the
+				 * switch-in, none found: its block lost) */
 	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */

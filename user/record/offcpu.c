@@ -259,8 +259,8 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 		fprintf(out, "%s%" PRIu64 " blocks were still open at the end: counted up to it\n", prefix,
 			st->offcpu_open);
 	if (st->offcpu_no_storage)
-		fprintf(out, "%sWARNING: %" PRIu64 " switches were missed: no task storage for the task\n",
-			prefix, st->offcpu_no_storage);
+		fprintf(out, "%sWARNING: %" PRIu64 " switches were missed: no task storage for the task "
+			"(or none found when it ran again: that block lost)\n", prefix, st->offcpu_no_storage);
 	if (profile__has_key(p, "waker"))
 		fprintf(out, "%swakers: %" PRIu64 " wake-ups of blocked threads seen; %" PRIu64 " blocks "
 			"(not preempted) with no wake-up seen%s\n", prefix, st->offcpu_wakeups,
