@@ -22,7 +22,7 @@ POOL=${POOL:-$OUT/futex_pool}
 REPS=${REPS:-5}
 PIPE_LOOPS=${PIPE_LOOPS:-50000}
 POOL_ROUNDS=${POOL_ROUNDS:-50000}
-TOOLS=${TOOLS:-"hsbpf hsbpf-wakers offcputime wakeuptime"}
+TOOLS=${TOOLS:-"hsbpf hsbpf-p0.1 hsbpf-wakers offcputime wakeuptime"}
 mkdir -p "$OUT"
 
 need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing (scripts/install-deps.sh)" >&2; exit 1; }; }
