@@ -10,6 +10,10 @@
 # The cost per switch (and per wake-up) is the kernel's own timing of each BPF program
 # (kernel.bpf_stats_enabled=1: run_time_ns / run_cnt from bpftool prog show), read while the
 # tool is still attached.
+# More hsbpf variants for TOOLS: hsbpf-pP (--switch-sample P, e.g. hsbpf-p0.1: what a switch
+# costs when a block is followed with probability P), hsbpf-kstack (no user stack: the
+# unwinder's share of the switch, by HSBPF_BENCH_OFFCPU_STACKS=kernel), hsbpf-nostack (no stack
+# at all: =none), hsbpf-fp (--call-graph fp).
 set -euo pipefail
 
 HSBPF=${HSBPF:-./hsbpf}
@@ -18,7 +22,7 @@ POOL=${POOL:-$OUT/futex_pool}
 REPS=${REPS:-5}
 PIPE_LOOPS=${PIPE_LOOPS:-50000}
 POOL_ROUNDS=${POOL_ROUNDS:-50000}
-TOOLS=${TOOLS:-"hsbpf hsbpf-wakers offcputime wakeuptime"}
+TOOLS=${TOOLS:-"hsbpf hsbpf-p0.1 hsbpf-wakers offcputime wakeuptime"}
 mkdir -p "$OUT"
 
 need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing (scripts/install-deps.sh)" >&2; exit 1; }; }
@@ -97,6 +101,17 @@ measure() {
 		wait_for "$log" "recording" ;;
 	hsbpf-wakers)
 		"$HSBPF" record -v --no-buildid-cache --off-cpu --wakers -a -o "$OUT/offcpu-wakers.data" 2>"$log" & pid=$!
+		wait_for "$log" "recording" ;;
+	hsbpf-p*)
+		"$HSBPF" record -v --no-buildid-cache --off-cpu --switch-sample "${tool#hsbpf-p}" -a \
+			-o "$OUT/offcpu-$tool.data" 2>"$log" & pid=$!
+		wait_for "$log" "recording" ;;
+	hsbpf-kstack|hsbpf-nostack)
+		HSBPF_BENCH_OFFCPU_STACKS=$([ "$tool" = hsbpf-kstack ] && echo kernel || echo none) \
+			"$HSBPF" record -v --no-buildid-cache --off-cpu -a -o "$OUT/offcpu-$tool.data" 2>"$log" & pid=$!
+		wait_for "$log" "recording" ;;
+	hsbpf-fp)
+		"$HSBPF" record -v --no-buildid-cache --off-cpu --call-graph fp -a -o "$OUT/offcpu-$tool.data" 2>"$log" & pid=$!
 		wait_for "$log" "recording" ;;
 	offcputime)
 		offcputime >"$log" 2>&1 & pid=$!

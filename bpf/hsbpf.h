@@ -406,7 +406,8 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_BLOCKS,		/* blocks counted when the task ran again */
 	HSBPF_OFFCPU_SHORT,		/* shorter than min_block_ns: left out */
 	HSBPF_OFFCPU_LONG,		/* longer than max_block_ns: left out */
-	HSBPF_OFFCPU_NO_STORAGE,	/* no task storage for the task: its switch was missed */
+	HSBPF_OFFCPU_NO_STORAGE,	/* no task storage for the task: its switch was missed (a
+					 * switch-in's: found at its next switch-out, block lost) */
 	HSBPF_OFFCPU_FULL,		/* a block the full sample or stack-sample map could not take */
 	HSBPF_OFFCPU_FULL_NS,		/* ... its time */
 	HSBPF_OFFCPU_OPEN,		/* still blocked when the recording ended: counted to the end */
@@ -418,6 +419,9 @@ enum hsbpf_offcpu_stat {
 					 * map full, or the block's stack unwound in user space: a
 					 * program's first milliseconds): counted without them */
 	HSBPF_OFFCPU_UNWOKEN,		/* ... blocks not preempted whose wake-up was not seen */
+	HSBPF_OFFCPU_UNSAMPLED,		/* --switch-sample: blocks of the target the draw left out */
+	HSBPF_OFFCPU_UNDERWAY_EARLY,	/* under way at the start, ended before the start's walk
+					 * reached their task: found at their switch-in */
 	HSBPF_OFFCPU_STAT_NR,
 };
 

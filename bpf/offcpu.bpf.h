@@ -27,13 +27,25 @@ const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s ta
 const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
 const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 const volatile bool offcpu_wakers = false;	/* --wakers: each block joined to its waker's stacks */
+/* bench/offcpu.sh's measure of the stacks' share of a switch (HSBPF_BENCH_OFFCPU_STACKS): the
+ * switch-out's kernel stack, and its user stack (the unwinder), taken or not */
+const volatile bool offcpu_kernel_stacks = true;
+const volatile bool offcpu_user_stacks = true;
+/* --switch-sample P: a switch-out is followed when a draw is below this (P * 2^32; 0: every
+ * one), and its block's time weighs offcpu_sample_scale / 2^16 times as much (1 / P) */
+const volatile __u32 offcpu_sample_below = 0;
+const volatile __u64 offcpu_sample_scale = 1 << 16;
 /* the recording's end (CLOCK_MONOTONIC), set before the flush iterator runs */
 volatile __u64 offcpu_end_ns = 0;
-/* its start: when the switch program was attached, set before it is (the blocks under way
- * then count from it) */
+/* its start: the switch program's first run (user space's moment after the attach when none
+ * came first); the blocks under way then count from it. Not the moment before the attach: a
+ * block that ended while the program was being attached would be lost from the start */
 volatile __u64 offcpu_start_ns = 0;
 /* blocks under way at the start not counted yet: 0 makes the syscall exit's program a test */
 __s64 offcpu_underway_left = 0;
+/* set from just before the switch program's attach to the end of the start's walk: a target
+ * task switched in then with no record was off the CPU since before the attach */
+volatile __u32 offcpu_starting = 0;
 
 /* the kernel's task states (include/linux/sched.h), as /proc shows them */
 #define OFFCPU_TASK_INTERRUPTIBLE	0x0001
@@ -73,6 +85,10 @@ struct offcpu_task {
 	__u64 end_ns;		/* ... the end of that block, when it ran again (0: not yet) */
 	__u64 late_token;	/* its user stack went to user space to be unwound (a new program's
 				 * first milliseconds): the time goes there too, under this token */
+	__u64 seen;		/* met since the attach (switched out, found by the start's walk,
+				 * switched in during the start): no block under way from the start
+				 * to find (set by compare-and-swap, which the start's walk and the
+				 * switch-in race for) */
 	struct stack_key key;	/* process image, cgroup, thread, stacks, flags with the state */
 	__u32 waker_tid;	/* --wakers: the thread that woke this block, when waker_known */
 	__u32 waker_known;
@@ -140,6 +156,32 @@ static __always_inline bool offcpu_on_cpus(__u32 cpu)
 	if (!offcpu_by_cpu)
 		return true;
 	return cpu < HSBPF_MAX_CPUS && (offcpu_cpus[cpu / 64] >> (cpu % 64) & 1);
+}
+
+/* --switch-sample: whether this block is followed (a draw below the threshold), counted when
+ * not; a skipped switch costs this draw */
+static __always_inline bool offcpu_drawn(void)
+{
+	if (!offcpu_sample_below || bpf_get_prandom_u32() < offcpu_sample_below)
+		return true;
+	offcpu_stat(HSBPF_OFFCPU_UNSAMPLED, 1);
+	return false;
+}
+
+/* a followed block's time weighed by 1 / P (--switch-sample), in 2^-16 steps: an unbiased
+ * estimate of the time of the blocks it stands for */
+static __always_inline __u64 offcpu_scaled(__u64 ns)
+{
+	if (!offcpu_sample_below)
+		return ns;
+	return (ns >> 16) * offcpu_sample_scale + ((ns & 0xffff) * offcpu_sample_scale >> 16);
+}
+
+/* a task of the target (the procs filter of a command or -p; --cgroup is tested apart) */
+static __always_inline bool offcpu_in_target(struct task_struct *task, struct proc_state *proc)
+{
+	return !filter_pids || (proc && proc->state == HSBPF_PID_ACTIVE &&
+				(!no_inherit || task->pid == task->tgid));
 }
 
 /* a preempted task is runnable (R) whatever its state says: it was about to sleep */
@@ -226,6 +268,7 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 		offcpu_stat(HSBPF_OFFCPU_LONG, 1);
 		return;
 	}
+	ns = offcpu_scaled(ns);
 	if (offcpu_wakers && t->waker_known)
 		t->key.x.waker = t->waker_tid;
 	else if (offcpu_wakers && (t->ip_flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT != HSBPF_OFFCPU_R)
@@ -258,128 +301,41 @@ static __always_inline void offcpu_add_span(struct offcpu_task *t, __u64 now)
 	}
 }
 
-/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
-static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
+/* the nr frames of a kernel stack in f stored under their hash: the hash, or
+ * HSBPF_STACK_LOST_HASH when the map is full (the switch's, the start's and the waker's) */
+static __always_inline __u64 offcpu_store_kernel(struct stack_frames *f, __u32 nr)
 {
-	__u32 nr;
+	__u64 h = 0x13198A2E03707344ull;
 
-	if (got <= 0) {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-		return;
-	}
-	nr = got / sizeof(__u64);
 	f->nr = nr;
 	f->end = 0;
 	f->nr_fp = 0;
-	t->key.kernel = 0x13198A2E03707344ull;
 	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-		t->key.kernel = stack_mix(t->key.kernel, f->ip[i]);
-	t->key.kernel |= 1;
-	if (!stacks__store(t->key.kernel, f)) {
-		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-		t->key.kernel = HSBPF_STACK_LOST_HASH;
-	}
-}
-
-/* the user stack of task, which is current, from the registers saved at its entry to the
- * kernel, into t->key.user */
-static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
-					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
-{
-	struct pt_regs *regs;
-	__u16 insn = 0;
-	bool in_syscall;
-
-	if (!BPF_CORE_READ(task, mm))	/* a kernel thread: no user stack */
-		return;
-	if (in_exec(task, tgid)) {
-		st->user.nr = 0;
-		st->user.nr_fp = 0;
-		st->user.end = HSBPF_STACK_IN_EXEC;
-		st->hash = stack_mix(0x243F6A8885A308D3ull, (__u64)HSBPF_STACK_IN_EXEC << 32);
-	} else {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		LEAF_REGS(st, regs, BPF_CORE_READ);
-		/* blocked in a syscall: the saved pc follows it, looked up as a return address */
-		in_syscall = (long)BPF_CORE_READ(regs, orig_ax) >= 0 &&
-			     !bpf_probe_read_user(&insn, sizeof(insn), (void *)(t->ip - 2)) && insn == 0x050f;
-		st->pid = tgid;
-		st->tag = image_tag(proc);
-		unwind_user(st, t->ip, st->leaf[HSBPF_DWARF_RSP], st->leaf[HSBPF_DWARF_RBP], in_syscall);
-		/* a program too new for its tables (as a sample's, stacks__sample_one): the copy goes
-		 * to user space now, while the task's memory is current's; the stack ended here is
-		 * still stored, for a block whose time finds the ring full */
-		if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF &&
-		    st->user.end == HSBPF_STACK_NO_MAPPING) {
-			__u64 token = stack_mix(now, (__u64)task->pid << 32 | tgid) | 1;
-
-			if (late_stack(st, &t->key, 0, t->ip, token))
-				t->late_token = token;
-		}
-	}
-	t->key.user = st->hash | 1;
-	if (!stacks__store_user(st, t->key.user, false)) {
-		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
-		t->key.user = HSBPF_STACK_LOST_HASH;
-	}
-}
-
-/* the first frame of an interrupt's entry in a kernel stack, or nr for none */
-static __always_inline __u32 offcpu_interrupt_frame(const struct stack_frames *k, __u32 nr)
-{
-	__u64 irq0 = (__u64)&__irqentry_text_start, irq1 = (__u64)&__irqentry_text_end;
-	__u64 soft0 = (__u64)&__softirqentry_text_start, soft1 = (__u64)&__softirqentry_text_end;
-
-	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++) {
-		__u64 ip = k->ip[i];
-
-		if ((ip >= irq0 && ip < irq1) || (ip >= soft0 && ip < soft1))
-			return i;
-	}
-	return nr;
-}
-
-/* the waker's kernel stack from sched_waking (its path to the wake-up), stored: its hash, HSBPF_STACK_LOST_HASH when the map is full, 0 for none; with
- * irq, a stack that passes an interrupt's entry ends there (what the interrupt found running
- * is not its caller), and *irq says so */
-static __always_inline __u64 offcpu_waker_kernel_stack(void *ctx, struct stack_walk *st, bool *irq)
-{
-	long got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
-				 OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	__u64 h = 0x13198A2E03707344ull;
-	__u32 nr;
-
-	if (got <= 0) {
-		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
-		return 0;
-	}
-	nr = got / sizeof(__u64);
-	if (irq) {
-		__u32 at = offcpu_interrupt_frame(&st->kernel, nr);
-
-		*irq = at < nr;
-		if (*irq)
-			nr = at + 1;
-	}
-	st->kernel.nr = nr;
-	st->kernel.end = 0;
-	st->kernel.nr_fp = 0;
-	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++)
-		h = stack_mix(h, st->kernel.ip[i]);
+		h = stack_mix(h, f->ip[i]);
 	h |= 1;
-	if (!stacks__store(h, &st->kernel)) {
+	if (!stacks__store(h, f)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		return HSBPF_STACK_LOST_HASH;
 	}
 	return h;
 }
 
+/* a kernel stack of got bytes in f, stored under its hash into t->key.kernel */
+static __always_inline void offcpu_kernel_stack(struct stack_frames *f, long got, struct offcpu_task *t)
+{
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return;
+	}
+	t->key.kernel = offcpu_store_kernel(f, got / sizeof(__u64));
+}
+
 /* the user stack of task (current) from the registers it saved at its entry to the kernel,
  * unwound into st->user, its hash in st->hash; false for none (a kernel thread, or with
  * syscall_only a task that entered the kernel otherwise: an interrupt's wake-up) */
-static __always_inline bool offcpu_waker_walk(struct task_struct *task, __u32 tgid,
-					     struct proc_state *proc, struct stack_walk *st,
-					     __u64 ip, bool syscall_only)
+static __always_inline bool offcpu_walk_user(struct task_struct *task, __u32 tgid,
+					    struct proc_state *proc, struct stack_walk *st,
+					    __u64 ip, bool syscall_only)
 {
 	struct pt_regs *regs;
 	__u16 insn = 0;
@@ -410,7 +366,7 @@ static __always_inline bool offcpu_waker_walk(struct task_struct *task, __u32 tg
 }
 
 /* st->user stored under st->hash: the key's reference to it */
-static __always_inline __u64 offcpu_waker_store(struct stack_walk *st)
+static __always_inline __u64 offcpu_store_user(struct stack_walk *st)
 {
 	__u64 h = st->hash | 1;
 
@@ -419,6 +375,64 @@ static __always_inline __u64 offcpu_waker_store(struct stack_walk *st)
 		return HSBPF_STACK_LOST_HASH;
 	}
 	return h;
+}
+
+/* the user stack of task, which is current, from the registers saved at its entry to the
+ * kernel, into t->key.user */
+static __always_inline void offcpu_user_stack(struct stack_walk *st, struct task_struct *task, __u32 tgid,
+					      struct proc_state *proc, struct offcpu_task *t, __u64 now)
+{
+	if (!offcpu_walk_user(task, tgid, proc, st, t->ip, false))	/* a kernel thread */
+		return;
+	/* a program too new for its tables (as a sample's, stacks__sample_one): the copy goes to
+	 * user space now, while the task's memory is current's; the stack ended here is still
+	 * stored, for a block whose time finds the ring full */
+	if (late_unwind && call_graph == HSBPF_CALL_GRAPH_DWARF && st->user.end == HSBPF_STACK_NO_MAPPING) {
+		__u64 token = stack_mix(now, (__u64)task->pid << 32 | tgid) | 1;
+
+		if (late_stack(st, &t->key, 0, t->ip, token))
+			t->late_token = token;
+	}
+	t->key.user = offcpu_store_user(st);
+}
+
+/* the first frame of an interrupt's entry in a kernel stack, or nr for none */
+static __always_inline __u32 offcpu_interrupt_frame(const struct stack_frames *k, __u32 nr)
+{
+	__u64 irq0 = (__u64)&__irqentry_text_start, irq1 = (__u64)&__irqentry_text_end;
+	__u64 soft0 = (__u64)&__softirqentry_text_start, soft1 = (__u64)&__softirqentry_text_end;
+
+	for (__u32 i = 0; i < HSBPF_MAX_FRAMES && i < nr; i++) {
+		__u64 ip = k->ip[i];
+
+		if ((ip >= irq0 && ip < irq1) || (ip >= soft0 && ip < soft1))
+			return i;
+	}
+	return nr;
+}
+
+/* the waker's kernel stack from sched_waking (its path to the wake-up), stored: its hash, HSBPF_STACK_LOST_HASH when the map is full, 0 for none; with
+ * irq, a stack that passes an interrupt's entry ends there (what the interrupt found running
+ * is not its caller), and *irq says so */
+static __always_inline __u64 offcpu_waker_kernel_stack(void *ctx, struct stack_walk *st, bool *irq)
+{
+	long got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+				 OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+	__u32 nr;
+
+	if (got <= 0) {
+		stack_stat_add(HSBPF_STACK_STAT_KERNEL_ERR, 1);
+		return 0;
+	}
+	nr = got / sizeof(__u64);
+	if (irq) {
+		__u32 at = offcpu_interrupt_frame(&st->kernel, nr);
+
+		*irq = at < nr;
+		if (*irq)
+			nr = at + 1;
+	}
+	return offcpu_store_kernel(&st->kernel, nr);
 }
 
 /* the task runs again (or the recording ends) at now: its block is counted */
@@ -440,12 +454,16 @@ static __always_inline void offcpu_stacks(void *ctx, struct task_struct *task, _
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	if (!st)
 		return;
-	got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip), OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
-	if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+	if (offcpu_kernel_stacks) {
 		got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
-				    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
-	offcpu_kernel_stack(&st->kernel, got, t);
-	offcpu_user_stack(st, task, tgid, proc, t, now);
+				    OFFCPU_SKIP_FRAMES & BPF_F_SKIP_FIELD_MASK);
+		if (got > 0 && offcpu_in_traceiter(st->kernel.ip[0]))
+			got = bpf_get_stack(ctx, st->kernel.ip, sizeof(st->kernel.ip),
+					    (OFFCPU_SKIP_FRAMES + 1) & BPF_F_SKIP_FIELD_MASK);
+		offcpu_kernel_stack(&st->kernel, got, t);
+	}
+	if (offcpu_user_stacks)
+		offcpu_user_stack(st, task, tgid, proc, t, now);
 }
 
 /* a block under way at the start ends (at end_ns): counted, with the user stack st holds (its
@@ -461,7 +479,7 @@ static __always_inline void offcpu_underway_done(struct offcpu_task *t, struct s
 	t->underway = 0;
 	__sync_fetch_and_add(&offcpu_underway_left, -1);
 	offcpu_stat(HSBPF_OFFCPU_UNDERWAY, 1);
-	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, end_ns - t->start_ns);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_NS, offcpu_scaled(end_ns - t->start_ns));
 	offcpu_account(t, end_ns);
 }
 
@@ -483,6 +501,80 @@ static __always_inline void offcpu_underway_end(struct offcpu_task *t, struct ta
 	offcpu_underway_done(t, NULL, next, now);
 }
 
+/* a block under way at the start (its task off the CPU since before the attach, in state): it
+ * begins at the start, with the kernel stack the kernel gives for a task not running (as the
+ * switch's, from the scheduler's callers), in f; its user stack waits until the task is current
+ * again (offcpu_underway_end). The start's walk's, and the switch-in's during the start */
+static __always_inline void offcpu_underway_begin(struct offcpu_task *t, struct task_struct *task,
+						  struct proc_state *proc, __u32 state,
+						  struct stack_frames *f)
+{
+	struct pt_regs *regs;
+
+	t->late_token = 0;
+	__builtin_memset(&t->key, 0, sizeof(t->key));
+	t->key.pid = task->tgid;
+	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
+	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
+	t->key.exec_ns = proc ? proc->exec_ns : 0;
+	t->key.map_ns = proc ? proc->map_ns : 0;
+	if (key_tid)
+		t->key.x.tid = task->pid;
+	if (key_cpu)
+		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
+	if (time_bucket_ns)
+		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
+	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
+	t->ip = 0;
+	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
+		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
+	if (task->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(task);
+		t->ip = BPF_CORE_READ(regs, ip);
+	} else if (f && f->nr) {
+		t->ip = f->ip[0];
+		t->ip_flags |= HSBPF_KEY_KERNEL;
+	}
+	t->underway = 1;
+	t->end_ns = 0;
+	t->start_ns = offcpu_start_ns;
+	__sync_fetch_and_add(&offcpu_underway_left, 1);
+}
+
+/* the start is in progress and next runs again with no record: off the CPU since before the
+ * attach (unless it is newer), and the start's walk has not met it (it would miss it now: it
+ * runs). Its block is under way from the start, as the walk would have found it; the state is
+ * a guess (R for a task in user space: preempted; S for one in a syscall and a kernel thread,
+ * a D taken for an S). The record, or NULL for a task not of the target */
+static __always_inline struct offcpu_task *offcpu_underway_early(struct task_struct *next)
+{
+	__u32 tgid = next->tgid, state = HSBPF_OFFCPU_S, zero = 0;
+	struct proc_state *proc;
+	struct offcpu_task *t;
+	struct stack_walk *st;
+	struct pt_regs *regs;
+
+	if (!next->pid || offcpu_by_cgroup || next->start_time >= offcpu_start_ns)
+		return NULL;
+	proc = bpf_map_lookup_elem(&procs, &tgid);
+	if (!offcpu_in_target(next, proc) || !offcpu_on_cpus(BPF_CORE_READ(next, thread_info.cpu)))
+		return NULL;
+	t = bpf_task_storage_get(&offcpu_tasks, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	/* the walk met it first (on another CPU, this moment), or the draw leaves it out */
+	if (!t || __sync_val_compare_and_swap(&t->seen, 0, 1) || !offcpu_drawn())
+		return t;
+	if (next->mm) {
+		regs = (struct pt_regs *)bpf_task_pt_regs(next);
+		if ((long)BPF_CORE_READ(regs, orig_ax) < 0)
+			state = HSBPF_OFFCPU_R;
+	}
+	/* the switch's scratch: its own switch-out's stacks are taken after this */
+	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
+	offcpu_underway_begin(t, next, proc, state, st ? &st->kernel : NULL);
+	offcpu_stat(HSBPF_OFFCPU_UNDERWAY_EARLY, 1);
+	return t;
+}
+
 /* prev leaves the CPU at now: when it is in the target, its stacks and the moment are kept */
 static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *prev, bool preempt,
 					      unsigned int prev_state, __u64 now)
@@ -491,29 +583,43 @@ static __always_inline void offcpu_switch_out(void *ctx, struct task_struct *pre
 	struct proc_state *proc;
 	struct offcpu_task *t;
 	struct pt_regs *regs;
+	bool followed;
 	__u64 ip = 0;
 
 	/* idle, and a task's last switch as it exits, never run again */
 	if (!prev->pid || (prev_state & OFFCPU_TASK_DEAD))
 		return;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
-			    (no_inherit && prev->pid != tgid)))
+	if (!offcpu_in_target(prev, proc))
 		return;
 	if (offcpu_by_cgroup && bpf_current_task_under_cgroup(&offcpu_cgroup, 0) != 1)
 		return;
-	if (!offcpu_on_cpus(bpf_get_smp_processor_id()))
+	followed = offcpu_on_cpus(bpf_get_smp_processor_id()) && offcpu_drawn();
+	/* a block not followed (-C, --switch-sample) costs no more, but during the start: its task
+	 * is marked met (it was not off the CPU since before the attach). A block under way at the
+	 * start that it would have ended waits for its syscall's exit, or the next followed
+	 * switch-out, with its end already kept */
+	if (!followed && !offcpu_starting)
 		return;
-	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	t = bpf_task_storage_get(&offcpu_tasks, prev, 0, followed || offcpu_starting ?
+				 BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
 	if (!t) {
-		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
+		if (followed)
+			offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return;
 	}
+	t->seen = 1;
 	if (t->underway && t->end_ns) {	/* blocks again in the syscall it was blocked in */
 		__u32 zero = 0;
 
 		offcpu_underway_done(t, bpf_map_lookup_elem(&unwind_scratch, &zero), prev, t->end_ns);
 	}
+	if (!followed)
+		return;
+	/* its last block still open: the switch-in that ended it was missed (the task storage's
+	 * lookup failed, its per-CPU lock busy with another program on that CPU) */
+	if (t->start_ns && !t->underway)
+		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 	offcpu_stat(HSBPF_OFFCPU_SWITCHES, 1);
 	t->late_token = 0;
 	t->underway = 0;
@@ -552,6 +658,10 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 	__u64 now = bpf_ktime_get_ns();
 	struct offcpu_task *t = bpf_task_storage_get(&offcpu_tasks, next, 0, 0);
 
+	if (!offcpu_start_ns)
+		__sync_val_compare_and_swap(&offcpu_start_ns, 0, now);
+	if (!t && offcpu_starting)
+		t = offcpu_underway_early(next);
 	if (t && t->start_ns) {
 		if (!t->underway)
 			offcpu_account(t, now);
@@ -599,8 +709,8 @@ int BPF_PROG(hsbpf_offcpu_waking, struct task_struct *p)
 	if (!(pid_tgid >> 32) || !BPF_CORE_READ(cur, mm))
 		return 0;
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
-	if (offcpu_waker_walk(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
-		t->waker.user = offcpu_waker_store(st);
+	if (offcpu_walk_user(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
+		t->waker.user = offcpu_store_user(st);
 	} else {
 		/* not in a syscall: an interrupt (a timer's expiry) found current in user space,
 		 * and woke the task on its own; its kernel stack says which */
@@ -648,8 +758,7 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	struct proc_state *proc;
 	struct stack_frames *f;
 	struct offcpu_task *t;
-	struct pt_regs *regs;
-	__u32 tgid, state, zero = 0;
+	__u32 tgid, zero = 0;
 	unsigned int raw;
 
 	if (!task || !task->pid || offcpu_by_cgroup)
@@ -661,8 +770,7 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 		return 0;
 	tgid = task->tgid;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
-	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE ||
-			    (no_inherit && task->pid != tgid)))
+	if (!offcpu_in_target(task, proc))
 		return 0;
 	if (!offcpu_on_cpus(BPF_CORE_READ(task, thread_info.cpu)))	/* the CPU it left */
 		return 0;
@@ -671,38 +779,11 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 		offcpu_stat(HSBPF_OFFCPU_NO_STORAGE, 1);
 		return 0;
 	}
-	if (t->start_ns)	/* switched out since the start: followed already */
+	/* switched out since the start (followed or not), or switched in during it */
+	if (__sync_val_compare_and_swap(&t->seen, 0, 1) || !offcpu_drawn())
 		return 0;
-	state = offcpu_state(false, raw);
-	t->late_token = 0;
-	__builtin_memset(&t->key, 0, sizeof(t->key));
-	t->key.pid = tgid;
-	t->key.flags = HSBPF_KEY_OFFCPU | HSBPF_KEY_KERNEL | state << HSBPF_KEY_STATE_SHIFT;
-	t->key.cgroup_id = BPF_CORE_READ(task, cgroups, dfl_cgrp, kn, id);
-	t->key.exec_ns = proc ? proc->exec_ns : 0;
-	t->key.map_ns = proc ? proc->map_ns : 0;
-	if (key_tid)
-		t->key.x.tid = task->pid;
-	if (key_cpu)
-		t->key.x.cpu = BPF_CORE_READ(task, thread_info.cpu);
-	if (time_bucket_ns)
-		t->key.x.time = (offcpu_start_ns - time_origin_ns) / time_bucket_ns;
-	t->ip_flags = HSBPF_KEY_OFFCPU | state << HSBPF_KEY_STATE_SHIFT;
-	t->ip = 0;
 	f = bpf_map_lookup_elem(&offcpu_kstack, &zero);
-	if (call_graph != HSBPF_CALL_GRAPH_NONE && f)
-		offcpu_kernel_stack(f, bpf_get_task_stack(task, f->ip, sizeof(f->ip), 0), t);
-	if (task->mm) {
-		regs = (struct pt_regs *)bpf_task_pt_regs(task);
-		t->ip = BPF_CORE_READ(regs, ip);
-	} else if (f && f->nr) {
-		t->ip = f->ip[0];
-		t->ip_flags |= HSBPF_KEY_KERNEL;
-	}
-	t->underway = 1;
-	t->end_ns = 0;
-	t->start_ns = offcpu_start_ns;
-	__sync_fetch_and_add(&offcpu_underway_left, 1);
+	offcpu_underway_begin(t, task, proc, offcpu_state(false, raw), f);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include "helpers.h"
 #include "hsbpf.h"
 #include "profile/profile.h"
+#include "record/offcpu.h"
 
 TestSuite(live_offcpu, .fini = cleanup_tmpdir, .timeout = 240);
 
@@ -482,12 +483,161 @@ Test(live_offcpu, pid_target_blocked_at_the_start)
 	profile__free(p);
 }
 
+/* the fixture's napper threads ("napped TID NS"): up to max, their number */
+static int fixture_napped(u32 *tids, double *ns, int max)
+{
+	int n = 0;
+
+	for (const char *at = strstr(rec.out, "napped "); at && n < max; at = strstr(at + 1, "napped ")) {
+		unsigned long tid;
+		double v;
+
+		if (sscanf(at, "napped %lu %lf", &tid, &v) == 2) {
+			tids[n] = tid;
+			ns[n++] = v;
+		}
+	}
+	return n;
+}
+
+/* a thread's off-CPU blocks and time in the profile (its flat samples, keyed by thread) */
+static void thread_offcpu(const struct profile *p, u32 tid, u64 *blocks, double *ns)
+{
+	*blocks = 0;
+	*ns = 0;
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		if (!(p->samples[i].flags & HSBPF_KEY_OFFCPU) || profile__sample_key(p, i)->tid != tid)
+			continue;
+		*blocks += p->samples[i].count;
+		*ns += p->samples[i].weight;
+	}
+}
+
+/* --switch-sample P: blocks followed with probability P, their time weighed 1/P. A thread of
+ * 100 naps of 3 ms and one of 100 of 7 ms (300 ms, 700 ms by their own clocks): each one's
+ * estimate holds its time in its interval (report's, at 3.89 standard deviations instead of
+ * 1.96: four checks, a false failure 1 in 2500 runs), the share of blocks followed is P, and
+ * report shows the estimate with its interval */
+Test(live_offcpu, switch_sample_estimates_within_intervals)
+{
+	static const struct {
+		const char *arg;
+		double p;
+	} cases[] = { { "0.1", 0.1 }, { "1/2", 0.5 } };
+	const double z = 3.890591886;	/* two-sided 1e-4 */
+	char cmd[512], opts[64];
+
+	snprintf(cmd, sizeof(cmd), "%s naps 3,7 100", fixture("offcpu"));
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		struct profile *p;
+		double ns[2], got, lo, hi;
+		u64 blocks, followed;
+		u32 tids[2];
+
+		snprintf(opts, sizeof(opts), "--off-cpu --switch-sample %s", cases[c].arg);
+		record(opts, cmd, NULL);
+		cr_assert_eq(fixture_napped(tids, ns, 2), 2, "the fixture's nappers: %s", rec.out);
+		cr_assert_eq(profile__read(profile_path(), &p), 0);
+		cr_expect(fabs(p->meta.offcpu_sample - cases[c].p) < 1e-9, "%s: meta %g", opts,
+			  p->meta.offcpu_sample);
+		for (int i = 0; i < 2; i++) {
+			thread_offcpu(p, tids[i], &blocks, &got);
+			offcpu__interval(p, blocks, got, z, &lo, &hi);
+			cr_expect(ns[i] >= lo && ns[i] <= hi, "%s: thread %u napped %.3f ms, estimated %.3f "
+				  "ms from %llu blocks (%.3f to %.3f ms)", opts, tids[i], ns[i] / 1e6, got / 1e6,
+				  (unsigned long long)blocks, lo / 1e6, hi / 1e6);
+		}
+		followed = p->stats.offcpu_switches + p->stats.offcpu_underway;
+		expect_share(followed, followed + p->stats.offcpu_unsampled, cases[c].p, opts);
+		profile__free(p);
+		run(&folded, "%s report -i %s --stdio --sort tid --no-children -g none", hsbpf_bin(),
+		    profile_path());
+		cr_expect(strstr(folded.out, "estimated from the blocks followed at random") &&
+			  strstr(folded.out, "95% interval") && strstr(folded.out, "blocks followed at random"),
+			  "%s", folded.out);
+		/* each napper's row has its interval (a measured row's CI95 is "-") */
+		for (int i = 0; i < 2; i++) {
+			char want[32];
+			const char *row;
+
+			snprintf(want, sizeof(want), "%u:offcpu", tids[i]);
+			row = strstr(folded.out, want);
+			while (row && row > folded.out && row[-1] != '\n')
+				row--;
+			cr_expect(row && !memmem(row, strcspn(row, "\n"), "%       -", 9),
+				  "no interval in %s's row: %s", want, folded.out);
+		}
+	}
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the start's race: a thread blocked before the switch program's attach that runs again before
+ * the start's walk meets it has its block counted from the start all the same (found at its
+ * switch-in, and said). HSBPF_TEST_OFFCPU_START_GAP_MS holds the walk back 200 ms, in which
+ * each of 8 threads napping 20 ms wakes: without the switch-in's catch each loses the part of
+ * its nap after the start, 10 ms on average, and none is counted as under way */
+Test(live_offcpu, blocks_ending_during_the_start_count_from_it)
+{
+	char cmd[512], path[64];
+	struct profile *p = NULL;
+	double short_ms[8];
+	pid_t pid;
+	int nappers = 0;
+
+	snprintf(cmd, sizeof(cmd), "exec %s naps 20,20,20,20,20,20,20,20 1000", fixture("offcpu"));
+	pid = spawn(cmd);
+	cr_assert_gt(pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	cr_assert(wait_file_contains(path, "Threads:\t9", 5000), "the nappers did not start");
+	run(&rec, "HSBPF_TEST_OFFCPU_START_GAP_MS=200 %s record --off-cpu -d 1 -p %d -o %s", hsbpf_bin(),
+	    pid, profile_path());
+	reap(pid);
+	cr_assert_eq(rec.status, 0, "%s", rec.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	for (size_t i = 0; i < p->nr_samples && nappers < 8; i++) {
+		u32 tid = profile__sample_key(p, i)->tid;
+		u64 blocks;
+		double off;
+		bool seen = false;
+
+		/* each napper once (the main thread waits in its join from start to end: not counted) */
+		for (size_t j = 0; j < i; j++)
+			seen |= profile__sample_key(p, j)->tid == tid;
+		if (seen || tid == (u32)pid || !(p->samples[i].flags & HSBPF_KEY_OFFCPU))
+			continue;
+		thread_offcpu(p, tid, &blocks, &off);
+		short_ms[nappers++] = (p->meta.duration_ns - off) / 1e6;
+	}
+	cr_assert_eq(nappers, 8, "8 nappers in the profile: %d", nappers);
+	/* a napper runs microseconds a nap: its off-CPU time is the recording's but for them.
+	 * The median thread's: a block the kernel's task storage did not give back (its lock
+	 * busy on that CPU: a switch missed, counted) costs one thread a nap now and then */
+	qsort(short_ms, 8, sizeof(*short_ms), cmp_double);
+	cr_expect_leq((short_ms[3] + short_ms[4]) / 2, 3, "the nappers' off-CPU time falls short of "
+		      "the recording's %.3f ms by %.3f to %.3f ms, median %.3f", p->meta.duration_ns / 1e6,
+		      short_ms[0], short_ms[7], (short_ms[3] + short_ms[4]) / 2);
+	/* a napper may have been on its way to a CPU at the start: most were asleep */
+	cr_expect_geq(p->stats.offcpu_underway_early, 6, "blocks found under way at their switch-in: "
+		      "%llu of %llu under way", (unsigned long long)p->stats.offcpu_underway_early,
+		      (unsigned long long)p->stats.offcpu_underway);
+	run(&rec, "%s report -i %s --stdio", hsbpf_bin(), profile_path());
+	cr_expect(strstr(rec.out, "ended before the start's walk met their thread"), "%s", rec.out);
+	profile__free(p);
+}
+
 Test(live_offcpu, usage_errors)
 {
 	static const char *const bad[] = {
 		"--off-cpu --min-block 10 --max-block 5", "--off-cpu --min-block -5", "--min-block 10",
 		"--off-cpu --wall", "--off-cpu --max-block 0", "--wall -e cycles", "--off-cpu -b -e cycles",
-		"--wakers",
+		"--wakers", "--switch-sample 0.5", "--off-cpu --switch-sample 0", "--off-cpu --switch-sample 1.5",
+		"--off-cpu --switch-sample 1/0", "--off-cpu --switch-sample x",
 	};
 
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {

@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* offcpu: the options' checks, the states from sample flags, the totals, report's time view
- * (counts become microseconds) and the header's lines, on hand-built profiles. */
+ * (counts become microseconds) and the header's lines, on hand-built profiles; --switch-sample's
+ * parsing, threshold and intervals. */
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,7 +167,7 @@ Test(offcpu, header_of_off_cpu_time_names_no_event)
 	cr_expect(!offcpu__only(p), "--wall samples an event");
 	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
 	cr_expect(offcpu__only(p));
-	offcpu__print_event(43701, "# ", f);
+	offcpu__print_event(p, 43701, "# ", f);
 	fclose(f);
 	cr_expect_str_eq(buf, "# off-CPU time, measured at every context switch (sched_switch), not "
 			 "sampled: 43.701 ms\n");
@@ -201,5 +203,117 @@ Test(offcpu, header_says_states_and_losses)
 	cr_expect(strstr(buf, "# WARNING: 1 switches were missed"), "%s", buf);
 	cr_expect(strstr(buf, "# WARNING: 3 blocks (1.500 ms) were lost"), "%s", buf);
 	free(buf);
+	profile__free(p);
+}
+
+Test(offcpu, parses_switch_sample)
+{
+	static const struct {
+		const char *arg;
+		int ok;
+		double p;
+	} cases[] = {
+		{ "0.1", 1, 0.1 }, { "1", 1, 1 }, { "1/4", 1, 0.25 }, { "1/10000", 1, 0.0001 },
+		{ "0.0001", 1, 0.0001 }, { "0", 0, 0 }, { "1.5", 0, 0 }, { "-0.5", 0, 0 }, { "1/0", 0, 0 },
+		{ "1/10001", 0, 0 }, { "0.00009", 0, 0 }, { "x", 0, 0 }, { "", 0, 0 }, { "0.5x", 0, 0 },
+		{ "nan", 0, 0 }, { "1/", 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double p = 7;
+		int err = offcpu__parse_sample(cases[i].arg, &p);
+
+		cr_expect_eq(err == 0, cases[i].ok, "'%s'", cases[i].arg);
+		if (cases[i].ok)
+			cr_expect(p == cases[i].p, "'%s': %g", cases[i].arg, p);
+	}
+}
+
+/* the switch program's threshold: P of the 32-bit draws below it; every block for 0 and 1 */
+Test(offcpu, switch_sample_threshold)
+{
+	struct sampler_params o = { .switch_sample = 0.5 };
+	struct event_spec clock = { .is_clock = true };
+	struct profile_meta m = {};
+
+	cr_expect_eq(offcpu__sample_below(0), 0);
+	cr_expect_eq(offcpu__sample_below(1), 0);
+	cr_expect_eq(offcpu__sample_below(0.5), 2147483648u);
+	cr_expect_eq(offcpu__sample_below(0.1), 429496730u);
+	cr_expect_eq(offcpu__sample_below(0.0001), 429497u);
+	/* without off-CPU time: a usage error; with it, the meta says the probability drawn */
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), -EINVAL);
+	o.offcpu = OFFCPU_ONLY;
+	cr_expect_eq(offcpu__settle_opts(&o, &clock), 0);
+	offcpu__fill_meta(&m, &o);
+	cr_expect(m.offcpu_sample == 0.5, "%g", m.offcpu_sample);
+	o.switch_sample = 1;
+	offcpu__fill_meta(&m, &o);
+	cr_expect(m.offcpu_sample == 0, "every block: %g", m.offcpu_sample);
+}
+
+/* the score interval of a sampled estimate, known answers; none without sampling */
+Test(offcpu, switch_sample_intervals)
+{
+	struct profile *p = wall_profile();
+	double lo, hi;
+
+	offcpu__interval(p, 10, 100, OFFCPU_Z95, &lo, &hi);
+	cr_expect(lo == 100 && hi == 100, "every block followed: %g to %g", lo, hi);
+	cr_expect_eq(offcpu__ci95(p, 10), 0);
+	p->meta.offcpu_sample = 0.5;
+	offcpu__interval(p, 10, 100, OFFCPU_Z95, &lo, &hi);
+	cr_expect(fabs(lo - 64.7376304) < 1e-6 && fabs(hi - 154.4696637) < 1e-6, "%.9g to %.9g", lo, hi);
+	cr_expect(fabs(offcpu__ci95(p, 10) - 0.448660166) < 1e-8, "%.9g", offcpu__ci95(p, 10));
+	offcpu__interval(p, 0, 0, OFFCPU_Z95, &lo, &hi);
+	cr_expect(lo == 0 && hi == 0, "no blocks: %g to %g", lo, hi);
+	p->meta.offcpu_sample = 0.1;
+	offcpu__interval(p, 13, 399.603, OFFCPU_Z95, &lo, &hi);
+	cr_expect(fabs(lo - 239.9237015) < 1e-6 && fabs(hi - 665.5555772) < 1e-6, "%.9g to %.9g", lo, hi);
+	profile__free(p);
+}
+
+/* a sampled profile's header says it is an estimate, with its interval and the blocks drawn;
+ * the start's race is said */
+Test(offcpu, header_of_sampled_time)
+{
+	struct profile *p = wall_profile();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	snprintf(p->meta.offcpu, sizeof(p->meta.offcpu), "off");
+	p->meta.offcpu_sample = 0.1;
+	p->stats.offcpu_blocks = 13;
+	p->stats.offcpu_switches = 11;
+	p->stats.offcpu_underway = 2;
+	p->stats.offcpu_underway_early = 1;
+	p->stats.offcpu_unsampled = 187;
+	offcpu__print_event(p, 399603, "# ", f);
+	offcpu__print_header(p, "# ", f);
+	fclose(f);
+	cr_expect(strstr(buf, "# off-CPU time, estimated from the blocks followed at random (--switch-sample "
+			 "0.1: each weighs 10 times its time): 399.603 ms, 95% interval 239.924 to 665.556 ms "
+			 "(13 blocks)\n"), "%s", buf);
+	cr_expect(strstr(buf, "# blocks followed at random: 13 of 200 "), "%s", buf);
+	cr_expect(strstr(buf, "# 1 of them ended before the start's walk met their thread"), "%s", buf);
+	free(buf);
+	profile__free(p);
+}
+
+/* report's time view keeps a sampled profile's blocks for the rows' intervals */
+Test(offcpu, count_time_keeps_sampled_blocks)
+{
+	struct profile *p = wall_profile();
+
+	static const u64 want[] = { 0, 2, 1, 1 };	/* the on-CPU sample has none */
+
+	p->meta.offcpu_sample = 0.25;
+	cr_assert_eq(offcpu__count_time(p), 0);
+	cr_assert(p->offcpu_blocks);
+	cr_assert_eq(p->nr_samples, 4);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		cr_expect_eq(p->offcpu_blocks[i], want[i], "sample %zu", i);
 	profile__free(p);
 }

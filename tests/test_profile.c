@@ -482,6 +482,7 @@ Test(profile, output_name_of_250_characters)
  * were written, whatever the bytes (a newline in a command broke the key=value section) */
 #define MS(f) { #f, 's', offsetof(struct profile_meta, f), sizeof(((struct profile_meta *)0)->f) }
 #define MN(f) { #f, 'n', offsetof(struct profile_meta, f), sizeof(((struct profile_meta *)0)->f) }
+#define MD(f) { #f, 'd', offsetof(struct profile_meta, f), sizeof(double) }
 static const struct {
 	const char *key;
 	char kind;
@@ -491,7 +492,7 @@ static const struct {
 	MS(period_mode), MS(unit), MS(target), MS(host), MS(kernel), MN(start_realtime_ns),
 	MN(start_mono_ns), MN(duration_ns), MN(nr_cpus), MS(call_graph), MN(max_frames), MS(exec_tags),
 	MS(sample_keys), MN(time_bucket_ns), MN(time_origin_ns), MS(offcpu), MN(min_block_ns),
-	MN(max_block_ns), MN(alloc_period),
+	MN(max_block_ns), MN(alloc_period), MD(offcpu_sample),
 };
 
 /* the keys of a key=value section, counted */
@@ -528,6 +529,8 @@ Test(profile, metadata_round_trips_every_byte)
 				for (size_t k = 0; k + 1 < n; k++)
 					f[k] = 1 + (r * (n - 1) + k) % 255;
 				f[n - 1] = 0;
+			} else if (meta_fields[i].kind == 'd') {	/* numbers: the extremes */
+				*(double *)f = r & 1 ? 1.7976931348623157e308 : 4.9e-324;
 			} else if (n == 8) {
 				*(u64 *)f = r & 1 ? UINT64_MAX - r : r;
 			} else {

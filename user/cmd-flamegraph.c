@@ -40,7 +40,9 @@ static int load(const char *path, const struct sample_filter *sf, struct flame_t
 		return fail(-EINVAL, "'%s' has no samples", path);
 	/* off-CPU time: widths are time, as report's rows (microseconds), not blocks */
 	if (offcpu__in_profile(*out)) {
-		offcpu__count_time(*out);
+		err = offcpu__count_time(*out);
+		if (err)
+			return err;
 		t->time = true;
 	}
 	sy = symbolizer__new(*out);

@@ -110,6 +110,12 @@ static int max_block(const struct option_spec *opt, const char *arg)
 	return 0;
 }
 
+static int switch_sample(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return offcpu__parse_sample(arg, &env.so.switch_sample);
+}
+
 static int alloc_period(const struct option_spec *opt, const char *arg)
 {
 	(void)opt;
@@ -162,6 +168,10 @@ static const struct option_spec record_opts[] = {
 		     "left out", min_block),
 	OPT_CALLBACK(0, "max-block", NULL, "US", "... and longer ones (bcc offcputime's -m, -M)",
 		     max_block),
+	OPT_CALLBACK(0, "switch-sample", NULL, "P", "with --off-cpu or --wall, each block followed "
+		     "with probability P (0.0001 to 1, or 1/N; as OpenTelemetry's off-CPU threshold), "
+		     "its time weighed 1/P: a cheaper switch on busy machines, report's intervals "
+		     "say the cost in accuracy", switch_sample),
 	OPT_FLAG(0, "no-inherit", &env.so.no_inherit, "the command's (or -p's processes') main "
 		 "threads only: no other thread, no child process (perf's --no-inherit)"),
 	OPT_FLAG(0, "memory", &env.memory, "sampled allocations instead of samples: glibc's malloc "

@@ -422,8 +422,11 @@ static int print_rows(const struct report_opts *o, const struct report_output *r
 	if (err)
 		goto cleanup;
 	/* off-CPU time: rows, call graphs and folded stacks weigh microseconds */
-	if (offcpu__in_profile(p))
-		offcpu__count_time(p);
+	if (offcpu__in_profile(p)) {
+		err = offcpu__count_time(p);
+		if (err)
+			goto cleanup;
+	}
 	/* sampled allocations: one view's bytes or objects */
 	if (memory__in_profile(p)) {
 		memory__select(p, mview);

@@ -52,6 +52,7 @@ void profile__free(struct profile *p)
 	if (!p)
 		return;
 	free(p->samples);
+	free(p->offcpu_blocks);
 	free(p->mappings);
 	free(p->comms);
 	free(p->forks);
@@ -916,6 +917,7 @@ static const struct kv_field meta_fields[] = {
 	M_STR(sample_keys), M_U64(time_bucket_ns), M_U64(time_origin_ns),
 	M_STR(exec_tags), M_STR(offcpu), M_U64(min_block_ns), M_U64(max_block_ns),
 	M_U64(alloc_period),
+	{ "offcpu_sample", KV_DBL, offsetof(struct profile_meta, offcpu_sample), 8 },
 };
 
 #define S_U64(f) { #f, KV_U64, offsetof(struct profile_stats, f), 8 }
@@ -938,6 +940,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(offcpu_no_storage), S_U64(offcpu_full), S_U64(offcpu_full_ns), S_U64(offcpu_open),
 	S_U64(offcpu_underway), S_U64(offcpu_underway_ns), S_U64(offcpu_asleep),
 	S_U64(offcpu_wakeups), S_U64(offcpu_waker_lost), S_U64(offcpu_unwoken),
+	S_U64(offcpu_unsampled), S_U64(offcpu_underway_early),
 	S_U64(mem_calls), S_U64(mem_bytes), S_U64(mem_sampled), S_U64(mem_freed), S_U64(mem_failed),
 	S_U64(mem_live_full), S_U64(mem_full), S_U64(mem_no_storage), S_U64(mem_inuse_end),
 	S_U64(mem_inuse_exited),

@@ -252,6 +252,9 @@ struct profile_meta {
 	char offcpu[8];
 	u64 min_block_ns;
 	u64 max_block_ns;
+	/* --switch-sample: the probability a block was followed with, its time weighed 1 / it;
+	 * 0 (or absent): every block followed */
+	double offcpu_sample;
 	/* sampled allocations (1.8): the mean bytes between samples, 0 for none */
 	u64 alloc_period;
 	/* report's view of them (memory__select), never written */
@@ -324,7 +327,8 @@ struct profile_stats {
 	u64 offcpu_blocks;	/* blocks counted */
 	u64 offcpu_short;	/* left out: shorter than --min-block */
 	u64 offcpu_long;	/* left out: longer than --max-block */
-	u64 offcpu_no_storage;	/* switches missed: no task storage for the task */
+	u64 offcpu_no_storage;	/* switches missed: no task storage for the task (or, at the
+				 * switch-in, none found: its block lost) */
 	u64 offcpu_full;	/* blocks lost: the sample or stack-sample map was full */
 	u64 offcpu_full_ns;	/* ... their time */
 	u64 offcpu_open;	/* still off the CPU at the end: counted up to it */
@@ -334,6 +338,9 @@ struct profile_stats {
 	u64 offcpu_wakeups;	/* --wakers: wake-ups of the target's blocked tasks (1.10) */
 	u64 offcpu_waker_lost;	/* ... whose waker's stacks were not kept (map full, late stack) */
 	u64 offcpu_unwoken;	/* blocks (not preempted) whose wake-up was not seen */
+	u64 offcpu_unsampled;	/* --switch-sample: blocks the draw left out */
+	u64 offcpu_underway_early;	/* ... of offcpu_underway, ended before the start's walk met
+					 * their task: found at their switch-in */
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */
 	u64 mem_bytes;		/* ... the bytes they asked for, exactly */
@@ -358,6 +365,9 @@ struct profile {
 	struct profile_stats stats;
 	struct profile_sample *samples;
 	size_t nr_samples, cap_samples;
+	/* report's time view of a --switch-sample profile (offcpu__count_time): each sample's
+	 * blocks, before its count became time; NULL otherwise, never written */
+	u64 *offcpu_blocks;
 	struct profile_mapping *mappings;
 	size_t nr_mappings, cap_mappings;
 	struct profile_comm *comms;

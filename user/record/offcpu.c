@@ -3,6 +3,8 @@
  * (user/record/offcpu.h; the kernel side is bpf/offcpu.bpf.h, the design docs/off-cpu.md). */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "record/offcpu.h"
 #include "lib/util.h"
@@ -23,9 +25,46 @@ int offcpu__parse_us(const char *opt, const char *arg, u64 *ns)
 	return 0;
 }
 
+/* --switch-sample's least probability: a block then weighs 10000 times its time, which holds
+ * in 64 bits of ns for blocks of up to three weeks */
+#define OFFCPU_SAMPLE_MIN	0.0001
+
+int offcpu__parse_sample(const char *arg, double *p)
+{
+	char *end = NULL;
+	u64 n;
+
+	if (!strncmp(arg, "1/", 2)) {
+		if (parse_u64(arg + 2, &n) || !n || n > 1 / OFFCPU_SAMPLE_MIN)
+			goto bad;
+		*p = 1.0 / n;
+		return 0;
+	}
+	errno = 0;
+	*p = strtod(arg, &end);
+	if (errno || end == arg || *end || !(*p >= OFFCPU_SAMPLE_MIN && *p <= 1))
+		goto bad;
+	return 0;
+bad:
+	return fail(-EINVAL, "invalid --switch-sample '%s' (a probability from %g to 1, or 1/N with N "
+		    "up to %.0f)", arg, OFFCPU_SAMPLE_MIN, 1 / OFFCPU_SAMPLE_MIN);
+}
+
+u32 offcpu__sample_below(double p)
+{
+	double below = p * 4294967296.0;
+
+	if (p <= 0 || below >= 4294967295.0)
+		return 0;
+	return below < 1 ? 1 : (u32)llround(below);
+}
+
 int offcpu__settle_opts(struct sampler_params *o, const struct event_spec *ev)
 {
 	if (o->offcpu == OFFCPU_NONE) {
+		if (o->switch_sample)
+			return fail(-EINVAL, "--switch-sample follows off-CPU blocks: give --off-cpu or "
+				    "--wall");
 		if (o->min_block_ns || o->max_block_ns)
 			return fail(-EINVAL, "--min-block and --max-block bound off-CPU blocks: give "
 				    "--off-cpu or --wall");
@@ -56,6 +95,9 @@ void offcpu__fill_meta(struct profile_meta *m, const struct sampler_params *o)
 		 o->offcpu == OFFCPU_WALL ? "wall" : "");
 	m->min_block_ns = o->offcpu ? o->min_block_ns : 0;
 	m->max_block_ns = o->offcpu ? o->max_block_ns : 0;
+	/* the probability the switch program draws with, which the scale undoes */
+	m->offcpu_sample = o->offcpu && offcpu__sample_below(o->switch_sample) ?
+			   offcpu__sample_below(o->switch_sample) / 4294967296.0 : 0;
 }
 
 bool offcpu__in_profile(const struct profile *p)
@@ -68,11 +110,52 @@ bool offcpu__only(const struct profile *p)
 	return !strcmp(p->meta.offcpu, "off");
 }
 
-void offcpu__print_event(u64 total_us, const char *prefix, FILE *out)
+bool offcpu__sampled(const struct profile *p)
 {
+	return p->meta.offcpu_sample > 0 && p->meta.offcpu_sample < 1;
+}
+
+void offcpu__interval(const struct profile *p, u64 blocks, double est, double z, double *lo, double *hi)
+{
+	double q = 1 - p->meta.offcpu_sample, c, half;
+
+	*lo = *hi = est;
+	if (!offcpu__sampled(p) || !blocks)
+		return;
+	/* the n blocks followed are a binomial draw of the N there were, mean N P, variance
+	 * N P (1 - P); each stands for 1 / P blocks like it (their lengths alike in a row). The
+	 * score (Wilson) interval of the mean m: (n - m)^2 = z^2 (1 - P) m, solved for m; the
+	 * time scales with it. Not n's normal interval: a low draw would be too sure of itself */
+	c = z * z * q;
+	half = z * sqrt(q * (blocks + c / 4));
+	*lo = est * (blocks + c / 2 - half) / blocks;
+	*hi = est * (blocks + c / 2 + half) / blocks;
+}
+
+double offcpu__ci95(const struct profile *p, u64 blocks)
+{
+	double lo, hi;
+
+	offcpu__interval(p, blocks, 1, OFFCPU_Z95, &lo, &hi);
+	return (hi - lo) / 2;
+}
+
+void offcpu__print_event(const struct profile *p, u64 total_us, const char *prefix, FILE *out)
+{
+	u64 blocks = p->stats.offcpu_blocks;
+	double lo, hi;
+
 	/* no event ran and nothing was sampled: the meta's event and period are the defaults */
-	fprintf(out, "%soff-CPU time, measured at every context switch (sched_switch), not sampled: "
-		"%.3f ms\n", prefix, total_us / 1e3);
+	if (!offcpu__sampled(p)) {
+		fprintf(out, "%soff-CPU time, measured at every context switch (sched_switch), not "
+			"sampled: %.3f ms\n", prefix, total_us / 1e3);
+		return;
+	}
+	offcpu__interval(p, blocks, total_us / 1e3, OFFCPU_Z95, &lo, &hi);
+	fprintf(out, "%soff-CPU time, estimated from the blocks followed at random (--switch-sample "
+		"%.4g: each weighs %.4g times its time): %.3f ms, 95%% interval %.3f to %.3f ms (%" PRIu64
+		" blocks)\n", prefix, p->meta.offcpu_sample, 1 / p->meta.offcpu_sample, total_us / 1e3,
+		lo, hi, blocks);
 }
 
 u32 offcpu__state(u32 flags)
@@ -114,12 +197,21 @@ static u64 to_us(u64 ns)
 	return ns / 1000 + (ns % 1000 >= 500);
 }
 
-void offcpu__count_time(struct profile *p)
+int offcpu__count_time(struct profile *p)
 {
+	if (offcpu__sampled(p) && !p->offcpu_blocks && p->nr_samples) {
+		p->offcpu_blocks = calloc(p->nr_samples, sizeof(*p->offcpu_blocks));
+		if (!p->offcpu_blocks)
+			return fail(-ENOMEM, "cannot weigh off-CPU time: %s", strerror(ENOMEM));
+		for (size_t i = 0; i < p->nr_samples; i++)
+			if (p->samples[i].flags & HSBPF_KEY_OFFCPU)
+				p->offcpu_blocks[i] = p->samples[i].count;
+	}
 	for (size_t i = 0; i < p->nr_samples; i++)
 		p->samples[i].count = to_us(p->samples[i].weight);
 	for (size_t i = 0; i < p->nr_stack_samples; i++)
 		p->stack_samples[i].count = to_us(p->stack_samples[i].weight);
+	return 0;
 }
 
 void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out)
@@ -149,9 +241,17 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 		fprintf(out, "; left out: %" PRIu64 " shorter, %" PRIu64 " longer\n", st->offcpu_short,
 			st->offcpu_long);
 	}
+	if (offcpu__sampled(p))
+		fprintf(out, "%sblocks followed at random: %" PRIu64 " of %" PRIu64 " (the Time column and "
+			"CI95 are estimates: each block weighs %.4g times its time)\n", prefix,
+			st->offcpu_switches + st->offcpu_underway, st->offcpu_switches +
+			st->offcpu_underway + st->offcpu_unsampled, 1 / p->meta.offcpu_sample);
 	if (st->offcpu_underway)
 		fprintf(out, "%s%" PRIu64 " blocks were under way at the start: counted from it (%.3f ms)\n",
 			prefix, st->offcpu_underway, st->offcpu_underway_ns / 1e6);
+	if (st->offcpu_underway_early)
+		fprintf(out, "%s%" PRIu64 " of them ended before the start's walk met their thread: found "
+			"when it ran again\n", prefix, st->offcpu_underway_early);
 	if (st->offcpu_asleep)
 		fprintf(out, "%s%" PRIu64 " threads were blocked from the start to the end: not counted "
 			"(never run, their user stacks were never at hand)\n", prefix, st->offcpu_asleep);
@@ -159,8 +259,8 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 		fprintf(out, "%s%" PRIu64 " blocks were still open at the end: counted up to it\n", prefix,
 			st->offcpu_open);
 	if (st->offcpu_no_storage)
-		fprintf(out, "%sWARNING: %" PRIu64 " switches were missed: no task storage for the task\n",
-			prefix, st->offcpu_no_storage);
+		fprintf(out, "%sWARNING: %" PRIu64 " switches were missed: no task storage for the task "
+			"(or none found when it ran again: that block lost)\n", prefix, st->offcpu_no_storage);
 	if (profile__has_key(p, "waker"))
 		fprintf(out, "%swakers: %" PRIu64 " wake-ups of blocked threads seen; %" PRIu64 " blocks "
 			"(not preempted) with no wake-up seen%s\n", prefix, st->offcpu_wakeups,

@@ -28,6 +28,7 @@
 #include "record/sampler.h"
 #include "unwind/unwind_table.h"
 #include "record/memory.h"
+#include "record/offcpu.h"
 
 _Static_assert(sizeof(struct sample_key) == 56, "sample_key layout is the seam");
 _Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key), "sample_extra is the profile's key");
@@ -315,6 +316,20 @@ static int offcpu_check_wakers(void)
 	return 0;
 }
 
+/* bench/offcpu.sh only: HSBPF_BENCH_OFFCPU_STACKS=kernel takes no user stack at a switch-out
+ * (the unwinder's share of the switch's cost), =none no stack at all */
+static void offcpu_bench_stacks(struct profile_bpf *skel)
+{
+	const char *e = getenv("HSBPF_BENCH_OFFCPU_STACKS");
+
+	if (!e)
+		return;
+	skel->rodata->offcpu_user_stacks = false;
+	skel->rodata->offcpu_kernel_stacks = strcmp(e, "none") != 0;
+	warning("HSBPF_BENCH_OFFCPU_STACKS=%s: the switches' %s stacks are not taken (a benchmark's "
+		"measure)", e, skel->rodata->offcpu_kernel_stacks ? "user" : "user and kernel");
+}
+
 /* the off-CPU programs load only when asked, and attach when sampling starts: their map of
  * task storage is not even created otherwise */
 static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts *o)
@@ -355,6 +370,11 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 		if (o->cpus[i] >= 0 && o->cpus[i] < HSBPF_MAX_CPUS)
 			skel->rodata->offcpu_cpus[o->cpus[i] / 64] |= 1ull << (o->cpus[i] % 64);
 	skel->rodata->offcpu_wakers = wakers;
+	offcpu_bench_stacks(skel);
+	skel->rodata->offcpu_sample_below = offcpu__sample_below(o->switch_sample);
+	if (skel->rodata->offcpu_sample_below)
+		skel->rodata->offcpu_sample_scale = ((1ull << 48) + skel->rodata->offcpu_sample_below / 2) /
+						    skel->rodata->offcpu_sample_below;
 	return 0;
 }
 
@@ -424,42 +444,66 @@ static int offcpu_iter_targets(struct sampler *s)
 }
 
 /* the tasks of the target blocked as the recording starts: their blocks count from the start,
- * when they run again (their user stacks unwound when they are current: at the syscall's exit) */
-static void offcpu_start_blocked(struct sampler *s)
+ * when they run again (their user stacks unwound when they are current: at the syscall's exit).
+ * Attached before the switch program, so that the blocks its switch-ins find under way during
+ * the start (offcpu_starting) have their syscall's exit followed */
+static void offcpu_resume_attach(struct sampler *s)
 {
 	s->resume_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_sys_exit);
-	if (!s->resume_link) {
+	if (!s->resume_link)
 		warning("the blocks under way at the start are not counted: cannot attach to the "
 			"sys_exit tracepoint (%s)", strerror(errno));
-		return;
-	}
-	if (offcpu_iter_targets(s)) {
-		bpf_link__destroy(s->resume_link);
-		s->resume_link = NULL;
-	}
+}
+
+/* tests only: HSBPF_TEST_OFFCPU_START_GAP_MS=N waits N ms between the switch program's attach
+ * and the start's walk, so that the blocks under way which end in between are many */
+static void offcpu_test_gap(void)
+{
+	const char *gap = getenv("HSBPF_TEST_OFFCPU_START_GAP_MS");
+	u64 ms;
+
+	if (gap && !parse_u64(gap, &ms) && ms <= 10000)
+		usleep(ms * 1000);
 }
 
 static int offcpu_attach(struct sampler *s)
 {
-	int err;
+	int err = 0;
 
 	if (s->opts.offcpu == OFFCPU_NONE)
 		return 0;
-	s->skel->bss->offcpu_start_ns = now_ns(CLOCK_MONOTONIC);
+	offcpu_resume_attach(s);
+	/* from here to the walk's end a target task switched in with no record was off the CPU
+	 * since before the attach: its block is counted from the start (not with --cgroup, whose
+	 * tasks the walk cannot tell either) */
+	s->skel->bss->offcpu_starting = s->resume_link && s->opts.cgroup_fd < 0;
 	s->offcpu_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_switch);
 	if (!s->offcpu_link) {
-		err = -errno;
-		return fail(err, "cannot attach to the sched_switch tracepoint: %s", strerror(-err));
+		err = fail(-errno, "cannot attach to the sched_switch tracepoint: %s", strerror(errno));
+		goto cleanup;
 	}
+	/* the start is the program's first run; now, if no switch came yet (the bss is shared
+	 * with the program: the same compare-and-swap) */
+	__sync_val_compare_and_swap(&s->skel->bss->offcpu_start_ns, 0, now_ns(CLOCK_MONOTONIC));
 	if (s->opts.wakers) {
 		s->waker_link = bpf_program__attach(s->skel->progs.hsbpf_offcpu_waking);
 		if (!s->waker_link) {
-			err = -errno;
-			return fail(err, "cannot attach to the sched_waking tracepoint: %s", strerror(-err));
+			err = fail(-errno, "cannot attach to the sched_waking tracepoint: %s", strerror(errno));
+			goto cleanup;
 		}
 	}
-	offcpu_start_blocked(s);
-	return 0;
+	offcpu_test_gap();
+	if (s->resume_link && offcpu_iter_targets(s)) {
+		bpf_link__destroy(s->resume_link);
+		s->resume_link = NULL;
+	}
+cleanup:
+	s->skel->bss->offcpu_starting = 0;
+	if (err && !s->offcpu_link) {
+		bpf_link__destroy(s->resume_link);
+		s->resume_link = NULL;
+	}
+	return err;
 }
 
 /* no switch is followed after this; the tasks still off the CPU are counted up to now */
@@ -544,6 +588,8 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_wakeups = c[HSBPF_OFFCPU_WAKEUPS];
 	p->stats.offcpu_waker_lost = c[HSBPF_OFFCPU_WAKER_LOST];
 	p->stats.offcpu_unwoken = c[HSBPF_OFFCPU_UNWOKEN];
+	p->stats.offcpu_unsampled = c[HSBPF_OFFCPU_UNSAMPLED];
+	p->stats.offcpu_underway_early = c[HSBPF_OFFCPU_UNDERWAY_EARLY];
 	return 0;
 }
 

@@ -39,6 +39,7 @@ struct sampler_params {
 	u32 offcpu;		/* OFFCPU_*: with ONLY, no sampling event */
 	u64 min_block_ns;	/* blocks shorter are left out */
 	u64 max_block_ns;	/* ... and longer, 0 for no bound */
+	double switch_sample;	/* --switch-sample: the probability a block is followed, 0 for 1 */
 	bool wakers;		/* --wakers: each block joined to the stacks of the task that woke it */
 	/* sampled allocations (bpf/memory.bpf.h, docs/memory.md): the mean bytes between two
 	 * samples, 0 for none; with it, no sampling event */

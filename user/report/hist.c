@@ -179,7 +179,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 {
 	const struct sym_result *r = &s->r;
 	struct hist_row row = {
-		.count = s->count, .weight = s->weight, .sym = r->sym, .sym_off = r->sym_off,
+		.count = s->count, .weight = s->weight, .blocks = s->blocks, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
 		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .state = s->state, .comm = r->comm,
 		.waker = s->waker, .waker_comm = s->waker_comm,
@@ -208,6 +208,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 	old = &h->rows[pos];
 	old->count += row.count;
 	old->weight += row.weight;
+	old->blocks += row.blocks;
 	old->many_pids |= old->pid != row.pid;
 	old->many_comms |= strcmp0(old->comm, row.comm) != 0;
 	old->many_cgroups |= old->cgroup_id != row.cgroup_id;
@@ -230,6 +231,9 @@ void hist__sample(struct hist_sample *s, const struct profile *p, const struct p
 		.cgroup = cgroup_path(p, ps->cgroup_id), .count = ps->count, .weight = ps->weight,
 		.state = offcpu__state(ps->flags),
 	};
+	/* a sample of the profile's own (not top's copy): its blocks, when report kept them */
+	if (p->offcpu_blocks && ps >= p->samples && ps < p->samples + p->nr_samples)
+		s->blocks = p->offcpu_blocks[ps - p->samples];
 	symbolizer__resolve(sy, ps, &s->r);
 }
 

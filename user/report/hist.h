@@ -124,6 +124,7 @@ struct hist_sample {
 	const char *container;	/* what the caller calls the cgroup (top's label), or NULL */
 	double count;		/* samples */
 	u64 weight;
+	u64 blocks;		/* a --switch-sample profile's: the off-CPU blocks behind the count */
 	u32 tid;		/* 0 when not recorded */
 	u32 cpu;
 	u32 state;		/* off-CPU time's HSBPF_OFFCPU_*, 0 for a sample on the CPU */
@@ -144,6 +145,7 @@ struct hist_filter {
 struct hist_row {
 	double count;		/* samples; fractional in top's decay mode */
 	u64 weight;
+	u64 blocks;		/* a --switch-sample profile's off-CPU blocks: the interval's */
 	/* the key fields, and for the rest the row's first sample */
 	const char *sym;
 	u64 sym_off;

@@ -101,7 +101,7 @@ static void print_header(const struct profile *p, const struct hist *h, FILE *ou
 	const char *whole = p->filtered ? " (in the whole profile)" : "";
 
 	if (offcpu__only(p)) {
-		offcpu__print_event(h->total, "# ", out);
+		offcpu__print_event(p, h->total, "# ", out);
 		if (p->filtered)
 			fprintf(out, "# the filters left out %.3f ms\n", p->filtered_out / 1e3);
 	} else {
@@ -200,6 +200,17 @@ static size_t rows_shown(const struct hist *h, size_t limit)
 	return n;
 }
 
+/* a row of off-CPU time estimated from blocks followed at random: its share with the
+ * interval its blocks give (a row of on- and off-CPU time, --wall: as if all off; wider) */
+static bool print_offcpu_estimate(const struct profile *p, const struct hist_row *r, u64 total, FILE *out)
+{
+	double share = 100.0 * r->count / total, half = share * offcpu__ci95(p, r->blocks);
+	bool low = 2 * half >= share;
+
+	fprintf(out, "%9.1f %7.2f%% %6.2f%%%c ", r->count / 1e3, share, half, low ? '*' : ' ');
+	return low;
+}
+
 static void print_text(const struct hist *h, const struct profile *p, size_t limit, FILE *out)
 {
 	struct cell cells[CELLS_MAX];
@@ -237,6 +248,8 @@ static void print_text(const struct hist *h, const struct profile *p, size_t lim
 		else if (h->children)
 			fprintf(out, "%7.2f%% %7.2f%% %6.2f%%%c ", 100.0 * r->children / total,
 				100.0 * count / total, 100.0 * hist__ci95(main, total), low ? '*' : ' ');
+		else if (offcpu__in_profile(p) && r->blocks)	/* estimated: --switch-sample */
+			any_low |= print_offcpu_estimate(p, r, total, out);
 		else if (offcpu__in_profile(p))	/* time, measured: no sampling interval */
 			fprintf(out, "%9.1f %7.2f%% %7s  ", count / 1e3, 100.0 * count / total, "-");
 		else if (memory__in_profile(p) && strstr(p->meta.memory_view, "space"))
