@@ -165,6 +165,14 @@ int python_frames(const struct profile *p, const struct profile_stack_sample *ss
 	return n;
 }
 
+bool python_importing(const char *const *names, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (names[i] && !strcmp(names[i], "_find_and_load"))
+			return true;
+	return false;
+}
+
 pid_t spawn(const char *cmdline)
 {
 	pid_t pid = fork();

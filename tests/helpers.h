@@ -34,6 +34,9 @@ u64 samples_in_pid(const struct profile *p, u32 pid);
  * them: names (NULL where unnamed) and lines, max at most; how many */
 int python_frames(const struct profile *p, const struct profile_stack_sample *ss, const char **names,
 		  u32 *lines, int max);
+/* whether a stack's Python frames (python_frames' names) are in an import: a module's body runs
+ * once and its code object is freed at once, often before hsbpf read its name (docs/python.md) */
+bool python_importing(const char *const *names, int n);
 /* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
  * test when it cannot fork) */
 pid_t spawn(const char *cmdline);

@@ -88,7 +88,7 @@ static void count_complete(const struct profile *p, u64 *with, u64 *whole)
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
 		int n = py_frames(p, ss, names, lines);
 
-		if (!n)
+		if (!n || python_importing(names, n))
 			continue;
 		*with += ss->count;
 		if (complete(names, n))

@@ -57,15 +57,6 @@ static bool complete(const char *const *names, int n)
 	return n && (strcmp(names[0], "work") || !strcmp(names[n - 1], "<module>"));
 }
 
-/* a stack in an import: a module's body runs once and its code object is freed at once, often
- * before hsbpf read its name (docs/python.md, Limits); counted apart */
-static bool importing(const char *const *names, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (names[i] && !strcmp(names[i], "_find_and_load"))
-			return true;
-	return false;
-}
 
 /* seventy() and thirty() share work() 70/30; the samples with Python frames are complete */
 static void check_split(const char *py, const char *flags)
@@ -79,7 +70,7 @@ static void check_split(const char *py, const char *flags)
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
 		int n = python_frames(p, ss, names, lines, MAX_PY);
 
-		if (!n || importing(names, n))
+		if (!n || python_importing(names, n))
 			continue;
 		with += ss->count;
 		whole += complete(names, n) ? ss->count : 0;
