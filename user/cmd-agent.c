@@ -22,6 +22,7 @@
 #include "lib/caps.h"
 #include "option_groups.h"
 #include "record/call_graph.h"
+#include "record/sampler.h"
 #include "record/session.h"
 #include "symbols/ksyms.h"
 
@@ -130,6 +131,7 @@ static int parse_args(int argc, char **argv)
 	env.so.live = true;
 	env.so.stack_intervals = true;
 	env.so.mappings_by_vma = true;
+	env.so.lazy_tables = true;
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)
@@ -210,6 +212,9 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	int err;
 
 	err = interval_reader__take(r, &iv.samples);
+	/* the tables of the objects this interval's samples landed in without one */
+	if (!err)
+		err = session__want_tables(sess);
 	if (!err)
 		err = interval_reader__pprof(r, &pprof, &iv.len);
 	if (err)
@@ -219,10 +224,14 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	iv.lost = ps->dropped_full + ps->stack_keys_full;
 	/* the stack maps' occupancy after the drain (what the kernel holds of the next interval
 	 * so far): the soak test and the tests read it to see that it stays bounded */
-	if (verbose)
+	if (verbose) {
+		u32 objs, rows, pages;
+
+		sampler__unwind_usage(session__sampler(sess), &objs, &rows, &pages);
 		debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes, %" PRIu64
-		      " stack map entries", ++ag->intervals, iv.samples, iv.len,
-		      interval_reader__occupancy(r));
+		      " stack map entries, %u unwind tables (%u rows)", ++ag->intervals, iv.samples,
+		      iv.len, interval_reader__occupancy(r), objs, rows);
+	}
 	sinks__send(ag->sinks, &iv);
 	free(pprof);
 	return 0;
