@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Free ranges of one of the kernel unwinder's arrays (rows, pages, objects): first fit, merged with their neighbours, reused only after a grace period, so that unloaded tables make room for new ones (slot_pool.h). */
+/* Free ranges of one of the kernel unwinder's arrays (rows, pages, objects): first fit, merged
+ * with their neighbours, reused only after a grace period, so that unloaded tables make room
+ * for new ones (slot_pool.h). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
