@@ -7,6 +7,7 @@
  * SIGINT send the last interval and end. docs/agent.md. */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -227,10 +228,15 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	if (verbose) {
 		u32 objs, rows, pages;
 
+		struct mallinfo2 mi = mallinfo2();
+		const struct profile *p = session__profile(sess);
+
 		sampler__unwind_usage(session__sampler(sess), &objs, &rows, &pages);
 		debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes, %" PRIu64
-		      " stack map entries, %u unwind tables (%u rows)", ++ag->intervals, iv.samples,
-		      iv.len, interval_reader__occupancy(r), objs, rows);
+		      " stack map entries, %u unwind tables (%u rows); heap %zu KB in use, %zu KB "
+		      "free; strings %zu KB, mappings %zu, comms %zu", ++ag->intervals, iv.samples,
+		      iv.len, interval_reader__occupancy(r), objs, rows, mi.uordblks >> 10,
+		      mi.fordblks >> 10, p->strs.len >> 10, p->nr_mappings, p->nr_comms);
 	}
 	sinks__send(ag->sinks, &iv);
 	free(pprof);
