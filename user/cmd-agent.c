@@ -32,6 +32,8 @@
 #define AGENT_SERVICE "hsbpf"
 /* the last tries' bound at exit, all sinks together, and a changed sink's on SIGHUP */
 #define FLUSH_DEADLINE_MS 5000
+/* the loop's rounds at least this far apart (at most 50 a second) */
+#define POLL_GAP_NS 20000000ull
 
 static struct env {
 	struct session_opts so;
@@ -245,14 +247,25 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 
 static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
 {
-	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9);
+	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9), last_poll = 0;
 	u64 intervals = 0;
 	int err = 0;
 
 	while (!exiting) {
 		u64 now = now_ns(CLOCK_MONOTONIC);
-		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
+		int wait;
 
+		/* the sideband wakes the loop at every record (a busy machine: thousands a
+		 * second, each a context switch): its rounds are spaced instead, the rings hold
+		 * far more than a round's records */
+		if (now < last_poll + POLL_GAP_NS && now < next) {
+			struct timespec ts = { 0, (long)(last_poll + POLL_GAP_NS - now) };
+
+			nanosleep(&ts, NULL);
+			now = now_ns(CLOCK_MONOTONIC);
+		}
+		last_poll = now;
+		wait = now >= next ? 0 : (int)((next - now) / 1000000);
 		err = session__poll(sess, wait > 100 ? 100 : wait);
 		if (err < 0)
 			return err;
