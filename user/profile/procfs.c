@@ -2,6 +2,7 @@
 /* What /proc tells about processes: the mappings and comms of those older than the recording
  * (perf's synthesized events), which ones are alive, their namespace PIDs. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -214,8 +215,14 @@ u32 procfs__nspid(u32 pid)
 	/* most processes live in our namespace: its inode says so without the status file,
 	 * which the kernel renders whole (signal masks, memory, capabilities) for each read */
 	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
-	if (own_pid_ns() && !stat(path, &st) && st.st_ino == own_pid_ns())
-		return 0;
+	if (own_pid_ns()) {
+		if (!stat(path, &st)) {
+			if (st.st_ino == own_pid_ns())
+				return 0;
+		} else if (errno == ENOENT) {
+			return 0;	/* gone already */
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%u/status", pid);
 	f = fopen(path, "re");
 	if (!f)

@@ -20,6 +20,7 @@
 #include "record/offcpu.h"
 #include "record/sampler.h"
 #include "record/late_stacks.h"
+#include "python/pydetect.h"
 #include "python/pytrack.h"
 #include "record/session.h"
 #include "profile/procfs.h"
@@ -324,16 +325,20 @@ static int cmp_unw_event(const void *a, const void *b)
 /* a fork, exec (kind 1) or mapping for the Python tracker: -ENOMEM */
 static int python_event(struct session *s, u32 kind, u32 pid, u32 ppid, const struct profile_mapping *m)
 {
-	u32 tag = (u32)sampler__image_exec_ns(s->sampler, pid);
+	const char *path = m ? profile__str(s->p, m->path) : NULL;
+	u32 tag;
 
-	if (kind == 0)
-		return pytrack__fork(s->py, pid, tag, ppid);
 	if (kind == 1) {
 		pytrack__forget(s->py, pid);
 		return 0;
 	}
-	return pytrack__mmap(s->py, pid, tag, profile__str(s->p, m->path), m->start, m->len, m->pgoff) == -ENOMEM ?
-	       -ENOMEM : 0;
+	/* the image's tag is a map lookup: not for the mappings of other programs (most) */
+	if (kind == 2 && !pydetect__candidate(path))
+		return 0;
+	tag = (u32)sampler__image_exec_ns(s->sampler, pid);
+	if (kind == 0)
+		return pytrack__fork(s->py, pid, tag, ppid);
+	return pytrack__mmap(s->py, pid, tag, path, m->start, m->len, m->pgoff) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* the sideband's new records to the unwinder and the Python tracker, in time order (each CPU's ring is drained in
