@@ -6,8 +6,9 @@
 # CPU, dwarf stacks, a profile every 10 s to a folder). After WARM seconds, over WINDOW
 # seconds: its CPU (utime + stime from /proc, percent of one core) and RSS (VmRSS, and the
 # peak VmHWM). BASELINE=path/to/hsbpf measures another build the same way in the same run,
-# alongside over the same window (an older commit: the before of a change). Next to them the OpenTelemetry eBPF profiler's
-# stated ceiling (1% CPU, 250 MB), which is not packaged for Debian and is not built here.
+# alongside over the same window (an older commit: the before of a change). Next to them the
+# OpenTelemetry eBPF profiler's stated ceiling (1% CPU, 250 MB), which is not packaged for
+# Debian and is not built here.
 #
 # The profiles: the mean gzipped pprof per 10 s interval the agent wrote, against
 # perf record -a -g at the same rate for 10 s, imported (hsbpf import) and written with the
