@@ -5,9 +5,10 @@
 # (a shell loop of /bin/true: a node that runs jobs), the agent at its defaults (19 Hz per
 # CPU, dwarf stacks, a profile every 10 s to a folder). After WARM seconds, over WINDOW
 # seconds: its CPU (utime + stime from /proc, percent of one core) and RSS (VmRSS, and the
-# peak VmHWM). BASELINE=path/to/hsbpf measures another build the same way in the same run
-# (an older commit: the before of a change). Next to them the OpenTelemetry eBPF profiler's
-# stated ceiling (1% CPU, 250 MB), which is not packaged for Debian and is not built here.
+# peak VmHWM). BASELINE=path/to/hsbpf measures another build the same way in the same run,
+# alongside over the same window (an older commit: the before of a change). Next to them the
+# OpenTelemetry eBPF profiler's stated ceiling (1% CPU, 250 MB), which is not packaged for
+# Debian and is not built here.
 #
 # The profiles: the mean gzipped pprof per 10 s interval the agent wrote, against
 # perf record -a -g at the same rate for 10 s, imported (hsbpf import) and written with the
@@ -48,38 +49,51 @@ kb() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
 mono_ms() { awk '{ printf "%d", $1 * 1000 }' /proc/uptime; }
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# name, binary: one agent measured; prints "name cpu% rss_mb hwm_mb start_ms kb_per_interval"
-measure() {
-	local name=$1 bin=$2 dir=$tmp/$1 t0 t1 c0 c1 a started=""
+# the agents measured side by side over the same window (the machine's load drifts from one
+# minute to the next: measured one after the other, the second met another machine); each
+# samples the other too, alike. Prints "name cpu% rss_mb hwm_mb start_ms kb_per_interval"
+names=(); bins=(); apids=(); started=()
+start_agent() {	# name, binary
+	local dir=$tmp/$1 t0 a st=""
 	mkdir -p "$dir/out"
 	t0=$(now_ms)
-	"$bin" agent --output-dir "$dir/out" 2>"$dir/err" & a=$!
+	"$2" agent --output-dir "$dir/out" 2>"$dir/err" & a=$!
+	pids+=($a)
 	for _ in $(seq 300); do
-		grep -q "sampling" "$dir/err" 2>/dev/null && { started=$(( $(now_ms) - t0 )); break; }
+		grep -q "sampling" "$dir/err" 2>/dev/null && { st=$(( $(now_ms) - t0 )); break; }
 		sleep 0.05
 	done
-	[ -n "$started" ] || { cat "$dir/err" >&2; echo "bench: $name never started" >&2; exit 1; }
+	[ -n "$st" ] || { cat "$dir/err" >&2; echo "bench: $1 never started" >&2; exit 1; }
+	names+=("$1"); apids+=("$a"); started+=("$st")
+}
+measure_all() {
+	local c0=() c1=() t0 t1 i
 	sleep "$WARM"
-	c0=$(ticks "$a"); t0=$(now_ms)
+	for a in "${apids[@]}"; do c0+=($(ticks "$a")); done
+	t0=$(now_ms)
 	sleep "$WINDOW"
-	c1=$(ticks "$a"); t1=$(now_ms)
-	local rss hwm
-	rss=$(kb "$a" VmRSS); hwm=$(kb "$a" VmHWM)
-	kill -TERM "$a"; wait "$a" || true
-	# the full intervals only: the first and the last are shorter
-	local kb_int
-	kb_int=$(ls -l "$dir/out" | awk 'NR > 1 { print $5 }' | sed '1d;$d' |
-		 awk '{ s += $1; n++ } END { printf "%.1f", n ? s / n / 1024 : 0 }')
-	awk -v n="$name" -v a="$c0" -v b="$c1" -v ms=$((t1 - t0)) -v hz="$hz" -v r="$rss" \
-	    -v h="$hwm" -v st="$started" -v k="$kb_int" \
-	    'BEGIN { printf "%-10s %8.2f %8.1f %8.1f %10d %10s\n", n, 100 * (b - a) / hz / (ms / 1000),
-		     r / 1024, h / 1024, st, k }'
+	for a in "${apids[@]}"; do c1+=($(ticks "$a")); done
+	t1=$(now_ms)
+	for i in "${!apids[@]}"; do
+		local a=${apids[$i]} dir=$tmp/${names[$i]} rss hwm kb_int
+		rss=$(kb "$a" VmRSS); hwm=$(kb "$a" VmHWM)
+		kill -TERM "$a"; wait "$a" || true
+		# the full intervals only: the first and the last are shorter
+		kb_int=$(ls -l "$dir/out" | awk 'NR > 1 { print $5 }' | sed '1d;$d' |
+			 awk '{ s += $1; n++ } END { printf "%.1f", n ? s / n / 1024 : 0 }')
+		awk -v n="${names[$i]}" -v a="${c0[$i]}" -v b="${c1[$i]}" -v ms=$((t1 - t0)) -v hz="$hz" \
+		    -v r="$rss" -v h="$hwm" -v st="${started[$i]}" -v k="$kb_int" \
+		    'BEGIN { printf "%-10s %8.2f %8.1f %8.1f %10d %10s\n", n, 100 * (b - a) / hz / (ms / 1000),
+			     r / 1024, h / 1024, st, k }'
+	done
 }
 
 echo "the agent at 19 Hz -a -g, both CPUs busy, $CHURN processes/s; CPU and RSS over ${WINDOW} s after ${WARM} s"
+[ -n "$BASELINE" ] && echo "(the baseline alongside, over the same window)"
 printf "%-10s %8s %8s %8s %10s %10s\n" "agent" "CPU %" "RSS MB" "peak MB" "start ms" "KB/10 s"
-measure hsbpf "$HSBPF"
-[ -n "$BASELINE" ] && measure baseline "$BASELINE"
+start_agent hsbpf "$HSBPF"
+[ -n "$BASELINE" ] && start_agent baseline "$BASELINE"
+measure_all
 echo "OTel eBPF profiler (stated ceiling)   1.00    250.0"
 
 # perf record -a -g for one interval, converted with the same encoder

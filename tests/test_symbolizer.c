@@ -418,3 +418,27 @@ Test(symbolizer, aliases_show_perfs_choice_and_all_match)
 	symbolizer__free(sy);
 	profile__free(p);
 }
+
+/* an object no lookup used since the last eviction is closed; used again, it is read again
+ * and names the same */
+Test(symbolizer, objects_unused_for_an_interval_are_evicted_and_read_again)
+{
+	const char *bin = fixture("cxx/cxxnames");
+	u64 spin = symbol_vaddr(bin, "_ZN3geo4spinImEET_S1_m");
+	const u64 base = 0x555555554000ull;
+	struct profile *p;
+	struct symbolizer *sy = map_object(&p, bin, base);
+
+	cr_expect_str_eq(name_at(sy, base + spin, NULL), "geo::spin<unsigned long>");
+	cr_expect_eq(symbolizer__evict_unused(sy, 1), 0, "looked up in this interval: kept");
+	cr_expect_eq(symbolizer__evict_unused(sy, 1), 1, "not looked up since: closed");
+	cr_expect_eq(symbolizer__evict_unused(sy, 1), 0);
+	cr_expect_str_eq(name_at(sy, base + spin, NULL), "geo::spin<unsigned long>");
+	/* kept while it was used within the last three calls */
+	cr_expect_eq(symbolizer__evict_unused(sy, 3), 0);
+	cr_expect_eq(symbolizer__evict_unused(sy, 3), 0);
+	cr_expect_eq(symbolizer__evict_unused(sy, 3), 0);
+	cr_expect_eq(symbolizer__evict_unused(sy, 3), 1);
+	symbolizer__free(sy);
+	profile__free(p);
+}

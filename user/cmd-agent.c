@@ -7,6 +7,7 @@
  * SIGINT send the last interval and end. docs/agent.md. */
 #include <errno.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,7 @@
 #include "lib/caps.h"
 #include "option_groups.h"
 #include "record/call_graph.h"
+#include "record/sampler.h"
 #include "record/session.h"
 #include "symbols/ksyms.h"
 
@@ -30,6 +32,8 @@
 #define AGENT_SERVICE "hsbpf"
 /* the last tries' bound at exit, all sinks together, and a changed sink's on SIGHUP */
 #define FLUSH_DEADLINE_MS 5000
+/* the loop's rounds at least this far apart (at most 50 a second) */
+#define POLL_GAP_NS 20000000ull
 
 static struct env {
 	struct session_opts so;
@@ -130,6 +134,7 @@ static int parse_args(int argc, char **argv)
 	env.so.live = true;
 	env.so.stack_intervals = true;
 	env.so.mappings_by_vma = true;
+	env.so.lazy_tables = true;
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)
@@ -210,6 +215,9 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	int err;
 
 	err = interval_reader__take(r, &iv.samples);
+	/* the tables of the objects this interval's samples landed in without one */
+	if (!err)
+		err = session__want_tables(sess);
 	if (!err)
 		err = interval_reader__pprof(r, &pprof, &iv.len);
 	if (err)
@@ -219,10 +227,19 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 	iv.lost = ps->dropped_full + ps->stack_keys_full;
 	/* the stack maps' occupancy after the drain (what the kernel holds of the next interval
 	 * so far): the soak test and the tests read it to see that it stays bounded */
-	if (verbose)
+	if (verbose) {
+		u32 objs, rows, pages;
+
+		struct mallinfo2 mi = mallinfo2();
+		const struct profile *p = session__profile(sess);
+
+		sampler__unwind_usage(session__sampler(sess), &objs, &rows, &pages);
 		debug("interval %" PRIu64 ": %" PRIu64 " samples, pprof %zu bytes, %" PRIu64
-		      " stack map entries", ++ag->intervals, iv.samples, iv.len,
-		      interval_reader__occupancy(r));
+		      " stack map entries, %u unwind tables (%u rows); heap %zu KB in use, %zu KB "
+		      "free; strings %zu KB, mappings %zu, comms %zu", ++ag->intervals, iv.samples,
+		      iv.len, interval_reader__occupancy(r), objs, rows, mi.uordblks >> 10,
+		      mi.fordblks >> 10, p->strs.len >> 10, p->nr_mappings, p->nr_comms);
+	}
 	sinks__send(ag->sinks, &iv);
 	free(pprof);
 	return 0;
@@ -230,14 +247,25 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 
 static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
 {
-	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9);
+	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9), last_poll = 0;
 	u64 intervals = 0;
 	int err = 0;
 
 	while (!exiting) {
 		u64 now = now_ns(CLOCK_MONOTONIC);
-		int wait = now >= next ? 0 : (int)((next - now) / 1000000);
+		int wait;
 
+		/* the sideband wakes the loop at every record (a busy machine: thousands a
+		 * second, each a context switch): its rounds are spaced instead, the rings hold
+		 * far more than a round's records */
+		if (now < last_poll + POLL_GAP_NS && now < next) {
+			struct timespec ts = { 0, (long)(last_poll + POLL_GAP_NS - now) };
+
+			nanosleep(&ts, NULL);
+			now = now_ns(CLOCK_MONOTONIC);
+		}
+		last_poll = now;
+		wait = now >= next ? 0 : (int)((next - now) / 1000000);
 		err = session__poll(sess, wait > 100 ? 100 : wait);
 		if (err < 0)
 			return err;

@@ -2,6 +2,7 @@
 /* The agent's interval reads: the sampler's interval maps and the stack-sample map's growth
  * into the live session's profile, then a pprof of it (interval.h). */
 #include <errno.h>
+#include <malloc.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -33,8 +34,9 @@ struct interval_reader {
 	u64 renew_at;			/* CLOCK_MONOTONIC when the symbolizer is made anew */
 };
 
-/* the symbolizer's objects and caches are made anew this often: what exited programs left in
- * them (mapped files, symbol tables, names) goes, what still runs is read again once */
+/* the symbolizer's objects and caches are made anew this often: the names and inline chains
+ * it kept go (the objects no interval uses are closed at every interval), what still runs is
+ * read again once */
 #define SYMBOLIZER_RENEW_NS 60000000000ull
 
 struct interval_reader *interval_reader__new(struct session *s, bool stacks)
@@ -245,6 +247,17 @@ u64 interval_reader__start_realtime(const struct interval_reader *r)
 	return r->taken_real;
 }
 
+/* an object's symbols are kept while a sample landed in it within this long (at least the
+ * last interval): a program sampled now and then is not read again at every interval */
+#define SYMBOLS_IDLE_NS 10000000000ull
+
+static u32 idle_intervals(const struct interval_reader *r)
+{
+	u64 d = r->p->meta.duration_ns;
+
+	return d >= SYMBOLS_IDLE_NS || !d ? 1 : (u32)((SYMBOLS_IDLE_NS + d - 1) / d);
+}
+
 int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 {
 	struct callchain *cc;
@@ -259,6 +272,10 @@ int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 			r->sy = sy;
 		}
 		r->renew_at = now_ns(CLOCK_MONOTONIC) + SYMBOLIZER_RENEW_NS;
+	} else {
+		/* the objects no sample landed in for a while: their symbol tables are the
+		 * agent's largest memory, and most belong to programs gone by now */
+		symbolizer__evict_unused(r->sy, idle_intervals(r));
 	}
 
 	cc = r->stacks ? callchain__new(r->p, r->sy) : callchain__new_flat(r->p, r->sy);
@@ -266,6 +283,9 @@ int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 		return fail(-ENOMEM, "cannot resolve the interval's stacks: %s", strerror(ENOMEM));
 	err = pprof__encode(cc, r->sy, buf, len);
 	callchain__free(cc);
+	/* what the interval freed (symbol tables, the encoder's tables) back to the system:
+	 * freed blocks amid the heap are otherwise kept, and the RSS is their peak */
+	malloc_trim(0);
 	return err;
 }
 

@@ -2,10 +2,12 @@
 /* What /proc tells about processes: the mappings and comms of those older than the recording
  * (perf's synthesized events), which ones are alive, their namespace PIDs. */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "profile/procfs.h"
 
@@ -189,12 +191,38 @@ bool procfs__alive(u32 pid)
 	return !close_paren || (close_paren[1] && close_paren[2] != 'Z' && close_paren[2] != 'X');
 }
 
+/* the inode of our PID namespace, 0 if unknown */
+static ino_t own_pid_ns(void)
+{
+	static ino_t ino;
+	static bool known;
+	struct stat st;
+
+	if (!known) {
+		ino = stat("/proc/self/ns/pid", &st) ? 0 : st.st_ino;
+		known = true;
+	}
+	return ino;
+}
+
 u32 procfs__nspid(u32 pid)
 {
 	char path[64], line[256];
 	u32 inner = 0;
+	struct stat st;
 	FILE *f;
 
+	/* most processes live in our namespace: its inode says so without the status file,
+	 * which the kernel renders whole (signal masks, memory, capabilities) for each read */
+	snprintf(path, sizeof(path), "/proc/%u/ns/pid", pid);
+	if (own_pid_ns()) {
+		if (!stat(path, &st)) {
+			if (st.st_ino == own_pid_ns())
+				return 0;
+		} else if (errno == ENOENT) {
+			return 0;	/* gone already */
+		}
+	}
 	snprintf(path, sizeof(path), "/proc/%u/status", pid);
 	f = fopen(path, "re");
 	if (!f)

@@ -26,6 +26,7 @@
 #include "lbr.skel.h"
 #include "record/rearm.h"
 #include "record/sampler.h"
+#include "unwind/slot_pool.h"
 #include "unwind/unwind_table.h"
 #include "record/memory.h"
 #include "record/offcpu.h"
@@ -35,6 +36,15 @@ _Static_assert(sizeof(struct sample_extra) == sizeof(struct profile_sample_key),
 _Static_assert(sizeof(struct sample_value) == 16, "sample_value layout is the seam");
 _Static_assert(sizeof(struct rearm_token) == 32, "rearm_token layout is the seam");
 _Static_assert(sizeof(struct proc_state) == 24, "proc_state layout is the seam");
+
+/* where an object's table is in the unwind arrays */
+struct obj_slots {
+	u32 first_row, nr_rows, first_page, nr_pages;
+};
+
+/* an unloaded table's slots are reused after this: a sample handler runs for microseconds
+ * with interrupts off, and the per-CPU caches of mappings were dropped at the unload */
+#define UNWIND_GRACE_NS 1000000000ull
 
 struct sampler {
 	struct sampler_opts opts;
@@ -52,8 +62,9 @@ struct sampler {
 	struct rearmer *rearmers;
 	volatile bool stop;
 	u32 gen;			/* live reads: the histogram generation counting now */
-	/* call stacks: the next free slots of the unwind arrays */
-	u32 next_row, next_page, next_obj;
+	/* call stacks: the unwind arrays' free slots, and each object's (by object index) */
+	struct slot_pool *rows, *pages, *objs;
+	struct obj_slots *obj_slots;
 	bool exec_at_rename;		/* exec tags come just before the exec's COMM record */
 	/* samples the kernel sends to be unwound here (struct late_stack) */
 	struct ring_buffer *late_rb;
@@ -1449,6 +1460,10 @@ void sampler__destroy(struct sampler *s)
 		rearm_ctl__free(&s->rearmers[i].ctl);
 	}
 	free(s->rearmers);
+	slot_pool__free(s->rows);
+	slot_pool__free(s->pages);
+	slot_pool__free(s->objs);
+	free(s->obj_slots);
 	profile_bpf__destroy(s->skel);
 	empty_bpf__destroy(s->empty);
 	lbr_bpf__destroy(s->lbr);
@@ -1595,47 +1610,137 @@ static int update_array(int fd, u32 first, const void *vals, size_t size, u32 n)
 	return err;
 }
 
+/* the unwind arrays' allocators, made with the first table (the maps are sized by then) */
+static int unwind_pools(struct sampler *s)
+{
+	u32 nr_objs = bpf_map__max_entries(s->skel->maps.unwind_objs);
+
+	if (s->objs)
+		return 0;
+	s->rows = slot_pool__new(bpf_map__max_entries(s->skel->maps.unwind_rows));
+	s->pages = slot_pool__new(bpf_map__max_entries(s->skel->maps.unwind_pages));
+	s->objs = slot_pool__new(nr_objs);
+	s->obj_slots = calloc(nr_objs, sizeof(*s->obj_slots));
+	if (s->rows && s->pages && s->objs && s->obj_slots)
+		return 0;
+	slot_pool__free(s->rows);
+	slot_pool__free(s->pages);
+	slot_pool__free(s->objs);
+	free(s->obj_slots);
+	s->rows = s->pages = s->objs = NULL;
+	s->obj_slots = NULL;
+	return -ENOMEM;
+}
+
+/* a table's slots back to their pools (reusable after UNWIND_GRACE_NS) */
+static void release_slots(struct sampler *s, const struct obj_slots *o, u32 obj, u64 now)
+{
+	slot_pool__release(s->rows, o->first_row, o->nr_rows, now, UNWIND_GRACE_NS);
+	slot_pool__release(s->pages, o->first_page, o->nr_pages, now, UNWIND_GRACE_NS);
+	slot_pool__release(s->objs, obj, 1, now, UNWIND_GRACE_NS);
+}
+
 int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj)
 {
+	u64 now = now_ns(CLOCK_MONOTONIC);
 	struct unwind_page *pages = NULL;
+	struct obj_slots sl = { .nr_rows = t->nr_rows, .nr_pages = t->nr_pages };
 	struct unwind_obj o;
+	u32 idx;
 	int err;
 
 	if (!t->subs)
 		return -EINVAL;	/* the kernel searches by chunk */
 	if (!s->cg || !s->cg->unwind_tables)
 		return -EINVAL;
-	if (t->nr_rows > bpf_map__max_entries(s->skel->maps.unwind_rows) - s->next_row ||
-	    t->nr_pages > bpf_map__max_entries(s->skel->maps.unwind_pages) - s->next_page ||
-	    s->next_obj >= bpf_map__max_entries(s->skel->maps.unwind_objs))
-		return -ENOSPC;
+	err = unwind_pools(s);
+	if (err)
+		return err;
+	err = slot_pool__alloc(s->objs, 1, now, &idx);
+	if (err)
+		return err;
+	err = slot_pool__alloc(s->rows, sl.nr_rows, now, &sl.first_row);
+	if (err) {
+		slot_pool__release(s->objs, idx, 1, now, 0);
+		return err;
+	}
+	err = slot_pool__alloc(s->pages, sl.nr_pages, now, &sl.first_page);
+	if (err) {
+		slot_pool__release(s->rows, sl.first_row, sl.nr_rows, now, 0);
+		slot_pool__release(s->objs, idx, 1, now, 0);
+		return err;
+	}
 	pages = malloc((t->nr_pages ? t->nr_pages : 1) * sizeof(*pages));
-	if (!pages)
-		return -ENOMEM;
+	if (!pages) {
+		err = -ENOMEM;
+		goto out;
+	}
 	for (size_t i = 0; i < t->nr_pages; i++) {
 		pages[i] = t->pages[i];
-		pages[i].first += s->next_row;
+		pages[i].first += sl.first_row;
 	}
-	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = s->next_page,
+	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = sl.first_page,
 				 .nr_pages = t->nr_pages };
-	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), s->next_row, t->rows, sizeof(*t->rows),
+	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), sl.first_row, t->rows, sizeof(*t->rows),
 			   t->nr_rows);
 	if (!err)
-		err = update_array(bpf_map__fd(s->skel->maps.unwind_subs), s->next_page, t->subs,
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_subs), sl.first_page, t->subs,
 				   sizeof(*t->subs), t->nr_pages);
 	if (!err)
-		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), s->next_page, pages,
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_pages), sl.first_page, pages,
 				   sizeof(*pages), t->nr_pages);
 	/* the object last: the kernel finds no page before its rows are in */
 	if (!err)
-		err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), s->next_obj, &o, sizeof(o), 1);
+		err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), idx, &o, sizeof(o), 1);
+out:
 	free(pages);
-	if (err)
+	if (err) {
+		release_slots(s, &sl, idx, now);
 		return err;
-	s->next_row += t->nr_rows;
-	s->next_page += t->nr_pages;
-	*obj = s->next_obj++;
+	}
+	s->obj_slots[idx] = sl;
+	*obj = idx;
 	return 0;
+}
+
+int sampler__unwind_remove_object(struct sampler *s, u32 obj)
+{
+	struct unwind_obj none = {};
+	int err;
+
+	if (!s->objs || obj >= bpf_map__max_entries(s->skel->maps.unwind_objs))
+		return -EINVAL;
+	/* an empty object first (no address has a row in it), then the handlers' cached
+	 * mappings dropped; its slots wait out the grace before another table takes them */
+	err = update_array(bpf_map__fd(s->skel->maps.unwind_objs), obj, &none, sizeof(none), 1);
+	__atomic_fetch_add(&s->skel->bss->unwind_gen, 1, __ATOMIC_SEQ_CST);
+	release_slots(s, &s->obj_slots[obj], obj, now_ns(CLOCK_MONOTONIC));
+	memset(&s->obj_slots[obj], 0, sizeof(s->obj_slots[obj]));
+	return err;
+}
+
+int sampler__unwind_forget_inode(struct sampler *s, const struct unwind_inode_key *k)
+{
+	if (bpf_map_delete_elem(bpf_map__fd(s->skel->maps.unwind_inodes), k) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+u32 sampler__unwind_objs_map_id(const struct sampler *s)
+{
+	struct bpf_map_info info = {};
+	u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(bpf_map__fd(s->skel->maps.unwind_objs), &info, &len))
+		return 0;
+	return info.id;
+}
+
+void sampler__unwind_usage(const struct sampler *s, u32 *objs, u32 *rows, u32 *pages)
+{
+	*objs = s->objs ? slot_pool__used(s->objs) : 0;
+	*rows = s->rows ? slot_pool__used(s->rows) : 0;
+	*pages = s->pages ? slot_pool__used(s->pages) : 0;
 }
 
 /* after a change of the trie: the handler's cached mappings (per CPU, across samples) are

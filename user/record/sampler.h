@@ -101,10 +101,18 @@ int sampler__enable_run_stats(void);
 struct unwind_table;
 /* an object's rows and pages into the global arrays; -ENOSPC when they are full */
 int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, u32 *obj);
+/* an object's table unloaded: its slots are reused by later tables after a grace period
+ * (the inode entries naming it must be gone first: sampler__unwind_forget_inode) */
+int sampler__unwind_remove_object(struct sampler *s, u32 obj);
+/* the slots the tables take: objects, rows and pages (the arrays' occupancy) */
+void sampler__unwind_usage(const struct sampler *s, u32 *objs, u32 *rows, u32 *pages);
+/* the object array's BPF map id (tests read it back), 0 if unknown */
+u32 sampler__unwind_objs_map_id(const struct sampler *s);
 int sampler__unwind_map(struct sampler *s, const struct unwind_map_key *k, const struct unwind_mapping *m);
 int sampler__unwind_unmap(struct sampler *s, const struct unwind_map_key *k);
 /* an object's table by its file's identity, for mappings not in the trie yet */
 int sampler__unwind_inode(struct sampler *s, const struct unwind_inode_key *k, const struct unwind_inode *v);
+int sampler__unwind_forget_inode(struct sampler *s, const struct unwind_inode_key *k);
 /* the kernel finds every mapping from the task's vma (sampler_params.mappings_by_vma) */
 bool sampler__maps_by_vma(const struct sampler *s);
 /* a forked child's mappings are now its own */

@@ -20,6 +20,7 @@
 #include "record/offcpu.h"
 #include "record/sampler.h"
 #include "record/late_stacks.h"
+#include "python/pydetect.h"
 #include "python/pytrack.h"
 #include "record/session.h"
 #include "profile/procfs.h"
@@ -324,16 +325,20 @@ static int cmp_unw_event(const void *a, const void *b)
 /* a fork, exec (kind 1) or mapping for the Python tracker: -ENOMEM */
 static int python_event(struct session *s, u32 kind, u32 pid, u32 ppid, const struct profile_mapping *m)
 {
-	u32 tag = (u32)sampler__image_exec_ns(s->sampler, pid);
+	const char *path = m ? profile__str(s->p, m->path) : NULL;
+	u32 tag;
 
-	if (kind == 0)
-		return pytrack__fork(s->py, pid, tag, ppid);
 	if (kind == 1) {
 		pytrack__forget(s->py, pid);
 		return 0;
 	}
-	return pytrack__mmap(s->py, pid, tag, profile__str(s->p, m->path), m->start, m->len, m->pgoff) == -ENOMEM ?
-	       -ENOMEM : 0;
+	/* the image's tag is a map lookup: not for the mappings of other programs (most) */
+	if (kind == 2 && !pydetect__candidate(path))
+		return 0;
+	tag = (u32)sampler__image_exec_ns(s->sampler, pid);
+	if (kind == 0)
+		return pytrack__fork(s->py, pid, tag, ppid);
+	return pytrack__mmap(s->py, pid, tag, path, m->start, m->len, m->pgoff) == -ENOMEM ? -ENOMEM : 0;
 }
 
 /* the sideband's new records to the unwinder and the Python tracker, in time order (each CPU's ring is drained in
@@ -393,8 +398,8 @@ static int feed_unwinder(struct session *s, u64 budget_ns)
 		if (s->py && python_event(s, ev[i].kind, pid, ev[i].kind == 0 ? f->ppid : 0,
 					  ev[i].kind == 2 ? m : NULL))
 			return fail(-ENOMEM, "cannot follow Python processes: %s", strerror(ENOMEM));
-		if (!s->unw)
-			continue;
+		if (!s->unw || s->opts.lazy_tables)
+			continue;	/* lazy: the tables of what samples land in (want_tables) */
 		if (ev[i].kind == 0)
 			unwinder__fork(s->unw, f->pid, f->ppid);
 		else if (ev[i].kind == 1)
@@ -820,6 +825,8 @@ int session__poll(struct session *s, int timeout_ms)
 		return -ENOMEM;
 	if ((s->unw || s->py) && feed_unwinder(s, FEED_BUDGET_NS))
 		return -ENOMEM;
+	if (s->unw && unwinder__nr_wanted(s->unw) && unwinder__build_wanted(s->unw, FEED_BUDGET_NS))
+		return error("cannot build unwind tables: %s", strerror(ENOMEM));
 	if (s->opts.alloc_period && !s->opts.all)
 		attach_memory_children(s);
 	if (s->py && pytrack__poll(s->py))
@@ -1045,6 +1052,9 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 			if (!err && s->unw) {
 				qsort(keep, nr + nr_also, sizeof(*keep), cmp_u32);
 				unwinder__keep(s->unw, keep, nr + nr_also);
+				/* what the processes kept map: the other objects' tables go */
+				if (s->opts.lazy_tables)
+					unwinder__release_unmapped(s->unw, s->p);
 			}
 		} else {
 			err = fail(-ENOMEM, "cannot forget exited processes: %s", strerror(ENOMEM));
@@ -1058,6 +1068,61 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)
 	s->unw_comms = s->p->nr_comms;
 	s->unw_forks = s->p->nr_forks;
 	return err;
+}
+
+static int cmp_ptr(const void *a, const void *b)
+{
+	uintptr_t x = (uintptr_t)*(const void *const *)a, y = (uintptr_t)*(const void *const *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the mappings of a user stack's frames: every frame of a stack that needed frame pointers
+ * or did not end where the process began (a table may be missing there) */
+static int stack_mappings(struct session *s, const struct profile_stack_sample *ss,
+			  const struct profile_mapping ***out, size_t *nr, size_t *cap)
+{
+	const struct profile_stack *st = profile__stack(s->p, ss->user);
+	const u64 *ip;
+
+	if (!st || (st->end == HSBPF_STACK_COMPLETE && !st->nr_fp) || st->end == PROFILE_STACK_LOST)
+		return 0;
+	ip = profile__frames(s->p, st);
+	for (u32 f = 0; f < st->nr; f++) {
+		const struct profile_mapping *m = profile__find_mapping(s->p, ss->pid, ss->exec_ns,
+									 ss->map_ns, ip[f]);
+
+		if (!m || (*nr && (*out)[*nr - 1] == m))
+			continue;
+		if (array__reserve((void **)out, cap, *nr + 1, sizeof(**out)))
+			return -ENOMEM;
+		(*out)[(*nr)++] = m;
+	}
+	return 0;
+}
+
+int session__want_tables(struct session *s)
+{
+	const struct profile_mapping **maps = NULL;
+	size_t nr = 0, cap = 0;
+	int err = 0;
+
+	if (!s->unw || !s->opts.lazy_tables)
+		return 0;
+	for (size_t i = 0; i < s->p->nr_stack_samples && !err; i++)
+		err = stack_mappings(s, &s->p->stack_samples[i], &maps, &nr, &cap);
+	if (!err)
+		qsort(maps, nr, sizeof(*maps), cmp_ptr);
+	for (size_t i = 0; i < nr && !err; i++) {
+		const struct profile_mapping *m = maps[i];
+
+		if (i && maps[i - 1] == m)
+			continue;
+		err = unwinder__want(s->unw, m->pid, m->start, m->len, profile__str(s->p, m->path),
+				     m->build_id, m->build_id_size);
+	}
+	free(maps);
+	return err ? fail(err, "cannot queue unwind tables: %s", strerror(-err)) : 0;
 }
 
 int session__build_tables(struct session *s)

@@ -37,6 +37,9 @@ struct session_opts {
 	char **argv;		/* a command to run */
 	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
 	bool keep_objects;	/* hold the mapped objects open for the build-id cache */
+	/* with mappings_by_vma: an object's table only once a sample landed in it
+	 * (session__want_tables), and freed when no process maps it (session__forget_exited) */
+	bool lazy_tables;
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;
@@ -78,6 +81,10 @@ int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
 /* the Python frames of the profile's stacks named now, from the live processes (top, whose
  * session has no end to name them at): 0, or -ENOMEM after saying so */
 int session__name_python(struct session *s);
+/* lazy_tables: the objects the profile's stack samples landed in without a table are queued,
+ * their tables built by the next polls (a budget each); 0 or -ENOMEM (said). Needs
+ * profile__finish */
+int session__want_tables(struct session *s);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
 /* with keep_objects: the objects held open, for buildid_keeper__save; else NULL */

@@ -15,6 +15,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "lib/hashidx.h"
+#include "profile/profile.h"
 #include "symbols/build_id.h"
 #include "record/sampler.h"
 #include "profile/procfs.h"
@@ -28,6 +30,18 @@ struct uobj {
 	u32 kobj;			/* in the kernel's arrays; HSBPF_UNWIND_NO_OBJ without a table */
 	struct unwind_segment segs[UNWIND_MAX_SEGMENTS];
 	int nr_segs;
+	bool by_inode;			/* its table is in unwind_inodes under ikey */
+	u8 unmapped;			/* release_unmapped's calls in a row that found no mapping */
+	struct unwind_inode_key ikey;
+};
+
+/* an object a sample landed in that has no table yet (lazy tables): built at the next poll */
+struct wanted {
+	u32 pid;
+	u8 build_id_size;
+	u8 build_id[BUILD_ID_MAX];
+	u64 start, len;
+	char *path;
 };
 
 struct umap {
@@ -58,6 +72,9 @@ struct unwinder {
 	size_t nr_pending, cap_pending;
 	struct uobj *objs;
 	size_t nr_objs, cap_objs;
+	struct hashidx objs_idx;	/* objs by build-id (by path without one) */
+	struct wanted *wanted;
+	size_t nr_wanted, cap_wanted;
 	struct uproc *procs;		/* sorted by pid */
 	size_t nr_procs, cap_procs;
 	/* the kernel finds mappings from the task's vma (sampler_params.mappings_by_vma): only
@@ -92,8 +109,12 @@ void unwinder__free(struct unwinder *u)
 		return;
 	for (size_t i = 0; i < u->nr_objs; i++)
 		free(u->objs[i].path);
+	for (size_t i = 0; i < u->nr_wanted; i++)
+		free(u->wanted[i].path);
 	for (size_t i = 0; i < u->nr_procs; i++)
 		proc_free(&u->procs[i]);
+	hashidx__free(&u->objs_idx);
+	free(u->wanted);
 	free(u->objs);
 	free(u->procs);
 	free(u);
@@ -119,22 +140,39 @@ void unwind__blocks(u64 start, u64 end, void (*fn)(void *ctx, u64 addr, int bits
 
 /* ---- objects ---- */
 
+/* an object's identity: its build-id, else its path */
+struct obj_key {
+	const char *path;
+	const u8 *bid;
+	u8 bid_size;
+};
+
+static u64 obj_hash(const char *path, const u8 *bid, u8 bid_size)
+{
+	return bid_size ? hashidx__hash(bid, bid_size, 1) : hashidx__hash_str(path, 0);
+}
+
+static bool obj_eq(const void *key, u32 pos, void *ctx)
+{
+	const struct obj_key *k = key;
+	const struct uobj *o = &((struct unwinder *)ctx)->objs[pos];
+
+	return k->bid_size ? (o->build_id_size == k->bid_size && !memcmp(o->build_id, k->bid, k->bid_size))
+			   : (!o->build_id_size && !strcmp(o->path, k->path));
+}
+
 static struct uobj *find_obj(struct unwinder *u, const char *path, const u8 *bid, u8 bid_size)
 {
-	for (size_t i = 0; i < u->nr_objs; i++) {
-		struct uobj *o = &u->objs[i];
+	struct obj_key k = { path, bid, bid_size };
+	s64 pos = hashidx__find(&u->objs_idx, obj_hash(path, bid, bid_size), &k, obj_eq, u);
 
-		if (bid_size ? (o->build_id_size == bid_size && !memcmp(o->build_id, bid, bid_size))
-			     : (!o->build_id_size && !strcmp(o->path, path)))
-			return o;
-	}
-	return NULL;
+	return pos < 0 ? NULL : &u->objs[pos];
 }
 
 /* the table by the file's identity too: the kernel finds a mapping the sideband has not brought
  * yet from the task's vma (kernel dev_t: major << 20 | minor); the vDSO (open_path NULL),
  * which has no file, under (0, 0) */
-static void by_inode(struct unwinder *u, const char *open_path, const struct uobj *o)
+static void by_inode(struct unwinder *u, const char *open_path, struct uobj *o)
 {
 	struct unwind_inode v = { .obj = o->kobj };
 	struct unwind_inode_key k = {};
@@ -152,8 +190,12 @@ static void by_inode(struct unwinder *u, const char *open_path, const struct uob
 		v.seg[i].filesz = o->segs[i].filesz;
 		v.nr_segs++;
 	}
-	if (sampler__unwind_inode(u->s, &k, &v))
+	if (sampler__unwind_inode(u->s, &k, &v)) {
 		debug("unwind: '%s' cannot be found by inode", open_path);
+		return;
+	}
+	o->by_inode = true;
+	o->ikey = k;
 }
 
 /* build and load the table of the file at open_path (known to the process as path) */
@@ -175,6 +217,10 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 	o->path = strdup(path);
 	if (!o->path)
 		return NULL;
+	if (hashidx__insert(&u->objs_idx, obj_hash(path, bid, bid_size), u->nr_objs)) {
+		free(o->path);
+		return NULL;
+	}
 	o->kobj = HSBPF_UNWIND_NO_OBJ;
 	if (bid_size)	/* no build-id: no array either */
 		memcpy(o->build_id, bid, bid_size);
@@ -204,6 +250,9 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 			u->st.objects_failed++;
 			debug("unwind: cannot load the table of '%s': %s", path, strerror(-err));
 		} else {
+			if (verbose)
+				debug("unwind: '%s' has table %u in map %u", path, o->kobj,
+				      sampler__unwind_objs_map_id(u->s));
 			by_inode(u, vdso ? NULL : open_path, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
@@ -498,6 +547,119 @@ int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr)
 		if (!bsearch(&u->procs[i].pid, pids, nr, sizeof(*pids), cmp_pid))
 			unwinder__exit(u, u->procs[i].pid);
 	return 0;
+}
+
+/* ---- tables for what is sampled, and freed when nothing maps them ---- */
+
+int unwinder__want(struct unwinder *u, u32 pid, u64 start, u64 len, const char *path,
+		   const u8 *build_id, u8 build_id_size)
+{
+	struct wanted *w;
+
+	if (!u->by_vma || !path || (path[0] != '/' && strcmp(path, "[vdso]")) || !len ||
+	    find_obj(u, path, build_id, build_id_size))
+		return 0;
+	for (size_t i = 0; i < u->nr_wanted; i++) {
+		w = &u->wanted[i];
+		if (build_id_size ? (w->build_id_size == build_id_size &&
+				     !memcmp(w->build_id, build_id, build_id_size))
+				  : (!w->build_id_size && !strcmp(w->path, path)))
+			return 0;
+	}
+	if (array__reserve((void **)&u->wanted, &u->cap_wanted, u->nr_wanted + 1, sizeof(*w)))
+		return -ENOMEM;
+	w = &u->wanted[u->nr_wanted];
+	*w = (struct wanted){ .pid = pid, .start = start, .len = len, .path = strdup(path),
+			      .build_id_size = build_id_size < BUILD_ID_MAX ? build_id_size : BUILD_ID_MAX };
+	if (!w->path)
+		return -ENOMEM;
+	memcpy(w->build_id, build_id, w->build_id_size);
+	u->nr_wanted++;
+	u->st.wanted++;
+	return 0;
+}
+
+int unwinder__build_wanted(struct unwinder *u, u64 budget_ns)
+{
+	u64 deadline = now_ns(CLOCK_MONOTONIC) + budget_ns;
+	char where[PATH_MAX + 64];
+	size_t done = 0;
+	int err = 0;
+
+	while (done < u->nr_wanted && !err) {
+		struct wanted *w = &u->wanted[done++];
+
+		if (!find_obj(u, w->path, w->build_id, w->build_id_size)) {
+			open_path(w->pid, w->path, w->start, w->start + w->len, where, sizeof(where));
+			if (!add_obj(u, w->path, where, w->build_id, w->build_id_size))
+				err = -ENOMEM;
+		}
+		free(w->path);
+		if (now_ns(CLOCK_MONOTONIC) >= deadline)
+			break;
+	}
+	memmove(u->wanted, u->wanted + done, (u->nr_wanted - done) * sizeof(*u->wanted));
+	u->nr_wanted -= done;
+	return err;
+}
+
+size_t unwinder__nr_wanted(const struct unwinder *u)
+{
+	return u->nr_wanted;
+}
+
+/* an object no process mapped at this many release_unmapped calls in a row is freed */
+#define UNMAPPED_CALLS 3
+
+/* objs[i] gone: its kernel table unloaded (the inode entry first, so that no new walk finds
+ * it), the last object moved into its place */
+static void free_obj(struct unwinder *u, size_t i)
+{
+	struct uobj *o = &u->objs[i];
+	size_t last = u->nr_objs - 1;
+
+	if (o->by_inode)
+		sampler__unwind_forget_inode(u->s, &o->ikey);
+	if (o->kobj != HSBPF_UNWIND_NO_OBJ && !sampler__unwind_remove_object(u->s, o->kobj))
+		u->st.objects--;
+	hashidx__delete(&u->objs_idx, obj_hash(o->path, o->build_id, o->build_id_size), i);
+	free(o->path);
+	if (i != last) {
+		struct uobj *l = &u->objs[last];
+
+		hashidx__move(&u->objs_idx, obj_hash(l->path, l->build_id, l->build_id_size), last, i);
+		*o = *l;
+	}
+	u->nr_objs--;
+	u->st.objects_freed++;
+}
+
+size_t unwinder__release_unmapped(struct unwinder *u, const struct profile *p)
+{
+	size_t freed = 0;
+
+	if (!u->by_vma)
+		return 0;	/* the trie's mappings name the objects: they go with their processes */
+	for (size_t i = 0; i < u->nr_objs; i++)
+		u->objs[i].unmapped++;
+	for (size_t i = 0; i < p->nr_mappings; i++) {
+		const struct profile_mapping *m = &p->mappings[i];
+		struct uobj *o = find_obj(u, profile__str(p, m->path), m->build_id, m->build_id_size);
+
+		if (o)
+			o->unmapped = 0;
+	}
+	for (size_t i = u->nr_objs; i-- > 0;) {
+		/* the vDSO is every process's; a program run again and again (a compiler) keeps
+		 * its table across the moments when no copy of it runs */
+		if (u->objs[i].unmapped < UNMAPPED_CALLS || !strcmp(u->objs[i].path, "[vdso]"))
+			continue;
+		debug("unwind: '%s' is mapped no more: table %d unloaded", u->objs[i].path,
+		      (int)u->objs[i].kobj);
+		free_obj(u, i);
+		freed++;
+	}
+	return freed;
 }
 
 /* ---- before a command runs ---- */

@@ -7,6 +7,7 @@
 
 #include "lib/util.h"
 
+struct profile;
 struct sampler;
 
 struct unwinder_stats {
@@ -21,6 +22,8 @@ struct unwinder_stats {
 	u64 map_entries;	/* ... as address prefixes */
 	u64 map_full;		/* ... that did not fit */
 	u64 stale;		/* mappings of an image an exec had already replaced */
+	u64 wanted;		/* objects queued for a table once a sample landed in them */
+	u64 objects_freed;	/* objects forgotten, their tables unloaded: nothing mapped them */
 };
 
 struct unwinder;
@@ -42,6 +45,16 @@ int unwinder__retry(struct unwinder *u);
 int unwinder__exit(struct unwinder *u, u32 pid);
 /* every process but these (sorted) has exited */
 int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr);
+/* Lazy tables (the kernel finds mappings by vma): the object of a mapping a sample landed in
+ * is queued for its table unless it has one (or is queued); unwinder__build_wanted builds the
+ * queue's for at most budget_ns (at least one), 0 or -ENOMEM */
+int unwinder__want(struct unwinder *u, u32 pid, u64 start, u64 len, const char *path,
+		   const u8 *build_id, u8 build_id_size);
+int unwinder__build_wanted(struct unwinder *u, u64 budget_ns);
+size_t unwinder__nr_wanted(const struct unwinder *u);
+/* the objects (kernel tables and what is kept of them here) that no mapping of p's processes
+ * has named at three calls in a row are freed (by_vma only); how many */
+size_t unwinder__release_unmapped(struct unwinder *u, const struct profile *p);
 /* build, before it runs, the tables a command will map: the program, its interpreter and the
  * libraries the interpreter says it needs (ld.so --list, which maps them and runs nothing) */
 int unwinder__prepare(struct unwinder *u, const char *name);

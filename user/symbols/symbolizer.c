@@ -48,6 +48,7 @@ struct dso {
 	bool fdes_built;
 	char *file;		/* the build-id cache's copy read instead of path, or NULL */
 	struct inlines *inl;	/* its inline scopes, on first need */
+	u32 used_at;		/* the symbolizer's generation when last looked up */
 };
 
 /* dwfl_module_addrinfo searches the whole symbol table on each call; a table sorted once
@@ -107,6 +108,7 @@ struct symbolizer {
 	struct cache_entry *cache;	/* direct-mapped: lookups repeat heavily in reports */
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
+	u32 gen;			/* symbolizer__evict_unused's calls */
 };
 
 /* true if a file is there that is not a regular file */
@@ -212,21 +214,25 @@ struct symbolizer *symbolizer__new(const struct profile *p)
 	return sy;
 }
 
+static void dso_free(struct dso *d)
+{
+	inlines__free(d->inl);
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d->loads);
+	free(d->syms);
+	free(d->fdes);
+	bblock_table__free(d->blocks);
+	elf_image__close(d->img);
+	free(d->file);
+}
+
 void symbolizer__free(struct symbolizer *sy)
 {
 	if (!sy)
 		return;
-	for (size_t i = 0; i < sy->nr_dsos; i++) {
-		inlines__free(sy->dsos[i].inl);
-		if (sy->dsos[i].dwfl)
-			dwfl_end(sy->dsos[i].dwfl);
-		free(sy->dsos[i].loads);
-		free(sy->dsos[i].syms);
-		free(sy->dsos[i].fdes);
-		bblock_table__free(sy->dsos[i].blocks);
-		elf_image__close(sy->dsos[i].img);
-		free(sy->dsos[i].file);
-	}
+	for (size_t i = 0; i < sy->nr_dsos; i++)
+		dso_free(&sy->dsos[i]);
 	while (sy->inl_blocks) {
 		struct inline_block *b = sy->inl_blocks;
 
@@ -435,19 +441,43 @@ static struct dso *get_dso(struct symbolizer *sy, const struct profile_mapping *
 	struct dso *d;
 
 	for (size_t i = 0; i < sy->nr_dsos; i++)
-		if (sy->dsos[i].path == m->path)
+		if (sy->dsos[i].path == m->path) {
+			sy->dsos[i].used_at = sy->gen;
 			return sy->dsos[i].failed ? NULL : &sy->dsos[i];
+		}
 	if (array__reserve((void **)&sy->dsos, &sy->cap_dsos, sy->nr_dsos + 1, sizeof(*sy->dsos)))
 		return NULL;
 	d = &sy->dsos[sy->nr_dsos++];
 	memset(d, 0, sizeof(*d));
 	d->path = m->path;
+	d->used_at = sy->gen;
 	if (open_dso(sy, d, m)) {
 		d->failed = true;
 		sy->missing++;
 		return NULL;
 	}
 	return d;
+}
+
+size_t symbolizer__evict_unused(struct symbolizer *sy, u32 calls)
+{
+	size_t evicted = 0;
+
+	for (size_t i = sy->nr_dsos; i-- > 0;) {
+		struct dso *d = &sy->dsos[i];
+
+		if (sy->gen - d->used_at < (calls ? calls : 1))
+			continue;
+		/* the cached lookups point into its symbol table */
+		for (size_t c = 0; c < sy->cache_slots; c++)
+			if (sy->cache[c].used && sy->cache[c].path == d->path)
+				sy->cache[c].used = false;
+		dso_free(d);
+		*d = sy->dsos[--sy->nr_dsos];
+		evicted++;
+	}
+	sy->gen++;
+	return evicted;
 }
 
 static struct dso *dso_by_path(struct symbolizer *sy, const char *path)

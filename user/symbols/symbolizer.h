@@ -41,6 +41,9 @@ struct symbolizer;
 
 struct symbolizer *symbolizer__new(const struct profile *p);
 void symbolizer__free(struct symbolizer *sy);
+/* the objects not looked up since the last `calls` calls (at least 1) are closed, their
+ * symbols forgotten (a live profile's: what exited programs left); how many */
+size_t symbolizer__evict_unused(struct symbolizer *sy, u32 calls);
 /* never fails: what cannot be resolved is reported as [unknown] */
 void symbolizer__resolve(struct symbolizer *sy, const struct profile_sample *s,
 			 struct sym_result *r);
