@@ -107,10 +107,31 @@ const char *tmpdir(void)
 	return tmp;
 }
 
+/* what spawn started, for cleanup_tmpdir to stop what a failed test left running */
+static pid_t spawned[256];
+static size_t nr_spawned;
+
+/* a spawned process still running and not reaped (still this process's child: a pid reaped
+ * and reused by another is not) is killed; without it a test that failed halfway left its
+ * busy loops and receivers running, loading the machine for every test after it */
+static void kill_spawned(void)
+{
+	for (size_t i = 0; i < nr_spawned; i++) {
+		int st;
+
+		if (waitpid(spawned[i], &st, WNOHANG) == 0) {
+			kill(spawned[i], SIGKILL);
+			waitpid(spawned[i], &st, 0);
+		}
+	}
+	nr_spawned = 0;
+}
+
 void cleanup_tmpdir(void)
 {
 	char cmd[300];
 
+	kill_spawned();
 	if (!tmp[0])
 		return;
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
@@ -185,6 +206,8 @@ pid_t spawn(const char *cmdline)
 		execl("/bin/sh", "sh", "-c", cmdline, (char *)NULL);
 		_exit(127);
 	}
+	if (nr_spawned < sizeof(spawned) / sizeof(spawned[0]))
+		spawned[nr_spawned++] = pid;
 	return pid;
 }
 

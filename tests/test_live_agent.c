@@ -273,7 +273,10 @@ Test(live_agent, every_interval_arrives_with_labels_and_a_valid_pprof)
 	cr_assert(wait_bodies(&rc, 1, 20000), "no profile pushed");
 	/* a recording of the same machine meanwhile, at the same rate */
 	p = record_profile("-a -F 99 -d 4");
-	cr_assert(wait_bodies(&rc, nr_bodies(&rc) + 1, 20000));
+	if (!wait_bodies(&rc, nr_bodies(&rc) + 1, 20000)) {
+		slurp_file(err_path, err, sizeof(err));
+		cr_assert_fail("no interval pushed after the recording (%d so far): %s", nr_bodies(&rc), err);
+	}
 	/* at least four whole intervals between the first and the last */
 	cr_assert(wait_bodies(&rc, 6, 20000));
 	status = stop_agent(a);
@@ -984,7 +987,11 @@ Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
 	a = start_agent(args, err_path);
 	cr_assert(wait_bodies(&rc, 2, 30000), "no profile pushed");
 	p = record_profile("-a -F 99 -d 4");
-	cr_assert(wait_bodies(&rc, nr_bodies(&rc) + 3, 30000));
+	if (!wait_bodies(&rc, nr_bodies(&rc) + 3, 30000)) {
+		slurp_file(err_path, err, sizeof(err));
+		cr_assert_fail("not three intervals pushed after the recording (%d so far): %s",
+			       nr_bodies(&rc), err);
+	}
 	cr_assert_eq(stop_agent(a), 0);
 	kill(churn, SIGKILL);
 	reap(churn);
