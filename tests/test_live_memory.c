@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "export_check.h"
 #include "helpers.h"
 #include "profile/profile.h"
 
@@ -142,6 +143,14 @@ Test(live_memory, leak_in_use)
 	    "grep -c -a -e inuse_objects -e inuse_space", hsbpf_bin(), profile_path(), profile_path(),
 	    profile_path());
 	cr_expect_eq(folded.status, 0, "pprof: %s", folded.err);
+}
+
+/* a Go heap profile: each of its four types read by go tool pprof as report shows it */
+Test(live_memory, pprof_heap_types)
+{
+	record();
+	/* _start, main, the three functions, malloc and libc's two entry frames */
+	cr_expect_geq(check_pprof_heap_matches_report(profile_path()), 4 * 6);
 }
 
 Test(live_memory, usage_errors)

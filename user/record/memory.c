@@ -425,6 +425,41 @@ void memory__select(struct profile *p, enum memory_view view)
 	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "%s", view_names[view]);
 }
 
+/* the view a sample's objects count in */
+static enum memory_view objects_view(u32 flags)
+{
+	return memory__is_inuse(flags) ? MEMORY_INUSE_OBJECTS : MEMORY_ALLOC_OBJECTS;
+}
+
+void memory__select_all(struct profile *p, enum memory_view first)
+{
+	struct profile_sample *s = p->samples;
+	struct profile_stack_sample *ss = p->stack_samples;
+	size_t n = 0;
+
+	/* the objects views' counts, the weights left as they are: bytes */
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		s[i].count = view_count(s[i].flags, s[i].count, s[i].weight, objects_view(s[i].flags));
+		if (s[i].count)	/* an allocation is at least one object */
+			s[n++] = s[i];
+	}
+	p->nr_samples = n;
+	n = 0;
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		ss[i].count = view_count(ss[i].flags, ss[i].count, ss[i].weight, objects_view(ss[i].flags));
+		if (ss[i].count)
+			ss[n++] = ss[i];
+	}
+	p->nr_stack_samples = n;
+	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "all");
+	snprintf(p->meta.memory_first, sizeof(p->meta.memory_first), "%s", memory__view_name(first));
+}
+
+bool memory__is_inuse(u32 flags)
+{
+	return (flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT == HSBPF_MEM_INUSE;
+}
+
 const char *memory__bytes(double bytes, char *buf, size_t size)
 {
 	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };

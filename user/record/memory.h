@@ -70,6 +70,13 @@ int memory__parse_view(const char *name, enum memory_view *view);
 const char *memory__view_name(enum memory_view view);
 /* report's view: only the samples of its kind stay, each counting its bytes or objects */
 void memory__select(struct profile *p, enum memory_view view);
+/* an export's views, the four at once (pprof, as Go's heap profiles have them): every sample
+ * of sampled allocations stays, counting its objects (rounded as the objects views round them)
+ * and weighing its bytes, its kind in its flags (memory__is_inuse); meta.memory_view is "all",
+ * meta.memory_first names first, the view to show first */
+void memory__select_all(struct profile *p, enum memory_view first);
+/* a sample's flags say an allocation in use at the end (HSBPF_MEM_INUSE), not one made */
+bool memory__is_inuse(u32 flags);
 /* "12.5 MiB" */
 const char *memory__bytes(double bytes, char *buf, size_t size);
 /* the header's lines: the totals of the four views, and what was lost */
