@@ -226,6 +226,74 @@ Test(live_memory, every_allocation_function)
 	}
 }
 
+/* the fixture's bytes by function within 99.9%, and its leak in use, from the profile */
+static void expect_fixture_bytes(const char *how)
+{
+	double sd_s = sqrt(est_var(SMALL_N, SMALL)), sd_b = sqrt(est_var(BIG_N, BIG));
+	double sd_l = sqrt(est_var(LEAK_N, LEAK));
+
+	report("alloc_space");
+	cr_expect_leq(fabs(folded_bytes("small_objects") - SMALL_N * SMALL), 3.29 * sd_s, "%s: small_objects "
+		      "%.0f bytes: %s", how, folded_bytes("small_objects"), folded.out);
+	cr_expect_leq(fabs(folded_bytes("big_buffers") - BIG_N * BIG), 3.29 * sd_b + 1, "%s: big_buffers "
+		      "%.0f bytes: %s", how, folded_bytes("big_buffers"), folded.out);
+	report("inuse_space");
+	cr_expect_leq(fabs(folded_bytes("leak_buffers") - LEAK_N * LEAK), 3.29 * sd_l, "%s: leak %.0f "
+		      "bytes: %s", how, folded_bytes("leak_buffers"), folded.out);
+}
+
+/* a stripped copy of libc (strip keeps its dynamic symbols, which the probes use) run by the
+ * fixture through LD_LIBRARY_PATH, and through the loader with --library-path: its malloc and
+ * free found, the bytes right; a copy without section headers, whose dynamic symbols hsbpf
+ * cannot find, is refused */
+Test(live_memory, stripped_libc)
+{
+	static const char *const modes[] = { "all", "unneeded" };
+	const char *libc = "/lib/x86_64-linux-gnu/libc.so.6", *loader = "/lib64/ld-linux-x86-64.so.2";
+	char dir[600], how[700], cmd[1400];
+
+	for (size_t i = 0; i < sizeof(modes) / sizeof(modes[0]); i++) {
+		snprintf(dir, sizeof(dir), "%s/strip-%s", tmpdir(), modes[i]);
+		run(&rec, "mkdir -p %s && cp %s %s/libc.so.6 && strip --strip-%s %s/libc.so.6 && "
+		    "nm -D %s/libc.so.6 | grep -c -w -e malloc -e free && ! readelf -S %s/libc.so.6 | grep -w .symtab",
+		    dir, libc, dir, modes[i], dir, dir, dir);
+		cr_assert_eq(rec.status, 0, "strip --strip-%s: %s%s", modes[i], rec.out, rec.err);
+		/* hsbpf runs with it too, as the command does */
+		unlink(profile_path());
+		run(&rec, "LD_LIBRARY_PATH=%s %s record -v --memory --alloc-period %.0f -o %s -- %s", dir,
+		    hsbpf_bin(), PERIOD, profile_path(), fixture("memory"));
+		snprintf(how, sizeof(how), "LD_LIBRARY_PATH=%s", dir);
+		cr_assert_eq(rec.status, 0, "%s: %s", how, rec.err);
+		snprintf(cmd, sizeof(cmd), "memory: probes on %s/libc.so.6", dir);
+		cr_expect(strstr(rec.err, cmd), "%s: not probed: %s", how, rec.err);
+		expect_fixture_bytes(how);
+		/* the loader with the program: its --library-path's libc */
+		unlink(profile_path());
+		run(&rec, "%s record -v --memory --alloc-period %.0f -o %s -- %s --library-path %s %s", hsbpf_bin(),
+		    PERIOD, profile_path(), loader, dir, fixture("memory"));
+		snprintf(how, sizeof(how), "%s --library-path %s", loader, dir);
+		cr_assert_eq(rec.status, 0, "%s: %s", how, rec.err);
+		cr_expect(strstr(rec.err, cmd), "%s: not probed: %s", how, rec.err);
+		expect_fixture_bytes(how);
+	}
+	/* no section headers (e_shoff, e_shnum, e_shstrndx zeroed): the loader runs it, hsbpf
+	 * cannot find malloc in it */
+	snprintf(dir, sizeof(dir), "%s/no-sections", tmpdir());
+	run(&rec, "mkdir -p %s && cp %s %s/libc.so.6 && "
+	    "printf '\\0\\0\\0\\0\\0\\0\\0\\0' | dd of=%s/libc.so.6 bs=1 seek=40 conv=notrunc status=none && "
+	    "printf '\\0\\0\\0\\0\\0\\0' | dd of=%s/libc.so.6 bs=1 seek=60 conv=notrunc status=none && "
+	    "LD_LIBRARY_PATH=%s %s 1 > /dev/null", dir, libc, dir, dir, dir, dir, fixture("memory"));
+	cr_assert_eq(rec.status, 0, "a libc without section headers: %s", rec.err);
+	run(&rec, "%s record --memory -o %s -- %s --library-path %s %s", hsbpf_bin(), profile_path(), loader,
+	    dir, fixture("memory"));
+	cr_expect_eq(rec.status, 1, "no section headers: status %d: %s", rec.status, rec.err);
+	cr_expect(strstr(rec.err, "no dynamic symbol malloc"), "%s", rec.err);
+	/* the loader alone runs nothing */
+	run(&rec, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), loader);
+	cr_expect_eq(rec.status, 1, "the loader alone: status %d: %s", rec.status, rec.err);
+	cr_expect(strstr(rec.err, "glibc's loader"), "%s", rec.err);
+}
+
 /* a background recording (stderr into err) until go is created, after text appears in err */
 static void go_when(const char *err, const char *text, const char *go)
 {

@@ -34,12 +34,14 @@ int memory__parse_period(const char *arg, u64 *bytes);
 /* the memory options against the rest: -EINVAL after saying what is wrong; call graphs
  * default to dwarf */
 int memory__settle_opts(struct session_opts *o);
-/* the glibc whose malloc the target calls, into libc: the command's (argv0, looked up in
- * PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with) or
- * process pid's (from its mappings); -ENOENT after saying why when there is none or another
- * allocator takes its place (a static or musl program; jemalloc, tcmalloc or mimalloc linked,
- * preloaded by LD_PRELOAD, or mapped in the process) */
-int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
+/* the glibc whose malloc the target calls, into libc: the command's (argv, argv[0] looked up
+ * in PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with, by
+ * the same LD_LIBRARY_PATH; or glibc's loader run with a program, its --library-path's libc)
+ * or process pid's (from its mappings); -ENOENT after saying why when there is none, it has
+ * no dynamic malloc symbol to probe, or another allocator takes its place (a static or musl
+ * program; jemalloc, tcmalloc or mimalloc linked, preloaded by LD_PRELOAD, or mapped in the
+ * process) */
+int memory__find_libc(char *const *argv, int pid, char *libc, size_t size);
 
 /* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
  * single-step (docs/memory.md: a single step costs 17 us under this hypervisor). glibc's free

@@ -662,7 +662,8 @@ static int attach_memory(struct session *s)
 	if (!s->opts.alloc_period)
 		return 0;
 	if (s->opts.argv || s->opts.all) {
-		err = memory__find_libc(s->opts.argv ? s->opts.argv[0] : "/bin/sh", -1, libc, sizeof(libc));
+		err = memory__find_libc(s->opts.argv ? s->opts.argv : (char *[]){ "/bin/sh", NULL }, -1, libc,
+					sizeof(libc));
 		if (!err)
 			err = sampler__attach_memory(s->sampler, libc, s->opts.argv ? (int)s->cmd.pid : -1);
 	}
