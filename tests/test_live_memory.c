@@ -244,8 +244,8 @@ static void expect_fixture_bytes(const char *how)
 
 /* a stripped copy of libc (strip keeps its dynamic symbols, which the probes use) run by the
  * fixture through LD_LIBRARY_PATH, and through the loader with --library-path: its malloc and
- * free found, the bytes right; a copy without section headers, whose dynamic symbols hsbpf
- * cannot find, is refused */
+ * free found, the bytes right; through env's LD_LIBRARY_PATH, probed late and said; a copy
+ * without section headers, whose dynamic symbols hsbpf cannot find, is refused */
 Test(live_memory, stripped_libc)
 {
 	static const char *const modes[] = { "all", "unneeded" };
@@ -276,6 +276,16 @@ Test(live_memory, stripped_libc)
 		cr_expect(strstr(rec.err, cmd), "%s: not probed: %s", how, rec.err);
 		expect_fixture_bytes(how);
 	}
+	/* the command execs a program with the copy (env's LD_LIBRARY_PATH, not hsbpf's): probed
+	 * once hsbpf sees the mapping, saying so; the leak, at the end, is counted */
+	unlink(profile_path());
+	run(&rec, "%s record --memory --alloc-period %.0f -o %s -- env LD_LIBRARY_PATH=%s %s", hsbpf_bin(),
+	    PERIOD, profile_path(), dir, fixture("memory"));
+	cr_assert_eq(rec.status, 0, "env LD_LIBRARY_PATH=%s: %s", dir, rec.err);
+	cr_expect(strstr(rec.err, "loaded another libc than the one probed"), "%s", rec.err);
+	report("inuse_space");
+	cr_expect_leq(fabs(folded_bytes("leak_buffers") - LEAK_N * LEAK), 3.29 * sqrt(est_var(LEAK_N, LEAK)),
+		      "env LD_LIBRARY_PATH: leak %.0f bytes: %s", folded_bytes("leak_buffers"), folded.out);
 	/* no section headers (e_shoff, e_shnum, e_shstrndx zeroed): the loader runs it, hsbpf
 	 * cannot find malloc in it */
 	snprintf(dir, sizeof(dir), "%s/no-sections", tmpdir());
