@@ -109,6 +109,60 @@ Test(live_memory, allocated_bytes_by_function)
 }
 
 /* the leak in use at the end with its stack; little else (a stdio buffer, if sampled) */
+/* a function's row of scripts/heaptrack-bytes.py's output: heaptrack's bytes, and with --hsbpf
+ * whether hsbpf's estimate is within its 95% interval of them; false when not there */
+static bool heaptrack_row(const char *out, const char *fn, double *bytes, bool *within)
+{
+	char want[64], yes[8] = "";
+	const char *row;
+
+	snprintf(want, sizeof(want), "\n%s\t", fn);
+	row = strstr(out, want);
+	if (!row)
+		return false;
+	*bytes = 0;
+	sscanf(row + strlen(want), "%lf %*u %*f %*f %7s", bytes, yes);
+	*within = !strcmp(yes, "yes");
+	return true;
+}
+
+/* heaptrack's bytes by function (scripts/heaptrack-bytes.py reads them from its data) on the
+ * fixture: exact; hsbpf's estimates within their 95% interval of them (each function in one of
+ * up to three recordings: a correct sampler misses it one time in 20) */
+Test(live_memory, bytes_beside_heaptrack)
+{
+	static const char *const fns[] = { "small_objects", "big_buffers", "leak_buffers" };
+	const double truth[] = { SMALL_N * SMALL, BIG_N * BIG, LEAK_N * LEAK };
+	const char *script = env_path("OUTPUT", ".output", "../scripts/heaptrack-bytes.py");
+	bool ok[3] = {}, within;
+	double bytes;
+	char ht[600];
+
+	snprintf(ht, sizeof(ht), "%s/heaptrack", tmpdir());
+	run(&folded, "heaptrack -o %s %s > /dev/null 2>&1 && /usr/bin/python3.11 %s %s.zst --function "
+	    "small_objects --function big_buffers --function leak_buffers", ht, fixture("memory"), script, ht);
+	cr_assert_eq(folded.status, 0, "heaptrack: %s", folded.err);
+	for (int i = 0; i < 3; i++) {
+		cr_assert(heaptrack_row(folded.out, fns[i], &bytes, &within), "%s: %s", fns[i], folded.out);
+		/* small_objects' printf allocates its stdio buffer */
+		cr_expect(bytes >= truth[i] && bytes <= truth[i] + (i ? 0 : 65536), "heaptrack: %s %.0f "
+			  "bytes, the fixture %.0f", fns[i], bytes, truth[i]);
+	}
+	for (int attempt = 0; attempt < 3 && !(ok[0] && ok[1] && ok[2]); attempt++) {
+		record();
+		run(&folded, "/usr/bin/python3.11 %s %s.zst --hsbpf %s --bin %s --function small_objects "
+		    "--function big_buffers --function leak_buffers", script, ht, profile_path(), hsbpf_bin());
+		cr_assert_eq(folded.status, 0, "heaptrack-bytes.py: %s", folded.err);
+		for (int i = 0; i < 3; i++) {
+			cr_assert(heaptrack_row(folded.out, fns[i], &bytes, &within), "%s", folded.out);
+			ok[i] |= within;
+		}
+	}
+	for (int i = 0; i < 3; i++)
+		cr_expect(ok[i], "%s: hsbpf out of its 95%% interval of heaptrack's bytes three times: %s",
+			  fns[i], folded.out);
+}
+
 Test(live_memory, leak_in_use)
 {
 	double sd = sqrt(est_var(LEAK_N, LEAK)), leak, all;
