@@ -1,5 +1,6 @@
 #!/usr/bin/python3.11
-# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Bytes allocated per function from heaptrack's data file, beside an hsbpf record --memory
+# profile's estimates and their 95% intervals (docs/memory.md, tests/test_live_memory.c).
 """Bytes allocated per function from a heaptrack recording, beside hsbpf's estimate.
 
 heaptrack_print gives calls, peaks, leaks and temporary allocations by backtrace, not the bytes
