@@ -14,20 +14,25 @@ heaptrack writes it, after heaptrack_interpret) is text, numbers in hex (format 
     a SIZE TRACE                an allocation kind (0-based): its size and backtrace
     + ALLOC                     one allocation of that kind; '-' one freed
 
-A frame without a name is "[unknown] (object)", as in hsbpf's folded stacks. A function's
+A frame without a name is "[unknown] (object)", as in hsbpf's folded stacks; names lose what
+only one tool gives them (GCC's clone suffixes, symbol versions, "(inlined)"). A function's
 bytes are those of every allocation with it in its backtrace (once per
 allocation, as pprof's cum and hsbpf's folded stacks count). With --hsbpf PROFILE the same
 functions from hsbpf report's folded alloc_space and alloc_objects stacks, and hsbpf's 95%
 interval: a stack estimated at B bytes and O objects holds allocations of s = B/O bytes on
 average, each sampled with p = 1 - exp(-s/period), and B's variance is estimated as
-B s (1 - p)/p (n s^2 (1 - p)/p at n = O; a stack of mixed sizes is taken at its mean);
-stacks are sampled independently (a Poisson process over bytes), so a function's variance is
-its stacks' sum.
+B s (1 - p)/p (n s^2 (1 - p)/p at n = O): right for a stack of one size, too small for one of
+mixed sizes (a realloc chain from 32 bytes to megabytes), where the few small ones sampled
+carry most of it. Whatever the sizes, a sampled allocation's share of the unbiased variance
+estimate, w (w - s) with w = s/p, is at most w period, so B period bounds it: the second
+interval, ci95_bound. Stacks are sampled independently (a Poisson process over bytes), so a
+function's variance is its stacks' sum.
 
 usage: heaptrack-bytes.py HEAPTRACK_FILE [--hsbpf PROFILE] [--bin HSBPF] [--top N]
                           [--function NAME]...
 Prints a header comment, then tab-separated rows: function, heaptrack_bytes, calls, and with
---hsbpf: hsbpf_bytes, ci95 (1.96 sd, bytes), within (yes/no). Rows: --function's, else the
+--hsbpf: hsbpf_bytes, ci95 (1.96 sd, bytes), ci95_bound, within (yes: within ci95; bound:
+only within ci95_bound; no). Rows: --function's, else the
 --top N by heaptrack's bytes. docs/memory.md ("Against heaptrack") has figures made with it.
 """
 
@@ -38,6 +43,17 @@ import os
 import re
 import subprocess
 import sys
+
+
+# what one tool's name has and the other's lacks: hsbpf's are the ELF symbols (GCC's clones
+# "dictresize.lto_priv.0", "PyNumber_Multiply.part.0"; versions "@@GLIBC_2.34"), an inlined
+# function marked "(inlined)"; heaptrack's are DWARF's
+CLONE = re.compile(r'(\.(lto_priv|part|constprop|isra|cold)(\.[0-9]+)?)+$')
+
+
+def normalize(name):
+    name = name.removesuffix(' (inlined)').split('@')[0]
+    return CLONE.sub('', name)
 
 
 def open_text(path):
@@ -89,7 +105,7 @@ def heaptrack_bytes(path):
 
     def name(module, fn):
         if fn:
-            return strings[fn]
+            return normalize(strings[fn])
         return f'[unknown] ({os.path.basename(strings[module] or "?")})'
 
     funcs = {}
@@ -135,7 +151,8 @@ def alloc_period(hsbpf, profile):
 
 
 def hsbpf_bytes(hsbpf, profile):
-    """{function: [bytes, variance]} from the profile's stacks, and their total bytes"""
+    """{function: [bytes, variance, its bound]} from the profile's stacks, and their total
+    bytes"""
     period = alloc_period(hsbpf, profile)
     objects = folded(hsbpf, profile, 'alloc_objects')
     funcs = {}
@@ -147,10 +164,11 @@ def hsbpf_bytes(hsbpf, profile):
         p = -math.expm1(-s / period)
         var = b * s * (1 - p) / p
         # the first field is the command's name, not a frame
-        for f in set(stack.split(';')[1:]):
-            e = funcs.setdefault(f, [0, 0.0])
+        for f in {normalize(f) for f in stack.split(';')[1:]}:
+            e = funcs.setdefault(f, [0, 0.0, 0.0])
             e[0] += b
             e[1] += var
+            e[2] += b * period
     return funcs, total
 
 
@@ -169,14 +187,15 @@ def main():
     hs, hs_total = hsbpf_bytes(a.bin, a.hsbpf) if a.hsbpf else (None, 0)
     print(f'# heaptrack {a.heaptrack}: {calls} calls, {total} bytes' +
           (f'; hsbpf {a.hsbpf}: {hs_total} bytes estimated' if hs else ''))
-    print('function\theaptrack_bytes\tcalls' + ('\thsbpf_bytes\tci95\twithin' if hs else ''))
+    print('function\theaptrack_bytes\tcalls' + ('\thsbpf_bytes\tci95\tci95_bound\twithin' if hs else ''))
     for f in names:
         b, n = ht.get(f, (0, 0))
         row = f'{f}\t{b}\t{n}'
         if hs is not None:
-            est, var = hs.get(f, (0, 0.0))
-            ci = 1.96 * math.sqrt(var)
-            row += f'\t{est}\t{ci:.0f}\t{"yes" if abs(est - b) <= ci else "no"}'
+            est, var, bound = hs.get(f, (0, 0.0, 0.0))
+            ci, ci_bound = 1.96 * math.sqrt(var), 1.96 * math.sqrt(bound)
+            within = 'yes' if abs(est - b) <= ci else 'bound' if abs(est - b) <= ci_bound else 'no'
+            row += f'\t{est}\t{ci:.0f}\t{ci_bound:.0f}\t{within}'
         print(row)
 
 

@@ -110,7 +110,8 @@ Test(live_memory, allocated_bytes_by_function)
 
 /* the leak in use at the end with its stack; little else (a stdio buffer, if sampled) */
 /* a function's row of scripts/heaptrack-bytes.py's output: heaptrack's bytes, and with --hsbpf
- * whether hsbpf's estimate is within its 95% interval of them; false when not there */
+ * whether hsbpf's estimate is within its 95% interval of them (the one for a stack of one
+ * size, as the fixture's are); false when not there */
 static bool heaptrack_row(const char *out, const char *fn, double *bytes, bool *within)
 {
 	char want[64], yes[8] = "";
@@ -121,7 +122,7 @@ static bool heaptrack_row(const char *out, const char *fn, double *bytes, bool *
 	if (!row)
 		return false;
 	*bytes = 0;
-	sscanf(row + strlen(want), "%lf %*u %*f %*f %7s", bytes, yes);
+	sscanf(row + strlen(want), "%lf %*u %*f %*f %*f %7s", bytes, yes);
 	*within = !strcmp(yes, "yes");
 	return true;
 }
