@@ -300,7 +300,8 @@ static void expect_fixture_bytes(const char *how)
 /* a stripped copy of libc (strip keeps its dynamic symbols, which the probes use) run by the
  * fixture through LD_LIBRARY_PATH, and through the loader with --library-path: its malloc and
  * free found, the bytes right; through env's LD_LIBRARY_PATH, probed late and said; a copy
- * without section headers, whose dynamic symbols hsbpf cannot find, is refused */
+ * without section headers, whose dynamic symbols hsbpf cannot find, and one of another
+ * machine are refused */
 Test(live_memory, stripped_libc)
 {
 	static const char *const modes[] = { "all", "unneeded" };
@@ -353,6 +354,15 @@ Test(live_memory, stripped_libc)
 	    dir, fixture("memory"));
 	cr_expect_eq(rec.status, 1, "no section headers: status %d: %s", rec.status, rec.err);
 	cr_expect(strstr(rec.err, "no dynamic symbol malloc"), "%s", rec.err);
+	/* another machine's (e_machine EM_ARM): its arguments are not where the probes read */
+	snprintf(dir, sizeof(dir), "%s/other-machine", tmpdir());
+	run(&rec, "mkdir -p %s && cp %s %s/libc.so.6 && printf '\\050' | dd of=%s/libc.so.6 bs=1 seek=18 "
+	    "conv=notrunc status=none", dir, libc, dir, dir);
+	cr_assert_eq(rec.status, 0, "%s", rec.err);
+	run(&rec, "%s record --memory -o %s -- %s --library-path %s %s", hsbpf_bin(), profile_path(), loader,
+	    dir, fixture("memory"));
+	cr_expect_eq(rec.status, 1, "another machine's libc: status %d: %s", rec.status, rec.err);
+	cr_expect(strstr(rec.err, "not a 64-bit libc of this machine"), "%s", rec.err);
 	/* the loader alone runs nothing */
 	run(&rec, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), loader);
 	cr_expect_eq(rec.status, 1, "the loader alone: status %d: %s", rec.status, rec.err);

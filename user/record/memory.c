@@ -297,13 +297,34 @@ static int process_libc(int pid, char *libc, size_t size)
 
 static int func_offset(const char *libc, const char *fn, u64 *off);
 
-int memory__find_libc(char *const *argv, int pid, char *libc, size_t size)
+/* the machine hsbpf's BPF programs read the arguments of (its calling convention) */
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+int memory__check_libc(const char *libc)
 {
-	int err = argv ? command_libc(argv, libc, size) : process_libc(pid, libc, size);
+	int fd = open(libc, O_RDONLY | O_CLOEXEC);
+	GElf_Ehdr eh;
+	bool host = false;
+	Elf *e;
 	u64 off;
 
-	if (err)
-		return err;
+	if (fd < 0)
+		return fail(-errno, "cannot open '%s': %s", libc, strerror(errno));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	host = e && gelf_getclass(e) == ELFCLASS64 && gelf_getehdr(e, &eh) && eh.e_machine == HOST_MACHINE;
+	elf_end(e);
+	close(fd);
+	/* a 32-bit program's libc: its arguments are not where the probes read them */
+	if (!host)
+		return fail(-ENOENT, "'%s' is not a 64-bit libc of this machine: --memory follows "
+			    "this machine's calling convention only", libc);
 	/* stripped of its symbol table, a libc keeps its dynamic symbols, which the probes
 	 * need; without section headers (or built without malloc) it has none to find */
 	if (func_offset(libc, "malloc", &off) || func_offset(libc, "free", &off))
@@ -311,6 +332,13 @@ int memory__find_libc(char *const *argv, int pid, char *libc, size_t size)
 			    "read (its section headers stripped?): --memory places its probes by "
 			    "them", libc);
 	return 0;
+}
+
+int memory__find_libc(char *const *argv, int pid, char *libc, size_t size)
+{
+	int err = argv ? command_libc(argv, libc, size) : process_libc(pid, libc, size);
+
+	return err ? err : memory__check_libc(libc);
 }
 
 /* the file offset of fn's first instruction in libc (its dynamic symbol); 0 or -errno */

@@ -42,6 +42,9 @@ int memory__settle_opts(struct session_opts *o);
  * program; jemalloc, tcmalloc or mimalloc linked, preloaded by LD_PRELOAD, or mapped in the
  * process) */
 int memory__find_libc(char *const *argv, int pid, char *libc, size_t size);
+/* libc can have the probes: a 64-bit libc of this machine whose dynamic malloc and free hsbpf
+ * finds; else -ENOENT (or open's -errno) after saying why */
+int memory__check_libc(const char *libc);
 
 /* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
  * single-step (docs/memory.md: a single step costs 17 us under this hypervisor). glibc's free

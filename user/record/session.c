@@ -740,7 +740,8 @@ static void attach_memory_libcs(struct session *s)
 		snprintf(libc, sizeof(libc), "/proc/%u/root%s", m->pid, path);
 		if (stat(libc, &st) || mem_probed(s, m->pid, &st))
 			continue;	/* gone already, or probed */
-		if (!probe_libc(s, libc, m->pid))
+		/* said when it cannot be probed (a 32-bit program's): its allocations are not seen */
+		if (!memory__check_libc(libc) && !probe_libc(s, libc, m->pid))
 			warning("memory: process %u loaded another libc than the one probed ('%s'): "
 				"probed from now on; what it allocated before is not counted (run hsbpf "
 				"with its LD_LIBRARY_PATH, or its loader with --library-path)", m->pid, path);
