@@ -1,7 +1,8 @@
 # An allocation-heavy Python program for docs/memory.md's comparison with heaptrack ("Real
 # programs beside heaptrack"): what CPython asks glibc's malloc for, past its own small-object
 # arenas (512 bytes and less), in four ways: containers growing (list_resize, dictresize), lists
-# repeated ([i] * 100: list_repeat), bytes objects of 4 KiB and strings of 1-2 KiB.
+# repeated ([i] * 100: list_repeat), bytes objects of 4 KiB and strings of 1-10 KB
+# (str(i) * n). Usage: memory_python.py [SCALE] (SCALE times the four).
 import sys
 
 
