@@ -235,26 +235,31 @@ Test(live_memory, refuses_static)
 	cr_expect(strstr(r.err, "statically linked"), "%s", r.err);
 }
 
-/* one of memkinds' functions (64 x 256 KiB) as 99.9% of recordings give it. Each allocation is
- * sampled with p = 1 - exp(-4) = 0.982 and then weighs s/p: the estimate is k s/p for the k
- * sampled, 64 - k binomial (1.17 on average). The normal's 3.29 sd allowed 4 misses, which a
- * correct sampler exceeds one time in 115 per function (5% of runs over six functions): the
- * binomial tail bounds them instead */
-static void expect_kind(const char *name)
+/* got, the bytes estimated for n allocations of s bytes (under name), as 99.9% of recordings
+ * give them. Each is sampled with p = 1 - exp(-s/period) and then weighs s/p: the estimate is
+ * k s/p for the k sampled, n - k binomial. For allocations of a few periods the misses are few
+ * (64 x 256 KiB at 64 KiB: 1.17 on average), and the normal's 3.29 sd, which allowed 4 there,
+ * is exceeded one time in 115 per function (5% of runs over memkinds' six): the binomial tail
+ * bounds them instead */
+static void expect_sampled(const char *name, double got, double n, double s)
 {
-	double p = -expm1(-KIND / PERIOD), q = 1 - p, pk = pow(p, KIND_N), tail = 1 - pk;
-	double got = folded_bytes(name), kept = got / (KIND / p);
+	double p = -expm1(-s / PERIOD), q = 1 - p, pk = pow(p, n), tail = 1 - pk, kept = got / (s / p);
 	int misses = 0;
 
 	/* the fewest misses m with P(more than m) <= 0.001 */
-	while (tail > 0.001 && misses < KIND_N) {
+	while (tail > 0.001 && misses < n) {
 		misses++;
-		pk *= (KIND_N - misses + 1) / misses * q / p;
+		pk *= (n - misses + 1) / misses * q / p;
 		tail -= pk;
 	}
-	cr_expect(kept >= KIND_N - misses - 0.01 && kept <= KIND_N + 0.01, "%s: %.0f bytes, %.2f of %.0f "
-		  "allocations sampled (at least %.0f): %s", name, got, kept, KIND_N, KIND_N - misses,
-		  folded.out);
+	cr_expect(kept >= n - misses - 0.01 && kept <= n + 0.01, "%s: %.0f bytes, %.2f of %.0f allocations "
+		  "sampled (at least %.0f): %s", name, got, kept, n, n - misses, folded.out);
+}
+
+/* one of memkinds' functions: 64 x 256 KiB */
+static void expect_kind(const char *name)
+{
+	expect_sampled(name, folded_bytes(name), KIND_N, KIND);
 }
 
 /* the bytes of each of memkinds' functions (names, stdout) within 99.9% of 64 x 256 KiB */
@@ -301,11 +306,25 @@ Test(live_memory, every_allocation_function)
 	}
 }
 
-/* the fixture's bytes by function within 99.9%, and its leak in use, from the profile */
+/* the recording (its stderr) said the kernel lost mmap/comm records (a storm of other
+ * processes filled the sideband's ring): a program's mappings, which name its functions and
+ * show a late libc, may be among them, and are said lost */
+static bool sideband_lost(const char *err, const char *how)
+{
+	if (!strstr(err, "the kernel lost"))
+		return false;
+	cr_log_warn("%s: the recording lost sideband records (said): its functions not checked", how);
+	return true;
+}
+
+/* the fixture's bytes by function within 99.9%, and its leak in use (by the binomial tail:
+ * 256 KiB is four periods), from the profile */
 static void expect_fixture_bytes(const char *how)
 {
+	if (sideband_lost(rec.err, how))
+		return;
 	double sd_s = sqrt(est_var(SMALL_N, SMALL)), sd_b = sqrt(est_var(BIG_N, BIG));
-	double sd_l = sqrt(est_var(LEAK_N, LEAK));
+	char what[800];
 
 	report("alloc_space");
 	cr_expect_leq(fabs(folded_bytes("small_objects") - SMALL_N * SMALL), 3.29 * sd_s, "%s: small_objects "
@@ -313,8 +332,8 @@ static void expect_fixture_bytes(const char *how)
 	cr_expect_leq(fabs(folded_bytes("big_buffers") - BIG_N * BIG), 3.29 * sd_b + 1, "%s: big_buffers "
 		      "%.0f bytes: %s", how, folded_bytes("big_buffers"), folded.out);
 	report("inuse_space");
-	cr_expect_leq(fabs(folded_bytes("leak_buffers") - LEAK_N * LEAK), 3.29 * sd_l, "%s: leak %.0f "
-		      "bytes: %s", how, folded_bytes("leak_buffers"), folded.out);
+	snprintf(what, sizeof(what), "%s: leak_buffers", how);
+	expect_sampled(what, folded_bytes("leak_buffers"), LEAK_N, LEAK);
 }
 
 /* a stripped copy of libc (strip keeps its dynamic symbols, which the probes use) run by the
@@ -358,10 +377,11 @@ Test(live_memory, stripped_libc)
 	run(&rec, "%s record --memory --alloc-period %.0f -o %s -- env LD_LIBRARY_PATH=%s %s", hsbpf_bin(),
 	    PERIOD, profile_path(), dir, fixture("memory"));
 	cr_assert_eq(rec.status, 0, "env LD_LIBRARY_PATH=%s: %s", dir, rec.err);
-	cr_expect(strstr(rec.err, "loaded another libc than the one probed"), "%s", rec.err);
-	report("inuse_space");
-	cr_expect_leq(fabs(folded_bytes("leak_buffers") - LEAK_N * LEAK), 3.29 * sqrt(est_var(LEAK_N, LEAK)),
-		      "env LD_LIBRARY_PATH: leak %.0f bytes: %s", folded_bytes("leak_buffers"), folded.out);
+	if (!sideband_lost(rec.err, "env LD_LIBRARY_PATH")) {
+		cr_expect(strstr(rec.err, "loaded another libc than the one probed"), "%s", rec.err);
+		report("inuse_space");
+		expect_sampled("env LD_LIBRARY_PATH: leak_buffers", folded_bytes("leak_buffers"), LEAK_N, LEAK);
+	}
 	/* no section headers (e_shoff, e_shnum, e_shstrndx zeroed): the loader runs it, hsbpf
 	 * cannot find malloc in it */
 	snprintf(dir, sizeof(dir), "%s/no-sections", tmpdir());
