@@ -109,6 +109,8 @@ Test(live_memory, allocated_bytes_by_function)
 }
 
 /* the leak in use at the end with its stack; little else (a stdio buffer, if sampled) */
+static bool sideband_lost(const char *err, const char *how);
+
 /* a function's row of scripts/heaptrack-bytes.py's output: heaptrack's bytes, and with --hsbpf
  * whether hsbpf's estimate is within its 95% interval of them (the one for a stack of one
  * size, as the fixture's are); false when not there */
@@ -134,10 +136,12 @@ Test(live_memory, bytes_beside_heaptrack)
 {
 	static const char *const fns[] = { "small_objects", "big_buffers", "leak_buffers" };
 	const double truth[] = { SMALL_N * SMALL, BIG_N * BIG, LEAK_N * LEAK };
-	const char *script = env_path("OUTPUT", ".output", "../scripts/heaptrack-bytes.py");
 	bool ok[3] = {}, within;
 	double bytes;
-	char ht[600];
+	char ht[600], script[600];
+
+	/* env_path's ring is reused by fixture(): a copy */
+	snprintf(script, sizeof(script), "%s", env_path("OUTPUT", ".output", "../scripts/heaptrack-bytes.py"));
 
 	snprintf(ht, sizeof(ht), "%s/heaptrack", tmpdir());
 	run(&folded, "heaptrack -o %s %s > /dev/null 2>&1 && /usr/bin/python3.11 %s %s.zst --function "
@@ -149,8 +153,15 @@ Test(live_memory, bytes_beside_heaptrack)
 		cr_expect(bytes >= truth[i] && bytes <= truth[i] + (i ? 0 : 65536), "heaptrack: %s %.0f "
 			  "bytes, the fixture %.0f", fns[i], bytes, truth[i]);
 	}
-	for (int attempt = 0; attempt < 3 && !(ok[0] && ok[1] && ok[2]); attempt++) {
+	for (int attempt = 0, lost = 0; attempt < 3 && !(ok[0] && ok[1] && ok[2]); attempt++) {
 		record();
+		/* the fixture's mappings lost with the machine's sideband records (said): again */
+		report("alloc_space");
+		if (!strstr(folded.out, ";small_objects;") && sideband_lost(rec.err, "beside heaptrack") &&
+		    ++lost <= 3) {
+			attempt--;
+			continue;
+		}
 		run(&folded, "/usr/bin/python3.11 %s %s.zst --hsbpf %s --bin %s --function small_objects "
 		    "--function big_buffers --function leak_buffers", script, ht, profile_path(), hsbpf_bin());
 		cr_assert_eq(folded.status, 0, "heaptrack-bytes.py: %s", folded.err);
