@@ -9,7 +9,7 @@ pkgs=(
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
 	linux-perf bpftrace libc6-dbg python3.11 python3.11-dbg gdb openjdk-17-jdk-headless
-	heaptrack libjemalloc2 libtcmalloc-minimal4 musl-tools libbpf-tools jq
+	heaptrack zstd libjemalloc2 libtcmalloc-minimal4 musl-tools libbpf-tools jq
 	libprotobuf-c-dev protobuf-c-compiler protobuf-compiler libcurl4-openssl-dev curl openssl golang-go chromium nodejs
 )
 # npm comes with NodeSource's nodejs, which conflicts with Debian's npm package

@@ -9,6 +9,7 @@
 #include "export_check.h"
 #include "helpers.h"
 #include "profile/profile.h"
+#include "record/memory.h"
 
 int go_pprof(const char *args, const char *file, const char *out_path, char *err, size_t size)
 {
@@ -172,12 +173,44 @@ static void profile_totals(const char *path, u64 *samples, u64 *weight)
 	profile__free(p);
 }
 
+/* go tool pprof -top of sample type index (ARGS more) in pb against report's csv: the flat
+ * (unless cum_only) and cumulative amounts of each function equal, and the total; the
+ * functions compared */
+static size_t compare_top(const char *pb, const char *csv, bool stacks, const char *index,
+			  const char *args, bool cum_only, u64 want_total)
+{
+	char top[1100], opts[512], err[4096];
+	struct fn_table rep = {}, pp = {};
+	u64 total;
+	size_t compared;
+
+	snprintf(top, sizeof(top), "%s/top.txt", tmpdir());
+	snprintf(opts, sizeof(opts), "-sample_index=%s %s -noinlines -top -nodecount=1000000 "
+		 "-nodefraction=0 -edgefraction=0", index, args);
+	cr_assert_eq(go_pprof(opts, pb, top, err, sizeof(err)), 0, "%s", err);
+	report_functions(csv, stacks, &rep);
+	pprof_functions(top, &pp, &total);
+	cr_expect_eq(total, want_total, "go tool pprof: %" PRIu64 " %s, the profile %" PRIu64, total,
+		     index, want_total);
+	cr_expect_eq(rep.nr, pp.nr, "report has %zu functions, pprof %zu", rep.nr, pp.nr);
+	for (size_t i = 0; i < rep.nr; i++) {
+		struct fn_total *a = &rep.f[i], *b = fn_get(&pp, a->name);
+
+		cr_expect((cum_only || a->flat == b->flat) && a->cum == b->cum,
+			  "%s: %s: report self %" PRIu64 " children %" PRIu64 ", pprof flat %" PRIu64
+			  " cum %" PRIu64, index, a->name, a->flat, a->cum, b->flat, b->cum);
+	}
+	compared = rep.nr;
+	free(rep.f);
+	free(pp.f);
+	return compared;
+}
+
 size_t check_pprof_matches_report(const char *path)
 {
-	char pb[1100], top[1100], csv[1100], raw[1100], traces[1100], err[4096], line[4096];
-	struct fn_table rep = {}, pp = {};
+	char pb[1100], csv[1100], raw[1100], traces[1100], err[4096], line[4096];
 	struct run_result *r = malloc(sizeof(*r));
-	u64 samples, weight, total, sum_count = 0, sum_weight = 0;
+	u64 samples, weight, sum_count = 0, sum_weight = 0;
 	bool stacks, in_samples = false;
 	struct profile *p;
 	size_t compared;
@@ -189,7 +222,6 @@ size_t check_pprof_matches_report(const char *path)
 	profile__free(p);
 	profile_totals(path, &samples, &weight);
 	snprintf(pb, sizeof(pb), "%s/export.pb.gz", tmpdir());
-	snprintf(top, sizeof(top), "%s/top.txt", tmpdir());
 	snprintf(csv, sizeof(csv), "%s/report.csv", tmpdir());
 	snprintf(raw, sizeof(raw), "%s/raw.txt", tmpdir());
 	snprintf(traces, sizeof(traces), "%s/traces.txt", tmpdir());
@@ -203,20 +235,7 @@ size_t check_pprof_matches_report(const char *path)
 
 	/* flat and cumulative samples per function (report's: inlined functions in the function
 	 * they are inlined into) */
-	cr_assert_eq(go_pprof("-sample_index=samples -noinlines -top -nodecount=1000000 -nodefraction=0 "
-			      "-edgefraction=0", pb, top, err, sizeof(err)), 0, "%s", err);
-	report_functions(csv, stacks, &rep);
-	pprof_functions(top, &pp, &total);
-	cr_expect_eq(total, samples, "go tool pprof: %" PRIu64 " samples, the profile %" PRIu64, total, samples);
-	cr_expect_eq(rep.nr, pp.nr, "report has %zu functions, pprof %zu", rep.nr, pp.nr);
-	for (size_t i = 0; i < rep.nr; i++) {
-		struct fn_total *a = &rep.f[i], *b = fn_get(&pp, a->name);
-
-		cr_expect(a->flat == b->flat && a->cum == b->cum,
-			  "%s: report self %" PRIu64 " children %" PRIu64 ", pprof flat %" PRIu64
-			  " cum %" PRIu64, a->name, a->flat, a->cum, b->flat, b->cum);
-	}
-	compared = rep.nr;
+	compared = compare_top(pb, csv, stacks, "samples", "", false, samples);
 
 	/* every sample with its count and weight */
 	cr_assert_eq(go_pprof("-raw", pb, raw, err, sizeof(err)), 0, "%s", err);
@@ -251,9 +270,65 @@ size_t check_pprof_matches_report(const char *path)
 	/* a separator line after each trace and before the first */
 	cr_expect(nr_traces > 1 && nr_pid == nr_traces - 1, "%zu separators, %zu traces with a pid",
 		  nr_traces, nr_pid);
+	return compared;
+}
 
-	free(rep.f);
-	free(pp.f);
+/* go tool pprof ARGS on pb says "Type: type" */
+static void expect_pprof_type(const char *pb, const char *args, const char *type)
+{
+	char out[1100], err[4096], line[4096], got[64] = "";
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/type.txt", tmpdir());
+	cr_assert_eq(go_pprof(args, pb, out, err, sizeof(err)), 0, "%s", err);
+	f = fopen(out, "r");
+	cr_assert(f);
+	while (fgets(line, sizeof(line), f) && !got[0])
+		sscanf(line, "Type: %63s", got);
+	fclose(f);
+	cr_expect_str_eq(got, type, "go tool pprof %s: type '%s', want %s", args, got, type);
+}
+
+size_t check_pprof_heap_matches_report(const char *path)
+{
+	char pb[1100], csv[1100], args[64];
+	struct run_result *r = malloc(sizeof(*r));
+	size_t compared = 0;
+
+	cr_assert(r);
+	snprintf(pb, sizeof(pb), "%s/heap.pb.gz", tmpdir());
+	snprintf(csv, sizeof(csv), "%s/report.csv", tmpdir());
+	run(r, "%s report -i %s --format pprof -o %s", hsbpf_bin(), path, pb);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	/* shown first as Go's heap profiles are: in use */
+	expect_pprof_type(pb, "-top", "inuse_space");
+	for (enum memory_view v = 0; v < MEMORY_VIEW_NR; v++) {
+		const char *type = memory__view_name(v);
+		bool bytes = strstr(type, "space");
+		struct profile *p;
+		u64 total = 0;
+
+		cr_assert_eq(profile__read(path, &p), 0);
+		memory__select(p, v);
+		for (size_t i = 0; i < p->nr_stack_samples; i++)
+			total += p->stack_samples[i].count;
+		profile__free(p);
+		run(r, "%s report -i %s --format csv --limit 0 --children --sample-type %s > %s",
+		    hsbpf_bin(), path, type, csv);
+		cr_assert_eq(r->status, 0, "%s", r->err);
+		/* bytes unscaled: "133.37MB" would not compare; report's row of an allocation is
+		 * its caller's, pprof's flat the allocator's (the stack's first frame, as in
+		 * folded stacks): the cumulative amounts compare */
+		compared += compare_top(pb, csv, true, type, bytes ? "-unit=B" : "", true, total);
+		/* pprof's own flags for them: -inuse_space ... */
+		snprintf(args, sizeof(args), "-%s -top", type);
+		expect_pprof_type(pb, args, type);
+	}
+	/* report --sample-type: the type shown first */
+	run(r, "%s report -i %s --format pprof --sample-type alloc_objects -o %s", hsbpf_bin(), path, pb);
+	cr_assert_eq(r->status, 0, "%s", r->err);
+	expect_pprof_type(pb, "-top", "alloc_objects");
+	free(r);
 	return compared;
 }
 

@@ -17,6 +17,13 @@ int go_pprof(const char *args, const char *file, const char *out_path, char *err
  * compared */
 size_t check_pprof_matches_report(const char *path);
 
+/* a profile of sampled allocations (record --memory) exported as a Go heap profile: each of
+ * its four sample types read by go tool pprof -sample_index= (and pprof's -inuse_space...)
+ * equals report --sample-type's --children csv, each function's cumulative amount (report's
+ * self is the allocation's caller, pprof's flat the allocator), and its total;
+ * inuse_space shown first (report --sample-type's type when given); the functions compared */
+size_t check_pprof_heap_matches_report(const char *path);
+
 /* the speedscope export of the profile at path is valid against speedscope's schema, and its
  * weights sum to the profile's (its stack samples' when it has stacks) */
 void check_speedscope(const char *path);

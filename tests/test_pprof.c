@@ -17,6 +17,7 @@
 #include "hsbpf.h"
 #include "export/pprof.h"
 #include "profile/profile.h"
+#include "record/memory.h"
 #include "profile.pb-c.h"
 #include "symbols/symbolizer.h"
 
@@ -313,6 +314,86 @@ Test(pprof, threads_are_labelled_with_their_tid_and_name)
 		cr_assert(l, "sample %zu: no thread label", i);
 		cr_expect_str_eq(str(pb, l->str), worker ? "worker-x" : "proc");
 	}
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(p);
+}
+
+/* sampled allocations at a 64 KiB period in pid 7 (the recording's event left as cpu-clock): a
+ * user stack of 3 frames allocated 4.5 objects (in 1/1024ths) of 300,000 bytes, 1 of 100,000
+ * bytes in use at the end; one of 2 frames 2 objects of 2 MiB, freed */
+static struct profile *made_heap_profile(void)
+{
+	struct profile *p = profile__new();
+	u64 user[] = { 0x7f0000001010, 0x7f0000002020, 0x7f0000003030 };
+	u32 alloc = HSBPF_KEY_MEMORY | HSBPF_MEM_ALLOC << HSBPF_KEY_STATE_SHIFT;
+	u32 inuse = HSBPF_KEY_MEMORY | HSBPF_MEM_INUSE << HSBPF_KEY_STATE_SHIFT;
+	s64 a, b;
+
+	cr_assert(p);
+	snprintf(p->meta.event, sizeof(p->meta.event), "cpu-clock");
+	snprintf(p->meta.unit, sizeof(p->meta.unit), "ns");
+	p->meta.alloc_period = 65536;
+	cr_assert_eq(profile__add_comm(p, 7, 0, "proc", false), 0);
+	cr_assert_eq(profile__add_mapping(p, 7, 0, 0x7f0000000000, 0x10000, 0, "/nonexistent/libx.so",
+					  build_id, sizeof(build_id)), 0);
+	a = profile__add_stack(p, user, 3, HSBPF_STACK_COMPLETE, 0);
+	b = profile__add_stack(p, user + 1, 2, HSBPF_STACK_COMPLETE, 0);
+	cr_assert(a >= 0 && b >= 0);
+	struct profile_stack_sample ss[] = {
+		{ .pid = 7, .flags = alloc, .user = a + 1, .count = 4608, .weight = 300000 },
+		{ .pid = 7, .flags = inuse, .user = a + 1, .count = 1024, .weight = 100000 },
+		{ .pid = 7, .flags = alloc, .user = b + 1, .count = 2048, .weight = 2 << 20 },
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(ss); i++)
+		cr_assert_eq(profile__add_stack_sample(p, &ss[i]), 0);
+	profile__finish(p);
+	return p;
+}
+
+/* Go's heap profile: four sample types, space/bytes per period, inuse_space shown first (or
+ * the view asked for); each stack's objects rounded and bytes, made and in use */
+Test(pprof, a_memory_profile_is_a_go_heap_profile)
+{
+	static const char *const types[] = { "alloc_objects", "count", "alloc_space", "bytes",
+					     "inuse_objects", "count", "inuse_space", "bytes" };
+	struct profile *p = made_heap_profile();
+	Perftools__Profiles__Profile *pb;
+
+	memory__select_all(p, MEMORY_INUSE_SPACE);
+	pb = decoded(p, false);
+	cr_assert_eq(pb->n_sample_type, 4);
+	for (size_t i = 0; i < 4; i++) {
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->type), types[2 * i]);
+		cr_expect_str_eq(str(pb, pb->sample_type[i]->unit), types[2 * i + 1]);
+	}
+	cr_expect_str_eq(str(pb, pb->period_type->type), "space");
+	cr_expect_str_eq(str(pb, pb->period_type->unit), "bytes");
+	cr_expect_eq(pb->period, 65536);
+	cr_expect_str_eq(str(pb, pb->default_sample_type), "inuse_space");
+	cr_assert_geq(pb->n_comment, 1);
+	cr_expect(strstr(str(pb, pb->comment[0]), "allocations sampled by bytes, one per 65536 bytes") &&
+		  !strstr(str(pb, pb->comment[0]), "cpu-clock"), "%s", str(pb, pb->comment[0]));
+	cr_assert_eq(pb->n_sample, 3);
+	for (size_t i = 0; i < 3; i++) {
+		const Perftools__Profiles__Sample *smp = pb->sample[i];
+		bool big = smp->n_location_id == 2, in_use = smp->value[2] != 0;
+		s64 want[4] = { big ? 2 : 5, big ? 2 << 20 : 300000, 0, 0 };
+
+		cr_assert_eq(smp->n_value, 4);
+		if (in_use)
+			memcpy(want, (s64[]){ 0, 0, 1, 100000 }, sizeof(want));
+		for (size_t j = 0; j < 4; j++)
+			cr_expect_eq(smp->value[j], want[j], "sample %zu (%s%s) value %zu: %lld, want %lld", i,
+				     big ? "2 MiB" : "300,000", in_use ? ", in use" : "", j,
+				     (long long)smp->value[j], (long long)want[j]);
+	}
+	perftools__profiles__profile__free_unpacked(pb, NULL);
+	profile__free(p);
+
+	p = made_heap_profile();
+	memory__select_all(p, MEMORY_ALLOC_OBJECTS);
+	pb = decoded(p, false);
+	cr_expect_str_eq(str(pb, pb->default_sample_type), "alloc_objects");
 	perftools__profiles__profile__free_unpacked(pb, NULL);
 	profile__free(p);
 }

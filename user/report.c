@@ -191,11 +191,12 @@ static int export_profile(const char *input, const struct report_output *ro, con
 		err = -EINVAL;
 	if (err)
 		goto cleanup;
-	/* sampled allocations: one kind; pprof has its objects and bytes as a heap profile's
-	 * two sample types, the others the view asked for */
-	if (memory__in_profile(p))
-		memory__select(p, ro->fmt != OUT_PPROF ? mview : mview <= MEMORY_ALLOC_OBJECTS ?
-			       MEMORY_ALLOC_OBJECTS : MEMORY_INUSE_OBJECTS);
+	/* sampled allocations: the view asked for; pprof has the four, as a Go heap profile,
+	 * the one asked for shown first (else inuse_space, as Go's) */
+	if (memory__in_profile(p) && ro->fmt == OUT_PPROF)
+		memory__select_all(p, sample_type ? mview : MEMORY_INUSE_SPACE);
+	else if (memory__in_profile(p))
+		memory__select(p, mview);
 	cc = p->nr_stack_samples ? callchain__new(p, sy) : callchain__new_flat(p, sy);
 	if (!cc) {
 		err = fail(-ENOMEM, "cannot export: %s", strerror(ENOMEM));

@@ -12,6 +12,7 @@
 #include "export/pprof.h"
 #include "report/sample_filter.h"
 #include "record/offcpu.h"
+#include "record/memory.h"
 #include "profile.pb-c.h"
 
 typedef Perftools__Profiles__Profile PbProfile;
@@ -27,8 +28,8 @@ typedef Perftools__Profiles__ValueType PbValueType;
  * container, an off-CPU block's state */
 #define MAX_LABELS 10
 /* values a sample can have: samples and CPU time; or off-CPU time (--off-cpu); or CPU time,
- * off-CPU time and their sum (--wall) */
-#define MAX_VALUES 3
+ * off-CPU time and their sum (--wall); or a heap profile's four (--memory) */
+#define MAX_VALUES 4
 
 struct builder {
 	const struct callchain *cc;
@@ -63,6 +64,7 @@ struct builder {
 	int64_t *values;		/* nr_values per sample */
 	size_t nr_values;
 	bool offcpu, wall;		/* the profile's off-CPU time: report's time view */
+	bool memory;			/* sampled allocations, the four views (memory__select_all) */
 	PbLabel *labels;		/* MAX_LABELS per sample */
 	PbLabel **label_ptrs;
 };
@@ -474,12 +476,20 @@ static int add_labels(struct builder *b, const struct callchain_stack *st, PbSam
 }
 
 /* a sample's values, as set_value_types names them: an off-CPU profile's counts are
- * microseconds (report's time view), its weights ns */
+ * microseconds (report's time view), its weights ns; an allocation's are its objects and
+ * bytes, made or in use at the end */
 static void set_values(const struct builder *b, const struct callchain_stack *st, int64_t *v)
 {
 	bool off = st->flags & HSBPF_KEY_OFFCPU;
 
-	if (b->wall) {
+	if (b->memory) {
+		bool inuse = memory__is_inuse(st->flags);
+
+		v[0] = inuse ? 0 : st->count;
+		v[1] = inuse ? 0 : st->weight;
+		v[2] = inuse ? st->count : 0;
+		v[3] = inuse ? st->weight : 0;
+	} else if (b->wall) {
 		v[0] = off ? 0 : st->weight;
 		v[1] = off ? st->weight : 0;
 		v[2] = st->weight;
@@ -607,11 +617,13 @@ static void builder__free(struct builder *b)
 
 /* the values' types: samples/count and cpu/nanoseconds (or the event's count); off_cpu/
  * nanoseconds (--off-cpu, as Go's and bcc's off-CPU profiles name it); cpu, off_cpu and wall
- * in nanoseconds (--wall: pprof shows the last, wall, unless -sample_index says another) */
+ * in nanoseconds (--wall: pprof shows the last, wall, unless -sample_index says another); a Go
+ * heap profile's alloc_objects, alloc_space, inuse_objects and inuse_space, its period
+ * space/bytes, shown first report's --sample-type (inuse_space without) */
 static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp, PbProfile *pb)
 {
 	const struct profile_meta *m = &b->cc->p->meta;
-	bool ns = !strcmp(m->unit, "ns"), inuse = !strncmp(m->memory_view, "inuse", 5);
+	bool ns = !strcmp(m->unit, "ns");
 	const char *names[2 * MAX_VALUES] = {
 		"samples", "count",
 		/* a clock's samples stand for CPU time; other events for their count */
@@ -619,17 +631,15 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 	};
 	const char *off_names[] = { "off_cpu", "nanoseconds" };
 	const char *wall_names[] = { "cpu", "nanoseconds", "off_cpu", "nanoseconds", "wall", "nanoseconds" };
+	const char *heap_names[] = { "alloc_objects", "count", "alloc_space", "bytes",
+				     "inuse_objects", "count", "inuse_space", "bytes" };
 
-	if (b->wall)
+	if (b->memory)
+		memcpy(names, heap_names, sizeof(heap_names));
+	else if (b->wall)
 		memcpy(names, wall_names, sizeof(wall_names));
 	else if (b->offcpu)
 		memcpy(names, off_names, sizeof(off_names));
-	/* sampled allocations (memory__select chose objects): a heap profile's types */
-	if (m->alloc_period) {
-		names[0] = inuse ? "inuse_objects" : "alloc_objects";
-		names[2] = inuse ? "inuse_space" : "alloc_space";
-		names[3] = "bytes";
-	}
 	for (size_t i = 0; i < b->nr_values; i++) {
 		s64 type = str_index(b, names[2 * i]), unit = str_index(b, names[2 * i + 1]);
 
@@ -640,8 +650,18 @@ static int set_value_types(struct builder *b, PbValueType *vt, PbValueType **vtp
 		vt[i].unit = unit;
 		vtp[i] = &vt[i];
 	}
-	/* the period: the sampled event's; off-CPU time has none, each block its own */
+	/* the period: the sampled event's; off-CPU time has none, each block its own; a heap
+	 * profile's is bytes of space */
 	vt[MAX_VALUES] = b->offcpu ? vt[0] : vt[1];
+	if (b->memory) {
+		s64 space = str_index(b, "space"), first = str_index(b, m->memory_first[0] ?
+								  m->memory_first : "inuse_space");
+
+		if (space < 0 || first < 0)
+			return -ENOMEM;
+		vt[MAX_VALUES].type = space;
+		pb->default_sample_type = first;
+	}
 	pb->n_sample_type = b->nr_values;
 	pb->sample_type = vtp;
 	pb->period_type = &vt[MAX_VALUES];
@@ -661,6 +681,10 @@ static int add_comments(struct builder *b, int64_t *c, PbProfile *pb)
 	if (b->offcpu && !b->wall)	/* no event was sampled */
 		snprintf(text, sizeof(text), "%s; off-CPU time, measured at every context switch; "
 			 "target %s", p->meta.version, p->meta.target);
+	else if (b->memory)		/* nor is one here: allocations are, by bytes */
+		snprintf(text, sizeof(text), "%s; allocations sampled by bytes, one per %" PRIu64
+			 " bytes on average (record --memory); target %s", p->meta.version,
+			 p->meta.alloc_period, p->meta.target);
 	else
 		snprintf(text, sizeof(text), "%s; event %s, %s period %" PRIu64 "%s; target %s",
 			 p->meta.version, p->meta.event, p->meta.period_mode, p->meta.period,
@@ -698,7 +722,8 @@ int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **out, s
 
 	b.offcpu = cc->p->meta.offcpu[0] != 0;
 	b.wall = !strcmp(cc->p->meta.offcpu, "wall");
-	b.nr_values = b.wall ? 3 : b.offcpu ? 1 : 2;
+	b.memory = cc->p->meta.alloc_period != 0;
+	b.nr_values = b.memory ? 4 : b.wall ? 3 : b.offcpu ? 1 : 2;
 	if (str_index(&b, "") != 0 || add_functions(&b) || add_samples(&b) ||
 	    set_value_types(&b, vt, vtp, &pb) || add_comments(&b, comments, &pb))
 		goto cleanup;

@@ -9,7 +9,9 @@
 #include "report/callchain.h"
 #include "symbols/symbolizer.h"
 
-/* the message, gzipped, in a malloc'd buffer; 0 or -ENOMEM (said) */
+/* the message, gzipped, in a malloc'd buffer; 0 or -ENOMEM (said). A profile of sampled
+ * allocations is a Go heap profile (its four sample types), its callchain made after
+ * memory__select_all */
 int pprof__encode(const struct callchain *cc, struct symbolizer *sy, u8 **buf, size_t *len);
 /* the same written to out; 0, -ENOMEM (said) or the write's -errno (not said: out's owner
  * knows what out is, and main reports standard output's errors) */

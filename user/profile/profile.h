@@ -257,8 +257,10 @@ struct profile_meta {
 	double offcpu_sample;
 	/* sampled allocations (1.8): the mean bytes between samples, 0 for none */
 	u64 alloc_period;
-	/* report's view of them (memory__select), never written */
+	/* report's view of them (memory__select), never written; "all" for the four at once
+	 * (memory__select_all), memory_first the one shown first */
 	char memory_view[16];
+	char memory_first[16];
 };
 
 struct profile_stats {

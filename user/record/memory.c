@@ -142,24 +142,99 @@ static int find_program(const char *argv0, char *path, size_t size)
 	return -ENOENT;
 }
 
-static int command_libc(const char *argv0, char *libc, size_t size)
+/* glibc's loader run as a program ("ld-linux-x86-64.so.2 [OPTIONS] PROGRAM ..."): the program
+ * (argv's index, 0 for none) and its --library-path (NULL for none) and --preload */
+static int loader_program(char *const *argv, const char **library_path, const char **preload)
 {
-	char path[PATH_MAX], interp[PATH_MAX], preload[PATH_MAX];
-	const char *env = getenv("LD_PRELOAD"), *foreign = NULL;
-	Dl_info info;
-	void *h, *fn;
-	int err = find_program(argv0, path, sizeof(path));
+	/* its options that take a value */
+	static const char *const with_value[] = {
+		"--library-path", "--inhibit-rpath", "--audit", "--preload", "--argv0",
+		"--glibc-hwcaps-prepend", "--glibc-hwcaps-mask",
+	};
+	int i = 1;
 
-	/* LD_PRELOAD (the command inherits ours): its libraries separated by spaces or colons */
-	snprintf(preload, sizeof(preload), "%s", env ? env : "");
+	*library_path = *preload = NULL;
+	while (argv[i] && !strncmp(argv[i], "--", 2)) {
+		bool value = false;
+
+		for (size_t k = 0; k < ARRAY_SIZE(with_value); k++)
+			value |= !strcmp(argv[i], with_value[k]);
+		if (!value) {	/* --inhibit-cache; --list, --verify...: no program run */
+			i++;
+			continue;
+		}
+		if (!argv[i + 1])
+			return 0;
+		if (!strcmp(argv[i], "--library-path"))
+			*library_path = argv[i + 1];
+		else if (!strcmp(argv[i], "--preload"))
+			*preload = argv[i + 1];
+		i += 2;
+	}
+	return argv[i] ? i : 0;
+}
+
+/* the libc.so.6 in one of path's directories (colon-separated), into libc: 0, or -ENOENT */
+static int libc_in_path(const char *path, char *libc, size_t size)
+{
+	for (const char *d = path; *d; ) {
+		size_t len = strcspn(d, ":");
+
+		snprintf(libc, size, "%.*s/libc.so.6", (int)len, len ? d : ".");
+		if (!access(libc, R_OK))
+			return 0;
+		d += len + (d[len] == ':');
+	}
+	return -ENOENT;
+}
+
+/* a preloaded allocator in list (LD_PRELOAD's or the loader's --preload: spaces or colons
+ * between libraries), refused by name: -ENOENT, else 0 */
+static int check_preload(const char *argv0, const char *list, const char *what)
+{
+	char preload[PATH_MAX];
+	const char *foreign;
+
+	snprintf(preload, sizeof(preload), "%s", list ? list : "");
 	for (char *save, *lib = strtok_r(preload, " :", &save); lib; lib = strtok_r(NULL, " :", &save)) {
 		foreign = foreign_allocator(lib);
 		if (foreign)
-			return fail(-ENOENT, "'%s' would allocate with %s (LD_PRELOAD=%s): "
-				    ALLOCATOR_REFUSED, argv0, foreign, env);
+			return fail(-ENOENT, "'%s' would allocate with %s (%s%s): " ALLOCATOR_REFUSED,
+				    argv0, foreign, what, list);
 	}
+	return 0;
+}
+
+static int command_libc(char *const *argv, char *libc, size_t size)
+{
+	char path[PATH_MAX], interp[PATH_MAX];
+	const char *argv0 = argv[0], *foreign = NULL, *library_path = NULL, *preload;
+	Dl_info info;
+	void *h, *fn;
+	int err = find_program(argv0, path, sizeof(path)), prog;
+
+	/* LD_PRELOAD: the command inherits ours */
+	if (check_preload(argv0, getenv("LD_PRELOAD"), "LD_PRELOAD="))
+		return -ENOENT;
 	if (!err)
 		err = elf_interp(path, interp, sizeof(interp), &foreign);
+	/* glibc's loader run as the command: the program it loads decides, with the libc of
+	 * its --library-path when it has one there */
+	if (!err && !interp[0] && !strncmp(path__base(path), "ld-linux", 8)) {
+		prog = loader_program(argv, &library_path, &preload);
+		if (!prog)
+			return fail(-ENOENT, "'%s' is glibc's loader, with no program to run: "
+				    "--memory follows a program's malloc", argv0);
+		if (check_preload(argv[prog], preload, "--preload "))
+			return -ENOENT;
+		argv0 = argv[prog];
+		err = find_program(argv0, path, sizeof(path));
+		if (!err)
+			err = elf_interp(path, interp, sizeof(interp), &foreign);
+		/* the loader takes a program without its own (a static one is refused below) */
+		if (!err && !interp[0])
+			snprintf(interp, sizeof(interp), "ld-linux");
+	}
 	if (err == -ENOEXEC)	/* a script: its interpreter is a program of the system's */
 		interp[0] = '?';
 	else if (err)
@@ -172,7 +247,10 @@ static int command_libc(const char *argv0, char *libc, size_t size)
 			    ALLOCATOR_REFUSED, argv0, interp);
 	if (foreign)
 		return fail(-ENOENT, "'%s' is linked with %s: " ALLOCATOR_REFUSED, argv0, foreign);
-	/* libc's own malloc, looked up in libc: ours may be another's (an ASan build's) */
+	if (library_path && !libc_in_path(library_path, libc, size))
+		return 0;
+	/* libc's own malloc, looked up in libc: ours may be another's (an ASan build's); ours
+	 * is the command's, found by the same LD_LIBRARY_PATH */
 	h = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	fn = h ? dlsym(h, "malloc") : NULL;
 	if (h)
@@ -217,9 +295,50 @@ static int process_libc(int pid, char *libc, size_t size)
 	return 0;
 }
 
-int memory__find_libc(const char *argv0, int pid, char *libc, size_t size)
+static int func_offset(const char *libc, const char *fn, u64 *off);
+
+/* the machine hsbpf's BPF programs read the arguments of (its calling convention) */
+#if defined(__x86_64__)
+#define HOST_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define HOST_MACHINE EM_AARCH64
+#else
+#define HOST_MACHINE EM_NONE
+#endif
+
+int memory__check_libc(const char *libc)
 {
-	return argv0 ? command_libc(argv0, libc, size) : process_libc(pid, libc, size);
+	int fd = open(libc, O_RDONLY | O_CLOEXEC);
+	GElf_Ehdr eh;
+	bool host = false;
+	Elf *e;
+	u64 off;
+
+	if (fd < 0)
+		return fail(-errno, "cannot open '%s': %s", libc, strerror(errno));
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	host = e && gelf_getclass(e) == ELFCLASS64 && gelf_getehdr(e, &eh) && eh.e_machine == HOST_MACHINE;
+	elf_end(e);
+	close(fd);
+	/* a 32-bit program's libc: its arguments are not where the probes read them */
+	if (!host)
+		return fail(-ENOENT, "'%s' is not a 64-bit libc of this machine: --memory follows "
+			    "this machine's calling convention only", libc);
+	/* stripped of its symbol table, a libc keeps its dynamic symbols, which the probes
+	 * need; without section headers (or built without malloc) it has none to find */
+	if (func_offset(libc, "malloc", &off) || func_offset(libc, "free", &off))
+		return fail(-ENOENT, "'%s' has no dynamic symbol malloc or free that hsbpf can "
+			    "read (its section headers stripped?): --memory places its probes by "
+			    "them", libc);
+	return 0;
+}
+
+int memory__find_libc(char *const *argv, int pid, char *libc, size_t size)
+{
+	int err = argv ? command_libc(argv, libc, size) : process_libc(pid, libc, size);
+
+	return err ? err : memory__check_libc(libc);
 }
 
 /* the file offset of fn's first instruction in libc (its dynamic symbol); 0 or -errno */
@@ -423,6 +542,41 @@ void memory__select(struct profile *p, enum memory_view view)
 	}
 	p->nr_stack_samples = n;
 	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "%s", view_names[view]);
+}
+
+/* the view a sample's objects count in */
+static enum memory_view objects_view(u32 flags)
+{
+	return memory__is_inuse(flags) ? MEMORY_INUSE_OBJECTS : MEMORY_ALLOC_OBJECTS;
+}
+
+void memory__select_all(struct profile *p, enum memory_view first)
+{
+	struct profile_sample *s = p->samples;
+	struct profile_stack_sample *ss = p->stack_samples;
+	size_t n = 0;
+
+	/* the objects views' counts, the weights left as they are: bytes */
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		s[i].count = view_count(s[i].flags, s[i].count, s[i].weight, objects_view(s[i].flags));
+		if (s[i].count)	/* an allocation is at least one object */
+			s[n++] = s[i];
+	}
+	p->nr_samples = n;
+	n = 0;
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		ss[i].count = view_count(ss[i].flags, ss[i].count, ss[i].weight, objects_view(ss[i].flags));
+		if (ss[i].count)
+			ss[n++] = ss[i];
+	}
+	p->nr_stack_samples = n;
+	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "all");
+	snprintf(p->meta.memory_first, sizeof(p->meta.memory_first), "%s", memory__view_name(first));
+}
+
+bool memory__is_inuse(u32 flags)
+{
+	return (flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT == HSBPF_MEM_INUSE;
 }
 
 const char *memory__bytes(double bytes, char *buf, size_t size)

@@ -34,12 +34,17 @@ int memory__parse_period(const char *arg, u64 *bytes);
 /* the memory options against the rest: -EINVAL after saying what is wrong; call graphs
  * default to dwarf */
 int memory__settle_opts(struct session_opts *o);
-/* the glibc whose malloc the target calls, into libc: the command's (argv0, looked up in
- * PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with) or
- * process pid's (from its mappings); -ENOENT after saying why when there is none or another
- * allocator takes its place (a static or musl program; jemalloc, tcmalloc or mimalloc linked,
- * preloaded by LD_PRELOAD, or mapped in the process) */
-int memory__find_libc(const char *argv0, int pid, char *libc, size_t size);
+/* the glibc whose malloc the target calls, into libc: the command's (argv, argv[0] looked up
+ * in PATH: dynamically linked with glibc's loader, whose libc is the one hsbpf runs with, by
+ * the same LD_LIBRARY_PATH; or glibc's loader run with a program, its --library-path's libc)
+ * or process pid's (from its mappings); -ENOENT after saying why when there is none, it has
+ * no dynamic malloc symbol to probe, or another allocator takes its place (a static or musl
+ * program; jemalloc, tcmalloc or mimalloc linked, preloaded by LD_PRELOAD, or mapped in the
+ * process) */
+int memory__find_libc(char *const *argv, int pid, char *libc, size_t size);
+/* libc can have the probes: a 64-bit libc of this machine whose dynamic malloc and free hsbpf
+ * finds; else -ENOENT (or open's -errno) after saying why */
+int memory__check_libc(const char *libc);
 
 /* where fn's uprobe goes in libc, from its start: an instruction uprobes emulate rather than
  * single-step (docs/memory.md: a single step costs 17 us under this hypervisor). glibc's free
@@ -70,6 +75,13 @@ int memory__parse_view(const char *name, enum memory_view *view);
 const char *memory__view_name(enum memory_view view);
 /* report's view: only the samples of its kind stay, each counting its bytes or objects */
 void memory__select(struct profile *p, enum memory_view view);
+/* an export's views, the four at once (pprof, as Go's heap profiles have them): every sample
+ * of sampled allocations stays, counting its objects (rounded as the objects views round them)
+ * and weighing its bytes, its kind in its flags (memory__is_inuse); meta.memory_view is "all",
+ * meta.memory_first names first, the view to show first */
+void memory__select_all(struct profile *p, enum memory_view first);
+/* a sample's flags say an allocation in use at the end (HSBPF_MEM_INUSE), not one made */
+bool memory__is_inuse(u32 flags);
 /* "12.5 MiB" */
 const char *memory__bytes(double bytes, char *buf, size_t size);
 /* the header's lines: the totals of the four views, and what was lost */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -72,6 +73,9 @@ struct session {
 	u64 start, next_scan;
 	size_t seen_comms, seen_forks;
 	size_t mem_forks;	/* --memory: the forks whose child has the allocator's probes */
+	size_t mem_maps;	/* ... the mappings looked at for a libc without them */
+	struct mem_libc *mem_libcs;	/* ... the libcs probed, for which processes */
+	size_t nr_mem_libcs, cap_mem_libcs;
 	/* call stacks: the unwinder follows the sideband's records from these on */
 	struct unwinder *unw;
 	struct pytrack *py;	/* Python processes: their frames unwound in the kernel */
@@ -658,6 +662,39 @@ int session__open(struct session *s)
 	return err;
 }
 
+/* --memory: a libc file with the allocator's probes for a process (-1: every process) */
+struct mem_libc {
+	int pid;
+	dev_t dev;
+	ino_t ino;
+};
+
+static bool mem_probed(const struct session *s, int pid, const struct stat *st)
+{
+	for (size_t i = 0; i < s->nr_mem_libcs; i++) {
+		const struct mem_libc *l = &s->mem_libcs[i];
+
+		if ((l->pid == pid || l->pid == -1) && l->dev == st->st_dev && l->ino == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* the allocator's probes on libc for process pid (-1: any): 0 or -errno (said) */
+static int probe_libc(struct session *s, const char *libc, int pid)
+{
+	struct stat st;
+	int err = sampler__attach_memory(s->sampler, libc, pid);
+
+	if (err || stat(libc, &st))
+		return err;
+	if (array__reserve((void **)&s->mem_libcs, &s->cap_mem_libcs, s->nr_mem_libcs + 1,
+			   sizeof(*s->mem_libcs)))
+		return fail(-ENOMEM, "cannot follow processes: %s", strerror(ENOMEM));
+	s->mem_libcs[s->nr_mem_libcs++] = (struct mem_libc){ pid, st.st_dev, st.st_ino };
+	return 0;
+}
+
 /* --memory: the allocator's probes on the target's glibc */
 static int attach_memory(struct session *s)
 {
@@ -667,14 +704,15 @@ static int attach_memory(struct session *s)
 	if (!s->opts.alloc_period)
 		return 0;
 	if (s->opts.argv || s->opts.all) {
-		err = memory__find_libc(s->opts.argv ? s->opts.argv[0] : "/bin/sh", -1, libc, sizeof(libc));
+		err = memory__find_libc(s->opts.argv ? s->opts.argv : (char *[]){ "/bin/sh", NULL }, -1, libc,
+					sizeof(libc));
 		if (!err)
-			err = sampler__attach_memory(s->sampler, libc, s->opts.argv ? (int)s->cmd.pid : -1);
+			err = probe_libc(s, libc, s->opts.argv ? (int)s->cmd.pid : -1);
 	}
 	for (int i = 0; i < s->nr_pids && !err; i++) {
 		err = memory__find_libc(NULL, s->pids[i], libc, sizeof(libc));
 		if (!err)
-			err = sampler__attach_memory(s->sampler, libc, s->pids[i]);
+			err = probe_libc(s, libc, s->pids[i]);
 	}
 	/* the targets, whose children get probes (the unwinder follows them too) */
 	if (!err && s->opts.argv)
@@ -686,7 +724,33 @@ static int attach_memory(struct session *s)
 	if (!err)
 		debug("memory: probes on %s", libc);
 	s->mem_forks = s->p->nr_forks;
+	s->mem_maps = s->p->nr_mappings;
 	return err;
+}
+
+/* --memory: a followed process that maps a libc without probes (it exec'd a program that
+ * loads another, by its own LD_LIBRARY_PATH: `env LD_LIBRARY_PATH=... prog`) gets them as
+ * user space hears of it, and the loss before then is said */
+static void attach_memory_libcs(struct session *s)
+{
+	char libc[PATH_MAX + 32];
+	struct stat st;
+
+	for (; s->mem_maps < s->p->nr_mappings; s->mem_maps++) {
+		const struct profile_mapping *m = &s->p->mappings[s->mem_maps];
+		const char *path = profile__str(s->p, m->path);
+
+		if (strcmp(path__base(path), "libc.so.6") || !followed(s, m->pid))
+			continue;
+		snprintf(libc, sizeof(libc), "/proc/%u/root%s", m->pid, path);
+		if (stat(libc, &st) || mem_probed(s, m->pid, &st))
+			continue;	/* gone already, or probed */
+		/* said when it cannot be probed (a 32-bit program's): its allocations are not seen */
+		if (!memory__check_libc(libc) && !probe_libc(s, libc, m->pid))
+			warning("memory: process %u loaded another libc than the one probed ('%s'): "
+				"probed from now on; what it allocated before is not counted (run hsbpf "
+				"with its LD_LIBRARY_PATH, or its loader with --library-path)", m->pid, path);
+	}
 }
 
 /* --memory with a command or -p: the probes are per process (a system-wide probe would trap
@@ -709,9 +773,10 @@ static void attach_memory_children(struct session *s)
 		if (memory__find_libc(NULL, pid, libc, sizeof(libc)))
 			continue;	/* said: not glibc's */
 		/* a failure is said, and the recording goes on without this child */
-		if (!sampler__attach_memory(s->sampler, libc, pid))
+		if (!probe_libc(s, libc, pid))
 			debug("memory: child %u followed", pid);
 	}
+	attach_memory_libcs(s);
 }
 
 int session__start(struct session *s)
@@ -1224,6 +1289,7 @@ void session__close(struct session *s)
 	free(s->pids);
 	free(s->cpus);
 	free(s->followed);
+	free(s->mem_libcs);
 	free(s);
 }
 
