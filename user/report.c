@@ -325,6 +325,7 @@ static int attach_graphs(struct hist *h, struct graph_ctx *g, struct symbolizer 
 		.percent_limit = o->graph_limit >= 0 ? o->graph_limit :
 				 o->percent_limit >= 0 ? o->percent_limit : 0.5,
 		.indent = 12,
+		.wakers = o->wakers,
 	};
 	h->show_nr = o->show_nr;
 	if (!o->graph)		/* -g none: the Children column without the graphs */
