@@ -33,10 +33,12 @@ struct frames_key {
 	u16 end, nr_fp;
 };
 
-/* code in a file, whose offsets name it in any process (not anonymous, memfd, [vdso]) */
+/* code whose offsets name it in any process: a file's (not anonymous, memfd), and the
+ * kernel's vDSO (the same image in every process; the symbolizer reads it by name) */
 static bool file_backed(const char *path)
 {
-	return path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/memfd:", 7);
+	return (path[0] == '/' && strncmp(path, "//anon", 6) && strncmp(path, "/memfd:", 7)) ||
+	       !strcmp(path, "[vdso]");
 }
 
 static bool obj_eq(const void *key, u32 pos, void *ctx)
