@@ -265,7 +265,8 @@ static int check_keys(const struct profile *p, const char *input, const enum sor
 	for (int k = 0; k < nr_keys; k++) {
 		if (keys[k] == SORT_TID && !profile__has_key(p, "tid"))
 			return fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with "
-				    "--no-per-thread)", input);
+				    "--no-per-thread, or -a with --off-cpu or --wall: record "
+				    "--per-thread)", input);
 		if (keys[k] == SORT_WAKER && !profile__has_key(p, "waker"))
 			return fail(-EINVAL, "--sort waker: '%s' has no wakers (record with --off-cpu "
 				    "--wakers)", input);
