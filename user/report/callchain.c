@@ -316,13 +316,41 @@ static int add_waker_frames(struct callchain *cc, struct symbolizer *sy, struct 
 	return 0;
 }
 
+/* a stack whose frames name the same functions in any process: a kernel stack, or a user
+ * stack of objects' frames (format 1.11) */
+static bool shared_stack(const struct profile *p, const struct profile_stack *st, bool kernel)
+{
+	for (u32 j = 0; !kernel && j < st->nr; j++)
+		if (!PROFILE_IS_OBJ_FRAME(profile__frames(p, st)[j]))
+			return false;
+	return true;
+}
+
+/* the frames a shared stack was resolved to once (cc->frames[first, first + nr)), copied */
+struct resolved {
+	u32 first, nr;
+	bool done;
+};
+
+static int reuse(struct callchain *cc, const struct resolved *r)
+{
+	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + r->nr + 1,
+			   sizeof(*cc->frames)))
+		return -ENOMEM;
+	memcpy(cc->frames + cc->nr_frames, cc->frames + r->first, r->nr * sizeof(*cc->frames));
+	cc->nr_frames += r->nr;
+	return 0;
+}
+
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	bool user_returns = !cg || cg->return_addresses;	/* imported: perf's are */
 	struct callchain *cc = calloc(1, sizeof(*cc));
+	/* each shared stack resolved once, as a kernel's ([0]) or a user's ([1]) */
+	struct resolved *res = calloc(2 * (p->nr_stacks + 1), sizeof(*res));
 
-	if (!cc)
+	if (!cc || !res)
 		goto nomem;
 	cc->p = p;
 	cc->stacks = calloc(p->nr_stack_samples + 1, sizeof(*cc->stacks));
@@ -332,15 +360,31 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
 		const struct profile_stack *k = profile__stack(p, ss->kernel), *u = profile__stack(p, ss->user);
 		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
+		struct resolved *rk = k ? &res[2 * (ss->kernel - 1)] : NULL;
+		struct resolved *ru = u && shared_stack(p, u, false) ? &res[2 * (ss->user - 1) + 1] : NULL;
+		size_t ufirst;
 
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
 			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
 			.cgroup_id = ss->cgroup_id, .flags = ss->flags,
 		};
+		if (rk && rk->done) {
+			if (reuse(cc, rk))
+				goto nomem;
+			k = NULL;
+		}
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
 				goto nomem;
+		if (k)
+			*rk = (struct resolved){ st->first, cc->nr_frames - st->first, true };
+		ufirst = cc->nr_frames;
+		if (ru && ru->done) {
+			if (reuse(cc, ru))
+				goto nomem;
+			u = NULL;
+		}
 		/* a sample in the kernel: the user stack's first frame is where it entered; a
 		 * Python frame (docs/python.md) is an instruction's offset, never a return address */
 		for (u32 j = 0, py = 0; u && j < u->nr; j++) {
@@ -360,6 +404,8 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
 			py = 0;
 		}
+		if (u && ru)
+			*ru = (struct resolved){ ufirst, cc->nr_frames - ufirst, true };
 		st->nr = cc->nr_frames - st->first;
 		if (profile__stack_sample_waker(p, i) &&
 		    add_waker_frames(cc, sy, st, profile__stack_sample_waker(p, i), user_returns))
@@ -368,8 +414,10 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 	}
 	if (number_funcs(cc))
 		goto nomem;
+	free(res);
 	return cc;
 nomem:
+	free(res);
 	callchain__free(cc);
 	errno = ENOMEM;
 	return NULL;
