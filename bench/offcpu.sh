@@ -10,7 +10,10 @@
 # The cost per switch (and per wake-up) is the kernel's own timing of each BPF program
 # (kernel.bpf_stats_enabled=1: run_time_ns / run_cnt from bpftool prog show), read while the
 # tool is still attached.
+# PART=size: the size of a busy machine's minute of off-CPU profile and report's time on it
+# (bench/offcpu_size.sh).
 set -euo pipefail
+[ "${PART:-}" = size ] && exec "$(dirname "$0")/offcpu_size.sh"
 
 HSBPF=${HSBPF:-./hsbpf}
 OUT=${OUTPUT:-.output}/bench
