@@ -343,6 +343,48 @@ static int merge(struct profile *p, bool stacks)
 	return 0;
 }
 
+/* the new references, ips and tables into p (nothing can fail from here) */
+static void commit(struct profile *p, struct relocator *r, const u32 *refs, const u64 *ips)
+{
+	size_t nss = p->nr_stack_samples, nw = p->nr_stack_sample_wakers;
+
+	for (size_t i = 0; i < nss; i++) {
+		p->stack_samples[i].user = refs[2 * i];
+		p->stack_samples[i].kernel = refs[2 * i + 1];
+	}
+	for (size_t i = 0; i < nw; i++) {
+		p->stack_sample_wakers[i].user = refs[2 * (nss + i)];
+		p->stack_sample_wakers[i].kernel = refs[2 * (nss + i) + 1];
+	}
+	for (size_t i = 0; i < p->nr_samples; i++)
+		p->samples[i].ip = ips[i];
+	/* in the new tables from here */
+	free(p->stacks);
+	free(p->frames);
+	p->stacks = r->stacks;
+	p->nr_stacks = r->nr_stacks;
+	p->cap_stacks = r->cap_stacks;
+	p->frames = r->frames;
+	p->nr_frames = r->nr_frames;
+	p->cap_frames = r->cap_frames;
+	r->stacks = NULL;
+	r->frames = NULL;
+	/* a generation only chose among the process's mappings: a record without a process
+	 * address left needs none, and its slots split by generation become one */
+	for (size_t i = 0; i < nss; i++) {
+		struct profile_stack_sample *ss = &p->stack_samples[i];
+
+		if (independent(p, ss->user))
+			ss->map_ns = 0;
+	}
+	for (size_t i = 0; i < nw; i++)
+		if (independent(p, p->stack_sample_wakers[i].user))
+			p->stack_sample_wakers[i].map_ns = 0;
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || PROFILE_IS_OBJ_FRAME(p->samples[i].ip))
+			p->samples[i].map_ns = 0;
+}
+
 int profile__share_stacks(struct profile *p)
 {
 	size_t nss = p->nr_stack_samples, nw = p->nr_stack_sample_wakers;
@@ -390,41 +432,7 @@ int profile__share_stacks(struct profile *p)
 	if (array__reserve((void **)&p->mappings, &p->cap_mappings, p->nr_mappings + r.nr_objs + 1,
 			   sizeof(*p->mappings)))
 		goto out;
-	for (size_t i = 0; i < nss; i++) {
-		p->stack_samples[i].user = refs[2 * i];
-		p->stack_samples[i].kernel = refs[2 * i + 1];
-	}
-	for (size_t i = 0; i < nw; i++) {
-		p->stack_sample_wakers[i].user = refs[2 * (nss + i)];
-		p->stack_sample_wakers[i].kernel = refs[2 * (nss + i) + 1];
-	}
-	for (size_t i = 0; i < p->nr_samples; i++)
-		p->samples[i].ip = ips[i];
-	/* in the new tables from here */
-	free(p->stacks);
-	free(p->frames);
-	p->stacks = r.stacks;
-	p->nr_stacks = r.nr_stacks;
-	p->cap_stacks = r.cap_stacks;
-	p->frames = r.frames;
-	p->nr_frames = r.nr_frames;
-	p->cap_frames = r.cap_frames;
-	r.stacks = NULL;
-	r.frames = NULL;
-	/* a generation only chose among the process's mappings: a record without a process
-	 * address left needs none, and its slots split by generation become one */
-	for (size_t i = 0; i < nss; i++) {
-		struct profile_stack_sample *ss = &p->stack_samples[i];
-
-		if (independent(p, ss->user))
-			ss->map_ns = 0;
-	}
-	for (size_t i = 0; i < nw; i++)
-		if (independent(p, p->stack_sample_wakers[i].user))
-			p->stack_sample_wakers[i].map_ns = 0;
-	for (size_t i = 0; i < p->nr_samples; i++)
-		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || PROFILE_IS_OBJ_FRAME(p->samples[i].ip))
-			p->samples[i].map_ns = 0;
+	commit(p, &r, refs, ips);
 	/* the branch records (LBR) keep process addresses: their mappings stay */
 	if (!r.raw_left && !p->nr_lbr)
 		drop_process_files(p);

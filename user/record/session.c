@@ -937,7 +937,7 @@ static int read_jit_maps(struct session *s)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
+static int cmp_u32(const void *a, const void *b)
 {
 	u32 x = *(const u32 *)a, y = *(const u32 *)b;
 
@@ -959,7 +959,7 @@ static void keep_with_wakers(struct profile *p, const u32 *pids, size_t nr_pids)
 	for (size_t i = 0; i < p->nr_stack_sample_wakers; i++)
 		if (p->stack_sample_wakers[i].pid)
 			keep[nr++] = p->stack_sample_wakers[i].pid;
-	qsort(keep, nr, sizeof(*keep), cmp_pid);
+	qsort(keep, nr, sizeof(*keep), cmp_u32);
 	for (size_t i = 0; i < nr; i++) {
 		bool known = false;
 
@@ -1065,13 +1065,6 @@ int session__finish(struct session *s)
 	if (err)
 		return fail(err, "cannot finish the profile's string table: %s", strerror(-err));
 	return 0;
-}
-
-static int cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also)

@@ -922,6 +922,21 @@ nomem:
 /* the separator between a woken block's frames and its waker's (report --wakers) */
 static const struct callchain_frame waker_separator = { .sym = "[woken by]", .dso = "" };
 
+/* report --wakers: the chain at node at goes on with the separator and the waker's frames,
+ * the wake-up first; its last node, or -ENOMEM */
+static s64 add_waker_chain(struct tree *t, const struct callchain *cc,
+			   const struct callchain_stack *st, s64 at)
+{
+	at = tree_child(t, at, cc->nr_funcs);
+	for (u32 j = 0; at >= 0 && j < st->waker_nr; j++) {
+		t->nodes[at].count += st->count;
+		at = tree_child(t, at, cc->frames[st->waker_first + j].func);
+	}
+	if (at >= 0)
+		t->nodes[at].count += st->count;
+	return at;
+}
+
 void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t row,
 			   const struct callchain_print_opts *o, FILE *out)
 {
@@ -977,16 +992,8 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 				goto cleanup;
 			t.nodes[at].count += st->count;
 		}
-		if (o->wakers && st->woken) {
-			at = tree_child(&t, at, cc->nr_funcs);
-			for (u32 j = 0; at >= 0 && j < st->waker_nr; j++) {
-				t.nodes[at].count += st->count;
-				at = tree_child(&t, at, cc->frames[st->waker_first + j].func);
-			}
-			if (at < 0)
-				goto cleanup;
-			t.nodes[at].count += st->count;
-		}
+		if (o->wakers && st->woken && add_waker_chain(&t, cc, st, at) < 0)
+			goto cleanup;
 	}
 	if (!self)
 		goto cleanup;
