@@ -438,14 +438,14 @@ Test(live_offcpu, cpus_limit_the_blocks)
 
 /* -a: keyed by process (no thread key unless --per-thread), and two processes of one program
  * share their stacks (format 1.11: frames as object and offset, whatever their ASLR); their
- * naps are all there, named through the objects */
+ * time off the CPU is all there, its frames named through the objects */
 Test(live_offcpu, whole_machine_by_process_with_shared_stacks)
 {
 	char cmd[512];
 	struct profile *p = NULL;
 	pid_t a, b;
 	bool objects = false, shared = false;
-	double nap;
+	double off = 0;
 
 	snprintf(cmd, sizeof(cmd), "exec %s sleep 20 150", fixture("offcpu"));
 	a = spawn(cmd);
@@ -466,13 +466,18 @@ Test(live_offcpu, whole_machine_by_process_with_shared_stacks)
 				 p->stack_samples[i].user && p->stack_samples[i].user == p->stack_samples[j].user;
 	cr_expect(shared, "the two sleepers share no stack");
 	/* each naps all but microseconds of the recording (its blocks under way at the start
-	 * counted from it, those open at the end up to it) */
+	 * counted from it, those open at the end up to it), in whatever stack: on a busy machine
+	 * the unwind tables may be full, and libc unwound by frame pointers */
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if ((p->samples[i].pid == (u32)a || p->samples[i].pid == (u32)b) &&
+		    (p->samples[i].flags & HSBPF_KEY_OFFCPU))
+			off += p->samples[i].weight;
+	cr_expect(off >= 2 * 0.95 * p->meta.duration_ns && off <= 2 * 1.01 * p->meta.duration_ns,
+		  "off-CPU %.3f ms of two sleepers in %.3f ms", off / 1e6, p->meta.duration_ns / 1e6);
+	/* named through the objects: libc's function they sleep in */
 	run(&folded, "%s report -i %s --format folded --pid %d,%d", hsbpf_bin(), profile_path(), a, b);
 	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
-	nap = folded_us("nap", NULL) * 1e3;
-	cr_expect(nap >= 2 * 0.95 * p->meta.duration_ns && nap <= 2 * 1.01 * p->meta.duration_ns,
-		  "nap %.3f ms of two sleepers in %.3f ms: %s", nap / 1e6, p->meta.duration_ns / 1e6,
-		  folded.out);
+	cr_expect(strstr(folded.out, "clock_nanosleep"), "no clock_nanosleep: %s", folded.out);
 	profile__free(p);
 }
 
