@@ -422,7 +422,8 @@ $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 
 # off-CPU time: the switch program's cost per context switch, and the slowdown of perf bench sched
 # pipe and a futex pool under record --off-cpu (and --wakers, --switch-sample, without stacks)
-# -a against offcputime, wakeuptime
+# -a against offcputime, wakeuptime; PART=size: a busy machine's minute of record --off-cpu -a,
+# its size and report's time (bench/offcpu_size.sh; BASE=an older hsbpf for the before)
 bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/offcpu.sh
 

@@ -14,7 +14,10 @@
 # costs when a block is followed with probability P), hsbpf-kstack (no user stack: the
 # unwinder's share of the switch, by HSBPF_BENCH_OFFCPU_STACKS=kernel), hsbpf-nostack (no stack
 # at all: =none), hsbpf-fp (--call-graph fp).
+# PART=size: the size of a busy machine's minute of off-CPU profile and report's time on it
+# (bench/offcpu_size.sh).
 set -euo pipefail
+[ "${PART:-}" = size ] && exec "$(dirname "$0")/offcpu_size.sh"
 
 HSBPF=${HSBPF:-./hsbpf}
 OUT=${OUTPUT:-.output}/bench

@@ -6,6 +6,7 @@
  * start, the bounds leave blocks out and count them, and nonsense bounds are usage errors. */
 #include <criterion/criterion.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,44 @@ Test(live_offcpu, pipe_reader_woken_by_writer)
 	}
 	cr_expect(row, "no row of the reader's read with the writer as its waker: %s", rep.out);
 	cr_expect(strstr(rep.out, "# wakers: "), "no wakers line in the header: %s", rep.out);
+	/* report --wakers: the reader's chains go on past __schedule with the writer's frames */
+	run(&rep, "%s report -i %s --wakers --stdio -g folded,0,caller", hsbpf_bin(), profile_path());
+	cr_assert_eq(rep.status, 0, "report --wakers failed: %s", rep.err);
+	{
+		const char *line = strstr(rep.out, "anon_pipe_read;schedule;__schedule;[woken by];try_to_wake_up;");
+		const char *eol = line ? strchrnul(line, '\n') : NULL, *w = line ? strstr(line, ";wake_reader;") : NULL;
+
+		cr_expect(line && w && w < eol, "no chain of the reader's read woken by wake_reader: %s", rep.out);
+	}
+	run(&rep, "%s report -i %s --stdio -g folded,0,caller", hsbpf_bin(), profile_path());
+	cr_expect(rep.status == 0 && !strstr(rep.out, "[woken by]"), "wakers without --wakers: %s", rep.out);
+}
+
+/* -p --wakers: a waker outside the target (the shell that writes to cat's pipe) has its
+ * mappings read at the end, so its user frames are named, not [unknown] */
+Test(live_offcpu, waker_outside_the_target_named)
+{
+	pid_t sh = spawn("while :; do sleep 0.02; echo x; done | cat >/dev/null");
+	pid_t cat = wait_descendant(sh, "cat", 1);
+	const char *line, *eol, *waker;
+
+	run(&rec, "%s record --no-buildid-cache --off-cpu --wakers -p %d -d 0.4 -o %s", hsbpf_bin(),
+	    cat, profile_path());
+	kill(cat, SIGTERM);	/* the writer's next echo ends on a broken pipe */
+	reap(sh);
+	cr_assert_eq(rec.status, 0, "%s", rec.err);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	line = strstr(folded.out, "anon_pipe_read_[k];");
+	for (; line; line = strstr(eol, "anon_pipe_read_[k];")) {
+		eol = strchrnul(line, '\n');
+		waker = memmem(line, eol - line, ";--;", 4);
+		if (waker && memmem(waker, eol - waker, "write", 5))
+			break;
+	}
+	cr_assert(line, "no read of cat woken by a write: %s", folded.out);
+	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9), "the writer's frames unnamed: %.*s",
+		  (int)(eol - line), line);
 }
 
 /* frame pointers: libc's nanosleep has none, so the chain goes from it to nap's caller */
@@ -407,6 +446,51 @@ Test(live_offcpu, cpus_limit_the_blocks)
 		cr_expect(strstr(folded.err, "has no call stacks"), "report failed: %s", folded.err);
 	else
 		cr_expect_eq(folded_us("nap", NULL), 0, "nap on CPU 0 recorded with -C 1: %s", folded.out);
+}
+
+/* -a: keyed by process (no thread key unless --per-thread), and two processes of one program
+ * share their stacks (format 1.11: frames as object and offset, whatever their ASLR); their
+ * time off the CPU is all there, its frames named through the objects */
+Test(live_offcpu, whole_machine_by_process_with_shared_stacks)
+{
+	char cmd[512];
+	struct profile *p = NULL;
+	pid_t a, b;
+	bool objects = false, shared = false;
+	double off = 0;
+
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 20 150", fixture("offcpu"));
+	a = spawn(cmd);
+	b = spawn(cmd);
+	cr_assert(a > 0 && b > 0);
+	run(&rec, "%s record --no-buildid-cache --off-cpu -a -d 0.5 -o %s", hsbpf_bin(), profile_path());
+	reap(a);
+	reap(b);
+	cr_assert_eq(rec.status, 0, "%s", rec.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect(!profile__has_key(p, "tid"), "-a --off-cpu keyed by thread");
+	for (size_t i = 0; i < p->nr_mappings; i++)
+		objects |= p->mappings[i].pid == PROFILE_OBJ_PID;
+	cr_expect(objects, "no objects in a -a profile");
+	for (size_t i = 0; i < p->nr_stack_samples && !shared; i++)
+		for (size_t j = 0; j < p->nr_stack_samples && !shared; j++)
+			shared = p->stack_samples[i].pid == (u32)a && p->stack_samples[j].pid == (u32)b &&
+				 p->stack_samples[i].user && p->stack_samples[i].user == p->stack_samples[j].user;
+	cr_expect(shared, "the two sleepers share no stack");
+	/* each naps all but microseconds of the recording (its blocks under way at the start
+	 * counted from it, those open at the end up to it), in whatever stack: on a busy machine
+	 * the unwind tables may be full, and libc unwound by frame pointers */
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if ((p->samples[i].pid == (u32)a || p->samples[i].pid == (u32)b) &&
+		    (p->samples[i].flags & HSBPF_KEY_OFFCPU))
+			off += p->samples[i].weight;
+	cr_expect(off >= 2 * 0.95 * p->meta.duration_ns && off <= 2 * 1.01 * p->meta.duration_ns,
+		  "off-CPU %.3f ms of two sleepers in %.3f ms", off / 1e6, p->meta.duration_ns / 1e6);
+	/* named through the objects: libc's function they sleep in */
+	run(&folded, "%s report -i %s --format folded --pid %d,%d", hsbpf_bin(), profile_path(), a, b);
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+	cr_expect(strstr(folded.out, "clock_nanosleep"), "no clock_nanosleep: %s", folded.out);
+	profile__free(p);
 }
 
 /* -p: a process blocked when the recording ends counts up to the end (the flush) */

@@ -29,6 +29,7 @@ static struct env {
 	const char *buildid_dir;
 	bool memory;		/* --memory */
 	u64 alloc_period;	/* --alloc-period, 0 when not given */
+	int per_thread;		/* --[no-]per-thread: 1, 0; -1 when not said */
 } env;
 
 /* how long the messages after the recording may wait in all for a slow reader of stderr */
@@ -137,10 +138,11 @@ static const struct option_spec record_opts[] = {
 		 "hsbpf if hsbpf is killed (by default it gets SIGKILL when hsbpf dies, even of "
 		 "SIGKILL)"),
 	OPTIONS_SESSION_MAPS(&env.so, "sample map slots (default 262144)"),
-	{ .kind = OPTION_FLAG, .long_name = "per-thread", .value = &env.so.key_tid,
-	  .flags = OPTF_NEG, .help = "samples keyed by thread too (the default), or by process "
-	  "only: then no report --sort tid, --tid (the thread key costs the handler nothing "
-	  "measurable; threads sharing code take more slots)" },
+	{ .kind = OPTION_SET, .long_name = "per-thread", .value = &env.per_thread, .set = 1,
+	  .flags = OPTF_NEG, .help = "samples keyed by thread too (the default but for -a "
+	  "--off-cpu/--wall, keyed by process), or by process only: then no report --sort tid, "
+	  "--tid (the thread key costs the handler nothing measurable; threads sharing code take "
+	  "more slots)" },
 	OPT_FLAG(0, "per-cpu", &env.so.key_cpu, "samples keyed by CPU too (report --sort cpu, --cpu)"),
 	{ .kind = OPTION_CALLBACK, .long_name = "time-buckets", .argh = "MS", .flags = OPTF_OPTARG,
 	  .cb = time_buckets, .help = "samples keyed by time too, in buckets of MS milliseconds "
@@ -200,6 +202,9 @@ static int check_args(void)
 			    "every task there");
 	if (env.alloc_period && !env.memory)
 		return fail(-EINVAL, "--alloc-period is for --memory");
+	/* a whole machine's blocks by process: its threads' keys were most of a minute's profile
+	 * (docs/off-cpu.md); by thread when asked */
+	env.so.key_tid = env.per_thread >= 0 ? env.per_thread : !(env.so.all && env.so.offcpu);
 	if (env.memory)
 		env.so.alloc_period = env.alloc_period ? env.alloc_period : MEMORY_DEFAULT_PERIOD;
 	if (env.so.no_kill_with_parent && !env.so.argv)
@@ -220,7 +225,7 @@ static int parse_args(int argc, char **argv)
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
 	env.output = "hsbpf.data";
-	env.so.key_tid = true;	/* docs/benchmarks.md: no measurable cost per sample */
+	env.per_thread = -1;	/* by thread (docs/benchmarks.md: no measurable cost per sample) */
 	nr = options__parse(&record_cmd, record_opts, argc, argv);
 	if (nr < 0)
 		return nr;

@@ -153,6 +153,9 @@ static const struct option_spec report_opts[] = {
 	OPT_SECONDS(0, "percent-limit", &o.percent_limit, "P", "rows and call-graph branches under "
 		    "P% of the samples are not shown (default: all rows, branches of 0.5% and more)",
 		    0, 100, "invalid --percent-limit '%s' (%g to %g)"),
+	OPT_FLAG(0, "wakers", &o.wakers, "in the call graphs, a woken off-CPU block's chain goes on "
+		 "with a \"--\" and its waker's frames, the wake-up first (record --wakers; as "
+		 "offwaketime's stacks read)"),
 	OPT_FLAG('n', "show-nr-samples", &o.show_nr, "a Samples column with --children too "
 		 "(the flat table always has one)"),
 	OPT_CALLBACK('F', "fields", NULL, "FIELDS", "perf's output fields: overhead, sample, "

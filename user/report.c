@@ -266,7 +266,8 @@ static int check_keys(const struct profile *p, const char *input, const enum sor
 	for (int k = 0; k < nr_keys; k++) {
 		if (keys[k] == SORT_TID && !profile__has_key(p, "tid"))
 			return fail(-EINVAL, "--sort tid: '%s' has no thread keys (recorded with "
-				    "--no-per-thread)", input);
+				    "--no-per-thread, or -a with --off-cpu or --wall: record "
+				    "--per-thread)", input);
 		if (keys[k] == SORT_WAKER && !profile__has_key(p, "waker"))
 			return fail(-EINVAL, "--sort waker: '%s' has no wakers (record with --off-cpu "
 				    "--wakers)", input);
@@ -326,6 +327,7 @@ static int attach_graphs(struct hist *h, struct graph_ctx *g, struct symbolizer 
 		.percent_limit = o->graph_limit >= 0 ? o->graph_limit :
 				 o->percent_limit >= 0 ? o->percent_limit : 0.5,
 		.indent = 12,
+		.wakers = o->wakers,
 	};
 	h->show_nr = o->show_nr;
 	if (!o->graph)		/* -g none: the Children column without the graphs */

@@ -33,6 +33,7 @@ struct report_opts {
 	double graph_limit;	/* -g's threshold; -1: --percent-limit's, else 0.5 */
 	double percent_limit;	/* -1: the default */
 	bool show_nr;		/* -n: a Samples column beside Children and Self */
+	bool wakers;		/* --wakers: woken blocks' chains go on with their waker's frames */
 	bool header;		/* --header: the profile's header before the rows */
 	bool header_only;	/* --header-only: the header alone */
 	struct sample_filter sf;

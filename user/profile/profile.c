@@ -677,10 +677,24 @@ static const struct profile_mapping *lookup_at(const struct profile *p, u32 pid,
  * image's last executable file mmap and before the next: the mapping in force then is the
  * newest at or before map_ns. Without one, the image's latest (no such mmap while recording,
  * or a profile older than 1.6). */
+/* the object of a frame stored as (object, offset): objects are sorted by start, one per index */
+static const struct profile_mapping *find_object(const struct profile *p, u64 ip)
+{
+	size_t i = first_of_pid(p->mappings, p->nr_mappings, sizeof(*p->mappings), PROFILE_OBJ_PID) +
+		   PROFILE_OBJ_INDEX(ip);
+	const struct profile_mapping *m = i < p->nr_mappings ? &p->mappings[i] : NULL;
+
+	return m && m->pid == PROFILE_OBJ_PID && ip - m->start < m->len ? m : NULL;
+}
+
 const struct profile_mapping *profile__find_mapping(const struct profile *p, u32 pid, u64 exec_ns,
 						 u64 map_ns, u64 ip)
 {
-	u64 end = image_end(p, pid, exec_ns);
+	u64 end;
+
+	if (PROFILE_IS_OBJ_FRAME(ip))
+		return find_object(p, ip);
+	end = image_end(p, pid, exec_ns);
 
 	return lookup_at(p, pid, map_ns && map_ns < end ? map_ns : end, ip, 0);
 }
@@ -730,6 +744,8 @@ static int cmp_mapping(const void *a, const void *b)
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (x->pid == PROFILE_OBJ_PID)	/* objects: by index (find_object) */
+		return x->start < y->start ? -1 : x->start > y->start;
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
@@ -841,10 +857,11 @@ int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids)
 	bool grew = true;
 	int err = -ENOMEM;
 
-	if (array__reserve((void **)&keep, &cap, nr_pids + p->nr_samples + 1, sizeof(*keep)))
+	if (array__reserve((void **)&keep, &cap, nr_pids + p->nr_samples + 2, sizeof(*keep)))
 		return err;
 	for (size_t i = 0; i < nr_pids; i++)
 		keep[nr++] = pids[i];
+	keep[nr++] = PROFILE_OBJ_PID;	/* the objects of shared stacks */
 	for (size_t i = 0; i < p->nr_samples; i++)
 		keep[nr++] = p->samples[i].pid;
 	nr = make_set(keep, nr);

@@ -9,7 +9,7 @@
 
 #define PROFILE_MAGIC		"HSBPFPRF"
 #define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	10
+#define PROFILE_VERSION_MINOR	11
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -31,6 +31,9 @@
 /* 1.10: off-CPU blocks' wakers (SEC_STACK_SAMPLE_WAKERS; the sample keys' waker; STATS
  * offcpu_wakeups, offcpu_waker_lost, offcpu_unwoken) */
 #define PROFILE_MINOR_WAKERS	10
+/* 1.11: user frames as (object, offset): PROFILE_OBJ_FRAME, the objects as mappings of
+ * PROFILE_OBJ_PID (profile__share_stacks) */
+#define PROFILE_MINOR_OBJECTS	11
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -175,6 +178,22 @@ struct profile_nspid {
 	u32 pid;		/* host */
 	u32 nspid;		/* innermost namespace */
 };
+
+/* A user frame (or a sample's ip) in a file, as (object, offset) rather than a process's address
+ * (1.11, profile__share_stacks): the top nibble makes it non-canonical, as HSBPF_PY_FRAME's;
+ * the object is the mapping of the pseudo-process PROFILE_OBJ_PID whose start is
+ * PROFILE_OBJ_FRAME(object, 0), its len 2^PROFILE_OBJ_OFF_BITS and pgoff 0, so that a lookup of
+ * the frame (profile__find_mapping) finds that mapping and ip - start + pgoff is the offset in
+ * the file, as for any mapping. */
+#define PROFILE_OBJ_TAG		0xd000000000000000ULL
+#define PROFILE_OBJ_TAG_MASK	0xf000000000000000ULL
+#define PROFILE_OBJ_OFF_BITS	36
+#define PROFILE_OBJ_MAX		(1u << 24)
+#define PROFILE_OBJ_PID		UINT32_MAX
+#define PROFILE_OBJ_FRAME(obj, off) \
+	(PROFILE_OBJ_TAG | (u64)(obj) << PROFILE_OBJ_OFF_BITS | (off))
+#define PROFILE_IS_OBJ_FRAME(ip)	(((ip) & PROFILE_OBJ_TAG_MASK) == PROFILE_OBJ_TAG)
+#define PROFILE_OBJ_INDEX(ip)	(((ip) & ~PROFILE_OBJ_TAG_MASK) >> PROFILE_OBJ_OFF_BITS)
 
 /* One distinct call stack: frames[first, first + nr), the sampled frame first, then return
  * addresses. A user stack says how it ended (HSBPF_STACK_*, or PROFILE_STACK_LOST when the
@@ -491,6 +510,12 @@ const struct profile_mapping *profile__find_mapping(const struct profile *p, u32
 const struct profile_mapping *profile__mapping_at(const struct profile *p, u32 pid, u64 t, u64 ip);
 /* the command name of (pid, exec_ns): "swapper" for pid 0, "[unknown]" when none was recorded */
 const char *profile__comm(const struct profile *p, u32 pid, u64 exec_ns);
+
+/* user frames and samples' ips in files as (object, offset), each distinct stack once, the
+ * objects added as mappings of PROFILE_OBJ_PID and the processes' file mappings dropped
+ * (objframes.c); a program's stacks are then shared by its processes. 0 or -ENOMEM (the
+ * profile as it was) */
+int profile__share_stacks(struct profile *p);
 
 /* keep the process history (mappings, comms, forks) of these pids, of the pids that have
  * samples, and of their fork ancestors; drop the rest, and leave the tables sorted

@@ -9,6 +9,7 @@
 #include "record/memory.h"
 #include "symbols/inline.h"
 #include "report/hist.h"
+#include "lib/hashidx.h"
 #include "report/pyself.h"
 #include "lib/json_writer.h"
 #include "record/offcpu.h"
@@ -235,27 +236,61 @@ static int cmp_frame_idx(const void *a, const void *b)
 	return c ? c : x < y ? -1 : x > y;
 }
 
-/* the same id for frames of the same function */
+/* frames with the same name pointers (the symbolizer interns them) are one function at once */
+static bool same_names(const void *key, u32 pos, void *ctx)
+{
+	const struct callchain_frame *f = key, *g = &((const struct callchain_frame *)ctx)[pos];
+
+	return f->kernel == g->kernel && f->sym == g->sym && f->dso == g->dso;
+}
+
+/* the same id for frames of the same function, ids in the order of their names: the frames'
+ * distinct name pointers are sorted, not every frame (a machine's profile has millions) */
 static int number_funcs(struct callchain *cc)
 {
-	u32 *idx = malloc((cc->nr_frames + 1) * sizeof(*idx));
+	u32 *rep = malloc((cc->nr_frames + 1) * sizeof(*rep)), *idx = NULL;
+	struct hashidx reps = {};
+	size_t nr = 0;
+	int err = -ENOMEM;
 
+	if (!rep)
+		goto out;
+	/* rep[i]: the first frame with frame i's names; idx: those first frames */
+	idx = malloc((cc->nr_frames + 1) * sizeof(*idx));
 	if (!idx)
-		return -ENOMEM;
-	for (size_t i = 0; i < cc->nr_frames; i++)
-		idx[i] = i;
-	sort_frames = cc->frames;
-	qsort(idx, cc->nr_frames, sizeof(*idx), cmp_frame_idx);
-	sort_frames = NULL;
+		goto out;
 	for (size_t i = 0; i < cc->nr_frames; i++) {
+		const struct callchain_frame *f = &cc->frames[i];
+		u64 h = hashidx__hash_u64((uintptr_t)f->sym ^ (u64)f->kernel << 63,
+					  hashidx__hash_u64((uintptr_t)f->dso, 0));
+		s64 pos = hashidx__find(&reps, h, f, same_names, cc->frames);
+
+		if (pos < 0) {
+			if (hashidx__insert(&reps, h, i))
+				goto out;
+			idx[nr++] = i;
+			pos = i;
+		}
+		rep[i] = pos;
+	}
+	sort_frames = cc->frames;
+	qsort(idx, nr, sizeof(*idx), cmp_frame_idx);
+	sort_frames = NULL;
+	for (size_t i = 0; i < nr; i++) {
 		if (i && cmp_func(&cc->frames[idx[i - 1]], &cc->frames[idx[i]]))
 			cc->nr_funcs++;
 		cc->frames[idx[i]].func = cc->nr_funcs;
 	}
-	if (cc->nr_frames)
+	if (nr)
 		cc->nr_funcs++;
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		cc->frames[i].func = cc->frames[rep[i]].func;
+	err = 0;
+out:
+	free(rep);
 	free(idx);
-	return 0;
+	hashidx__free(&reps);
+	return err;
 }
 
 /* the waker of stack sample i, resolved into the frames after its stack's */
@@ -282,13 +317,41 @@ static int add_waker_frames(struct callchain *cc, struct symbolizer *sy, struct 
 	return 0;
 }
 
+/* a stack whose frames name the same functions in any process: a kernel stack, or a user
+ * stack of objects' frames (format 1.11) */
+static bool shared_stack(const struct profile *p, const struct profile_stack *st, bool kernel)
+{
+	for (u32 j = 0; !kernel && j < st->nr; j++)
+		if (!PROFILE_IS_OBJ_FRAME(profile__frames(p, st)[j]))
+			return false;
+	return true;
+}
+
+/* the frames a shared stack was resolved to once (cc->frames[first, first + nr)), copied */
+struct resolved {
+	u32 first, nr;
+	bool done;
+};
+
+static int reuse(struct callchain *cc, const struct resolved *r)
+{
+	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + r->nr + 1,
+			   sizeof(*cc->frames)))
+		return -ENOMEM;
+	memcpy(cc->frames + cc->nr_frames, cc->frames + r->first, r->nr * sizeof(*cc->frames));
+	cc->nr_frames += r->nr;
+	return 0;
+}
+
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	bool user_returns = !cg || cg->return_addresses;	/* imported: perf's are */
 	struct callchain *cc = calloc(1, sizeof(*cc));
+	/* each shared stack resolved once, as a kernel's ([0]) or a user's ([1]) */
+	struct resolved *res = calloc(2 * (p->nr_stacks + 1), sizeof(*res));
 
-	if (!cc)
+	if (!cc || !res)
 		goto nomem;
 	cc->p = p;
 	cc->stacks = calloc(p->nr_stack_samples + 1, sizeof(*cc->stacks));
@@ -298,15 +361,31 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
 		const struct profile_stack *k = profile__stack(p, ss->kernel), *u = profile__stack(p, ss->user);
 		struct callchain_stack *st = &cc->stacks[cc->nr_stacks++];
+		struct resolved *rk = k ? &res[2 * (ss->kernel - 1)] : NULL;
+		struct resolved *ru = u && shared_stack(p, u, false) ? &res[2 * (ss->user - 1) + 1] : NULL;
+		size_t ufirst;
 
 		*st = (struct callchain_stack){
 			.sample = i, .first = cc->nr_frames, .count = ss->count, .weight = ss->weight,
 			.pid = ss->pid, .exec_ns = ss->exec_ns, .map_ns = ss->map_ns,
 			.cgroup_id = ss->cgroup_id, .flags = ss->flags,
 		};
+		if (rk && rk->done) {
+			if (reuse(cc, rk))
+				goto nomem;
+			k = NULL;
+		}
 		for (u32 j = 0; k && j < k->nr; j++)
 			if (add_frame(cc, sy, st, profile__frames(p, k)[j], true, j > 0))
 				goto nomem;
+		if (k)
+			*rk = (struct resolved){ st->first, cc->nr_frames - st->first, true };
+		ufirst = cc->nr_frames;
+		if (ru && ru->done) {
+			if (reuse(cc, ru))
+				goto nomem;
+			u = NULL;
+		}
 		/* a sample in the kernel: the user stack's first frame is where it entered; a
 		 * Python frame (docs/python.md) is an instruction's offset, never a return address */
 		for (u32 j = 0, py = 0; u && j < u->nr; j++) {
@@ -326,6 +405,8 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 				rotate_frames(cc->frames + py - 1, at - (py - 1), cc->nr_frames - 1 - at);
 			py = 0;
 		}
+		if (u && ru)
+			*ru = (struct resolved){ ufirst, cc->nr_frames - ufirst, true };
 		st->nr = cc->nr_frames - st->first;
 		/* the loop's own time is its innermost Python frame's (after the functions inlined
 		 * at the loop's pc, which go before it) */
@@ -342,8 +423,10 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 	}
 	if (number_funcs(cc))
 		goto nomem;
+	free(res);
 	return cc;
 nomem:
+	free(res);
 	callchain__free(cc);
 	errno = ENOMEM;
 	return NULL;
@@ -387,6 +470,8 @@ void callchain__free(struct callchain *cc)
 		return;
 	free(cc->frames);
 	free(cc->stacks);
+	free(cc->row_first);
+	free(cc->row_stacks);
 	free(cc);
 }
 
@@ -791,23 +876,101 @@ static void print_chains(const struct tree *t, const struct callchain_frame *sel
 	free(ends);
 }
 
-void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
+/* row id -> the stacks with a frame in that row, each once and in the stacks' order (printing
+ * a row's tree visited every stack: rows x stacks, most of a machine's report); -ENOMEM */
+static int index_rows(struct callchain *cc)
+{
+	u32 nr = 0, *fill = NULL, *last = NULL;
+	size_t total = 0;
+
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		if (cc->frames[i].row != UINT32_MAX && cc->frames[i].row >= nr)
+			nr = cc->frames[i].row + 1;
+	cc->row_first = calloc(nr + 2, sizeof(*cc->row_first));
+	fill = calloc(nr + 1, sizeof(*fill));
+	last = calloc(nr + 1, sizeof(*last));	/* the last stack (+ 1) counted in a row */
+	if (!cc->row_first || !fill || !last)
+		goto nomem;
+	/* twice over the stacks: count, then fill; a stack's frames in one row counted once */
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < cc->nr_stacks; i++) {
+			const struct callchain_stack *st = &cc->stacks[i];
+			const struct callchain_frame *f = &cc->frames[st->first];
+
+			for (u32 j = 0; j < st->nr; j++) {
+				u32 r = f[j].row;
+
+				if (r == UINT32_MAX || last[r] == i + 1)
+					continue;
+				last[r] = i + 1;
+				if (!pass)
+					cc->row_first[r + 1]++;
+				else
+					cc->row_stacks[cc->row_first[r] + fill[r]++] = i;
+			}
+		}
+		if (pass)
+			break;
+		memset(last, 0, (nr + 1) * sizeof(*last));
+		for (u32 r = 0; r < nr; r++)
+			cc->row_first[r + 1] += cc->row_first[r];
+		total = cc->row_first[nr];
+		cc->row_stacks = malloc((total + 1) * sizeof(*cc->row_stacks));
+		if (!cc->row_stacks)
+			goto nomem;
+	}
+	cc->nr_row_ids = nr;
+	free(fill);
+	free(last);
+	return 0;
+nomem:
+	free(fill);
+	free(last);
+	free(cc->row_first);
+	cc->row_first = NULL;
+	return -ENOMEM;
+}
+
+/* the separator between a woken block's frames and its waker's (report --wakers) */
+static const struct callchain_frame waker_separator = { .sym = "[woken by]", .dso = "" };
+
+/* report --wakers: the chain at node at goes on with the separator and the waker's frames,
+ * the wake-up first; its last node, or -ENOMEM */
+static s64 add_waker_chain(struct tree *t, const struct callchain *cc,
+			   const struct callchain_stack *st, s64 at)
+{
+	at = tree_child(t, at, cc->nr_funcs);
+	for (u32 j = 0; at >= 0 && j < st->waker_nr; j++) {
+		t->nodes[at].count += st->count;
+		at = tree_child(t, at, cc->frames[st->waker_first + j].func);
+	}
+	if (at >= 0)
+		t->nodes[at].count += st->count;
+	return at;
+}
+
+void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t row,
 			   const struct callchain_print_opts *o, FILE *out)
 {
 	struct tree t = {};
 	const struct callchain_frame *self = NULL;
+	u32 id = h->rows[row].id;
 	char prefix[128];
 
 	if (!cc->total || array__reserve((void **)&t.nodes, &t.cap, 1, sizeof(*t.nodes)))
 		return;
-	func_frames = calloc(cc->nr_funcs + 1, sizeof(*func_frames));
+	if (!cc->row_first && index_rows(cc))
+		goto cleanup;
+	func_frames = calloc(cc->nr_funcs + 2, sizeof(*func_frames));
 	if (!func_frames)
 		goto cleanup;
 	for (size_t i = 0; i < cc->nr_frames; i++)
 		func_frames[cc->frames[i].func] = &cc->frames[i];
+	func_frames[cc->nr_funcs] = &waker_separator;
 	t.nodes[t.nr++] = (struct node){ .func = UINT32_MAX };
-	for (size_t i = 0; i < cc->nr_stacks; i++) {
-		const struct callchain_stack *st = &cc->stacks[i];
+	for (u32 x = id < cc->nr_row_ids ? cc->row_first[id] : 0;
+	     id < cc->nr_row_ids && x < cc->row_first[id + 1]; x++) {
+		const struct callchain_stack *st = &cc->stacks[cc->row_stacks[x]];
 		const struct callchain_frame *f = &cc->frames[st->first];
 		int pos = -1, from, to, step;
 		s64 at = 0;
@@ -841,6 +1004,8 @@ void callchain__print_tree(const struct callchain *cc, const struct hist *h, siz
 				goto cleanup;
 			t.nodes[at].count += st->count;
 		}
+		if (o->wakers && st->woken && add_waker_chain(&t, cc, st, at) < 0)
+			goto cleanup;
 	}
 	if (!self)
 		goto cleanup;

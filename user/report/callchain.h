@@ -67,6 +67,10 @@ struct callchain {
 	size_t nr_stacks;
 	u64 total;		/* samples over all stacks */
 	u32 nr_funcs;		/* functions: frame.func is below this */
+	/* the stacks each hist row's frames are in, made by the first callchain__print_tree
+	 * (after callchain__attach): row id r's are row_stacks[row_first[r], row_first[r + 1]) */
+	u32 *row_first, *row_stacks;
+	u32 nr_row_ids;
 };
 
 /* resolve every stack sample of p; NULL with errno set (ENOMEM) */
@@ -130,10 +134,14 @@ struct callchain_print_opts {
 	bool children;
 	double percent_limit;	/* branches under this share of all samples are not shown */
 	int indent;		/* columns before the graph */
+	/* report --wakers: a woken block's chain goes on, at its end, with a "--" and its
+	 * waker's frames, the wake-up first (offwaketime's layout) */
+	bool wakers;
 };
 /* the stacks under hist row `row` in o's style: perf's graph layout (shares of all samples,
- * or of the parent's for fractal), its flat chains or its folded lines */
-void callchain__print_tree(const struct callchain *cc, const struct hist *h, size_t row,
+ * or of the parent's for fractal), its flat chains or its folded lines. cc is not changed but
+ * for its index of each row's stacks, made on the first call (the rows are attached by then) */
+void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t row,
 			   const struct callchain_print_opts *o, FILE *out);
 
 /* top's view of one function: its callers and its callees, each with the samples of the

@@ -109,6 +109,15 @@ struct symbolizer {
 	size_t cache_slots;
 	struct strset names;		/* symbol and file names the cache points to */
 	u32 gen;			/* symbolizer__evict_unused's calls */
+	/* the last command looked up: every frame of a stack asks for its process's (a live
+	 * profile's new names or forks, or its string table moved, start it over) */
+	struct {
+		u32 pid;
+		u64 exec_ns;
+		size_t nr_comms, nr_forks;
+		const char *strs;
+		const char *comm;
+	} last_comm;
 };
 
 /* true if a file is there that is not a regular file */
@@ -293,7 +302,19 @@ void symbolizer__no_demangle(struct symbolizer *sy)
 
 const char *symbolizer__comm(struct symbolizer *sy, u32 pid, u64 exec_ns)
 {
-	return profile__comm(sy->p, pid, exec_ns);
+	const struct profile *p = sy->p;
+
+	if (!sy->last_comm.comm || sy->last_comm.pid != pid || sy->last_comm.exec_ns != exec_ns ||
+	    sy->last_comm.nr_comms != p->nr_comms || sy->last_comm.nr_forks != p->nr_forks ||
+	    sy->last_comm.strs != p->strs.buf) {
+		sy->last_comm.pid = pid;
+		sy->last_comm.strs = p->strs.buf;
+		sy->last_comm.exec_ns = exec_ns;
+		sy->last_comm.nr_comms = p->nr_comms;
+		sy->last_comm.nr_forks = p->nr_forks;
+		sy->last_comm.comm = profile__comm(p, pid, exec_ns);
+	}
+	return sy->last_comm.comm;
 }
 
 static const struct bblock_table *dso_blocks(struct symbolizer *sy, struct dso *d)
