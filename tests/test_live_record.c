@@ -724,7 +724,12 @@ Test(live, sigint_and_sigterm_end_a_recording_cleanly)
 		usleep(400000);
 		kill(pid, sigs[i]);
 		cr_assert_eq(waitpid(pid, &st, 0), pid);
-		cr_expect(WIFEXITED(st) && WEXITSTATUS(st) == 0, "signal %d: status %d", sigs[i], st);
+		if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+			struct run_result r;
+
+			run(&r, "grep -v 'debug: unwind' %s | tail -20", err_path);
+			cr_assert_fail("signal %d: status %d: %s", sigs[i], st, r.out);
+		}
 		cr_assert_eq(profile__read(profile_path(), &p), 0);
 		cr_expect_gt(p->meta.duration_ns, 400000000, "duration %llu ns",
 			     (unsigned long long)p->meta.duration_ns);

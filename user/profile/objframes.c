@@ -71,7 +71,8 @@ static s64 object_of(struct relocator *r, const struct profile_mapping *m)
 		.pid = PROFILE_OBJ_PID, .path = m->path, .start = PROFILE_OBJ_FRAME(r->nr_objs, 0),
 		.len = 1ULL << PROFILE_OBJ_OFF_BITS, .build_id_size = m->build_id_size,
 	};
-	memcpy(r->objs[r->nr_objs].build_id, m->build_id, m->build_id_size);
+	if (m->build_id_size)
+		memcpy(r->objs[r->nr_objs].build_id, m->build_id, m->build_id_size);
 	return r->nr_objs++;
 }
 
@@ -436,7 +437,8 @@ int profile__share_stacks(struct profile *p)
 	/* the branch records (LBR) keep process addresses: their mappings stay */
 	if (!r.raw_left && !p->nr_lbr)
 		drop_process_files(p);
-	memcpy(p->mappings + p->nr_mappings, r.objs, r.nr_objs * sizeof(*r.objs));
+	if (r.nr_objs)
+		memcpy(p->mappings + p->nr_mappings, r.objs, r.nr_objs * sizeof(*r.objs));
 	p->nr_mappings += r.nr_objs;
 	profile__finish(p);
 	/* out of memory there, the records stay apart: a profile as good, only larger */

@@ -1031,7 +1031,8 @@ static void keep_with_wakers(struct profile *p, const u32 *pids, size_t nr_pids)
 	for (size_t i = 0; i < p->nr_stack_sample_wakers; i++)
 		if (p->stack_sample_wakers[i].pid)
 			keep[nr++] = p->stack_sample_wakers[i].pid;
-	qsort(keep, nr, sizeof(*keep), cmp_u32);
+	if (nr)
+		qsort(keep, nr, sizeof(*keep), cmp_u32);
 	for (size_t i = 0; i < nr; i++) {
 		bool known = false;
 
@@ -1042,7 +1043,8 @@ static void keep_with_wakers(struct profile *p, const u32 *pids, size_t nr_pids)
 		if (!known && procfs__alive(keep[i]))
 			procfs__synthesize(p, keep[i]);	/* best effort: unnamed if it fails */
 	}
-	memcpy(keep + nr, pids, nr_pids * sizeof(*keep));
+	if (nr_pids)
+		memcpy(keep + nr, pids, nr_pids * sizeof(*keep));
 	profile__keep_pids(p, keep, nr + nr_pids);
 	free(keep);
 }
@@ -1214,7 +1216,7 @@ int session__want_tables(struct session *s)
 		return 0;
 	for (size_t i = 0; i < s->p->nr_stack_samples && !err; i++)
 		err = stack_mappings(s, &s->p->stack_samples[i], &maps, &nr, &cap);
-	if (!err)
+	if (!err && nr)
 		qsort(maps, nr, sizeof(*maps), cmp_ptr);
 	for (size_t i = 0; i < nr && !err; i++) {
 		const struct profile_mapping *m = maps[i];
