@@ -499,7 +499,7 @@ Test(live_offcpu, pid_target_blocked_at_the_end)
 	char cmd[512];
 	struct profile *p;
 	pid_t pid;
-	double off = 0;
+	double off = 0, lost;
 
 	snprintf(cmd, sizeof(cmd), "%s sleep 50 100", fixture("offcpu"));
 	pid = spawn(cmd);
@@ -515,9 +515,14 @@ Test(live_offcpu, pid_target_blocked_at_the_end)
 			off += p->samples[i].weight;
 	cr_expect_geq(p->stats.offcpu_open, 1, "the sleeper was blocked at the end");
 	/* the block under way at the start counts from it (test pid_target_blocked_at_the_start),
-	 * when the sleeper was in a nap then (it runs for microseconds between naps) */
-	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
-		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
+	 * when the sleeper was in a nap then (it runs for microseconds between naps); a switch
+	 * the recording says it missed (no task storage given back: docs/off-cpu.md) may lose
+	 * its nap, 50 ms, and only then */
+	lost = (double)(p->stats.offcpu_no_storage + p->stats.offcpu_full) * 50e6;
+	cr_expect(off >= p->meta.duration_ns - 5e6 - lost && off <= p->meta.duration_ns + 5e6,
+		  "off-CPU %.3f ms in a %.3f ms recording (%llu switches said missed)", off / 1e6,
+		  p->meta.duration_ns / 1e6,
+		  (unsigned long long)(p->stats.offcpu_no_storage + p->stats.offcpu_full));
 	profile__free(p);
 }
 
