@@ -34,7 +34,9 @@ TestSuite(live_memory, .fini = cleanup_tmpdir, .timeout = 300);
 
 static struct run_result rec, folded;
 
-/* bytes of the folded stacks holding ";frame;" (frame NULL: all) */
+/* bytes of the folded stacks holding ";frame;" (frame NULL: all). A named frame's leaves out
+ * stdio's buffer (_IO_file_doallocate), allocated by whichever function prints first and never
+ * freed: once sampled under via_malloc, it made 64.25 of its 64 allocations and left bytes in use */
 static double folded_bytes(const char *frame)
 {
 	char want[128];
@@ -49,7 +51,8 @@ static double folded_bytes(const char *frame)
 			break;
 		*end = 0;
 		sp = strrchr(line, ' ');
-		if (sp && (!frame || memmem(line, sp - line, want, strlen(want))))
+		if (sp && (!frame || (memmem(line, sp - line, want, strlen(want)) &&
+				      !memmem(line, sp - line, ";_IO_file_doallocate;", 21))))
 			sum += strtod(sp + 1, NULL);
 		*end = '\n';
 	}
