@@ -211,6 +211,23 @@ pid_t spawn(const char *cmdline)
 	return pid;
 }
 
+pid_t spawn_jvm(void)
+{
+	const char *cls = fixture("jit/Hot.class");
+	char dir[PATH_MAX], ready[PATH_MAX], cmd[3 * PATH_MAX + 64];
+	pid_t pid;
+
+	if (access(cls, R_OK) || access("/usr/bin/java", X_OK))
+		cr_skip_test("no JDK (javac, java): %s is not built", cls);
+	cr_assert(realpath(cls, dir), "cannot resolve %s: %s", cls, strerror(errno));
+	*strrchr(dir, '/') = 0;
+	snprintf(ready, sizeof(ready), "%s/jvm-ready", tmpdir());
+	snprintf(cmd, sizeof(cmd), "cd %s && exec java -cp %s Hot %s", tmpdir(), dir, ready);
+	pid = spawn(cmd);
+	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
+	return pid;
+}
+
 static bool read_small(const char *path, char *buf, size_t size)
 {
 	FILE *f = fopen(path, "r");

@@ -40,6 +40,9 @@ bool python_importing(const char *const *names, int n);
 /* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
  * test when it cannot fork) */
 pid_t spawn(const char *cmdline);
+/* the fixture's JVM (jit/Hot.class) started in the test's temporary folder, where the JVM
+ * leaves its attach files, once it says its JIT code is compiled; skips without a JDK */
+pid_t spawn_jvm(void);
 /* the process that root is or has among its descendants whose comm is comm, once it exists
  * with at least min_threads threads; waited for up to 15 s, else the test fails */
 pid_t wait_descendant(pid_t root, const char *comm, int min_threads);

@@ -15,24 +15,6 @@
 
 TestSuite(jvm_perfmap, .fini = cleanup_tmpdir, .timeout = 180);
 
-/* the fixture's JVM, its JIT code compiled once it says ready */
-static pid_t start_jvm(void)
-{
-	char ready[PATH_MAX], cmd[2 * PATH_MAX + 64], dir[PATH_MAX];
-	const char *cls = fixture("jit/Hot.class");
-
-	if (access(cls, R_OK) || access("/usr/bin/java", X_OK))
-		cr_skip_test("no JDK (javac, java): %s is not built", cls);
-	snprintf(dir, sizeof(dir), "%s", cls);
-	*strrchr(dir, '/') = 0;
-	snprintf(ready, sizeof(ready), "%s/jvm-ready", tmpdir());
-	snprintf(cmd, sizeof(cmd), "exec java -cp %s Hot %s", dir, ready);
-	pid_t pid = spawn(cmd);
-
-	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
-	return pid;
-}
-
 static void map_path(pid_t pid, char *buf, size_t size)
 {
 	snprintf(buf, size, "/tmp/perf-%d.map", pid);
@@ -47,7 +29,7 @@ Test(jvm_perfmap, what_is_no_jvm_is_not_asked)
 
 Test(jvm_perfmap, a_jvm_gets_its_map_once)
 {
-	pid_t pid = start_jvm();
+	pid_t pid = spawn_jvm();
 	char path[64], *text = NULL;
 	size_t cap = 0;
 	bool hot = false;
@@ -72,7 +54,7 @@ Test(jvm_perfmap, a_jvm_gets_its_map_once)
 
 Test(jvm_perfmap, a_jcmd_that_fails_or_hangs_is_an_error)
 {
-	pid_t pid = start_jvm();
+	pid_t pid = spawn_jvm();
 	char path[64], hang[PATH_MAX];
 	static const char script[] = "#!/bin/sh\nexec sleep 60\n";
 

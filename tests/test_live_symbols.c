@@ -154,22 +154,14 @@ Test(live_symbols, node_jit_functions_from_the_perf_map)
  * and its JIT code is named: most of its samples are in the fixture's compiled methods */
 Test(live_symbols, jvm_jit_frames_named_through_jcmd, .timeout = 180)
 {
-	const char *cls = fixture("jit/Hot.class");
-	char dir[PATH_MAX], ready[PATH_MAX], cmd[2 * PATH_MAX + 64], map[64];
+	char map[64];
 	struct stat sb;
 	struct profile *p;
 	struct run_result r;
 	u64 named, all;
 	pid_t pid;
 
-	if (access(cls, R_OK) || access("/usr/bin/java", X_OK))
-		cr_skip_test("no JDK (javac, java): %s is not built", cls);
-	snprintf(dir, sizeof(dir), "%s", cls);
-	*strrchr(dir, '/') = 0;
-	snprintf(ready, sizeof(ready), "%s/jvm-ready", tmpdir());
-	snprintf(cmd, sizeof(cmd), "exec java -cp %s Hot %s", dir, ready);
-	pid = spawn(cmd);
-	cr_assert(wait_file_contains(ready, "ready", 60000), "the JVM did not get ready");
+	pid = spawn_jvm();
 	snprintf(map, sizeof(map), "/tmp/perf-%d.map", pid);
 	cr_assert_neq(stat(map, &sb), 0, "%s exists before the recording", map);
 	p = record_profile("-F 999 -d 2 -p %d", pid);
