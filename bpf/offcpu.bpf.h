@@ -24,6 +24,7 @@
 const volatile __u64 min_block_ns = 0;		/* --min-block: shorter blocks are left out */
 const volatile __u64 max_block_ns = ~0ull;	/* --max-block: longer ones too */
 const volatile bool offcpu_by_cgroup = false;	/* --cgroup: offcpu_cgroup[0]'s tasks only */
+const volatile __u64 offcpu_cgroup_id = 0;	/* ... its id, for tasks that are not current */
 const volatile bool offcpu_by_cpu = false;	/* -C: blocks that begin on these CPUs only */
 const volatile __u64 offcpu_cpus[HSBPF_MAX_CPUS / 64] = {};	/* ... a bit each */
 const volatile bool offcpu_wakers = false;	/* --wakers: each block joined to its waker's stacks */
@@ -182,6 +183,32 @@ static __always_inline bool offcpu_in_target(struct task_struct *task, struct pr
 {
 	return !filter_pids || (proc && proc->state == HSBPF_PID_ACTIVE &&
 				(!no_inherit || task->pid == task->tgid));
+}
+
+#define OFFCPU_CGROUP_DEPTH	32	/* a task deeper than this in the v2 tree is not tested */
+
+/* --cgroup's test of a task that is not current (bpf_current_task_under_cgroup tests current
+ * only): the cgroup or one of its descendants is the task's in the v2 hierarchy, read from the
+ * ancestors its cgroup keeps (ancestors[0] the root, ancestors[level] itself) */
+static __always_inline bool offcpu_task_in_cgroup(struct task_struct *task)
+{
+	struct cgroup *cg = BPF_CORE_READ(task, cgroups, dfl_cgrp);
+	__u64 at = bpf_core_field_offset(struct cgroup, ancestors);
+	int level = BPF_CORE_READ(cg, level);
+
+	if (!cg || level < 0 || level >= OFFCPU_CGROUP_DEPTH)
+		return false;
+	for (int i = 0; i < OFFCPU_CGROUP_DEPTH; i++) {
+		struct cgroup *a = NULL;
+
+		if (i > level)
+			break;
+		if (bpf_probe_read_kernel(&a, sizeof(a), (void *)cg + at + i * sizeof(a)) || !a)
+			return false;
+		if (BPF_CORE_READ(a, kn, id) == offcpu_cgroup_id)
+			return true;
+	}
+	return false;
 }
 
 /* a preempted task is runnable (R) whatever its state says: it was about to sleep */
@@ -554,10 +581,12 @@ static __always_inline struct offcpu_task *offcpu_underway_early(struct task_str
 	struct stack_walk *st;
 	struct pt_regs *regs;
 
-	if (!next->pid || offcpu_by_cgroup || next->start_time >= offcpu_start_ns)
+	if (!next->pid || next->start_time >= offcpu_start_ns)
 		return NULL;
 	proc = bpf_map_lookup_elem(&procs, &tgid);
 	if (!offcpu_in_target(next, proc) || !offcpu_on_cpus(BPF_CORE_READ(next, thread_info.cpu)))
+		return NULL;
+	if (offcpu_by_cgroup && !offcpu_task_in_cgroup(next))
 		return NULL;
 	t = bpf_task_storage_get(&offcpu_tasks, next, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	/* the walk met it first (on another CPU, this moment), or the draw leaves it out */
@@ -761,7 +790,7 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	__u32 tgid, zero = 0;
 	unsigned int raw;
 
-	if (!task || !task->pid || offcpu_by_cgroup)
+	if (!task || !task->pid)
 		return 0;
 	raw = task->__state;
 	/* on a CPU, or on its way off one: its switch-out is followed. Runnable (R) counts: on a
@@ -773,6 +802,8 @@ int hsbpf_offcpu_start(struct bpf_iter__task *ctx)
 	if (!offcpu_in_target(task, proc))
 		return 0;
 	if (!offcpu_on_cpus(BPF_CORE_READ(task, thread_info.cpu)))	/* the CPU it left */
+		return 0;
+	if (offcpu_by_cgroup && !offcpu_task_in_cgroup(task))
 		return 0;
 	t = bpf_task_storage_get(&offcpu_tasks, task, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {

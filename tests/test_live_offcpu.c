@@ -10,10 +10,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
 #include "hsbpf.h"
 #include "profile/profile.h"
+#include "record/cgroup.h"
 #include "record/offcpu.h"
 
 TestSuite(live_offcpu, .fini = cleanup_tmpdir, .timeout = 240);
@@ -569,6 +571,55 @@ Test(live_offcpu, pid_target_blocked_at_the_start)
 		  folded.out);
 	run(&rec, "%s report -i %s --stdio", hsbpf_bin(), profile_path());
 	cr_expect(strstr(rec.out, "1 blocks were under way at the start: counted from it"), "%s", rec.out);
+	profile__free(p);
+}
+
+/* --cgroup: a napper inside the cgroup, blocked when the recording starts, counts from the
+ * start as -p's does (the walk and the switch-in test a task's cgroup by its ancestors); a
+ * napper outside it is not counted at all */
+Test(live_offcpu, cgroup_target_blocked_at_the_start)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX + 64], cmd[2 * PATH_MAX], path[64];
+	struct profile *p = NULL;
+	double off = 0;
+	pid_t in, out;
+
+	remove_stale_test_cgroups();
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(dir, sizeof(dir), "%s/hsbpf-offcg-%d", mnt, getpid());
+	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s/cgroup.procs && exec %s sleep 300 300", dir, fixture("offcpu"));
+	in = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s sleep 300 300", fixture("offcpu"));
+	out = spawn(cmd);
+	in = wait_descendant(in, "offcpu", 1);
+	snprintf(path, sizeof(path), "/proc/%d/syscall", in);
+	for (int i = 0; i < 3 && (!p || !p->stats.offcpu_underway); i++) {
+		profile__free(p);
+		p = NULL;
+		cr_assert(wait_file_contains(path, "230 ", 5000), "the sleeper is not in its nap");
+		run(&rec, "%s record --off-cpu -d 1 --cgroup %s -o %s", hsbpf_bin(), strrchr(dir, '/') + 1,
+		    profile_path());
+		cr_assert_eq(rec.status, 0, "%s", rec.err);
+		cr_assert_eq(profile__read(profile_path(), &p), 0);
+	}
+	kill(in, SIGKILL);
+	kill(out, SIGKILL);
+	reap(in);
+	reap(out);
+	remove_cgroup(dir);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		if (!(p->samples[i].flags & HSBPF_KEY_OFFCPU))
+			continue;
+		cr_expect_eq(p->samples[i].pid, (u32)in, "a block of pid %u, not the cgroup's %d",
+			     p->samples[i].pid, in);
+		off += p->samples[i].weight;
+	}
+	cr_expect_eq(p->stats.offcpu_underway, 1, "one block under way at the start: %llu",
+		     (unsigned long long)p->stats.offcpu_underway);
+	/* the whole recording is naps: one under way at the start, one open at the end */
+	cr_expect(off >= p->meta.duration_ns - 5e6 && off <= p->meta.duration_ns + 5e6,
+		  "off-CPU %.3f ms in a %.3f ms recording", off / 1e6, p->meta.duration_ns / 1e6);
 	profile__free(p);
 }
 

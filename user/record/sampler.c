@@ -375,6 +375,7 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	skel->rodata->min_block_ns = o->min_block_ns;
 	skel->rodata->max_block_ns = o->max_block_ns ? o->max_block_ns : UINT64_MAX;
 	skel->rodata->offcpu_by_cgroup = on && o->cgroup_fd >= 0;
+	skel->rodata->offcpu_cgroup_id = o->cgroup_id;
 	/* -C: fewer CPUs than are online; all of them need no test */
 	skel->rodata->offcpu_by_cpu = on && o->nr_cpus < sysconf(_SC_NPROCESSORS_ONLN);
 	for (int i = 0; i < o->nr_cpus; i++)

@@ -59,6 +59,7 @@ struct sampler_opts {
 	int nr_cpus;
 	bool filter_pids;	/* count only pids added with sampler__add_pid */
 	int cgroup_fd;		/* >= 0: events count only inside this cgroup (in the kernel) */
+	u64 cgroup_id;		/* ... and its id */
 	u32 unwind_rows;	/* unwind table rows, 0 for HSBPF_UNWIND_ROWS */
 	bool unwind_probe;	/* load the unwinder's uprobe (tests) */
 	u64 time_origin_ns;	/* with time_bucket_ns: CLOCK_MONOTONIC of bucket 0 */

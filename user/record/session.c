@@ -592,6 +592,7 @@ int session__open(struct session *s)
 		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
 		if (err)
 			return err;
+		s->so.cgroup_id = cgid;
 	}
 	if (o->argv) {
 		err = command__spawn(o->argv, !o->no_kill_with_parent, &s->cmd);
