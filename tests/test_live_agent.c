@@ -253,6 +253,7 @@ Test(live_agent, every_interval_arrives_with_labels_and_a_valid_pprof)
 {
 	char args[PATH_MAX * 2], err_path[PATH_MAX], err[8192], cmd[PATH_MAX + 32], host[65] = "";
 	u64 agent_samples = 0, agent_ns = 0, mid[64], mid_end = 0, median;
+	u64 over_samples = 0, over_ns = 0;
 	struct receiver rc;
 	struct profile *p;
 	bool func = false;
@@ -312,6 +313,18 @@ Test(live_agent, every_interval_arrives_with_labels_and_a_valid_pprof)
 			agent_samples += got.pid_samples;
 			agent_ns += got.duration_ns;
 		}
+		if (got.time_ns < p->meta.start_realtime_ns + p->meta.duration_ns &&
+		    got.time_ns + got.duration_ns > p->meta.start_realtime_ns) {
+			over_samples += got.pid_samples;
+			over_ns += got.duration_ns;
+		}
+	}
+	/* at load 9 the agent's intervals came late enough (a loop held by new programs'
+	 * tables) that none fell wholly within the 4 s recording: then those that overlap it
+	 * (hot7030 runs steadily, its rate is the same over a little more time) */
+	if (!agent_ns) {
+		agent_samples = over_samples;
+		agent_ns = over_ns;
 	}
 	cr_expect(func, "work_70 is in a pushed profile's stacks");
 	/* the schedule: an interval the machine's load delays is followed by a shorter one (the
