@@ -319,9 +319,9 @@ Test(live_agent, every_interval_arrives_with_labels_and_a_valid_pprof)
 			over_ns += got.duration_ns;
 		}
 	}
-	/* at load 9 the agent's intervals came late enough (a loop held by new programs'
-	 * tables) that none fell wholly within the 4 s recording: then those that overlap it
-	 * (hot7030 runs steadily, its rate is the same over a little more time) */
+	/* at load 9 the agent's intervals came late enough that none fell wholly within the 4 s
+	 * recording: then those that overlap it (hot7030 runs steadily, its rate is the same
+	 * over a little more time) */
 	if (!agent_ns) {
 		agent_samples = over_samples;
 		agent_ns = over_ns;
@@ -1000,10 +1000,9 @@ Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
 	a = start_agent(args, err_path);
 	cr_assert(wait_bodies(&rc, 2, 30000), "no profile pushed");
 	p = record_profile("-a -F 99 -d 4");
-	/* what is checked is the maps' bounds and the sums, not how late an interval is: on a
-	 * machine at load 10 whose builds bring new programs all the time (their unwind tables
-	 * built by the agent between intervals), three intervals took over 30 s */
-	if (!wait_bodies(&rc, nr_bodies(&rc) + 3, 120000)) {
+	/* what is checked is the maps' bounds and the sums, not how late an interval is (the
+	 * agent's benchmark measures that): at load 10 an interval came seconds late */
+	if (!wait_bodies(&rc, nr_bodies(&rc) + 3, 60000)) {
 		slurp_file(err_path, err, sizeof(err));
 		cr_assert_fail("not three intervals pushed after the recording (%d so far): %s",
 			       nr_bodies(&rc), err);
