@@ -10,7 +10,7 @@ PROTOC_C ?= protoc-c
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-LIBS_PC := libbpf libelf libdw ncursesw libprotobuf-c libcurl
+LIBS_PC := libbpf libelf libdw ncursesw libprotobuf-c libcurl libzstd
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 
@@ -439,10 +439,10 @@ bench-truth: $(BIN) $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 # coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
 FUZZ_CORPUS := tests/fuzz/corpus
-$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/record/perf_data.c user/lib/file_format.c user/lib/util.c
+$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/record/perf_data.c user/lib/file_format.c user/lib/section_pack.c user/lib/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -lzstd -o $@
 
 # ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
 $(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind/unwind_table.c user/lib/disasm.c user/lib/vdso.c user/lib/util.c

@@ -1,0 +1,176 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Packing of a file section (format 2.0): records into columns, fields as differences where
+ * asked, then zstd; and back, trusting nothing the packed bytes say. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+#include "lib/section_pack.h"
+
+/* a decoded section is at most this large: a damaged size must not ask for terabytes */
+#define RAW_MAX (1ull << 40)
+
+struct layout {
+	size_t nr, rec;			/* columns, record size */
+	u8 size[SECTION_PACK_MAX_COLUMNS];
+	bool delta[SECTION_PACK_MAX_COLUMNS];
+};
+
+static int layout_of(const u8 *columns, size_t nr, struct layout *l)
+{
+	l->nr = nr;
+	l->rec = 0;
+	if (nr > SECTION_PACK_MAX_COLUMNS)
+		return -EINVAL;
+	for (size_t i = 0; i < nr; i++) {
+		u8 s = columns[i] & ~SECTION_PACK_DELTA;
+
+		if (s != 1 && s != 2 && s != 4 && s != 8)
+			return -EINVAL;
+		l->size[i] = s;
+		l->delta[i] = columns[i] & SECTION_PACK_DELTA;
+		l->rec += s;
+	}
+	return 0;
+}
+
+static u64 get_le(const u8 *p, size_t s)
+{
+	u64 v = 0;
+
+	memcpy(&v, p, s);	/* little-endian, as the file */
+	return v;
+}
+
+static void put_le(u8 *p, size_t s, u64 v)
+{
+	memcpy(p, &v, s);
+}
+
+static u64 mask_of(size_t s)
+{
+	return s == 8 ? ~0ull : (1ull << (8 * s)) - 1;
+}
+
+/* records (n of l->rec bytes) into columns, or (back) columns into records */
+static void transpose(const struct layout *l, const u8 *src, u8 *dst, size_t n, bool back)
+{
+	size_t off = 0, col = 0;
+
+	for (size_t c = 0; c < l->nr; c++) {
+		size_t s = l->size[c];
+		u64 prev = 0, m = mask_of(s);
+
+		for (size_t i = 0; i < n; i++) {
+			const u8 *from = back ? src + col + i * s : src + i * l->rec + off;
+			u8 *to = back ? dst + i * l->rec + off : dst + col + i * s;
+			u64 v = get_le(from, s);
+
+			if (l->delta[c] && back)
+				v = prev = (prev + v) & m;
+			else if (l->delta[c]) {
+				u64 d = (v - prev) & m;
+
+				prev = v;
+				v = d;
+			}
+			put_le(to, s, v);
+		}
+		off += s;
+		col += n * s;
+	}
+}
+
+int section_pack__encode(const void *src, size_t size, const u8 *columns, int level, void **out,
+			 size_t *out_size)
+{
+	struct layout l = {};
+	size_t nr = 0, bound, got;
+	u8 *buf = NULL, *cols = NULL;
+	const void *in = src;
+	int err;
+
+	while (columns && columns[nr])
+		nr++;
+	err = layout_of(columns, nr, &l);
+	if (err)
+		return err;
+	if (!l.rec || size % l.rec)
+		l.nr = nr = 0;
+	if (l.nr && size) {
+		cols = malloc(size);
+		if (!cols)
+			return -ENOMEM;
+		transpose(&l, src, cols, size / l.rec, false);
+		in = cols;
+	}
+	bound = ZSTD_compressBound(size);
+	buf = malloc(SECTION_PACK_HEAD + nr + bound);
+	if (!buf) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	put_le(buf, 8, size);
+	buf[8] = nr;
+	if (nr)
+		memcpy(buf + SECTION_PACK_HEAD, columns, nr);
+	got = ZSTD_compress(buf + SECTION_PACK_HEAD + nr, bound, in, size, level);
+	if (ZSTD_isError(got)) {
+		err = -ENOMEM;	/* zstd fails only for want of memory */
+		goto cleanup;
+	}
+	*out = buf;
+	*out_size = SECTION_PACK_HEAD + nr + got;
+	buf = NULL;
+cleanup:
+	free(cols);
+	free(buf);
+	return err;
+}
+
+int section_pack__decode(const void *src, size_t size, void **out, size_t *out_size,
+			 const char **why)
+{
+	const u8 *p = src;
+	struct layout l;
+	u8 *raw = NULL, *cols = NULL;
+	unsigned long long want;
+	size_t nr, got;
+	u64 raw_size;
+	int err = -EINVAL;
+
+	*why = "packed section is truncated";
+	if (size < SECTION_PACK_HEAD || size - SECTION_PACK_HEAD < p[8])
+		return -EINVAL;
+	raw_size = get_le(p, 8);
+	nr = p[8];
+	*why = "packed section has bad columns";
+	if (layout_of(p + SECTION_PACK_HEAD, nr, &l) || (nr && !l.rec) || (nr && raw_size % l.rec))
+		return -EINVAL;
+	*why = "packed section does not decompress";
+	p += SECTION_PACK_HEAD + nr;
+	size -= SECTION_PACK_HEAD + nr;
+	want = ZSTD_getFrameContentSize(p, size);
+	if (want == ZSTD_CONTENTSIZE_ERROR || want == ZSTD_CONTENTSIZE_UNKNOWN || want != raw_size ||
+	    raw_size > RAW_MAX)
+		return -EINVAL;
+	raw = malloc(raw_size ? raw_size : 1);
+	cols = nr ? malloc(raw_size ? raw_size : 1) : NULL;
+	if (!raw || (nr && !cols)) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	got = ZSTD_decompress(nr ? cols : raw, raw_size, p, size);
+	if (ZSTD_isError(got) || got != raw_size)
+		goto cleanup;
+	if (nr)
+		transpose(&l, cols, raw, raw_size / l.rec, true);
+	*out = raw;
+	*out_size = raw_size;
+	raw = NULL;
+	err = 0;
+cleanup:
+	free(raw);
+	free(cols);
+	return err;
+}
