@@ -87,6 +87,7 @@ int section_pack__encode(const void *src, size_t size, const u8 *columns, int le
 	struct layout l = {};
 	size_t nr = 0, bound, got;
 	u8 *buf = NULL, *cols = NULL;
+	ZSTD_CCtx *cctx = NULL;
 	const void *in = src;
 	int err;
 
@@ -114,7 +115,15 @@ int section_pack__encode(const void *src, size_t size, const u8 *columns, int le
 	buf[8] = nr;
 	if (nr)
 		memcpy(buf + SECTION_PACK_HEAD, columns, nr);
-	got = ZSTD_compress(buf + SECTION_PACK_HEAD + nr, bound, in, size, level);
+	/* with the frame's checksum: a damaged section is found by its own unpacking too, not
+	 * only by the file's CRC (a section copied whole into another file has the right one) */
+	cctx = ZSTD_createCCtx();
+	if (!cctx || ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))) {
+		err = -ENOMEM;
+		goto cleanup;
+	}
+	got = ZSTD_compress2(cctx, buf + SECTION_PACK_HEAD + nr, bound, in, size);
 	if (ZSTD_isError(got)) {
 		err = -ENOMEM;	/* zstd fails only for want of memory */
 		goto cleanup;
@@ -123,6 +132,7 @@ int section_pack__encode(const void *src, size_t size, const u8 *columns, int le
 	*out_size = SECTION_PACK_HEAD + nr + got;
 	buf = NULL;
 cleanup:
+	ZSTD_freeCCtx(cctx);
 	free(cols);
 	free(buf);
 	return err;
