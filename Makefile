@@ -415,6 +415,12 @@ $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
 
+# the off-CPU floor: an empty program on sched_switch (bpf/switch_floor.bpf.c)
+$(OUTPUT)/bench/switch_floor: bench/switch_floor.c $(OUTPUT)/switch_floor.skel.h $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
 $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
@@ -424,7 +430,7 @@ $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 # pipe and a futex pool under record --off-cpu (and --wakers, --switch-sample, without stacks)
 # -a against offcputime, wakeuptime; PART=size: a busy machine's minute of record --off-cpu -a,
 # its size and report's time (bench/offcpu_size.sh; BASE=an older hsbpf for the before)
-bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool
+bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool $(OUTPUT)/bench/switch_floor
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/offcpu.sh
 
 bench-stat: $(BIN) $(OUTPUT)/bench/stat_cost $(OUTPUT)/bench/pingpong
