@@ -47,37 +47,63 @@ static void put_le(u8 *p, size_t s, u64 v)
 	memcpy(p, &v, s);
 }
 
-static u64 mask_of(size_t s)
-{
-	return s == 8 ? ~0ull : (1ull << (8 * s)) - 1;
+/* one column of n values of S bytes: from records (stride rec) into the column, or back; as
+ * differences where asked. A function per size, so that each value is one load and store */
+#define COLUMN_FN(name, T)							\
+static void name(const u8 *src, u8 *dst, size_t n, size_t rec, bool delta, bool back) \
+{										\
+	T prev = 0, v;								\
+										\
+	for (size_t i = 0; i < n; i++) {					\
+		if (back) {							\
+			memcpy(&v, src + i * sizeof(T), sizeof(T));		\
+			if (delta)						\
+				v = prev = (T)(prev + v);			\
+			memcpy(dst + i * rec, &v, sizeof(T));			\
+		} else {							\
+			memcpy(&v, src + i * rec, sizeof(T));			\
+			if (delta) {						\
+				T d = (T)(v - prev);				\
+									\
+				prev = v;					\
+				v = d;						\
+			}							\
+			memcpy(dst + i * sizeof(T), &v, sizeof(T));		\
+		}								\
+	}									\
 }
+COLUMN_FN(column8, u8)
+COLUMN_FN(column16, u16)
+COLUMN_FN(column32, u32)
+COLUMN_FN(column64, u64)
+#undef COLUMN_FN
 
-/* records (n of l->rec bytes) into columns, or (back) columns into records */
+/* records (n of l->rec bytes) into columns, or (back) columns into records (little-endian
+ * values, as the file's) */
 static void transpose(const struct layout *l, const u8 *src, u8 *dst, size_t n, bool back)
 {
 	size_t off = 0, col = 0;
 
 	for (size_t c = 0; c < l->nr; c++) {
-		size_t s = l->size[c];
-		u64 prev = 0, m = mask_of(s);
+		const u8 *from = back ? src + col : src + off;
+		u8 *to = back ? dst + off : dst + col;
 
-		for (size_t i = 0; i < n; i++) {
-			const u8 *from = back ? src + col + i * s : src + i * l->rec + off;
-			u8 *to = back ? dst + i * l->rec + off : dst + col + i * s;
-			u64 v = get_le(from, s);
-
-			if (l->delta[c] && back)
-				v = prev = (prev + v) & m;
-			else if (l->delta[c]) {
-				u64 d = (v - prev) & m;
-
-				prev = v;
-				v = d;
-			}
-			put_le(to, s, v);
+		switch (l->size[c]) {
+		case 1:
+			column8(from, to, n, l->rec, l->delta[c], back);
+			break;
+		case 2:
+			column16(from, to, n, l->rec, l->delta[c], back);
+			break;
+		case 4:
+			column32(from, to, n, l->rec, l->delta[c], back);
+			break;
+		default:
+			column64(from, to, n, l->rec, l->delta[c], back);
+			break;
 		}
-		off += s;
-		col += n * s;
+		off += l->size[c];
+		col += n * l->size[c];
 	}
 }
 
