@@ -415,6 +415,12 @@ $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
 
+# reading and writing a profile: the cost of the format (bench/profile_io.c)
+$(OUTPUT)/bench/profile_io: bench/profile_io.c $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
 # the off-CPU floor: an empty program on sched_switch (bpf/switch_floor.bpf.c)
 $(OUTPUT)/bench/switch_floor: bench/switch_floor.c $(OUTPUT)/switch_floor.skel.h $(LIB)
 	$(Q)mkdir -p $(dir $@)
@@ -430,7 +436,7 @@ $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 # pipe and a futex pool under record --off-cpu (and --wakers, --switch-sample, without stacks)
 # -a against offcputime, wakeuptime; PART=size: a busy machine's minute of record --off-cpu -a,
 # its size and report's time (bench/offcpu_size.sh; BASE=an older hsbpf for the before)
-bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool $(OUTPUT)/bench/switch_floor
+bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool $(OUTPUT)/bench/switch_floor $(OUTPUT)/bench/profile_io
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/offcpu.sh
 
 bench-stat: $(BIN) $(OUTPUT)/bench/stat_cost $(OUTPUT)/bench/pingpong

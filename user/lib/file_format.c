@@ -187,18 +187,23 @@ static bool packs(const struct file_format *f)
 static int pack_sections(const struct file_format *f, const struct file_section *secs,
 			 size_t nr, struct file_section *out, void **packed)
 {
-	for (size_t i = 0; i < nr; i++) {
+	struct section_pack *pk = NULL;
+	int err = 0;
+
+	for (size_t i = 0; i < nr; i++)
+		packed[i] = NULL;
+	if (packs(f) && !(pk = section_pack__new(PACK_LEVEL)))
+		return -ENOMEM;
+	for (size_t i = 0; i < nr && !err; i++) {
 		size_t size;
-		int err;
 
 		out[i] = secs[i];
-		packed[i] = NULL;
-		if (!packs(f) || !secs[i].size)
+		if (!pk || !secs[i].size)
 			continue;
-		err = section_pack__encode(secs[i].data, secs[i].size, secs[i].columns, PACK_LEVEL,
+		err = section_pack__encode(pk, secs[i].data, secs[i].size, secs[i].columns,
 					   &packed[i], &size);
 		if (err)
-			return err;
+			break;
 		if (size >= secs[i].size) {
 			free(packed[i]);
 			packed[i] = NULL;
@@ -208,7 +213,8 @@ static int pack_sections(const struct file_format *f, const struct file_section 
 		out[i].data = packed[i];
 		out[i].size = size;
 	}
-	return 0;
+	section_pack__free(pk);
+	return err;
 }
 
 int file_format__write_out(struct outfile *o, const struct file_format *f,

@@ -107,13 +107,42 @@ static void transpose(const struct layout *l, const u8 *src, u8 *dst, size_t n, 
 	}
 }
 
-int section_pack__encode(const void *src, size_t size, const u8 *columns, int level, void **out,
-			 size_t *out_size)
+struct section_pack {
+	ZSTD_CCtx *cctx;
+};
+
+struct section_pack *section_pack__new(int level)
+{
+	struct section_pack *pk = calloc(1, sizeof(*pk));
+
+	if (!pk)
+		return NULL;
+	/* with the frame's checksum: a damaged section is found by its own unpacking too, not
+	 * only by the file's CRC (a section copied whole into another file has the right one) */
+	pk->cctx = ZSTD_createCCtx();
+	if (!pk->cctx || ZSTD_isError(ZSTD_CCtx_setParameter(pk->cctx, ZSTD_c_compressionLevel, level)) ||
+	    ZSTD_isError(ZSTD_CCtx_setParameter(pk->cctx, ZSTD_c_checksumFlag, 1))) {
+		section_pack__free(pk);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return pk;
+}
+
+void section_pack__free(struct section_pack *pk)
+{
+	if (!pk)
+		return;
+	ZSTD_freeCCtx(pk->cctx);
+	free(pk);
+}
+
+int section_pack__encode(struct section_pack *pk, const void *src, size_t size,
+			 const u8 *columns, void **out, size_t *out_size)
 {
 	struct layout l = {};
 	size_t nr = 0, bound, got;
 	u8 *buf = NULL, *cols = NULL;
-	ZSTD_CCtx *cctx = NULL;
 	const void *in = src;
 	int err;
 
@@ -141,15 +170,7 @@ int section_pack__encode(const void *src, size_t size, const u8 *columns, int le
 	buf[8] = nr;
 	if (nr)
 		memcpy(buf + SECTION_PACK_HEAD, columns, nr);
-	/* with the frame's checksum: a damaged section is found by its own unpacking too, not
-	 * only by the file's CRC (a section copied whole into another file has the right one) */
-	cctx = ZSTD_createCCtx();
-	if (!cctx || ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_compressionLevel, level)) ||
-	    ZSTD_isError(ZSTD_CCtx_setParameter(cctx, ZSTD_c_checksumFlag, 1))) {
-		err = -ENOMEM;
-		goto cleanup;
-	}
-	got = ZSTD_compress2(cctx, buf + SECTION_PACK_HEAD + nr, bound, in, size);
+	got = ZSTD_compress2(pk->cctx, buf + SECTION_PACK_HEAD + nr, bound, in, size);
 	if (ZSTD_isError(got)) {
 		err = -ENOMEM;	/* zstd fails only for want of memory */
 		goto cleanup;
@@ -158,7 +179,6 @@ int section_pack__encode(const void *src, size_t size, const u8 *columns, int le
 	*out_size = SECTION_PACK_HEAD + nr + got;
 	buf = NULL;
 cleanup:
-	ZSTD_freeCCtx(cctx);
 	free(cols);
 	free(buf);
 	return err;

@@ -17,11 +17,18 @@
 /* what a packed section starts with: u64 raw size, u8 number of columns */
 #define SECTION_PACK_HEAD	9
 
+/* a packer: zstd's context at a level, kept for every section of a file (a context's
+ * workspace is megabytes: made once, not once a section) */
+struct section_pack;
+/* NULL with errno set (ENOMEM) */
+struct section_pack *section_pack__new(int level);
+void section_pack__free(struct section_pack *pk);
+
 /* src (size bytes) packed into a new buffer *out of *out_size bytes. columns: 0-terminated,
  * NULL for none (the bytes compressed as they are); a size that is not a whole number of
  * records is packed without columns. 0, or -ENOMEM / -EINVAL (a bad column) */
-int section_pack__encode(const void *src, size_t size, const u8 *columns, int level, void **out,
-			 size_t *out_size);
+int section_pack__encode(struct section_pack *pk, const void *src, size_t size,
+			 const u8 *columns, void **out, size_t *out_size);
 
 /* the bytes src (size bytes) was packed from, into a new buffer: 0, -ENOMEM, or -EINVAL with
  * *why saying what is wrong (never reads outside src) */
