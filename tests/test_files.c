@@ -20,7 +20,6 @@
 #include "symbols/elf_image.h"
 #include "helpers.h"
 #include "lib/file_format.h"
-#include "lib/section_pack.h"
 #include "profile/profile.h"
 #include "profile/truth_file.h"
 
@@ -28,17 +27,6 @@
 
 TestSuite(files, .fini = cleanup_tmpdir, .timeout = 240);
 
-/* src packed by a packer of its own (section_pack__encode's result) */
-static int pack_once(const void *src, size_t size, const u8 *cols, void **out, size_t *out_size)
-{
-	struct section_pack *pk = section_pack__new(3);
-	int err;
-
-	cr_assert(pk);
-	err = section_pack__encode(pk, src, size, cols, out, out_size);
-	section_pack__free(pk);
-	return err;
-}
 
 
 static const char *tpath(const char *name)
@@ -514,7 +502,7 @@ Test(files, damaged_packed_sections_are_refused)
 	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
 	write_bytes(tpath("garbage.data"), buf, size);
 	free(buf);
-	cr_assert_eq(pack_once(s, sizeof(s), NULL, &packed, &psize), 0);
+	cr_assert_eq(pack_section(s, sizeof(s), NULL, &packed, &psize), 0);
 	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, packed, psize - 1 };
 	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
 	write_bytes(tpath("cut.data"), buf, size);

@@ -17,7 +17,6 @@
 #include "helpers.h"
 #include "hsbpf.h"
 #include "lib/file_format.h"
-#include "lib/section_pack.h"
 #include "profile/profile.h"
 
 static struct profile *sample_profile(void)
@@ -74,17 +73,6 @@ static void *read_file(const char *path, size_t *size)
 
 TestSuite(profile, .fini = cleanup_tmpdir);
 
-/* src packed by a packer of its own (section_pack__encode's result) */
-static int pack_once(const void *src, size_t size, const u8 *cols, void **out, size_t *out_size)
-{
-	struct section_pack *pk = section_pack__new(3);
-	int err;
-
-	cr_assert(pk);
-	err = section_pack__encode(pk, src, size, cols, out, out_size);
-	section_pack__free(pk);
-	return err;
-}
 
 
 /* what the test wrote to its redirected stderr holds text */
@@ -872,7 +860,7 @@ Test(profile, damaged_packed_section_is_refused, .init = cr_redirect_stderr)
 	cr_expect_eq(profile__parse(buf, size, "bad", &q), -EINVAL);
 	free(buf);
 	/* a real packed section, cut short (and its CRC made to match) */
-	cr_assert_eq(pack_once(s, sizeof(s), NULL, &packed, &psize), 0);
+	cr_assert_eq(pack_section(s, sizeof(s), NULL, &packed, &psize), 0);
 	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, packed, psize - 5 };
 	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
 	cr_expect_eq(profile__parse(buf, size, "cut", &q), -EINVAL);

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <stdlib.h>
 #include <string.h>
+#include "helpers.h"
 #include "lib/section_pack.h"
 
 struct rec {
@@ -15,17 +16,6 @@ struct rec {
 };
 _Static_assert(sizeof(struct rec) == 24, "rec");
 
-/* src packed by a packer of its own (section_pack__encode's result) */
-static int pack_once(const void *src, size_t size, const u8 *cols, void **out, size_t *out_size)
-{
-	struct section_pack *pk = section_pack__new(3);
-	int err;
-
-	cr_assert(pk);
-	err = section_pack__encode(pk, src, size, cols, out, out_size);
-	section_pack__free(pk);
-	return err;
-}
 
 static const u8 rec_cols[] = { 4 | SECTION_PACK_DELTA, 2, 2, 8 | SECTION_PACK_DELTA, 1, 1, 2, 4, 0 };
 
@@ -51,7 +41,7 @@ static void round_trip(const void *src, size_t size, const u8 *cols, size_t *pac
 	size_t psize, bsize;
 	const char *why = NULL;
 
-	cr_assert_eq(pack_once(src, size, cols, &packed, &psize), 0);
+	cr_assert_eq(pack_section(src, size, cols, &packed, &psize), 0);
 	cr_assert_geq(psize, SECTION_PACK_HEAD);
 	cr_expect_eq(*(const u64 *)packed, size, "the raw size leads");
 	cr_assert_eq(section_pack__decode(packed, psize, &back, &bsize, &why), 0, "%s", why);
@@ -84,7 +74,7 @@ Test(section_pack, partial_records_are_packed_as_bytes)
 	void *packed;
 	size_t psize;
 
-	cr_assert_eq(pack_once(r, 10 * sizeof(*r) - 3, rec_cols, &packed, &psize), 0);
+	cr_assert_eq(pack_section(r, 10 * sizeof(*r) - 3, rec_cols, &packed, &psize), 0);
 	cr_expect_eq(((const u8 *)packed)[8], 0);
 	free(packed);
 	round_trip(r, 10 * sizeof(*r) - 3, rec_cols, NULL);
@@ -101,8 +91,8 @@ Test(section_pack, bad_columns_are_refused)
 
 	memset(many, 1, sizeof(many) - 1);
 	many[sizeof(many) - 1] = 0;
-	cr_expect_eq(pack_once(&v, 8, three, &packed, &psize), -EINVAL);
-	cr_expect_eq(pack_once(&v, 8, many, &packed, &psize), -EINVAL);
+	cr_expect_eq(pack_section(&v, 8, three, &packed, &psize), -EINVAL);
+	cr_expect_eq(pack_section(&v, 8, many, &packed, &psize), -EINVAL);
 }
 
 /* every cut and every flipped byte: refused with a reason, or (a flip zstd does not see,
@@ -116,7 +106,7 @@ Test(section_pack, cut_or_damaged_is_refused)
 	const char *why;
 	int refused = 0;
 
-	cr_assert_eq(pack_once(r, n * sizeof(*r), rec_cols, (void **)&packed, &psize), 0);
+	cr_assert_eq(pack_section(r, n * sizeof(*r), rec_cols, (void **)&packed, &psize), 0);
 	for (size_t cut = 0; cut < psize; cut++) {
 		copy = malloc(cut + 1);	/* exactly cut bytes: ASan sees a read past them */
 		memcpy(copy, packed, cut);
@@ -153,7 +143,7 @@ Test(section_pack, a_wrong_raw_size_is_refused)
 	void *back;
 	const char *why;
 
-	cr_assert_eq(pack_once(v, sizeof(v), NULL, (void **)&packed, &psize), 0);
+	cr_assert_eq(pack_section(v, sizeof(v), NULL, (void **)&packed, &psize), 0);
 	memcpy(packed, &(u64){ sizeof(v) + 1 }, 8);
 	cr_expect_eq(section_pack__decode(packed, psize, &back, &bsize, &why), -EINVAL);
 	cr_expect_str_eq(why, "packed section does not decompress");
@@ -164,7 +154,7 @@ Test(section_pack, a_wrong_raw_size_is_refused)
 	cr_expect_eq(section_pack__decode(packed, SECTION_PACK_HEAD - 1, &back, &bsize, &why), -EINVAL);
 	cr_expect_str_eq(why, "packed section is truncated");
 	free(packed);
-	cr_assert_eq(pack_once(v, sizeof(v), (const u8[]){ 8, 0 }, (void **)&packed,
+	cr_assert_eq(pack_section(v, sizeof(v), (const u8[]){ 8, 0 }, (void **)&packed,
 					  &psize), 0);
 	cr_assert_eq(packed[8], 1);
 	packed[9] = 3;
@@ -188,7 +178,7 @@ Test(section_pack, a_packer_is_reused)
 	cr_expect(na == nc && !memcmp(a, c, na), "the same section packed differently");
 	free(a);
 	free(c);
-	cr_assert_eq(pack_once(r, 500 * sizeof(*r), NULL, &a, &na), 0);
+	cr_assert_eq(pack_section(r, 500 * sizeof(*r), NULL, &a, &na), 0);
 	cr_expect(na == nb && !memcmp(a, b, na));
 	free(a);
 	free(b);
