@@ -10,7 +10,7 @@ PROTOC_C ?= protoc-c
 
 ARCH := $(shell uname -m | sed 's/x86_64/x86/;s/aarch64/arm64/')
 
-LIBS_PC := libbpf libelf libdw ncursesw libprotobuf-c libcurl
+LIBS_PC := libbpf libelf libdw ncursesw libprotobuf-c libcurl libzstd
 PC_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(LIBS_PC) 2>/dev/null)
 PC_LIBS := $(shell $(PKG_CONFIG) --libs $(LIBS_PC) 2>/dev/null)
 
@@ -415,6 +415,18 @@ $(OUTPUT)/bench/pingpong: bench/pingpong.c
 	$(call msg,CC,$@)
 	$(Q)$(CC) -O2 -Wall -Wextra -Werror $< -o $@
 
+# reading and writing a profile: the cost of the format (bench/profile_io.c)
+$(OUTPUT)/bench/profile_io: bench/profile_io.c $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
+# the off-CPU floor: an empty program on sched_switch (bpf/switch_floor.bpf.c)
+$(OUTPUT)/bench/switch_floor: bench/switch_floor.c $(OUTPUT)/switch_floor.skel.h $(LIB)
+	$(Q)mkdir -p $(dir $@)
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(ALL_CFLAGS) $< $(LIB) $(LDLIBS) -o $@
+
 $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,CC,$@)
@@ -424,7 +436,7 @@ $(OUTPUT)/bench/futex_pool: bench/futex_pool.c
 # pipe and a futex pool under record --off-cpu (and --wakers, --switch-sample, without stacks)
 # -a against offcputime, wakeuptime; PART=size: a busy machine's minute of record --off-cpu -a,
 # its size and report's time (bench/offcpu_size.sh; BASE=an older hsbpf for the before)
-bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool
+bench-offcpu: $(BIN) $(OUTPUT)/bench/futex_pool $(OUTPUT)/bench/switch_floor $(OUTPUT)/bench/profile_io
 	$(Q)HSBPF=$(CURDIR)/$(BIN) OUTPUT=$(CURDIR)/$(OUTPUT) bench/offcpu.sh
 
 bench-stat: $(BIN) $(OUTPUT)/bench/stat_cost $(OUTPUT)/bench/pingpong
@@ -439,10 +451,10 @@ bench-truth: $(BIN) $(FIXTURES) $(REF_PLUGIN) $(REF_CRASH)
 # coverage, into a fresh folder that replaces the corpus (a failed merge leaves it as it was)
 FUZZ_SECONDS ?= 60
 FUZZ_CORPUS := tests/fuzz/corpus
-$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/record/perf_data.c user/lib/file_format.c user/lib/util.c
+$(OUTPUT)/fuzz_perf_data: tests/fuzz/fuzz_perf_data.c user/record/perf_data.c user/lib/file_format.c user/lib/section_pack.c user/lib/util.c
 	$(Q)mkdir -p $(dir $@)
 	$(call msg,FUZZ,$@)
-	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -o $@
+	$(Q)$(CLANG) -g -O1 -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Iuser -Ibpf $^ -lz -lzstd -o $@
 
 # ... and on the unwind table builder; its corpus is kept in tests/fuzz/unwind-corpus
 $(OUTPUT)/fuzz_unwind_table: tests/fuzz/fuzz_unwind_table.c user/unwind/unwind_table.c user/lib/disasm.c user/lib/vdso.c user/lib/util.c

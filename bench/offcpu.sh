@@ -10,6 +10,8 @@
 # The cost per switch (and per wake-up) is the kernel's own timing of each BPF program
 # (kernel.bpf_stats_enabled=1: run_time_ns / run_cnt from bpftool prog show), read while the
 # tool is still attached.
+# floor (in the default TOOLS): bench/switch_floor, an empty program on sched_switch (tp_btf, as
+# hsbpf's), what any tool attached there costs at least on this machine.
 # More hsbpf variants for TOOLS: hsbpf-pP (--switch-sample P, e.g. hsbpf-p0.1: what a switch
 # costs when a block is followed with probability P), hsbpf-kstack (no user stack: the
 # unwinder's share of the switch, by HSBPF_BENCH_OFFCPU_STACKS=kernel), hsbpf-nostack (no stack
@@ -25,7 +27,8 @@ POOL=${POOL:-$OUT/futex_pool}
 REPS=${REPS:-5}
 PIPE_LOOPS=${PIPE_LOOPS:-50000}
 POOL_ROUNDS=${POOL_ROUNDS:-50000}
-TOOLS=${TOOLS:-"hsbpf hsbpf-p0.1 hsbpf-wakers offcputime wakeuptime"}
+TOOLS=${TOOLS:-"floor hsbpf hsbpf-p0.1 hsbpf-wakers offcputime wakeuptime"}
+SWITCH_FLOOR=${SWITCH_FLOOR:-$OUT/switch_floor}
 mkdir -p "$OUT"
 
 need() { command -v "$1" >/dev/null || { echo "bench: $1 is missing (scripts/install-deps.sh)" >&2; exit 1; }; }
@@ -99,6 +102,9 @@ measure() {
 	pid=""
 	case $tool in
 	none) ;;
+	floor)
+		"$SWITCH_FLOOR" >"$log" 2>&1 & pid=$!
+		wait_for "$log" ready ;;
 	hsbpf)
 		"$HSBPF" record -v --no-buildid-cache --off-cpu -a -o "$OUT/offcpu-hsbpf.data" 2>"$log" & pid=$!
 		wait_for "$log" "recording" ;;

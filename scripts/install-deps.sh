@@ -5,7 +5,7 @@ set -euo pipefail
 
 pkgs=(
 	make gcc g++ clang llvm pkg-config binutils
-	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev
+	libbpf-dev bpftool libelf-dev libdw-dev libdebuginfod-dev debuginfod zlib1g-dev libzstd-dev
 	libcriterion-dev libcapstone-dev libncurses-dev libiberty-dev qemu-user valgrind tmux
 	gnuplot-nox sqlite3 bzip2 xz-utils gzip time python3
 	linux-perf bpftrace libc6-dbg python3.11 python3.11-dbg gdb openjdk-17-jdk-headless

@@ -20,6 +20,7 @@
 #include "record/cgroup.h"
 #include "helpers.h"
 #include "hsbpf.h"
+#include "lib/section_pack.h"
 #include "report/hist.h"
 #include "symbols/symbolizer.h"
 
@@ -386,6 +387,17 @@ void make_docker_cgroup(const char *base, char c, char *out, size_t size)
 	snprintf(out, size, "%s/docker-%064d.scope", base, 0);
 	memset(strstr(out, "docker-") + 7, c, 64);
 	cr_assert_eq(mkdir(out, 0755), 0, "cannot create cgroup %s: %s", out, strerror(errno));
+}
+
+int pack_section(const void *src, size_t size, const u8 *cols, void **out, size_t *out_size)
+{
+	struct section_pack *pk = section_pack__new(3);
+	int err;
+
+	cr_assert(pk);
+	err = section_pack__encode(pk, src, size, cols, out, out_size);
+	section_pack__free(pk);
+	return err;
 }
 
 void *build_container(const char magic[8], u16 major, u16 minor, const struct test_section *secs,

@@ -66,6 +66,8 @@ struct test_section {
 	const void *data;
 	size_t size;
 };
+/* src packed as format 2.0 packs a section (section_pack__encode, by a packer of its own) */
+int pack_section(const void *src, size_t size, const u8 *cols, void **out, size_t *out_size);
 void *build_container(const char magic[8], u16 major, u16 minor, const struct test_section *secs,
 		      size_t nr, size_t *size);
 /* TMPDIR/p.data: where the live suites record */

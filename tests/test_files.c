@@ -19,11 +19,15 @@
 #include <unistd.h>
 #include "symbols/elf_image.h"
 #include "helpers.h"
+#include "lib/file_format.h"
+#include "profile/profile.h"
 #include "profile/truth_file.h"
 
 #define TIMEOUT "timeout -s KILL 20"	/* status 137: it hung */
 
 TestSuite(files, .fini = cleanup_tmpdir, .timeout = 240);
+
+
 
 static const char *tpath(const char *name)
 {
@@ -472,4 +476,48 @@ Test(files, truth_outputs_are_two_files)
 	cr_expect_eq(r.status, 2, "%s", r.err);
 	cr_expect(strstr(r.err, "name the same file"), "%s", r.err);
 	cr_expect_neq(access(tpath("v.out"), F_OK), 0);
+}
+
+/* 10. a 2.0 profile whose packed section is whole (its CRC right) but does not unpack, or is
+ * cut: every command that reads profiles refuses it with the section and the reason, status
+ * 1, never a crash */
+Test(files, damaged_packed_sections_are_refused)
+{
+	static const char meta[] = "event=cpu-clock\n";
+	static const char *const cmds[] = {
+		"report -i %s --stdio", "report -i %s --format pprof -o /dev/null", "script -i %s",
+		"flamegraph -i %s -o /dev/null", "diff %s %s",
+	};
+	struct profile_sample_rec s[8] = { { .pid = 1, .ip = 0x1000, .count = 1 } };
+	struct test_section secs[2] = { { SEC_META, meta, sizeof(meta) - 1 } };
+	u8 garbage[64];
+	size_t size, psize;
+	void *buf, *packed;
+	struct run_result r;
+
+	memset(garbage, 0x5a, sizeof(garbage));
+	memcpy(garbage, &(u64){ sizeof(s) }, 8);
+	garbage[8] = 0;
+	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, garbage, sizeof(garbage) };
+	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
+	write_bytes(tpath("garbage.data"), buf, size);
+	free(buf);
+	cr_assert_eq(pack_section(s, sizeof(s), NULL, &packed, &psize), 0);
+	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, packed, psize - 1 };
+	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
+	write_bytes(tpath("cut.data"), buf, size);
+	free(buf);
+	free(packed);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		for (size_t f = 0; f < 2; f++) {
+			const char *path = tpath(f ? "cut.data" : "garbage.data");
+			char args[1500], want[700];
+
+			snprintf(args, sizeof(args), cmds[i], path, path);
+			run(&r, TIMEOUT " %s %s", hsbpf_bin(), args);
+			cr_expect_eq(r.status, 1, "%s: %d: %s", args, r.status, r.err);
+			snprintf(want, sizeof(want),
+				 "'%s' is corrupt: section 3: packed section does not decompress", path);
+			cr_expect(strstr(r.err, want), "%s: %s", args, r.err);
+		}
 }

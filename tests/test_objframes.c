@@ -171,3 +171,35 @@ Test(objframes, a_1_10_profile_reads_and_reads_the_same_shared)
 	free(after);
 	profile__free(p);
 }
+
+/* profile__sort_by_process: records in (pid, exec_ns) order, ties as they were, their keys
+ * and wakers with them */
+Test(objframes, records_sorted_by_process)
+{
+	static const u32 pids[] = { 30, 10, 30, 20, 10 };
+	static const u64 execs[] = { 2, 9, 1, 5, 9 };
+	static const size_t want[] = { 1, 4, 3, 2, 0 };	/* the records' order once sorted */
+	struct profile *p = profile__new();
+
+	cr_assert(p);
+	for (size_t i = 0; i < 5; i++) {
+		struct profile_sample s = { .pid = pids[i], .exec_ns = execs[i], .ip = 0x1000 + i,
+					    .count = 1 };
+		struct profile_stack_sample ss = { .pid = pids[i], .exec_ns = execs[i],
+						   .kernel = 0, .count = 1 + i };
+		struct profile_sample_key k = { .tid = 100 + i };
+		struct profile_waker w = { .pid = 200 + i };
+
+		cr_assert_eq(profile__add_sample_keyed(p, &s, &k), 0);
+		cr_assert_eq(profile__add_stack_sample_waker(p, &ss, &k, &w), 0);
+	}
+	cr_assert_eq(profile__sort_by_process(p), 0);
+	for (size_t i = 0; i < 5; i++) {
+		cr_expect_eq(p->samples[i].ip, 0x1000 + want[i], "sample %zu", i);
+		cr_expect_eq(profile__sample_key(p, i)->tid, 100 + want[i], "key %zu", i);
+		cr_expect_eq(p->stack_samples[i].count, 1 + want[i], "stack sample %zu", i);
+		cr_expect_eq(profile__stack_sample_key(p, i)->tid, 100 + want[i]);
+		cr_expect_eq(profile__stack_sample_waker(p, i)->pid, 200 + want[i]);
+	}
+	profile__free(p);
+}

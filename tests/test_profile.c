@@ -16,6 +16,7 @@
 #include <zlib.h>
 #include "helpers.h"
 #include "hsbpf.h"
+#include "lib/file_format.h"
 #include "profile/profile.h"
 
 static struct profile *sample_profile(void)
@@ -71,6 +72,8 @@ static void *read_file(const char *path, size_t *size)
 }
 
 TestSuite(profile, .fini = cleanup_tmpdir);
+
+
 
 /* what the test wrote to its redirected stderr holds text */
 static bool stderr_has(const char *text)
@@ -790,4 +793,129 @@ Test(profile, python_frames_keep_their_names_through_the_file)
 	cr_expect_null(profile__find_pyframe(q, 7, HSBPF_PY_FRAME(0x7f0000001230ull, 13)));
 	profile__free(p);
 	profile__free(q);
+}
+
+/* 2.0: the sections are packed (columns and zstd) where that makes them smaller, and come back
+ * as they were */
+Test(profile, packed_sections_round_trip)
+{
+	struct profile *p = sample_profile(), *q;
+	const char *path = path_in_tmp("packed.data");
+	size_t size, packed = 0;
+	u16 major;
+	u32 nsec;
+	u8 *buf;
+
+	for (u32 i = 0; i < 2000; i++) {
+		struct profile_sample s = { .pid = 100 + i / 10, .ip = 0x401000 + i % 10 * 16,
+					    .exec_ns = 5 + i / 10, .count = 1 + i % 3,
+					    .weight = 1000 * (1 + i % 3) };
+
+		cr_assert_eq(profile__add_sample(p, &s), 0);
+	}
+	cr_assert_eq(profile__write(p, path), 0);
+	buf = read_file(path, &size);
+	memcpy(&major, buf + 8, 2);
+	cr_expect_eq(major, 2);
+	memcpy(&nsec, buf + 32, 4);
+	for (u32 i = 0; i < nsec; i++) {
+		u32 type;
+
+		memcpy(&type, buf + 64 + i * 24, 4);
+		packed += !!(type & FILE_SECTION_PACKED);
+		if ((type & ~FILE_SECTION_PACKED) == SEC_SAMPLES)
+			cr_expect(type & FILE_SECTION_PACKED, "the samples are not packed");
+	}
+	cr_expect_gt(packed, 0);
+	cr_expect_lt(size, 2002 * 48 / 4, "%zu bytes", size);
+	cr_assert_eq(profile__read(path, &q), 0);
+	cr_assert_eq(q->nr_samples, p->nr_samples);
+	for (size_t i = 0; i < p->nr_samples; i++)
+		cr_expect_eq(memcmp(&q->samples[i], &p->samples[i], sizeof(p->samples[i])), 0,
+			     "sample %zu", i);
+	cr_expect_str_eq(q->meta.target, "command: ./x a=b");
+	cr_expect_eq(q->nr_comms, 1);
+	profile__free(q);
+	free(buf);
+	profile__free(p);
+}
+
+/* a packed section whose bytes are whole (its CRC right) but do not unpack: refused with the
+ * section and the reason; the packed bit means nothing in a 1.x file (an unknown type) */
+Test(profile, damaged_packed_section_is_refused, .init = cr_redirect_stderr)
+{
+	static const char meta[] = "event=cpu-clock\n";
+	struct profile_sample_rec s[4] = { { .pid = 1, .ip = 0x1000, .count = 1 } };
+	struct test_section secs[2] = { { SEC_META, meta, sizeof(meta) - 1 } };
+	u8 garbage[64];
+	struct profile *q;
+	size_t size, psize;
+	void *buf, *packed;
+
+	memset(garbage, 0x5a, sizeof(garbage));
+	memcpy(garbage, &(u64){ 48 }, 8);
+	garbage[8] = 0;
+	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, garbage, sizeof(garbage) };
+	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
+	cr_expect_eq(profile__parse(buf, size, "bad", &q), -EINVAL);
+	free(buf);
+	/* a real packed section, cut short (and its CRC made to match) */
+	cr_assert_eq(pack_section(s, sizeof(s), NULL, &packed, &psize), 0);
+	secs[1] = (struct test_section){ SEC_SAMPLES | FILE_SECTION_PACKED, packed, psize - 5 };
+	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
+	cr_expect_eq(profile__parse(buf, size, "cut", &q), -EINVAL);
+	free(buf);
+	/* whole, it reads */
+	secs[1].size = psize;
+	buf = build_container(PROFILE_MAGIC, 2, 0, secs, 2, &size);
+	cr_assert_eq(profile__parse(buf, size, "whole", &q), 0);
+	cr_expect_eq(q->nr_samples, 4);
+	cr_expect_eq(q->samples[0].ip, 0x1000);
+	profile__free(q);
+	free(buf);
+	/* in a 1.11 file the same section is of a type 1.11 does not know: skipped */
+	buf = build_container(PROFILE_MAGIC, 1, 11, secs, 2, &size);
+	cr_assert_eq(profile__parse(buf, size, "old", &q), 0);
+	cr_expect_eq(q->nr_samples, 0);
+	profile__free(q);
+	free(buf);
+	free(packed);
+	fflush(stderr);
+	cr_expect_stderr_eq_str("hsbpf: 'bad' is corrupt: section 3: packed section does not decompress\n"
+				"hsbpf: 'cut' is corrupt: section 3: packed section does not decompress\n");
+}
+
+/* a 1.x file (format 1.10, off-CPU with stacks and wakers) reads, and rewritten as 2.0 reads
+ * back the same */
+Test(profile, old_file_rewritten_packed_reads_the_same)
+{
+	struct profile *p, *q;
+	const char *path = path_in_tmp("re.data");
+
+	cr_assert_eq(profile__read("tests/data/offcpu-1.10.hsbpf", &p), 0);
+	cr_assert_gt(p->nr_stack_samples, 0);
+	cr_assert_eq(profile__write(p, path), 0);
+	cr_assert_eq(profile__read(path, &q), 0);
+#define SAME(arr, nr) do { \
+		cr_expect_eq(q->nr, p->nr, #nr); \
+		if (q->nr == p->nr && p->nr) \
+			cr_expect_eq(memcmp(q->arr, p->arr, p->nr * sizeof(*p->arr)), 0, #arr); \
+	} while (0)
+	SAME(samples, nr_samples);
+	SAME(stack_samples, nr_stack_samples);
+	SAME(stacks, nr_stacks);
+	SAME(frames, nr_frames);
+	SAME(mappings, nr_mappings);
+	SAME(comms, nr_comms);
+	SAME(forks, nr_forks);
+	SAME(ksyms, nr_ksyms);
+	SAME(sample_keys, nr_sample_keys);
+	SAME(stack_sample_keys, nr_stack_sample_keys);
+	SAME(stack_sample_wakers, nr_stack_sample_wakers);
+#undef SAME
+	cr_expect_eq(p->strs.len, q->strs.len);
+	cr_expect_eq(memcmp(&p->meta, &q->meta, sizeof(p->meta)), 0);
+	cr_expect_eq(memcmp(&p->stats, &q->stats, sizeof(p->stats)), 0);
+	profile__free(q);
+	profile__free(p);
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The file format hsbpf's files share (profiles, truth files): a header with a magic and a
- * version, a checksummed section table, checksummed sections; and key=value text sections.
+ * version, a checksummed section table, checksummed sections (packed: columns and zstd, from
+ * a format's packed major version on); and key=value text sections.
  * Written atomically with mode 0600; read with every offset checked. */
 #ifndef HSBPF_FILE_FORMAT_H
 #define HSBPF_FILE_FORMAT_H
@@ -15,12 +16,26 @@ struct file_format {
 	const char *magic;	/* 8 bytes */
 	const char *kind;	/* "hsbpf profile": what the messages call it */
 	u16 major, minor;	/* what this hsbpf writes; a newer major is refused */
+	/* from this major version on, a section may be packed (lib/section_pack.h); 0: never.
+	 * Older files are read as they were */
+	u16 packed_since;
 };
+
+/* a section table entry's type with this bit: the section is packed (section_pack__encode);
+ * a reader hands it over unpacked, under its type without the bit */
+#define FILE_SECTION_PACKED	(1u << 31)
 
 struct file_section {
 	u32 type;
 	const void *data;
 	size_t size;
+	/* packed: its records' columns (section_pack__encode's), NULL to compress the bytes */
+	const u8 *columns;
+};
+
+/* the version of a file read */
+struct file_version {
+	u16 major, minor;
 };
 
 /* write the container to an open outfile and commit it (discard it on failure) */
@@ -31,10 +46,11 @@ int file_format__write_out(struct outfile *o, const struct file_format *f,
 typedef int (*file_section_fn)(void *ctx, u32 type, const void *data, size_t size);
 
 /* checks magic, version (a newer major is refused), sizes, checksums, and that no section
- * type appears twice; what is wrong is reported once, naming the file. *file_minor (if
- * given) receives the file's minor version before the first section is handed over */
+ * type appears twice; what is wrong is reported once, naming the file. *ver (if given)
+ * receives the file's version before the first section is handed over. Packed sections are
+ * handed over unpacked */
 int file_format__parse(const void *buf, size_t size, const char *name,
-		     const struct file_format *f, u16 *file_minor, file_section_fn fn,
+		     const struct file_format *f, struct file_version *ver, file_section_fn fn,
 		     void *ctx);
 
 /* a check of a file's first bytes before it is read whole: 0 to read on, or -errno after

@@ -2,7 +2,8 @@
 /* User frames as (object, offset) rather than process addresses (format 1.11): with ASLR the
  * same call path in two processes of one program is two stacks of addresses, but one stack of
  * file offsets. A whole machine's minute runs thousands of short processes (compilers): their
- * stacks, shared, are what keeps its profile small (docs/profile-format.md, "Objects"). */
+ * stacks, shared, are what keeps its profile small (docs/profile-format.md, "Objects"); and
+ * their records sorted by process, which packs them small (format 2.0). */
 #include <stdlib.h>
 #include <string.h>
 #include "hsbpf.h"
@@ -384,6 +385,94 @@ static void commit(struct profile *p, struct relocator *r, const u32 *refs, cons
 	for (size_t i = 0; i < p->nr_samples; i++)
 		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || PROFILE_IS_OBJ_FRAME(p->samples[i].ip))
 			p->samples[i].map_ns = 0;
+}
+
+struct order_ctx {
+	const struct profile *p;
+	bool stacks;
+};
+
+static int cmp_by_process(const void *a, const void *b, void *arg)
+{
+	const struct order_ctx *c = arg;
+	size_t i = *(const size_t *)a, j = *(const size_t *)b;
+	u32 pi, pj;
+	u64 ei, ej;
+
+	if (c->stacks) {
+		pi = c->p->stack_samples[i].pid, pj = c->p->stack_samples[j].pid;
+		ei = c->p->stack_samples[i].exec_ns, ej = c->p->stack_samples[j].exec_ns;
+	} else {
+		pi = c->p->samples[i].pid, pj = c->p->samples[j].pid;
+		ei = c->p->samples[i].exec_ns, ej = c->p->samples[j].exec_ns;
+	}
+	if (pi != pj)
+		return pi < pj ? -1 : 1;
+	if (ei != ej)
+		return ei < ej ? -1 : 1;
+	return i < j ? -1 : i > j;	/* as they were */
+}
+
+/* arr's n records of elem bytes in the order idx gives; -ENOMEM (arr as it was) */
+static int permute(void *arr, size_t n, size_t elem, const size_t *idx)
+{
+	char *tmp;
+
+	if (!n)
+		return 0;
+	tmp = malloc(n * elem);
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		memcpy(tmp + i * elem, (const char *)arr + idx[i] * elem, elem);
+	memcpy(arr, tmp, n * elem);
+	free(tmp);
+	return 0;
+}
+
+/* one table's records by process, with their parallel keys and wakers */
+static int sort_table(struct profile *p, bool stacks)
+{
+	struct order_ctx c = { p, stacks };
+	size_t n = stacks ? p->nr_stack_samples : p->nr_samples;
+	size_t *idx = malloc((n + 1) * sizeof(*idx));
+	int err = -ENOMEM;
+
+	if (!idx)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		idx[i] = i;
+	qsort_r(idx, n, sizeof(*idx), cmp_by_process, &c);
+	if (stacks) {
+		if (pad((void **)&p->stack_sample_keys, &p->nr_stack_sample_keys,
+			&p->cap_stack_sample_keys, n, sizeof(*p->stack_sample_keys)) ||
+		    pad((void **)&p->stack_sample_wakers, &p->nr_stack_sample_wakers,
+			&p->cap_stack_sample_wakers, n, sizeof(*p->stack_sample_wakers)))
+			goto out;
+		/* the keys and wakers first: a failure there leaves the records as they were */
+		if (permute(p->stack_sample_keys, p->nr_stack_sample_keys,
+			    sizeof(*p->stack_sample_keys), idx) ||
+		    permute(p->stack_sample_wakers, p->nr_stack_sample_wakers,
+			    sizeof(*p->stack_sample_wakers), idx))
+			goto out;
+		err = permute(p->stack_samples, n, sizeof(*p->stack_samples), idx);
+	} else {
+		if (pad((void **)&p->sample_keys, &p->nr_sample_keys, &p->cap_sample_keys, n,
+			sizeof(*p->sample_keys)) ||
+		    permute(p->sample_keys, p->nr_sample_keys, sizeof(*p->sample_keys), idx))
+			goto out;
+		err = permute(p->samples, n, sizeof(*p->samples), idx);
+	}
+out:
+	free(idx);
+	return err;
+}
+
+int profile__sort_by_process(struct profile *p)
+{
+	int err = sort_table(p, false);
+
+	return err ? err : sort_table(p, true);
 }
 
 int profile__share_stacks(struct profile *p)

@@ -12,6 +12,7 @@
 #include <zlib.h>
 #include "hsbpf.h"
 #include "lib/file_format.h"
+#include "lib/section_pack.h"
 #include "profile/profile.h"
 
 _Static_assert(sizeof(struct profile_sample) == 56, "profile_sample");
@@ -967,7 +968,24 @@ static const struct kv_field stats_fields[] = {
 
 static const struct file_format profile_format = {
 	PROFILE_MAGIC, "hsbpf profile", PROFILE_VERSION_MAJOR, PROFILE_VERSION_MINOR,
+	PROFILE_MAJOR_PACKED,
 };
+
+/* the columns each section's records are packed in (2.0): a field whose records are sorted
+ * or grouped by it (pids, exec times, the first frame of each stack) as differences */
+#define D(n) ((n) | SECTION_PACK_DELTA)
+static const u8 cols_samples[] = { D(4), 4, 8, 8, D(8), 8, 8, 0 };
+static const u8 cols_stack_samples[] = { D(4), 4, 8, D(8), 4, 4, 8, 8, 0 };
+static const u8 cols_comms[] = { D(4), 4, D(8), 4, 4, 0 };
+static const u8 cols_forks[] = { D(4), D(4), D(8), 0 };
+static const u8 cols_stacks[] = { D(4), 4, 2, 2, 4, 0 };
+static const u8 cols_keys[] = { 4, 2, 2, 4, 4, 0 };
+static const u8 cols_wakers[] = { 4, 4, 8, 8, 4, 4, 0 };
+#undef D
+_Static_assert(sizeof(struct sample_rec) == 48 && sizeof(struct stack_sample_rec) == 48 &&
+	       sizeof(struct profile_comm) == 24 && sizeof(struct profile_fork) == 16 &&
+	       sizeof(struct profile_stack) == 16 && sizeof(struct profile_sample_key) == 16 &&
+	       sizeof(struct profile_waker) == 32, "the packed columns follow the records");
 
 int profile__write(struct profile *p, const char *path)
 {
@@ -1044,19 +1062,20 @@ int profile__write_out(struct profile *p, struct outfile *o)
 	secs[nsec++] = (struct file_section){ SEC_META, meta, meta_len };
 	secs[nsec++] = (struct file_section){ SEC_STATS, stats, stats_len };
 	secs[nsec++] = (struct file_section){ SEC_STRINGS, p->strs.buf, p->strs.len };
-	secs[nsec++] = (struct file_section){ SEC_SAMPLES, srec, p->nr_samples * sizeof(*srec) };
+	secs[nsec++] = (struct file_section){ SEC_SAMPLES, srec, p->nr_samples * sizeof(*srec), cols_samples };
 	secs[nsec++] = (struct file_section){ SEC_MAPPINGS, p->mappings, p->nr_mappings * sizeof(*p->mappings) };
-	secs[nsec++] = (struct file_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms) };
-	secs[nsec++] = (struct file_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks) };
+	secs[nsec++] = (struct file_section){ SEC_COMMS, p->comms, p->nr_comms * sizeof(*p->comms), cols_comms };
+	secs[nsec++] = (struct file_section){ SEC_FORKS, p->forks, p->nr_forks * sizeof(*p->forks), cols_forks };
 	secs[nsec++] = (struct file_section){ SEC_KSYMS, p->ksyms, p->nr_ksyms * sizeof(*p->ksyms) };
 	secs[nsec++] = (struct file_section){ SEC_CGROUPS, p->cgroups, p->nr_cgroups * sizeof(*p->cgroups) };
 	secs[nsec++] = (struct file_section){ SEC_LBR, p->lbr, p->nr_lbr * sizeof(*p->lbr) };
 	secs[nsec++] = (struct file_section){ SEC_NSPIDS, p->nspids, p->nr_nspids * sizeof(*p->nspids) };
 	if (p->nr_stack_samples) {
-		secs[nsec++] = (struct file_section){ SEC_STACKS, p->stacks, p->nr_stacks * sizeof(*p->stacks) };
+		secs[nsec++] = (struct file_section){ SEC_STACKS, p->stacks, p->nr_stacks * sizeof(*p->stacks), cols_stacks };
 		secs[nsec++] = (struct file_section){ SEC_FRAMES, p->frames, p->nr_frames * sizeof(*p->frames) };
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLES, ssrec,
-							   p->nr_stack_samples * sizeof(*ssrec) };
+							   p->nr_stack_samples * sizeof(*ssrec),
+							   cols_stack_samples };
 	}
 	/* 1.4: older readers skip these and see every sample, without its thread, CPU, time */
 	if (p->nr_thread_comms)
@@ -1069,20 +1088,22 @@ int profile__write_out(struct profile *p, struct outfile *o)
 			    profile__sample_key(p, p->nr_samples - 1)))
 			goto fail;
 		secs[nsec++] = (struct file_section){ SEC_SAMPLE_KEYS, p->sample_keys,
-						       p->nr_sample_keys * sizeof(*p->sample_keys) };
+						       p->nr_sample_keys * sizeof(*p->sample_keys), cols_keys };
 	}
 	if (p->nr_stack_sample_keys) {
 		if (add_key(&p->stack_sample_keys, &p->nr_stack_sample_keys, &p->cap_stack_sample_keys,
 			    p->nr_stack_samples, profile__stack_sample_key(p, p->nr_stack_samples - 1)))
 			goto fail;
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_KEYS, p->stack_sample_keys,
-						       p->nr_stack_sample_keys * sizeof(*p->stack_sample_keys) };
+						       p->nr_stack_sample_keys * sizeof(*p->stack_sample_keys),
+						       cols_keys };
 	}
 	if (p->nr_stack_sample_wakers && p->nr_stack_samples) {
 		if (add_waker(p, p->nr_stack_samples, NULL))
 			goto fail;
 		secs[nsec++] = (struct file_section){ SEC_STACK_SAMPLE_WAKERS, p->stack_sample_wakers,
-						       p->nr_stack_samples * sizeof(*p->stack_sample_wakers) };
+						       p->nr_stack_samples * sizeof(*p->stack_sample_wakers),
+						       cols_wakers };
 	}
 	if (p->nr_jitsyms)
 		secs[nsec++] = (struct file_section){ SEC_JITSYMS, p->jitsyms,
@@ -1187,10 +1208,16 @@ static int check_sums(const struct profile *p, const char *name)
 struct parse_ctx {
 	struct profile *p;
 	const char *name;
-	u16 minor;		/* the file's */
+	struct file_version ver;	/* the file's */
 	u64 *maps, *stack_maps;	/* SAMPLE_MAPS, STACK_SAMPLE_MAPS: set once every section is read */
 	size_t nr_maps, nr_stack_maps, cap_maps, cap_stack_maps;
 };
+
+/* the file has what 1.minor added: a 1.x file of that minor or later, or any later major */
+static bool since(const struct parse_ctx *c, u16 minor)
+{
+	return c->ver.major > 1 || c->ver.minor >= minor;
+}
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
 		const char *name, const char *what)
@@ -1209,12 +1236,12 @@ static int parse_section(void *ctx, u32 type, const void *data, size_t size)
 	switch (type) {
 	case SEC_META:
 		if (kv__parse(&p->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
-			      c->minor >= PROFILE_MINOR_ESCAPES))
+			      since(c, PROFILE_MINOR_ESCAPES)))
 			err = bad(c->name, "bad metadata");
 		break;
 	case SEC_STATS:
 		if (kv__parse(&p->stats, stats_fields, ARRAY_SIZE(stats_fields), data, size,
-			      c->minor >= PROFILE_MINOR_ESCAPES))
+			      since(c, PROFILE_MINOR_ESCAPES)))
 			err = bad(c->name, "bad counters");
 		break;
 	case SEC_STRINGS:
@@ -1368,7 +1395,7 @@ int profile__parse(const void *buf, size_t size, const char *name, struct profil
 	/* drop the "" that profile__new interned; the file's table replaces it */
 	c.p->strs.len = 0;
 	hashidx__clear(&c.p->strs.idx);
-	err = file_format__parse(buf, size, name, &profile_format, &c.minor, parse_section, &c);
+	err = file_format__parse(buf, size, name, &profile_format, &c.ver, parse_section, &c);
 	if (!err && c.p->strs.len == 0 && profile__intern(c.p, "") < 0)
 		err = -ENOMEM;
 	if (!err)

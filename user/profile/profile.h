@@ -8,8 +8,12 @@
 #include "lib/util.h"
 
 #define PROFILE_MAGIC		"HSBPFPRF"
-#define PROFILE_VERSION_MAJOR	1
-#define PROFILE_VERSION_MINOR	11
+/* 2.0: sections packed (columns and zstd: lib/section_pack.h), which a 1.x reader cannot
+ * skip; a 2.0 reader reads every 1.x file. The 1.x minors below are what a 1.x file has; a
+ * 2.x file has them all */
+#define PROFILE_VERSION_MAJOR	2
+#define PROFILE_VERSION_MINOR	0
+#define PROFILE_MAJOR_PACKED	2
 /* 1.2: metadata strings are escaped (docs/profile-format.md) */
 #define PROFILE_MINOR_ESCAPES	2
 /* 1.3: call stacks (SEC_STACKS, SEC_FRAMES, SEC_STACK_SAMPLES) */
@@ -516,6 +520,10 @@ const char *profile__comm(const struct profile *p, u32 pid, u64 exec_ns);
  * (objframes.c); a program's stacks are then shared by its processes. 0 or -ENOMEM (the
  * profile as it was) */
 int profile__share_stacks(struct profile *p);
+/* the samples and the stack samples (with their keys and wakers) in the order of their
+ * processes and images, (pid, exec_ns), else as they were: what a machine's many processes
+ * need to pack small (format 2.0's columns). 0 or -ENOMEM */
+int profile__sort_by_process(struct profile *p);
 
 /* keep the process history (mappings, comms, forks) of these pids, of the pids that have
  * samples, and of their fork ancestors; drop the rest, and leave the tables sorted

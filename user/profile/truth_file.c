@@ -172,7 +172,7 @@ int truth__write_out(struct truth *t, struct outfile *o)
 struct tparse {
 	struct truth *t;
 	const char *name;
-	u16 minor;		/* the file's */
+	struct file_version ver;	/* the file's */
 };
 
 static int take(void **dst, size_t *nr, size_t *cap, const void *src, size_t size, size_t elem,
@@ -191,7 +191,7 @@ static int tparse_section(void *ctx, u32 type, const void *data, size_t size)
 	switch (type) {
 	case TSEC_META:
 		return kv__parse(&t->meta, meta_fields, ARRAY_SIZE(meta_fields), data, size,
-				 c->minor >= TRUTH_MINOR_ESCAPES) ?
+				 c->ver.minor >= TRUTH_MINOR_ESCAPES) ?
 			file_format__bad(c->name, "bad metadata") : 0;
 	case TSEC_STRINGS:
 		if (!size || ((const char *)data)[size - 1])
@@ -230,7 +230,7 @@ int truth__parse(const void *buf, size_t size, const char *name, struct truth **
 	c.t = truth__new();
 	if (!c.t)
 		return -ENOMEM;
-	err = file_format__parse(buf, size, name, &truth_format, &c.minor, tparse_section, &c);
+	err = file_format__parse(buf, size, name, &truth_format, &c.ver, tparse_section, &c);
 	for (size_t i = 0; !err && i < c.t->nr_objects; i++)
 		if (c.t->objects[i].path >= c.t->strs_len || c.t->objects[i].build_id_size > 20)
 			err = file_format__bad(name, "object refers outside the string table");

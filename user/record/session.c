@@ -1129,6 +1129,8 @@ int session__finish(struct session *s)
 	 * (a minute of a busy machine's compilers was 71,000 stacks of addresses, 27,000 of code) */
 	if (o->all || o->cgroup) {
 		err = profile__share_stacks(p);
+		if (!err)	/* a process's records side by side: their pids and images pack to little */
+			err = profile__sort_by_process(p);
 		if (err)
 			return fail(err, "cannot store the stacks by object: %s", strerror(-err));
 	}

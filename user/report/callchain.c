@@ -472,6 +472,7 @@ void callchain__free(struct callchain *cc)
 	free(cc->stacks);
 	free(cc->row_first);
 	free(cc->row_stacks);
+	free(cc->func_frames);
 	free(cc);
 }
 
@@ -961,12 +962,17 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 		return;
 	if (!cc->row_first && index_rows(cc))
 		goto cleanup;
-	func_frames = calloc(cc->nr_funcs + 2, sizeof(*func_frames));
-	if (!func_frames)
-		goto cleanup;
-	for (size_t i = 0; i < cc->nr_frames; i++)
-		func_frames[cc->frames[i].func] = &cc->frames[i];
-	func_frames[cc->nr_funcs] = &waker_separator;
+	/* once, not per row: a busy machine's profile has a million frames and its report
+	 * thousands of rows */
+	if (!cc->func_frames) {
+		cc->func_frames = calloc(cc->nr_funcs + 2, sizeof(*cc->func_frames));
+		if (!cc->func_frames)
+			goto cleanup;
+		for (size_t i = 0; i < cc->nr_frames; i++)
+			cc->func_frames[cc->frames[i].func] = &cc->frames[i];
+		cc->func_frames[cc->nr_funcs] = &waker_separator;
+	}
+	func_frames = cc->func_frames;
 	t.nodes[t.nr++] = (struct node){ .func = UINT32_MAX };
 	for (u32 x = id < cc->nr_row_ids ? cc->row_first[id] : 0;
 	     id < cc->nr_row_ids && x < cc->row_first[id + 1]; x++) {
@@ -1022,7 +1028,6 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 	print_node(&t, 0, prefix, cc->total, o->style == CALLCHAIN_FRACTAL, o->percent_limit, out);
 	fputc('\n', out);
 cleanup:
-	free(func_frames);
 	func_frames = NULL;
 	free(t.nodes);
 }

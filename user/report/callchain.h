@@ -71,6 +71,9 @@ struct callchain {
 	 * (after callchain__attach): row id r's are row_stacks[row_first[r], row_first[r + 1]) */
 	u32 *row_first, *row_stacks;
 	u32 nr_row_ids;
+	/* a frame of each function (and the wakers' separator), for names: made once by the
+	 * first callchain__print_tree */
+	const struct callchain_frame **func_frames;
 };
 
 /* resolve every stack sample of p; NULL with errno set (ENOMEM) */
