@@ -467,6 +467,13 @@ struct hist *flat_hist(const struct profile *p, struct symbolizer *sy)
 	return h;
 }
 
+static char record_err[65536];
+
+const char *record_profile_err(void)
+{
+	return record_err;
+}
+
 struct profile *record_profile(const char *fmt, ...)
 {
 	struct run_result r;
@@ -479,6 +486,7 @@ struct profile *record_profile(const char *fmt, ...)
 	va_end(ap);
 	unlink(profile_path());
 	run(&r, "%s record -o %s %s", hsbpf_bin(), profile_path(), args);
+	snprintf(record_err, sizeof(record_err), "%s", r.err);
 	cr_assert_eq(r.status, 0, "record %s failed (%d): %s", args, r.status, r.err);
 	cr_assert_eq(profile__read(profile_path(), &p), 0);
 	return p;

@@ -166,7 +166,7 @@ Test(live_symbols, jvm_jit_frames_named_through_jcmd, .timeout = 180)
 	cr_assert_neq(stat(map, &sb), 0, "%s exists before the recording", map);
 	p = record_profile("-F 999 -d 2 -p %d", pid);
 	named = samples_named(p, " Hot."), all = samples_in_pid(p, pid);
-	cr_expect_eq(stat(map, &sb), 0, "record did not have the JVM write %s", map);
+	cr_expect_eq(stat(map, &sb), 0, "record did not have the JVM write %s: %s", map, record_profile_err());
 	cr_expect_gt(p->nr_jitsyms, 100, "%zu JIT symbols", p->nr_jitsyms);
 	/* its main thread runs compiled code all along (about 95% of the JVM's samples), the
 	 * JVM's other threads little: over half of 50 samples or more holds beyond noise, and a
