@@ -25,6 +25,12 @@
 const volatile __u64 alloc_period = 512 * 1024;
 const volatile __u32 mem_log2_q16[HSBPF_MEM_LOG_N] = {};
 const volatile __u32 mem_g_q16[HSBPF_MEM_G_N] = {};
+/* record --memory --snapshot-every: the interval now (1, 2...; 0 without snapshots), in the
+ * key of every allocation counted and of every live one a flush counts; turned by user space
+ * after each snapshot's flush */
+volatile __u32 mem_snap;
+/* a flush of a snapshot, not the end's: the end's counters (INUSE_END...) left alone */
+volatile __u32 mem_flush_snapshot;
 
 /* a thread's sampling state */
 struct mem_task {
@@ -97,6 +103,7 @@ static __always_inline bool mem_count(const struct stack_key *sk, __u64 ip, __u3
 	struct stack_key key = *sk;
 
 	key.flags = HSBPF_KEY_MEMORY | kind << HSBPF_KEY_STATE_SHIFT;
+	key.x.snap = mem_snap;
 	flat.pid = key.pid;
 	flat.flags = key.flags;
 	flat.ip = ip;
@@ -278,7 +285,8 @@ int BPF_KPROBE(hsbpf_mem_free, __u64 ptr)
 	return 0;
 }
 
-/* at the end: the sampled allocations still live, in use (of an exited process: leaked) */
+/* at the end (or at a snapshot, mem_flush_snapshot): the sampled allocations still live, in
+ * use (of an exited process: leaked), under the interval's tag */
 SEC("iter/bpf_map_elem")
 int hsbpf_mem_flush(struct bpf_iter__bpf_map_elem *ctx)
 {
@@ -289,9 +297,11 @@ int hsbpf_mem_flush(struct bpf_iter__bpf_map_elem *ctx)
 	if (!a || !v)
 		return 0;
 	pid = a->pid;
-	mem_stat(HSBPF_MEM_INUSE_END, 1);
-	if (filter_pids && !bpf_map_lookup_elem(&procs, &pid))
-		mem_stat(HSBPF_MEM_INUSE_EXITED, 1);
+	if (!mem_flush_snapshot) {
+		mem_stat(HSBPF_MEM_INUSE_END, 1);
+		if (filter_pids && !bpf_map_lookup_elem(&procs, &pid))
+			mem_stat(HSBPF_MEM_INUSE_EXITED, 1);
+	}
 	if (!mem_count(&v->key, v->ip, HSBPF_MEM_INUSE, v->objects, v->weight))
 		mem_stat(HSBPF_MEM_FULL, 1);
 	return 0;

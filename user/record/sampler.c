@@ -752,6 +752,29 @@ static int memory_flush(struct sampler *s)
 	return run_iter(s->skel->progs.hsbpf_mem_flush, &io, "count the live allocations");
 }
 
+void sampler__memory_intervals(struct sampler *s)
+{
+	if (!s->skel->bss->mem_snap)
+		s->skel->bss->mem_snap = 1;
+}
+
+int sampler__memory_snapshot(struct sampler *s, u32 *snap)
+{
+	int err;
+
+	if (!s->opts.alloc_period)
+		return fail(-EINVAL, "no sampled allocations to take a snapshot of");
+	/* an allocation returning during the walk counts in this interval and may or may not
+	 * be in its live set: a snapshot is the moment its walk passes each address */
+	s->skel->bss->mem_flush_snapshot = 1;
+	err = memory_flush(s);
+	s->skel->bss->mem_flush_snapshot = 0;
+	*snap = s->skel->bss->mem_snap;
+	if (!err && *snap && *snap < UINT16_MAX)
+		__atomic_fetch_add(&s->skel->bss->mem_snap, 1, __ATOMIC_SEQ_CST);
+	return err;
+}
+
 static int memory_collect(struct sampler *s, struct profile *p)
 {
 	u64 c[HSBPF_MEM_STAT_NR] = {};
