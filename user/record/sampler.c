@@ -1367,7 +1367,7 @@ static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 				.map_ns = keys[i].map_ns, .count = vals[i].count, .weight = vals[i].weight,
 			};
 			struct profile_sample_key k = {
-				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
+				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .snap = keys[i].x.snap, .time = keys[i].x.time,
 				.waker = keys[i].x.waker,
 			};
 			int ret = fn(ctx, &ps, &k);
@@ -2150,7 +2150,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 			.map_ns = k->map_ns, .user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
 			.count = r.vals[i].count, .weight = r.vals[i].weight,
 		};
-		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time,
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .snap = k->x.snap, .time = k->x.time,
 					   .waker = k->x.waker };
 		const struct waker_id *w = i >= r.first_woken ? &r.wakers[i - r.first_woken] : NULL;
 		struct profile_waker pw = {

@@ -779,9 +779,18 @@ static void attach_memory_children(struct session *s)
 	attach_memory_libcs(s);
 }
 
+int session__memory_snapshot(struct session *s, u32 *snap)
+{
+	return sampler__memory_snapshot(s->sampler, snap);
+}
+
 int session__start(struct session *s)
 {
-	int err = attach_memory(s);
+	int err;
+
+	if (s->opts.alloc_period && s->opts.mem_intervals)
+		sampler__memory_intervals(s->sampler);
+	err = attach_memory(s);
 
 	if (!err)
 		err = sampler__attach(s->sampler);
