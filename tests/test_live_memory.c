@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "export_check.h"
+#include "hsbpf.h"
 #include "helpers.h"
 #include "profile/profile.h"
 
@@ -537,4 +538,145 @@ Test(live_memory, refuses_other_allocators)
 	run(&r, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), fixture("memory-musl"));
 	cr_expect_eq(r.status, 1, "musl: status %d: %s", r.status, r.err);
 	cr_expect(strstr(r.err, "not linked with glibc"), "%s", r.err);
+}
+
+/* ---- record --snapshot-every, diff of two snapshots (tests/fixtures/memleak.c) ---- */
+
+#define LEAK_SLOW_N	256.0		/* memleak: 64 rounds of 4 x 64 KiB, never freed */
+#define LEAK_SLOW	65536.0
+
+/* the bytes of a profile's sampled allocations of one kind (inuse: in use, else allocated) */
+static u64 kind_bytes(const char *path, bool inuse)
+{
+	struct profile *p;
+	u64 sum = 0;
+
+	cr_assert_eq(profile__read(path, &p), 0, "cannot read '%s'", path);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 kind = (p->samples[i].flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT;
+
+		if ((p->samples[i].flags & HSBPF_KEY_MEMORY) && kind == (inuse ? HSBPF_MEM_INUSE : HSBPF_MEM_ALLOC))
+			sum += p->samples[i].weight;
+	}
+	profile__free(p);
+	return sum;
+}
+
+/* memleak recorded with a snapshot every 50 ms, the first before it allocates anything: the
+ * number of snapshot files */
+static int record_snapshots(void)
+{
+	char go[512], end[512], err[512], out[512], cmd[4096], path[600];
+	pid_t rec_pid;
+	int status, n = 0;
+
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(end, sizeof(end), "%s/end", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	snprintf(out, sizeof(out), "%s/record.out", tmpdir());
+	unlink(go);
+	unlink(end);
+	run(&rec, "rm -f %s %s.*", profile_path(), profile_path());
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f --snapshot-every 0.05 -o %s "
+		 "-- %s %s %s > %s 2> %s", hsbpf_bin(), PERIOD, profile_path(), fixture("memleak"), go, end,
+		 out, err);
+	rec_pid = spawn(cmd);
+	go_when(err, "memory: snapshot 1 taken", go);
+	cr_assert(wait_file_contains(out, "leaked 16777216", 60000), "memleak never ended its rounds");
+	/* a snapshot while it holds the leak, then its end */
+	run(&rec, "grep -c 'snapshot .* taken' %s", err);
+	snprintf(cmd, sizeof(cmd), "memory: snapshot %d taken", atoi(rec.out) + 1);
+	go_when(err, cmd, end);
+	status = wait_status(rec_pid);
+	run(&rec, "cat %s", err);
+	cr_assert_eq(status, 0, "record: %d: %s", status, rec.out);
+	for (;; n++) {
+		snprintf(path, sizeof(path), "%s.%d", profile_path(), n + 1);
+		if (access(path, R_OK))
+			break;
+	}
+	cr_assert_geq(n, 3, "%d snapshot files: %s", n, rec.out);
+	return n;
+}
+
+/* every interval's allocations add up to the final profile's, each counted once; the last
+ * snapshot's live set is the final one; the first holds no leak */
+Test(live_memory, snapshots_add_up)
+{
+	u64 alloc = 0, final_alloc, final_inuse;
+	char path[600];
+	int n = record_snapshots();
+
+	for (int k = 1; k <= n; k++) {
+		snprintf(path, sizeof(path), "%s.%d", profile_path(), k);
+		alloc += kind_bytes(path, false);
+	}
+	final_alloc = kind_bytes(profile_path(), false);
+	final_inuse = kind_bytes(profile_path(), true);
+	cr_expect_eq(alloc, final_alloc, "the %d intervals' allocations %llu bytes, the final profile's %llu",
+		     n, (unsigned long long)alloc, (unsigned long long)final_alloc);
+	cr_expect_eq(kind_bytes(path, true), final_inuse, "the last snapshot in use %llu, the final %llu",
+		     (unsigned long long)kind_bytes(path, true), (unsigned long long)final_inuse);
+	cr_expect_gt(final_inuse, 0);
+	snprintf(path, sizeof(path), "%s.1", profile_path());
+	cr_expect_eq(kind_bytes(path, true), 0, "in use before memleak allocated anything");
+	/* each snapshot reports on its own: its stacks and symbols */
+	run(&folded, "%s report -i %s.%d --format folded --sample-type inuse_space", hsbpf_bin(),
+	    profile_path(), n);
+	cr_expect(strstr(folded.out, ";main;leak_slowly;malloc "), "the last snapshot's leak: %s", folded.out);
+}
+
+/* diff of the first and last snapshots in use: the leak on top, its growth within the 95%
+ * interval of the 16 MiB leaked; churn, balanced, not flagged and near zero */
+Test(live_memory, diff_of_snapshots)
+{
+	double sd = sqrt(est_var(LEAK_SLOW_N, LEAK_SLOW)), grew = 0, first = 0, churn = 0;
+	struct run_result d;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int n = record_snapshots();
+
+		run(&d, "%s diff %s.1 %s.%d --sample-type inuse_space", hsbpf_bin(), profile_path(),
+		    profile_path(), n);
+		cr_assert_eq(d.status, 0, "diff: %s", d.err);
+		run(&folded, "%s report -i %s.1 --format folded --sample-type inuse_space", hsbpf_bin(),
+		    profile_path());
+		first = folded_bytes("leak_slowly");
+		run(&folded, "%s report -i %s.%d --format folded --sample-type inuse_space", hsbpf_bin(),
+		    profile_path(), n);
+		grew = folded_bytes("leak_slowly") - first;
+		churn = folded_bytes("churn");
+		if (fabs(grew - LEAK_SLOW_N * LEAK_SLOW) <= 1.96 * sd)
+			break;
+	}
+	cr_expect_leq(fabs(grew - LEAK_SLOW_N * LEAK_SLOW), 1.96 * sd, "leak_slowly grew %.0f bytes, "
+		      "want %.0f +- %.0f (twice out of the 95%% interval)", grew, LEAK_SLOW_N * LEAK_SLOW,
+		      1.96 * sd);
+	cr_expect_leq(churn, 2 * PERIOD, "churn in use at the end: %.0f bytes", churn);
+	/* the first row: the leak, significant, growing */
+	{
+		const char *row = strstr(d.out, "Key\n");
+
+		cr_assert(row, "%s", d.out);
+		row = strchr(row, '\n') + 1;
+		cr_expect(strstr(row, "* leak_slowly") && strstr(row, "* leak_slowly") < strchr(row, '\n'),
+			  "the leak on top: %s", d.out);
+		cr_expect(strstr(row, " +1") != NULL, "growing: %s", d.out);
+		cr_expect(!strstr(d.out, "churn"), "churn flagged: %s", d.out);
+	}
+	cr_expect(strstr(d.out, "inuse_space"), "%s", d.out);
+}
+
+Test(live_memory, snapshot_usage_errors)
+{
+	run(&rec, "%s record --snapshot-every 1 -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "without --memory: %d: %s", rec.status, rec.err);
+	cr_expect(strstr(rec.err, "--snapshot-every is for --memory"), "%s", rec.err);
+	run(&rec, "%s record --memory --snapshot-every 0 -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "0: %d: %s", rec.status, rec.err);
+	run(&rec, "%s record --memory --snapshot-every x -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "x: %d: %s", rec.status, rec.err);
+	/* diff's memory views are for memory profiles */
+	run(&rec, "%s diff %s %s --sample-type bogus", hsbpf_bin(), fixture("memory"), fixture("memory"));
+	cr_expect_neq(rec.status, 0, "%s", rec.err);
 }
