@@ -29,6 +29,8 @@ const volatile __u32 mem_g_q16[HSBPF_MEM_G_N] = {};
  * key of every allocation counted and of every live one a flush counts; turned by user space
  * after each snapshot's flush */
 volatile __u32 mem_snap;
+/* --cgroup: only the tasks of mem_cgroup[0] (its descendants too) are counted */
+const volatile bool mem_by_cgroup = false;
 /* a flush of a snapshot, not the end's: the end's counters (INUSE_END...) left alone */
 volatile __u32 mem_flush_snapshot;
 
@@ -61,6 +63,15 @@ struct {
 	__type(key, struct mem_addr);
 	__type(value, struct mem_live);
 } mem_live SEC(".maps");
+
+/* --cgroup: the cgroup whose tasks are the target; a task that joins it while recording is
+ * counted from then on, the probes being on every process's libc */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} mem_cgroup SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -148,6 +159,8 @@ static __always_inline bool mem_enter(struct pt_regs *ctx, __u64 size, __u64 out
 	struct mem_task *t;
 
 	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
+		return false;
+	if (mem_by_cgroup && bpf_current_task_under_cgroup(&mem_cgroup, 0) != 1)
 		return false;
 	t = bpf_task_storage_get(&mem_tasks, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {

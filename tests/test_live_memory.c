@@ -10,7 +10,10 @@
  * same with -p of a process started before, and in a child the command forks; jemalloc,
  * tcmalloc and musl refused by name. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,6 +23,7 @@
 #include "hsbpf.h"
 #include "helpers.h"
 #include "profile/profile.h"
+#include "record/cgroup.h"
 
 TestSuite(live_memory, .fini = cleanup_tmpdir, .timeout = 300);
 
@@ -679,4 +683,67 @@ Test(live_memory, snapshot_usage_errors)
 	/* diff's memory views are for memory profiles */
 	run(&rec, "%s diff %s %s --sample-type bogus", hsbpf_bin(), fixture("memory"), fixture("memory"));
 	cr_expect_neq(rec.status, 0, "%s", rec.err);
+}
+
+/* ---- --cgroup ---- */
+
+/* the bytes process pid allocated, as sampled */
+static double pid_bytes(const struct profile *p, u32 pid)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].pid == pid && (p->samples[i].flags & HSBPF_KEY_MEMORY) &&
+		    (p->samples[i].flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT == HSBPF_MEM_ALLOC)
+			sum += p->samples[i].weight;
+	return sum;
+}
+
+/* memkinds in a cgroup made here, one outside it, and one moved in once the recording has
+ * begun: the two inside counted (the six ways' 96 MiB each, within 99.9%), the outside one not */
+Test(live_memory, cgroup_sees_only_its_members)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX + 64], procs[PATH_MAX + 80], go[512], err[512], cmd[2 * PATH_MAX];
+	double want = 6 * KIND_N * KIND, tol = 3.29 * sqrt(6 * est_var(KIND_N, KIND)) + 2 * PERIOD;
+	pid_t in, out, joins, rec_pid;
+	struct profile *p;
+	int status;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(dir, sizeof(dir), "%s/hsbpf-test-%d", mnt, getpid());
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	unlink(go);
+	unlink(profile_path());
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s && exec %s wait %s", procs, fixture("memkinds"), go);
+	in = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s wait %s", fixture("memkinds"), go);
+	out = spawn(cmd);
+	joins = spawn(cmd);
+	cr_assert(wait_file_contains(procs, "\n", 15000), "nothing joined %s", dir);
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f --cgroup %s -d 120 -o %s 2> %s",
+		 hsbpf_bin(), PERIOD, strrchr(dir, '/') + 1, profile_path(), err);
+	rec_pid = spawn(cmd);
+	cr_assert(wait_file_contains(err, "memory: probes on", 30000), "record never said its probes");
+	snprintf(cmd, sizeof(cmd), "%d\n", (int)joins);
+	write_bytes(procs, cmd, strlen(cmd));
+	write_bytes(go, "", 0);
+	cr_expect_eq(wait_status(in), 0);
+	cr_expect_eq(wait_status(out), 0);
+	cr_expect_eq(wait_status(joins), 0);
+	kill(rec_pid, SIGINT);
+	status = wait_status(rec_pid);
+	remove_cgroup(dir);
+	run(&rec, "cat %s", err);
+	cr_assert_eq(status, 0, "record --cgroup: %d: %s", status, rec.out);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect_leq(fabs(pid_bytes(p, in) - want), tol, "inside: %.0f bytes, want %.0f +- %.0f",
+		      pid_bytes(p, in), want, tol);
+	cr_expect_leq(fabs(pid_bytes(p, joins) - want), tol, "joined while recording: %.0f bytes, want "
+		      "%.0f +- %.0f", pid_bytes(p, joins), want, tol);
+	cr_expect_eq(pid_bytes(p, out), 0, "outside: %.0f bytes", pid_bytes(p, out));
+	cr_expect(strstr(p->meta.target, "cgroup"), "%s", p->meta.target);
+	profile__free(p);
 }

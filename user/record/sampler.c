@@ -389,18 +389,21 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	return 0;
 }
 
-/* after load: --cgroup's directory is the target of the switch program too */
-static int offcpu_set_cgroup(struct sampler *s)
+/* after load: --cgroup's directory is the target of the switch program too, or of the
+ * allocator's probes */
+static int set_cgroup_target(struct sampler *s)
 {
+	bool memory = s->opts.alloc_period != 0;
 	u32 zero = 0;
 	int err;
 
-	if (s->opts.offcpu == OFFCPU_NONE || s->opts.cgroup_fd < 0)
+	if ((s->opts.offcpu == OFFCPU_NONE && !memory) || s->opts.cgroup_fd < 0)
 		return 0;
-	err = bpf_map__update_elem(s->skel->maps.offcpu_cgroup, &zero, sizeof(zero), &s->opts.cgroup_fd,
-				   sizeof(s->opts.cgroup_fd), BPF_ANY);
+	err = bpf_map__update_elem(memory ? s->skel->maps.mem_cgroup : s->skel->maps.offcpu_cgroup,
+				   &zero, sizeof(zero), &s->opts.cgroup_fd, sizeof(s->opts.cgroup_fd), BPF_ANY);
 	if (err)
-		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
+		return fail(err, "cannot give the cgroup to the %s: %s", memory ? "allocator's probes" :
+			    "off-CPU program", strerror(-err));
 	return 0;
 }
 
@@ -648,6 +651,8 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		debug("memory: %s", s->mem_session ? "session uprobes: no return probe on unsampled calls"
 		      : "uprobes and a uretprobe on every call");
 	err = bpf_map__set_autocreate(skel->maps.mem_tasks, on);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.mem_cgroup, on && o->cgroup_fd >= 0);
 	if (!err && !on)
 		err = bpf_map__set_max_entries(skel->maps.mem_live, 1);
 	if (err)
@@ -656,6 +661,7 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		return fail(-EOPNOTSUPP, "--memory needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
 			    "Linux 5.11 with BTF), which this kernel does not have");
 	skel->rodata->alloc_period = on ? o->alloc_period : MEMORY_DEFAULT_PERIOD;
+	skel->rodata->mem_by_cgroup = on && o->cgroup_fd >= 0;
 	memory__fill_tables((u32 *)skel->rodata->mem_log2_q16, (u32 *)skel->rodata->mem_g_q16);
 	return 0;
 }
@@ -848,7 +854,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile", err);
 		goto fail;
 	}
-	err = offcpu_set_cgroup(s);
+	err = set_cgroup_target(s);
 	if (err)
 		goto fail;
 	/* exec and exit keep process images apart; they run whatever the target */
