@@ -354,11 +354,18 @@ static int record_until_done(struct session *sess)
 	return 0;
 }
 
-/* --snapshot-every: FILE.1... (each interval's allocations and the live set at its end; the
- * last, the end's), then p shows the final profile (view restores it); 0 or -errno (said) */
-static int write_snapshots(struct profile *p, struct memory_view_saved *view)
+/* --snapshot-every: the intervals, the last the end's */
+static u32 last_interval(void)
 {
-	u32 last = (env.snapshots < SNAPSHOTS_MAX ? env.snapshots : SNAPSHOTS_MAX) + 1;
+	return (env.snapshots < SNAPSHOTS_MAX ? env.snapshots : SNAPSHOTS_MAX) + 1;
+}
+
+/* --snapshot-every: FILE.1... beside FILE, each interval's allocations and the live set at its
+ * end (the last, the end's); 0 or -errno (said) */
+static int write_snapshots(struct profile *p)
+{
+	u32 last = last_interval();
+	struct memory_view_saved view;
 	char path[PATH_MAX];
 	int err = 0;
 
@@ -366,17 +373,15 @@ static int write_snapshots(struct profile *p, struct memory_view_saved *view)
 		if (snprintf(path, sizeof(path), "%s.%u", env.output, k) >= (int)sizeof(path))
 			return fail(-ENAMETOOLONG, "cannot write snapshot %u: '%s.%u' is too long", k,
 				    env.output, k);
-		err = memory_snapshot__view(p, k, last, view);
+		err = memory_snapshot__view(p, k, last, &view);
 		if (err)
 			return fail(err, "cannot write '%s': %s", path, strerror(-err));
 		err = profile__write(p, path);
-		memory_snapshot__restore(p, view);
+		memory_snapshot__restore(p, &view);
 	}
 	if (!err)
-		note("%u snapshots written: '%s.1' to '%s.%u'", last, env.output, env.output, last);
-	err = err ? err : memory_snapshot__view(p, 0, last, view);
-	if (err == -ENOMEM)
-		error("cannot write the profile: %s", strerror(ENOMEM));
+		note("%u snapshot%s written: '%s.1' to '%s.%u'", last, last > 1 ? "s" : "", env.output,
+		     env.output, last);
 	return err;
 }
 
@@ -485,16 +490,27 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	p = session__profile(sess);
+	/* with snapshots, the final profile is a view of what was collected */
 	if (env.snapshot_every > 0) {
-		err = write_snapshots(p, &view);
-		if (err)
+		err = memory_snapshot__view(p, 0, last_interval(), &view);
+		if (err) {
+			error("cannot write the profile: %s", strerror(-err));
 			goto cleanup;
+		}
 		viewing = true;
 	}
 	err = profile__write_out(p, &out);	/* commits or discards out */
 	if (err)
 		goto cleanup;
 	say_recorded(sess, p);
+	if (viewing) {
+		memory_snapshot__restore(p, &view);
+		viewing = false;
+		/* the profile is written: a snapshot that cannot be is said, and fails record */
+		err = write_snapshots(p);
+		if (err)
+			goto cleanup;
+	}
 	if (env.so.keep_objects)
 		save_objects(sess, p);
 	status = command_status(sess);
