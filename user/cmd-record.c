@@ -33,6 +33,8 @@ static struct env {
 	u64 alloc_period;	/* --alloc-period, 0 when not given */
 	double snapshot_every;	/* --snapshot-every SECONDS, 0 when not given */
 	u32 snapshots;		/* the snapshots taken while recording (the last is the end's) */
+	u64 *snapshot_ns;	/* ... when each was taken (CLOCK_MONOTONIC) */
+	size_t cap_snapshot_ns;
 	int per_thread;		/* --[no-]per-thread: 1, 0; -1 when not said */
 } env;
 
@@ -318,9 +320,12 @@ static int take_snapshot(struct session *sess, u64 now, u64 *next)
 				SNAPSHOTS_MAX);
 		return 0;
 	}
+	if (array__reserve((void **)&env.snapshot_ns, &env.cap_snapshot_ns, env.snapshots + 1,
+			   sizeof(*env.snapshot_ns)))
+		return fail(-ENOMEM, "cannot take a snapshot: %s", strerror(ENOMEM));
 	err = session__memory_snapshot(sess, &snap);
 	if (!err) {
-		env.snapshots++;
+		env.snapshot_ns[env.snapshots++] = now_ns(CLOCK_MONOTONIC);
 		debug("memory: snapshot %u taken", snap);
 	}
 	return err;
@@ -365,20 +370,34 @@ static u32 last_interval(void)
 static int write_snapshots(struct profile *p)
 {
 	u32 last = last_interval();
+	struct profile_meta m = p->meta;
+	u64 end = m.start_mono_ns + m.duration_ns;
 	struct memory_view_saved view;
 	char path[PATH_MAX];
 	int err = 0;
 
 	for (u32 k = 1; k <= last && !err; k++) {
-		if (snprintf(path, sizeof(path), "%s.%u", env.output, k) >= (int)sizeof(path))
-			return fail(-ENAMETOOLONG, "cannot write snapshot %u: '%s.%u' is too long", k,
-				    env.output, k);
+		/* each file's time is its interval's */
+		u64 from = k > 1 ? env.snapshot_ns[k - 2] : m.start_mono_ns;
+		u64 to = k < last ? env.snapshot_ns[k - 1] : end;
+
+		if (snprintf(path, sizeof(path), "%s.%u", env.output, k) >= (int)sizeof(path)) {
+			err = fail(-ENAMETOOLONG, "cannot write snapshot %u: '%s.%u' is too long", k,
+				   env.output, k);
+			break;
+		}
 		err = memory_snapshot__view(p, k, last, &view);
-		if (err)
-			return fail(err, "cannot write '%s': %s", path, strerror(-err));
+		if (err) {
+			err = fail(err, "cannot write '%s': %s", path, strerror(-err));
+			break;
+		}
+		p->meta.start_mono_ns = from;
+		p->meta.start_realtime_ns = m.start_realtime_ns + (from - m.start_mono_ns);
+		p->meta.duration_ns = to > from ? to - from : 0;
 		err = profile__write(p, path);
 		memory_snapshot__restore(p, &view);
 	}
+	p->meta = m;
 	if (!err)
 		note("%u snapshot%s written: '%s.1' to '%s.%u'", last, last > 1 ? "s" : "", env.output,
 		     env.output, last);
@@ -519,6 +538,7 @@ cleanup:
 		warning("%" PRIu64 " messages could not be written: stderr's reader was too slow",
 			stderr__lost());
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
+	free(env.snapshot_ns);
 	if (viewing)
 		memory_snapshot__restore(p, &view);
 	session__close(sess);
