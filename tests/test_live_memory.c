@@ -566,6 +566,17 @@ static u64 kind_bytes(const char *path, bool inuse)
 	return sum;
 }
 
+static u64 duration_ns(const char *path)
+{
+	struct profile *p;
+	u64 d;
+
+	cr_assert_eq(profile__read(path, &p), 0, "cannot read '%s'", path);
+	d = p->meta.duration_ns;
+	profile__free(p);
+	return d;
+}
+
 /* memleak recorded with a snapshot every 50 ms, the first before it allocates anything: the
  * number of snapshot files */
 static int record_snapshots(void)
@@ -607,14 +618,18 @@ static int record_snapshots(void)
  * snapshot's live set is the final one; the first holds no leak */
 Test(live_memory, snapshots_add_up)
 {
-	u64 alloc = 0, final_alloc, final_inuse;
+	u64 alloc = 0, final_alloc, final_inuse, ns = 0;
 	char path[600];
 	int n = record_snapshots();
 
 	for (int k = 1; k <= n; k++) {
 		snprintf(path, sizeof(path), "%s.%d", profile_path(), k);
 		alloc += kind_bytes(path, false);
+		ns += duration_ns(path);
 	}
+	/* the intervals cover the recording */
+	cr_expect_eq(ns, duration_ns(profile_path()), "the intervals' %llu ns, the recording's %llu",
+		     (unsigned long long)ns, (unsigned long long)duration_ns(profile_path()));
 	final_alloc = kind_bytes(profile_path(), false);
 	final_inuse = kind_bytes(profile_path(), true);
 	cr_expect_eq(alloc, final_alloc, "the %d intervals' allocations %llu bytes, the final profile's %llu",
