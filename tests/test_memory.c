@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* memory: the sampling arithmetic the BPF side runs (bpf/memory_math.h with user/record/memory.c's
  * tables): the draws' mean and distribution, the weights against s/(1-exp(-s/period)); the
- * options; report's views on a hand-built profile. */
+ * options; report's views on a hand-built profile; a slot's variance, which diff's intervals
+ * take. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
