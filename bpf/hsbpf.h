@@ -30,7 +30,8 @@
 struct sample_extra {
 	__u32 tid;		/* the thread (kernel pid), with key_tid */
 	__u16 cpu;		/* with key_cpu */
-	__u16 pad;
+	__u16 snap;		/* record --memory --snapshot-every: an allocation's interval, a live
+				 * one's snapshot (bpf/memory.bpf.h mem_snap) */
 	__u32 time;		/* (ktime - time_origin_ns) / time_bucket_ns, with time_bucket_ns */
 	__u32 waker;		/* an off-CPU block's: the thread that woke it, with offcpu_wakers */
 };

@@ -25,6 +25,14 @@
 const volatile __u64 alloc_period = 512 * 1024;
 const volatile __u32 mem_log2_q16[HSBPF_MEM_LOG_N] = {};
 const volatile __u32 mem_g_q16[HSBPF_MEM_G_N] = {};
+/* record --memory --snapshot-every: the interval now (1, 2...; 0 without snapshots), in the
+ * key of every allocation counted and of every live one a flush counts; turned by user space
+ * after each snapshot's flush */
+volatile __u32 mem_snap;
+/* --cgroup: only the tasks of mem_cgroup[0] (its descendants too) are counted */
+const volatile bool mem_by_cgroup = false;
+/* a flush of a snapshot, not the end's: the end's counters (INUSE_END...) left alone */
+volatile __u32 mem_flush_snapshot;
 
 /* a thread's sampling state */
 struct mem_task {
@@ -55,6 +63,15 @@ struct {
 	__type(key, struct mem_addr);
 	__type(value, struct mem_live);
 } mem_live SEC(".maps");
+
+/* --cgroup: the cgroup whose tasks are the target; a task that joins it while recording is
+ * counted from then on, the probes being on every process's libc */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} mem_cgroup SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -97,6 +114,7 @@ static __always_inline bool mem_count(const struct stack_key *sk, __u64 ip, __u3
 	struct stack_key key = *sk;
 
 	key.flags = HSBPF_KEY_MEMORY | kind << HSBPF_KEY_STATE_SHIFT;
+	key.x.snap = mem_snap;
 	flat.pid = key.pid;
 	flat.flags = key.flags;
 	flat.ip = ip;
@@ -141,6 +159,8 @@ static __always_inline bool mem_enter(struct pt_regs *ctx, __u64 size, __u64 out
 	struct mem_task *t;
 
 	if (filter_pids && (!proc || proc->state != HSBPF_PID_ACTIVE))
+		return false;
+	if (mem_by_cgroup && bpf_current_task_under_cgroup(&mem_cgroup, 0) != 1)
 		return false;
 	t = bpf_task_storage_get(&mem_tasks, bpf_get_current_task_btf(), 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
 	if (!t) {
@@ -278,7 +298,8 @@ int BPF_KPROBE(hsbpf_mem_free, __u64 ptr)
 	return 0;
 }
 
-/* at the end: the sampled allocations still live, in use (of an exited process: leaked) */
+/* at the end (or at a snapshot, mem_flush_snapshot): the sampled allocations still live, in
+ * use (of an exited process: leaked), under the interval's tag */
 SEC("iter/bpf_map_elem")
 int hsbpf_mem_flush(struct bpf_iter__bpf_map_elem *ctx)
 {
@@ -289,9 +310,11 @@ int hsbpf_mem_flush(struct bpf_iter__bpf_map_elem *ctx)
 	if (!a || !v)
 		return 0;
 	pid = a->pid;
-	mem_stat(HSBPF_MEM_INUSE_END, 1);
-	if (filter_pids && !bpf_map_lookup_elem(&procs, &pid))
-		mem_stat(HSBPF_MEM_INUSE_EXITED, 1);
+	if (!mem_flush_snapshot) {
+		mem_stat(HSBPF_MEM_INUSE_END, 1);
+		if (filter_pids && !bpf_map_lookup_elem(&procs, &pid))
+			mem_stat(HSBPF_MEM_INUSE_EXITED, 1);
+	}
 	if (!mem_count(&v->key, v->ip, HSBPF_MEM_INUSE, v->objects, v->weight))
 		mem_stat(HSBPF_MEM_FULL, 1);
 	return 0;

@@ -10,15 +10,20 @@
  * same with -p of a process started before, and in a child the command forks; jemalloc,
  * tcmalloc and musl refused by name. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "export_check.h"
+#include "hsbpf.h"
 #include "helpers.h"
 #include "profile/profile.h"
+#include "record/cgroup.h"
 
 TestSuite(live_memory, .fini = cleanup_tmpdir, .timeout = 300);
 
@@ -537,4 +542,266 @@ Test(live_memory, refuses_other_allocators)
 	run(&r, "%s record --memory -o %s -- %s", hsbpf_bin(), profile_path(), fixture("memory-musl"));
 	cr_expect_eq(r.status, 1, "musl: status %d: %s", r.status, r.err);
 	cr_expect(strstr(r.err, "not linked with glibc"), "%s", r.err);
+}
+
+/* ---- record --snapshot-every, diff of two snapshots (tests/fixtures/memleak.c) ---- */
+
+#define LEAK_SLOW_N	256.0		/* memleak: 64 rounds of 4 x 64 KiB, never freed */
+#define LEAK_SLOW	65536.0
+
+/* the bytes of a profile's sampled allocations of one kind (inuse: in use, else allocated) */
+static u64 kind_bytes(const char *path, bool inuse)
+{
+	struct profile *p;
+	u64 sum = 0;
+
+	cr_assert_eq(profile__read(path, &p), 0, "cannot read '%s'", path);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		u32 kind = (p->samples[i].flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT;
+
+		if ((p->samples[i].flags & HSBPF_KEY_MEMORY) && kind == (inuse ? HSBPF_MEM_INUSE : HSBPF_MEM_ALLOC))
+			sum += p->samples[i].weight;
+	}
+	profile__free(p);
+	return sum;
+}
+
+static u64 duration_ns(const char *path)
+{
+	struct profile *p;
+	u64 d;
+
+	cr_assert_eq(profile__read(path, &p), 0, "cannot read '%s'", path);
+	d = p->meta.duration_ns;
+	profile__free(p);
+	return d;
+}
+
+/* memleak recorded with a snapshot every 50 ms, the first before it allocates anything: the
+ * number of snapshot files */
+static int record_snapshots(void)
+{
+	char go[512], end[512], err[512], out[512], cmd[4096], path[600];
+	pid_t rec_pid;
+	int status, n = 0;
+
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(end, sizeof(end), "%s/end", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	snprintf(out, sizeof(out), "%s/record.out", tmpdir());
+	unlink(go);
+	unlink(end);
+	run(&rec, "rm -f %s %s.*", profile_path(), profile_path());
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f --snapshot-every 0.05 -o %s "
+		 "-- %s %s %s > %s 2> %s", hsbpf_bin(), PERIOD, profile_path(), fixture("memleak"), go, end,
+		 out, err);
+	rec_pid = spawn(cmd);
+	go_when(err, "memory: snapshot 1 taken", go);
+	cr_assert(wait_file_contains(out, "leaked 16777216", 60000), "memleak never ended its rounds");
+	/* a snapshot while it holds the leak, then its end */
+	run(&rec, "grep -c 'snapshot .* taken' %s", err);
+	snprintf(cmd, sizeof(cmd), "memory: snapshot %d taken", atoi(rec.out) + 1);
+	go_when(err, cmd, end);
+	status = wait_status(rec_pid);
+	run(&rec, "cat %s", err);
+	cr_assert_eq(status, 0, "record: %d: %s", status, rec.out);
+	for (;; n++) {
+		snprintf(path, sizeof(path), "%s.%d", profile_path(), n + 1);
+		if (access(path, R_OK))
+			break;
+	}
+	cr_assert_geq(n, 3, "%d snapshot files: %s", n, rec.out);
+	return n;
+}
+
+/* every interval's allocations add up to the final profile's, each counted once; the last
+ * snapshot's live set is the final one; the first holds no leak */
+Test(live_memory, snapshots_add_up)
+{
+	u64 alloc = 0, final_alloc, final_inuse, ns = 0;
+	char path[600];
+	int n = record_snapshots();
+
+	for (int k = 1; k <= n; k++) {
+		snprintf(path, sizeof(path), "%s.%d", profile_path(), k);
+		alloc += kind_bytes(path, false);
+		ns += duration_ns(path);
+	}
+	/* the intervals cover the recording */
+	cr_expect_eq(ns, duration_ns(profile_path()), "the intervals' %llu ns, the recording's %llu",
+		     (unsigned long long)ns, (unsigned long long)duration_ns(profile_path()));
+	final_alloc = kind_bytes(profile_path(), false);
+	final_inuse = kind_bytes(profile_path(), true);
+	cr_expect_eq(alloc, final_alloc, "the %d intervals' allocations %llu bytes, the final profile's %llu",
+		     n, (unsigned long long)alloc, (unsigned long long)final_alloc);
+	cr_expect_eq(kind_bytes(path, true), final_inuse, "the last snapshot in use %llu, the final %llu",
+		     (unsigned long long)kind_bytes(path, true), (unsigned long long)final_inuse);
+	cr_expect_gt(final_inuse, 0);
+	snprintf(path, sizeof(path), "%s.1", profile_path());
+	cr_expect_eq(kind_bytes(path, true), 0, "in use before memleak allocated anything");
+	/* each snapshot reports on its own: its stacks and symbols */
+	run(&folded, "%s report -i %s.%d --format folded --sample-type inuse_space", hsbpf_bin(),
+	    profile_path(), n);
+	cr_expect(strstr(folded.out, ";main;leak_slowly;malloc "), "the last snapshot's leak: %s", folded.out);
+}
+
+/* the next amount diff prints ("15.9 MiB", "+512.0 KiB", "-3 B", "[+1.2 MiB,") in bytes from *s
+ * on, *s moved past it; NAN when there is none */
+static double next_amount(const char **s)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	char unit[8] = "";
+	double v;
+	int n = 0;
+
+	while (**s && !strchr("+-0123456789", **s))
+		(*s)++;
+	if (sscanf(*s, "%lf %7[A-Za-z]%n", &v, unit, &n) != 2)
+		return NAN;
+	*s += n;
+	for (int u = 0; u < 5; u++, v *= 1024)
+		if (!strcmp(unit, units[u]))
+			return v;
+	return NAN;
+}
+
+/* diff's row of fn: baseline, new, delta and the delta's interval, in bytes; false without one */
+static bool diff_row(const char *out, const char *fn, double v[5], bool *flagged)
+{
+	char want[64];
+	const char *row = out, *end;
+
+	snprintf(want, sizeof(want), " %s [", fn);
+	row = strstr(out, want);
+	if (!row)
+		return false;
+	while (row > out && row[-1] != '\n')
+		row--;
+	end = strchr(row, '\n');
+	*flagged = strstr(row, "* ") && strstr(row, "* ") < end;
+	for (int i = 0; i < 5; i++)
+		v[i] = next_amount(&row);
+	return !isnan(v[4]);
+}
+
+/* diff of the first and last snapshots in use: the leak on top, its growth within the 95%
+ * interval of the 16 MiB leaked; churn, balanced, not flagged and near zero. diff's rows are
+ * by the function that called malloc (the flat histogram), whatever became of the stack */
+Test(live_memory, diff_of_snapshots)
+{
+	double sd = sqrt(est_var(LEAK_SLOW_N, LEAK_SLOW)), truth = LEAK_SLOW_N * LEAK_SLOW;
+	double leak[5] = {}, churn[5] = {};
+	struct run_result d;
+	bool flagged = false, churn_flagged = false;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int n = record_snapshots();
+
+		run(&d, "%s diff %s.1 %s.%d --sample-type inuse_space --all", hsbpf_bin(), profile_path(),
+		    profile_path(), n);
+		cr_assert_eq(d.status, 0, "diff: %s", d.err);
+		cr_assert(diff_row(d.out, "leak_slowly", leak, &flagged), "no leak_slowly row: %s", d.out);
+		if (fabs(leak[2] - truth) <= 1.96 * sd)
+			break;
+		run(&folded, "%s report -i %s.%d --sample-type inuse_space --format folded", hsbpf_bin(),
+		    profile_path(), n);
+		cr_log_warn("leak_slowly grew %.0f bytes, want %.0f +- %.0f: %s\n%s", leak[2], truth,
+			    1.96 * sd, d.out, folded.out);
+	}
+	cr_expect_leq(fabs(leak[2] - truth), 1.96 * sd, "leak_slowly grew %.0f bytes, want %.0f +- %.0f "
+		      "(twice out of the 95%% interval): %s", leak[2], truth, 1.96 * sd, d.out);
+	cr_expect(flagged && leak[0] == 0, "the leak flagged, none at first: %s", d.out);
+	/* the leak on top: the first row */
+	{
+		const char *first = strstr(d.out, "Key\n"), *end;
+
+		cr_assert(first, "%s", d.out);
+		first += 4;
+		end = strchr(first, '\n');
+		cr_expect(end && strstr(first, "* leak_slowly [") && strstr(first, "* leak_slowly [") < end,
+			  "the leak on top: %s", d.out);
+	}
+	/* churn: its allocations freed, in use under two periods (one sampled now and then) */
+	if (diff_row(d.out, "churn", churn, &churn_flagged)) {
+		cr_expect(!churn_flagged, "churn flagged: %s", d.out);
+		cr_expect_leq(fabs(churn[2]), 2 * PERIOD, "churn grew %.0f bytes: %s", churn[2], d.out);
+	}
+	cr_expect(strstr(d.out, "inuse_space"), "%s", d.out);
+}
+
+Test(live_memory, snapshot_usage_errors)
+{
+	run(&rec, "%s record --snapshot-every 1 -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "without --memory: %d: %s", rec.status, rec.err);
+	cr_expect(strstr(rec.err, "--snapshot-every is for --memory"), "%s", rec.err);
+	run(&rec, "%s record --memory --snapshot-every 0 -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "0: %d: %s", rec.status, rec.err);
+	run(&rec, "%s record --memory --snapshot-every x -o %s -- true", hsbpf_bin(), profile_path());
+	cr_expect_eq(rec.status, 2, "x: %d: %s", rec.status, rec.err);
+	/* diff's memory views are for memory profiles */
+	run(&rec, "%s diff %s %s --sample-type bogus", hsbpf_bin(), fixture("memory"), fixture("memory"));
+	cr_expect_neq(rec.status, 0, "%s", rec.err);
+}
+
+/* ---- --cgroup ---- */
+
+/* the bytes process pid allocated, as sampled */
+static double pid_bytes(const struct profile *p, u32 pid)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < p->nr_samples; i++)
+		if (p->samples[i].pid == pid && (p->samples[i].flags & HSBPF_KEY_MEMORY) &&
+		    (p->samples[i].flags & HSBPF_KEY_STATE_MASK) >> HSBPF_KEY_STATE_SHIFT == HSBPF_MEM_ALLOC)
+			sum += p->samples[i].weight;
+	return sum;
+}
+
+/* memkinds in a cgroup made here, one outside it, and one moved in once the recording has
+ * begun: the two inside counted (the six ways' 96 MiB each, within 99.9%), the outside one not */
+Test(live_memory, cgroup_sees_only_its_members)
+{
+	char mnt[PATH_MAX], dir[PATH_MAX + 64], procs[PATH_MAX + 80], go[512], err[512], cmd[2 * PATH_MAX];
+	double want = 6 * KIND_N * KIND, tol = 3.29 * sqrt(6 * est_var(KIND_N, KIND)) + 2 * PERIOD;
+	pid_t in, out, joins, rec_pid;
+	struct profile *p;
+	int status;
+
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(dir, sizeof(dir), "%s/hsbpf-test-%d", mnt, getpid());
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+	cr_assert_eq(mkdir(dir, 0755), 0, "cannot create cgroup %s", dir);
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	unlink(go);
+	unlink(profile_path());
+	snprintf(cmd, sizeof(cmd), "echo $$ > %s && exec %s wait %s", procs, fixture("memkinds"), go);
+	in = spawn(cmd);
+	snprintf(cmd, sizeof(cmd), "exec %s wait %s", fixture("memkinds"), go);
+	out = spawn(cmd);
+	joins = spawn(cmd);
+	cr_assert(wait_file_contains(procs, "\n", 15000), "nothing joined %s", dir);
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f --cgroup %s -d 120 -o %s 2> %s",
+		 hsbpf_bin(), PERIOD, strrchr(dir, '/') + 1, profile_path(), err);
+	rec_pid = spawn(cmd);
+	cr_assert(wait_file_contains(err, "memory: probes on", 30000), "record never said its probes");
+	snprintf(cmd, sizeof(cmd), "%d\n", (int)joins);
+	write_bytes(procs, cmd, strlen(cmd));
+	write_bytes(go, "", 0);
+	cr_expect_eq(wait_status(in), 0);
+	cr_expect_eq(wait_status(out), 0);
+	cr_expect_eq(wait_status(joins), 0);
+	kill(rec_pid, SIGINT);
+	status = wait_status(rec_pid);
+	remove_cgroup(dir);
+	run(&rec, "cat %s", err);
+	cr_assert_eq(status, 0, "record --cgroup: %d: %s", status, rec.out);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect_leq(fabs(pid_bytes(p, in) - want), tol, "inside: %.0f bytes, want %.0f +- %.0f",
+		      pid_bytes(p, in), want, tol);
+	cr_expect_leq(fabs(pid_bytes(p, joins) - want), tol, "joined while recording: %.0f bytes, want "
+		      "%.0f +- %.0f", pid_bytes(p, joins), want, tol);
+	cr_expect_eq(pid_bytes(p, out), 0, "outside: %.0f bytes", pid_bytes(p, out));
+	cr_expect(strstr(p->meta.target, "cgroup"), "%s", p->meta.target);
+	profile__free(p);
 }

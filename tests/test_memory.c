@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* memory: the sampling arithmetic the BPF side runs (bpf/memory_math.h with user/record/memory.c's
  * tables): the draws' mean and distribution, the weights against s/(1-exp(-s/period)); the
- * options; report's views on a hand-built profile. */
+ * options; report's views on a hand-built profile; a slot's variance, which diff's intervals
+ * take. */
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdio.h>
@@ -109,8 +110,9 @@ Test(memory, settles_options)
 	cr_expect_eq(memory__settle_opts(&o), -EINVAL);
 	o = (struct session_opts){ .alloc_period = 4096, .offcpu = 1 };
 	cr_expect_eq(memory__settle_opts(&o), -EINVAL);
+	/* a cgroup's processes too (record --memory --cgroup) */
 	o = (struct session_opts){ .alloc_period = 4096, .cgroup = "/sys/fs/cgroup/x" };
-	cr_expect_eq(memory__settle_opts(&o), -EINVAL);
+	cr_expect_eq(memory__settle_opts(&o), 0);
 	o = (struct session_opts){};
 	cr_expect_eq(memory__settle_opts(&o), 0);
 	cr_expect_eq(o.call_graph, HSBPF_CALL_GRAPH_NONE, "on-CPU recordings keep their mode");
@@ -180,4 +182,48 @@ Test(memory, bytes)
 	cr_expect_str_eq(memory__bytes(1023, b, sizeof(b)), "1023 B");
 	cr_expect_str_eq(memory__bytes(1536, b, sizeof(b)), "1.5 KiB");
 	cr_expect_str_eq(memory__bytes(70 << 20, b, sizeof(b)), "70.0 MiB");
+}
+
+/* a slot's variance: n allocations of s bytes, each sampled with p = 1 - exp(-s/T), weighing
+ * s/p: bytes B = n s, variance B s (1 - p)/p; objects n, variance n (1 - p)/p */
+Test(memory, variance)
+{
+	static const struct { double n, s, period; } cases[] = {
+		{ 1000, 64, 65536 }, { 256, 65536, 65536 }, { 30, 1 << 20, 524288 }, { 1, 4096, 524288 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		double n = cases[i].n, sz = cases[i].s, p = -expm1(-sz / cases[i].period);
+		u64 objects = llround(n * 1024), bytes = llround(n * sz);
+
+		cr_expect_float_eq(memory__variance(objects, bytes, cases[i].period, false),
+				   bytes * sz * (1 - p) / p, 1e-6 * bytes * sz, "case %zu bytes", i);
+		cr_expect_float_eq(memory__variance(objects, bytes, cases[i].period, true),
+				   n * (1 - p) / p, 1e-6 * n, "case %zu objects", i);
+	}
+	cr_expect_eq(memory__variance(0, 100, 4096, false), 0);
+	cr_expect_eq(memory__variance(1024, 0, 4096, false), 0);
+	/* far larger than the period: sampled surely, counted exactly */
+	cr_expect_leq(memory__variance(1024, 1ull << 40, 4096, false), 1e-6);
+}
+
+/* diff's view: the counts as memory__select's, the weights the variances */
+Test(memory, selects_with_variance)
+{
+	struct profile *p = profile__new();
+	struct profile_sample s = { .pid = 1, .ip = 0x10, .flags = mem(HSBPF_MEM_INUSE), .count = 4096,
+				    .weight = 4 * 65536 };
+	double want = memory__variance(4096, 4 * 65536, 65536, false);
+
+	cr_assert(p);
+	p->meta.alloc_period = 65536;
+	cr_assert_eq(profile__add_sample(p, &s), 0);
+	s.flags = mem(HSBPF_MEM_ALLOC);
+	cr_assert_eq(profile__add_sample(p, &s), 0);
+	memory__select_variance(p, MEMORY_INUSE_SPACE);
+	cr_assert_eq(p->nr_samples, 1);
+	cr_expect_eq(p->samples[0].count, 4 * 65536);
+	cr_expect_eq(p->samples[0].weight, llround(want));
+	cr_expect_gt(want, 0);
+	profile__free(p);
 }

@@ -290,3 +290,28 @@ Test(profile_diff, basis_needs_a_duration)
 	profile__free(a);
 	profile__free(b);
 }
+
+/* estimates of sampled allocations: b - a, b - a +- 1.96 sqrt(va + vb), z = delta / sd */
+Test(profile_diff, estimates_by_hand)
+{
+	struct diff_stat st;
+
+	/* sd 500, z 1: p = erfc(1/sqrt 2) = 0.3173105 */
+	profile_diff__test_estimates(1000, 90000, 1500, 160000, &st);
+	cr_expect_float_eq(st.delta, 500, 1e-9);
+	cr_expect_float_eq(st.lo, 500 - 1.959963984540054 * 500, 1e-6);
+	cr_expect_float_eq(st.hi, 500 + 1.959963984540054 * 500, 1e-6);
+	cr_expect_float_eq(st.p, 0.3173105, 1e-6);
+	cr_expect_eq(st.test, DIFF_TEST_Z);
+	/* a leak: 16 MiB grown, sd 0.8 MiB */
+	profile_diff__test_estimates(0, 0, 16 << 20, 838861.0 * 838861.0, &st);
+	cr_expect_lt(st.p, 1e-10);
+	cr_expect_gt(st.lo, 14 << 20);
+	/* nothing on either side: not tested */
+	profile_diff__test_estimates(0, 0, 0, 0, &st);
+	cr_expect_eq(st.test, DIFF_TEST_NONE);
+	cr_expect_eq(st.p, 1);
+	/* no variance (allocations far above the period): any change is certain */
+	profile_diff__test_estimates(100, 0, 200, 0, &st);
+	cr_expect_eq(st.p, 0);
+}

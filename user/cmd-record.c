@@ -2,6 +2,7 @@
 /* hsbpf record: parse options, run a session (user/record/session.c) until the command ends, -d
  * passes or a signal comes, and write the profile. */
 #include <inttypes.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 #include "lib/file_format.h"
 #include "record/offcpu.h"
 #include "record/memory.h"
+#include "record/memory_snapshot.h"
 #include "option_groups.h"
 #include "profile/profile.h"
 #include "record/rearm.h"
@@ -29,6 +31,10 @@ static struct env {
 	const char *buildid_dir;
 	bool memory;		/* --memory */
 	u64 alloc_period;	/* --alloc-period, 0 when not given */
+	double snapshot_every;	/* --snapshot-every SECONDS, 0 when not given */
+	u32 snapshots;		/* the snapshots taken while recording (the last is the end's) */
+	u64 *snapshot_ns;	/* ... when each was taken (CLOCK_MONOTONIC) */
+	size_t cap_snapshot_ns;
 	int per_thread;		/* --[no-]per-thread: 1, 0; -1 when not said */
 } env;
 
@@ -38,6 +44,11 @@ static struct env {
 /* -d: from a millisecond to a year, so that the deadline in ns cannot overflow */
 #define DURATION_MIN 0.001
 #define DURATION_MAX (365 * 86400.0)
+/* --snapshot-every: a snapshot walks the live allocations (65,536 at most) */
+#define SNAPSHOT_MIN 0.01
+#define SNAPSHOT_MAX 86400.0
+/* intervals are numbered in 16 bits (bpf/hsbpf.h sample_extra.snap) */
+#define SNAPSHOTS_MAX 65534
 
 /* how many ending signals came: the first ends the recording, the next one (while a command
  * that ignores SIGTERM is waited for) has it killed */
@@ -54,8 +65,8 @@ static const struct options_cmd record_cmd = {
 	.usage =
 	"usage: hsbpf record [-e EVENT] [-F HZ | -c PERIOD] [--period-mode MODE] [-g]\n"
 	"                    [-a | -p PID[,PID...] | --cgroup PATH] [-C CPUS] [-d SECONDS]\n"
-	"                    [--off-cpu | --wall | --memory [--alloc-period BYTES]]\n"
-	"                    [-o FILE] [-- COMMAND ARGS...]\n",
+	"                    [--off-cpu | --wall | --memory [--alloc-period BYTES]\n"
+	"                    [--snapshot-every SECONDS]] [-o FILE] [-- COMMAND ARGS...]\n",
 	.outro =
 	"Ctrl-C, SIGTERM, SIGHUP (the terminal closed) and SIGQUIT (Ctrl-\\) end a recording as\n"
 	"-d does: the profile is written, and a command still running is sent SIGTERM. One that\n"
@@ -181,6 +192,10 @@ static const struct option_spec record_opts[] = {
 		 "report --sample-type); call stacks dwarf unless --call-graph fp"),
 	OPT_CALLBACK(0, "alloc-period", NULL, "BYTES", "with --memory, an allocation sampled every "
 		     "BYTES on average (K, M, G: KiB...; default 512K)", alloc_period),
+	OPT_SECONDS(0, "snapshot-every", &env.snapshot_every, "SEC", "with --memory, a snapshot "
+		    "every SEC seconds (0.01 to 86400): FILE.1, FILE.2... beside FILE, each the live "
+		    "allocations at its end and the interval's allocations; the last is the end's",
+		    SNAPSHOT_MIN, SNAPSHOT_MAX, "invalid --snapshot-every '%s' (%g to %.0f seconds)"),
 	OPT_VERBOSE("more messages (twice: libbpf debug output)"),
 	OPT_END(),
 };
@@ -202,6 +217,9 @@ static int check_args(void)
 			    "every task there");
 	if (env.alloc_period && !env.memory)
 		return fail(-EINVAL, "--alloc-period is for --memory");
+	if (env.snapshot_every && !env.memory)
+		return fail(-EINVAL, "--snapshot-every is for --memory");
+	env.so.mem_intervals = env.snapshot_every > 0;
 	/* a whole machine's blocks by process: its threads' keys were most of a minute's profile
 	 * (docs/off-cpu.md); by thread when asked */
 	env.so.key_tid = env.per_thread >= 0 ? env.per_thread : !(env.so.all && env.so.offcpu);
@@ -286,10 +304,39 @@ static void save_objects(struct session *sess, const struct profile *p)
 		     "hsbpf buildid-cache --max-size sets the limit)", max / 1e6, removed, freed / 1e6);
 }
 
+/* --snapshot-every: the live allocations now, when the time for one has come; 0 or -errno */
+static int take_snapshot(struct session *sess, u64 now, u64 *next)
+{
+	u32 snap;
+	int err;
+
+	if (now < *next)
+		return 0;
+	/* the next from now: a late poll does not make a burst of them */
+	*next = now + (u64)(env.snapshot_every * 1e9);
+	if (env.snapshots >= SNAPSHOTS_MAX) {
+		if (env.snapshots++ == SNAPSHOTS_MAX)
+			warning("%d snapshots taken: no more until the end (the last holds the rest)",
+				SNAPSHOTS_MAX);
+		return 0;
+	}
+	if (array__reserve((void **)&env.snapshot_ns, &env.cap_snapshot_ns, env.snapshots + 1,
+			   sizeof(*env.snapshot_ns)))
+		return fail(-ENOMEM, "cannot take a snapshot: %s", strerror(ENOMEM));
+	err = session__memory_snapshot(sess, &snap);
+	if (!err) {
+		env.snapshot_ns[env.snapshots++] = now_ns(CLOCK_MONOTONIC);
+		debug("memory: snapshot %u taken", snap);
+	}
+	return err;
+}
+
 /* sample until the command ends, -d passes or a signal comes: 0, or -errno */
 static int record_until_done(struct session *sess)
 {
 	u64 deadline = env.duration > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.duration * 1e9) :
+			UINT64_MAX;
+	u64 next_snap = env.snapshot_every > 0 ? now_ns(CLOCK_MONOTONIC) + (u64)(env.snapshot_every * 1e9) :
 			UINT64_MAX;
 	int err;
 
@@ -298,15 +345,63 @@ static int record_until_done(struct session *sess)
 		     env.so.argv ? "" : " (Ctrl-C to stop)");
 	for (u64 now; !interrupts && (now = now_ns(CLOCK_MONOTONIC)) < deadline;) {
 		/* wake at the deadline rather than up to 100 ms after it */
-		u64 left_ms = (deadline - now + 999999) / 1000000;
+		u64 left_ms = ((deadline < next_snap ? deadline : next_snap) - now + 999999) / 1000000;
 
 		err = session__poll(sess, left_ms < 100 ? (int)left_ms : 100);
 		if (err < 0)
 			return err;
 		if (err > 0)
 			break;
+		err = env.snapshot_every > 0 ? take_snapshot(sess, now_ns(CLOCK_MONOTONIC), &next_snap) : 0;
+		if (err)
+			return err;
 	}
 	return 0;
+}
+
+/* --snapshot-every: the intervals, the last the end's */
+static u32 last_interval(void)
+{
+	return (env.snapshots < SNAPSHOTS_MAX ? env.snapshots : SNAPSHOTS_MAX) + 1;
+}
+
+/* --snapshot-every: FILE.1... beside FILE, each interval's allocations and the live set at its
+ * end (the last, the end's); 0 or -errno (said) */
+static int write_snapshots(struct profile *p)
+{
+	u32 last = last_interval();
+	struct profile_meta m = p->meta;
+	u64 end = m.start_mono_ns + m.duration_ns;
+	struct memory_view_saved view;
+	char path[PATH_MAX];
+	int err = 0;
+
+	for (u32 k = 1; k <= last && !err; k++) {
+		/* each file's time is its interval's */
+		u64 from = k > 1 ? env.snapshot_ns[k - 2] : m.start_mono_ns;
+		u64 to = k < last ? env.snapshot_ns[k - 1] : end;
+
+		if (snprintf(path, sizeof(path), "%s.%u", env.output, k) >= (int)sizeof(path)) {
+			err = fail(-ENAMETOOLONG, "cannot write snapshot %u: '%s.%u' is too long", k,
+				   env.output, k);
+			break;
+		}
+		err = memory_snapshot__view(p, k, last, &view);
+		if (err) {
+			err = fail(err, "cannot write '%s': %s", path, strerror(-err));
+			break;
+		}
+		p->meta.start_mono_ns = from;
+		p->meta.start_realtime_ns = m.start_realtime_ns + (from - m.start_mono_ns);
+		p->meta.duration_ns = to > from ? to - from : 0;
+		err = profile__write(p, path);
+		memory_snapshot__restore(p, &view);
+	}
+	p->meta = m;
+	if (!err)
+		note("%u snapshot%s written: '%s.1' to '%s.%u'", last, last > 1 ? "s" : "", env.output,
+		     env.output, last);
+	return err;
 }
 
 /* what the written profile holds, and every loss, said */
@@ -372,7 +467,9 @@ int cmd_record(int argc, char **argv)
 {
 	struct outfile out = { .fd = -1 };
 	struct session *sess = NULL;
-	struct profile *p;
+	struct memory_view_saved view;
+	bool viewing = false;
+	struct profile *p = NULL;
 	int err, status = 0;
 
 	err = parse_args(argc, argv);
@@ -412,10 +509,27 @@ int cmd_record(int argc, char **argv)
 	if (err)
 		goto cleanup;
 	p = session__profile(sess);
+	/* with snapshots, the final profile is a view of what was collected */
+	if (env.snapshot_every > 0) {
+		err = memory_snapshot__view(p, 0, last_interval(), &view);
+		if (err) {
+			error("cannot write the profile: %s", strerror(-err));
+			goto cleanup;
+		}
+		viewing = true;
+	}
 	err = profile__write_out(p, &out);	/* commits or discards out */
 	if (err)
 		goto cleanup;
 	say_recorded(sess, p);
+	if (viewing) {
+		memory_snapshot__restore(p, &view);
+		viewing = false;
+		/* the profile is written: a snapshot that cannot be is said, and fails record */
+		err = write_snapshots(p);
+		if (err)
+			goto cleanup;
+	}
 	if (env.so.keep_objects)
 		save_objects(sess, p);
 	status = command_status(sess);
@@ -424,6 +538,9 @@ cleanup:
 		warning("%" PRIu64 " messages could not be written: stderr's reader was too slow",
 			stderr__lost());
 	outfile__discard(&out);	/* nothing left behind by a failed recording */
+	free(env.snapshot_ns);
+	if (viewing)
+		memory_snapshot__restore(p, &view);
 	session__close(sess);
 	return err ? 1 : status;
 }

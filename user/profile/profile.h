@@ -98,7 +98,9 @@ struct profile_stack_sample_rec {
 struct profile_sample_key {
 	u32 tid;
 	u16 cpu;
-	u16 pad;
+	u16 snap;		/* record --memory --snapshot-every: the interval (allocations) or
+				 * snapshot (in use) of the sample, 1...; 0: none (never written: the
+				 * snapshot files are split by it) */
 	u32 time;		/* time bucket: [time * time_bucket_ns, + time_bucket_ns) after
 				 * time_origin_ns */
 	u32 waker;		/* an off-CPU block's waker thread (record --wakers), 0: none or

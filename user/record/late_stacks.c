@@ -58,7 +58,7 @@ static int add_keyed(struct profile *p, const struct stack_key *key, u64 weight,
 		.pid = key->pid, .flags = key->flags, .cgroup_id = key->cgroup_id,
 		.exec_ns = key->exec_ns, .map_ns = key->map_ns, .count = 1, .weight = weight,
 	};
-	struct profile_sample_key sk = { .tid = key->x.tid, .cpu = key->x.cpu, .time = key->x.time,
+	struct profile_sample_key sk = { .tid = key->x.tid, .cpu = key->x.cpu, .snap = key->x.snap, .time = key->x.time,
 					   .waker = key->x.waker };
 	s64 idx = profile__add_stack(p, ips, nr, end, nr_fp);
 

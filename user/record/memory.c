@@ -520,14 +520,34 @@ static u64 view_count(u32 flags, u64 objects, u64 bytes, enum memory_view view)
 	return bytes;
 }
 
-void memory__select(struct profile *p, enum memory_view view)
+double memory__variance(u64 objects, u64 bytes, u64 period, bool of_objects)
 {
+	double o = (double)objects / (1 << HSBPF_MEM_OBJ_SHIFT), s, p;
+
+	if (!objects || !bytes || !period)
+		return 0;
+	/* a slot is one stack's allocations, mostly of one size: their mean */
+	s = bytes / o;
+	p = -expm1(-s / period);
+	if (!(p > 0) || p >= 1)
+		return 0;
+	return of_objects ? o * (1 - p) / p : bytes * s * (1 - p) / p;
+}
+
+/* report's view; with variance, each sample's weight the variance of its count */
+static void select_view(struct profile *p, enum memory_view view, bool variance)
+{
+	bool objects = view == MEMORY_ALLOC_OBJECTS || view == MEMORY_INUSE_OBJECTS;
+	u64 period = p->meta.alloc_period;
 	size_t n = 0;
 
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		struct profile_sample *s = &p->samples[i];
+		u64 count = view_count(s->flags, s->count, s->weight, view);
 
-		s->count = view_count(s->flags, s->count, s->weight, view);
+		if (variance)
+			s->weight = llround(memory__variance(s->count, s->weight, period, objects));
+		s->count = count;
 		if (s->count)
 			p->samples[n++] = *s;
 	}
@@ -535,13 +555,26 @@ void memory__select(struct profile *p, enum memory_view view)
 	n = 0;
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		struct profile_stack_sample *s = &p->stack_samples[i];
+		u64 count = view_count(s->flags, s->count, s->weight, view);
 
-		s->count = view_count(s->flags, s->count, s->weight, view);
+		if (variance)
+			s->weight = llround(memory__variance(s->count, s->weight, period, objects));
+		s->count = count;
 		if (s->count)
 			p->stack_samples[n++] = *s;
 	}
 	p->nr_stack_samples = n;
 	snprintf(p->meta.memory_view, sizeof(p->meta.memory_view), "%s", view_names[view]);
+}
+
+void memory__select(struct profile *p, enum memory_view view)
+{
+	select_view(p, view, false);
+}
+
+void memory__select_variance(struct profile *p, enum memory_view view)
+{
+	select_view(p, view, true);
 }
 
 /* the view a sample's objects count in */

@@ -75,6 +75,13 @@ int memory__parse_view(const char *name, enum memory_view *view);
 const char *memory__view_name(enum memory_view view);
 /* report's view: only the samples of its kind stay, each counting its bytes or objects */
 void memory__select(struct profile *p, enum memory_view view);
+/* the same, each sample's weight the variance of its count's estimate (bytes^2 or objects^2;
+ * diff's intervals): its allocations taken as all of one size, their mean */
+void memory__select_variance(struct profile *p, enum memory_view view);
+/* the variance of a slot's estimate, of its bytes or (of_objects) its objects: objects
+ * (1/1024ths) and bytes estimated from n allocations of s bytes, each sampled with p = 1 -
+ * exp(-s/period) and weighing s/p: B s (1 - p)/p, or O (1 - p)/p (docs/memory.md) */
+double memory__variance(u64 objects, u64 bytes, u64 period, bool of_objects);
 /* an export's views, the four at once (pprof, as Go's heap profiles have them): every sample
  * of sampled allocations stays, counting its objects (rounded as the objects views round them)
  * and weighing its bytes, its kind in its flags (memory__is_inuse); meta.memory_view is "all",

@@ -13,8 +13,6 @@ int memory__settle_opts(struct session_opts *o)
 		return fail(-EINVAL, "sampled allocations are for record");
 	if (o->offcpu)
 		return fail(-EINVAL, "--memory and off-CPU time are recorded apart");
-	if (o->cgroup)
-		return fail(-EINVAL, "--memory follows a command, -p or -a, not --cgroup");
 	if (o->branch_stack || o->call_graph == HSBPF_CALL_GRAPH_LBR)
 		return fail(-EINVAL, "allocation stacks are unwound at the call: --call-graph dwarf or "
 			    "fp, not the LBR");

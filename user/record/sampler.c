@@ -390,18 +390,21 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	return 0;
 }
 
-/* after load: --cgroup's directory is the target of the switch program too */
-static int offcpu_set_cgroup(struct sampler *s)
+/* after load: --cgroup's directory is the target of the switch program too, or of the
+ * allocator's probes */
+static int set_cgroup_target(struct sampler *s)
 {
+	bool memory = s->opts.alloc_period != 0;
 	u32 zero = 0;
 	int err;
 
-	if (s->opts.offcpu == OFFCPU_NONE || s->opts.cgroup_fd < 0)
+	if ((s->opts.offcpu == OFFCPU_NONE && !memory) || s->opts.cgroup_fd < 0)
 		return 0;
-	err = bpf_map__update_elem(s->skel->maps.offcpu_cgroup, &zero, sizeof(zero), &s->opts.cgroup_fd,
-				   sizeof(s->opts.cgroup_fd), BPF_ANY);
+	err = bpf_map__update_elem(memory ? s->skel->maps.mem_cgroup : s->skel->maps.offcpu_cgroup,
+				   &zero, sizeof(zero), &s->opts.cgroup_fd, sizeof(s->opts.cgroup_fd), BPF_ANY);
 	if (err)
-		return fail(err, "cannot give the cgroup to the off-CPU program: %s", strerror(-err));
+		return fail(err, "cannot give the cgroup to the %s: %s", memory ? "allocator's probes" :
+			    "off-CPU program", strerror(-err));
 	return 0;
 }
 
@@ -649,6 +652,8 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		debug("memory: %s", s->mem_session ? "session uprobes: no return probe on unsampled calls"
 		      : "uprobes and a uretprobe on every call");
 	err = bpf_map__set_autocreate(skel->maps.mem_tasks, on);
+	if (!err)
+		err = bpf_map__set_autocreate(skel->maps.mem_cgroup, on && o->cgroup_fd >= 0);
 	if (!err && !on)
 		err = bpf_map__set_max_entries(skel->maps.mem_live, 1);
 	if (err)
@@ -657,6 +662,7 @@ static int memory_configure(struct sampler *s, const struct sampler_opts *o)
 		return fail(-EOPNOTSUPP, "--memory needs BPF task storage (BPF_MAP_TYPE_TASK_STORAGE, "
 			    "Linux 5.11 with BTF), which this kernel does not have");
 	skel->rodata->alloc_period = on ? o->alloc_period : MEMORY_DEFAULT_PERIOD;
+	skel->rodata->mem_by_cgroup = on && o->cgroup_fd >= 0;
 	memory__fill_tables((u32 *)skel->rodata->mem_log2_q16, (u32 *)skel->rodata->mem_g_q16);
 	return 0;
 }
@@ -753,6 +759,29 @@ static int memory_flush(struct sampler *s)
 	return run_iter(s->skel->progs.hsbpf_mem_flush, &io, "count the live allocations");
 }
 
+void sampler__memory_intervals(struct sampler *s)
+{
+	if (!s->skel->bss->mem_snap)
+		s->skel->bss->mem_snap = 1;
+}
+
+int sampler__memory_snapshot(struct sampler *s, u32 *snap)
+{
+	int err;
+
+	if (!s->opts.alloc_period)
+		return fail(-EINVAL, "no sampled allocations to take a snapshot of");
+	/* an allocation returning during the walk counts in this interval and may or may not
+	 * be in its live set: a snapshot is the moment its walk passes each address */
+	s->skel->bss->mem_flush_snapshot = 1;
+	err = memory_flush(s);
+	s->skel->bss->mem_flush_snapshot = 0;
+	*snap = s->skel->bss->mem_snap;
+	if (!err && *snap && *snap < UINT16_MAX)
+		__atomic_fetch_add(&s->skel->bss->mem_snap, 1, __ATOMIC_SEQ_CST);
+	return err;
+}
+
 static int memory_collect(struct sampler *s, struct profile *p)
 {
 	u64 c[HSBPF_MEM_STAT_NR] = {};
@@ -826,7 +855,7 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		load_error("profile", err);
 		goto fail;
 	}
-	err = offcpu_set_cgroup(s);
+	err = set_cgroup_target(s);
 	if (err)
 		goto fail;
 	/* exec and exit keep process images apart; they run whatever the target */
@@ -1345,7 +1374,7 @@ static int walk_samples(int fd, bool take, sampler_sample_fn fn, void *ctx)
 				.map_ns = keys[i].map_ns, .count = vals[i].count, .weight = vals[i].weight,
 			};
 			struct profile_sample_key k = {
-				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .time = keys[i].x.time,
+				.tid = keys[i].x.tid, .cpu = keys[i].x.cpu, .snap = keys[i].x.snap, .time = keys[i].x.time,
 				.waker = keys[i].x.waker,
 			};
 			int ret = fn(ctx, &ps, &k);
@@ -2128,7 +2157,7 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 			.map_ns = k->map_ns, .user = stack_ref(&r, k->user), .kernel = stack_ref(&r, k->kernel),
 			.count = r.vals[i].count, .weight = r.vals[i].weight,
 		};
-		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .time = k->x.time,
+		struct profile_sample_key sk = { .tid = k->x.tid, .cpu = k->x.cpu, .snap = k->x.snap, .time = k->x.time,
 					   .waker = k->x.waker };
 		const struct waker_id *w = i >= r.first_woken ? &r.wakers[i - r.first_woken] : NULL;
 		struct profile_waker pw = {

@@ -162,6 +162,17 @@ u64 sampler__offcpu_start(const struct sampler *s);
 
 /* the allocator's probes on libc's malloc family, for process pid (-1: all) */
 int sampler__attach_memory(struct sampler *s, const char *libc, int pid);
+/* the sampled allocations live now into the sample maps, as in use (HSBPF_MEM_INUSE), keyed by
+ * the interval ending (sample_extra.snap); then the next interval begins: allocations counted
+ * from now on carry its number. The first interval is 1 after the first call of
+ * sampler__memory_intervals (0 without: one interval, the recording). Any time while
+ * recording, as often as wanted (each call adds the live set's slots once more); the end's
+ * counters (mem_inuse_end) are the final collect's alone. The interval now ending into *snap;
+ * 0, or -errno after saying so */
+int sampler__memory_snapshot(struct sampler *s, u32 *snap);
+/* numbered intervals from now on: the first is 1 (call before attaching, for the first to be
+ * the recording's start) */
+void sampler__memory_intervals(struct sampler *s);
 
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);

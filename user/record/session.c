@@ -696,6 +696,57 @@ static int probe_libc(struct session *s, const char *libc, int pid)
 	return 0;
 }
 
+/* the libc.so.6 process pid maps, by its root (a container's own): 0, or -ENOENT */
+static int mapped_libc(u32 pid, char *libc, size_t size)
+{
+	char path[64], line[PATH_MAX + 128];
+	int err = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return -ENOENT;
+	while (err && fgets(line, sizeof(line), f)) {
+		char *file = strchr(line, '/');
+
+		if (!file)
+			continue;
+		file[strcspn(file, "\n")] = 0;
+		if (!strcmp(path__base(file), "libc.so.6")) {
+			snprintf(libc, size, "/proc/%u/root%s", pid, file);
+			err = 0;
+		}
+	}
+	fclose(f);
+	return err;
+}
+
+/* --memory --cgroup: besides hsbpf's own libc, every other one the cgroup's processes map now
+ * (a container's), probed in every process as -a's: the kernel counts the cgroup's tasks
+ * alone, those that join it later too. A libc that cannot be probed is said, and skipped */
+static void probe_cgroup_libcs(struct session *s)
+{
+	int fd = openat(s->so.cgroup_fd, "cgroup.procs", O_RDONLY | O_CLOEXEC);
+	FILE *f = fd >= 0 ? fdopen(fd, "re") : NULL;
+	char libc[PATH_MAX];
+	struct stat st;
+	unsigned pid;
+
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while (fscanf(f, "%u", &pid) == 1) {
+		if (mapped_libc(pid, libc, sizeof(libc)) || stat(libc, &st) || mem_probed(s, -1, &st))
+			continue;
+		if (!memory__check_libc(libc) && !probe_libc(s, libc, -1))
+			debug("memory: probes on %s (process %u's)", libc, pid);
+	}
+	fclose(f);
+}
+
 /* --memory: the allocator's probes on the target's glibc */
 static int attach_memory(struct session *s)
 {
@@ -704,12 +755,14 @@ static int attach_memory(struct session *s)
 
 	if (!s->opts.alloc_period)
 		return 0;
-	if (s->opts.argv || s->opts.all) {
+	if (s->opts.argv || s->opts.all || s->opts.cgroup) {
 		err = memory__find_libc(s->opts.argv ? s->opts.argv : (char *[]){ "/bin/sh", NULL }, -1, libc,
 					sizeof(libc));
 		if (!err)
 			err = probe_libc(s, libc, s->opts.argv ? (int)s->cmd.pid : -1);
 	}
+	if (!err && s->opts.cgroup)
+		probe_cgroup_libcs(s);
 	for (int i = 0; i < s->nr_pids && !err; i++) {
 		err = memory__find_libc(NULL, s->pids[i], libc, sizeof(libc));
 		if (!err)
@@ -780,9 +833,18 @@ static void attach_memory_children(struct session *s)
 	attach_memory_libcs(s);
 }
 
+int session__memory_snapshot(struct session *s, u32 *snap)
+{
+	return sampler__memory_snapshot(s->sampler, snap);
+}
+
 int session__start(struct session *s)
 {
-	int err = attach_memory(s);
+	int err;
+
+	if (s->opts.alloc_period && s->opts.mem_intervals)
+		sampler__memory_intervals(s->sampler);
+	err = attach_memory(s);
 
 	if (!err)
 		err = sampler__attach(s->sampler);

@@ -40,6 +40,9 @@ struct session_opts {
 	/* with mappings_by_vma: an object's table only once a sample landed in it
 	 * (session__want_tables), and freed when no process maps it (session__forget_exited) */
 	bool lazy_tables;
+	/* --memory --snapshot-every: allocations counted by numbered intervals, a snapshot of
+	 * the live set at each session__memory_snapshot (user/record/memory_snapshot.h) */
+	bool mem_intervals;
 	/* a count of ending signals, bumped by the caller's handler: one more while a command
 	 * that ignores SIGTERM is waited for has it killed at once */
 	const volatile sig_atomic_t *interrupts;
@@ -56,6 +59,9 @@ int session__parse_call_graph(const char *arg, u32 *mode, u32 *max_frames);
  * event, the period, the pid or CPU list), -ENODEV a CPU that is not online; *out is to be
  * closed either way */
 int session__new(const struct session_opts *opts, struct session **out);
+/* --memory with mem_intervals: the live allocations now, in use, in the interval ending
+ * (sampler__memory_snapshot), whose number goes into *snap; 0 or -errno (said) */
+int session__memory_snapshot(struct session *s, u32 *snap);
 /* set everything up short of sampling: the pids exist, the cgroup opens, the command is
  * spawned (held before its exec), the sideband and the sampler are loaded */
 int session__open(struct session *s);

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Comparing two profiles' rates or shares: the tests, the correction for many keys, hsbpf
+/* Comparing two profiles' rates, shares or estimates: the tests, the correction for many keys, hsbpf
  * diff's table. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "record/memory.h"
 #include "report/profile_diff.h"
 
 #define Z95 1.959963984540054
@@ -15,6 +16,9 @@ const char *profile_diff__method(const struct diff_basis *basis)
 	if (basis->compare == DIFF_SHARES)
 		return "two-proportion z-test (Fisher's exact test when an expected count is under 5), "
 		       "Benjamini-Hochberg correction, false discovery rate 5%";
+	if (basis->compare == DIFF_ESTIMATES)
+		return "z-test of the difference of two estimates, each with its sampling variance, "
+		       "Benjamini-Hochberg correction, false discovery rate 5%";
 	return "z-test of two Poisson rates given both counts (the exact binomial test when an "
 	       "expected count is under 5), Benjamini-Hochberg correction, false discovery rate 5%";
 }
@@ -23,6 +27,8 @@ const char *profile_diff__question(const struct diff_basis *basis)
 {
 	if (basis->compare == DIFF_SHARES)
 		return "shares (samples of a key over all samples of its profile)";
+	if (basis->compare == DIFF_ESTIMATES)
+		return "estimates of sampled allocations (each stands for what it was sampled from)";
 	return basis->work ? "rates (samples per unit of work, in BASE's sampling period)" :
 	       "rates (samples per second of each recording, in BASE's sampling period)";
 }
@@ -184,6 +190,21 @@ void profile_diff__test_rates(u64 a, double ea, u64 b, double eb, struct diff_st
 	s->p = sd > 0 ? erfc(fabs(b - mu) / sd / M_SQRT2) : 1;
 }
 
+void profile_diff__test_estimates(u64 a, double va, u64 b, double vb, struct diff_stat *s)
+{
+	double sd = sqrt(fmax(0, va) + fmax(0, vb));
+
+	*s = (struct diff_stat){ .a = a, .b = b, .pa = a, .pb = b, .p = 1, .q = 1 };
+	s->delta = s->pb - s->pa;
+	s->lo = s->delta - Z95 * sd;
+	s->hi = s->delta + Z95 * sd;
+	if (!a && !b)
+		return;		/* nothing on either side: nothing to test */
+	s->test = DIFF_TEST_Z;
+	/* no variance: allocations far larger than the period, counted exactly */
+	s->p = sd > 0 ? erfc(fabs(s->delta) / sd / M_SQRT2) : s->delta ? 0 : 1;
+}
+
 void profile_diff__compare(const struct diff_basis *basis, u64 a, u64 na, u64 b, u64 nb,
 			   struct diff_stat *s)
 {
@@ -204,7 +225,7 @@ int profile_diff__basis(struct diff_basis *basis, enum diff_compare c, const str
 	const char *names[2] = { base_name, new_name };
 
 	*basis = (struct diff_basis){ .compare = c, .work = work != NULL };
-	if (c == DIFF_SHARES)
+	if (c == DIFF_SHARES || c == DIFF_ESTIMATES)
 		return 0;
 	for (int i = 0; i < 2; i++) {
 		basis->exposure[i] = work ? work[i] : ps[i]->meta.duration_ns / 1e9;
@@ -361,6 +382,7 @@ static int add_rows(struct diff_table *t, const struct hist *h, int side)
 			t->rows[j].st.b += (u64)r->count;
 		else
 			t->rows[j].st.a += (u64)r->count;
+		t->rows[j].var[side] += r->weight;
 	}
 	return 0;
 }
@@ -399,7 +421,10 @@ int profile_diff__table(struct diff_table *t, const struct profile *base, const 
 	for (size_t i = 0; !err && i < t->nr; i++) {
 		struct diff_stat *s = &t->rows[i].st;
 
-		profile_diff__compare(basis, s->a, t->total[0], s->b, t->total[1], s);
+		if (basis->compare == DIFF_ESTIMATES)
+			profile_diff__test_estimates(s->a, t->rows[i].var[0], s->b, t->rows[i].var[1], s);
+		else
+			profile_diff__compare(basis, s->a, t->total[0], s->b, t->total[1], s);
 	}
 	if (!err) {
 		struct diff_stat *st = malloc((t->nr + 1) * sizeof(*st));
@@ -437,6 +462,58 @@ void profile_diff__sort(struct diff_table *t)
 	qsort(t->rows, t->nr, sizeof(*t->rows), cmp_rows);
 }
 
+/* an estimate in the view's unit: bytes as report shows them ("12.5 MiB"), or objects */
+static const char *amount(double v, bool bytes, bool sign, char *buf, size_t size)
+{
+	char b[32];
+
+	if (!bytes)
+		snprintf(buf, size, sign ? "%+.0f" : "%.0f", v);
+	else
+		snprintf(buf, size, "%s%s", v < 0 ? "-" : sign ? "+" : "", memory__bytes(fabs(v), b, sizeof(b)));
+	return buf;
+}
+
+/* hsbpf diff of sampled allocations: estimates in the view's unit */
+static void print_estimates(const struct diff_table *t, const char *base_name, const char *new_name,
+			    size_t limit, bool all, FILE *out)
+{
+	bool bytes = strstr(t->basis.view, "space") != NULL;
+	size_t shown = 0, sig = 0, hidden = 0;
+	char a[32], b[32], d[32], lo[32], hi[32], ci[72];
+
+	for (size_t i = 0; i < t->nr; i++)
+		sig += t->rows[i].st.significant;
+	fprintf(out, "# baseline: %s (%s %s)\n# new:      %s (%s %s)\n", base_name,
+		amount(t->total[0], bytes, false, a, sizeof(a)), t->basis.view, new_name,
+		amount(t->total[1], bytes, false, b, sizeof(b)), t->basis.view);
+	fprintf(out, "# compared: %s, %s\n", profile_diff__question(&t->basis), t->basis.view);
+	fprintf(out, "# %zu keys, %zu changed significantly\n#\n", t->nr, sig);
+	fprintf(out, "%11s %11s %11s  %-27s %9s %-6s %s\n", "Baseline", "New", "Delta",
+		"95% CI of delta", "p (adj)", "Test", "Key");
+	for (size_t i = 0; i < t->nr; i++) {
+		const struct diff_stat *s = &t->rows[i].st;
+
+		if ((limit && shown >= limit) || (!all && !s->significant)) {
+			hidden++;
+			continue;
+		}
+		snprintf(ci, sizeof(ci), "[%s, %s]", amount(s->lo, bytes, true, lo, sizeof(lo)),
+			 amount(s->hi, bytes, true, hi, sizeof(hi)));
+		fprintf(out, "%11s %11s %11s  %-27s %9.2g %-6s %s%s\n", amount(s->pa, bytes, false, a, sizeof(a)),
+			amount(s->pb, bytes, false, b, sizeof(b)), amount(s->delta, bytes, true, d, sizeof(d)),
+			ci, s->q, profile_diff__test_name(s->test), s->significant ? "* " : "  ",
+			t->rows[i].label);
+		shown++;
+	}
+	if (hidden)
+		fprintf(out, "# %zu rows not shown%s\n", hidden, all ? "" :
+			" (no significant change; --all shows them)");
+	fprintf(out, "# * significant: %s\n# p (adj): the p-value adjusted for the number of keys "
+		"tested; Baseline, New and Delta in %s estimated from the sampled allocations\n",
+		profile_diff__method(&t->basis), bytes ? "bytes" : "objects");
+}
+
 void profile_diff__print(const struct diff_table *t, const char *base_name, const char *new_name,
 			 size_t limit, bool all, FILE *out)
 {
@@ -445,6 +522,10 @@ void profile_diff__print(const struct diff_table *t, const char *base_name, cons
 	double k = rates ? 1 : 100;
 	size_t shown = 0, sig = 0, hidden = 0;
 
+	if (t->basis.compare == DIFF_ESTIMATES) {
+		print_estimates(t, base_name, new_name, limit, all, out);
+		return;
+	}
 	for (size_t i = 0; i < t->nr; i++)
 		sig += t->rows[i].st.significant;
 	fprintf(out, "# baseline: %s (%" PRIu64 " samples)\n# new:      %s (%" PRIu64 " samples)\n",

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* What changed between two profiles: a rate (samples of a key or frame per second of the
- * recording, or per unit of work) or a share (over all samples) in BASE and in NEW, the
+ * recording, or per unit of work), a share (over all samples), or for sampled allocations an
+ * estimate (bytes or objects, docs/memory.md) in BASE and in NEW, the
  * change with its 95% interval, the test of "no change", and the correction for testing many
  * keys at once; one comparison for hsbpf diff's table and flamegraph --diff's colours. */
 #ifndef HSBPF_PROFILE_DIFF_H
@@ -19,7 +20,7 @@ enum diff_test { DIFF_TEST_NONE, DIFF_TEST_Z, DIFF_TEST_FISHER, DIFF_TEST_BINOMI
 /* what is compared: rates answer "did this key take more time (per second, or per unit of
  * work)"; shares "did it take a larger part of the samples", which moves for every key when
  * one grows */
-enum diff_compare { DIFF_RATES, DIFF_SHARES };
+enum diff_compare { DIFF_RATES, DIFF_SHARES, DIFF_ESTIMATES };
 
 /* how two profiles are compared: the question, and each side's exposure for rates (seconds
  * of recording, or the units of work the user gave, scaled by the periods so that counts are
@@ -28,6 +29,8 @@ struct diff_basis {
 	enum diff_compare compare;
 	bool work;		/* exposure in units of work, not seconds */
 	double exposure[2];
+	/* estimates: of sampled allocations, in the view (alloc_space...) both sides show */
+	char view[16];
 };
 
 struct diff_stat {
@@ -49,12 +52,18 @@ void profile_diff__test(u64 a, u64 na, u64 b, u64 nb, struct diff_stat *s);
  * binomial with p = eb / (ea + eb) when the rates are equal; the z-test of that binomial, or
  * the exact binomial test when an expected count is under 5 */
 void profile_diff__test_rates(u64 a, double ea, u64 b, double eb, struct diff_stat *s);
+/* Two estimates compared, a with variance va against b with vb (sampled allocations: each
+ * sampled allocation weighs what it stands for, and a key's estimate is near normal): the
+ * difference b - a, its 95% interval b - a +- 1.96 sqrt(va + vb), and the z-test of "no
+ * change" */
+void profile_diff__test_estimates(u64 a, double va, u64 b, double vb, struct diff_stat *s);
 /* THE comparison, for diff and flamegraph --diff alike: a of na samples in BASE against b of
  * nb in NEW, by the basis' question */
 void profile_diff__compare(const struct diff_basis *basis, u64 a, u64 na, u64 b, u64 nb,
 			   struct diff_stat *s);
 /* the basis of comparing base with new: work NULL, rates per second of their durations; else
- * per work[0] and work[1] units of work. 0, or -EINVAL after saying why (no duration) */
+ * per work[0] and work[1] units of work; estimates, none (the caller names basis->view). 0,
+ * or -EINVAL after saying why (no duration) */
 int profile_diff__basis(struct diff_basis *basis, enum diff_compare c, const struct profile *base,
 			const char *base_name, const struct profile *new, const char *new_name,
 			const double *work);
@@ -82,6 +91,7 @@ struct diff_row {
 	char *key;		/* the keys' fields, for matching */
 	char *label;		/* what the table shows */
 	struct diff_stat st;
+	double var[2];		/* estimates: the variance of each side's (BASE, NEW) */
 };
 struct diff_table {
 	struct diff_row *rows;
@@ -89,7 +99,9 @@ struct diff_table {
 	u64 total[2];
 	struct diff_basis basis;
 };
-/* group both profiles by keys and test each row by basis; 0 or -errno after saying so */
+/* group both profiles by keys and test each row by basis (estimates: the profiles' counts are
+ * the view's estimates and their weights the estimates' variances, memory__select_variance);
+ * 0 or -errno after saying so */
 int profile_diff__table(struct diff_table *t, const struct profile *base, const struct profile *new,
 			const enum sort_key *keys, int nr_keys, const struct diff_basis *basis);
 /* most significant first: by q, then by |delta| */
