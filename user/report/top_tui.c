@@ -147,11 +147,14 @@ static const char *const help_lines[] = {
 	"  /                 filter by a name: symbol, object, command or container",
 	"  p or Space        pause (the view holds; sampling goes on)",
 	"  c                 the selected function's callers and callees (top -g)",
+	"  m                 --memory: next view: alloc_space, alloc_objects, inuse_space,",
+	"                    inuse_objects (d: the last interval's rate or since the start)",
 	"  h or ?            this help",
 	"  q                 quit (Ctrl-C too)",
 	"",
 	"  Percent is the row's share of the view, with the 95% confidence half-width",
-	"  (Wilson); dim rows have too few samples to rank. Process \"name +\" is",
+	"  (Wilson; --memory: the estimate's, from the sampled allocations); dim rows have",
+	"  too few samples to rank. Process \"name +\" is",
 	"  several processes of one program, [several] several programs.",
 	"",
 	"  any key goes back",
@@ -414,6 +417,15 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		top__status(t)->paused = !top__status(t)->paused;
 		snprintf(u->message, sizeof(u->message),
 			 top__status(t)->paused ? "paused: p to go on" : "h: help  q: quit");
+		break;
+	case 'm':
+		if (!v->memory) {
+			snprintf(u->message, sizeof(u->message), "m: the memory views (top --memory)");
+			break;
+		}
+		v->mview = (v->mview + 1) % MEMORY_VIEW_NR;
+		snprintf(u->message, sizeof(u->message), "view %s", memory__view_name(v->mview));
+		regroup = true;
 		break;
 	case 'c':
 		if (v->key != SORT_SYM || u->sel >= u->nr_rows) {
