@@ -739,3 +739,29 @@ Test(live_top, memory_bad_input)
 	cr_expect_eq(r.status, 2);
 	cr_expect(strstr(r.err, "unknown sample type 'bytes'"), "%s", r.err);
 }
+
+/* the screen with --memory: m goes through the four views, the live set's with its Growth
+ * column, and c shows the callers in the view's kind */
+Test(live_top, memory_screen_views, .fini = tmux_stop)
+{
+	char args[128];
+	pid_t sh, w;
+
+	w = memory_loop(&sh);
+	snprintf(args, sizeof(args), "--memory --alloc-period 64K -g -d 1 -p %d", (int)w);
+	tmux_start(110, 30, args);
+	cr_assert(wait_for("small_objects", 15000), "%s", screen());
+	cr_expect(strstr(screen(), "Bytes/s") && strstr(screen(), "by alloc_space, last interval"), "%s", screen());
+	tmux("send-keys -t top m");
+	cr_expect(wait_for("by alloc_objects", 3000) && wait_for("Objects/s", 3000), "%s", screen());
+	tmux("send-keys -t top m");
+	cr_expect(wait_for("by inuse_space, live now", 3000) && wait_for("Growth", 3000), "%s", screen());
+	cr_expect(wait_for("leak_step", 5000), "%s", screen());
+	tmux("send-keys -t top Home c");
+	cr_expect(wait_for("called by (callers):", 5000) && wait_for("loop", 3000), "%s", screen());
+	tmux("send-keys -t top x m");
+	cr_expect(wait_for("by inuse_objects", 3000), "%s", screen());
+	tmux("send-keys -t top q");
+	cr_expect_eq(exit_status(5000), 0);
+	reap(sh);
+}
