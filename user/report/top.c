@@ -523,11 +523,12 @@ static double memory_amount(const struct top *t, const struct top_view *v, const
 	double secs = rate && t->st.interval_s > 0 ? t->st.interval_s : 1;
 	double b = inuse || rate ? e->delta : e->total;
 	double o = (inuse || rate ? e->obj_delta : e->obj_total) / (double)(1 << HSBPF_MEM_OBJ_SHIFT);
-	double size = o > 0 ? b / o : 0, p = -expm1(-size / (double)t->st.alloc_period);
+	double size = o > 0 ? b / o : 0, p;
 
 	*var = *first = 0;
-	if (!(e->k.flags & HSBPF_KEY_MEMORY) || is_inuse(e) != inuse)
+	if (!(e->k.flags & HSBPF_KEY_MEMORY) || is_inuse(e) != inuse || !t->st.alloc_period)
 		return 0;
+	p = -expm1(-size / (double)t->st.alloc_period);
 	if (p > 0)
 		*var = (objects ? o : b * size) * (1 - p) / p / (secs * secs);
 	if (inuse)

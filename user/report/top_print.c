@@ -198,6 +198,46 @@ static void memory_header(const struct top_status *st, int width, char *line, si
 	}
 }
 
+/* line 1's first parts: what is sampled, and at what rate */
+static void sampled_parts(const struct top_status *st, const struct top_view *v, int width, char *line,
+			  size_t size)
+{
+	char part[160], a[32], esc[4 * sizeof(v->filter)];
+
+	if (v->memory) {
+		memory_header(st, width, line, size);
+		return;
+	}
+	if (v->off_cpu)
+		snprintf(part, sizeof(part), "off-CPU time at every context switch");
+	else if (st->freq)
+		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
+			 st->freq);
+	else
+		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
+			 st->period);
+	append(line, size, width, part);
+	if (v->off_cpu)	/* the rate of microseconds is threads off the CPU on average */
+		snprintf(part, sizeof(part), "%.1f threads blocked", st->rate / 1e6);
+	else
+		snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
+	append(line, size, width, part);
+}
+
+/* "view N" or the run's "total N" in v's unit: samples, seconds off the CPU, bytes allocated */
+static void amount_part(const struct top_view *v, const char *what, double n, char *part, size_t size)
+{
+	char a[32];
+
+	if (v->memory)
+		memory_amount(v, n, false, a, sizeof(a));
+	else if (v->off_cpu)
+		snprintf(a, sizeof(a), "%.3f s", n / 1e6);
+	else
+		thousands(llround(n), a, sizeof(a));
+	snprintf(part, size, "%s %s", what, a);
+}
+
 void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
 			int width, char *line1, char *line2, size_t size)
 {
@@ -207,26 +247,7 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 
 	line1[0] = line2[0] = 0;
 	/* line 1: what is sampled and what it costs */
-	if (v->memory)
-		memory_header(st, width, line1, size);
-	else if (v->off_cpu)
-		snprintf(part, sizeof(part), "off-CPU time at every context switch");
-	else if (st->freq)
-		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
-			 st->freq);
-	else
-		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
-			 st->period);
-	if (!v->memory)
-		append(line1, size, width, part);
-	if (v->memory)
-		part[0] = 0;
-	else if (v->off_cpu)	/* the rate of microseconds is threads off the CPU on average */
-		snprintf(part, sizeof(part), "%.1f threads blocked", st->rate / 1e6);
-	else
-		snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
-	if (part[0])
-		append(line1, size, width, part);
+	sampled_parts(st, v, width, line1, size);
 	snprintf(part, sizeof(part), "dropped %s", thousands(st->dropped + st->sideband_lost + st->mem_lost,
 							     a, sizeof(a)));
 	append(line1, size, width, part);
@@ -265,22 +286,12 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 		append(line2, size, width, part);
 	}
 	if (v->zoom_pid || v->zoomed_cgroup || v->filter[0]) {
-		if (v->memory) {
-			memory_amount(v, view_total, false, b, sizeof(b));
-			snprintf(part, sizeof(part), "view %s", b);
-		} else if (v->off_cpu) {
-			snprintf(part, sizeof(part), "view %.3f s", view_total / 1e6);
-		} else {
-			snprintf(part, sizeof(part), "view %s", thousands(llround(view_total), a, sizeof(a)));
-		}
+		amount_part(v, "view", view_total, part, sizeof(part));
 		append(line2, size, width, part);
 	}
-	if (v->memory)
-		snprintf(part, sizeof(part), "allocated %s", memory__bytes(st->total, a, sizeof(a)));
-	else if (v->off_cpu)
-		snprintf(part, sizeof(part), "total %.3f s", st->total / 1e6);
-	else
-		snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
+	/* memory: the bytes allocated whatever the view */
+	amount_part(v->memory ? &(struct top_view){ .memory = true } : v, v->memory ? "allocated" : "total",
+		    st->total, part, sizeof(part));
 	append(line2, size, width, part);
 	snprintf(part, sizeof(part), "keys %s", thousands(st->keys, a, sizeof(a)));
 	append(line2, size, width, part);

@@ -134,6 +134,18 @@ void top_tui__close(struct top_tui *u)
 	free(u);
 }
 
+/* m: the next of --memory's views; whether the rows are to be made again */
+static bool next_memory_view(struct top_tui *u, struct top_view *v)
+{
+	if (!v->memory) {
+		snprintf(u->message, sizeof(u->message), "m: the memory views (top --memory)");
+		return false;
+	}
+	v->mview = (v->mview + 1) % MEMORY_VIEW_NR;
+	snprintf(u->message, sizeof(u->message), "view %s", memory__view_name(v->mview));
+	return true;
+}
+
 static const char *const help_lines[] = {
 	"hsbpf top: keys",
 	"",
@@ -419,13 +431,7 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 			 top__status(t)->paused ? "paused: p to go on" : "h: help  q: quit");
 		break;
 	case 'm':
-		if (!v->memory) {
-			snprintf(u->message, sizeof(u->message), "m: the memory views (top --memory)");
-			break;
-		}
-		v->mview = (v->mview + 1) % MEMORY_VIEW_NR;
-		snprintf(u->message, sizeof(u->message), "view %s", memory__view_name(v->mview));
-		regroup = true;
+		regroup = next_memory_view(u, v);
 		break;
 	case 'c':
 		if (v->key != SORT_SYM || u->sel >= u->nr_rows) {
