@@ -240,7 +240,9 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 	attroff(A_REVERSE);
 	for (int i = 0; u->mode != MODE_LINKS && i < body && u->first + i < u->nr_rows; i++) {
 		const struct hist_row *r = &u->rows[u->first + i];
-		bool low = hist__low_confidence(llround(r->count), llround(u->total));
+		/* --memory: the estimate's interval, half of the amount or more */
+		bool low = v->memory ? 1.96 * sqrt(r->var) >= r->count / 2 :
+			   hist__low_confidence(llround(r->count), llround(u->total));
 		int attr = u->first + i == u->sel ? A_REVERSE : low ? A_DIM : 0;
 
 		top__format_row(v, r, u->total, width, line, sizeof(line));
