@@ -72,6 +72,11 @@ struct top {
 	u64 intervals;
 	u32 *exited;		/* processes whose live set was dropped */
 	size_t cap_exited;
+	struct checked_pid {	/* the processes looked at in /proc this interval */
+		u32 pid;
+		bool alive;
+	} *checked;
+	size_t nr_checked, cap_checked;
 };
 
 /* interned strings: stable pointers, whatever the profile's string table does */
@@ -171,6 +176,7 @@ void top__free(struct top *t)
 	hashidx__free(&t->index);
 	free(t->labels);
 	free(t->exited);
+	free(t->checked);
 	hist__free(t->view);
 	free(t);
 }
@@ -235,6 +241,19 @@ static int drop_exited(struct top *t, u32 pid)
 	return 1;
 }
 
+/* whether pid is alive, from /proc once an interval (the live set holds up to 65,536
+ * allocations, of a few processes mostly): 1, 0, or -ENOMEM */
+static int alive(struct top *t, u32 pid)
+{
+	for (size_t i = t->nr_checked; i-- > 0; )
+		if (t->checked[i].pid == pid)
+			return t->checked[i].alive;
+	if (array__reserve((void **)&t->checked, &t->cap_checked, t->nr_checked + 1, sizeof(*t->checked)))
+		return fail(-ENOMEM, "cannot follow the live allocations: %s", strerror(ENOMEM));
+	t->checked[t->nr_checked] = (struct checked_pid){ pid, procfs__alive(pid) };
+	return t->checked[t->nr_checked++].alive;
+}
+
 /* a sampled allocation not freed yet: into its key's live set of now */
 static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live *v)
 {
@@ -245,7 +264,11 @@ static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live 
 		.map_ns = v->key.map_ns, .count = v->objects, .weight = v->weight,
 	};
 
-	if (!procfs__alive(a->pid))
+	int live = alive(t, a->pid);
+
+	if (live < 0)
+		return live;
+	if (!live)
 		return drop_exited(t, a->pid);
 	return add_slot(t, &ps, v->key.x.tid);
 }
@@ -255,6 +278,7 @@ static void begin_interval(struct top *t)
 	for (size_t i = 0; i < t->nr_entries; i++)
 		t->entries[i].delta = t->entries[i].obj_delta = 0;
 	t->interval_slots = 0;
+	t->nr_checked = 0;
 }
 
 /* the allocator probes' counters: sampled, and what was lost */
