@@ -106,12 +106,15 @@ static __always_inline bool mem_add(void *map, const void *key, __u64 objects, _
 	return true;
 }
 
-/* one sampled allocation (or live one) of the given kind: flat and by stack */
+/* one sampled allocation (or live one) of the given kind: flat (top: into the map of the
+ * interval counting, as samples are) and by stack */
 static __always_inline bool mem_count(const struct stack_key *sk, __u64 ip, __u32 kind, __u64 objects,
 				      __u64 bytes)
 {
+	__u32 zero = 0, *gen = bpf_map_lookup_elem(&live, &zero);
 	struct sample_key flat = {};
 	struct stack_key key = *sk;
+	bool ok;
 
 	key.flags = HSBPF_KEY_MEMORY | kind << HSBPF_KEY_STATE_SHIFT;
 	key.x.snap = mem_snap;
@@ -122,7 +125,11 @@ static __always_inline bool mem_count(const struct stack_key *sk, __u64 ip, __u3
 	flat.exec_ns = key.exec_ns;
 	flat.map_ns = key.map_ns;
 	flat.x = key.x;
-	if (!mem_add(&samples, &flat, objects, bytes))
+	if (gen && (*gen & 1))
+		ok = mem_add(&samples_odd, &flat, objects, bytes);
+	else
+		ok = mem_add(&samples, &flat, objects, bytes);
+	if (!ok)
 		return false;
 	return call_graph == HSBPF_CALL_GRAPH_NONE || mem_add(&stack_samples, &key, objects, bytes);
 }

@@ -565,3 +565,204 @@ Test(live_top, stdio_g_prints_the_callers_of_the_top_rows)
 	cr_expect(mid_a > 30 && mid_a < 50 && path_b > 12 && path_b < 28, "mid_a %.1f%%, path_b %.1f%%: %s",
 		  mid_a, path_b, tree);
 }
+
+/* ---- top --memory (docs/memory.md): the memory fixture's loop, -p ---- */
+
+/* the fixture's loop (tests/fixtures/memory.c): a step is 38229 mallocs of 64 bytes (70% of its
+ * bytes) then one of 1 MiB; one of 256 KiB leaked every 100 ms */
+#define LOOP_SMALL_STEP	(38229 * 64.0)
+#define LOOP_BIG	1048576.0
+#define LOOP_LEAK	262144.0
+#define MEM_PERIOD	65536.0
+
+/* an amount as top prints it ("25.0 MiB", "+5.9 MiB", "512 B") in bytes; *end after it */
+static double parse_bytes(const char *s, const char **end)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB" };
+	char unit[8] = "";
+	double v;
+	int n = 0;
+
+	if (sscanf(s, " %lf %7s%n", &v, unit, &n) < 2)
+		return NAN;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(unit, units[i])) {
+			*end = s + n;
+			return v * pow(1024, i);
+		}
+	}
+	return NAN;
+}
+
+/* the row naming sym in the snapshot starting at snap (up to the next): its amount in bytes,
+ * share and 95% interval in percent, and with growth its Growth column; false when not there */
+static bool memory_row(const char *snap, const char *sym, double *bytes, double *pct, double *ci,
+		       double *growth)
+{
+	const char *next = strstr(snap + 1, "one sampled per"), *s, *line, *end;
+	char want[64];
+	int n = 0;
+
+	snprintf(want, sizeof(want), " %s ", sym);
+	s = strstr(snap, want);
+	if (!s || (next && s > next))
+		return false;
+	for (line = s; line > snap && line[-1] != '\n'; line--)
+		;
+	*bytes = parse_bytes(line, &end);
+	if (isnan(*bytes) || sscanf(end, " %lf%% +-%lf%n", pct, ci, &n) < 2)
+		return false;
+	if (growth)
+		*growth = parse_bytes(end + n, &end);
+	return !growth || !isnan(*growth);
+}
+
+/* the snapshots of out, in order: their starts, at most max; how many */
+static size_t memory_snapshots(const char *out, const char **snaps, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *s = strstr(out, "one sampled per"); s && n < max; s = strstr(s + 1, "one sampled per"))
+		snaps[n++] = s;
+	return n;
+}
+
+/* the loop running, its process (the fixture's, once exec'd: the probes follow that image's
+ * libc) */
+static pid_t memory_loop(pid_t *shell)
+{
+	char cmd[PATH_MAX + 32];
+
+	snprintf(cmd, sizeof(cmd), "exec %s loop", fixture("memory"));
+	*shell = spawn(cmd);
+	return wait_descendant(*shell, "memory", 1);
+}
+
+/* the variance of the bytes estimated for n allocations of s bytes */
+static double est_var(double n, double s)
+{
+	double p = -expm1(-s / MEM_PERIOD);
+
+	return n * s * s * (1 - p) / p;
+}
+
+/* bytes by function since the start (-z): both functions named, small_objects' share of the two
+ * 0.7 within the 95% interval of the estimates (and the partial steps at the ends: a step at
+ * each, at most), and top's own CI95 column the estimate's */
+Test(live_top, memory_by_function)
+{
+	double small, big, leak, pct, ci, pct_big, ci_big, sd_share, bias, share, p, want;
+	const char *snaps[8];
+	struct run_result r;
+	pid_t sh, w;
+
+	w = memory_loop(&sh);
+	run(&r, "timeout 60 %s top --memory --alloc-period 64K --stdio -z -d 1 -n 4 -p %d --rows 10 "
+	    "--width 140", hsbpf_bin(), (int)w);
+	reap(sh);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(memory_snapshots(r.out, snaps, 8), 4, "four snapshots: %s", r.out);
+	cr_expect(strstr(snaps[3], "Bytes ") && strstr(snaps[3], "functions by alloc_space, accumulated"),
+		  "%s", snaps[3]);
+	cr_assert(memory_row(snaps[3], "small_objects", &small, &pct, &ci, NULL), "%s", r.out);
+	cr_assert(memory_row(snaps[3], "big_buffers", &big, &pct_big, &ci_big, NULL), "%s", r.out);
+	cr_expect(memory_row(snaps[3], "leak_step", &leak, &pct_big, &ci_big, NULL), "%s", r.out);
+	cr_assert_gt(small + big, 10 * (LOOP_SMALL_STEP + LOOP_BIG), "too few steps: %s", r.out);
+	/* the share's variance by the delta method, at the estimates */
+	sd_share = sqrt(big * big * est_var(small / 64, 64) + small * small * est_var(big / LOOP_BIG, LOOP_BIG)) /
+		   ((small + big) * (small + big));
+	bias = 2 * LOOP_SMALL_STEP / (small + big);
+	share = small / (small + big);
+	cr_expect_leq(fabs(share - 0.7), 1.96 * sd_share + bias, "small_objects' share %.4f, 0.7 +- %.4f "
+		      "+ %.4f (partial steps): %s", share, 1.96 * sd_share, bias, r.out);
+	/* top's interval: 1.96 sd of small_objects' bytes, s (1 - p)/p of a byte each, of the view's total */
+	p = -expm1(-64 / MEM_PERIOD);
+	want = 100 * 1.96 * sqrt(small * 64 * (1 - p) / p) / (small * 100 / pct);
+	cr_expect(fabs(ci - want) <= 0.02 + want / 50, "CI95 %.2f, want %.2f: %s", ci, want, r.out);
+}
+
+/* the live set (inuse_space): the leak's row holds more at the end than at the first snapshot,
+ * its Growth column says so, and the small objects freed at once hold next to nothing */
+Test(live_top, memory_leak_grows_in_use)
+{
+	double first, last, growth, pct, ci, small = 0;
+	const char *snaps[8];
+	struct run_result r;
+	pid_t sh, w;
+
+	w = memory_loop(&sh);
+	run(&r, "timeout 60 %s top --memory --sample-type inuse_space --alloc-period 64K --stdio -d 1 "
+	    "-n 3 -p %d --rows 10 --width 140", hsbpf_bin(), (int)w);
+	reap(sh);
+	cr_assert_eq(r.status, 0, "%s", r.err);
+	cr_assert_eq(memory_snapshots(r.out, snaps, 8), 3, "three snapshots: %s", r.out);
+	cr_expect(strstr(snaps[2], "Growth") && strstr(snaps[2], "functions by inuse_space, live now"),
+		  "%s", snaps[2]);
+	/* 10 leaks a second, from the probes on: some in the first interval already */
+	cr_assert(memory_row(snaps[0], "leak_step", &first, &pct, &ci, &growth), "%s", r.out);
+	cr_expect_eq(growth, 0, "the first snapshot is the base: %s", r.out);
+	cr_assert(memory_row(snaps[2], "leak_step", &last, &pct, &ci, &growth), "%s", r.out);
+	cr_expect_gt(last, first, "%s", r.out);
+	/* two intervals of a second: 20 leaks of 256 KiB at most ~1% unsampled; a starved loop
+	 * catches up on its leaks at the end of each of its rounds: at least 4 of them. The three
+	 * amounts are printed to 0.1 MiB: each rounded by up to 0.05 */
+	cr_expect(growth >= 4 * LOOP_LEAK && fabs(growth - (last - first)) <= 0.16 * 1048576,
+		  "growth %.0f, live %.0f then %.0f: %s", growth, first, last, r.out);
+	memory_row(snaps[2], "small_objects", &small, &pct, &ci, &growth);
+	cr_expect_lt(small, last / 4, "%s", r.out);
+}
+
+/* --memory's refusals are record's: another allocator in the process, a bad period */
+Test(live_top, memory_bad_input)
+{
+	char cmd[PATH_MAX + 128], go[PATH_MAX], maps[64];
+	struct run_result r;
+	pid_t target;
+
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(cmd, sizeof(cmd), "LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 exec %s wait %s",
+		 fixture("memkinds"), go);
+	target = spawn(cmd);
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", (int)target);
+	cr_assert(wait_file_contains(maps, "libjemalloc", 15000), "no jemalloc in process %d", (int)target);
+	run(&r, "timeout 60 %s top --memory --stdio -n 1 -p %d", hsbpf_bin(), (int)target);
+	write_bytes(go, "", 0);
+	reap(target);
+	cr_expect_eq(r.status, 1, "status %d: %s", r.status, r.err);
+	cr_expect(strstr(r.err, "jemalloc") && strstr(r.err, "glibc's malloc only"), "%s", r.err);
+	run(&r, "%s top --memory --stdio -n 1 --alloc-period 0", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "invalid --alloc-period '0'"), "%s", r.err);
+	run(&r, "%s top --stdio -n 1 --alloc-period 64K", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "--alloc-period is for --memory"), "%s", r.err);
+	run(&r, "%s top --memory --stdio -n 1 --sample-type bytes", hsbpf_bin());
+	cr_expect_eq(r.status, 2);
+	cr_expect(strstr(r.err, "unknown sample type 'bytes'"), "%s", r.err);
+}
+
+/* the screen with --memory: m goes through the four views, the live set's with its Growth
+ * column, and c shows the callers in the view's kind */
+Test(live_top, memory_screen_views, .fini = tmux_stop)
+{
+	char args[128];
+	pid_t sh, w;
+
+	w = memory_loop(&sh);
+	snprintf(args, sizeof(args), "--memory --alloc-period 64K -g -d 1 -p %d", (int)w);
+	tmux_start(110, 30, args);
+	cr_assert(wait_for("small_objects", 15000), "%s", screen());
+	cr_expect(strstr(screen(), "Bytes/s") && strstr(screen(), "by alloc_space, last interval"), "%s", screen());
+	tmux("send-keys -t top m");
+	cr_expect(wait_for("by alloc_objects", 3000) && wait_for("Objects/s", 3000), "%s", screen());
+	tmux("send-keys -t top m");
+	cr_expect(wait_for("by inuse_space, live now", 3000) && wait_for("Growth", 3000), "%s", screen());
+	cr_expect(wait_for("leak_step", 5000), "%s", screen());
+	tmux("send-keys -t top Home c");
+	cr_expect(wait_for("called by (callers):", 5000) && wait_for("loop", 3000), "%s", screen());
+	tmux("send-keys -t top x m");
+	cr_expect(wait_for("by inuse_objects", 3000), "%s", screen());
+	tmux("send-keys -t top q");
+	cr_expect_eq(exit_status(5000), 0);
+	reap(sh);
+}

@@ -359,3 +359,90 @@ Test(top, callers_trees_go_from_the_function_up)
 	symbolizer__free(sy);
 	profile__free(sp);
 }
+
+/* --memory: slots of allocations made (their objects in 1/1024ths, their bytes) and of the live
+ * set now, as the kernel's; a rate of the last interval, totals, the live set with its growth,
+ * and the estimate's variance B s (1 - p)/p, s the key's mean size */
+static struct profile_sample mem_slot(u64 ip, u32 kind, u64 bytes, u64 objects)
+{
+	return (struct profile_sample){ .pid = PID, .ip = ip, .flags = HSBPF_KEY_MEMORY |
+		kind << HSBPF_KEY_STATE_SHIFT, .count = objects << HSBPF_MEM_OBJ_SHIFT, .weight = bytes };
+}
+
+static const struct hist_row *find_row(const struct hist_row *rows, size_t nr, const char *sym)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (!strcmp(rows[i].sym, sym))
+			return &rows[i];
+	return NULL;
+}
+
+Test(top, memory_views)
+{
+	u64 a = BASE + work_70 + 4, b = BASE + work_30 + 4;
+	struct profile_sample s1[] = {
+		mem_slot(a, HSBPF_MEM_ALLOC, 4000000, 1000), mem_slot(b, HSBPF_MEM_ALLOC, 1000000, 10),
+		mem_slot(b, HSBPF_MEM_INUSE, 300000, 3),
+	}, s2[] = {
+		mem_slot(a, HSBPF_MEM_ALLOC, 1000000, 250), mem_slot(b, HSBPF_MEM_INUSE, 500000, 5),
+	};
+	struct top_view v = { .key = SORT_SYM, .memory = true, .decay = true };
+	double total, p = -expm1(-4000 / 65536.0);
+	const struct hist_row *rows, *r;
+	char l1[512], l2[512], line[512];
+	size_t nr;
+
+	top__memory(t, 65536);
+	top__status(t)->interval_s = 2;
+	cr_assert_eq(top__update_from(t, s1, 3), 0);
+	cr_assert_eq(top__update_from(t, s2, 2), 0);
+	cr_expect_eq(top__status(t)->total, 6000000, "bytes allocated since the start");
+	cr_expect_eq(top__status(t)->rate, 500000);
+	cr_expect_eq(top__status(t)->live_bytes, 500000);
+	/* alloc_space, the last interval: work_30 allocated nothing in it */
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_str_eq(rows[0].sym, "work_70");
+	cr_expect_float_eq(rows[0].count, 500000, 1e-6, "bytes per second");
+	cr_expect_float_eq(rows[0].var, 1e6 * 4000 * (1 - p) / p / 4, 1e-3);
+	top__format_titles(&v, 120, line, sizeof(line));
+	cr_expect(strstr(line, "Bytes/s") && strstr(line, "Percent +-CI95") && !strstr(line, "Growth"), "%s", line);
+	top__format_row(&v, &rows[0], total, 120, line, sizeof(line));
+	cr_expect(strstr(line, "488.3 KiB") && strstr(line, "100.00% +-"), "%s", line);
+	/* since the start */
+	v.decay = false;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 2);
+	cr_expect_float_eq(find_row(rows, nr, "work_70")->count, 5000000, 1e-6);
+	cr_expect_float_eq(find_row(rows, nr, "work_70")->var, 5e6 * 4000 * (1 - p) / p, 1e-3);
+	cr_expect_float_eq(find_row(rows, nr, "work_30")->count, 1000000, 1e-6);
+	v.mview = MEMORY_ALLOC_OBJECTS;
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_expect_float_eq(find_row(rows, nr, "work_70")->count, 1250, 1e-9);
+	cr_expect_float_eq(find_row(rows, nr, "work_70")->var, 1250 * (1 - p) / p, 1e-6);
+	cr_expect_float_eq(find_row(rows, nr, "work_30")->count, 10, 1e-9);
+	/* live now, decay or not, and its growth since the first interval */
+	for (int d = 0; d < 2; d++) {
+		v.decay = d;
+		v.mview = MEMORY_INUSE_SPACE;
+		cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+		cr_assert_eq(nr, 1);
+		r = find_row(rows, nr, "work_30");
+		cr_assert_not_null(r);
+		cr_expect_float_eq(r->count, 500000, 1e-6);
+		cr_expect_float_eq(r->first, 300000, 1e-6);
+		top__format_titles(&v, 120, line, sizeof(line));
+		cr_expect(strstr(line, "Live") && strstr(line, "Growth"), "%s", line);
+		top__format_row(&v, r, total, 120, line, sizeof(line));
+		cr_expect(strstr(line, "488.3 KiB") && strstr(line, "+195.3 KiB"), "%s", line);
+		v.mview = MEMORY_INUSE_OBJECTS;
+		cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+		cr_expect_float_eq(rows[0].count, 5, 1e-9);
+		cr_expect_float_eq(rows[0].first, 3, 1e-9);
+	}
+	top__status(t)->target = "4242";
+	top__format_header(top__status(t), &v, total, 200, l1, l2, sizeof(l1));
+	cr_expect(strstr(l1, "one sampled per 64.0 KiB") && strstr(l1, "488.3 KiB/s allocated") &&
+		  strstr(l1, "live 488.3 KiB"), "%s", l1);
+	cr_expect(strstr(l2, "functions by inuse_objects, live now") && strstr(l2, "allocated 5.7 MiB"), "%s", l2);
+}

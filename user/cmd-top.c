@@ -14,6 +14,7 @@
 #include "cmds.h"
 #include "symbols/ksyms.h"
 #include "option_groups.h"
+#include "record/memory.h"
 #include "record/sampler.h"
 #include "record/session.h"
 #include "report/top.h"
@@ -28,6 +29,8 @@ static struct env {
 	u64 rows;
 	u64 width;
 	bool raw_names;		/* --no-demangle */
+	u64 alloc_period;	/* --alloc-period, 0 when not given */
+	const char *sample_type;	/* --sample-type */
 } env;
 
 /* rows of a --stdio snapshot with -g that show their callers under them */
@@ -46,10 +49,10 @@ static const struct options_cmd top_cmd = {
 	.usage =
 	"usage: hsbpf top [-e EVENT] [-F HZ | -c PERIOD] [-a | -p PID[,PID...] | --cgroup PATH]\n"
 	"                 [-C CPUS] [-d SECONDS] [--sort GROUP] [--accumulate] [--stdio]\n"
-	"                 [--off-cpu]\n",
+	"                 [--off-cpu | --memory [--alloc-period BYTES] [--sample-type TYPE]]\n",
 	.outro =
 	"keys: h help, q quit, Tab/1-5 grouping, s sort, d decay, / filter, p pause,\n"
-	"      Enter zoom into a process or container, Backspace zoom out\n",
+	"      Enter zoom into a process or container, Backspace zoom out, m memory view\n",
 };
 
 static int sort_key(const struct option_spec *opt, const char *arg)
@@ -69,6 +72,19 @@ static int filter(const struct option_spec *opt, const char *arg)
 	(void)opt;
 	snprintf(env.view.filter, sizeof(env.view.filter), "%s", arg);
 	return 0;
+}
+
+static int alloc_period(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	return memory__parse_period(arg, &env.alloc_period);
+}
+
+static int sample_type(const struct option_spec *opt, const char *arg)
+{
+	(void)opt;
+	env.sample_type = arg;
+	return memory__parse_view(arg, &env.view.mview);
 }
 
 static const struct option_spec top_opts[] = {
@@ -97,6 +113,12 @@ static const struct option_spec top_opts[] = {
 	OPTIONS_CALL_GRAPH(&env.so),
 	OPT_FLAG(0, "off-cpu", &env.view.off_cpu, "time off the CPU (sleeps, I/O, locks, waits for a "
 		 "CPU) instead of samples, in ms, measured at every context switch (docs/off-cpu.md)"),
+	OPT_FLAG(0, "memory", &env.view.memory, "sampled allocations instead of samples: glibc's malloc "
+		 "family followed by uprobes, bytes allocated per second by function (docs/memory.md)"),
+	OPT_CALLBACK(0, "alloc-period", NULL, "BYTES", "with --memory, an allocation sampled every "
+		     "BYTES on average (K, M, G: KiB...; default 512K)", alloc_period),
+	OPT_CALLBACK(0, "sample-type", NULL, "TYPE", "with --memory: alloc_space (default), "
+		     "alloc_objects, inuse_space (live now, with its growth), inuse_objects", sample_type),
 	OPT_VERBOSE("more messages"),
 	OPT_END(),
 };
@@ -117,6 +139,12 @@ static int check_args(int nr)
 		return fail(-EINVAL, "-F and -c exclude each other");
 	if (env.view.off_cpu)
 		env.so.offcpu = OFFCPU_ONLY;
+	if (env.alloc_period && !env.view.memory)
+		return fail(-EINVAL, "--alloc-period is for --memory");
+	if (env.sample_type && !env.view.memory)
+		return fail(-EINVAL, "--sample-type is for --memory");
+	if (env.view.memory)
+		env.so.alloc_period = env.alloc_period ? env.alloc_period : MEMORY_DEFAULT_PERIOD;
 	return 0;
 }
 
@@ -251,6 +279,8 @@ static int top_model(struct session *sess, struct top **out)
 	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";
 	st->freq = session__freq(sess);
 	st->period = session__period(sess);
+	if (env.view.memory)
+		top__memory(t, env.so.alloc_period);
 	*out = t;
 	return 0;
 }
@@ -355,6 +385,9 @@ cleanup:
 	if (t && top__status(t)->dropped)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			top__status(t)->dropped);
+	if (t && top__status(t)->mem_lost)
+		warning("%" PRIu64 " sampled allocations or calls were lost: a full map, or no task storage",
+			top__status(t)->mem_lost);
 	if (ended)
 		fprintf(stderr, "hsbpf: every target process has exited\n");
 	if (stats_fd >= 0)

@@ -9,8 +9,6 @@ int memory__settle_opts(struct session_opts *o)
 {
 	if (!o->alloc_period)
 		return 0;
-	if (o->live)
-		return fail(-EINVAL, "sampled allocations are for record");
 	if (o->offcpu)
 		return fail(-EINVAL, "--memory and off-CPU time are recorded apart");
 	if (o->branch_stack || o->call_graph == HSBPF_CALL_GRAPH_LBR)

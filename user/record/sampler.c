@@ -2035,6 +2035,16 @@ static int keep_stack_sample(void *ctx, const struct stack_key *k, const struct 
 	return 0;
 }
 
+static int keep_live_stack(void *ctx, const struct mem_addr *a, const struct mem_live *v)
+{
+	struct sample_value val = { v->objects, v->weight };
+	struct stack_key k = v->key;
+
+	(void)a;
+	k.flags = HSBPF_KEY_MEMORY | HSBPF_MEM_INUSE << HSBPF_KEY_STATE_SHIFT;
+	return keep_stack_sample(ctx, &k, &val);
+}
+
 /* --wakers: the blocks under their wakers' stacks, after the others */
 static int read_waker_samples(struct sampler *s, struct stack_read *r)
 {
@@ -2109,6 +2119,9 @@ static int collect_stacks(struct sampler *s, struct profile *p)
 	if (!f)
 		return fail(-ENOMEM, "cannot read stacks: %s", strerror(ENOMEM));
 	err = sampler__read_stack_samples(s, keep_stack_sample, &r);
+	/* top --memory: the allocations live now, under their stacks, as in use */
+	if (!err && s->opts.live && s->opts.alloc_period)
+		err = sampler__walk_live_allocs(s, keep_live_stack, &r);
 	r.first_woken = r.nr;
 	if (!err && s->opts.wakers)
 		err = read_waker_samples(s, &r);
@@ -2300,4 +2313,63 @@ int sampler__probe_stack(struct sampler *s, u64 ip, struct stack_frames *out)
 	if (bpf_map_lookup_elem(bpf_map__fd(s->skel->maps.probe_stacks), &ip, out))
 		return -errno;
 	return 0;
+}
+
+/* ---- top --memory: the live allocations and the counters while recording ---- */
+
+int sampler__walk_live_allocs(struct sampler *s, sampler_alloc_fn fn, void *ctx)
+{
+	const u32 batch = 4096;
+	int fd = bpf_map__fd(s->skel->maps.mem_live), err = 0;
+	struct mem_addr *keys = calloc(batch, sizeof(*keys)), *gone = NULL, in, out;
+	struct mem_live *vals = calloc(batch, sizeof(*vals));
+	size_t nr_gone = 0, cap_gone = 0;
+	bool first = true;
+
+	if (!keys || !vals) {
+		err = fail(-ENOMEM, "cannot read the live allocations: %s", strerror(ENOMEM));
+		goto cleanup;
+	}
+	for (;;) {
+		u32 n = batch;
+		int end = bpf_map_lookup_batch(fd, first ? NULL : &in, &out, keys, vals, &n, NULL);
+
+		if (end && errno != ENOENT) {
+			err = fail(-errno, "cannot read the live allocations: %s", strerror(errno));
+			goto cleanup;
+		}
+		for (u32 i = 0; i < n; i++) {
+			int ret = fn(ctx, &keys[i], &vals[i]);
+
+			if (ret < 0) {
+				err = ret;
+				goto cleanup;
+			}
+			if (!ret)
+				continue;
+			if (array__reserve((void **)&gone, &cap_gone, nr_gone + 1, sizeof(*gone))) {
+				err = fail(-ENOMEM, "cannot read the live allocations: %s", strerror(ENOMEM));
+				goto cleanup;
+			}
+			gone[nr_gone++] = keys[i];
+		}
+		if (end)
+			break;
+		in = out;
+		first = false;
+	}
+	/* forgotten after the walk, which a deletion under it could make skip a bucket */
+	for (size_t i = 0; i < nr_gone; i++)
+		bpf_map_delete_elem(fd, &gone[i]);
+cleanup:
+	free(keys);
+	free(vals);
+	free(gone);
+	return err;
+}
+
+int sampler__read_memory_counters(struct sampler *s, u64 c[HSBPF_MEM_STAT_NR])
+{
+	memset(c, 0, HSBPF_MEM_STAT_NR * sizeof(*c));
+	return read_percpu(s->skel->maps.mem_stats, HSBPF_MEM_STAT_NR, c, "memory");
 }

@@ -174,6 +174,14 @@ int sampler__memory_snapshot(struct sampler *s, u32 *snap);
  * the recording's start) */
 void sampler__memory_intervals(struct sampler *s);
 
+/* top --memory: every sampled allocation not freed yet, fn(ctx, its address, what it stands for);
+ * fn returns 1 to forget it (its process has exited: its live set is dropped), 0 to keep it,
+ * -errno to stop the walk. 0 or -errno (said) */
+typedef int (*sampler_alloc_fn)(void *ctx, const struct mem_addr *a, const struct mem_live *v);
+int sampler__walk_live_allocs(struct sampler *s, sampler_alloc_fn fn, void *ctx);
+/* the allocator probes' counters so far (HSBPF_MEM_*), as totals: 0 or -errno (said) */
+int sampler__read_memory_counters(struct sampler *s, u64 c[HSBPF_MEM_STAT_NR]);
+
 /* load every BPF program in every configuration through the verifier; 0 if all pass */
 int sampler__verify_all(void);
 

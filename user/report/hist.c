@@ -185,7 +185,7 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		.waker = s->waker, .waker_comm = s->waker_comm,
 		.cgroup_id = s->cgroup_id, .cgroup = s->cgroup,
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
-		.inl = r->inl, .nr_inl = r->nr_inl,
+		.inl = r->inl, .nr_inl = r->nr_inl, .var = s->var, .first = s->first,
 	};
 	struct hist_row *old;
 	u64 hash;
@@ -209,6 +209,8 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 	old->count += row.count;
 	old->weight += row.weight;
 	old->blocks += row.blocks;
+	old->var += row.var;
+	old->first += row.first;
 	old->many_pids |= old->pid != row.pid;
 	old->many_comms |= strcmp0(old->comm, row.comm) != 0;
 	old->many_cgroups |= old->cgroup_id != row.cgroup_id;

@@ -131,6 +131,9 @@ struct hist_sample {
 	u32 waker;		/* record --wakers: the thread that woke the block, 0 for none */
 	const char *waker_comm;	/* ... its name, or NULL */
 	struct sym_result r;	/* r.comm: the thread's name when it has one */
+	/* top --memory: the count's variance as an estimate, and the count at top's first
+	 * interval (a live set's growth is count - first) */
+	double var, first;
 };
 
 /* which samples make rows; a zeroed filter takes every one */
@@ -170,6 +173,7 @@ struct hist_row {
 	int nr_inl;
 	/* the row holds samples of several processes, commands, cgroups */
 	bool many_pids, many_comms, many_cgroups;
+	double var, first;	/* top --memory's (struct hist_sample), summed */
 	double lbr_execs;	/* from branch stacks, when the profile has them */
 	u64 children;		/* with call graphs: samples of the stacks this row is in */
 	u32 id;			/* the order it was made in, which sorting does not change */

@@ -2,6 +2,7 @@
 /* top's model: map slots with their deltas and their cached symbols, made into the rows of a
  * view through hist. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include "hsbpf.h"
 #include "record/sampler.h"
 #include "lib/strset.h"
+#include "profile/procfs.h"
 #include "symbols/symbolizer.h"
 #include "report/sample_filter.h"
 #include "report/top.h"
@@ -25,6 +27,10 @@ struct entry {
 	u32 tid;			/* ... and its thread (0 when not keyed by thread) */
 	u64 total;			/* samples since top started */
 	u64 delta;			/* samples in the last interval */
+	/* --memory: total and delta are bytes (a live set's: now), these objects in 1/1024ths;
+	 * first the live set's at top's first interval */
+	u64 obj_total, obj_delta;
+	double first, first_obj;
 	double decayed;
 	bool resolved, has_bb;
 	u8 tries;
@@ -60,6 +66,17 @@ struct top {
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
+	/* --memory */
+	bool memory;
+	enum memory_view mview;	/* the last rows' view: call graphs weigh its amounts */
+	u64 intervals;
+	u32 *exited;		/* processes whose live set was dropped */
+	size_t cap_exited;
+	struct checked_pid {	/* the processes looked at in /proc this interval */
+		u32 pid;
+		bool alive;
+	} *checked;
+	size_t nr_checked, cap_checked;
 };
 
 /* interned strings: stable pointers, whatever the profile's string table does */
@@ -158,8 +175,22 @@ void top__free(struct top *t)
 	free(t->entries);
 	hashidx__free(&t->index);
 	free(t->labels);
+	free(t->exited);
+	free(t->checked);
 	hist__free(t->view);
 	free(t);
+}
+
+void top__memory(struct top *t, u64 alloc_period)
+{
+	t->memory = true;
+	t->st.alloc_period = alloc_period;
+}
+
+/* a live set's slot (HSBPF_MEM_INUSE), not an amount that adds up */
+static bool is_inuse(const struct entry *e)
+{
+	return (e->k.flags & HSBPF_KEY_MEMORY) && memory__is_inuse(e->k.flags);
 }
 
 void top__limit_keys(struct top *t, size_t max_keys)
@@ -172,25 +203,97 @@ struct top_status *top__status(struct top *t)
 	return &t->st;
 }
 
+static int add_slot(struct top *t, const struct profile_sample *ps, u32 tid)
+{
+	struct entry *e = find_entry(t, ps, tid, true);
+
+	if (!e)
+		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
+	if (ps->flags & HSBPF_KEY_MEMORY) {	/* objects in 1/1024ths, and bytes */
+		e->delta += ps->weight;
+		e->obj_delta += ps->count;
+	} else {
+		/* off-CPU time counts in microseconds, as report's view of it (offcpu__count_time) */
+		e->delta += ps->flags & HSBPF_KEY_OFFCPU ? (ps->weight + 500) / 1000 : ps->count;
+	}
+	return 0;
+}
+
 /* a slot of the interval's map: what its key gained in the interval */
 static int take_slot(void *ctx, const struct profile_sample *ps, const struct profile_sample_key *k)
 {
 	struct top *t = ctx;
-	struct entry *e = find_entry(t, ps, k ? k->tid : 0, true);
 
-	if (!e)
-		return fail(-ENOMEM, "cannot follow the sample map: %s", strerror(ENOMEM));
-	/* off-CPU time counts in microseconds, as report's view of it (offcpu__count_time) */
-	e->delta += ps->flags & HSBPF_KEY_OFFCPU ? (ps->weight + 500) / 1000 : ps->count;
 	t->interval_slots++;
-	return 0;
+	return add_slot(t, ps, k ? k->tid : 0);
+}
+
+/* a process gone: its live set is dropped (it is not a leak of a running program), counted once */
+static int drop_exited(struct top *t, u32 pid)
+{
+	t->st.exited_allocs++;
+	for (size_t i = 0; i < t->st.exited_procs; i++)
+		if (t->exited[i] == pid)
+			return 1;
+	if (array__reserve((void **)&t->exited, &t->cap_exited, t->st.exited_procs + 1, sizeof(*t->exited)))
+		return fail(-ENOMEM, "cannot follow the live allocations: %s", strerror(ENOMEM));
+	t->exited[t->st.exited_procs++] = pid;
+	return 1;
+}
+
+/* whether pid is alive, from /proc once an interval (the live set holds up to 65,536
+ * allocations, of a few processes mostly): 1, 0, or -ENOMEM */
+static int alive(struct top *t, u32 pid)
+{
+	for (size_t i = t->nr_checked; i-- > 0; )
+		if (t->checked[i].pid == pid)
+			return t->checked[i].alive;
+	if (array__reserve((void **)&t->checked, &t->cap_checked, t->nr_checked + 1, sizeof(*t->checked)))
+		return fail(-ENOMEM, "cannot follow the live allocations: %s", strerror(ENOMEM));
+	t->checked[t->nr_checked] = (struct checked_pid){ pid, procfs__alive(pid) };
+	return t->checked[t->nr_checked++].alive;
+}
+
+/* a sampled allocation not freed yet: into its key's live set of now */
+static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live *v)
+{
+	struct top *t = ctx;
+	struct profile_sample ps = {
+		.pid = a->pid, .flags = HSBPF_KEY_MEMORY | HSBPF_MEM_INUSE << HSBPF_KEY_STATE_SHIFT,
+		.ip = v->ip, .cgroup_id = v->key.cgroup_id, .exec_ns = v->key.exec_ns,
+		.map_ns = v->key.map_ns, .count = v->objects, .weight = v->weight,
+	};
+
+	int live = alive(t, a->pid);
+
+	if (live < 0)
+		return live;
+	if (!live)
+		return drop_exited(t, a->pid);
+	return add_slot(t, &ps, v->key.x.tid);
 }
 
 static void begin_interval(struct top *t)
 {
 	for (size_t i = 0; i < t->nr_entries; i++)
-		t->entries[i].delta = 0;
+		t->entries[i].delta = t->entries[i].obj_delta = 0;
 	t->interval_slots = 0;
+	t->nr_checked = 0;
+}
+
+/* the allocator probes' counters: sampled, and what was lost */
+static int memory_counters(struct top *t, struct sampler *s)
+{
+	u64 c[HSBPF_MEM_STAT_NR];
+	int err = sampler__read_memory_counters(s, c);
+
+	if (err)
+		return err;
+	t->st.mem_sampled_interval = c[HSBPF_MEM_SAMPLED] - t->st.mem_sampled;
+	t->st.mem_sampled = c[HSBPF_MEM_SAMPLED];
+	t->st.mem_calls = c[HSBPF_MEM_CALLS];
+	t->st.mem_lost = c[HSBPF_MEM_FULL] + c[HSBPF_MEM_LIVE_FULL] + c[HSBPF_MEM_NO_STORAGE];
+	return 0;
 }
 
 /* a long run on a busy machine sees keys without end (processes come and go): past
@@ -223,17 +326,32 @@ static void age_out(struct top *t)
 
 static void end_interval(struct top *t)
 {
+	double live = 0;
 	u64 new = 0;
 
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 
+		if (is_inuse(e)) {	/* a level, now: not summed, not decayed */
+			e->total = e->delta;
+			e->obj_total = e->obj_delta;
+			e->decayed = e->delta;
+			if (!t->intervals) {
+				e->first = e->delta;
+				e->first_obj = e->obj_delta;
+			}
+			live += e->delta;
+			continue;
+		}
+		e->obj_total += e->obj_delta;
 		e->total += e->delta;
 		e->decayed = e->decayed * TOP_DECAY + e->delta;
 		new += e->delta;
 	}
 	t->st.total += new;
 	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
+	t->st.live_bytes = live;
+	t->intervals++;
 	age_out(t);
 	t->st.slots = t->interval_slots;
 	t->st.keys = t->nr_entries;
@@ -247,10 +365,14 @@ int top__update(struct top *t, struct sampler *s)
 	t->sampler = s;
 	begin_interval(t);
 	err = sampler__take_interval(s, take_slot, t);
+	if (!err && t->memory)
+		err = sampler__walk_live_allocs(s, take_live, t);
 	if (err)
 		return err;
 	end_interval(t);
 	err = sampler__read_counters(s, &ks);
+	if (!err && t->memory)
+		err = memory_counters(t, s);
 	if (err)
 		return err;
 	t->st.dropped = ks.dropped_full;
@@ -412,6 +534,32 @@ static int cmp_rows(const void *x, const void *y, void *view)
 	return a->vaddr < b->vaddr ? -1 : a->vaddr > b->vaddr;
 }
 
+/* --memory: a key's amount in v (0 when of the other kind), with its variance as an estimate
+ * and, for a live set, its amount at the first interval. n objects of s bytes are sampled with
+ * p = 1 - exp(-s/period) each and weigh s/p: the bytes' variance is B s (1 - p)/p, the objects'
+ * N (1 - p)/p, s taken as the key's mean size (one call site: one size, mostly) */
+static double memory_amount(const struct top *t, const struct top_view *v, const struct entry *e,
+			    double *var, double *first)
+{
+	bool objects = v->mview == MEMORY_ALLOC_OBJECTS || v->mview == MEMORY_INUSE_OBJECTS;
+	bool inuse = v->mview == MEMORY_INUSE_SPACE || v->mview == MEMORY_INUSE_OBJECTS;
+	bool rate = !inuse && v->decay;
+	double secs = rate && t->st.interval_s > 0 ? t->st.interval_s : 1;
+	double b = inuse || rate ? e->delta : e->total;
+	double o = (inuse || rate ? e->obj_delta : e->obj_total) / (double)(1 << HSBPF_MEM_OBJ_SHIFT);
+	double size = o > 0 ? b / o : 0, p;
+
+	*var = *first = 0;
+	if (!(e->k.flags & HSBPF_KEY_MEMORY) || is_inuse(e) != inuse || !t->st.alloc_period)
+		return 0;
+	p = -expm1(-size / (double)t->st.alloc_period);
+	if (p > 0)
+		*var = (objects ? o : b * size) * (1 - p) / p / (secs * secs);
+	if (inuse)
+		*first = objects ? e->first_obj / (1 << HSBPF_MEM_OBJ_SHIFT) : e->first;
+	return (objects ? o : b) / secs;
+}
+
 /* what a key followed is, for hist; its count the view's (decayed or accumulated) */
 static void entry_sample(const struct entry *e, double count, struct hist_sample *s)
 {
@@ -435,12 +583,15 @@ int top__rows(struct top *t, const struct top_view *v, const struct hist_row **r
 		.pid = v->zoom_pid, .by_cgroup = v->zoomed_cgroup, .cgroup_id = v->zoom_cgroup,
 		.text = v->filter[0] ? v->filter : NULL,
 	};
+	t->mview = v->mview;
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
-		double val = v->decay ? e->decayed : (double)e->total;
+		double val = v->decay ? e->decayed : (double)e->total, var = 0, first = 0;
 		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
 
-		if (val < 0.01)
+		if (v->memory)
+			val = memory_amount(t, v, e, &var, &first);
+		if (val < 0.01 && first < 0.01)
 			continue;
 		/* resolved only when the view shows it */
 		if (!hist_filter__wants(&h->filter, &s))
@@ -449,6 +600,8 @@ int top__rows(struct top *t, const struct top_view *v, const struct hist_row **r
 			resolve(t, e, v->key == SORT_BB);
 		label(t, e);
 		entry_sample(e, val, &s);
+		s.var = var;
+		s.first = first;
 		if (hist__add(h, &s))
 			return -ENOMEM;
 	}
@@ -522,6 +675,9 @@ struct callchain *top__callchain(struct top *t)
 	err = sampler__collect_stacks(t->sampler, t->p);
 	if (!err && t->stacks_fn)
 		err = t->stacks_fn(t->stacks_ctx);
+	/* the stacks of the view's kind, weighing its bytes or objects */
+	if (!err && t->memory)
+		memory__select(t->p, t->mview);
 	if (err) {
 		errno = -err;
 		return NULL;

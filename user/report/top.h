@@ -11,6 +11,7 @@
 #define HSBPF_TOP_H
 
 #include <stdio.h>
+#include "record/memory.h"
 #include "report/hist.h"
 
 struct sampler;
@@ -36,6 +37,11 @@ struct top_view {
 	bool zoomed_cgroup;	/* zoom_cgroup is set (cgroup id 0 is a valid "no cgroup v2") */
 	char filter[64];	/* substring of a symbol, object, command or container; "" none */
 	bool off_cpu;		/* top --off-cpu: counts are microseconds off the CPU, measured */
+	/* top --memory: sampled allocations (docs/memory.md), in one of four views. The alloc
+	 * views count what the last interval allocated, per second (decay), or since the start
+	 * (accumulate); the inuse views what is live now, whatever decay says */
+	bool memory;
+	enum memory_view mview;
 };
 
 struct top_status {
@@ -55,6 +61,16 @@ struct top_status {
 	double cpu;		/* hsbpf's own CPU use, percent of one core, -1 unknown */
 	double bpf_cpu;		/* the sample handler's, percent of one core, -1 unknown */
 	bool paused, ended;
+	/* top --memory (total and rate are then bytes allocated) */
+	u64 alloc_period;
+	double live_bytes;	/* estimated live now, of the processes still running */
+	u64 mem_sampled;	/* sampled allocations of the run */
+	u64 mem_sampled_interval;	/* ... of the last interval */
+	u64 mem_calls;		/* allocation calls of the run */
+	u64 mem_lost;		/* sampled allocations the maps could not take, calls without
+				 * task storage */
+	u64 exited_procs;	/* processes whose live set was dropped at their exit */
+	u64 exited_allocs;	/* ... their sampled allocations live then */
 };
 
 struct top;
@@ -64,6 +80,9 @@ struct top *top__new(struct profile *p, struct cgroup_names *cgroups);
 /* C++ and Rust symbols as mangled (--no-demangle) */
 void top__no_demangle(struct top *t);
 void top__free(struct top *t);
+/* sampled allocations at alloc_period bytes (top --memory): the interval's map holds the
+ * allocations made (HSBPF_MEM_ALLOC) and each update reads the live ones (HSBPF_MEM_INUSE) */
+void top__memory(struct top *t, u64 alloc_period);
 /* forget faded keys past max_keys instead of TOP_MAX_KEYS */
 void top__limit_keys(struct top *t, size_t max_keys);
 /* take the interval's map (its slots are the interval's deltas), then decay; 0 or -errno */
@@ -86,7 +105,9 @@ void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx);
  * has failed, -ENOMEM */
 int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
 		       double min_share, int indent, int width, FILE *out);
-/* the same from a list of an interval's slots, for tests */
+/* the same from a list of an interval's slots, for tests (with top__memory: the allocations
+ * made, and the live set now as slots of kind HSBPF_MEM_INUSE, count objects in 1/1024ths and
+ * weight bytes, as the kernel's) */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
 /* group, filter and sort for v; the rows stay valid until the next call. A row of several
  * processes or programs shows as "name +" or "[several]"; its container is top's label

@@ -13,12 +13,56 @@
 #define FLEX_MIN 20	/* the flexible column (symbol, command, container) gets at least this */
 #define MAX_CELLS (2 + CELLS_MAX)
 
+/* an amount of v's unit: bytes ("1.5 MiB") or objects; signed: "+1.5 MiB" */
+static void memory_amount(const struct top_view *v, double n, bool sign, char *buf, size_t size)
+{
+	bool objects = v->mview == MEMORY_ALLOC_OBJECTS || v->mview == MEMORY_INUSE_OBJECTS;
+	char b[32];
+
+	if (objects)
+		snprintf(buf, size, sign ? "%+.0f" : "%.0f", n);
+	else
+		snprintf(buf, size, "%s%s", sign ? n < 0 ? "-" : "+" : "", memory__bytes(fabs(n), b, sizeof(b)));
+}
+
+/* --memory: the amount (a rate in the alloc views' last interval), its share with the 95%
+ * interval of the estimate, and for the live set its growth since top's first interval */
+static int memory_cells(const struct top_view *v, const struct hist_row *r, double total, struct cell *c)
+{
+	static const char *const titles[MEMORY_VIEW_NR][2] = {
+		[MEMORY_ALLOC_SPACE] = { "Bytes/s", "Bytes" }, [MEMORY_ALLOC_OBJECTS] = { "Objects/s", "Objects" },
+		[MEMORY_INUSE_SPACE] = { "Live", "Live" }, [MEMORY_INUSE_OBJECTS] = { "Live obj", "Live obj" },
+	};
+	bool inuse = v->mview == MEMORY_INUSE_SPACE || v->mview == MEMORY_INUSE_OBJECTS;
+	int n = 2;
+
+	c[0] = (struct cell){ .title = titles[v->mview][!v->decay], .width = 10, .right = true };
+	c[1] = (struct cell){ .title = "Percent +-CI95", .width = 15, .right = true };
+	if (r->count > 0 || r->first > 0)
+		memory_amount(v, r->count, false, c[0].text, sizeof(c[0].text));
+	if (total > 0)
+		snprintf(c[1].text, sizeof(c[1].text), "%.2f%% +-%.2f", 100.0 * r->count / total,
+			 100.0 * 1.96 * sqrt(r->var) / total);
+	if (inuse) {
+		c[n] = (struct cell){ .title = "Growth", .width = 10, .right = true, .drop = 1 };
+		if (r->count > 0 || r->first > 0)
+			memory_amount(v, r->count - r->first, true, c[n].text, sizeof(c[n].text));
+		n++;
+	}
+	return n;
+}
+
 /* the cells of a row: its samples and share, then the key's columns with the row's process
  * and container (r a zeroed row: for the titles) */
 static int make_cells(const struct top_view *v, const struct hist_row *r, double total, struct cell *c)
 {
 	const struct cells_opts o = { .style = CELLS_LIVE | CELLS_OWNER };
 
+	if (v->memory) {
+		int n = memory_cells(v, r, total, c);
+
+		return n + sort_key__cells(&v->key, 1, &o, r, c + n);
+	}
 	c[0] = (struct cell){ .title = "Samples", .width = 8, .right = true };
 	c[1] = (struct cell){ .title = "Percent +-CI95", .width = 14, .right = true };
 	if (v->off_cpu) {	/* time, measured at every switch: no interval */
@@ -131,6 +175,69 @@ static void append(char *line, size_t size, int width, const char *part)
 	snprintf(line + len, size - len, "%s%s", len ? " | " : "", part);
 }
 
+/* --memory's first line: the period, the rate, what was sampled (the interval's, the run's),
+ * what is live, and the processes whose live set went with them */
+static void memory_header(const struct top_status *st, int width, char *line, size_t size)
+{
+	char part[160], a[32], b[32];
+
+	snprintf(part, sizeof(part), "allocations, one sampled per %s", memory__bytes(st->alloc_period, a,
+										  sizeof(a)));
+	append(line, size, width, part);
+	snprintf(part, sizeof(part), "%s/s allocated", memory__bytes(st->rate, a, sizeof(a)));
+	append(line, size, width, part);
+	snprintf(part, sizeof(part), "sampled %s (run %s)", thousands(st->mem_sampled_interval, a, sizeof(a)),
+		 thousands(st->mem_sampled, b, sizeof(b)));
+	append(line, size, width, part);
+	snprintf(part, sizeof(part), "live %s", memory__bytes(st->live_bytes, a, sizeof(a)));
+	append(line, size, width, part);
+	if (st->exited_procs) {
+		snprintf(part, sizeof(part), "exited %s (%s live allocations dropped)",
+			 thousands(st->exited_procs, a, sizeof(a)), thousands(st->exited_allocs, b, sizeof(b)));
+		append(line, size, width, part);
+	}
+}
+
+/* line 1's first parts: what is sampled, and at what rate */
+static void sampled_parts(const struct top_status *st, const struct top_view *v, int width, char *line,
+			  size_t size)
+{
+	char part[160], a[32], esc[4 * sizeof(v->filter)];
+
+	if (v->memory) {
+		memory_header(st, width, line, size);
+		return;
+	}
+	if (v->off_cpu)
+		snprintf(part, sizeof(part), "off-CPU time at every context switch");
+	else if (st->freq)
+		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
+			 st->freq);
+	else
+		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
+			 st->period);
+	append(line, size, width, part);
+	if (v->off_cpu)	/* the rate of microseconds is threads off the CPU on average */
+		snprintf(part, sizeof(part), "%.1f threads blocked", st->rate / 1e6);
+	else
+		snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
+	append(line, size, width, part);
+}
+
+/* "view N" or the run's "total N" in v's unit: samples, seconds off the CPU, bytes allocated */
+static void amount_part(const struct top_view *v, const char *what, double n, char *part, size_t size)
+{
+	char a[32];
+
+	if (v->memory)
+		memory_amount(v, n, false, a, sizeof(a));
+	else if (v->off_cpu)
+		snprintf(a, sizeof(a), "%.3f s", n / 1e6);
+	else
+		thousands(llround(n), a, sizeof(a));
+	snprintf(part, size, "%s %s", what, a);
+}
+
 void top__format_header(const struct top_status *st, const struct top_view *v, double view_total,
 			int width, char *line1, char *line2, size_t size)
 {
@@ -140,21 +247,9 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 
 	line1[0] = line2[0] = 0;
 	/* line 1: what is sampled and what it costs */
-	if (v->off_cpu)
-		snprintf(part, sizeof(part), "off-CPU time at every context switch");
-	else if (st->freq)
-		snprintf(part, sizeof(part), "%s %" PRIu64 " Hz", str__escape(st->event, esc, sizeof(esc)),
-			 st->freq);
-	else
-		snprintf(part, sizeof(part), "%s every %" PRIu64, str__escape(st->event, esc, sizeof(esc)),
-			 st->period);
-	append(line1, size, width, part);
-	if (v->off_cpu)	/* the rate of microseconds is threads off the CPU on average */
-		snprintf(part, sizeof(part), "%.1f threads blocked", st->rate / 1e6);
-	else
-		snprintf(part, sizeof(part), "%s samples/s", thousands(llround(st->rate), a, sizeof(a)));
-	append(line1, size, width, part);
-	snprintf(part, sizeof(part), "dropped %s", thousands(st->dropped + st->sideband_lost, a, sizeof(a)));
+	sampled_parts(st, v, width, line1, size);
+	snprintf(part, sizeof(part), "dropped %s", thousands(st->dropped + st->sideband_lost + st->mem_lost,
+							     a, sizeof(a)));
 	append(line1, size, width, part);
 	if (st->cpu >= 0 && st->bpf_cpu >= 0)
 		snprintf(part, sizeof(part), "hsbpf %.1f%% CPU + BPF %.1f%%", st->cpu, st->bpf_cpu);
@@ -171,8 +266,12 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 	else if (st->paused)
 		append(line2, size, width, "PAUSED");
 	append(line2, size, width, str__escape(st->target, esc, sizeof(esc)));
-	snprintf(part, sizeof(part), "%s by %s, %s", hist__key_title(v->key), top__order_name(v->order),
-		 v->decay ? "decaying" : "accumulated");
+	if (v->memory)
+		snprintf(part, sizeof(part), "%s by %s, %s", hist__key_title(v->key), memory__view_name(v->mview),
+			 v->mview >= MEMORY_INUSE_SPACE ? "live now" : v->decay ? "last interval" : "accumulated");
+	else
+		snprintf(part, sizeof(part), "%s by %s, %s", hist__key_title(v->key), top__order_name(v->order),
+			 v->decay ? "decaying" : "accumulated");
 	append(line2, size, width, part);
 	if (v->zoom_pid) {
 		snprintf(part, sizeof(part), "zoom: pid %u", v->zoom_pid);
@@ -187,16 +286,12 @@ void top__format_header(const struct top_status *st, const struct top_view *v, d
 		append(line2, size, width, part);
 	}
 	if (v->zoom_pid || v->zoomed_cgroup || v->filter[0]) {
-		if (v->off_cpu)
-			snprintf(part, sizeof(part), "view %.3f s", view_total / 1e6);
-		else
-			snprintf(part, sizeof(part), "view %s", thousands(llround(view_total), a, sizeof(a)));
+		amount_part(v, "view", view_total, part, sizeof(part));
 		append(line2, size, width, part);
 	}
-	if (v->off_cpu)
-		snprintf(part, sizeof(part), "total %.3f s", st->total / 1e6);
-	else
-		snprintf(part, sizeof(part), "total %s", thousands(st->total, a, sizeof(a)));
+	/* memory: the bytes allocated whatever the view */
+	amount_part(v->memory ? &(struct top_view){ .memory = true } : v, v->memory ? "allocated" : "total",
+		    st->total, part, sizeof(part));
 	append(line2, size, width, part);
 	snprintf(part, sizeof(part), "keys %s", thousands(st->keys, a, sizeof(a)));
 	append(line2, size, width, part);
@@ -286,8 +381,9 @@ static int print_level(const struct callers *c, u32 parent, u64 total, double mi
 	return err;
 }
 
-int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
-		       double min_share, int indent, int width, FILE *out)
+/* top__print_callers, the stacks' amounts in v's unit (NULL: samples) */
+static int print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
+			 double min_share, int indent, int width, const struct top_view *v, FILE *out)
 {
 	struct callers c = {};
 	u64 total = 0;
@@ -326,8 +422,14 @@ int top__print_callers(const struct callchain *cc, const char *sym, const char *
 	if (!err && total) {
 		char text[600], esc[4 * sizeof(text)], line[4 * sizeof(text)];
 
-		snprintf(text, sizeof(text), "%*scallers of %s (%" PRIu64 " sample%s with stacks):",
-			 indent, "", sym, total, total == 1 ? "" : "s");
+		char amount[48];
+
+		if (v && v->memory)
+			memory_amount(v, total, false, amount, sizeof(amount));
+		else
+			snprintf(amount, sizeof(amount), "%" PRIu64 " sample%s", total, total == 1 ? "" : "s");
+		snprintf(text, sizeof(text), "%*scallers of %s (%s with stacks%s):", indent, "", sym, amount,
+			 !v || !v->memory ? "" : v->mview >= MEMORY_INUSE_SPACE ? ", live now" : ", since the start");
 		str__fit(str__escape(text, esc, sizeof(esc)), width, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		err = print_level(&c, CALLER_TOP, total, min_share, 1, indent, width, out);
@@ -336,6 +438,12 @@ int top__print_callers(const struct callchain *cc, const char *sym, const char *
 	if (!err && ferror(out))
 		err = -EIO;
 	return err;
+}
+
+int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
+		       double min_share, int indent, int width, FILE *out)
+{
+	return print_callers(cc, sym, dso, depth, min_share, indent, width, NULL, out);
 }
 
 int top__print(struct top *t, const struct top_view *v, size_t limit, size_t graphs, int width,
@@ -367,8 +475,8 @@ int top__print(struct top *t, const struct top_view *v, size_t limit, size_t gra
 		top__format_row(v, &rows[i], total, width, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		if (cc && i < graphs) {
-			err = top__print_callers(cc, rows[i].sym, rows[i].dso,
-						 TOP_GRAPH_DEPTH, TOP_GRAPH_MIN_SHARE, 4, width, out);
+			err = print_callers(cc, rows[i].sym, rows[i].dso, TOP_GRAPH_DEPTH,
+					    TOP_GRAPH_MIN_SHARE, 4, width, v, out);
 			if (err == -ENOMEM)
 				error("cannot print the call graphs: %s", strerror(ENOMEM));
 		}

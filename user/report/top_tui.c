@@ -134,6 +134,18 @@ void top_tui__close(struct top_tui *u)
 	free(u);
 }
 
+/* m: the next of --memory's views; whether the rows are to be made again */
+static bool next_memory_view(struct top_tui *u, struct top_view *v)
+{
+	if (!v->memory) {
+		snprintf(u->message, sizeof(u->message), "m: the memory views (top --memory)");
+		return false;
+	}
+	v->mview = (v->mview + 1) % MEMORY_VIEW_NR;
+	snprintf(u->message, sizeof(u->message), "view %s", memory__view_name(v->mview));
+	return true;
+}
+
 static const char *const help_lines[] = {
 	"hsbpf top: keys",
 	"",
@@ -147,11 +159,14 @@ static const char *const help_lines[] = {
 	"  /                 filter by a name: symbol, object, command or container",
 	"  p or Space        pause (the view holds; sampling goes on)",
 	"  c                 the selected function's callers and callees (top -g)",
+	"  m                 --memory: next view: alloc_space, alloc_objects, inuse_space,",
+	"                    inuse_objects (d: the last interval's rate or since the start)",
 	"  h or ?            this help",
 	"  q                 quit (Ctrl-C too)",
 	"",
 	"  Percent is the row's share of the view, with the 95% confidence half-width",
-	"  (Wilson); dim rows have too few samples to rank. Process \"name +\" is",
+	"  (Wilson; --memory: the estimate's, from the sampled allocations); dim rows have",
+	"  too few samples to rank. Process \"name +\" is",
 	"  several processes of one program, [several] several programs.",
 	"",
 	"  any key goes back",
@@ -225,7 +240,9 @@ static void draw(struct top_tui *u, struct top *t, const struct top_view *v)
 	attroff(A_REVERSE);
 	for (int i = 0; u->mode != MODE_LINKS && i < body && u->first + i < u->nr_rows; i++) {
 		const struct hist_row *r = &u->rows[u->first + i];
-		bool low = hist__low_confidence(llround(r->count), llround(u->total));
+		/* --memory: the estimate's interval, half of the amount or more */
+		bool low = v->memory ? 1.96 * sqrt(r->var) >= r->count / 2 :
+			   hist__low_confidence(llround(r->count), llround(u->total));
 		int attr = u->first + i == u->sel ? A_REVERSE : low ? A_DIM : 0;
 
 		top__format_row(v, r, u->total, width, line, sizeof(line));
@@ -414,6 +431,9 @@ enum tui_action top_tui__key(struct top_tui *u, struct top *t, struct top_view *
 		top__status(t)->paused = !top__status(t)->paused;
 		snprintf(u->message, sizeof(u->message),
 			 top__status(t)->paused ? "paused: p to go on" : "h: help  q: quit");
+		break;
+	case 'm':
+		regroup = next_memory_view(u, v);
 		break;
 	case 'c':
 		if (v->key != SORT_SYM || u->sel >= u->nr_rows) {
