@@ -409,9 +409,17 @@ static void say_recorded(struct session *sess, const struct profile *p)
 {
 	struct sideband_id_stats ids;
 
-	note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode %s); wrote '%s'",
-	     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, p->meta.period_mode,
-	     env.output);
+	if (p->meta.alloc_period) {
+		char b[32];
+
+		note("%" PRIu64 " sampled allocations (%s asked) in %zu slots, %" PRIu64 " dropped; "
+		     "wrote '%s'", p->stats.mem_sampled, memory__bytes(p->stats.mem_bytes, b, sizeof(b)),
+		     p->nr_samples, p->stats.mem_full + p->stats.mem_live_full, env.output);
+	} else {
+		note("%" PRIu64 " samples in %zu slots, %" PRIu64 " dropped (period mode %s); wrote '%s'",
+		     profile__total_samples(p), p->nr_samples, p->stats.dropped_full, p->meta.period_mode,
+		     env.output);
+	}
 	if (p->stats.dropped_full)
 		warning("%" PRIu64 " samples were dropped: the sample map was full (raise --map-entries)",
 			p->stats.dropped_full);
