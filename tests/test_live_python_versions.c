@@ -138,7 +138,8 @@ static void check_version(int minor, const char *flags)
 
 Test(live_python_versions, python310) { check_version(10, ""); }
 /* -S: pyenv's 3.11 frees site's module code object after its import and gives its address
- * to seventy(), whose frames are then unnamed (docs/python.md, Limits: Names) */
+ * to seventy() (docs/python.md, Limits: Reused addresses): the split as it was measured
+ * first; without -S, python311_with_site_reused_address */
 Test(live_python_versions, python311) { check_version(11, "-S"); }
 Test(live_python_versions, python312) { check_version(12, ""); }
 Test(live_python_versions, python313) { check_version(13, ""); }
