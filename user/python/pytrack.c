@@ -12,9 +12,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/hashidx.h"
 #include "profile/procfs.h"
 #include "profile/profile.h"
+#include "python/pycodes.h"
 #include "python/pydetect.h"
 #include "python/pyname.h"
 #include "python/pyoffsets.h"
@@ -42,25 +42,13 @@ struct pyproc {
 	struct hsbpf_py_proc kp;
 };
 
-struct pycode_ent {
-	u32 pid;
-	int err;			/* 0: named; else why not (-ESRCH: the process was gone) */
-	u64 code;
-	u32 gen;			/* its generation at the address */
-	bool newest;			/* the address's newest generation known */
-	struct pycode c;
-	struct hsbpf_py_offsets off;
-};
-
 struct pytrack {
 	struct sampler *s;
 	struct pyobj *objs;
 	size_t nr_objs, cap_objs;
 	struct pyproc *procs;
 	size_t nr_procs, cap_procs;
-	struct pycode_ent *codes;
-	size_t nr_codes, cap_codes;
-	struct hashidx codes_idx;
+	struct pycodes codes;
 	int warned_minor;		/* the unknown version said once */
 	u64 reused;			/* addresses whose frames were left unnamed: another code
 					 * object was aggregated with theirs */
@@ -83,12 +71,9 @@ void pytrack__free(struct pytrack *t)
 		return;
 	for (size_t i = 0; i < t->nr_objs; i++)
 		free(t->objs[i].path);
-	for (size_t i = 0; i < t->nr_codes; i++)
-		pycode__clear(&t->codes[i].c);
 	free(t->objs);
 	free(t->procs);
-	free(t->codes);
-	hashidx__free(&t->codes_idx);
+	pycodes__free(&t->codes);
 	free(t);
 }
 
@@ -248,65 +233,18 @@ void pytrack__forget(struct pytrack *t, u32 pid)
 
 /* ---- code objects ---- */
 
-struct code_key {
-	u32 pid, gen;
-	u64 code;
-};
-
-static u64 code_hash(u32 pid, u64 code, u32 gen)
-{
-	return hashidx__hash_u64(code ^ (u64)gen << 60, pid);
-}
-
-static bool code_eq(const void *key, u32 pos, void *ctx)
-{
-	const struct code_key *k = key;
-	const struct pytrack *t = ctx;
-
-	return t->codes[pos].pid == k->pid && t->codes[pos].code == k->code && t->codes[pos].gen == k->gen;
-}
-
-static struct pycode_ent *find_code(struct pytrack *t, u32 pid, u64 code, u32 gen)
-{
-	struct code_key k = { pid, gen, code };
-	s64 pos = hashidx__find(&t->codes_idx, code_hash(pid, code, gen), &k, code_eq, t);
-
-	return pos < 0 ? NULL : &t->codes[pos];
-}
-
-/* the newest generation known of pid's address code (NULL: none is known) */
-static struct pycode_ent *find_newest(struct pytrack *t, u32 pid, u64 code)
-{
-	for (u32 g = 0; g < HSBPF_PY_GENS; g++) {
-		struct pycode_ent *e = find_code(t, pid, code, g);
-
-		if (e && e->newest)
-			return e;
-	}
-	return NULL;
-}
-
 /* read the code object now (once), as the address's newest generation: the process's layout
  * is its proc's */
 static int name_code(struct pytrack *t, u32 pid, u64 code, u32 gen)
 {
 	const struct pyproc *p = find_proc(t, pid);
-	struct pycode_ent *e, *old;
+	struct pycode_ent *e;
 
-	if (find_code(t, pid, code, gen) || !p || !p->known)
+	if (pycodes__find(&t->codes, pid, code, gen) || !p || !p->known)
 		return 0;
-	if (array__reserve((void **)&t->codes, &t->cap_codes, t->nr_codes + 1, sizeof(*t->codes)) ||
-	    hashidx__insert(&t->codes_idx, code_hash(pid, code, gen), t->nr_codes))
+	e = pycodes__add(&t->codes, pid, code, gen);
+	if (!e)
 		return -ENOMEM;
-	old = find_newest(t, pid, code);
-	if (old)
-		old->newest = false;
-	e = &t->codes[t->nr_codes++];
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	e->code = code;
-	e->gen = gen;
-	e->newest = true;
 	e->off = p->kp.off;
 	e->err = pyname__read(pid, &e->off, code, &e->c);
 	if (e->err == -ENOMEM)
@@ -375,7 +313,7 @@ static int check_dwarf(struct pytrack *t, u32 pid)
 static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 {
 	struct pytrack *t = ctx;
-	struct pycode_ent *e = find_code(t, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS);
+	struct pycode_ent *e = pycodes__find(&t->codes, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS);
 	u64 ident[4];
 
 	/* announced again under a generation known (the kernel's wrapped, or forgot the
@@ -393,7 +331,7 @@ static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 	retry_runtime(t, ev->pid);
 	if (name_code(t, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS))
 		t->err = -ENOMEM;
-	else if (ev->gen && find_code(t, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS))
+	else if (ev->gen && pycodes__find(&t->codes, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS))
 		t->gens++;
 	return 0;
 }
@@ -479,24 +417,21 @@ static int frame_code(struct pytrack *t, const struct named *v, size_t n, size_t
 {
 	u64 code = HSBPF_PY_CODE(v[i].frame);
 	u32 gen = HSBPF_PY_GEN(v[i].frame);
+	u32 highest = gen;
 	int err;
 
 	*older = false;
-	*out = find_code(t, v[i].pid, code, gen);
+	*out = pycodes__find(&t->codes, v[i].pid, code, gen);
 	if (*out)
 		return 0;
-	if (find_newest(t, v[i].pid, code)) {
+	for (size_t j = i + 1; j < n && v[j].pid == v[i].pid && HSBPF_PY_CODE(v[j].frame) == code; j++)
+		highest = HSBPF_PY_GEN(v[j].frame);
+	if (!pycodes__readable(&t->codes, v[i].pid, code, gen, highest)) {
 		*older = true;
 		return 0;
 	}
-	for (size_t j = i + 1; j < n && v[j].pid == v[i].pid && HSBPF_PY_CODE(v[j].frame) == code; j++) {
-		if (HSBPF_PY_GEN(v[j].frame) != gen) {
-			*older = true;
-			return 0;
-		}
-	}
 	err = name_code(t, v[i].pid, code, gen);
-	*out = err ? NULL : find_code(t, v[i].pid, code, gen);
+	*out = err ? NULL : pycodes__find(&t->codes, v[i].pid, code, gen);
 	return err;
 }
 
@@ -519,7 +454,7 @@ static int name_frames(struct pytrack *t, struct profile *p, const struct named 
 	size_t before = p->nr_pyframes;
 	int err = 0;
 
-	struct pycode_ent *prev = NULL;
+	size_t prev = SIZE_MAX;		/* the last frame's entry, by index: adds move them */
 	struct named last_older = { 0, 0 };
 
 	for (size_t i = 0; !err && i < n; i++) {
@@ -542,9 +477,9 @@ static int name_frames(struct pytrack *t, struct profile *p, const struct named 
 		}
 		/* the newest generation checked once against the memory, older ones were read
 		 * while they lived */
-		if (final && e && e != prev && !e->err && e->newest && !same_code(e))
+		if (final && e && (size_t)(e - t->codes.v) != prev && !e->err && e->newest && !same_code(e))
 			t->reused++;
-		prev = e;
+		prev = e ? (size_t)(e - t->codes.v) : SIZE_MAX;
 		if (!e || e->err) {
 			p->stats.py_unnamed += final;
 			continue;
