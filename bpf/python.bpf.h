@@ -35,8 +35,9 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
-/* the code objects already announced to user space, per process, with the name object each
- * had and its generation: a code object freed and its address reused shows as another name,
+/* the code objects already announced to user space, per process, with the name and file
+ * objects each had and its generation: a code object freed and its address reused shows as
+ * another name or file (two modules' bodies are both named <module>, one interned string),
  * announced again under the next generation (HSBPF_PY_GEN) */
 struct py_code_key {
 	__u32 pid, pad;
@@ -44,7 +45,7 @@ struct py_code_key {
 };
 
 struct py_code_seen {
-	__u64 name;
+	__u64 name, file;
 	__u32 gen, pad;
 };
 
@@ -383,8 +384,8 @@ static __always_inline bool python__is_eval(const struct py_walk *w, __u64 look)
 }
 
 /* a new stack's frame: its code object announced if it is new to the process, or another
- * one than the process's last announced at its address (another name object: the next
- * generation); the frame given its code object's generation, and mixed into the stack's hash
+ * one than the process's last announced at its address (another name or file object: the
+ * next generation); the frame given its code object's generation, and mixed into the stack's hash
  * again (stack_push's) */
 static long py_announce_one(__u64 i, void *ctx)
 {
@@ -405,8 +406,9 @@ static long py_announce_one(__u64 i, void *ctx)
 	k.code = HSBPF_PY_CODE(v);
 	off = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
 	py_read(&now.name, k.code, off);
+	py_read(&now.file, k.code, w->off.code_filename);
 	seen = bpf_map_lookup_elem(&py_seen, &k);
-	if (seen && seen->name == now.name) {
+	if (seen && seen->name == now.name && seen->file == now.file) {
 		now.gen = seen->gen;
 		goto regen;
 	}

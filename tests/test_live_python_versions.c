@@ -154,75 +154,83 @@ Test(live_python_versions, python311_with_site_reused_address)
 	check_split(py, "");
 }
 
-/* a stack sample's innermost Python frame, when it is name's: its code object's address and
- * generation into *code and *gen */
-static void reuse_frame(const struct profile *p, const struct profile_stack_sample *ss, const char *name,
-			u64 *code, int *gen)
+/* a stack sample's innermost Python frame: its value, and its name (NULL: unnamed) */
+static const struct profile_pyframe *innermost_python(const struct profile *p,
+						       const struct profile_stack_sample *ss, u64 *frame)
 {
 	const struct profile_stack *st = profile__stack(p, ss->user);
 	const u64 *f = st ? profile__frames(p, st) : NULL;
 
 	for (u32 j = 0; st && j < st->nr; j++) {
-		const struct profile_pyframe *y;
-
-		if (!HSBPF_PY_IS_FRAME(f[j]))
-			continue;
-		y = profile__find_pyframe(p, ss->pid, f[j]);
-		if (y && !strcmp(profile__str(p, y->name), name)) {
-			*code = HSBPF_PY_CODE(f[j]);
-			*gen = HSBPF_PY_GEN(f[j]);
+		if (HSBPF_PY_IS_FRAME(f[j])) {
+			*frame = f[j];
+			return profile__find_pyframe(p, ss->pid, f[j]);
 		}
-		return;
 	}
+	*frame = 0;
+	return NULL;
 }
+
+/* one of pyreuse.py's two functions: its samples, and its code object's address and
+ * generation */
+struct reuse_fn {
+	const char *file, *name;
+	u64 samples, code;
+	int gen;
+};
 
 /* alpha() runs, is freed, and bravo()'s code object takes its address (the fixture fails
  * when it does not): both named, at that address in two generations, their shares those of
- * their CPU times, few samples unnamed */
-static void check_reuse(const char *py)
+ * their CPU times, few samples unnamed. same: both are named work(), their files differ */
+static void check_reuse(const char *py, bool same)
 {
-	const char *names[MAX_PY];
-	u32 lines[MAX_PY];
+	struct reuse_fn fn[2] = {
+		{ "<pyreuse-alpha>", same ? "work" : "alpha", 0, 0, -1 },
+		{ "<pyreuse-bravo>", same ? "work" : "bravo", 0, 0, -1 },
+	};
 	char out[PATH_MAX];
 	unsigned long long addr = 0, a_ns = 0, b_ns = 0;
-	u64 alpha = 0, bravo = 0, unnamed = 0, with = 0, a_code = 0, b_code = 0;
-	int a_gen = -1, b_gen = -1;
+	u64 unnamed = 0, with = 0;
 	struct profile *p;
 	FILE *f;
 
 	snprintf(out, sizeof(out), "%s/pyreuse.out", tmpdir());
 	unlink(out);
-	p = record_profile("-g -F 999 -- %s %s %s 1.2 0.8", py, REUSE, out);
+	p = record_profile("-g -F 999 -- %s %s %s 1.2 0.8%s", py, REUSE, out, same ? " same-name" : "");
 	f = fopen(out, "r");
 	cr_assert(f, "%s: %s wrote nothing", py, REUSE);
 	cr_assert_eq(fscanf(f, "%llx %llu %llu", &addr, &a_ns, &b_ns), 3);
 	fclose(f);
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
-		int n = python_frames(p, ss, names, lines, MAX_PY);
+		u64 frame;
+		const struct profile_pyframe *y = innermost_python(p, ss, &frame);
 
-		if (!n)
+		if (!frame)
 			continue;
 		with += ss->count;
-		if (!names[0]) {
+		if (!y) {
 			unnamed += ss->count;
-		} else if (!strcmp(names[0], "alpha")) {
-			alpha += ss->count;
-			reuse_frame(p, ss, "alpha", &a_code, &a_gen);
-		} else if (!strcmp(names[0], "bravo")) {
-			bravo += ss->count;
-			reuse_frame(p, ss, "bravo", &b_code, &b_gen);
+			continue;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (strcmp(profile__str(p, y->file), fn[k].file))
+				continue;
+			cr_expect_str_eq(profile__str(p, y->name), fn[k].name);
+			fn[k].samples += ss->count;
+			fn[k].code = HSBPF_PY_CODE(frame);
+			fn[k].gen = HSBPF_PY_GEN(frame);
 		}
 	}
-	cr_assert_gt(alpha + bravo, 300, "%s: %llu samples in alpha() and bravo(), %llu unnamed of %llu",
-		     py, (unsigned long long)(alpha + bravo), (unsigned long long)unnamed,
-		     (unsigned long long)with);
-	cr_expect_eq(a_code, addr, "%s: alpha() at %#llx, its code object was at %#llx", py,
-		     (unsigned long long)a_code, addr);
-	cr_expect_eq(b_code, addr, "%s: bravo() at %#llx, the address reused was %#llx", py,
-		     (unsigned long long)b_code, addr);
-	cr_expect_neq(a_gen, b_gen, "%s: alpha() and bravo() in one generation (%d)", py, a_gen);
-	expect_share(alpha, alpha + bravo, (double)a_ns / (a_ns + b_ns), "alpha()'s share of the two");
+	cr_assert_gt(fn[0].samples + fn[1].samples, 300, "%s: %llu samples in alpha() and bravo(), %llu "
+		     "unnamed of %llu", py, (unsigned long long)(fn[0].samples + fn[1].samples),
+		     (unsigned long long)unnamed, (unsigned long long)with);
+	for (int k = 0; k < 2; k++)
+		cr_expect_eq(fn[k].code, addr, "%s: %s at %#llx, the address reused was %#llx", py, fn[k].file,
+			     (unsigned long long)fn[k].code, addr);
+	cr_expect_neq(fn[0].gen, fn[1].gen, "%s: alpha() and bravo() in one generation (%d)", py, fn[0].gen);
+	expect_share(fn[0].samples, fn[0].samples + fn[1].samples, (double)a_ns / (a_ns + b_ns),
+		     "alpha()'s share of the two");
 	/* the interpreter's start and the module's end: a few frames of code objects freed
 	 * before they were read */
 	cr_expect_leq(unnamed * 50, with, "%s: %llu of %llu samples with Python frames unnamed", py,
@@ -231,14 +239,19 @@ static void check_reuse(const char *py)
 	profile__free(p);
 }
 
-Test(live_python_versions, reused_address_debian_python311) { check_reuse("/usr/bin/python3.11"); }
+Test(live_python_versions, reused_address_debian_python311) { check_reuse("/usr/bin/python3.11", false); }
+/* one name object, two files: the kernel compares both */
+Test(live_python_versions, reused_address_same_name_debian_python311)
+{
+	check_reuse("/usr/bin/python3.11", true);
+}
 
 static void check_reuse_version(int minor)
 {
 	char py[PATH_MAX];
 
 	need_pyenv(minor, py, sizeof(py));
-	check_reuse(py);
+	check_reuse(py, false);
 }
 
 Test(live_python_versions, reused_address_python310) { check_reuse_version(10); }
