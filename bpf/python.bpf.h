@@ -416,15 +416,15 @@ static long py_announce_one(__u64 i, void *ctx)
 		now.gen = seen->gen + 1 < HSBPF_PY_GENS ? seen->gen + 1 : 0;
 	e = bpf_ringbuf_reserve(&py_codes, sizeof(*e), 0);
 	if (!e) {
+		/* announced by the next new stack that has it, under the same generation (py_seen
+		 * still holds the one before) */
 		stack_stat_add(HSBPF_STACK_STAT_PY_CODES_LOST, 1);
-	} else {
-		e->pid = k.pid;
-		e->gen = now.gen;
-		e->code = k.code;
-		bpf_ringbuf_submit(e, 0);
+		goto regen;
 	}
-	/* kept even when the ring was full: the generation must not move on again at the next
-	 * stack (user space names an unannounced frame of the newest generation from memory) */
+	e->pid = k.pid;
+	e->gen = now.gen;
+	e->code = k.code;
+	bpf_ringbuf_submit(e, 0);
 	bpf_map_update_elem(&py_seen, &k, &now, BPF_ANY);
 regen:
 	nv = HSBPF_PY_WITH_GEN(v, now.gen & 7);
