@@ -383,6 +383,24 @@ static __always_inline bool python__is_eval(const struct py_walk *w, __u64 look)
 	return w && w->next < w->nr && look >= w->eval_start && look < w->eval_end;
 }
 
+/* a code object's name and file objects: one read where they are at most 16 bytes apart (a
+ * field apart in every version), else two */
+static __always_inline void py_code_ident(const struct py_walk *w, __u64 code, struct py_code_seen *id)
+{
+	__u16 name = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
+	__u16 file = w->off.code_filename, lo = name < file ? name : file;
+	__u64 buf[4] = {};
+
+	if (name != HSBPF_PY_ABSENT && file != HSBPF_PY_ABSENT && (name > file ? name - file : file - name) <= 16 &&
+	    !bpf_probe_read_user(buf, 24, (const void *)(code + lo))) {
+		id->name = buf[((name - lo) >> 3) & 3];
+		id->file = buf[((file - lo) >> 3) & 3];
+		return;
+	}
+	py_read(&id->name, code, name);
+	py_read(&id->file, code, file);
+}
+
 /* a new stack's frame: its code object announced if it is new to the process, or another
  * one than the process's last announced at its address (another name or file object: the
  * next generation); the frame given its code object's generation, and mixed into the stack's hash
@@ -396,7 +414,6 @@ static long py_announce_one(__u64 i, void *ctx)
 	struct py_code_seen now = {}, *seen;
 	struct hsbpf_py_code_event *e;
 	__u64 v, nv;
-	__u16 off;
 
 	if (!st || !w || i >= st->user.nr)
 		return 1;
@@ -404,9 +421,7 @@ static long py_announce_one(__u64 i, void *ctx)
 	if (!HSBPF_PY_IS_FRAME(v))
 		goto mix;
 	k.code = HSBPF_PY_CODE(v);
-	off = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
-	py_read(&now.name, k.code, off);
-	py_read(&now.file, k.code, w->off.code_filename);
+	py_code_ident(w, k.code, &now);
 	seen = bpf_map_lookup_elem(&py_seen, &k);
 	if (seen && seen->name == now.name && seen->file == now.file) {
 		now.gen = seen->gen;
