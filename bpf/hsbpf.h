@@ -489,14 +489,29 @@ enum hsbpf_mem_stat {
  * A Python frame sits in stack_frames.ip[] as a tagged value that is never a real address
  * (the top nibble makes it non-canonical on x86-64): the code object's address (8-aligned,
  * user space, < 2^47) shifted right by 3, and the instruction's offset in code units.
- * User space turns (pid, code object, offset) into the function, file and line. */
+ * User space turns (pid, code object, offset) into the function, file and line.
+ * The top nibble also says the code object's generation at its address: a code object freed
+ * and its address given to another (pymalloc reuses a freed block at once) gets the next
+ * generation, so that the kernel aggregates the two apart and each is named. Generation 0's
+ * nibble is 0xe (the only one before generations: older profiles hold only it); generation g
+ * > 0's is 0xd - g (0xc..0x8): 0xd is PROFILE_OBJ_FRAME's (user/profile/profile.h), 0xf the
+ * kernel's, 0 a user address's. After the last generation the next reuse wraps to 0. */
 #define HSBPF_PY_TAG		0xe000000000000000ULL
 #define HSBPF_PY_TAG_MASK	0xf000000000000000ULL
+#define HSBPF_PY_GENS		6
+#define HSBPF_PY_NIBBLE(ip)	((__u32)((__u64)(ip) >> 60))
+#define HSBPF_PY_GEN_TAG(gen)	((gen) ? (__u64)(0xd - (gen)) << 60 : HSBPF_PY_TAG)
 #define HSBPF_PY_OFF_BITS	16
-#define HSBPF_PY_FRAME(code, off) \
-	(HSBPF_PY_TAG | (((__u64)(code) >> 3) << HSBPF_PY_OFF_BITS) | \
+#define HSBPF_PY_FRAME_GEN(code, off, gen) \
+	(HSBPF_PY_GEN_TAG(gen) | (((__u64)(code) >> 3) << HSBPF_PY_OFF_BITS) | \
 	 ((__u64)(off) & ((1u << HSBPF_PY_OFF_BITS) - 1)))
-#define HSBPF_PY_IS_FRAME(ip)	(((ip) & HSBPF_PY_TAG_MASK) == HSBPF_PY_TAG)
+#define HSBPF_PY_FRAME(code, off)	HSBPF_PY_FRAME_GEN(code, off, 0)
+#define HSBPF_PY_IS_FRAME(ip) \
+	(HSBPF_PY_NIBBLE(ip) == 0xe || \
+	 (HSBPF_PY_NIBBLE(ip) >= 0xd - (HSBPF_PY_GENS - 1) && HSBPF_PY_NIBBLE(ip) <= 0xc))
+/* a Python frame's generation, and the frame with another one */
+#define HSBPF_PY_GEN(ip)	(HSBPF_PY_NIBBLE(ip) == 0xe ? 0u : 0xd - HSBPF_PY_NIBBLE(ip))
+#define HSBPF_PY_WITH_GEN(ip, gen) (((__u64)(ip) & ~HSBPF_PY_TAG_MASK) | HSBPF_PY_GEN_TAG(gen))
 #define HSBPF_PY_CODE(ip)	((((ip) & ~HSBPF_PY_TAG_MASK) >> HSBPF_PY_OFF_BITS) << 3)
 #define HSBPF_PY_OFF(ip)	((__u32)((ip) & HSBPF_PY_OFF_MASK))
 /* the native frame the Python frames of one evaluation loop's call replace or follow:
@@ -575,7 +590,8 @@ struct hsbpf_py_proc {
 /* py_codes' record: a code object the kernel saw in a new stack for the first time, for user
  * space to name while its process lives */
 struct hsbpf_py_code_event {
-	__u32 pid, pad;
+	__u32 pid;
+	__u32 gen;		/* its generation at that address (HSBPF_PY_GEN) */
 	__u64 code;
 };
 #define HSBPF_PY_CODES_RING	(256 * 1024)

@@ -149,7 +149,7 @@ static __always_inline void mem_stack(struct pt_regs *ctx, __u32 tgid, struct pr
 	st->tag = image_tag(proc);
 	unwind_user(st, ctx->ip, ctx->sp, ctx->bp, false);
 	t->key.user = st->hash | 1;
-	if (!stacks__store_user(st, t->key.user, false)) {
+	if (!stacks__store_user(st, &t->key.user, false)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		t->key.user = HSBPF_STACK_LOST_HASH;
 	}

@@ -397,7 +397,7 @@ static __always_inline __u64 offcpu_store_user(struct stack_walk *st)
 {
 	__u64 h = st->hash | 1;
 
-	if (!stacks__store_user(st, h, false)) {
+	if (!stacks__store_user(st, &h, false)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		return HSBPF_STACK_LOST_HASH;
 	}

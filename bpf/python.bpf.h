@@ -35,18 +35,25 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
-/* the code objects already announced to user space, per process, with the name object each
- * had: a code object freed and its address reused shows as another name, announced again */
+/* the code objects already announced to user space, per process, with the name and file
+ * objects each had and its generation: a code object freed and its address reused shows as
+ * another name or file (two modules' bodies are both named <module>, one interned string),
+ * announced again under the next generation (HSBPF_PY_GEN) */
 struct py_code_key {
 	__u32 pid, pad;
 	__u64 code;
+};
+
+struct py_code_seen {
+	__u64 name, file;
+	__u32 gen, pad;
 };
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
 	__type(key, struct py_code_key);
-	__type(value, __u64);
+	__type(value, struct py_code_seen);
 } py_seen SEC(".maps");
 
 struct {
@@ -73,6 +80,8 @@ struct py_walk {
 	__u64 fsbase, interp, ts, found;
 	__u32 tid;
 	__u32 place_all, place_full, pad2;	/* python_place's */
+	__u64 rehash;		/* python__announce's: the stack's hash with its generations */
+	__u32 regen, pad3;	/* ... some frame's generation was changed */
 	__u64 eval_start, eval_end;
 	struct hsbpf_py_offsets off;
 	__u8 buf[PY_FRAME_READ + 8];	/* masked offsets and their 8 bytes stay inside */
@@ -374,46 +383,96 @@ static __always_inline bool python__is_eval(const struct py_walk *w, __u64 look)
 	return w && w->next < w->nr && look >= w->eval_start && look < w->eval_end;
 }
 
-/* a new stack's frame: its code object announced if it is new to the process */
+/* a code object's name and file objects: one read where they are at most 16 bytes apart (a
+ * field apart in every version), else two */
+static __always_inline void py_code_ident(const struct py_walk *w, __u64 code, struct py_code_seen *id)
+{
+	__u16 name = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
+	__u16 file = w->off.code_filename, lo = name < file ? name : file;
+	__u64 buf[4] = {};
+
+	if (name != HSBPF_PY_ABSENT && file != HSBPF_PY_ABSENT && (name > file ? name - file : file - name) <= 16 &&
+	    !bpf_probe_read_user(buf, 24, (const void *)(code + lo))) {
+		id->name = buf[((name - lo) >> 3) & 3];
+		id->file = buf[((file - lo) >> 3) & 3];
+		return;
+	}
+	py_read(&id->name, code, name);
+	py_read(&id->file, code, file);
+}
+
+/* a new stack's frame: its code object announced if it is new to the process, or another
+ * one than the process's last announced at its address (another name or file object: the
+ * next generation); the frame given its code object's generation, and mixed into the stack's hash
+ * again (stack_push's) */
 static long py_announce_one(__u64 i, void *ctx)
 {
 	__u32 zero = 0;
 	struct stack_walk *st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	struct py_walk *w = bpf_map_lookup_elem(&py_scratch, &zero);
 	struct py_code_key k = { .pid = (__u32)(bpf_get_current_pid_tgid() >> 32) };
+	struct py_code_seen now = {}, *seen;
 	struct hsbpf_py_code_event *e;
-	__u64 v, name = 0, *seen;
-	__u16 off;
+	__u64 v, nv;
 
 	if (!st || !w || i >= st->user.nr)
 		return 1;
 	v = st->user.ip[i & (HSBPF_MAX_FRAMES - 1)];
 	if (!HSBPF_PY_IS_FRAME(v))
-		return 0;
+		goto mix;
 	k.code = HSBPF_PY_CODE(v);
-	off = w->off.code_qualname != HSBPF_PY_ABSENT ? w->off.code_qualname : w->off.code_name;
-	py_read(&name, k.code, off);
+	py_code_ident(w, k.code, &now);
 	seen = bpf_map_lookup_elem(&py_seen, &k);
-	if (seen && *seen == name)
-		return 0;
+	if (seen && seen->name == now.name && seen->file == now.file) {
+		now.gen = seen->gen;
+		goto regen;
+	}
+	if (seen)
+		now.gen = seen->gen + 1 < HSBPF_PY_GENS ? seen->gen + 1 : 0;
 	e = bpf_ringbuf_reserve(&py_codes, sizeof(*e), 0);
 	if (!e) {
+		/* announced by the next new stack that has it, under the same generation (py_seen
+		 * still holds the one before) */
 		stack_stat_add(HSBPF_STACK_STAT_PY_CODES_LOST, 1);
-		return 0;	/* announced by the next new stack that has it */
+		goto regen;
 	}
 	e->pid = k.pid;
-	e->pad = 0;
+	e->gen = now.gen;
 	e->code = k.code;
 	bpf_ringbuf_submit(e, 0);
-	bpf_map_update_elem(&py_seen, &k, &name, BPF_ANY);
+	bpf_map_update_elem(&py_seen, &k, &now, BPF_ANY);
+regen:
+	nv = HSBPF_PY_WITH_GEN(v, now.gen & 7);
+	if (nv != v) {
+		st->user.ip[i & (HSBPF_MAX_FRAMES - 1)] = nv;
+		w->regen = 1;
+		v = nv;
+	}
+mix:
+	w->rehash = stack_mix(w->rehash, v);
 	return 0;
 }
 
-/* the code objects of a user stack just stored for the first time (st->user) */
-static __always_inline void python__announce(struct stack_walk *st)
+/* the code objects of a user stack about to be stored for the first time (st->user),
+ * announced, and its frames given their generations: true when some frame's changed, the
+ * stack's new hash (as unwind_user computes it) in *hash */
+static __always_inline bool python__announce(struct stack_walk *st, __u64 *hash)
 {
-	if (st->py)
-		bpf_loop(HSBPF_MAX_FRAMES, py_announce_one, NULL, 0);
+	__u32 zero = 0;
+	struct py_walk *w;
+
+	if (!st->py)
+		return false;
+	w = bpf_map_lookup_elem(&py_scratch, &zero);
+	if (!w)
+		return false;
+	w->rehash = 0x243F6A8885A308D3ull;
+	w->regen = 0;
+	bpf_loop(HSBPF_MAX_FRAMES, py_announce_one, NULL, 0);
+	if (!w->regen)
+		return false;
+	*hash = stack_mix(w->rehash, (__u64)st->user.end << 32 | st->user.nr) | 1;
+	return true;
 }
 
 #endif /* HSBPF_PYTHON_BPF_H */

@@ -740,23 +740,26 @@ static __always_inline bool stacks__count(void *map, struct stack_key *key, __u6
 	return true;
 }
 
-/* the user stack st->user under its hash, in the generation's maps; a new one with Python
- * frames announces their code objects (python__announce) */
-static __always_inline bool stacks__store_user(struct stack_walk *st, __u64 hash, bool odd)
+/* whether the stack under hash is stored in the generation's maps (of st->user's size) */
+static __always_inline bool stacks__have_user(struct stack_walk *st, __u64 hash, bool odd)
 {
-	void *old;
-
 	if (st->user.nr <= HSBPF_SHORT_FRAMES)
-		old = odd ? bpf_map_lookup_elem(&stacks_odd, &hash) : bpf_map_lookup_elem(&stacks, &hash);
-	else
-		old = odd ? bpf_map_lookup_elem(&stacks_long_odd, &hash) :
-			    bpf_map_lookup_elem(&stacks_long, &hash);
-	if (old)
+		return odd ? !!bpf_map_lookup_elem(&stacks_odd, &hash) : !!bpf_map_lookup_elem(&stacks, &hash);
+	return odd ? !!bpf_map_lookup_elem(&stacks_long_odd, &hash) : !!bpf_map_lookup_elem(&stacks_long, &hash);
+}
+
+/* the user stack st->user under *hash, in the generation's maps. A stack not stored yet with
+ * Python frames first announces their code objects (python__announce), which may give a
+ * frame the generation of its code object at its address: the stack then goes under its new
+ * hash, *hash, which the caller's key must use. (A stack with a reused address misses the
+ * lookup under its unwound hash at every sample and comes here, bounded by its frames.) */
+static __always_inline bool stacks__store_user(struct stack_walk *st, __u64 *hash, bool odd)
+{
+	if (stacks__have_user(st, *hash, odd))
 		return true;
-	if (!stacks__store_gen(hash, &st->user, odd))
-		return false;
-	python__announce(st);
-	return true;
+	if (python__announce(st, hash) && stacks__have_user(st, *hash, odd))
+		return true;
+	return stacks__store_gen(*hash, &st->user, odd);
 }
 
 /* send the sample to user space with its registers and a copy of its stack, to be unwound there
@@ -899,7 +902,7 @@ static __always_inline void stacks__sample_one(struct bpf_perf_event_data *ctx, 
 	}
 store_user:
 	key.user = st->hash | 1;
-	if (!stacks__store_user(st, key.user, odd)) {
+	if (!stacks__store_user(st, &key.user, odd)) {
 		stack_stat_add(HSBPF_STACK_STAT_STACKS_FULL, 1);
 		key.user = HSBPF_STACK_LOST_HASH;
 	}

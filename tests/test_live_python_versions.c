@@ -8,8 +8,11 @@
  * co_positions, or 3.10's co_lines). Beside perf, the one reference it has: 3.12 run with
  * -X perf and recorded by perf, 3.12 run without a flag and recorded by hsbpf, the same
  * Python functions with the same shares. A version hsbpf does not know (3.9) has native frames
- * only, and one line saying so; 3.13 is read with its own _Py_DebugOffsets. Debian's
- * python3.11 is tests/test_live_python.c's. */
+ * only, and one line saying so; 3.13 is read with its own _Py_DebugOffsets. A code object
+ * freed and its address given to another (tests/fixtures/python/pyreuse.py) has its own
+ * generation, and both are named, in Debian's python3.11 and each pyenv version; pyenv's 3.11
+ * runs pywork.py without -S (site's module code object's address goes to seventy()). Debian's
+ * python3.11's other tests are tests/test_live_python.c's. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
@@ -19,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "helpers.h"
+#include "hsbpf.h"
 #include "profile/profile.h"
 
 TestSuite(live_python_versions, .fini = cleanup_tmpdir, .timeout = 240);
@@ -27,6 +31,7 @@ TestSuite(live_python_versions, .fini = cleanup_tmpdir, .timeout = 240);
 #define WORK		"tests/fixtures/python/pywork.py"
 #define HOTLINE		"tests/fixtures/python/hotline.py"
 #define LEAFSPLIT	"tests/fixtures/python/leafsplit.py"
+#define REUSE		"tests/fixtures/python/pyreuse.py"
 #define MAX_PY		128
 
 /* pyenv's python3.minor into bin, else the test is skipped naming the version */
@@ -133,10 +138,126 @@ static void check_version(int minor, const char *flags)
 
 Test(live_python_versions, python310) { check_version(10, ""); }
 /* -S: pyenv's 3.11 frees site's module code object after its import and gives its address
- * to seventy(), whose frames are then unnamed (docs/python.md, Limits: Names) */
+ * to seventy() (docs/python.md, Limits: Reused addresses): the split as it was measured
+ * first; without -S, python311_with_site_reused_address */
 Test(live_python_versions, python311) { check_version(11, "-S"); }
 Test(live_python_versions, python312) { check_version(12, ""); }
 Test(live_python_versions, python313) { check_version(13, ""); }
+
+/* pywork.py without -S in pyenv's 3.11: site's module code object, sampled at the start and
+ * freed, gives its address to seventy(), which is named all the same (its own generation) */
+Test(live_python_versions, python311_with_site_reused_address)
+{
+	char py[PATH_MAX];
+
+	need_pyenv(11, py, sizeof(py));
+	check_split(py, "");
+}
+
+/* a stack sample's innermost Python frame: its value, and its name (NULL: unnamed) */
+static const struct profile_pyframe *innermost_python(const struct profile *p,
+						       const struct profile_stack_sample *ss, u64 *frame)
+{
+	const struct profile_stack *st = profile__stack(p, ss->user);
+	const u64 *f = st ? profile__frames(p, st) : NULL;
+
+	for (u32 j = 0; st && j < st->nr; j++) {
+		if (HSBPF_PY_IS_FRAME(f[j])) {
+			*frame = f[j];
+			return profile__find_pyframe(p, ss->pid, f[j]);
+		}
+	}
+	*frame = 0;
+	return NULL;
+}
+
+/* one of pyreuse.py's two functions: its samples, and its code object's address and
+ * generation */
+struct reuse_fn {
+	const char *file, *name;
+	u64 samples, code;
+	int gen;
+};
+
+/* alpha() runs, is freed, and bravo()'s code object takes its address (the fixture fails
+ * when it does not): both named, at that address in two generations, their shares those of
+ * their CPU times, few samples unnamed. same: both are named work(), their files differ */
+static void check_reuse(const char *py, bool same)
+{
+	struct reuse_fn fn[2] = {
+		{ "<pyreuse-alpha>", same ? "work" : "alpha", 0, 0, -1 },
+		{ "<pyreuse-bravo>", same ? "work" : "bravo", 0, 0, -1 },
+	};
+	char out[PATH_MAX];
+	unsigned long long addr = 0, a_ns = 0, b_ns = 0;
+	u64 unnamed = 0, with = 0;
+	struct profile *p;
+	FILE *f;
+
+	snprintf(out, sizeof(out), "%s/pyreuse.out", tmpdir());
+	unlink(out);
+	p = record_profile("-g -F 999 -- %s %s %s 1.2 0.8%s", py, REUSE, out, same ? " same-name" : "");
+	f = fopen(out, "r");
+	cr_assert(f, "%s: %s wrote nothing", py, REUSE);
+	cr_assert_eq(fscanf(f, "%llx %llu %llu", &addr, &a_ns, &b_ns), 3);
+	fclose(f);
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		u64 frame;
+		const struct profile_pyframe *y = innermost_python(p, ss, &frame);
+
+		if (!frame)
+			continue;
+		with += ss->count;
+		if (!y) {
+			unnamed += ss->count;
+			continue;
+		}
+		for (int k = 0; k < 2; k++) {
+			if (strcmp(profile__str(p, y->file), fn[k].file))
+				continue;
+			cr_expect_str_eq(profile__str(p, y->name), fn[k].name);
+			fn[k].samples += ss->count;
+			fn[k].code = HSBPF_PY_CODE(frame);
+			fn[k].gen = HSBPF_PY_GEN(frame);
+		}
+	}
+	cr_assert_gt(fn[0].samples + fn[1].samples, 300, "%s: %llu samples in alpha() and bravo(), %llu "
+		     "unnamed of %llu", py, (unsigned long long)(fn[0].samples + fn[1].samples),
+		     (unsigned long long)unnamed, (unsigned long long)with);
+	for (int k = 0; k < 2; k++)
+		cr_expect_eq(fn[k].code, addr, "%s: %s at %#llx, the address reused was %#llx", py, fn[k].file,
+			     (unsigned long long)fn[k].code, addr);
+	cr_expect_neq(fn[0].gen, fn[1].gen, "%s: alpha() and bravo() in one generation (%d)", py, fn[0].gen);
+	expect_share(fn[0].samples, fn[0].samples + fn[1].samples, (double)a_ns / (a_ns + b_ns),
+		     "alpha()'s share of the two");
+	/* the interpreter's start and the module's end: a few frames of code objects freed
+	 * before they were read */
+	cr_expect_leq(unnamed * 50, with, "%s: %llu of %llu samples with Python frames unnamed", py,
+		      (unsigned long long)unnamed, (unsigned long long)with);
+	cr_expect_geq(p->stats.py_gens, 1, "%s: no code object said to be named apart", py);
+	profile__free(p);
+}
+
+Test(live_python_versions, reused_address_debian_python311) { check_reuse("/usr/bin/python3.11", false); }
+/* one name object, two files: the kernel compares both */
+Test(live_python_versions, reused_address_same_name_debian_python311)
+{
+	check_reuse("/usr/bin/python3.11", true);
+}
+
+static void check_reuse_version(int minor)
+{
+	char py[PATH_MAX];
+
+	need_pyenv(minor, py, sizeof(py));
+	check_reuse(py, false);
+}
+
+Test(live_python_versions, reused_address_python310) { check_reuse_version(10); }
+Test(live_python_versions, reused_address_python311) { check_reuse_version(11); }
+Test(live_python_versions, reused_address_python312) { check_reuse_version(12); }
+Test(live_python_versions, reused_address_python313) { check_reuse_version(13); }
 
 /* the innermost Python function's samples, by name, of one profiler */
 struct leaf_counts {

@@ -919,3 +919,56 @@ Test(profile, old_file_rewritten_packed_reads_the_same)
 	profile__free(q);
 	profile__free(p);
 }
+
+/* a Python frame's generation (HSBPF_PY_GEN: a code object at an address another had held)
+ * round-trips with its code object, offset and entry bit; no native address, user or kernel,
+ * nor an object frame, is taken for a Python frame */
+Test(profile, python_frame_generations_round_trip)
+{
+	const u64 code = 0x7ffff0001238ull, natives[] = {
+		0, 0x401000ull, 0x7f0000001230ull, 0x00007fffffffe000ull, 0xffffffff81000000ull,
+		0xffffffffffffffffull, PROFILE_OBJ_FRAME(3, 0x1234),
+	};
+	u64 seen[HSBPF_PY_GENS];
+
+	for (u32 g = 0; g < HSBPF_PY_GENS; g++) {
+		u64 v = HSBPF_PY_FRAME_GEN(code, 32767, g), e = HSBPF_PY_FRAME_GEN(code, 5 | HSBPF_PY_ENTRY, g);
+
+		cr_expect(HSBPF_PY_IS_FRAME(v), "gen %u: %#llx", g, (unsigned long long)v);
+		cr_expect_eq(HSBPF_PY_GEN(v), g);
+		cr_expect_eq(HSBPF_PY_CODE(v), code);
+		cr_expect_eq(HSBPF_PY_OFF(v), 32767);
+		cr_expect_not(HSBPF_PY_IS_ENTRY(v));
+		cr_expect(HSBPF_PY_IS_ENTRY(e));
+		cr_expect_eq(HSBPF_PY_OFF(e), 5);
+		cr_expect_eq(HSBPF_PY_KEY(e), HSBPF_PY_FRAME_GEN(code, 5, g));
+		cr_expect_eq(HSBPF_PY_GEN(HSBPF_PY_KEY(e)), g);
+		cr_expect_eq(HSBPF_PY_WITH_GEN(HSBPF_PY_FRAME(code, 7), g), HSBPF_PY_FRAME_GEN(code, 7, g));
+		cr_expect_eq(HSBPF_PY_WITH_GEN(v, 0), HSBPF_PY_FRAME(code, 32767));
+		cr_expect_not(PROFILE_IS_OBJ_FRAME(v), "gen %u is an object frame", g);
+		for (u32 h = 0; h < g; h++)
+			cr_expect_neq(seen[h], v, "gens %u and %u", h, g);
+		seen[g] = v;
+	}
+	/* generation 0 is the encoding profiles had before generations */
+	cr_expect_eq(HSBPF_PY_FRAME(code, 9), HSBPF_PY_TAG | (code >> 3) << HSBPF_PY_OFF_BITS | 9);
+	for (size_t i = 0; i < sizeof(natives) / sizeof(natives[0]); i++)
+		cr_expect_not(HSBPF_PY_IS_FRAME(natives[i]), "%#llx", (unsigned long long)natives[i]);
+}
+
+/* two generations of one address are two frames, each with its name */
+Test(profile, python_frames_of_two_generations_are_apart)
+{
+	struct profile *p = sample_profile();
+	u64 a = HSBPF_PY_FRAME_GEN(0x7f0000001230ull, 12, 0), b = HSBPF_PY_FRAME_GEN(0x7f0000001230ull, 12, 1);
+
+	cr_assert_eq(profile__add_pyframe(p, 7, b, "bravo", "<b>", 3), 0);
+	cr_assert_eq(profile__add_pyframe(p, 7, a, "alpha", "<a>", 3), 0);
+	profile__finish(p);
+	cr_assert(profile__find_pyframe(p, 7, a | HSBPF_PY_ENTRY));
+	cr_assert(profile__find_pyframe(p, 7, b | HSBPF_PY_ENTRY));
+	cr_expect_str_eq(profile__str(p, profile__find_pyframe(p, 7, a)->name), "alpha");
+	cr_expect_str_eq(profile__str(p, profile__find_pyframe(p, 7, b)->name), "bravo");
+	cr_expect_null(profile__find_pyframe(p, 7, HSBPF_PY_FRAME_GEN(0x7f0000001230ull, 12, 2)));
+	profile__free(p);
+}

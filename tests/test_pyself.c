@@ -219,3 +219,33 @@ Test(pyself, the_call_graph_of_a_python_row_starts_at_its_frame)
 	symbolizer__free(sy);
 	profile__free(p);
 }
+
+/* a code object's address reused (HSBPF_PY_GEN): each generation's Self goes to its own
+ * function, and one function's two generations (two addresses of one function, as it were)
+ * are one row */
+Test(pyself, generations_of_one_address_are_their_own_functions)
+{
+	const u64 at = 0x7f0000005000ull, g0 = HSBPF_PY_FRAME_GEN(at, 4, 0), g1 = HSBPF_PY_FRAME_GEN(at, 4, 1),
+		  g2 = HSBPF_PY_FRAME_GEN(at, 4, 2);
+	struct profile *p = base_profile();
+	struct symbolizer *sy;
+	struct hist *h;
+
+	cr_assert_eq(profile__add_pyframe(p, PID, g0, "alpha", "/w/a.py", 3), 0);
+	cr_assert_eq(profile__add_pyframe(p, PID, g1, "bravo", "/w/a.py", 3), 0);
+	cr_assert_eq(profile__add_pyframe(p, PID, g2, "alpha", "/w/a.py", 3), 0);
+	stack_sample(p, 1, (u64[]){ g0, module, EVAL + 0x10, MAIN + 4 }, 4, NULL, 0, 5);
+	stack_sample(p, 1, (u64[]){ g1, module, EVAL + 0x10, MAIN + 4 }, 4, NULL, 0, 3);
+	stack_sample(p, 1, (u64[]){ g2, module, EVAL + 0x10, MAIN + 4 }, 4, NULL, 0, 2);
+	flat_sample(p, 1, EVAL + 0x10, false, 10);
+	profile__finish(p);
+	sy = symbolizer__new(p);
+	h = flat_hist(p, sy);
+	cr_expect_eq(row_count(h, "alpha"), 7);
+	cr_expect_eq(row_count(h, "bravo"), 3);
+	cr_expect_eq(row_count(h, PYSELF_EVAL_LOOP), 0);
+	cr_expect_eq(h->total, 10);
+	hist__free(h);
+	symbolizer__free(sy);
+	profile__free(p);
+}

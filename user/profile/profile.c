@@ -964,6 +964,7 @@ static const struct kv_field stats_fields[] = {
 	S_U64(mem_inuse_exited),
 	S_U64(py_samples), S_U64(py_frames), S_U64(py_cut), S_U64(py_bad), S_U64(py_no_thread),
 	S_U64(py_codes_lost), S_U64(py_unnamed), S_U64(py_reused),
+	S_U64(py_gens),
 };
 
 static const struct file_format profile_format = {

@@ -38,6 +38,9 @@
 /* 1.11: user frames as (object, offset): PROFILE_OBJ_FRAME, the objects as mappings of
  * PROFILE_OBJ_PID (profile__share_stacks) */
 #define PROFILE_MINOR_OBJECTS	11
+/* 2.0 (after 1.11): Python frames of a code object's generation at its address (HSBPF_PY_GEN: top nibbles
+ * 0xc..0x8 beside 0xe; STATS py_gens) */
+#define PROFILE_MINOR_PYGENS	12
 #define BUILD_ID_MAX		20
 
 enum profile_section_type {
@@ -348,7 +351,9 @@ struct profile_stats {
 	u64 py_no_thread;	/* samples of a Python process whose thread state was not found */
 	u64 py_codes_lost;	/* code objects the kernel had no room to announce */
 	u64 py_unnamed;		/* Python frames of the stacks kept that have no name */
-	u64 py_reused;		/* code objects whose address held another one later: unnamed */
+	u64 py_reused;		/* addresses whose frames were left unnamed: two code objects
+				 * aggregated under one frame */
+	u64 py_gens;		/* code objects at a reused address named apart (generation > 0) */
 	/* off-CPU time (1.7, docs/off-cpu.md) */
 	u64 offcpu_switches;	/* switch-outs of the target: stacks taken */
 	u64 offcpu_blocks;	/* blocks counted */

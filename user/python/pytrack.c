@@ -1,17 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* A recording's Python processes: found from their mappings, given to the kernel, their code
  * objects named as the kernel announces them (pytrack.h). A code object is cached by (pid,
- * address) with the fields that identify it; read again at the end while its process lives,
- * a different identity means its address now holds another code object: the frames under
- * that address are left unnamed rather than named after either. */
+ * address, generation: HSBPF_PY_GEN, the kernel's count of the code objects that held the
+ * address) with the fields that identify it. The newest generation of an address is read
+ * again at the end while its process lives (older ones were read while they lived); a
+ * different identity, or an announcement of a generation cached with another (the
+ * generations wrapped), means two code objects were aggregated under one frame: those
+ * frames are left unnamed rather than named after either. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "lib/hashidx.h"
 #include "profile/procfs.h"
 #include "profile/profile.h"
+#include "python/pycodes.h"
 #include "python/pydetect.h"
 #include "python/pyname.h"
 #include "python/pyoffsets.h"
@@ -39,25 +42,17 @@ struct pyproc {
 	struct hsbpf_py_proc kp;
 };
 
-struct pycode_ent {
-	u32 pid;
-	int err;			/* 0: named; else why not (-ESRCH: the process was gone) */
-	u64 code;
-	struct pycode c;
-	struct hsbpf_py_offsets off;
-};
-
 struct pytrack {
 	struct sampler *s;
 	struct pyobj *objs;
 	size_t nr_objs, cap_objs;
 	struct pyproc *procs;
 	size_t nr_procs, cap_procs;
-	struct pycode_ent *codes;
-	size_t nr_codes, cap_codes;
-	struct hashidx codes_idx;
+	struct pycodes codes;
 	int warned_minor;		/* the unknown version said once */
-	u64 reused;			/* code objects found at an address another had held */
+	u64 reused;			/* addresses whose frames were left unnamed: another code
+					 * object was aggregated with theirs */
+	u64 gens;			/* code objects announced at a reused address (gen > 0) */
 	int err;
 };
 
@@ -76,12 +71,9 @@ void pytrack__free(struct pytrack *t)
 		return;
 	for (size_t i = 0; i < t->nr_objs; i++)
 		free(t->objs[i].path);
-	for (size_t i = 0; i < t->nr_codes; i++)
-		pycode__clear(&t->codes[i].c);
 	free(t->objs);
 	free(t->procs);
-	free(t->codes);
-	hashidx__free(&t->codes_idx);
+	pycodes__free(&t->codes);
 	free(t);
 }
 
@@ -241,47 +233,18 @@ void pytrack__forget(struct pytrack *t, u32 pid)
 
 /* ---- code objects ---- */
 
-struct code_key {
-	u32 pid;
-	u64 code;
-};
-
-static u64 code_hash(u32 pid, u64 code)
-{
-	return hashidx__hash_u64(code, pid);
-}
-
-static bool code_eq(const void *key, u32 pos, void *ctx)
-{
-	const struct code_key *k = key;
-	const struct pytrack *t = ctx;
-
-	return t->codes[pos].pid == k->pid && t->codes[pos].code == k->code;
-}
-
-static struct pycode_ent *find_code(struct pytrack *t, u32 pid, u64 code)
-{
-	struct code_key k = { pid, code };
-	s64 pos = hashidx__find(&t->codes_idx, code_hash(pid, code), &k, code_eq, t);
-
-	return pos < 0 ? NULL : &t->codes[pos];
-}
-
-/* read the code object now (once): the process's layout is its proc's */
-static int name_code(struct pytrack *t, u32 pid, u64 code)
+/* read the code object now (once), as the address's newest generation: the process's layout
+ * is its proc's */
+static int name_code(struct pytrack *t, u32 pid, u64 code, u32 gen)
 {
 	const struct pyproc *p = find_proc(t, pid);
 	struct pycode_ent *e;
 
-	if (find_code(t, pid, code) || !p || !p->known)
+	if (pycodes__find(&t->codes, pid, code, gen) || !p || !p->known)
 		return 0;
-	if (array__reserve((void **)&t->codes, &t->cap_codes, t->nr_codes + 1, sizeof(*t->codes)) ||
-	    hashidx__insert(&t->codes_idx, code_hash(pid, code), t->nr_codes))
+	e = pycodes__add(&t->codes, pid, code, gen);
+	if (!e)
 		return -ENOMEM;
-	e = &t->codes[t->nr_codes++];
-	memset(e, 0, sizeof(*e));
-	e->pid = pid;
-	e->code = code;
 	e->off = p->kp.off;
 	e->err = pyname__read(pid, &e->off, code, &e->c);
 	if (e->err == -ENOMEM)
@@ -350,11 +313,12 @@ static int check_dwarf(struct pytrack *t, u32 pid)
 static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 {
 	struct pytrack *t = ctx;
-	struct pycode_ent *e = find_code(t, ev->pid, ev->code);
+	struct pycode_ent *e = pycodes__find(&t->codes, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS);
 	u64 ident[4];
 
-	/* announced again: the kernel saw another name object there. Frames of both were
-	 * aggregated under the one address: neither name is given to them */
+	/* announced again under a generation known (the kernel's wrapped, or forgot the
+	 * address): another code object there. Frames of both were aggregated under the one
+	 * frame value: neither name is given to them */
 	if (e) {
 		if (!e->err && !pyname__ident(e->pid, &e->off, e->code, ident) &&
 		    memcmp(ident, e->c.ident, sizeof(ident))) {
@@ -365,8 +329,10 @@ static int take_code(void *ctx, const struct hsbpf_py_code_event *ev)
 	}
 	check_dwarf(t, ev->pid);	/* the unwinder's layout stays if it fails */
 	retry_runtime(t, ev->pid);
-	if (name_code(t, ev->pid, ev->code))
+	if (name_code(t, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS))
 		t->err = -ENOMEM;
+	else if (ev->gen && pycodes__find(&t->codes, ev->pid, ev->code, ev->gen % HSBPF_PY_GENS))
+		t->gens++;
 	return 0;
 }
 
@@ -385,12 +351,20 @@ struct named {
 	u64 frame;
 };
 
+/* by pid, code object, generation, offset: an address's generations together, the highest
+ * last */
 static int cmp_named(const void *a, const void *b)
 {
 	const struct named *x = a, *y = b;
+	u64 xc = HSBPF_PY_CODE(x->frame), yc = HSBPF_PY_CODE(y->frame);
+	u32 xg = HSBPF_PY_GEN(x->frame), yg = HSBPF_PY_GEN(y->frame);
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
+	if (xc != yc)
+		return xc < yc ? -1 : 1;
+	if (xg != yg)
+		return xg < yg ? -1 : 1;
 	return x->frame < y->frame ? -1 : x->frame > y->frame;
 }
 
@@ -422,21 +396,43 @@ static int gather(const struct profile *p, struct named **out, size_t *nr)
 }
 
 /* a code object still the one first read, where its process still lives to say */
-static bool same_code(struct pytrack *t, struct pycode_ent *e, bool *checked)
+static bool same_code(struct pycode_ent *e)
 {
 	u64 ident[4];
 
-	if (*checked)
-		return !e->err;
-	*checked = true;
 	if (pyname__ident(e->pid, &e->off, e->code, ident))
 		return true;	/* gone with its process: as read while it lived */
 	if (memcmp(ident, e->c.ident, sizeof(ident))) {
 		e->err = -ESTALE;
 		return false;
 	}
-	(void)t;
 	return true;
+}
+
+/* the code object of v[i]'s frame, cached: a frame the kernel could not announce is read now
+ * if its generation is the address's newest (none other known, and the highest of v's frames
+ * there; v is sorted by cmp_named), else left unnamed (*older) */
+static int frame_code(struct pytrack *t, const struct named *v, size_t n, size_t i,
+		      struct pycode_ent **out, bool *older)
+{
+	u64 code = HSBPF_PY_CODE(v[i].frame);
+	u32 gen = HSBPF_PY_GEN(v[i].frame);
+	u32 highest = gen;
+	int err;
+
+	*older = false;
+	*out = pycodes__find(&t->codes, v[i].pid, code, gen);
+	if (*out)
+		return 0;
+	for (size_t j = i + 1; j < n && v[j].pid == v[i].pid && HSBPF_PY_CODE(v[j].frame) == code; j++)
+		highest = HSBPF_PY_GEN(v[j].frame);
+	if (!pycodes__readable(&t->codes, v[i].pid, code, gen, highest)) {
+		*older = true;
+		return 0;
+	}
+	err = name_code(t, v[i].pid, code, gen);
+	*out = err ? NULL : pycodes__find(&t->codes, v[i].pid, code, gen);
+	return err;
 }
 
 static int cmp_pyframe_named(const void *key, const void *b)
@@ -458,24 +454,32 @@ static int name_frames(struct pytrack *t, struct profile *p, const struct named 
 	size_t before = p->nr_pyframes;
 	int err = 0;
 
+	size_t prev = SIZE_MAX;		/* the last frame's entry, by index: adds move them */
+	struct named last_older = { 0, 0 };
+
 	for (size_t i = 0; !err && i < n; i++) {
 		struct pycode_ent *e;
-		u64 code = HSBPF_PY_CODE(v[i].frame);
-		bool checked = false;
+		bool older;
 		int line = 0;
 
 		if (i && !cmp_named(&v[i], &v[i - 1]))
 			continue;
 		if (before && bsearch(&v[i], p->pyframes, before, sizeof(*p->pyframes), cmp_pyframe_named))
 			continue;	/* named while the recording ran (top) */
-		err = name_code(t, v[i].pid, code);	/* one the kernel could not announce */
+		err = frame_code(t, v, n, i, &e, &older);
 		if (err)
 			break;
-		e = find_code(t, v[i].pid, code);
-		if (final && e && !e->err &&
-		    (i == 0 || HSBPF_PY_CODE(v[i - 1].frame) != code || v[i - 1].pid != v[i].pid))
-			if (!same_code(t, e, &checked))
-				t->reused++;
+		/* an older generation never announced: memory holds a newer code object now */
+		if (final && older && (last_older.pid != v[i].pid ||
+				       HSBPF_PY_CODE(last_older.frame) != HSBPF_PY_CODE(v[i].frame))) {
+			last_older = v[i];
+			t->reused++;
+		}
+		/* the newest generation checked once against the memory, older ones were read
+		 * while they lived */
+		if (final && e && (size_t)(e - t->codes.v) != prev && !e->err && e->newest && !same_code(e))
+			t->reused++;
+		prev = e ? (size_t)(e - t->codes.v) : SIZE_MAX;
 		if (!e || e->err) {
 			p->stats.py_unnamed += final;
 			continue;
@@ -517,6 +521,7 @@ int pytrack__finish(struct pytrack *t, struct profile *p)
 	int err = name_all(t, p, true);
 
 	p->stats.py_reused = t->reused;
+	p->stats.py_gens = t->gens;
 	if (err)
 		return fail(err, "cannot name Python frames: %s", strerror(-err));
 	return 0;

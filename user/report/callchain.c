@@ -150,6 +150,9 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 			"were read, or their code object's address reused (%" PRIu64 " addresses; "
 			"docs/python.md)%s\n", prefix,
 			p->stats.py_unnamed, p->stats.py_reused, whole);
+	if (p->stats.py_gens)
+		fprintf(out, "%s%" PRIu64 " Python code objects took the address of a freed one: named "
+			"apart (docs/python.md)%s\n", prefix, p->stats.py_gens, whole);
 	if (p->stats.stacks_full)
 		fprintf(out, "%sWARNING: the kernel could not store %" PRIu64 " stacks (the stack map "
 			"full, or its bucket busy): their samples are kept without frames (raise "
