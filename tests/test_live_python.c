@@ -435,10 +435,11 @@ static void top_self(const char *target, const char *prefix)
 	}
 	if (top)
 		reap(top);
-	free(text);
 	for (b = 0; b < n && !t[b].seventy; b++)
 		;
-	cr_assert_lt(b + 1, n, "%d snapshots, the first with seventy_own() %d", n, b);
+	cr_assert_lt(b + 1, n, "%d snapshots, the first with seventy_own() %d; the last: %s", n, b,
+		     text && strlen(text) > 4000 ? text + strlen(text) - 4000 : text ? text : "");
+	free(text);
 	d = (struct top_self){ t[n - 1].seventy - t[b].seventy, t[n - 1].thirty - t[b].thirty,
 			       t[n - 1].loop - t[b].loop, t[n - 1].total - t[b].total };
 	free(t);

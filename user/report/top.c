@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <time.h>
 #include "report/callchain.h"
 #include "record/cgroup.h"
 #include "record/container_id.h"
@@ -532,8 +533,14 @@ static int python_self(struct top *t, struct sampler *s, const struct top_pyleaf
 		return 0;
 	top_pyself__begin(t->py);
 	/* no Python process yet: the stack map is not read */
-	if (s && !sampler__read_stack_counters(s, cnt) && cnt[HSBPF_STACK_STAT_PY_SAMPLES])
+	if (s && !sampler__read_stack_counters(s, cnt) && cnt[HSBPF_STACK_STAT_PY_SAMPLES]) {
+		u64 start = now_ns(CLOCK_MONOTONIC), cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+
 		err = top_pyself__read(t->py, s);
+		debug("Python's Self: the stack samples read in %.2f ms (%.2f ms of CPU)",
+		      (now_ns(CLOCK_MONOTONIC) - start) / 1e6,
+		      (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu) / 1e6);
+	}
 	for (size_t i = 0; i < n && !err; i++)
 		err = top_pyself__add(t->py, &leaves[i]);
 	if (err)

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The Python leaves of top's stack samples, as each interval's growth (top_pyself.h): the
  * count each stack sample had at the last refresh, indexed by the leaf, and the first frame of
- * each user stack seen, indexed by its hash, so that a refresh reads the stack-sample map once
- * and looks a stack up in the kernel only the first time it sees it. */
+ * each user stack of a Python process seen, indexed by its hash, so that a refresh reads the
+ * stack-sample map once and looks a stack up in the kernel only the first time it sees it,
+ * and only for the processes the Python unwinder reads (a machine's other stacks are many). */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,17 @@ static int first_frame(struct top_pyself *y, struct sampler *s, u64 stack, u64 *
 struct read_ctx {
 	struct top_pyself *y;
 	struct sampler *s;
+	u32 *pids;		/* the Python processes: only their stacks are looked up */
+	size_t nr_pids;
+	size_t nr_read;
 };
+
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
 
 static int take_stack_sample(void *ctx, const struct stack_key *k, const struct sample_value *v)
 {
@@ -134,9 +145,11 @@ static int take_stack_sample(void *ctx, const struct stack_key *k, const struct 
 	u64 frame;
 	int err;
 
+	r->nr_read++;
 	/* the CPU's samples in user space: off-CPU blocks and allocations are not the loop's */
 	if (k->kernel || !k->user || k->user == HSBPF_STACK_LOST_HASH ||
-	    k->flags & (HSBPF_KEY_KERNEL | HSBPF_KEY_OFFCPU | HSBPF_KEY_MEMORY))
+	    k->flags & (HSBPF_KEY_KERNEL | HSBPF_KEY_OFFCPU | HSBPF_KEY_MEMORY) ||
+	    !bsearch(&k->pid, r->pids, r->nr_pids, sizeof(*r->pids), cmp_u32))
 		return 0;
 	err = first_frame(r->y, r->s, k->user, &frame);
 	if (err || !frame)
@@ -151,10 +164,15 @@ static int take_stack_sample(void *ctx, const struct stack_key *k, const struct 
 int top_pyself__read(struct top_pyself *y, struct sampler *s)
 {
 	struct read_ctx r = { y, s };
-	int err = sampler__read_stack_samples(s, take_stack_sample, &r);
+	int err = sampler__py_pids(s, &r.pids, &r.nr_pids);
 
+	if (!err && r.nr_pids)
+		err = sampler__read_stack_samples(s, take_stack_sample, &r);
+	debug("Python's Self: %zu stack samples read, %zu stacks looked up so far", r.nr_read,
+	      y->nr_firsts);
 	if (err == -ENOMEM)
 		error("cannot follow Python's Self: %s", strerror(ENOMEM));
+	free(r.pids);
 	return err;
 }
 
