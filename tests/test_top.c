@@ -461,8 +461,8 @@ Test(top, python_self_moves_each_intervals_growth, .init = py_init)
 	cr_expect_eq(row_count(rows, nr, "seventy"), 100);
 }
 
-/* never more than the loop gained in the group: the last frames (by stack) get less;
- * another group's leaves (another cgroup) take nothing */
+/* never more than the loop gained in the group: the last frames (by stack) get less, and
+ * the rest at the next refresh; another group's leaves (another cgroup) take nothing */
 Test(top, python_self_takes_at_most_the_loops_samples, .init = py_init)
 {
 	struct profile_sample s[] = { slot(PY_PID, py_loop + 4, 60) };
@@ -479,4 +479,13 @@ Test(top, python_self_takes_at_most_the_loops_samples, .init = py_init)
 	cr_expect_eq(row_count(rows, nr, "seventy"), 60);
 	cr_expect_eq(row_count(rows, nr, "thirty"), -1);
 	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), -1);
+	/* the stacks' last samples are the next interval's flat ones: asked again, once */
+	cr_assert_eq(top__update_from_stacks(t, s, 1, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 70);
+	cr_expect_eq(row_count(rows, nr, "thirty"), 30);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 20);
+	cr_assert_eq(top__update_from_stacks(t, s, 1, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 80, "nothing left to ask");
 }

@@ -56,3 +56,36 @@ Test(top_pyself, each_interval_is_the_growth_since_the_last)
 	}
 	top_pyself__free(y);
 }
+
+/* what the flat samples lacked is grown again at the next add, once */
+Test(top_pyself, what_was_not_found_is_asked_again_once)
+{
+	static const struct {
+		u64 count, found, growth;	/* so far; found of the growth; the growth seen */
+	} steps[] = {
+		{ 100, 60, 100 },	/* 40 asked again */
+		{ 100, 10, 40 },	/* 30 of those not found: given up */
+		{ 100, 0, 0 },
+		{ 150, 20, 50 },	/* 30 asked again */
+		{ 160, 40, 40 },	/* 10 new and the 30 */
+	};
+	struct top_pyself *y = top_pyself__new();
+
+	cr_assert(y);
+	for (size_t s = 0; s < ARRAY_SIZE(steps); s++) {
+		struct top_pyleaf in = leaf(1, 0, 1, steps[s].count);
+		const struct top_pyleaf *g;
+		size_t nr;
+
+		top_pyself__begin(y);
+		cr_assert_eq(top_pyself__add(y, &in), 0);
+		g = top_pyself__growth(y, &nr);
+		cr_assert_eq(nr, steps[s].growth ? 1 : 0, "step %zu", s);
+		if (!nr)
+			continue;
+		cr_expect_eq(g[0].count, steps[s].growth, "step %zu: growth %llu", s,
+			     (unsigned long long)g[0].count);
+		top_pyself__taken(y, &g[0], steps[s].found);
+	}
+	top_pyself__free(y);
+}

@@ -479,7 +479,8 @@ out:
 }
 
 /* ... given to the Python frames of the group's leaves, each its growth (the last of a group
- * less when the loop gained fewer); the frames not named yet named */
+ * less when the loop gained fewer, the rest asked again next time); the frames not named yet
+ * named */
 static int give_to_frames(struct top *t, const struct pypool *pools, size_t np,
 			  const struct top_pyleaf *v)
 {
@@ -490,14 +491,19 @@ static int give_to_frames(struct top *t, const struct pypool *pools, size_t np,
 	for (size_t i = 0; i < np && !err; i++) {
 		u64 left = pools[i].given;
 
-		for (size_t j = pools[i].first; j < pools[i].first + pools[i].nr && left; j++) {
+		for (size_t j = pools[i].first; j < pools[i].first + pools[i].nr && !err; j++) {
 			const struct top_pyleaf *l = &v[j];
 			struct profile_sample k = { .pid = l->pid, .flags = l->flags, .ip = l->frame,
 						    .cgroup_id = l->cgroup_id, .exec_ns = l->exec_ns,
 						    .map_ns = l->map_ns };
-			struct entry *e = find_entry(t, &k, l->tid, true);
 			u64 n = l->count < left ? l->count : left;
+			struct entry *e;
 
+			/* what the loop did not have is asked again at the next refresh */
+			top_pyself__taken(t->py, l, n);
+			if (!n)
+				continue;
+			e = find_entry(t, &k, l->tid, true);
 			if (!e) {
 				err = -ENOMEM;
 				break;

@@ -21,8 +21,9 @@ struct first {
 };
 
 struct top_pyself {
-	struct top_pyleaf *last;	/* each leaf's count at its last add */
-	size_t nr_last, cap_last;
+	struct top_pyleaf *last;	/* each leaf's count at its last add, less what is asked again */
+	u64 *again;			/* ... of it, what is asked again (once) */
+	size_t nr_last, cap_last, cap_again;
 	struct hashidx last_index;
 	struct top_pyleaf *growth;	/* the interval's */
 	size_t nr_growth, cap_growth;
@@ -52,6 +53,7 @@ void top_pyself__free(struct top_pyself *y)
 	if (!y)
 		return;
 	free(y->last);
+	free(y->again);
 	hashidx__free(&y->last_index);
 	free(y->growth);
 	free(y->firsts);
@@ -79,9 +81,11 @@ int top_pyself__add(struct top_pyself *y, const struct top_pyleaf *l)
 
 	if (pos < 0) {
 		if (array__reserve((void **)&y->last, &y->cap_last, y->nr_last + 1, sizeof(*y->last)) ||
+		    array__reserve((void **)&y->again, &y->cap_again, y->nr_last + 1, sizeof(*y->again)) ||
 		    hashidx__insert(&y->last_index, hash, y->nr_last))
 			return -ENOMEM;
 		pos = y->nr_last++;
+		y->again[pos] = 0;
 	} else {
 		before = y->last[pos].count;
 	}
@@ -189,4 +193,22 @@ const struct top_pyleaf *top_pyself__growth(struct top_pyself *y, size_t *nr)
 	y->sorted = true;
 	*nr = y->nr_growth;
 	return y->growth;
+}
+
+void top_pyself__taken(struct top_pyself *y, const struct top_pyleaf *l, u64 n)
+{
+	u64 hash = hashidx__hash(l, LEAF_KEY, 0);
+	s64 pos = hashidx__find(&y->last_index, hash, l, same_leaf, y);
+	u64 left = n < l->count ? l->count - n : 0, old;
+
+	if (pos < 0)
+		return;
+	/* what was found is what was asked again first; what is asked again and not found
+	 * again is given up (a flat map that was full) */
+	old = y->again[pos] > n ? y->again[pos] - n : 0;
+	left = left > old ? left - old : 0;
+	if (left > y->last[pos].count)
+		left = y->last[pos].count;
+	y->last[pos].count -= left;
+	y->again[pos] = left;
 }
