@@ -78,8 +78,9 @@ struct py_walk {
 	__u64 code_type;	/* &PyCode_Type where the frame's code may be another object */
 	/* the thread state's search: the thread, the list's position, the state found */
 	__u64 fsbase, interp, ts, found;
+	__u64 running, running_cf;	/* several interpreters: the state running, its cframe */
 	__u32 tid;
-	__u32 place_all, place_full, pad2;	/* python_place's */
+	__u32 place_all, place_full, several;	/* python_place's; several interpreters (3.11, 3.12) */
 	__u64 rehash;		/* python__announce's: the stack's hash with its generations */
 	__u32 regen, pad3;	/* ... some frame's generation was changed */
 	__u64 eval_start, eval_end;
@@ -129,8 +130,20 @@ static long py_thread_step(__u64 i, void *ctx)
 		return 0;
 	}
 	if (py_is_thread(&w->off, w->ts, w->tid, w->fsbase)) {
-		w->found = w->ts;
-		return 1;
+		__u64 cf = 0, frame = 0;
+
+		if (!w->found)
+			w->found = w->ts;
+		if (!w->several)
+			return 1;
+		/* a thread that ran a subinterpreter has a state in each interpreter: the one
+		 * running Python code deepest on the C stack (its cframe is there) is current */
+		if (py_read(&cf, w->ts, w->off.tstate_cframe) &&
+		    py_read(&frame, cf, w->off.cframe_current_frame) && frame &&
+		    (!w->running || cf < w->running_cf)) {
+			w->running = w->ts;
+			w->running_cf = cf;
+		}
 	}
 	if (!py_read(&next, w->ts, w->off.tstate_next))
 		return 1;
@@ -139,23 +152,34 @@ static long py_thread_step(__u64 i, void *ctx)
 }
 
 /* the PyThreadState of thread tid: the cache's when it still is that thread's, else found in
- * the interpreters' lists */
+ * the interpreters' lists. With several interpreters (3.11 and 3.12, whose states say where
+ * their evaluation loop is on the C stack), a thread may have a state in each: every sample
+ * searches them all for the one running */
 static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, struct py_walk *w, __u32 tid,
 					     __u64 fsbase)
 {
-	__u64 *cached = bpf_map_lookup_elem(&py_threads, &tid);
+	__u64 *cached = bpf_map_lookup_elem(&py_threads, &tid), next = 0;
 
-	if (cached && py_is_thread(&w->off, *cached, tid, fsbase))
+	w->interp = 0;
+	w->several = 0;
+	if (w->off.tstate_cframe != HSBPF_PY_ABSENT &&
+	    py_read(&w->interp, p->runtime, w->off.runtime_interp_head) && w->interp)
+		w->several = py_read(&next, w->interp, w->off.interp_next) && next;
+	if (!w->several && cached && py_is_thread(&w->off, *cached, tid, fsbase))
 		return *cached;
 	w->tid = tid;
 	w->fsbase = fsbase;
 	w->found = 0;
+	w->running = 0;
+	w->running_cf = 0;
 	w->interp = 0;
 	w->ts = 0;
 	if (!py_read(&w->interp, p->runtime, w->off.runtime_interp_head) || !w->interp ||
 	    !py_read(&w->ts, w->interp, w->off.interp_threads_head))
 		return 0;
 	bpf_loop(PY_MAX_INTERPS * PY_MAX_THREADS, py_thread_step, NULL, 0);
+	if (w->running)
+		return w->running;
 	if (w->found)
 		bpf_map_update_elem(&py_threads, &tid, &w->found, BPF_ANY);
 	return w->found;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* top's model without the kernel: the slots of each interval's map fed by hand, a profile whose process maps the hot7030 fixture, and the text
- * lines at several widths. */
+ * lines at several widths; Python's Self from stack leaves fed by hand, in a process mapping
+ * the pyloop fixture (a function named as CPython's evaluation loop). */
 #include <criterion/criterion.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +13,9 @@
 #include "report/callchain.h"
 #include "hsbpf.h"
 #include "symbols/symbolizer.h"
+#include "report/pyself.h"
 #include "report/top.h"
+#include "report/top_pyself.h"
 
 #define PID 4242
 #define BASE 0x555555554000ull
@@ -445,4 +448,131 @@ Test(top, memory_views)
 	cr_expect(strstr(l1, "one sampled per 64.0 KiB") && strstr(l1, "488.3 KiB/s allocated") &&
 		  strstr(l1, "live 488.3 KiB"), "%s", l1);
 	cr_expect(strstr(l2, "functions by inuse_objects, live now") && strstr(l2, "allocated 5.7 MiB"), "%s", l2);
+}
+
+/* ---- Python's Self: the evaluation loop's samples given to the Python frames the stacks
+ * had first, per interval ---- */
+
+#define PY_PID (PID + 2)
+
+static u64 py_loop, py_free;	/* pyloop's _PyEval_EvalFrameDefault and PyObject_Free */
+static u64 py_seventy, py_thirty;	/* two Python frames */
+
+static void py_setup(void)
+{
+	struct elf_image *img = elf_image__open(fixture("pyloop"));
+
+	cr_assert_not_null(img);
+	for (size_t i = 0; i < img->nr_funcs; i++) {
+		if (!strcmp(img->funcs[i].name, PYSELF_EVAL_LOOP))
+			py_loop = BASE + img->funcs[i].addr;
+		if (!strcmp(img->funcs[i].name, "PyObject_Free"))
+			py_free = BASE + img->funcs[i].addr;
+	}
+	elf_image__close(img);
+	cr_assert(py_loop && py_free);
+	cr_assert_eq(profile__add_mapping(p, PY_PID, 0, BASE, 0x10000, 0, fixture("pyloop"), NULL, 0), 0);
+	cr_assert_eq(profile__add_comm(p, PY_PID, 0, "python3", false), 0);
+	py_seventy = HSBPF_PY_FRAME(0x7f0000001000ull, 12);
+	py_thirty = HSBPF_PY_FRAME(0x7f0000002000ull, 12);
+	cr_assert_eq(profile__add_pyframe(p, PY_PID, py_seventy, "seventy", "w.py", 3), 0);
+	cr_assert_eq(profile__add_pyframe(p, PY_PID, py_thirty, "thirty", "w.py", 7), 0);
+	profile__sort_pyframes(p);
+	cr_assert_eq(top__python_self(t, true), 0);
+}
+
+/* after the suite's setup, the Python process: the tests' slots need its addresses */
+static void py_init(void)
+{
+	py_setup();
+}
+
+static struct top_pyleaf leaf(u64 frame, u64 stack, u64 count)
+{
+	return (struct top_pyleaf){ .pid = PY_PID, .stack = stack, .frame = frame, .count = count };
+}
+
+static void py_rows(const struct hist_row **rows, size_t *nr, double *total)
+{
+	struct top_view v = { .key = SORT_SYM };
+
+	cr_assert_eq(top__rows(t, &v, rows, nr, total), 0);
+}
+
+/* the loop's samples go to the frames as the stacks' leaves grew; what Python called (a C
+ * function) keeps its own; the total is the flat histogram's */
+Test(top, python_self_is_the_python_functions, .init = py_init)
+{
+	struct profile_sample s[] = { slot(PY_PID, py_loop + 4, 100), slot(PY_PID, py_free + 2, 20) };
+	/* two stacks end in seventy (two callers), one in thirty */
+	struct top_pyleaf l[] = { leaf(py_seventy, 11, 50), leaf(py_seventy, 13, 20),
+				  leaf(py_thirty, 15, 30) };
+	const struct hist_row *rows;
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from_stacks(t, s, 2, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(total, 120);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 70);
+	cr_expect_eq(row_count(rows, nr, "thirty"), 30);
+	cr_expect_eq(row_count(rows, nr, "PyObject_Free"), 20);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), -1, "no row left to the loop");
+	cr_expect_str_eq(rows[0].sym, "seventy");
+	cr_expect_str_eq(rows[0].dso, "[python]");
+}
+
+/* the leaves' counts are totals since the start: each interval moves their growth; the loop
+ * keeps what the stacks did not claim (samples whose stacks had no Python frame) */
+Test(top, python_self_moves_each_intervals_growth, .init = py_init)
+{
+	struct profile_sample s1[] = { slot(PY_PID, py_loop + 4, 100) };
+	struct profile_sample s2[] = { slot(PY_PID, py_loop + 4, 50) };
+	struct top_pyleaf l1[] = { leaf(py_seventy, 11, 70), leaf(py_thirty, 15, 30) };
+	struct top_pyleaf l2[] = { leaf(py_seventy, 11, 100), leaf(py_thirty, 15, 40) };
+	const struct hist_row *rows;
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from_stacks(t, s1, 1, l1, 2), 0);
+	cr_assert_eq(top__update_from_stacks(t, s2, 1, l2, 2), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(total, 150);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 100);
+	cr_expect_eq(row_count(rows, nr, "thirty"), 40);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 10);
+	/* an idle interval: nothing grew, nothing moves */
+	cr_assert_eq(top__update_from_stacks(t, s2, 1, l2, 2), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 60);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 100);
+}
+
+/* never more than the loop gained in the group: the last frames (by stack) get less, and
+ * the rest at the next refresh; another group's leaves (another cgroup) take nothing */
+Test(top, python_self_takes_at_most_the_loops_samples, .init = py_init)
+{
+	struct profile_sample s[] = { slot(PY_PID, py_loop + 4, 60) };
+	struct top_pyleaf l[] = { leaf(py_seventy, 11, 70), leaf(py_thirty, 15, 30),
+				  leaf(py_thirty, 17, 500) };
+	const struct hist_row *rows;
+	size_t nr;
+	double total;
+
+	l[2].cgroup_id = 99;
+	cr_assert_eq(top__update_from_stacks(t, s, 1, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(total, 60);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 60);
+	cr_expect_eq(row_count(rows, nr, "thirty"), -1);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), -1);
+	/* the stacks' last samples are the next interval's flat ones: asked again, once */
+	cr_assert_eq(top__update_from_stacks(t, s, 1, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(row_count(rows, nr, "seventy"), 70);
+	cr_expect_eq(row_count(rows, nr, "thirty"), 30);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 20);
+	cr_assert_eq(top__update_from_stacks(t, s, 1, l, 3), 0);
+	py_rows(&rows, &nr, &total);
+	cr_expect_eq(row_count(rows, nr, PYSELF_EVAL_LOOP), 80, "nothing left to ask");
 }

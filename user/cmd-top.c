@@ -274,6 +274,12 @@ static int top_model(struct session *sess, struct top **out)
 	if (env.raw_names)
 		top__no_demangle(t);
 	top__on_stacks(t, name_python, sess);
+	/* the rows' Self of Python code is the Python function's, from the stacks */
+	if (env.so.call_graph && env.so.python_frames != HSBPF_PY_OFF_MODE &&
+	    top__python_self(t, true)) {
+		top__free(t);
+		return fail(-ENOMEM, "cannot start top: %s", strerror(ENOMEM));
+	}
 	st = top__status(t);
 	st->event = session__event_name(sess);
 	st->target = env.so.pids ? env.so.pids : env.so.cgroup ? env.so.cgroup : "all CPUs";

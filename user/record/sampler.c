@@ -2278,6 +2278,40 @@ int sampler__py_proc(struct sampler *s, u32 pid, u32 tag, const struct hsbpf_py_
 	return bpf_map__update_elem(s->skel->maps.py_procs, &k, sizeof(k), v, sizeof(*v), BPF_ANY);
 }
 
+static int cmp_pid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int sampler__py_pids(struct sampler *s, u32 **pids, size_t *nr)
+{
+	struct { u32 pid, tag; } k, next;
+	int fd = bpf_map__fd(s->skel->maps.py_procs);
+	size_t n = 0, cap = 0, o = 0;
+	u32 *v = NULL;
+	bool first = true;
+
+	while (!bpf_map_get_next_key(fd, first ? NULL : &k, &next)) {
+		if (array__reserve((void **)&v, &cap, n + 1, sizeof(*v))) {
+			free(v);
+			return -ENOMEM;
+		}
+		v[n++] = next.pid;
+		k = next;
+		first = false;
+	}
+	if (n > 1)
+		qsort(v, n, sizeof(*v), cmp_pid);
+	for (size_t i = 0; i < n; i++)
+		if (!o || v[o - 1] != v[i])
+			v[o++] = v[i];
+	*pids = v;
+	*nr = o;
+	return 0;
+}
+
 static int py_take(void *ctx, void *data, size_t size)
 {
 	struct sampler *s = ctx;

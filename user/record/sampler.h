@@ -146,6 +146,9 @@ typedef int (*sampler_late_fn)(void *ctx, const struct late_stack *l, const stru
 int sampler__consume_late(struct sampler *s, sampler_late_fn fn, void *ctx);
 /* a Python process image the kernel's unwinder reads (NULL: no longer) */
 int sampler__py_proc(struct sampler *s, u32 pid, u32 tag, const struct hsbpf_py_proc *v);
+/* the pids of the processes the Python unwinder reads now (py_procs' keys), sorted and unique:
+ * *pids malloc'd (NULL when none), 0 or -ENOMEM */
+int sampler__py_pids(struct sampler *s, u32 **pids, size_t *nr);
 /* the code objects the kernel saw first since the last call, each to fn */
 typedef int (*sampler_py_code_fn)(void *ctx, const struct hsbpf_py_code_event *e);
 int sampler__consume_py_codes(struct sampler *s, sampler_py_code_fn fn, void *ctx);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <time.h>
 #include "report/callchain.h"
 #include "record/cgroup.h"
 #include "record/container_id.h"
@@ -15,8 +16,10 @@
 #include "lib/strset.h"
 #include "profile/procfs.h"
 #include "symbols/symbolizer.h"
+#include "report/pyself.h"
 #include "report/sample_filter.h"
 #include "report/top.h"
+#include "report/top_pyself.h"
 
 /* a slot left unresolved (its mmap record not read yet) is tried again this many times */
 #define RESOLVE_TRIES 5
@@ -63,6 +66,7 @@ struct top {
 	struct sampler *sampler;	/* the last update's: the call stacks come from it */
 	int (*stacks_fn)(void *ctx);	/* top__on_stacks' */
 	void *stacks_ctx;
+	struct top_pyself *py;	/* top__python_self's: NULL when off */
 	struct top_status st;
 	u64 interval_slots;
 	size_t max_keys;
@@ -178,6 +182,7 @@ void top__free(struct top *t)
 	free(t->exited);
 	free(t->checked);
 	hist__free(t->view);
+	top_pyself__free(t->py);
 	free(t);
 }
 
@@ -357,6 +362,8 @@ static void end_interval(struct top *t)
 	t->st.keys = t->nr_entries;
 }
 
+static int python_self(struct top *t, struct sampler *s, const struct top_pyleaf *leaves, size_t n);
+
 int top__update(struct top *t, struct sampler *s)
 {
 	struct profile_stats ks = {};
@@ -367,6 +374,8 @@ int top__update(struct top *t, struct sampler *s)
 	err = sampler__take_interval(s, take_slot, t);
 	if (!err && t->memory)
 		err = sampler__walk_live_allocs(s, take_live, t);
+	if (!err)
+		err = python_self(t, s, NULL, 0);
 	if (err)
 		return err;
 	end_interval(t);
@@ -382,11 +391,19 @@ int top__update(struct top *t, struct sampler *s)
 
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr)
 {
+	return top__update_from_stacks(t, slots, nr, NULL, 0);
+}
+
+int top__update_from_stacks(struct top *t, const struct profile_sample *slots, size_t nr,
+			    const struct top_pyleaf *leaves, size_t nr_leaves)
+{
 	int err = 0;
 
 	begin_interval(t);
 	for (size_t i = 0; i < nr && !err; i++)
 		err = take_slot(t, &slots[i], NULL);
+	if (!err)
+		err = python_self(t, NULL, leaves, nr_leaves);
 	end_interval(t);
 	return err;
 }
@@ -458,7 +475,9 @@ static void resolve(struct top *t, struct entry *e, bool want_bb)
 	e->bb = r.bb;
 	e->has_bb = t->blocks_on;
 	e->nspid = profile__nspid(t->p, e->k.pid);
-	unknown = (!r.kernel && !strcmp(r.dso, "[unknown]")) || !strcmp(r.comm, "[unknown]");
+	/* a Python frame's name comes when its code object has been read */
+	unknown = (!r.kernel && !strcmp(r.dso, "[unknown]")) || !strcmp(r.comm, "[unknown]") ||
+		  (HSBPF_PY_IS_FRAME(e->k.ip) && !strcmp(r.sym, "[unknown]"));
 	e->resolved = !unknown || ++e->tries >= RESOLVE_TRIES;
 }
 
@@ -473,6 +492,199 @@ static void label(struct top *t, struct entry *e)
 		e->container = l->container;
 		e->cgroup = l->cgroup;
 	}
+}
+
+/* ---- Python's Self (top_pyself.h) ---- */
+
+int top__python_self(struct top *t, bool on)
+{
+	if (!on) {
+		top_pyself__free(t->py);
+		t->py = NULL;
+		return 0;
+	}
+	if (!t->py)
+		t->py = top_pyself__new();
+	return t->py ? 0 : -ENOMEM;
+}
+
+/* the evaluation loop's samples of a group in the interval: as many as its stacks' Python
+ * leaves grew, [first, first + nr) of the growth */
+struct pypool {
+	const struct top_pyleaf *g;	/* its first leaf: the group's bytes */
+	size_t first, nr;
+	u64 want, given;
+};
+
+static int cmp_pool(const void *key, const void *b)
+{
+	return memcmp(key, ((const struct pypool *)b)->g, TOP_PYLEAF_GROUP);
+}
+
+static struct pypool *make_pools(const struct top_pyleaf *v, size_t n, size_t *nr)
+{
+	struct pypool *pools = calloc(n + 1, sizeof(*pools));
+	size_t np = 0;
+
+	if (!pools)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!np || memcmp(pools[np - 1].g, &v[i], TOP_PYLEAF_GROUP))
+			pools[np++] = (struct pypool){ .g = &v[i], .first = i };
+		pools[np - 1].nr++;
+		pools[np - 1].want += v[i].count;
+	}
+	*nr = np;
+	return pools;
+}
+
+/* the samples in the evaluation loop that the interval's stacks say were Python code's,
+ * taken from the loop's entries of each group, never more than they gained */
+static void take_from_loop(struct top *t, struct pypool *pools, size_t np)
+{
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+		struct top_pyleaf g = { .pid = e->k.pid, .flags = e->k.flags, .cgroup_id = e->k.cgroup_id,
+					.exec_ns = e->k.exec_ns, .tid = e->tid };
+		struct pypool *pl;
+		u64 n;
+
+		if (!e->delta || e->k.flags & HSBPF_KEY_KERNEL || HSBPF_PY_IS_FRAME(e->k.ip))
+			continue;
+		pl = bsearch(&g, pools, np, sizeof(*pools), cmp_pool);
+		if (!pl || pl->given == pl->want)
+			continue;
+		if (!e->resolved)
+			resolve(t, e, false);
+		if (!e->sym || strcmp(e->sym, PYSELF_EVAL_LOOP))
+			continue;
+		n = pl->want - pl->given < e->delta ? pl->want - pl->given : e->delta;
+		e->delta -= n;
+		pl->given += n;
+	}
+}
+
+/* the Python frames of new keys named now, as the session names a stack's (top__on_stacks):
+ * the naming reads the profile's stack samples, which are, for the moment, one per frame */
+static int name_frames(struct top *t, const struct profile_sample *v, size_t n)
+{
+	struct profile *p = t->p;
+	struct profile_stack_sample *ss = calloc(n, sizeof(*ss)), *ss0 = p->stack_samples;
+	struct profile_stack *st = calloc(n, sizeof(*st)), *st0 = p->stacks;
+	u64 *f = calloc(n, sizeof(*f)), *f0 = p->frames;
+	size_t nss = p->nr_stack_samples, nst = p->nr_stacks, nf = p->nr_frames;
+	int err = -ENOMEM;
+
+	if (!ss || !st || !f)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		f[i] = v[i].ip;
+		st[i] = (struct profile_stack){ .first = i, .nr = 1 };
+		ss[i] = (struct profile_stack_sample){ .pid = v[i].pid, .user = i + 1, .count = 1 };
+	}
+	p->stack_samples = ss;
+	p->stacks = st;
+	p->frames = f;
+	p->nr_stack_samples = p->nr_stacks = p->nr_frames = n;
+	err = t->stacks_fn(t->stacks_ctx);
+	p->stack_samples = ss0;
+	p->stacks = st0;
+	p->frames = f0;
+	p->nr_stack_samples = nss;
+	p->nr_stacks = nst;
+	p->nr_frames = nf;
+out:
+	free(ss);
+	free(st);
+	free(f);
+	return err;
+}
+
+/* ... given to the Python frames of the group's leaves, each its growth (the last of a group
+ * less when the loop gained fewer, the rest asked again next time); the frames not named yet
+ * named */
+static int give_to_frames(struct top *t, const struct pypool *pools, size_t np,
+			  const struct top_pyleaf *v)
+{
+	struct profile_sample *unnamed = NULL;
+	size_t nu = 0, cap = 0;
+	int err = 0;
+
+	for (size_t i = 0; i < np && !err; i++) {
+		u64 left = pools[i].given;
+
+		for (size_t j = pools[i].first; j < pools[i].first + pools[i].nr && !err; j++) {
+			const struct top_pyleaf *l = &v[j];
+			struct profile_sample k = { .pid = l->pid, .flags = l->flags, .ip = l->frame,
+						    .cgroup_id = l->cgroup_id, .exec_ns = l->exec_ns,
+						    .map_ns = l->map_ns };
+			u64 n = l->count < left ? l->count : left;
+			struct entry *e;
+
+			/* what the loop did not have is asked again at the next refresh */
+			top_pyself__taken(t->py, l, n);
+			if (!n)
+				continue;
+			e = find_entry(t, &k, l->tid, true);
+			if (!e) {
+				err = -ENOMEM;
+				break;
+			}
+			e->delta += n;
+			left -= n;
+			if (e->resolved || profile__find_pyframe(t->p, k.pid, k.ip))
+				continue;
+			if (array__reserve((void **)&unnamed, &cap, nu + 1, sizeof(*unnamed)))
+				err = -ENOMEM;
+			else
+				unnamed[nu++] = k;
+		}
+	}
+	if (!err && nu && t->stacks_fn)
+		err = name_frames(t, unnamed, nu);
+	free(unnamed);
+	return err;
+}
+
+/* Self of pure Python code is the Python function's (docs/python.md "Self"): the stacks'
+ * leaves since the last refresh (read from s, or given), then what the loop's entries gained
+ * of them moved to the frames' entries; totals stay the flat histogram's */
+static int python_self(struct top *t, struct sampler *s, const struct top_pyleaf *leaves, size_t n)
+{
+	u64 cnt[HSBPF_STACK_STAT_NR];
+	const struct top_pyleaf *v;
+	struct pypool *pools;
+	size_t nv, np;
+	int err = 0;
+
+	if (!t->py)
+		return 0;
+	top_pyself__begin(t->py);
+	/* no Python process yet: the stack map is not read */
+	if (s && !sampler__read_stack_counters(s, cnt) && cnt[HSBPF_STACK_STAT_PY_SAMPLES]) {
+		u64 start = now_ns(CLOCK_MONOTONIC), cpu = now_ns(CLOCK_THREAD_CPUTIME_ID);
+
+		err = top_pyself__read(t->py, s);
+		debug("Python's Self: the stack samples read in %.2f ms (%.2f ms of CPU)",
+		      (now_ns(CLOCK_MONOTONIC) - start) / 1e6,
+		      (now_ns(CLOCK_THREAD_CPUTIME_ID) - cpu) / 1e6);
+	}
+	for (size_t i = 0; i < n && !err; i++)
+		err = top_pyself__add(t->py, &leaves[i]);
+	if (err)
+		return err;
+	v = top_pyself__growth(t->py, &nv);
+	if (!nv)
+		return 0;
+	pools = make_pools(v, nv, &np);
+	if (!pools)
+		return fail(-ENOMEM, "cannot follow Python's Self: %s", strerror(ENOMEM));
+	take_from_loop(t, pools, np);
+	err = give_to_frames(t, pools, np, v);
+	free(pools);
+	if (err == -ENOMEM)
+		error("cannot follow Python's Self: %s", strerror(ENOMEM));
+	return err;
 }
 
 int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr)

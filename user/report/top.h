@@ -109,6 +109,16 @@ int top__print_callers(const struct callchain *cc, const char *sym, const char *
  * made, and the live set now as slots of kind HSBPF_MEM_INUSE, count objects in 1/1024ths and
  * weight bytes, as the kernel's) */
 int top__update_from(struct top *t, const struct profile_sample *slots, size_t nr);
+/* Self of pure Python code given to the innermost Python function, not the evaluation loop
+ * (docs/python.md "Self"), from the call stacks (top -g with Python frames): each update
+ * reads the stack samples so far and moves, per process image, cgroup and thread, as many of
+ * the interval's samples in the loop as its stacks with a Python frame first grew to those
+ * frames' keys (user/report/top_pyself.h). 0 or -ENOMEM */
+int top__python_self(struct top *t, bool on);
+/* top__update_from with the stacks' Python leaves so far (counts since the start), for tests */
+struct top_pyleaf;
+int top__update_from_stacks(struct top *t, const struct profile_sample *slots, size_t nr,
+			    const struct top_pyleaf *leaves, size_t nr_leaves);
 /* group, filter and sort for v; the rows stay valid until the next call. A row of several
  * processes or programs shows as "name +" or "[several]"; its container is top's label
  * ("docker 3f2a9c1d7e4b", "unit foo.service", "host", a cgroup path) */
