@@ -4,10 +4,13 @@
  * asked again; a jcmd that fails, is missing or hangs past the bound is an error returned (and
  * said), never a crash or a wait without end. Skipped where there is no JDK. */
 #include <criterion/criterion.h>
+#include <fcntl.h>
+#include <glob.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "helpers.h"
@@ -25,6 +28,27 @@ Test(jvm_perfmap, what_is_no_jvm_is_not_asked)
 	cr_expect_not(jvm_perfmap__is_jvm(getpid()));
 	cr_expect_eq(jvm_perfmap__ask(getpid(), "/nonexistent/jcmd", 1000), -ENOENT);
 	cr_expect_eq(jvm_perfmap__ask(0x7ffffff0, "/nonexistent/jcmd", 1000), -ENOENT);
+}
+
+/* a profiler reading libjvm.so (the agent's symbolizer, its unwind tables) maps it, not as
+ * code: jcmd's SIGQUIT would end it */
+Test(jvm_perfmap, a_process_reading_libjvm_is_no_jvm)
+{
+	glob_t g;
+	void *m;
+	int fd;
+
+	if (glob("/usr/lib/jvm/*/lib/server/libjvm.so", 0, NULL, &g) || !g.gl_pathc)
+		cr_skip_test("no JDK: libjvm.so is not installed");
+	fd = open(g.gl_pathv[0], O_RDONLY | O_CLOEXEC);
+	cr_assert_geq(fd, 0, "%s", g.gl_pathv[0]);
+	m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	cr_assert_neq(m, MAP_FAILED);
+	cr_expect_not(jvm_perfmap__is_jvm(getpid()), "a read-only mapping of %s is taken for a JVM",
+		      g.gl_pathv[0]);
+	munmap(m, 4096);
+	close(fd);
+	globfree(&g);
 }
 
 Test(jvm_perfmap, a_jvm_gets_its_map_once)

@@ -26,10 +26,13 @@ bool jvm_perfmap__is_jvm(u32 pid)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
+	/* its code mapped executable: a profiler (an hsbpf agent) reading the library's symbols
+	 * or tables maps it too, but not executable, and jcmd's SIGQUIT would end it */
 	while (!jvm && fgets(line, sizeof(line), f)) {
-		char *name = strrchr(line, '/');
+		char *name = strrchr(line, '/'), perms[8];
 
-		jvm = name && !strcmp(name, "/libjvm.so\n");
+		jvm = name && !strcmp(name, "/libjvm.so\n") && sscanf(line, "%*s %7s", perms) == 1 &&
+		      strchr(perms, 'x');
 	}
 	fclose(f);
 	return jvm;

@@ -10,7 +10,7 @@
 #define JVM_JCMD		"jcmd"		/* looked up in PATH */
 #define JVM_PERFMAP_TIMEOUT_MS	10000		/* jcmd is a JVM too: ~0.5 s when idle */
 
-/* process pid maps libjvm.so (a live HotSpot JVM) */
+/* process pid maps libjvm.so's code (a live HotSpot JVM; not a profiler reading the file) */
 bool jvm_perfmap__is_jvm(u32 pid);
 /* ask the JVM pid for its perf map with jcmd (the program, JVM_JCMD), waiting up to
  * timeout_ms for it: 0 when the map exists (it had one, or now has), -ENOENT if pid is no
