@@ -212,6 +212,9 @@ struct interval_times {
 	u64 drain, want, send, forget;
 };
 
+/* the loop's own time between intervals, outside session__poll */
+static u64 sinks_ns, nap_ns;
+
 /* one interval read and given to every sink; a sink that fails says so and the others go on */
 static int take_interval(struct session *sess, struct interval_reader *r, struct agent *ag,
 			 struct interval_times *t)
@@ -274,14 +277,19 @@ static void say_times(struct session *sess, struct interval_reader *r, struct ag
 	session__take_times(sess, &st);
 	interval_reader__times(r, &sym, &enc, &trim);
 	debug("interval %" PRIu64 " times: late %" PRIu64 " ms; loop %" PRIu64 " rounds, longest %"
-	      PRIu64 " ms: sideband %" PRIu64 " ms, feed %" PRIu64 " ms, tables %" PRIu64 " in %"
+	      PRIu64 " ms: sideband %" PRIu64 " ms (%" PRIu64 " build-ids read in %" PRIu64 " ms), "
+	      "resync %" PRIu64 " ms, feed %" PRIu64 " ms, tables %" PRIu64 " in %"
 	      PRIu64 " ms (longest round %" PRIu64 " ms; built off the loop %" PRIu64 " ms), other %"
-	      PRIu64 " ms; interval: drain %" PRIu64 " ms, want %" PRIu64 " ms, symbolize %" PRIu64
-	      " ms, encode %" PRIu64 " ms, trim %" PRIu64 " ms, send %" PRIu64 " ms, forget %"
-	      PRIu64 " ms", ag->intervals, ms(t->late), st.rounds, ms(st.round_max_ns),
-	      ms(st.sideband_ns), ms(st.feed_ns), st.tables, ms(st.tables_ns), ms(st.tables_max_ns),
-	      ms(st.built_ns), ms(st.other_ns), ms(t->drain), ms(t->want), ms(sym), ms(enc), ms(trim),
-	      ms(t->send), ms(t->forget));
+	      PRIu64 " ms; waits %" PRIu64 " ms (overslept %" PRIu64 " ms at most), naps %" PRIu64
+	      " ms, sinks %" PRIu64 " ms; interval: drain %" PRIu64 " ms, want %" PRIu64
+	      " ms, symbolize %" PRIu64 " ms, encode %" PRIu64 " ms, trim %" PRIu64 " ms, send %"
+	      PRIu64 " ms, forget %" PRIu64 " ms", ag->intervals, ms(t->late), st.rounds,
+	      ms(st.round_max_ns), ms(st.sideband_ns), st.ids, ms(st.ids_ns), ms(st.resync_ns),
+	      ms(st.feed_ns), st.tables, ms(st.tables_ns),
+	      ms(st.tables_max_ns), ms(st.built_ns), ms(st.other_ns), ms(st.wait_ns),
+	      ms(st.oversleep_max_ns), ms(nap_ns), ms(sinks_ns), ms(t->drain), ms(t->want), ms(sym),
+	      ms(enc), ms(trim), ms(t->send), ms(t->forget));
+	sinks_ns = nap_ns = 0;
 }
 
 static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
@@ -299,9 +307,11 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 		 * far more than a round's records */
 		if (now < last_poll + POLL_GAP_NS && now < next) {
 			struct timespec ts = { 0, (long)(last_poll + POLL_GAP_NS - now) };
+			u64 t0 = now;
 
 			nanosleep(&ts, NULL);
 			now = now_ns(CLOCK_MONOTONIC);
+			nap_ns += now - t0;
 		}
 		last_poll = now;
 		wait = now >= next ? 0 : (int)((next - now) / 1000000);
@@ -334,7 +344,9 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 			if (env.iterations && ++intervals >= env.iterations)
 				return 0;
 		}
+		now = now_ns(CLOCK_MONOTONIC);
 		sinks__work(ag->sinks);
+		sinks_ns += now_ns(CLOCK_MONOTONIC) - now;
 	}
 	/* the last interval, however short */
 	return take_interval(sess, r, ag, &(struct interval_times){});

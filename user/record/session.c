@@ -91,6 +91,7 @@ struct session {
 	u32 resyncs, unrecovered;
 	struct session_times times;	/* session__poll's rounds, for the agent's -v */
 	u64 built_ns;			/* the unwinder's building time at the last take */
+	struct sideband_id_stats ids;	/* the sideband's build-id reads at the last take */
 };
 
 int session__max_sample_rate(u64 *rate)
@@ -890,8 +891,14 @@ static u64 lap(u64 *t0, u64 *sum)
 
 void session__take_times(struct session *s, struct session_times *t)
 {
+	struct sideband_id_stats ids;
+
 	*t = s->times;
 	memset(&s->times, 0, sizeof(s->times));
+	sideband__id_stats(s->sb, &ids);
+	t->ids = ids.read - s->ids.read;
+	t->ids_ns = ids.read_ns - s->ids.read_ns;
+	s->ids = ids;
 	if (s->unw) {
 		const struct unwinder_stats *us = unwinder__stats(s->unw);
 
@@ -907,14 +914,20 @@ int session__poll(struct session *s, int timeout_ms)
 	u64 t0, start;
 	int err;
 
+	t0 = now_ns(CLOCK_MONOTONIC);
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
-	t0 = start = now_ns(CLOCK_MONOTONIC);
+	start = now_ns(CLOCK_MONOTONIC);
+	tm->wait_ns += start - t0;
+	if (timeout_ms >= 0 && start - t0 > (u64)timeout_ms * 1000000 + tm->oversleep_max_ns)
+		tm->oversleep_max_ns = start - t0 - (u64)timeout_ms * 1000000;
+	t0 = start;
 	tm->rounds++;
 	if (sideband__drain(s->sb))
 		return -EIO;
+	lap(&t0, &tm->sideband_ns);
 	if (resync_lost(s, false))
 		return -EIO;
-	lap(&t0, &tm->sideband_ns);
+	lap(&t0, &tm->resync_ns);
 	if (s->jit_err)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
 	if (s->late && take_late(s))

@@ -52,7 +52,9 @@ struct session;
 struct session_times {
 	u64 rounds;
 	u64 round_max_ns;	/* the longest round */
-	u64 sideband_ns;	/* the sideband's rings drained, /proc read again after a loss */
+	u64 sideband_ns;	/* the sideband's rings drained */
+	u64 ids, ids_ns;	/* ... build-ids read for the new objects mapped, and their time */
+	u64 resync_ns;		/* /proc read again after the kernel lost sideband records */
 	u64 feed_ns;		/* its records given to the unwinder and the Python tracker */
 	u64 tables_ns;		/* unwind tables: given to the worker (lazy tables), loaded into
 				 * the kernel */
@@ -60,6 +62,8 @@ struct session_times {
 	u64 tables;		/* ... how many objects */
 	u64 built_ns;		/* ... the worker's building meanwhile (off the loop) */
 	u64 other_ns;		/* the rest: Python, namespace pids, cgroup names, perf maps */
+	u64 wait_ns;		/* waiting for the sideband (epoll) */
+	u64 oversleep_max_ns;	/* ... the longest past the timeout asked (a starved CPU) */
 };
 
 /* kernel.perf_event_max_sample_rate: 0, or -errno (not said) */

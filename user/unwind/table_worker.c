@@ -4,6 +4,7 @@
  * variable while the queue is empty. */
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -119,6 +120,7 @@ static void *work(void *arg)
 struct table_worker *table_worker__new(void)
 {
 	struct table_worker *w = calloc(1, sizeof(*w));
+	sigset_t all, old;
 	int err;
 
 	if (!w)
@@ -127,7 +129,11 @@ struct table_worker *table_worker__new(void)
 	pthread_cond_init(&w->wake, NULL);
 	/* libelf's version is a global: set here, never by two threads at once */
 	elf_version(EV_CURRENT);
+	/* the thread takes no signal: SIGTERM, SIGHUP... go to the loop, whose waits they cut */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&w->thread, NULL, work, w);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		pthread_cond_destroy(&w->wake);
 		pthread_mutex_destroy(&w->lock);
