@@ -30,9 +30,11 @@ const volatile bool stack_gens = false;
 const volatile bool maps_by_vma = false;
 
 /* The tables: every map is sized by user space before load (1 entry when not collecting) */
+/* mapped by user space, which writes a table's rows with one copy (sampler.c: write_rows) */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
+	__uint(map_flags, BPF_F_MMAPABLE);
 	__type(key, __u32);
 	__type(value, struct unwind_row);
 } unwind_rows SEC(".maps");

@@ -1047,9 +1047,10 @@ Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
 	reap(rc.pid);
 }
 
-/* a copy of a fixture at dst with a build-id of its own (one byte of its note changed): no
- * other process on the machine maps that object */
-static void copy_with_own_build_id(const char *src, const char *dst)
+/* a copy of a fixture at dst with a build-id of its own (its last byte changed, and the one
+ * before by salt: copies with different salts differ): no other process on the machine maps
+ * that object */
+static void copy_with_own_build_id(const char *src, const char *dst, u8 salt)
 {
 	u8 bid[BUILD_ID_MAX], *buf, *at = NULL;
 	size_t len, n = 0;
@@ -1063,6 +1064,7 @@ static void copy_with_own_build_id(const char *src, const char *dst)
 			at = buf + i;
 	cr_assert(at, "the build-id is not in %s", src);
 	at[n - 1] ^= (u8)(getpid() | 1);
+	at[n - 2] ^= salt;
 	f = fopen(dst, "wb");
 	cr_assert(f && fwrite(buf, 1, len, f) == len);
 	fclose(f);
@@ -1092,7 +1094,7 @@ Test(live_agent, a_table_is_built_once_sampled_and_unloaded_after_its_program_ex
 	pid_t a, hot;
 
 	snprintf(prog, sizeof(prog), "%s/lazyhot", tmpdir());
-	copy_with_own_build_id(fixture("hot7030"), prog);
+	copy_with_own_build_id(fixture("hot7030"), prog, 0);
 	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
 	snprintf(args, sizeof(args), "-v -F 99 --interval 1 --output-dir %s", tmpdir());
 	a = start_agent(args, err_path);
@@ -1120,4 +1122,151 @@ Test(live_agent, a_table_is_built_once_sampled_and_unloaded_after_its_program_ex
 		  "slot %u still holds a table: %#llx-%#llx, %u pages", idx, (unsigned long long)o.base,
 		  (unsigned long long)o.end, o.nr_pages);
 	cr_assert_eq(stop_agent(a), 0);
+}
+
+/* intervals first..last from the agent's -v "times:" lines: how late each was (ms) and the
+ * longest round of the loop before it (how late an interval due during that round would have
+ * been), the worse of the two in out[]; how many */
+static int interval_lateness(const char *err, u64 first, u64 last, u64 *out, int max)
+{
+	const char *s = err;
+	int n = 0;
+
+	while (n < max && (s = strstr(s, "debug: interval "))) {
+		unsigned long long i, late, rounds, round;
+
+		if (sscanf(s, "debug: interval %llu times: late %llu ms; loop %llu rounds, longest %llu ms",
+			   &i, &late, &rounds, &round) == 4 && i >= first && i <= last)
+			out[n++] = late > round ? late : round;
+		s++;
+	}
+	return n;
+}
+
+/* the number of the last interval whose "times:" line is in err, 0 before the first */
+static u64 last_interval(const char *err)
+{
+	const char *s = err;
+	u64 last = 0;
+
+	while ((s = strstr(s, "debug: interval "))) {
+		unsigned long long i;
+		char word[8];
+
+		if (sscanf(s, "debug: interval %llu %7s", &i, word) == 2 && !strcmp(word, "times:"))
+			last = i;
+		s++;
+	}
+	return last;
+}
+
+static u64 wait_interval(const char *err_path, char *err, size_t size, u64 n, int timeout_ms)
+{
+	u64 t0 = now_ns(CLOCK_MONOTONIC), last = 0;
+
+	while (now_ns(CLOCK_MONOTONIC) - t0 < (u64)timeout_ms * 1000000) {
+		slurp_file(err_path, err, size);
+		last = last_interval(err);
+		if (last >= n)
+			break;
+		usleep(100000);
+	}
+	return last;
+}
+
+/* the table of path built: loaded, or found too big for what the kernel's arrays have left
+ * (a busy machine's tables, the previous copies' still in their grace) */
+static bool wait_table(const char *err_path, char *err, size_t size, const char *path, int timeout_ms)
+{
+	char loaded[PATH_MAX + 64], full[PATH_MAX + 64];
+	u64 t0 = now_ns(CLOCK_MONOTONIC);
+
+	snprintf(loaded, sizeof(loaded), "'%s' has table ", path);
+	snprintf(full, sizeof(full), "the table of '%s' (", path);
+	while (now_ns(CLOCK_MONOTONIC) - t0 < (u64)timeout_ms * 1000000) {
+		slurp_file(err_path, err, size);
+		if (strstr(err, loaded) || strstr(err, full))
+			return true;
+		usleep(100000);
+	}
+	return false;
+}
+
+/* A new big program (the C++ compiler's cc1plus: half a million rows, a second or more of
+ * work under load) gets its table without holding the loop: the table is built on the
+ * agent's worker thread, and while three copies (each a build-id of its own, so a table
+ * each) are sampled and get their tables, the intervals stay on time and no round of the
+ * loop is long (an interval due during a round waits for its end: the rounds say it whatever
+ * the phase). The bound comes from the same machine in the same test: the median of the quiet
+ * intervals' lateness or longest round, four times over, and never under half an interval
+ * (what the bench counts as late). With the tables built in the loop (the worker's job run
+ * there instead) it failed at load 10: a 1.7 s round against a quiet median of 50 ms. */
+Test(live_agent, a_big_new_program_does_not_make_the_intervals_late, .timeout = 300)
+{
+	char args[PATH_MAX * 2], err_path[PATH_MAX], cc1plus[PATH_MAX], src[PATH_MAX];
+	char dir[PATH_MAX], copy[PATH_MAX + 16], cmd[PATH_MAX * 4];
+	char stop[PATH_MAX + 8];
+	static char err[1 << 21];
+	int status;
+	pid_t cc;
+	bool ok;
+	u64 quiet_last, busy_last, quiet[64], busy[256], median, bound, worst = 0;
+	int nr_quiet, nr_busy;
+	FILE *f;
+	pid_t a;
+
+	f = popen("g++ -print-prog-name=cc1plus", "r");
+	cr_assert(f && fgets(cc1plus, sizeof(cc1plus), f), "g++ -print-prog-name failed");
+	pclose(f);
+	cc1plus[strcspn(cc1plus, "\n")] = 0;
+	cr_assert_eq(access(cc1plus, X_OK), 0, "no cc1plus at '%s'", cc1plus);
+	snprintf(src, sizeof(src), "%s/big.cc", tmpdir());
+	f = fopen(src, "w");
+	cr_assert(f);
+	fputs("#include <bits/stdc++.h>\nint main() { std::vector<int> v; std::sort(v.begin(), v.end()); }\n", f);
+	fclose(f);
+
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "-v -F 99 --interval 1 --output-dir %s", tmpdir());
+	a = start_agent(args, err_path);
+	cr_assert(wait_file_contains(err_path, "sampling", 30000), "the agent did not start");
+	/* the quiet intervals: the first two (the tables of what runs already) left out */
+	quiet_last = wait_interval(err_path, err, sizeof(err), 10, 60000);
+	cr_assert_geq(quiet_last, 10, "%s", err);
+	for (int i = 0; i < 3; i++) {
+		snprintf(dir, sizeof(dir), "%s/cc%d", tmpdir(), i);
+		cr_assert_eq(mkdir(dir, 0755), 0);
+		snprintf(copy, sizeof(copy), "%s/cc1plus", dir);
+		copy_with_own_build_id(cc1plus, copy, (u8)(i + 1));
+		/* compiled again and again until its table is in: a table finished after its
+		 * object was unmapped for three intervals is dropped (a loaded machine builds
+		 * it for seconds) */
+		snprintf(cmd, sizeof(cmd), "exec sh -c 'while [ ! -e %s/stop ]; do g++ -B %s/ -O2 -c %s "
+			 "-o /dev/null || exit 1; done'", dir, dir, src);
+		cc = spawn(cmd);
+		ok = wait_table(err_path, err, sizeof(err), copy, 120000);
+		snprintf(stop, sizeof(stop), "%s/stop", dir);
+		fclose(fopen(stop, "w"));
+		cr_assert_eq(waitpid(cc, &status, 0), cc);
+		cr_assert(WIFEXITED(status) && !WEXITSTATUS(status), "the compiler failed");
+		cr_assert(ok, "no table for '%s': %.2000s", copy, strstr(err, copy) ? strstr(err, copy) : "");
+	}
+	/* two more intervals: the last table's round is in the one after it */
+	slurp_file(err_path, err, sizeof(err));
+	busy_last = wait_interval(err_path, err, sizeof(err), last_interval(err) + 2, 30000);
+	cr_assert_eq(stop_agent(a), 0);
+	slurp_file(err_path, err, sizeof(err));
+	nr_quiet = interval_lateness(err, 3, quiet_last, quiet, 64);
+	nr_busy = interval_lateness(err, quiet_last + 1, busy_last, busy, 256);
+	cr_assert_geq(nr_quiet, 7, "%s", err);
+	cr_assert_geq(nr_busy, 3, "%s", err);
+	/* the median: the quiet intervals may meet another program's table too */
+	qsort(quiet, nr_quiet, sizeof(*quiet), cmp_u64);
+	median = quiet[nr_quiet / 2];
+	bound = 4 * median > 500 ? 4 * median : 500;
+	for (int i = 0; i < nr_busy; i++)
+		worst = busy[i] > worst ? busy[i] : worst;
+	cr_expect_leq(worst, bound, "an interval late by %llu ms, or a round of the loop that long, while "
+		      "the big tables were built (the quiet intervals' median %llu ms, of %d; %d intervals)",
+		      (unsigned long long)worst, (unsigned long long)median, nr_quiet, nr_busy);
 }

@@ -206,18 +206,33 @@ static void reload_config(struct agent *ag)
 	fprintf(stderr, "hsbpf agent: read '%s' again\n", env.config);
 }
 
+/* how long an interval's phases took (ns), for -v's second line */
+struct interval_times {
+	u64 late;		/* its end taken this long after its schedule */
+	u64 drain, want, send, forget;
+};
+
+/* the loop's own time between intervals, outside session__poll */
+static u64 sinks_ns, nap_ns;
+
 /* one interval read and given to every sink; a sink that fails says so and the others go on */
-static int take_interval(struct session *sess, struct interval_reader *r, struct agent *ag)
+static int take_interval(struct session *sess, struct interval_reader *r, struct agent *ag,
+			 struct interval_times *t)
 {
 	const struct profile_stats *ps = &session__profile(sess)->stats;
 	struct sinks_interval iv = {};
+	u64 t0 = now_ns(CLOCK_MONOTONIC), t1;
 	u8 *pprof = NULL;
 	int err;
 
 	err = interval_reader__take(r, &iv.samples);
+	t1 = now_ns(CLOCK_MONOTONIC);
+	t->drain = t1 - t0;
 	/* the tables of the objects this interval's samples landed in without one */
 	if (!err)
 		err = session__want_tables(sess);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	t->want = t0 - t1;
 	if (!err)
 		err = interval_reader__pprof(r, &pprof, &iv.len);
 	if (err)
@@ -240,9 +255,41 @@ static int take_interval(struct session *sess, struct interval_reader *r, struct
 		      iv.len, interval_reader__occupancy(r), objs, rows, mi.uordblks >> 10,
 		      mi.fordblks >> 10, p->strs.len >> 10, p->nr_mappings, p->nr_comms);
 	}
+	t0 = now_ns(CLOCK_MONOTONIC);
 	sinks__send(ag->sinks, &iv);
+	t->send = now_ns(CLOCK_MONOTONIC) - t0;
 	free(pprof);
 	return 0;
+}
+
+static u64 ms(u64 ns)
+{
+	return (ns + 500000) / 1000000;
+}
+
+/* -v: where the loop's time went since the last interval, and the interval's own phases */
+static void say_times(struct session *sess, struct interval_reader *r, struct agent *ag,
+		      const struct interval_times *t)
+{
+	struct session_times st;
+	u64 sym, enc, trim;
+
+	session__take_times(sess, &st);
+	interval_reader__times(r, &sym, &enc, &trim);
+	debug("interval %" PRIu64 " times: late %" PRIu64 " ms; loop %" PRIu64 " rounds, longest %"
+	      PRIu64 " ms: sideband %" PRIu64 " ms (%" PRIu64 " build-ids read in %" PRIu64 " ms), "
+	      "resync %" PRIu64 " ms, feed %" PRIu64 " ms, tables %" PRIu64 " in %"
+	      PRIu64 " ms (longest round %" PRIu64 " ms; built off the loop %" PRIu64 " ms), other %"
+	      PRIu64 " ms; waits %" PRIu64 " ms (overslept %" PRIu64 " ms at most), naps %" PRIu64
+	      " ms, sinks %" PRIu64 " ms; interval: drain %" PRIu64 " ms, want %" PRIu64
+	      " ms, symbolize %" PRIu64 " ms, encode %" PRIu64 " ms, trim %" PRIu64 " ms, send %"
+	      PRIu64 " ms, forget %" PRIu64 " ms", ag->intervals, ms(t->late), st.rounds,
+	      ms(st.round_max_ns), ms(st.sideband_ns), st.ids, ms(st.ids_ns), ms(st.resync_ns),
+	      ms(st.feed_ns), st.tables, ms(st.tables_ns),
+	      ms(st.tables_max_ns), ms(st.built_ns), ms(st.other_ns), ms(st.wait_ns),
+	      ms(st.oversleep_max_ns), ms(nap_ns), ms(sinks_ns), ms(t->drain), ms(t->want), ms(sym),
+	      ms(enc), ms(trim), ms(t->send), ms(t->forget));
+	sinks_ns = nap_ns = 0;
 }
 
 static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
@@ -260,9 +307,11 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 		 * far more than a round's records */
 		if (now < last_poll + POLL_GAP_NS && now < next) {
 			struct timespec ts = { 0, (long)(last_poll + POLL_GAP_NS - now) };
+			u64 t0 = now;
 
 			nanosleep(&ts, NULL);
 			now = now_ns(CLOCK_MONOTONIC);
+			nap_ns += now - t0;
 		}
 		last_poll = now;
 		wait = now >= next ? 0 : (int)((next - now) / 1000000);
@@ -277,21 +326,30 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 				reload_config(ag);
 		}
 		if (now_ns(CLOCK_MONOTONIC) >= next) {
-			err = take_interval(sess, r, ag);
+			struct interval_times t = { .late = now_ns(CLOCK_MONOTONIC) - next };
+			u64 t0;
+
+			err = take_interval(sess, r, ag, &t);
+			t0 = now_ns(CLOCK_MONOTONIC);
 			if (!err)
 				err = session__forget_exited(sess, NULL, 0);
 			if (err)
 				return err;
+			t.forget = now_ns(CLOCK_MONOTONIC) - t0;
+			if (verbose)
+				say_times(sess, r, ag, &t);
 			next += (u64)(ag->cfg.interval * 1e9);
 			if (next < now_ns(CLOCK_MONOTONIC))
 				next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9);
 			if (env.iterations && ++intervals >= env.iterations)
 				return 0;
 		}
+		now = now_ns(CLOCK_MONOTONIC);
 		sinks__work(ag->sinks);
+		sinks_ns += now_ns(CLOCK_MONOTONIC) - now;
 	}
 	/* the last interval, however short */
-	return take_interval(sess, r, ag);
+	return take_interval(sess, r, ag, &(struct interval_times){});
 }
 
 int cmd_agent(int argc, char **argv)

@@ -32,6 +32,7 @@ struct interval_reader {
 	u64 taken_real;			/* ... and the one taken */
 	u64 dropped, keys_full;		/* the kernel's totals at the last read */
 	u64 renew_at;			/* CLOCK_MONOTONIC when the symbolizer is made anew */
+	u64 symbolize_ns, encode_ns, trim_ns;	/* the last pprof's */
 };
 
 /* the symbolizer's objects and caches are made anew this often: the names and inline chains
@@ -261,6 +262,7 @@ static u32 idle_intervals(const struct interval_reader *r)
 int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 {
 	struct callchain *cc;
+	u64 t0, t1;
 	int err;
 
 	if (now_ns(CLOCK_MONOTONIC) >= r->renew_at) {
@@ -278,18 +280,32 @@ int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len)
 		symbolizer__evict_unused(r->sy, idle_intervals(r));
 	}
 
+	t0 = now_ns(CLOCK_MONOTONIC);
 	cc = r->stacks ? callchain__new(r->p, r->sy) : callchain__new_flat(r->p, r->sy);
 	if (!cc)
 		return fail(-ENOMEM, "cannot resolve the interval's stacks: %s", strerror(ENOMEM));
+	t1 = now_ns(CLOCK_MONOTONIC);
+	r->symbolize_ns = t1 - t0;
 	err = pprof__encode(cc, r->sy, buf, len);
 	callchain__free(cc);
+	r->encode_ns = now_ns(CLOCK_MONOTONIC) - t1;
 	/* what the interval freed (symbol tables, the encoder's tables) back to the system:
 	 * freed blocks amid the heap are otherwise kept, and the RSS is their peak */
+	t1 = now_ns(CLOCK_MONOTONIC);
 	malloc_trim(0);
+	r->trim_ns = now_ns(CLOCK_MONOTONIC) - t1;
 	return err;
 }
 
 u64 interval_reader__occupancy(struct interval_reader *r)
 {
 	return r->stacks ? sampler__stack_occupancy(session__sampler(r->s)) : 0;
+}
+
+void interval_reader__times(const struct interval_reader *r, u64 *symbolize_ns, u64 *encode_ns,
+			    u64 *trim_ns)
+{
+	*symbolize_ns = r->symbolize_ns;
+	*encode_ns = r->encode_ns;
+	*trim_ns = r->trim_ns;
 }

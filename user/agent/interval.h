@@ -22,6 +22,10 @@ struct interval_reader *interval_reader__new(struct session *s, bool stacks);
 int interval_reader__take(struct interval_reader *r, u64 *nr);
 /* the interval taken, as a gzipped pprof in a malloc'd buffer; 0 or -errno (said) */
 int interval_reader__pprof(struct interval_reader *r, u8 **buf, size_t *len);
+/* how long the last interval_reader__pprof took to name the stacks (the symbolizer, opening
+ * the objects it had not seen), to encode them and to give the freed memory back */
+void interval_reader__times(const struct interval_reader *r, u64 *symbolize_ns, u64 *encode_ns,
+			    u64 *trim_ns);
 /* the start of the interval taken, wall-clock ns since the epoch */
 u64 interval_reader__start_realtime(const struct interval_reader *r);
 /* the entries in the kernel's stack maps now (both generations) */

@@ -16,6 +16,7 @@
 #include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/ioctl.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -1640,6 +1641,29 @@ static int update_array(int fd, u32 first, const void *vals, size_t size, u32 n)
 	return err;
 }
 
+/* a table's rows written through a mapping of the (mmap'able) row array: one copy, where
+ * update_array takes one map update per row (a compiler's half million rows: most of a
+ * second under load, which held the agent's loop). The slots are free (no object points at
+ * them), and the object entry, written after by a syscall, is what makes them visible */
+static int write_rows(struct sampler *s, u32 first, const struct unwind_row *rows, u32 n)
+{
+	int fd = bpf_map__fd(s->skel->maps.unwind_rows);
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t start = (size_t)first * sizeof(*rows), len = (size_t)n * sizeof(*rows);
+	size_t off = start & ~(page - 1);
+	void *m;
+
+	_Static_assert(sizeof(struct unwind_row) % 8 == 0, "the array's element size is 8-aligned");
+	if (!n)
+		return 0;
+	m = mmap(NULL, start - off + len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, (off_t)off);
+	if (m == MAP_FAILED)
+		return update_array(fd, first, rows, sizeof(*rows), n);
+	memcpy((char *)m + (start - off), rows, len);
+	munmap(m, start - off + len);
+	return 0;
+}
+
 /* the unwind arrays' allocators, made with the first table (the maps are sized by then) */
 static int unwind_pools(struct sampler *s)
 {
@@ -1711,8 +1735,7 @@ int sampler__unwind_add_object(struct sampler *s, const struct unwind_table *t, 
 	}
 	o = (struct unwind_obj){ .base = t->base, .end = t->end, .first_page = sl.first_page,
 				 .nr_pages = t->nr_pages };
-	err = update_array(bpf_map__fd(s->skel->maps.unwind_rows), sl.first_row, t->rows, sizeof(*t->rows),
-			   t->nr_rows);
+	err = write_rows(s, sl.first_row, t->rows, t->nr_rows);
 	if (!err)
 		err = update_array(bpf_map__fd(s->skel->maps.unwind_subs), sl.first_page, t->subs,
 				   sizeof(*t->subs), t->nr_pages);

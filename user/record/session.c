@@ -89,6 +89,9 @@ struct session {
 	/* sideband records the kernel lost: /proc read again for them */
 	u64 lost_synced, next_resync;
 	u32 resyncs, unrecovered;
+	struct session_times times;	/* session__poll's rounds, for the agent's -v */
+	u64 built_ns;			/* the unwinder's building time at the last take */
+	struct sideband_id_stats ids;	/* the sideband's build-id reads at the last take */
 };
 
 int session__max_sample_rate(u64 *rate)
@@ -905,6 +908,7 @@ static int resync_lost(struct session *s, bool at_end)
 }
 
 static int cmp_u32(const void *a, const void *b);
+static int poll_rest(struct session *s);
 
 /* after a loss: the processes with user samples that no record names (neither a comm of
  * theirs nor a fork), those that had exited before /proc was read again */
@@ -938,23 +942,84 @@ static int count_unrecovered(struct session *s)
 	return 0;
 }
 
+/* the time since *t0 added to *sum; *t0 moved to now */
+static u64 lap(u64 *t0, u64 *sum)
+{
+	u64 now = now_ns(CLOCK_MONOTONIC), d = now - *t0;
+
+	*sum += d;
+	*t0 = now;
+	return d;
+}
+
+void session__take_times(struct session *s, struct session_times *t)
+{
+	struct sideband_id_stats ids;
+
+	*t = s->times;
+	memset(&s->times, 0, sizeof(s->times));
+	sideband__id_stats(s->sb, &ids);
+	t->ids = ids.read - s->ids.read;
+	t->ids_ns = ids.read_ns - s->ids.read_ns;
+	s->ids = ids;
+	if (s->unw) {
+		const struct unwinder_stats *us = unwinder__stats(s->unw);
+
+		t->built_ns = us->build_ns - us->load_ns - s->built_ns;
+		s->built_ns = us->build_ns - us->load_ns;
+	}
+}
+
 int session__poll(struct session *s, int timeout_ms)
 {
+	struct session_times *tm = &s->times;
 	struct epoll_event e;
+	u64 t0, start;
+	int err;
 
+	t0 = now_ns(CLOCK_MONOTONIC);
 	epoll_wait(sideband__fd(s->sb), &e, 1, timeout_ms);
+	start = now_ns(CLOCK_MONOTONIC);
+	tm->wait_ns += start - t0;
+	if (timeout_ms >= 0 && start - t0 > (u64)timeout_ms * 1000000 + tm->oversleep_max_ns)
+		tm->oversleep_max_ns = start - t0 - (u64)timeout_ms * 1000000;
+	t0 = start;
+	tm->rounds++;
 	if (sideband__drain(s->sb))
 		return -EIO;
+	lap(&t0, &tm->sideband_ns);
 	if (resync_lost(s, false))
 		return -EIO;
+	lap(&t0, &tm->resync_ns);
 	if (s->jit_err)
 		return error("cannot read perf map files: %s", strerror(-s->jit_err));
 	if (s->late && take_late(s))
 		return -ENOMEM;
 	if ((s->unw || s->py) && feed_unwinder(s, FEED_BUDGET_NS))
 		return -ENOMEM;
-	if (s->unw && unwinder__nr_wanted(s->unw) && unwinder__build_wanted(s->unw, FEED_BUDGET_NS))
-		return error("cannot build unwind tables: %s", strerror(ENOMEM));
+	lap(&t0, &tm->feed_ns);
+	if (s->unw && unwinder__nr_wanted(s->unw)) {
+		size_t before = unwinder__nr_wanted(s->unw);
+		u64 d;
+
+		if (unwinder__build_wanted(s->unw, FEED_BUDGET_NS))
+			return error("cannot build unwind tables: %s", strerror(ENOMEM));
+		tm->tables += before - unwinder__nr_wanted(s->unw);
+		d = lap(&t0, &tm->tables_ns);
+		if (d > tm->tables_max_ns)
+			tm->tables_max_ns = d;
+	}
+	err = poll_rest(s);
+	lap(&t0, &tm->other_ns);
+	if (t0 - start > tm->round_max_ns)
+		tm->round_max_ns = t0 - start;
+	return err;
+}
+
+/* session__poll's other work: Python, namespace pids, cgroup names, perf maps, the target's
+ * end */
+static int poll_rest(struct session *s)
+{
 	if (s->opts.alloc_period && !s->opts.all)
 		attach_memory_children(s);
 	if (s->py && pytrack__poll(s->py))

@@ -50,6 +50,25 @@ struct session_opts {
 
 struct session;
 
+/* where session__poll's rounds spent their time (its wait left out), summed since the last
+ * session__take_times: the agent says it per interval (-v) */
+struct session_times {
+	u64 rounds;
+	u64 round_max_ns;	/* the longest round */
+	u64 sideband_ns;	/* the sideband's rings drained */
+	u64 ids, ids_ns;	/* ... build-ids read for the new objects mapped, and their time */
+	u64 resync_ns;		/* /proc read again after the kernel lost sideband records */
+	u64 feed_ns;		/* its records given to the unwinder and the Python tracker */
+	u64 tables_ns;		/* unwind tables: given to the worker (lazy tables), loaded into
+				 * the kernel */
+	u64 tables_max_ns;	/* ... the longest round's */
+	u64 tables;		/* ... how many objects */
+	u64 built_ns;		/* ... the worker's building meanwhile (off the loop) */
+	u64 other_ns;		/* the rest: Python, namespace pids, cgroup names, perf maps */
+	u64 wait_ns;		/* waiting for the sideband (epoll) */
+	u64 oversleep_max_ns;	/* ... the longest past the timeout asked (a starved CPU) */
+};
+
 /* kernel.perf_event_max_sample_rate: 0, or -errno (not said) */
 int session__max_sample_rate(u64 *rate);
 /* "dwarf", "fp,64", ...: 0, or -EINVAL after saying what is wrong */
@@ -91,6 +110,8 @@ int session__name_python(struct session *s);
  * their tables built by the next polls (a budget each); 0 or -ENOMEM (said). Needs
  * profile__finish */
 int session__want_tables(struct session *s);
+/* the rounds' times since the last call, then zeroed */
+void session__take_times(struct session *s, struct session_times *t);
 /* the command's wait status, -1 when there was none or it is still running */
 int session__child_status(const struct session *s);
 /* with keep_objects: the objects held open, for buildid_keeper__save; else NULL */

@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@
 #include "record/sampler.h"
 #include "profile/procfs.h"
 #include "record/unwind.h"
+#include "unwind/table_worker.h"
 #include "unwind/unwind_table.h"
 
 struct uobj {
@@ -31,6 +33,7 @@ struct uobj {
 	struct unwind_segment segs[UNWIND_MAX_SEGMENTS];
 	int nr_segs;
 	bool by_inode;			/* its table is in unwind_inodes under ikey */
+	bool building;			/* its table is the worker's job now */
 	u8 unmapped;			/* release_unmapped's calls in a row that found no mapping */
 	struct unwind_inode_key ikey;
 };
@@ -80,6 +83,8 @@ struct unwinder {
 	/* the kernel finds mappings from the task's vma (sampler_params.mappings_by_vma): only
 	 * the objects' tables are loaded, no process is followed */
 	bool by_vma;
+	/* lazy tables are built there, off the loop (made at the first) */
+	struct table_worker *worker;
 	struct unwinder_stats st;
 };
 
@@ -114,6 +119,7 @@ void unwinder__free(struct unwinder *u)
 	for (size_t i = 0; i < u->nr_procs; i++)
 		proc_free(&u->procs[i]);
 	hashidx__free(&u->objs_idx);
+	table_worker__free(u->worker);
 	free(u->wanted);
 	free(u->objs);
 	free(u->procs);
@@ -198,17 +204,10 @@ static void by_inode(struct unwinder *u, const char *open_path, struct uobj *o)
 	o->ikey = k;
 }
 
-/* build and load the table of the file at open_path (known to the process as path) */
-static struct uobj *add_obj(struct unwinder *u, const char *path, const char *open_path,
-			    const u8 *bid, u8 bid_size)
+/* a new object, without a table yet; NULL for -ENOMEM */
+static struct uobj *new_obj(struct unwinder *u, const char *path, const u8 *bid, u8 bid_size)
 {
-	struct unwind_table *t = NULL;
-	u64 t0 = now_ns(CLOCK_MONOTONIC);
-	bool vdso = !strcmp(path, "[vdso]");
-	u8 fid[BUILD_ID_MAX];
-	size_t flen = 0;
 	struct uobj *o;
-	int err;
 
 	if (array__reserve((void **)&u->objs, &u->cap_objs, u->nr_objs + 1, sizeof(*u->objs)))
 		return NULL;
@@ -226,42 +225,69 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 		memcpy(o->build_id, bid, bid_size);
 	o->build_id_size = bid_size;
 	u->nr_objs++;
-	/* the file at hand must be the one mapped: another build would unwind wrongly (the
-	 * vDSO is this kernel's, ours) */
-	if (!vdso && bid_size && (build_id__read(open_path, fid, sizeof(fid), &flen) || flen != bid_size ||
-				  memcmp(fid, bid, bid_size))) {
+	return o;
+}
+
+/* the job's table (built here or by the worker) into the kernel for o */
+static void load_obj(struct unwinder *u, struct uobj *o, const struct table_job *j)
+{
+	struct unwind_table *t = j->table;
+	u64 t0 = now_ns(CLOCK_MONOTONIC), load_ns;
+	int err = j->err;
+
+	if (err == -ESTALE) {
 		u->st.objects_failed++;
-		debug("unwind: '%s' is not the build that was mapped: frame pointers there", path);
-		return o;
-	}
-	err = vdso ? unwind_table__build_vdso(&t) : unwind_table__build_path(open_path, &t);
-	if (err == -ENODATA) {
+		debug("unwind: '%s' is not the build that was mapped: frame pointers there", o->path);
+	} else if (err == -ENODATA) {
 		u->st.objects_no_cfi++;
 	} else if (err) {
 		u->st.objects_failed++;
-		debug("unwind: cannot read '%s': %s", path, strerror(-err));
+		debug("unwind: cannot read '%s': %s", o->path, strerror(-err));
 	} else {
 		memcpy(o->segs, t->segs, sizeof(o->segs));
 		o->nr_segs = t->nr_segs;
 		err = sampler__unwind_add_object(u->s, t, &o->kobj);
 		if (err == -ENOSPC) {
 			u->st.objects_full++;
+			debug("unwind: the table of '%s' (%zu rows) does not fit the kernel's arrays",
+			      o->path, t->nr_rows);
 		} else if (err) {
 			u->st.objects_failed++;
-			debug("unwind: cannot load the table of '%s': %s", path, strerror(-err));
+			debug("unwind: cannot load the table of '%s': %s", o->path, strerror(-err));
 		} else {
 			if (verbose)
-				debug("unwind: '%s' has table %u in map %u", path, o->kobj,
-				      sampler__unwind_objs_map_id(u->s));
-			by_inode(u, vdso ? NULL : open_path, o);
+				debug("unwind: '%s' has table %u in map %u (%zu rows, built in %" PRIu64
+				      " ms, loaded in %" PRIu64 " ms)", o->path, o->kobj,
+				      sampler__unwind_objs_map_id(u->s), t->nr_rows, j->build_ns / 1000000,
+				      (now_ns(CLOCK_MONOTONIC) - t0) / 1000000);
+			by_inode(u, strcmp(o->path, "[vdso]") ? j->open_path : NULL, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
 			u->st.table_bytes += t->nr_rows * sizeof(*t->rows) +
 					     t->nr_pages * (sizeof(*t->pages) + sizeof(*t->subs));
 		}
 	}
-	unwind_table__free(t);
-	u->st.build_ns += now_ns(CLOCK_MONOTONIC) - t0;
+	/* a stale file is not counted as a build (it was not built) */
+	if (j->err != -ESTALE) {
+		load_ns = now_ns(CLOCK_MONOTONIC) - t0;
+		u->st.load_ns += load_ns;
+		u->st.build_ns += j->build_ns + load_ns;
+	}
+}
+
+/* build and load, here and now, the table of the file at open_path (known to the process as
+ * path) */
+static struct uobj *add_obj(struct unwinder *u, const char *path, const char *open_path,
+			    const u8 *bid, u8 bid_size)
+{
+	struct table_job *j = table_job__new(path, open_path, bid, bid_size);
+	struct uobj *o = j ? new_obj(u, path, bid, bid_size) : NULL;
+
+	if (o) {
+		table_job__run(j);
+		load_obj(u, o, j);
+	}
+	table_job__free(j);
 	return o;
 }
 
@@ -579,33 +605,65 @@ int unwinder__want(struct unwinder *u, u32 pid, u64 start, u64 len, const char *
 	return 0;
 }
 
-int unwinder__build_wanted(struct unwinder *u, u64 budget_ns)
+/* the worker's finished tables into the kernel, for at most budget_ns (at least one): a
+ * table whose object was forgotten meanwhile (nothing maps it any more) is dropped */
+static void load_built(struct unwinder *u, u64 budget_ns)
 {
 	u64 deadline = now_ns(CLOCK_MONOTONIC) + budget_ns;
-	char where[PATH_MAX + 64];
-	size_t done = 0;
-	int err = 0;
+	struct table_job *j;
 
-	while (done < u->nr_wanted && !err) {
-		struct wanted *w = &u->wanted[done++];
+	while ((j = table_worker__take(u->worker))) {
+		struct uobj *o = find_obj(u, j->path, j->build_id, j->build_id_size);
 
-		if (!find_obj(u, w->path, w->build_id, w->build_id_size)) {
-			open_path(w->pid, w->path, w->start, w->start + w->len, where, sizeof(where));
-			if (!add_obj(u, w->path, where, w->build_id, w->build_id_size))
-				err = -ENOMEM;
+		if (o && o->building) {
+			o->building = false;
+			load_obj(u, o, j);
 		}
-		free(w->path);
+		table_job__free(j);
 		if (now_ns(CLOCK_MONOTONIC) >= deadline)
 			break;
 	}
-	memmove(u->wanted, u->wanted + done, (u->nr_wanted - done) * sizeof(*u->wanted));
-	u->nr_wanted -= done;
+}
+
+int unwinder__build_wanted(struct unwinder *u, u64 budget_ns)
+{
+	char where[PATH_MAX + 64];
+	int err = 0;
+
+	if (!u->worker && u->nr_wanted) {
+		u->worker = table_worker__new();
+		if (!u->worker)
+			return -errno;
+	}
+	for (size_t i = 0; i < u->nr_wanted; i++) {
+		struct wanted *w = &u->wanted[i];
+		struct table_job *j;
+		struct uobj *o;
+
+		if (!err && !find_obj(u, w->path, w->build_id, w->build_id_size)) {
+			/* known from now on (not queued again), without a table until it is built */
+			open_path(w->pid, w->path, w->start, w->start + w->len, where, sizeof(where));
+			j = table_job__new(w->path, where, w->build_id, w->build_id_size);
+			o = j ? new_obj(u, w->path, w->build_id, w->build_id_size) : NULL;
+			if (o) {
+				o->building = true;
+				table_worker__submit(u->worker, j);
+			} else {
+				table_job__free(j);
+				err = -ENOMEM;
+			}
+		}
+		free(w->path);
+	}
+	u->nr_wanted = 0;
+	if (u->worker)
+		load_built(u, budget_ns);
 	return err;
 }
 
 size_t unwinder__nr_wanted(const struct unwinder *u)
 {
-	return u->nr_wanted;
+	return u->nr_wanted + (u->worker ? table_worker__busy(u->worker) : 0);
 }
 
 /* an object no process mapped at this many release_unmapped calls in a row is freed */

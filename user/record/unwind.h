@@ -18,6 +18,7 @@ struct unwinder_stats {
 	u64 rows;		/* rows loaded */
 	u64 table_bytes;	/* their size in the kernel, rows and page index */
 	u64 build_ns;		/* time spent building and loading tables */
+	u64 load_ns;		/* ... loading them into the kernel */
 	u64 mappings;		/* executable mappings given to the kernel */
 	u64 map_entries;	/* ... as address prefixes */
 	u64 map_full;		/* ... that did not fit */
@@ -46,8 +47,10 @@ int unwinder__exit(struct unwinder *u, u32 pid);
 /* every process but these (sorted) has exited */
 int unwinder__keep(struct unwinder *u, const u32 *pids, size_t nr);
 /* Lazy tables (the kernel finds mappings by vma): the object of a mapping a sample landed in
- * is queued for its table unless it has one (or is queued); unwinder__build_wanted builds the
- * queue's for at most budget_ns (at least one), 0 or -ENOMEM */
+ * is queued for its table unless it has one (or is queued). unwinder__build_wanted gives the
+ * queue to a worker thread (user/unwind/table_worker.h) that builds the tables off the
+ * caller's loop, and loads those it has finished into the kernel for at most budget_ns (at
+ * least one); 0 or -ENOMEM. unwinder__nr_wanted: the objects queued or being built */
 int unwinder__want(struct unwinder *u, u32 pid, u64 start, u64 len, const char *path,
 		   const u8 *build_id, u8 build_id_size);
 int unwinder__build_wanted(struct unwinder *u, u64 budget_ns);
