@@ -727,6 +727,12 @@ Test(live_memory, diff_of_snapshots)
 		cr_expect_leq(fabs(churn[2]), 2 * PERIOD, "churn grew %.0f bytes: %s", churn[2], d.out);
 	}
 	cr_expect(strstr(d.out, "inuse_space"), "%s", d.out);
+	/* a differential flame graph would compare sample counts, not these estimates: refused,
+	 * pointing at diff */
+	run(&d, "%s flamegraph --diff %s.1 %s.2 -o %s/d.html", hsbpf_bin(), profile_path(), profile_path(),
+	    tmpdir());
+	cr_expect_eq(d.status, 1, "flamegraph --diff of memory profiles: %d %s", d.status, d.err);
+	cr_expect(strstr(d.err, "--sample-type TYPE' compares their estimates"), "%s", d.err);
 }
 
 Test(live_memory, snapshot_usage_errors)

@@ -13,6 +13,7 @@
 #include "record/offcpu.h"
 #include "option_groups.h"
 #include "profile/profile.h"
+#include "record/memory.h"
 #include "report/profile_diff.h"
 #include "symbols/symbolizer.h"
 #include "report/sample_filter.h"
@@ -126,6 +127,12 @@ int cmd_flamegraph(int argc, char **argv)
 		err = load(base, &sf, t, 0, &p[0]);
 		if (!err)
 			err = load(new, &sf, t, 1, &p[1]);
+		/* a memory profile's slots are estimates (each sampled allocation stands for what
+		 * it was sampled from): diff compares those, this graph compares sample counts */
+		if (!err && (memory__in_profile(p[0]) || memory__in_profile(p[1])))
+			err = fail(-EINVAL, "a differential flame graph of memory profiles is not drawn: "
+				   "'hsbpf diff %s %s --sample-type TYPE' compares their estimates "
+				   "(docs/memory.md)", base, new);
 		if (!err)
 			err = profile_diff__check(p[0], base, p[1], new, d.force);
 		if (!err)
