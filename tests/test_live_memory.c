@@ -693,9 +693,10 @@ Test(live_memory, diff_of_snapshots)
 	double leak[5] = {}, churn[5] = {};
 	struct run_result d;
 	bool flagged = false, churn_flagged = false;
+	int n = 0;
 
 	for (int attempt = 0; attempt < 2; attempt++) {
-		int n = record_snapshots();
+		n = record_snapshots();
 
 		run(&d, "%s diff %s.1 %s.%d --sample-type inuse_space --all", hsbpf_bin(), profile_path(),
 		    profile_path(), n);
@@ -729,8 +730,8 @@ Test(live_memory, diff_of_snapshots)
 	cr_expect(strstr(d.out, "inuse_space"), "%s", d.out);
 	/* a differential flame graph would compare sample counts, not these estimates: refused,
 	 * pointing at diff */
-	run(&d, "%s flamegraph --diff %s.1 %s.2 -o %s/d.html", hsbpf_bin(), profile_path(), profile_path(),
-	    tmpdir());
+	run(&d, "%s flamegraph --diff %s.%d %s.%d -o %s/d.html", hsbpf_bin(), profile_path(), n - 1,
+	    profile_path(), n, tmpdir());
 	cr_expect_eq(d.status, 1, "flamegraph --diff of memory profiles: %d %s", d.status, d.err);
 	cr_expect(strstr(d.err, "--sample-type TYPE' compares their estimates"), "%s", d.err);
 }
