@@ -492,6 +492,26 @@ struct profile *record_profile(const char *fmt, ...)
 	return p;
 }
 
+struct profile *record_profile_whole(const char *fmt, ...)
+{
+	struct profile *p;
+	char args[2048];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	p = record_profile("%s", args);
+	for (int i = 0; i < 4 && p->stats.sideband_lost; i++) {
+		cr_log_warn("record %s lost %llu sideband records: again", args,
+			    (unsigned long long)p->stats.sideband_lost);
+		profile__free(p);
+		p = record_profile("%s", args);
+	}
+	cr_assert_eq(p->stats.sideband_lost, 0, "five recordings in a row lost sideband records");
+	return p;
+}
+
 double binomial_sd(double want, u64 n)
 {
 	return sqrt(want * (1 - want) / (n ? n : 1));

@@ -74,6 +74,10 @@ void *build_container(const char magic[8], u16 major, u16 minor, const struct te
 const char *profile_path(void);
 /* hsbpf record -o profile_path() ARGS (printf-style), which must succeed; the profile read */
 struct profile *record_profile(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* record_profile, again (up to five times) while the recording lost sideband records (counted
+ * and said by record: the machine's other processes filled the ring), for a test whose premise
+ * is a complete sideband (each mapping and comm known) */
+struct profile *record_profile_whole(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* what the last record_profile's hsbpf record said on stderr (its warnings) */
 const char *record_profile_err(void);
 /* report's flat rows of p by function (SORT_SYM), resolved by sy: must succeed */
