@@ -591,6 +591,10 @@ static int record_snapshots(void)
 	snprintf(out, sizeof(out), "%s/record.out", tmpdir());
 	unlink(go);
 	unlink(end);
+	/* a second attempt must not find the first's log lines before its record truncates them
+	 * (it then let the fixture leak before snapshot 1: 1.2 MiB there, in a fresh-clone CI) */
+	unlink(err);
+	unlink(out);
 	run(&rec, "rm -f %s %s.*", profile_path(), profile_path());
 	snprintf(cmd, sizeof(cmd), "exec %s record -v --memory --alloc-period %.0f --snapshot-every 0.05 -o %s "
 		 "-- %s %s %s > %s 2> %s", hsbpf_bin(), PERIOD, profile_path(), fixture("memleak"), go, end,
