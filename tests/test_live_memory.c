@@ -773,7 +773,7 @@ static double pid_bytes(const struct profile *p, u32 pid)
 Test(live_memory, cgroup_sees_only_its_members)
 {
 	char mnt[PATH_MAX], dir[PATH_MAX + 64], procs[PATH_MAX + 80], go[512], err[512], cmd[2 * PATH_MAX];
-	double want = 6 * KIND_N * KIND, tol = 3.29 * sqrt(6 * est_var(KIND_N, KIND)) + 2 * PERIOD;
+	double want = 6 * KIND_N * KIND, tol = 3.29 * sqrt(6 * est_var(KIND_N, KIND)) + 2 * PERIOD, lost;
 	pid_t in, out, joins, rec_pid;
 	struct profile *p;
 	int status;
@@ -808,10 +808,16 @@ Test(live_memory, cgroup_sees_only_its_members)
 	run(&rec, "cat %s", err);
 	cr_assert_eq(status, 0, "record --cgroup: %d: %s", status, rec.out);
 	cr_assert_eq(profile__read(profile_path(), &p), 0);
-	cr_expect_leq(fabs(pid_bytes(p, in) - want), tol, "inside: %.0f bytes, want %.0f +- %.0f",
-		      pid_bytes(p, in), want, tol);
-	cr_expect_leq(fabs(pid_bytes(p, joins) - want), tol, "joined while recording: %.0f bytes, want "
-		      "%.0f +- %.0f", pid_bytes(p, joins), want, tol);
+	/* calls the kernel could not give task storage to (its per-CPU lock busy: three processes
+	 * allocating on two CPUs) are not counted, and said: each may have been a 256 KiB call
+	 * of either process (a process 2.7 MB short once in a fresh-clone CI) */
+	lost = p->stats.mem_no_storage * KIND;
+	cr_expect(pid_bytes(p, in) - want <= tol && want - pid_bytes(p, in) <= tol + lost,
+		  "inside: %.0f bytes, want %.0f +- %.0f (and %.0f of calls without storage)",
+		  pid_bytes(p, in), want, tol, lost);
+	cr_expect(pid_bytes(p, joins) - want <= tol && want - pid_bytes(p, joins) <= tol + lost,
+		  "joined while recording: %.0f bytes, want %.0f +- %.0f (and %.0f of calls without "
+		  "storage)", pid_bytes(p, joins), want, tol, lost);
 	cr_expect_eq(pid_bytes(p, out), 0, "outside: %.0f bytes", pid_bytes(p, out));
 	cr_expect(strstr(p->meta.target, "cgroup"), "%s", p->meta.target);
 	profile__free(p);
