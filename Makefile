@@ -294,7 +294,7 @@ $(TEST_BIN): $(TEST_OBJS) $(LIB)
 test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $(CXX_FIXTURES) $(TEST_BIN) $(REF_PLUGIN) \
 		$(REF_CRASH) $(SPEEDSCOPE_CHECK) $(FLAME_FIXTURES) $(BROWSER_DEPS)
 	$(Q)LBR_DATA=$(LBR_DATA) HSBPF=$(CURDIR)/$(BIN) FIXTURES=$(CURDIR)/$(OUTPUT)/fixtures OUTPUT=$(CURDIR)/$(OUTPUT) \
-		$(TEST_BIN) --jobs 1 $(TEST_ARGS)
+		scripts/run-tests.sh $(TEST_BIN) --jobs 1 $(TEST_ARGS)
 
 # the live suites N times beside CPU hogs on the other cores: pass counts per test
 N ?= 10

@@ -85,6 +85,41 @@ Test(table_worker, another_build_is_stale_and_a_missing_file_says_why)
 	table_job__free(gone);
 }
 
+/* the agent names where to read an object when a process maps it (through that process's
+ * root) and the worker reads it later: a process gone meanwhile leaves the path as this
+ * process sees it, still checked against the build-id; a deleted file has no other way in.
+ * Before, the missing root made the job "another build" for good: a compiler run again and
+ * again never got its table (a fresh-clone CI). */
+Test(table_worker, a_process_gone_before_the_job_ran_leaves_the_path)
+{
+	u8 bid[BUILD_ID_MAX];
+	size_t n = 0;
+	struct table_job *j, *stale, *deleted;
+
+	cr_assert_eq(build_id__read(LIBC, bid, sizeof(bid), &n), 0);
+	j = table_job__new(LIBC, "/proc/999999999/root" LIBC, bid, (u8)n);
+	cr_assert(j);
+	table_job__run(j);
+	cr_expect_eq(j->err, 0, "%s", strerror(-j->err));
+	cr_expect_not_null(j->table);
+	cr_expect_str_eq(j->open_path, LIBC);
+	table_job__free(j);
+
+	stale = table_job__new(LIBC, "/proc/999999999/root" LIBC, bid, (u8)n);
+	cr_assert(stale);
+	stale->build_id[0] ^= 0xff;
+	table_job__run(stale);
+	cr_expect_eq(stale->err, -ESTALE, "%d", stale->err);
+	table_job__free(stale);
+
+	deleted = table_job__new(LIBC " (deleted)", "/proc/999999999/map_files/1000-2000", bid, (u8)n);
+	cr_assert(deleted);
+	table_job__run(deleted);
+	cr_expect_eq(deleted->err, -ENOENT, "%d", deleted->err);
+	cr_expect_null(deleted->table);
+	table_job__free(deleted);
+}
+
 Test(table_worker, the_vdso_is_built_from_our_own)
 {
 	struct table_job *j = table_job__new("[vdso]", "[vdso]", NULL, 0);

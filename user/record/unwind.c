@@ -605,6 +605,8 @@ int unwinder__want(struct unwinder *u, u32 pid, u64 start, u64 len, const char *
 	return 0;
 }
 
+static void drop_obj(struct unwinder *u, size_t i);
+
 /* the worker's finished tables into the kernel, for at most budget_ns (at least one): a
  * table whose object was forgotten meanwhile (nothing maps it any more) is dropped */
 static void load_built(struct unwinder *u, u64 budget_ns)
@@ -615,7 +617,13 @@ static void load_built(struct unwinder *u, u64 budget_ns)
 	while ((j = table_worker__take(u->worker))) {
 		struct uobj *o = find_obj(u, j->path, j->build_id, j->build_id_size);
 
-		if (o && o->building) {
+		if (o && o->building && (j->err == -ENOENT || j->err == -ESRCH)) {
+			/* nothing to open any more (a deleted file whose processes ended): known
+			 * no longer, so that a process mapping it again wants it again */
+			debug("unwind: '%s' could not be opened (%s): wanted again if sampled again",
+			      o->path, strerror(-j->err));
+			drop_obj(u, o - u->objs);
+		} else if (o && o->building) {
 			o->building = false;
 			load_obj(u, o, j);
 		}
@@ -671,7 +679,7 @@ size_t unwinder__nr_wanted(const struct unwinder *u)
 
 /* objs[i] gone: its kernel table unloaded (the inode entry first, so that no new walk finds
  * it), the last object moved into its place */
-static void free_obj(struct unwinder *u, size_t i)
+static void drop_obj(struct unwinder *u, size_t i)
 {
 	struct uobj *o = &u->objs[i];
 	size_t last = u->nr_objs - 1;
@@ -689,6 +697,12 @@ static void free_obj(struct unwinder *u, size_t i)
 		*o = *l;
 	}
 	u->nr_objs--;
+}
+
+/* ... counted as freed: nothing maps it any more */
+static void free_obj(struct unwinder *u, size_t i)
+{
+	drop_obj(u, i);
 	u->st.objects_freed++;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include "symbols/build_id.h"
 #include "unwind/table_worker.h"
 #include "unwind/unwind_table.h"
@@ -45,21 +46,49 @@ struct table_job *table_job__new(const char *path, const char *open_path, const 
 	return j;
 }
 
+/* the file's build-id checked against the mapping's: 0, -ESTALE for another build (or none),
+ * or the error that kept the file from being read */
+static int check_build(const char *open_path, const struct table_job *j)
+{
+	u8 fid[BUILD_ID_MAX];
+	size_t flen = 0;
+	int err = build_id__read(open_path, fid, sizeof(fid), &flen);
+
+	if (err == -ENOENT || err == -ESRCH || err == -EACCES || err == -EPERM)
+		return err;
+	if (err || flen != j->build_id_size || memcmp(fid, j->build_id, j->build_id_size))
+		return -ESTALE;
+	return 0;
+}
+
 void table_job__run(struct table_job *j)
 {
 	u64 t0 = now_ns(CLOCK_MONOTONIC);
 	bool vdso = !strcmp(j->path, "[vdso]");
-	u8 fid[BUILD_ID_MAX];
-	size_t flen = 0;
+	size_t n = strlen(j->path);
+	const char *deleted = " (deleted)";
+	char *path;
+	int err = 0;
 
+	/* the process that showed the way (its root) may have ended before the job ran: then
+	 * the path as this process sees it, which the build-id check below still guards (a
+	 * deleted file has no other way in) */
+	if (!vdso && strcmp(j->open_path, j->path) && j->path[0] == '/' &&
+	    !(n > strlen(deleted) && !strcmp(j->path + n - strlen(deleted), deleted)) &&
+	    access(j->open_path, R_OK) && (errno == ENOENT || errno == ESRCH)) {
+		path = strdup(j->path);
+		if (path) {
+			free(j->open_path);
+			j->open_path = path;
+		}
+	}
 	/* the file at hand must be the one mapped: another build would unwind wrongly (the
 	 * vDSO is this kernel's, ours) */
-	if (!vdso && j->build_id_size &&
-	    (build_id__read(j->open_path, fid, sizeof(fid), &flen) || flen != j->build_id_size ||
-	     memcmp(fid, j->build_id, j->build_id_size)))
-		j->err = -ESTALE;
-	else
-		j->err = vdso ? unwind_table__build_vdso(&j->table) : unwind_table__build_path(j->open_path, &j->table);
+	if (!vdso && j->build_id_size)
+		err = check_build(j->open_path, j);
+	if (!err)
+		err = vdso ? unwind_table__build_vdso(&j->table) : unwind_table__build_path(j->open_path, &j->table);
+	j->err = err;
 	j->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
 }
 

@@ -15,11 +15,13 @@ struct unwind_table;
 
 struct table_job {
 	char *path;		/* the object as processes map it ("[vdso]" for the vDSO) */
-	char *open_path;	/* where it is read (through a process's root, map_files...) */
+	char *open_path;	/* where it is read (through a process's root, map_files...);
+				 * path instead once the job ran if that process had ended */
 	u8 build_id[BUILD_ID_MAX];
 	u8 build_id_size;	/* 0: none (the object is known by its path) */
 	/* the answer: 0 and a table, -ESTALE when the file is not the build that was mapped,
-	 * -ENODATA when it has no call-frame information, or another -errno */
+	 * -ENODATA when it has no call-frame information, -ENOENT or -ESRCH when it could
+	 * not be opened (a deleted file whose processes ended), or another -errno */
 	int err;
 	struct unwind_table *table;
 	u64 build_ns;		/* how long the check and the build took (wall time) */
