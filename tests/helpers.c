@@ -112,6 +112,33 @@ const char *tmpdir(void)
 static pid_t spawned[256];
 static size_t nr_spawned;
 
+static char pywork_truth[PATH_MAX];
+
+void pywork_truth_begin(void)
+{
+	snprintf(pywork_truth, sizeof(pywork_truth), "%s/pywork.truth", tmpdir());
+	unlink(pywork_truth);
+	cr_assert_eq(setenv("PYWORK_TRUTH", pywork_truth, 1), 0);
+}
+
+double pywork_truth_share(const char *a, const char *b)
+{
+	unsigned long long ns, na = 0, nb = 0;
+	char name[64];
+	FILE *f = fopen(pywork_truth, "r");
+
+	cr_assert(f, "no truth from pywork.py at '%s'", pywork_truth);
+	while (fscanf(f, "%63s %llu", name, &ns) == 2) {
+		if (!strcmp(name, a))
+			na = ns;
+		else if (!strcmp(name, b))
+			nb = ns;
+	}
+	fclose(f);
+	cr_assert_gt(na + nb, 0, "pywork.py's truth has neither %s nor %s", a, b);
+	return (double)na / (na + nb);
+}
+
 /* a spawned process still running and not reaped (still this process's child: a pid reaped
  * and reused by another is not) is killed; without it a test that failed halfway left its
  * busy loops and receivers running, loading the machine for every test after it */

@@ -37,6 +37,11 @@ int python_frames(const struct profile *p, const struct profile_stack_sample *ss
 /* whether a stack's Python frames (python_frames' names) are in an import: a module's body runs
  * once and its code object is freed at once, often before hsbpf read its name (docs/python.md) */
 bool python_importing(const char *const *names, int n);
+/* pywork.py's split and own measure each function's CPU time around its calls: the file
+ * they write it to set in PYWORK_TRUTH (inherited by what the test runs), and a's share of a
+ * and b from it afterwards (the test fails when the file has neither) */
+void pywork_truth_begin(void);
+double pywork_truth_share(const char *a, const char *b);
 /* run a shell command line in the background, stdout to /dev/null; its pid (it fails the
  * test when it cannot fork) */
 pid_t spawn(const char *cmdline);

@@ -86,6 +86,7 @@ Test(live_python, two_functions_have_their_shares_of_identical_work_and_complete
 	struct profile *p;
 
 	need_python();
+	pywork_truth_begin();
 	p = record_work("split", "");
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
@@ -101,7 +102,8 @@ Test(live_python, two_functions_have_their_shares_of_identical_work_and_complete
 	}
 	cr_assert_gt(seventy + thirty, 300, "%llu samples in work() under its callers",
 		     (unsigned long long)(seventy + thirty));
-	expect_share(seventy, seventy + thirty, 0.7, "seventy()'s share of work()");
+	expect_share(seventy, seventy + thirty, pywork_truth_share("seventy", "thirty"),
+		     "seventy()'s share of work()");
 	count_complete(p, &with, &whole);
 	cr_expect_geq(whole * 100, with * 99, "%llu of %llu samples with Python frames complete",
 		      (unsigned long long)whole, (unsigned long long)with);
@@ -290,6 +292,7 @@ static void own_self(const char *mode)
 	double seventy, thirty, loop, native;
 
 	need_python();
+	pywork_truth_begin();
 	p = record_work("own", mode);
 	sy = symbolizer__new(p);
 	cr_assert(sy);
@@ -300,7 +303,8 @@ static void own_self(const char *mode)
 	native = self_of(h, PYSELF_EVAL_LOOP, "python3", true);
 	cr_assert_gt(seventy + thirty, 300, "Self: seventy_own %.0f, thirty_own %.0f, the loop %.0f",
 		     seventy, thirty, loop);
-	expect_share((u64)seventy, (u64)(seventy + thirty), 0.7, "seventy_own()'s share of the Self");
+	expect_share((u64)seventy, (u64)(seventy + thirty), pywork_truth_share("seventy_own", "thirty_own"),
+		     "seventy_own()'s share of the Self");
 	/* the loop keeps only samples whose stacks have no Python frames (a program's first
 	 * milliseconds, unwound in user space) */
 	cr_expect_leq(loop * 100, h->total, "the evaluation loop keeps %.0f of %.0f samples", loop, h->total);
@@ -399,6 +403,7 @@ static bool top_self_once(const char *target, const char *prefix, bool last_try)
 
 	need_python();
 	cr_assert(t);
+	pywork_truth_begin();
 	snprintf(cmd, sizeof(cmd), "%sexec %s %s own 6", prefix, PY, WORK);
 	w = wait_descendant(spawn(cmd), "python3.11", 1);
 	snprintf(opt, sizeof(opt), target, w);
@@ -452,7 +457,9 @@ static bool top_self_once(const char *target, const char *prefix, bool last_try)
 	cr_assert_gt(d.seventy + d.thirty, 300, "Self: seventy_own %llu, thirty_own %llu, the loop %llu "
 		     "of %llu", (unsigned long long)d.seventy, (unsigned long long)d.thirty,
 		     (unsigned long long)d.loop, (unsigned long long)d.total);
-	expect_share(d.seventy, d.seventy + d.thirty, 0.7, "top: seventy_own()'s share of the Self");
+	/* the truth is the whole run's, the Self a window of most of it: the same split */
+	expect_share(d.seventy, d.seventy + d.thirty, pywork_truth_share("seventy_own", "thirty_own"),
+		     "top: seventy_own()'s share of the Self");
 	/* the loop keeps the samples whose stacks had no Python frame, and what a refresh's
 	 * stacks asked of it twice without finding it: under 1% on a quiet machine, up to 3.9%
 	 * seen with both CPUs loaded, 5.4% in a fresh-clone CI (report's own_self keeps under
