@@ -72,7 +72,7 @@ static void check_split(const char *py, const char *flags)
 {
 	const char *names[MAX_PY];
 	u32 lines[MAX_PY];
-	u64 seventy = 0, thirty = 0, with = 0, whole = 0;
+	u64 seventy = 0, thirty = 0, other = 0, with = 0, whole = 0;
 	struct profile *p;
 
 	pywork_truth_begin();
@@ -86,17 +86,22 @@ static void check_split(const char *py, const char *flags)
 			continue;
 		with += ss->count;
 		whole += complete(names, n) ? ss->count : 0;
-		if (n < 3 || !names[0] || strcmp(names[0], "work") || !names[1])
+		if (n < 3 || !names[0] || strcmp(names[0], "work"))
 			continue;
-		if (!strcmp(names[1], "seventy"))
+		if (names[1] && !strcmp(names[1], "seventy"))
 			seventy += ss->count;
-		else if (!strcmp(names[1], "thirty"))
+		else if (names[1] && !strcmp(names[1], "thirty"))
 			thirty += ss->count;
+		else
+			other += ss->count;	/* work() under another name, or none */
 	}
 	cr_assert_gt(seventy + thirty, 300, "%s: %llu samples in work() under its callers", py,
 		     (unsigned long long)(seventy + thirty));
 	expect_share(seventy, seventy + thirty, pywork_truth_share("seventy", "thirty"),
 		     "seventy()'s share of work()");
+	cr_expect_leq(other * 100, seventy + thirty, "%s: %llu samples in work() under a caller "
+		      "named neither seventy nor thirty, %llu under them", py, (unsigned long long)other,
+		      (unsigned long long)(seventy + thirty));
 	cr_expect_geq(whole * 100, with * 99, "%s: %llu of %llu samples with Python frames complete",
 		      py, (unsigned long long)whole, (unsigned long long)with);
 	/* a chain cut at unreadable memory or a loop would have no frames at all */

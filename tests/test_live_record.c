@@ -384,7 +384,8 @@ Test(live, two_containers_and_the_host)
 	cr_expect(row_has(r.out, "\"container\":\"bbbbbbbbbbbb\"", "\"symbol\":\"thread_"),
 		  "no row for threads in container b: %s", r.out);
 	cr_expect(!row_has(r.out, "\"container\":\"aaaaaaaaaaaa\"", "\"symbol\":\"thread_"),
-		  "threads attributed to container a");
+		  "threads attributed to container a (pids: hot7030 %d, threads %d): %.6000s", hot, thr,
+		  r.out);
 }
 
 /* a container that ends, and whose cgroup is removed, while the machine is being recorded:
