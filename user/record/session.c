@@ -1109,15 +1109,21 @@ static int read_jit_maps(struct session *s)
 {
 	const struct profile *p = s->p;
 	u64 t = now_ns(CLOCK_MONOTONIC);
-	u32 *asked = NULL;
+	u32 *asked = NULL, last = 0;
 	size_t nr_asked = 0, cap = 0;
+	bool have_last = false;
 	int err;
 
 	for (size_t i = 0; i < p->nr_samples; i++) {
 		u32 pid = p->samples[i].pid;
 
-		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || (i && pid == p->samples[i - 1].pid))
+		/* the last user sample's process, not the last sample's: a process whose first
+		 * sample was in the kernel was never read (nor its JVM asked) when the rest of
+		 * its samples followed it (a fresh-clone CI's JVM test, once) */
+		if ((p->samples[i].flags & HSBPF_KEY_KERNEL) || (have_last && pid == last))
 			continue;
+		have_last = true;
+		last = pid;
 		err = jitmaps__read(s->jit, s->p, pid, t);
 		if (err == -ENOENT && ask_jvm(pid, &asked, &nr_asked, &cap))
 			err = jitmaps__read(s->jit, s->p, pid, t);
