@@ -5,7 +5,8 @@
 # (a shell loop of /bin/true: a node that runs jobs), the agent at its defaults (19 Hz per
 # CPU, dwarf stacks, a profile every 10 s to a folder). After WARM seconds, over WINDOW
 # seconds: its CPU (utime + stime from /proc, percent of one core) and RSS (VmRSS, and the
-# peak VmHWM). BASELINE=path/to/hsbpf measures another build the same way in the same run,
+# peak VmHWM; and RssAnon, its own heap and stacks: the rest is files it maps and the pages of
+# the kernel's unwind-row array it wrote through its mapping, kernel memory either way). BASELINE=path/to/hsbpf measures another build the same way in the same run,
 # alongside over the same window (an older commit: the before of a change). Next to them the
 # OpenTelemetry eBPF profiler's stated ceiling (1% CPU, 250 MB), which is not packaged for
 # Debian and is not built here.
@@ -92,17 +93,17 @@ measure_all() {
 	for a in "${apids[@]}"; do c1+=($(ticks "$a")); done
 	t1=$(now_ms)
 	for i in "${!apids[@]}"; do
-		local a=${apids[$i]} dir=$tmp/${names[$i]} rss hwm kb_int
-		rss=$(kb "$a" VmRSS); hwm=$(kb "$a" VmHWM)
+		local a=${apids[$i]} dir=$tmp/${names[$i]} rss hwm anon kb_int
+		rss=$(kb "$a" VmRSS); hwm=$(kb "$a" VmHWM); anon=$(kb "$a" RssAnon)
 		kill -TERM "$a"; wait "$a" || true
 		# the full intervals only: the first and the last are shorter
 		kb_int=$(ls -l "$dir/out" | awk 'NR > 1 { print $5 }' | sed '1d;$d' |
 			 awk '{ s += $1; n++ } END { printf "%.1f", n ? s / n / 1024 : 0 }')
 		late=$(late_files "$dir/out" 10 | cut -d' ' -f1)
 		awk -v n="${names[$i]}" -v a="${c0[$i]}" -v b="${c1[$i]}" -v ms=$((t1 - t0)) -v hz="$hz" \
-		    -v r="$rss" -v h="$hwm" -v st="${started[$i]}" -v k="$kb_int" -v l="$late" \
-		    'BEGIN { printf "%-10s %8.2f %8.1f %8.1f %10d %10s %8s\n", n, 100 * (b - a) / hz / (ms / 1000),
-			     r / 1024, h / 1024, st, k, l }'
+		    -v r="$rss" -v h="$hwm" -v an="$anon" -v st="${started[$i]}" -v k="$kb_int" -v l="$late" \
+		    'BEGIN { printf "%-10s %8.2f %8.1f %8.1f %8.1f %10d %10s %8s\n", n, 100 * (b - a) / hz / (ms / 1000),
+			     r / 1024, h / 1024, an / 1024, st, k, l }'
 	done
 }
 
@@ -132,7 +133,7 @@ late_phase() {
 
 echo "the agent at 19 Hz -a -g, both CPUs busy, $CHURN processes/s; CPU and RSS over ${WINDOW} s after ${WARM} s"
 [ -n "$BASELINE" ] && echo "(the baseline alongside, over the same window)"
-printf "%-10s %8s %8s %8s %10s %10s %8s\n" "agent" "CPU %" "RSS MB" "peak MB" "start ms" "KB/10 s" "late"
+printf "%-10s %8s %8s %8s %8s %10s %10s %8s\n" "agent" "CPU %" "RSS MB" "peak MB" "anon MB" "start ms" "KB/10 s" "late"
 start_agent hsbpf "$HSBPF"
 [ -n "$BASELINE" ] && start_agent baseline "$BASELINE"
 measure_all
