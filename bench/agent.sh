@@ -5,11 +5,11 @@
 # (a shell loop of /bin/true: a node that runs jobs), the agent at its defaults (19 Hz per
 # CPU, dwarf stacks, a profile every 10 s to a folder). After WARM seconds, over WINDOW
 # seconds: its CPU (utime + stime from /proc, percent of one core) and RSS (VmRSS, and the
-# peak VmHWM; and RssAnon, its own heap and stacks: the rest is files it maps and the pages of
-# the kernel's unwind-row array it wrote through its mapping, kernel memory either way). BASELINE=path/to/hsbpf measures another build the same way in the same run,
-# alongside over the same window (an older commit: the before of a change). Next to them the
-# OpenTelemetry eBPF profiler's stated ceiling (1% CPU, 250 MB), which is not packaged for
-# Debian and is not built here.
+# peak VmHWM; and RssAnon, its own heap and stacks: the rest is mostly the files it maps to
+# read symbols and tables, page cache). BASELINE=path/to/hsbpf measures another build the same
+# way in the same run, alongside over the same window (an older commit: the before of a
+# change). Next to them the OpenTelemetry eBPF profiler's stated ceiling (1% CPU, 250 MB),
+# which is not packaged for Debian and is not built here.
 #
 # The profiles: the mean gzipped pprof per 10 s interval the agent wrote, against
 # perf record -a -g at the same rate for 10 s, imported (hsbpf import) and written with the

@@ -7,7 +7,7 @@
 # passes then, and says which failed first (flaky) at its end and in flaky.log beside the log.
 # Not run again: a crash or a timeout, any sanitizer report, more than MAX_AGAIN failures (a
 # change that broke things). The live tests compare samples with what the kernel and a noisy
-# VM give them: a tolerance of 4 standard deviations is passed by chance in ~1 run of 16,000,
+# VM give them: a tolerance of 4 standard deviations is missed by chance in ~1 run of 16,000,
 # but the VM's sampling is not always binomial (docs/python.md, Limits), and with ~750 tests a
 # rare miss comes once in a few runs; two misses in a row of the same test do not.
 #   scripts/run-tests.sh TEST_BIN [criterion arguments...]
