@@ -276,6 +276,49 @@ Test(callchain, children_count_each_stack_once_and_trees_branch_by_share)
 	profile__free(p);
 }
 
+/* an address's frames are resolved once (k_entry's return address is in both kernel stacks)
+ * and fall in one row: the rows a symbol key finds through that (hist__keyed_by_frame) are
+ * those a key of the process and the symbol finds frame by frame */
+Test(callchain, an_address_is_resolved_once_and_its_copies_share_its_row)
+{
+	struct profile *p = made_profile();
+	struct symbolizer *sy = symbolizer__new(p);
+	struct callchain *cc = callchain__new(p, sy);
+	struct hist *by_sym = hist__new((enum sort_key[]){ SORT_SYM }, 1);
+	struct hist *by_pid = hist__new((enum sort_key[]){ SORT_PID, SORT_SYM }, 2);
+	const struct callchain_frame *f;
+
+	cr_assert(cc && by_sym && by_pid);
+	/* 5 kernel addresses of 6 frames, 3 user ones */
+	cr_expect_eq(cc->nr_frames, 9);
+	cr_expect_eq(cc->nr_src, 8);
+	cr_expect_eq(cc->nr_res, 8);
+	f = cc->frames;
+	cr_expect_eq(f[2].src, f[5].src, "k_entry+5 in both kernel stacks: one frame");
+	cr_expect_eq(f[2].res, f[5].res);
+	cr_expect_str_eq(cc->res[f[5].res].sym, "k_entry");
+	cr_expect_neq(f[0].src, f[3].src, "k_leaf and k_leaf+4: two addresses");
+	cr_expect(hist__keyed_by_frame(by_sym));
+	cr_expect(!hist__keyed_by_frame(by_pid));
+	cr_assert_eq(callchain__attach(cc, by_sym, sy, true), 0);
+	cr_assert_eq(callchain__attach(cc, by_pid, sy, true), 0);
+	cr_assert_eq(by_sym->nr_rows, by_pid->nr_rows, "one process: the same rows");
+	for (size_t i = 0; i < by_sym->nr_rows; i++) {
+		const struct hist_row *a = &by_sym->rows[i], *b = &by_pid->rows[i];
+
+		cr_expect_str_eq(a->sym, b->sym);
+		cr_expect_eq(a->children, b->children, "%s", a->sym);
+		cr_expect_eq(a->many_pids, b->many_pids, "%s", a->sym);
+	}
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		cr_expect_str_eq(by_sym->rows[cc->frames[i].row].sym, cc->frames[i].sym);
+	hist__free(by_sym);
+	hist__free(by_pid);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(p);
+}
+
 /* perf report -g's other print types on the same rows: fractal shares of the parent, flat
  * and folded chains, most samples first */
 Test(callchain, styles_fractal_flat_and_folded)

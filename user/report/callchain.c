@@ -169,41 +169,129 @@ void callchain__print_ends(const struct profile *p, const char *prefix, FILE *ou
 
 /* ---- resolving ---- */
 
-static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct callchain_stack *st,
-		     u64 ip, bool kernel, bool return_address)
-{
-	struct profile_sample s = {
-		.pid = st->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0, .cgroup_id = st->cgroup_id,
-		.exec_ns = st->exec_ns, .map_ns = st->map_ns,
-		/* a return address may be the first byte of the next function: look up the call */
-		.ip = return_address && ip ? ip - 1 : ip,
-	};
-	struct sym_result r;
+/* what resolving a frame's address depends on: a kernel frame's and an object frame's
+ * (format 1.11) address alone, another user frame's process image and mappings too */
+struct frame_key {
+	u64 ip, exec_ns, map_ns;
+	u32 pid;
+	bool kernel, return_address;
+};
 
-	symbolizer__resolve(sy, &s, &r);
-	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + 1 + r.nr_inl,
-			   sizeof(*cc->frames)))
+/* the frames add_frame made for a key: memo.f[first, first + nr) (not cc->frames', which
+ * a Python group's placement reorders) */
+struct frame_memo_entry {
+	struct frame_key k;
+	u32 first, nr;
+};
+
+struct frame_memo {
+	struct hashidx idx;
+	struct frame_memo_entry *e;
+	size_t nr, cap;
+	struct callchain_frame *f;
+	size_t nr_f, cap_f;
+};
+
+static bool same_frame_key(const void *key, u32 pos, void *ctx)
+{
+	const struct frame_key *a = key, *b = &((const struct frame_memo *)ctx)->e[pos].k;
+
+	return a->ip == b->ip && a->exec_ns == b->exec_ns && a->map_ns == b->map_ns &&
+	       a->pid == b->pid && a->kernel == b->kernel && a->return_address == b->return_address;
+}
+
+static void frame_memo__free(struct frame_memo *m)
+{
+	if (!m)
+		return;
+	hashidx__free(&m->idx);
+	free(m->e);
+	free(m->f);
+	free(m);
+}
+
+/* the frames of an address resolved: r's inlined functions, innermost first, then its own,
+ * into memo.f; 0 or -ENOMEM */
+static int resolve_frames(struct callchain *cc, struct symbolizer *sy, const struct sym_result *r,
+			  u64 ip, bool kernel, bool return_address)
+{
+	struct frame_memo *m = cc->memo;
+	u32 res = cc->nr_res;
+
+	if (array__reserve((void **)&m->f, &m->cap_f, m->nr_f + 1 + r->nr_inl, sizeof(*m->f)) ||
+	    array__reserve((void **)&cc->res, &cc->cap_res, cc->nr_res + 1, sizeof(*cc->res)))
 		return -ENOMEM;
+	cc->res[cc->nr_res++] = *r;
 	/* functions inlined at ip come first, innermost first, as frames of their own */
-	for (int i = 0; i < r.nr_inl; i++) {
+	for (int i = 0; i < r->nr_inl; i++) {
 		char *name = NULL;
 		const char *n;
 
-		if (asprintf(&name, "%s (inlined)", r.inl[i].name) < 0)
+		if (asprintf(&name, "%s (inlined)", r->inl[i].name) < 0)
 			return -ENOMEM;
 		n = symbolizer__intern(sy, name);
 		free(name);
 		if (!n)
 			return -ENOMEM;
-		cc->frames[cc->nr_frames++] = (struct callchain_frame){
-			.sym = n, .dso = r.dso, .ip = ip, .kernel = kernel,
-			.return_address = return_address, .row = UINT32_MAX, .inlined = true,
+		m->f[m->nr_f] = (struct callchain_frame){
+			.sym = n, .dso = r->dso, .ip = ip, .kernel = kernel, .res = res,
+			.src = m->nr_f, .return_address = return_address, .row = UINT32_MAX,
+			.inlined = true,
 		};
+		m->nr_f++;
 	}
-	cc->frames[cc->nr_frames++] = (struct callchain_frame){
-		.sym = r.sym, .dso = r.dso, .ip = ip, .kernel = kernel, .return_address = return_address,
-		.vaddr = r.vaddr, .row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
+	m->f[m->nr_f] = (struct callchain_frame){
+		.sym = r->sym, .dso = r->dso, .ip = ip, .kernel = kernel,
+		.return_address = return_address, .vaddr = r->vaddr, .res = res, .src = m->nr_f,
+		.row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
 	};
+	m->nr_f++;
+	return 0;
+}
+
+/* the frames (functions inlined at ip, then ip's) of one address, resolved at its first
+ * sight and copied after (a machine's profile has ~20 frames in a stack, a few thousand
+ * distinct addresses under hundreds of thousands of frames) */
+static int add_frame(struct callchain *cc, struct symbolizer *sy, const struct callchain_stack *st,
+		     u64 ip, bool kernel, bool return_address)
+{
+	bool shared = kernel || PROFILE_IS_OBJ_FRAME(ip);
+	struct frame_key k = {
+		.ip = ip, .kernel = kernel, .return_address = return_address,
+		.pid = shared ? 0 : st->pid, .exec_ns = shared ? 0 : st->exec_ns,
+		.map_ns = shared ? 0 : st->map_ns,
+	};
+	struct frame_memo *m = cc->memo;
+	u64 hash = hashidx__hash(&k.ip, sizeof(k.ip), hashidx__hash_u64(k.exec_ns ^ k.map_ns,
+				 (u64)k.pid << 2 | (u64)k.kernel << 1 | k.return_address));
+	s64 pos = hashidx__find(&m->idx, hash, &k, same_frame_key, m);
+	const struct frame_memo_entry *e;
+
+	if (pos < 0) {
+		struct profile_sample s = {
+			.pid = st->pid, .flags = kernel ? HSBPF_KEY_KERNEL : 0,
+			.cgroup_id = st->cgroup_id, .exec_ns = st->exec_ns, .map_ns = st->map_ns,
+			/* a return address may be the first byte of the next function: look
+			 * up the call */
+			.ip = return_address && ip ? ip - 1 : ip,
+		};
+		struct sym_result r;
+		u32 first = m->nr_f;
+
+		symbolizer__resolve(sy, &s, &r);
+		if (array__reserve((void **)&m->e, &m->cap, m->nr + 1, sizeof(*m->e)) ||
+		    resolve_frames(cc, sy, &r, ip, kernel, return_address) ||
+		    hashidx__insert(&m->idx, hash, m->nr))
+			return -ENOMEM;
+		pos = m->nr;
+		m->e[m->nr++] = (struct frame_memo_entry){ k, first, m->nr_f - first };
+	}
+	e = &m->e[pos];
+	if (array__reserve((void **)&cc->frames, &cc->cap_frames, cc->nr_frames + e->nr,
+			   sizeof(*cc->frames)))
+		return -ENOMEM;
+	memcpy(cc->frames + cc->nr_frames, m->f + e->first, e->nr * sizeof(*cc->frames));
+	cc->nr_frames += e->nr;
 	return 0;
 }
 
@@ -346,6 +434,39 @@ static int reuse(struct callchain *cc, const struct resolved *r)
 	return 0;
 }
 
+/* the memo's frames are not needed past callchain__new: their number is */
+static void callchain__done_adding(struct callchain *cc)
+{
+	cc->nr_src = cc->memo->nr_f;
+	frame_memo__free(cc->memo);
+	cc->memo = NULL;
+}
+
+/* room for the stacks' frames at once (a machine's minute has close to a million: grown
+ * by doubling, they were copied again and again); inlined functions add to it */
+static int reserve_frames(struct callchain *cc)
+{
+	const struct profile *p = cc->p;
+	size_t n = 0;
+
+	for (size_t i = 0; i < p->nr_stack_samples; i++) {
+		const struct profile_stack_sample *ss = &p->stack_samples[i];
+		const struct profile_stack *k = profile__stack(p, ss->kernel);
+		const struct profile_stack *u = profile__stack(p, ss->user);
+
+		n += (k ? k->nr : 0) + (u ? u->nr : 0);
+	}
+	/* and an eighth for the functions inlined at them and the wakers' frames (1% in a
+	 * machine's minute); every one written before it is read: not zeroed as
+	 * array__reserve's are */
+	n += n / 8 + 16;
+	cc->frames = malloc(n * sizeof(*cc->frames));
+	if (!cc->frames)
+		return -ENOMEM;
+	cc->cap_frames = n;
+	return 0;
+}
+
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
@@ -357,8 +478,11 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 	if (!cc || !res)
 		goto nomem;
 	cc->p = p;
+	cc->memo = calloc(1, sizeof(*cc->memo));
+	if (!cc->memo)
+		goto nomem;
 	cc->stacks = calloc(p->nr_stack_samples + 1, sizeof(*cc->stacks));
-	if (!cc->stacks)
+	if (!cc->stacks || reserve_frames(cc))
 		goto nomem;
 	for (size_t i = 0; i < p->nr_stack_samples; i++) {
 		const struct profile_stack_sample *ss = &p->stack_samples[i];
@@ -427,6 +551,7 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 	if (number_funcs(cc))
 		goto nomem;
 	free(res);
+	callchain__done_adding(cc);
 	return cc;
 nomem:
 	free(res);
@@ -442,6 +567,9 @@ struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer
 	if (!cc)
 		goto nomem;
 	cc->p = p;
+	cc->memo = calloc(1, sizeof(*cc->memo));
+	if (!cc->memo)
+		goto nomem;
 	cc->stacks = calloc(p->nr_samples + 1, sizeof(*cc->stacks));
 	if (!cc->stacks)
 		goto nomem;
@@ -460,6 +588,7 @@ struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer
 	}
 	if (number_funcs(cc))
 		goto nomem;
+	callchain__done_adding(cc);
 	return cc;
 nomem:
 	callchain__free(cc);
@@ -471,6 +600,8 @@ void callchain__free(struct callchain *cc)
 {
 	if (!cc)
 		return;
+	frame_memo__free(cc->memo);
+	free(cc->res);
 	free(cc->frames);
 	free(cc->stacks);
 	free(cc->row_first);
@@ -621,6 +752,8 @@ cleanup:
 int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *sy, bool children)
 {
 	const struct profile *p = cc->p;
+	/* where every frame of an address falls in the same row, its row once (row + 1) */
+	u32 *row_of = hist__keyed_by_frame(h) ? calloc(cc->nr_src + 1, sizeof(*row_of)) : NULL;
 	u32 *seen = NULL;
 	size_t cap = 0;
 	int err = 0;
@@ -628,15 +761,18 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
 		const struct callchain_stack *st = &cc->stacks[i];
 		const struct profile_stack_sample *ss = &p->stack_samples[st->sample];
+		struct profile_sample ps = {
+			.pid = ss->pid, .cgroup_id = ss->cgroup_id, .exec_ns = ss->exec_ns,
+			.map_ns = ss->map_ns,
+		};
+		struct hist_sample ctx;
 		size_t nr_seen = 0;
 
+		/* the sample's fields, the same for each of its frames */
+		hist__sample_context(&ctx, p, &ps, profile__stack_sample_key(p, st->sample), sy);
+		ctx.state = offcpu__state(ss->flags);	/* every frame's: the block's */
 		for (u32 j = 0; j < st->nr && !err; j++) {
 			struct callchain_frame *f = &cc->frames[st->first + j];
-			struct profile_sample ps = {
-				.pid = ss->pid, .flags = f->kernel ? HSBPF_KEY_KERNEL : 0,
-				.cgroup_id = ss->cgroup_id, .exec_ns = ss->exec_ns,
-				.map_ns = ss->map_ns, .ip = f->return_address && f->ip ? f->ip - 1 : f->ip,
-			};
 			struct hist_sample s;
 			bool dup = false;
 			s64 row;
@@ -647,8 +783,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 				continue;
 			if (!children && j > st->self)
 				break;
-			hist__sample_keyed(&s, p, &ps, profile__stack_sample_key(p, st->sample), sy);
-			s.state = offcpu__state(ss->flags);	/* every frame's: the block's */
+			hist__sample_frame(&s, &ctx, &cc->res[f->res]);
 			/* in the Children view an inlined function is a row of its own, with children
 			 * and no self, as perf shows "msort_with_tmp (inlined)" */
 			if (children && f->inlined) {
@@ -657,7 +792,13 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 				s.r.inl = NULL;
 				s.r.nr_inl = 0;
 			}
-			row = hist__add_row(h, &s);
+			if (row_of && row_of[f->src]) {
+				row = hist__add_to_row(h, row_of[f->src] - 1, &s);
+			} else {
+				row = hist__add_row(h, &s);
+				if (row_of && row >= 0)
+					row_of[f->src] = row + 1;
+			}
 			if (row == -ENOENT)
 				continue;	/* filtered out: in no row */
 			if (row < 0) {
@@ -681,6 +822,7 @@ int callchain__attach(struct callchain *cc, struct hist *h, struct symbolizer *s
 		}
 	}
 	free(seen);
+	free(row_of);
 	if (err)
 		error("cannot build call graphs: %s", strerror(-err));
 	return err;

@@ -30,12 +30,15 @@ struct callchain_frame {
 	const char *sym;
 	const char *dso;
 	u64 ip;			/* as sampled: the pc, then return addresses */
-	bool kernel;
-	bool return_address;	/* looked up at ip - 1: the call, not what follows it */
 	u64 vaddr;		/* user code: the (looked-up) address in dso's ELF terms */
-	bool inlined;		/* a function inlined at ip, in the frame that follows */
 	u32 func;		/* the same id for the same (sym, dso, kernel) */
 	u32 row;		/* with callchain__attach: the id of the hist row this frame falls in */
+	u32 res;		/* its address resolved: callchain.res[res] */
+	u32 src;		/* the frame it is a copy of (frames of one address are resolved
+				 * once), itself for the first */
+	bool kernel;
+	bool return_address;	/* looked up at ip - 1: the call, not what follows it */
+	bool inlined;		/* a function inlined at ip, in the frame that follows */
 };
 
 struct callchain_stack {
@@ -59,10 +62,18 @@ struct callchain_stack {
 	u64 waker_exec_ns;
 };
 
+struct frame_memo;
+
 struct callchain {
 	const struct profile *p;
 	struct callchain_frame *frames;
 	size_t nr_frames, cap_frames;
+	/* each distinct frame's address as the symbolizer resolved it (r.comm: its first
+	 * process's), once */
+	struct sym_result *res;
+	size_t nr_res, cap_res;
+	struct frame_memo *memo;	/* while frames are added: the frames of each address */
+	u32 nr_src;		/* frame.src is below this */
 	struct callchain_stack *stacks;
 	size_t nr_stacks;
 	u64 total;		/* samples over all stacks */

@@ -175,6 +175,19 @@ int hist__add(struct hist *h, const struct hist_sample *s)
 	return row == -ENOMEM ? -ENOMEM : 0;
 }
 
+/* s's counts into the row its keys found, and what the row's sample fields no longer say */
+static void add_to(struct hist_row *old, const struct hist_sample *s)
+{
+	old->count += s->count;
+	old->weight += s->weight;
+	old->blocks += s->blocks;
+	old->var += s->var;
+	old->first += s->first;
+	old->many_pids |= old->pid != s->pid;
+	old->many_comms |= strcmp0(old->comm, s->r.comm) != 0;
+	old->many_cgroups |= old->cgroup_id != s->cgroup_id;
+}
+
 s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 {
 	const struct sym_result *r = &s->r;
@@ -187,7 +200,6 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 		.inl = r->inl, .nr_inl = r->nr_inl, .var = s->var, .first = s->first,
 	};
-	struct hist_row *old;
 	u64 hash;
 	s64 pos;
 
@@ -205,15 +217,33 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		h->rows[h->nr_rows++] = row;
 		return h->nr_rows - 1;
 	}
-	old = &h->rows[pos];
-	old->count += row.count;
-	old->weight += row.weight;
-	old->blocks += row.blocks;
-	old->var += row.var;
-	old->first += row.first;
-	old->many_pids |= old->pid != row.pid;
-	old->many_comms |= strcmp0(old->comm, row.comm) != 0;
-	old->many_cgroups |= old->cgroup_id != row.cgroup_id;
+	add_to(&h->rows[pos], s);
+	return pos;
+}
+
+bool hist__keyed_by_frame(const struct hist *h)
+{
+	const struct hist_filter *f = &h->filter;
+
+	if (f->pid || f->by_cgroup || f->text || h->unknown_per_process)
+		return false;
+	for (int i = 0; i < h->nr_keys; i++) {
+		switch (h->keys[i]) {
+		case SORT_SYM: case SORT_IP: case SORT_DSO: case SORT_LINE: case SORT_BB:
+		case SORT_SRCFILE:
+			break;
+		default:
+			return false;
+		}
+	}
+	return true;
+}
+
+s64 hist__add_to_row(struct hist *h, s64 pos, const struct hist_sample *s)
+{
+	h->total += s->count;
+	h->total_weight += s->weight;
+	add_to(&h->rows[pos], s);
 	return pos;
 }
 
@@ -225,8 +255,8 @@ static const char *cgroup_path(const struct profile *p, u64 id)
 	return NULL;
 }
 
-void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
-		  struct symbolizer *sy)
+static void sample_fields(struct hist_sample *s, const struct profile *p,
+			  const struct profile_sample *ps)
 {
 	*s = (struct hist_sample){
 		.pid = ps->pid, .nspid = profile__nspid(p, ps->pid), .cgroup_id = ps->cgroup_id,
@@ -236,14 +266,18 @@ void hist__sample(struct hist_sample *s, const struct profile *p, const struct p
 	/* a sample of the profile's own (not top's copy): its blocks, when report kept them */
 	if (p->offcpu_blocks && ps >= p->samples && ps < p->samples + p->nr_samples)
 		s->blocks = p->offcpu_blocks[ps - p->samples];
+}
+
+void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
+		  struct symbolizer *sy)
+{
+	sample_fields(s, p, ps);
 	symbolizer__resolve(sy, ps, &s->r);
 }
 
-void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
-			const struct profile_sample *ps, const struct profile_sample_key *k,
-			struct symbolizer *sy)
+static void key_fields(struct hist_sample *s, const struct profile *p,
+		       const struct profile_sample *ps, const struct profile_sample_key *k)
 {
-	hist__sample(s, p, ps, sy);
 	s->tid = k->tid;
 	s->cpu = k->cpu;
 	s->waker = k->waker;
@@ -251,6 +285,31 @@ void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
 		s->waker_comm = profile__tid_name(p, k->waker);
 	if (k->tid)
 		s->r.comm = sample_filter__thread_comm(p, ps->pid, k->tid, s->r.comm);
+}
+
+void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
+			const struct profile_sample *ps, const struct profile_sample_key *k,
+			struct symbolizer *sy)
+{
+	hist__sample(s, p, ps, sy);
+	key_fields(s, p, ps, k);
+}
+
+void hist__sample_context(struct hist_sample *s, const struct profile *p,
+			  const struct profile_sample *ps, const struct profile_sample_key *k,
+			  struct symbolizer *sy)
+{
+	sample_fields(s, p, ps);
+	s->r.comm = symbolizer__comm(sy, ps->pid, ps->exec_ns);
+	key_fields(s, p, ps, k);
+}
+
+void hist__sample_frame(struct hist_sample *s, const struct hist_sample *ctx,
+			const struct sym_result *r)
+{
+	*s = *ctx;
+	s->r = *r;
+	s->r.comm = ctx->r.comm;
 }
 
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy)

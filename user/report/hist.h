@@ -233,6 +233,13 @@ int hist__add(struct hist *h, const struct hist_sample *s);
 /* the same, returning the row's index (made if new): -ENOENT when the filter refuses s,
  * -ENOMEM */
 s64 hist__add_row(struct hist *h, const struct hist_sample *s);
+/* s's counts into row pos (found by the caller for s's keys) as hist__add_row adds them:
+ * pos */
+s64 hist__add_to_row(struct hist *h, s64 pos, const struct hist_sample *s);
+/* whether a sample's row follows from its frame alone (keys of the symbol, address, object,
+ * line, block or source file; no filter; no row per process): a frame falls in the same row
+ * in every sample */
+bool hist__keyed_by_frame(const struct hist *h);
 /* a profile's sample as hist__add takes it, resolved by sy (ip as given) */
 void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
 		  struct symbolizer *sy);
@@ -240,6 +247,15 @@ void hist__sample(struct hist_sample *s, const struct profile *p, const struct p
 void hist__sample_keyed(struct hist_sample *s, const struct profile *p,
 			const struct profile_sample *ps, const struct profile_sample_key *k,
 			struct symbolizer *sy);
+/* hist__sample_keyed's fields of the sample alone, its symbol not resolved (r zeroed but
+ * for r.comm): one context for the frames of a stack */
+void hist__sample_context(struct hist_sample *s, const struct profile *p,
+			  const struct profile_sample *ps, const struct profile_sample_key *k,
+			  struct symbolizer *sy);
+/* ctx's sample at a frame resolved as r (symbolizer__resolve's result): what
+ * hist__sample_keyed gives for the frame's address */
+void hist__sample_frame(struct hist_sample *s, const struct hist_sample *ctx,
+			const struct sym_result *r);
 /* resolve and add every sample of p; 0, or -ENOMEM after saying so */
 int hist__add_profile(struct hist *h, const struct profile *p, struct symbolizer *sy);
 /* block rows: their executions estimated from the profile's branch stacks; 0, or -ENOMEM
