@@ -570,9 +570,12 @@ static __always_inline void offcpu_underway_begin(struct offcpu_task *t, struct 
 
 /* the start is in progress and next runs again with no record: off the CPU since before the
  * attach (unless it is newer), and the start's walk has not met it (it would miss it now: it
- * runs). Its block is under way from the start, as the walk would have found it; the state is
- * a guess (R for a task in user space: preempted; S for one in a syscall and a kernel thread,
- * a D taken for an S). The record, or NULL for a task not of the target */
+ * runs). Its block is under way from the start, as the walk would have found it. Its state:
+ * R for a task in user space (preempted: it entered no syscall); in a syscall or a kernel
+ * thread, D when its last block was uninterruptible (sched_contributes_to_load, which the
+ * scheduler sets at every block: a D, not a D that does not count, TASK_NOLOAD), else S. A
+ * task preempted inside a syscall, runnable, is taken for its last block's S or D. The
+ * record, or NULL for a task not of the target */
 static __always_inline struct offcpu_task *offcpu_underway_early(struct task_struct *next)
 {
 	__u32 tgid = next->tgid, state = HSBPF_OFFCPU_S, zero = 0;
@@ -597,6 +600,8 @@ static __always_inline struct offcpu_task *offcpu_underway_early(struct task_str
 		if ((long)BPF_CORE_READ(regs, orig_ax) < 0)
 			state = HSBPF_OFFCPU_R;
 	}
+	if (state == HSBPF_OFFCPU_S && BPF_CORE_READ_BITFIELD_PROBED(next, sched_contributes_to_load))
+		state = HSBPF_OFFCPU_D;
 	/* the switch's scratch: its own switch-out's stacks are taken after this */
 	st = bpf_map_lookup_elem(&unwind_scratch, &zero);
 	offcpu_underway_begin(t, next, proc, state, st ? &st->kernel : NULL);

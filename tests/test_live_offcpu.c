@@ -771,6 +771,42 @@ Test(live_offcpu, blocks_ending_during_the_start_count_from_it)
 	profile__free(p);
 }
 
+/* a block found under way at its switch-in (the start's race above) keeps its state: the
+ * parent of a vfork waits uninterruptibly (D) for its child's 100 ms nap, and the block it
+ * is in at the attach ends while the start's walk is held back. Guessed, it was S (0-100 ms
+ * of S, uniform: this fails 98 times in 100 on that guess); read from the scheduler's mark of
+ * the block, D. The parent is off the CPU all the recording but for microseconds a round */
+Test(live_offcpu, a_block_found_under_way_at_its_switch_in_keeps_its_state)
+{
+	char cmd[512], path[64];
+	double by_state[HSBPF_OFFCPU_NR] = {}, off = 0;
+	struct profile *p = NULL;
+	pid_t pid;
+
+	snprintf(cmd, sizeof(cmd), "exec %s vforks 100 30", fixture("offcpu"));
+	pid = spawn(cmd);
+	cr_assert_gt(pid, 0);
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	cr_assert(wait_file_contains(path, ") D ", 5000), "the fixture's parent never waited in D");
+	run(&rec, "HSBPF_TEST_OFFCPU_START_GAP_MS=200 %s record --off-cpu -d 1 -p %d -o %s", hsbpf_bin(),
+	    pid, profile_path());
+	reap(pid);
+	cr_assert_eq(rec.status, 0, "%s", rec.err);
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	for (size_t i = 0; i < p->nr_samples; i++) {
+		if (!(p->samples[i].flags & HSBPF_KEY_OFFCPU) || profile__sample_key(p, i)->tid != (u32)pid)
+			continue;
+		by_state[offcpu__state(p->samples[i].flags)] += p->samples[i].weight / 1e6;
+		off += p->samples[i].weight / 1e6;
+	}
+	cr_expect_geq(p->stats.offcpu_underway_early, 1, "no block found under way at its switch-in");
+	cr_expect_lt(by_state[HSBPF_OFFCPU_S], 2, "the vfork parent's S time %.3f ms (D %.3f ms, R %.3f "
+		     "ms)", by_state[HSBPF_OFFCPU_S], by_state[HSBPF_OFFCPU_D], by_state[HSBPF_OFFCPU_R]);
+	cr_expect_geq(off, p->meta.duration_ns / 1e6 - 3, "the parent's off-CPU time %.3f ms of the "
+		      "recording's %.3f", off, p->meta.duration_ns / 1e6);
+	profile__free(p);
+}
+
 Test(live_offcpu, usage_errors)
 {
 	static const char *const bad[] = {
