@@ -60,5 +60,12 @@ if [ "$status" -ne 0 ] && [ "$nr_failed" -gt 0 ] && [ "$nr_failed" -le "$max_aga
 	done
 	[ "$again_ok" -eq 1 ] && status=0
 fi
+# Criterion exits 1 on a warning ([WARN]: cr_log_warn, a crash in a fixture's teardown) with
+# every test passed: say so rather than end on a synthesis without a failure
+if [ "$status" -ne 0 ] && [ "$nr_failed" -eq 0 ]; then
+	echo "tests: the test binary exited $status with no test failed: Criterion's warnings ([WARN]" \
+	     "lines) fail a run: $(grep -a -c '^\[WARN\]' "$log") in $log"
+	grep -a '^\[WARN\]' "$log" | head -n 20
+fi
 echo "tests: exit $status after $(( $(date +%s) - start )) s; whole output in $log"
 exit "$status"

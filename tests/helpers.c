@@ -530,7 +530,7 @@ struct profile *record_profile_whole(const char *fmt, ...)
 	va_end(ap);
 	p = record_profile("%s", args);
 	for (int i = 0; i < 4 && p->stats.sideband_lost; i++) {
-		cr_log_warn("record %s lost %llu sideband records: again", args,
+		cr_log_info("record %s lost %llu sideband records: again", args,
 			    (unsigned long long)p->stats.sideband_lost);
 		profile__free(p);
 		p = record_profile("%s", args);

@@ -443,7 +443,7 @@ static bool top_self_once(const char *target, const char *prefix, bool last_try)
 	for (b = 0; b < n && !t[b].seventy; b++)
 		;
 	if (b + 1 >= n && !last_try) {
-		cr_log_warn("%d snapshots, none with seventy_own(): again", n);
+		cr_log_info("%d snapshots, none with seventy_own(): again", n);
 		free(text);
 		free(t);
 		return false;
