@@ -530,10 +530,15 @@ enum hsbpf_mem_stat {
  * interpreter's debug information in a test), the interpreter's own debug information where
  * it has some, and 3.13's _Py_DebugOffsets in _PyRuntime (user/python/pyoffsets.c). */
 #define HSBPF_PY_ABSENT		0xffff
+/* 3.13's _Py_THREAD_ATTACHED (a #define: no DWARF says it), a thread state's state while its
+ * thread runs in it */
+#define HSBPF_PY_THREAD_ATTACHED	1
 struct hsbpf_py_offsets {
 	__u16 major, minor;
 	/* _PyRuntimeState */
 	__u16 runtime_interp_head;	/* interpreters.head */
+	__u16 runtime_tstate_current;	/* 3.10, 3.11: gilstate.tstate_current, the state
+					 * holding the GIL */
 	/* PyInterpreterState */
 	__u16 interp_next;		/* next (subinterpreters) */
 	__u16 interp_threads_head;	/* threads.head (3.11+), tstate_head (3.10) */
@@ -541,6 +546,7 @@ struct hsbpf_py_offsets {
 	__u16 tstate_next;
 	__u16 tstate_thread_id;		/* pthread_self(): the thread's fs base */
 	__u16 tstate_native_thread_id;	/* the kernel's tid (3.11+) */
+	__u16 tstate_state;		/* 3.13+: state, HSBPF_PY_THREAD_ATTACHED while it runs */
 	__u16 tstate_cframe;		/* 3.11, 3.12: cframe, whose current_frame ... */
 	__u16 cframe_current_frame;
 	__u16 tstate_current_frame;	/* 3.13+: current_frame; 3.10: frame (a PyFrameObject) */

@@ -80,7 +80,9 @@ struct py_walk {
 	__u64 fsbase, interp, ts, found;
 	__u64 running, running_cf;	/* several interpreters: the state running, its cframe */
 	__u32 tid;
-	__u32 place_all, place_full, several;	/* python_place's; several interpreters (3.11, 3.12) */
+	__u32 place_all, place_full;	/* python_place's */
+	__u32 several;			/* several interpreters, and a way to tell the state running */
+	__u32 attached;			/* 3.13: the thread's states found attached */
 	__u64 rehash;		/* python__announce's: the stack's hash with its generations */
 	__u32 regen, pad3;	/* ... some frame's generation was changed */
 	__u64 eval_start, eval_end;
@@ -130,17 +132,25 @@ static long py_thread_step(__u64 i, void *ctx)
 		return 0;
 	}
 	if (py_is_thread(&w->off, w->ts, w->tid, w->fsbase)) {
-		__u64 cf = 0, frame = 0;
+		__u64 cf = 0, frame = 0, state = 0;
 
 		if (!w->found)
 			w->found = w->ts;
 		if (!w->several)
 			return 1;
-		/* a thread that ran a subinterpreter has a state in each interpreter: the one
-		 * running Python code deepest on the C stack (its cframe is there) is current */
-		if (py_read(&cf, w->ts, w->off.tstate_cframe) &&
-		    py_read(&frame, cf, w->off.cframe_current_frame) && frame &&
-		    (!w->running || cf < w->running_cf)) {
+		/* a thread that ran a subinterpreter has a state in each interpreter: 3.13's is
+		 * the one attached (one only, else none is taken), 3.11's and 3.12's the one
+		 * running Python code deepest on the C stack (its cframe is there) */
+		if (w->off.tstate_state != HSBPF_PY_ABSENT) {
+			if (py_read(&state, w->ts, w->off.tstate_state) &&
+			    (__u32)state == HSBPF_PY_THREAD_ATTACHED) {
+				if (!w->attached)
+					w->running = w->ts;
+				w->attached++;
+			}
+		} else if (py_read(&cf, w->ts, w->off.tstate_cframe) &&
+			   py_read(&frame, cf, w->off.cframe_current_frame) && frame &&
+			   (!w->running || cf < w->running_cf)) {
 			w->running = w->ts;
 			w->running_cf = cf;
 		}
@@ -151,20 +161,45 @@ static long py_thread_step(__u64 i, void *ctx)
 	return 0;
 }
 
+/* the state running, found without a search: 3.10's holding the GIL, when it is this
+ * thread's (a thread running Python code holds it); 0 when unsure */
+static __always_inline __u64 py_gil_holder(const struct hsbpf_py_proc *p, struct py_walk *w, __u32 tid,
+					   __u64 fsbase)
+{
+	__u64 ts = 0;
+
+	if (w->off.runtime_tstate_current == HSBPF_PY_ABSENT ||
+	    !py_read(&ts, p->runtime, w->off.runtime_tstate_current) || !ts ||
+	    !py_is_thread(&w->off, ts, tid, fsbase))
+		return 0;
+	return ts;
+}
+
 /* the PyThreadState of thread tid: the cache's when it still is that thread's, else found in
- * the interpreters' lists. With several interpreters (3.11 and 3.12, whose states say where
- * their evaluation loop is on the C stack), a thread may have a state in each: every sample
- * searches them all for the one running */
+ * the interpreters' lists. With several interpreters, a thread may have a state in each, and
+ * the one it runs is taken where the version tells it: 3.10's holding the GIL, 3.13's
+ * attached, 3.11's and 3.12's whose cframe is deepest on the C stack (each sample searches
+ * them all). Where that is unsure (3.10: the thread does not hold the GIL; 3.13: no state or
+ * two attached), the cache's or the first found, as with one interpreter */
 static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, struct py_walk *w, __u32 tid,
 					     __u64 fsbase)
 {
-	__u64 *cached = bpf_map_lookup_elem(&py_threads, &tid), next = 0;
+	__u64 *cached = bpf_map_lookup_elem(&py_threads, &tid), next = 0, ts;
 
 	w->interp = 0;
 	w->several = 0;
-	if (w->off.tstate_cframe != HSBPF_PY_ABSENT &&
+	if ((w->off.tstate_cframe != HSBPF_PY_ABSENT || w->off.tstate_state != HSBPF_PY_ABSENT ||
+	     w->off.runtime_tstate_current != HSBPF_PY_ABSENT) &&
 	    py_read(&w->interp, p->runtime, w->off.runtime_interp_head) && w->interp)
 		w->several = py_read(&next, w->interp, w->off.interp_next) && next;
+	/* 3.11 has the GIL's holder too, but its cframe tells the state for threads without it */
+	if (w->several && w->off.tstate_cframe == HSBPF_PY_ABSENT &&
+	    w->off.tstate_state == HSBPF_PY_ABSENT) {
+		ts = py_gil_holder(p, w, tid, fsbase);
+		if (ts)
+			return ts;
+		w->several = 0;
+	}
 	if (!w->several && cached && py_is_thread(&w->off, *cached, tid, fsbase))
 		return *cached;
 	w->tid = tid;
@@ -172,14 +207,17 @@ static __always_inline __u64 py_thread_state(const struct hsbpf_py_proc *p, stru
 	w->found = 0;
 	w->running = 0;
 	w->running_cf = 0;
+	w->attached = 0;
 	w->interp = 0;
 	w->ts = 0;
 	if (!py_read(&w->interp, p->runtime, w->off.runtime_interp_head) || !w->interp ||
 	    !py_read(&w->ts, w->interp, w->off.interp_threads_head))
 		return 0;
 	bpf_loop(PY_MAX_INTERPS * PY_MAX_THREADS, py_thread_step, NULL, 0);
-	if (w->running)
+	if (w->running && w->attached <= 1)
 		return w->running;
+	if (w->several && cached && py_is_thread(&w->off, *cached, tid, fsbase))
+		return *cached;
 	if (w->found)
 		bpf_map_update_elem(&py_threads, &tid, &w->found, BPF_ANY);
 	return w->found;

@@ -12,9 +12,9 @@
  * freed and its address given to another (tests/fixtures/python/pyreuse.py) has its own
  * generation, and both are named, in Debian's python3.11 and each pyenv version; pyenv's 3.11
  * runs pywork.py without -S (site's module code object's address goes to seventy()). A
- * subinterpreter's work (tests/fixtures/python/subinterp.py) has its own Python frames in 3.11
- * and 3.12 (Debian's too), and is never named after the main interpreter's code in 3.10 and
- * 3.13. Debian's python3.11's other tests are tests/test_live_python.c's. */
+ * subinterpreter's work (tests/fixtures/python/subinterp.py) has its own Python frames in each
+ * version (Debian's 3.11 too), each interpreter's function its share of the CPU time. Debian's
+ * python3.11's other tests are tests/test_live_python.c's. */
 #include <criterion/criterion.h>
 #include <glob.h>
 #include <limits.h>
@@ -273,10 +273,10 @@ Test(live_python_versions, reused_address_python312) { check_reuse_version(12); 
 Test(live_python_versions, reused_address_python313) { check_reuse_version(13); }
 
 /* in_main() in the main interpreter, then in_sub() in a subinterpreter, each for the CPU time
- * it prints: with sub_named, each its share of the samples in either; else (3.10, 3.13: a
- * thread's state in a subinterpreter is not told from its main one, docs/python.md Limits)
- * in_main() its share of the process's samples, the subinterpreter's none of them */
-static void check_subinterpreter(const char *py, bool sub_named)
+ * it prints: each its share of the samples in either (the thread's state running is told from
+ * its others by its cframe in 3.11 and 3.12, the GIL's holder in 3.10, its attached state in
+ * 3.13), never both in one stack */
+static void check_subinterpreter(const char *py)
 {
 	struct run_result *r = calloc(1, sizeof(*r));
 	const char *names[MAX_PY];
@@ -312,34 +312,36 @@ static void check_subinterpreter(const char *py, bool sub_named)
 	}
 	profile__free(p);
 	cr_assert_gt(in_main, 300, "%s: %llu samples in in_main()", py, (unsigned long long)in_main);
-	if (sub_named) {
-		expect_share(in_main, in_main + in_sub, cpu_main / (cpu_main + cpu_sub),
-			     "in_main()'s share of the two interpreters' functions");
-		return;
-	}
-	cr_expect_eq(in_sub, 0, "%s: %llu samples in in_sub()", py, (unsigned long long)in_sub);
-	expect_share(in_main, all, cpu_main / (cpu_main + cpu_sub), "in_main()'s share of the samples");
+	cr_assert_gt(in_sub, 100, "%s: %llu samples in in_sub()", py, (unsigned long long)in_sub);
+	/* a sample read in another state than the one running is in neither (<module>'s Self) */
+	cr_expect_geq((in_main + in_sub) * 100, all * 90, "%s: %llu of %llu samples in in_main() "
+		      "or in_sub()", py, (unsigned long long)(in_main + in_sub), (unsigned long long)all);
+	expect_share(in_main, in_main + in_sub, cpu_main / (cpu_main + cpu_sub),
+		     "in_main()'s share of the two interpreters' functions");
+	cr_log_info("%s: in_main() %llu, in_sub() %llu of %llu samples: %.1f%% (CPU %.1f%%)", py,
+		    (unsigned long long)in_main, (unsigned long long)in_sub, (unsigned long long)all,
+		    100.0 * in_main / (in_main + in_sub), 100 * cpu_main / (cpu_main + cpu_sub));
 }
 
 Test(live_python_versions, subinterpreter_debian_python311)
 {
 	if (access("/usr/bin/python3.11", X_OK))
 		cr_skip_test("/usr/bin/python3.11 is not installed (scripts/install-deps.sh installs it)");
-	check_subinterpreter("/usr/bin/python3.11", true);
+	check_subinterpreter("/usr/bin/python3.11");
 }
 
-static void check_subinterpreter_pyenv(int minor, bool sub_named)
+static void check_subinterpreter_pyenv(int minor)
 {
 	char py[PATH_MAX];
 
 	need_pyenv(minor, py, sizeof(py));
-	check_subinterpreter(py, sub_named);
+	check_subinterpreter(py);
 }
 
-Test(live_python_versions, subinterpreter_python310) { check_subinterpreter_pyenv(10, false); }
-Test(live_python_versions, subinterpreter_python311) { check_subinterpreter_pyenv(11, true); }
-Test(live_python_versions, subinterpreter_python312) { check_subinterpreter_pyenv(12, true); }
-Test(live_python_versions, subinterpreter_python313) { check_subinterpreter_pyenv(13, false); }
+Test(live_python_versions, subinterpreter_python310) { check_subinterpreter_pyenv(10); }
+Test(live_python_versions, subinterpreter_python311) { check_subinterpreter_pyenv(11); }
+Test(live_python_versions, subinterpreter_python312) { check_subinterpreter_pyenv(12); }
+Test(live_python_versions, subinterpreter_python313) { check_subinterpreter_pyenv(13); }
 
 /* the innermost Python function's samples, by name, of one profiler */
 struct leaf_counts {

@@ -100,9 +100,12 @@ Test(pyoffsets, one_row_per_version_and_absent_where_the_version_has_no_field)
 	for (size_t i = 0; i < ARRAY_SIZE(minors); i++)
 		cr_expect_eq(&pyoffsets__known[i], known(3, minors[i]), "3.%d: not one row in order",
 			     minors[i]);
-	/* each version reaches its current frame one way only */
+	/* each version reaches its current frame one way only; the state a thread runs is
+	 * the GIL's holder's (3.10), its cframe's (3.11, 3.12) or the one attached (3.13) */
 	o = known(3, 10);
 	cr_expect_neq(o->tstate_current_frame, HSBPF_PY_ABSENT);
+	cr_expect_neq(o->runtime_tstate_current, HSBPF_PY_ABSENT);
+	cr_expect_eq(o->tstate_state, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->tstate_cframe, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->code_qualname, HSBPF_PY_ABSENT);
 	cr_expect_neq(o->code_code, HSBPF_PY_ABSENT);
@@ -112,12 +115,17 @@ Test(pyoffsets, one_row_per_version_and_absent_where_the_version_has_no_field)
 	cr_expect_eq(o->owned_by_cstack, HSBPF_PY_ABSENT);
 	o = known(3, 12);
 	cr_expect_neq(o->tstate_cframe, HSBPF_PY_ABSENT);
+	/* the running thread's state is a thread-local variable from 3.12 on */
+	cr_expect_eq(o->runtime_tstate_current, HSBPF_PY_ABSENT);
+	cr_expect_eq(o->tstate_state, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->frame_is_entry, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->owned_by_cstack, 3);
 	o = known(3, 13);
 	cr_expect_eq(o->tstate_cframe, HSBPF_PY_ABSENT);
 	cr_expect_neq(o->tstate_current_frame, HSBPF_PY_ABSENT);
 	cr_expect_eq(o->code_code, HSBPF_PY_ABSENT);
+	cr_expect_eq(o->runtime_tstate_current, HSBPF_PY_ABSENT);
+	cr_expect_neq(o->tstate_state, HSBPF_PY_ABSENT);
 }
 
 Test(pyoffsets, what_is_no_interpreter_is_refused)

@@ -30,6 +30,7 @@ static const struct {
 } fields311[] = {
 #define F(f, e) { offsetof(struct hsbpf_py_offsets, f), e }
 	F(runtime_interp_head, "&((struct pyruntimestate*)0)->interpreters.head"),
+	F(runtime_tstate_current, "&((struct pyruntimestate*)0)->gilstate.tstate_current._value"),
 	F(interp_next, "&((struct _is*)0)->next"),
 	F(interp_threads_head, "&((struct _is*)0)->threads.head"),
 	F(tstate_next, "&((struct _ts*)0)->next"),

@@ -11,8 +11,9 @@
 
 const struct pyoffsets_field pyoffsets__fields[] = {
 #define F(f) { offsetof(struct hsbpf_py_offsets, f), #f }
-	F(major), F(minor), F(runtime_interp_head), F(interp_next), F(interp_threads_head),
-	F(tstate_next), F(tstate_thread_id), F(tstate_native_thread_id), F(tstate_cframe),
+	F(major), F(minor), F(runtime_interp_head), F(runtime_tstate_current), F(interp_next),
+	F(interp_threads_head), F(tstate_next), F(tstate_thread_id), F(tstate_native_thread_id),
+	F(tstate_state), F(tstate_cframe),
 	F(cframe_current_frame), F(tstate_current_frame), F(frame_code), F(frame_previous),
 	F(frame_instr), F(frame_is_entry), F(frame_owner), F(owned_by_cstack), F(code_adaptive),
 	F(code_code), F(code_qualname), F(code_name), F(code_filename), F(code_firstlineno),

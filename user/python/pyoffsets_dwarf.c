@@ -281,11 +281,14 @@ static void fill(const struct types *t, struct hsbpf_py_offsets *o)
 	int frame = t->found[T_IFRAME] ? T_IFRAME : T_FRAMEOBJ;
 
 	o->runtime_interp_head = member(t, T_RUNTIME, "interpreters.head");
+	/* 3.12 keeps the current thread's state in a thread-local variable instead */
+	o->runtime_tstate_current = member(t, T_RUNTIME, "gilstate.tstate_current._value");
 	o->interp_next = member(t, T_INTERP, "next");
 	o->interp_threads_head = member_of(t, T_INTERP, "threads.head", "tstate_head");
 	o->tstate_next = member(t, T_TSTATE, "next");
 	o->tstate_thread_id = member(t, T_TSTATE, "thread_id");
 	o->tstate_native_thread_id = member(t, T_TSTATE, "native_thread_id");
+	o->tstate_state = member(t, T_TSTATE, "state");
 	/* 3.10 has a cframe too, but without the current frame */
 	o->cframe_current_frame = member(t, T_CFRAME, "current_frame");
 	o->tstate_cframe = o->cframe_current_frame == HSBPF_PY_ABSENT ? HSBPF_PY_ABSENT :

@@ -25,6 +25,7 @@ enum {
 	DO_TSTATE_CURRENT_FRAME = 184,
 	DO_TSTATE_THREAD_ID = 192,
 	DO_TSTATE_NATIVE_THREAD_ID = 200,
+	DO_TSTATE_STATUS = 216,
 	DO_FRAME_PREVIOUS = 232,
 	DO_FRAME_EXECUTABLE = 240,
 	DO_FRAME_INSTR_PTR = 248,
@@ -42,11 +43,13 @@ enum {
 };
 
 /* what 3.13's _Py_DebugOffsets does not say, constant in 3.13: FRAME_OWNED_BY_CSTACK's value,
- * PyCompactUnicodeObject's tail after PyASCIIObject (utf8_length, utf8), and where
- * _co_firsttraceable is before co_code_adaptive (then a hole and co_extra) */
+ * PyCompactUnicodeObject's tail after PyASCIIObject (utf8_length, utf8), where
+ * _co_firsttraceable is before co_code_adaptive (then a hole and co_extra), and where the
+ * thread state's state is after its _status (a 4-byte bit field, then _whence) */
 #define OWNED_BY_CSTACK_313	3
 #define COMPACT_TAIL_313	16
 #define FIRSTTRACEABLE_BEFORE_ADAPTIVE_313	16
+#define STATE_AFTER_STATUS_313	8
 
 static u64 get(const u8 *buf, size_t at)
 {
@@ -90,7 +93,7 @@ int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf
 	struct iovec local = { buf, sizeof(buf) }, remote = { (void *)runtime_addr, sizeof(buf) };
 	struct hsbpf_py_offsets o;
 	ssize_t n;
-	u64 hex;
+	u64 hex, status;
 
 	n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
 	if (n < 0)
@@ -113,6 +116,10 @@ int pyoffsets__from_debug_offsets(pid_t pid, uint64_t runtime_addr, struct hsbpf
 	o.owned_by_cstack = OWNED_BY_CSTACK_313;
 	o.unicode_compact_data = o.unicode_ascii_data + COMPACT_TAIL_313;
 	o.code_firsttraceable = o.code_adaptive - FIRSTTRACEABLE_BEFORE_ADAPTIVE_313;
+	status = get(buf, DO_TSTATE_STATUS);
+	if (status >= HSBPF_PY_ABSENT - STATE_AFTER_STATUS_313)
+		return -ERANGE;
+	o.tstate_state = status + STATE_AFTER_STATUS_313;
 	*out = o;
 	return 0;
 }
