@@ -5,6 +5,7 @@
  * (reaching _start, or the thread's start), frame pointers show their truncation, counted,
  * and perf's DWARF mode recordings, imported and unwound by hsbpf, find the same paths. */
 #include <criterion/criterion.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -166,6 +167,40 @@ Test(live_stacks, dwarf_paths_have_their_shares_and_complete_stacks)
 	 * 1 sample in 300 when they were not */
 	cr_expect_eq(p->stats.stacks_full, 0);
 	profile__free(p);
+}
+
+/* the unwind tables kept in the build-id cache (user/unwind/table_cache.h): a second recording
+ * of the program reads its table there instead of building it, and its stacks are as
+ * complete and its paths' shares as right as the first's */
+Test(live_stacks, a_table_read_from_the_build_id_cache_unwinds_as_the_one_built)
+{
+	char dir[PATH_MAX];
+	struct leaf_counts c;
+	struct profile *p;
+
+	snprintf(dir, sizeof(dir), "%s/buildid", tmpdir());
+	setenv("HSBPF_BUILDID_DIR", dir, 1);
+	setenv("HSBPF_NO_BUILDID_CACHE", "0", 1);
+	for (int run = 0; run < 2; run++) {
+		const char *err, *at, *eol;
+
+		p = record_profile("-v -g -F 1999 -- %s run 2", fixture("stacks/callpaths"));
+		err = record_profile_err();
+		at = strstr(err, "callpaths' has table");
+		cr_assert(at, "no table for the program: %.3000s", err);
+		eol = strchr(at, '\n');
+		at = strstr(at, "read from the build-id cache");
+		cr_expect(run ? at && (!eol || at < eol) : !at || (eol && at > eol),
+			  "recording %d: its table %s: %.3000s", run + 1,
+			  run ? "built again" : "read from an empty cache", err);
+		count_leaf_stacks(p, &c, false);
+		cr_assert_gt(c.leaf, 1000, "only %llu leaf samples with stacks", (unsigned long long)c.leaf);
+		cr_expect_geq(c.complete, 0.99 * c.leaf, "recording %d: complete stacks: %llu of %llu",
+			      run + 1, (unsigned long long)c.complete, (unsigned long long)c.leaf);
+		for (int i = PATH_A; i <= PATH_DEEP; i++)
+			expect_path_share(c.path[i], c.leaf, run_shares[i], path_names[i]);
+		profile__free(p);
+	}
 }
 
 /* a program started by a shell (not as the command, so its tables are not built before it runs):

@@ -25,6 +25,7 @@
 #include "record/call_graph.h"
 #include "record/sampler.h"
 #include "record/session.h"
+#include "symbols/buildid_cache.h"
 #include "symbols/ksyms.h"
 
 #define AGENT_FREQ 19
@@ -135,6 +136,7 @@ static int parse_args(int argc, char **argv)
 	env.so.stack_intervals = true;
 	env.so.mappings_by_vma = true;
 	env.so.lazy_tables = true;
+	env.so.table_cache = buildid_cache__dir_in_use();
 	env.so.call_graph = call_graph__find(CALL_GRAPH_DEFAULT)->bpf_mode;
 	nr = options__parse(&agent_cmd, agent_opts, argc, argv);
 	if (nr < 0)
@@ -335,6 +337,8 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 				err = session__forget_exited(sess, NULL, 0);
 			if (err)
 				return err;
+			/* the tables it kept in the build-id cache: within its size (said) */
+			session__trim_table_cache(sess, false);
 			t.forget = now_ns(CLOCK_MONOTONIC) - t0;
 			if (verbose)
 				say_times(sess, r, ag, &t);

@@ -232,6 +232,7 @@ static int check_args(void)
 	if (getenv("HSBPF_NO_BUILDID_CACHE") && !strcmp(getenv("HSBPF_NO_BUILDID_CACHE"), "1"))
 		env.no_buildid_cache = true;
 	env.so.keep_objects = !env.no_buildid_cache && env.buildid_dir;
+	env.so.table_cache = env.no_buildid_cache ? NULL : env.buildid_dir;
 	return 0;
 }
 

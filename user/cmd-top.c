@@ -17,6 +17,7 @@
 #include "record/memory.h"
 #include "record/sampler.h"
 #include "record/session.h"
+#include "symbols/buildid_cache.h"
 #include "report/top.h"
 #include "report/top_tui.h"
 
@@ -155,6 +156,7 @@ static int parse_args(int argc, char **argv)
 
 	memset(&env, 0, sizeof(env));
 	env.so.event = "cpu-clock";
+	env.so.table_cache = buildid_cache__dir_in_use();
 	env.delay = 2;
 	env.rows = 25;
 	env.view.decay = true;
@@ -225,6 +227,8 @@ static int forget_exited(struct session *sess, struct top *t, size_t *last_size,
 	if (!err)
 		err = session__forget_exited(sess, pids, nr);
 	free(pids);
+	/* the tables it kept in the build-id cache: within its size (said) */
+	session__trim_table_cache(sess, false);
 	debug("forgot the history of exited processes: %zu records, %zu kept", before - history(p),
 	      history(p));
 	*last_size = history(p);

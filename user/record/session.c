@@ -85,6 +85,8 @@ struct session {
 	u32 *followed;		/* with a command or -p: the processes and their descendants */
 	size_t nr_followed, cap_followed;
 	struct buildid_keeper *keeper;	/* with keep_objects */
+	u32 kept_at_trim;	/* the unwinder's objects_kept at the last session__trim_table_cache */
+	u64 trimmed_ns;		/* ... and when (CLOCK_MONOTONIC) */
 	struct late_stacks *late;	/* dwarf: samples to unwind here, from their stack copies */
 	/* sideband records the kernel lost: /proc read again for them */
 	u64 lost_synced, next_resync;
@@ -443,6 +445,7 @@ static int open_unwinder(struct session *s)
 	s->unw = unwinder__new(s->sampler);
 	if (!s->unw)
 		return fail(-ENOMEM, "cannot set up the unwinder: %s", strerror(ENOMEM));
+	unwinder__cache_tables(s->unw, s->opts.table_cache);
 	/* a recording unwinds at its end what the kernel could not yet (top does not) */
 	if (!s->opts.live) {
 		s->late = late_stacks__new();
@@ -1274,6 +1277,33 @@ int session__finish(struct session *s)
 	err = profile__compact_strings(p);
 	if (err)
 		return fail(err, "cannot finish the profile's string table: %s", strerror(-err));
+	return 0;
+}
+
+#define TABLE_CACHE_TRIM_NS (600 * 1000000000ull)
+
+int session__trim_table_cache(struct session *s, bool now)
+{
+	const struct unwinder_stats *us = s->unw ? unwinder__stats(s->unw) : NULL;
+	const char *dir = s->opts.table_cache;
+	u64 mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME), freed, max;
+	unsigned removed;
+	int err;
+
+	if (!dir || !us || us->objects_kept == s->kept_at_trim ||
+	    (!now && mono < s->trimmed_ns + TABLE_CACHE_TRIM_NS))
+		return 0;
+	s->kept_at_trim = us->objects_kept;
+	s->trimmed_ns = mono;
+	max = buildid_cache__max_size(dir);
+	err = buildid_cache__trim(dir, max, real > TABLE_CACHE_TRIM_NS ? real - TABLE_CACHE_TRIM_NS : 0,
+				  &removed, &freed);
+	if (err)
+		return fail(err, "cannot keep the build-id cache '%s' within %.1f MB: %s", dir,
+			    max / 1e6, strerror(-err));
+	if (removed)
+		note("build-id cache over %.1f MB: %u least recently used entries removed (%.1f MB)",
+		     max / 1e6, removed, freed / 1e6);
 	return 0;
 }
 

@@ -37,6 +37,9 @@ struct session_opts {
 	char **argv;		/* a command to run */
 	bool no_kill_with_parent;	/* the command may outlive a killed hsbpf */
 	bool keep_objects;	/* hold the mapped objects open for the build-id cache */
+	/* the build-id cache the unwind tables are read from and kept in (table_cache.h); NULL:
+	 * each built */
+	const char *table_cache;
 	/* with mappings_by_vma: an object's table only once a sample landed in it
 	 * (session__want_tables), and freed when no process maps it (session__forget_exited) */
 	bool lazy_tables;
@@ -103,6 +106,11 @@ int session__build_tables(struct session *s);
  * that have exited, except those in also (and the fork ancestors of what stays); call it
  * right after session__poll */
 int session__forget_exited(struct session *s, const u32 *also, size_t nr_also);
+/* a long live session (top, the agent) that kept unwind tables in the build-id cache
+ * (table_cache) keeps the cache within its size: the least recently used entries removed,
+ * none used in the last ten minutes; at most every ten minutes unless now. 0 or -errno
+ * (said) */
+int session__trim_table_cache(struct session *s, bool now);
 /* the Python frames of the profile's stacks named now, from the live processes (top, whose
  * session has no end to name them at): 0, or -ENOMEM after saying so */
 int session__name_python(struct session *s);

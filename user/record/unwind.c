@@ -85,6 +85,7 @@ struct unwinder {
 	bool by_vma;
 	/* lazy tables are built there, off the loop (made at the first) */
 	struct table_worker *worker;
+	const char *table_cache;	/* the build-id cache tables are read from and kept in */
 	struct unwinder_stats st;
 };
 
@@ -97,6 +98,11 @@ struct unwinder *unwinder__new(struct sampler *s)
 		u->by_vma = sampler__maps_by_vma(s);
 	}
 	return u;
+}
+
+void unwinder__cache_tables(struct unwinder *u, const char *dir)
+{
+	u->table_cache = dir;
 }
 
 static void proc_free(struct uproc *p)
@@ -256,10 +262,13 @@ static void load_obj(struct unwinder *u, struct uobj *o, const struct table_job 
 			debug("unwind: cannot load the table of '%s': %s", o->path, strerror(-err));
 		} else {
 			if (verbose)
-				debug("unwind: '%s' has table %u in map %u (%zu rows, built in %" PRIu64
+				debug("unwind: '%s' has table %u in map %u (%zu rows, %s in %" PRIu64
 				      " ms, loaded in %" PRIu64 " ms)", o->path, o->kobj,
-				      sampler__unwind_objs_map_id(u->s), t->nr_rows, j->build_ns / 1000000,
-				      (now_ns(CLOCK_MONOTONIC) - t0) / 1000000);
+				      sampler__unwind_objs_map_id(u->s), t->nr_rows,
+				      j->cached ? "read from the build-id cache" : "built",
+				      j->build_ns / 1000000, (now_ns(CLOCK_MONOTONIC) - t0) / 1000000);
+			u->st.objects_cached += j->cached;
+			u->st.objects_kept += j->kept;
 			by_inode(u, strcmp(o->path, "[vdso]") ? j->open_path : NULL, o);
 			u->st.objects++;
 			u->st.rows += t->nr_rows;
@@ -284,6 +293,7 @@ static struct uobj *add_obj(struct unwinder *u, const char *path, const char *op
 	struct uobj *o = j ? new_obj(u, path, bid, bid_size) : NULL;
 
 	if (o) {
+		j->cache = u->table_cache;
 		table_job__run(j);
 		load_obj(u, o, j);
 	}
@@ -655,6 +665,7 @@ int unwinder__build_wanted(struct unwinder *u, u64 budget_ns)
 			o = j ? new_obj(u, w->path, w->build_id, w->build_id_size) : NULL;
 			if (o) {
 				o->building = true;
+				j->cache = u->table_cache;
 				table_worker__submit(u->worker, j);
 			} else {
 				table_job__free(j);

@@ -25,11 +25,16 @@ struct unwinder_stats {
 	u64 stale;		/* mappings of an image an exec had already replaced */
 	u64 wanted;		/* objects queued for a table once a sample landed in them */
 	u64 objects_freed;	/* objects forgotten, their tables unloaded: nothing mapped them */
+	u32 objects_cached;	/* objects whose table was read from the build-id cache */
+	u32 objects_kept;	/* ... whose table built was written there */
 };
 
 struct unwinder;
 
 struct unwinder *unwinder__new(struct sampler *s);
+/* tables read from and kept in the build-id cache at dir (user/unwind/table_cache.h) rather
+ * than built each time; dir must outlive the unwinder; NULL: none */
+void unwinder__cache_tables(struct unwinder *u, const char *dir);
 void unwinder__free(struct unwinder *u);
 
 /* a file mapping of pid at time_ns (CLOCK_MONOTONIC; 0 for one older than the recording):

@@ -51,6 +51,13 @@ const char *buildid_cache__default_dir(void)
 	return dir;
 }
 
+const char *buildid_cache__dir_in_use(void)
+{
+	const char *off = getenv("HSBPF_NO_BUILDID_CACHE");
+
+	return off && !strcmp(off, "1") ? NULL : buildid_cache__default_dir();
+}
+
 int buildid_cache__path(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size)
 {

@@ -16,6 +16,9 @@
 /* $HSBPF_BUILDID_DIR, else $XDG_CACHE_HOME/hsbpf/buildid, else $HOME/.cache/hsbpf/buildid;
  * NULL if none can be told (no HOME) */
 const char *buildid_cache__default_dir(void);
+/* that, unless $HSBPF_NO_BUILDID_CACHE is 1 (then NULL): for the commands that use the cache
+ * without options of their own for it (top, the agent: their unwind tables) */
+const char *buildid_cache__dir_in_use(void);
 /* where kind (BUILDID_CACHE_ELF, _DEBUG) of a build-id is kept; -ENAMETOOLONG, -EINVAL */
 int buildid_cache__path(const char *dir, const u8 *id, size_t len, const char *kind,
 			char *buf, size_t size);

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "symbols/build_id.h"
+#include "unwind/table_cache.h"
 #include "unwind/table_worker.h"
 #include "unwind/unwind_table.h"
 
@@ -82,12 +83,22 @@ void table_job__run(struct table_job *j)
 			j->open_path = path;
 		}
 	}
+	/* the table of the build mapped, built before: whatever file is at hand now */
+	if (!vdso && j->build_id_size && j->cache &&
+	    !table_cache__load(j->cache, j->build_id, j->build_id_size, &j->table)) {
+		j->cached = true;
+		goto done;
+	}
 	/* the file at hand must be the one mapped: another build would unwind wrongly (the
 	 * vDSO is this kernel's, ours) */
 	if (!vdso && j->build_id_size)
 		err = check_build(j->open_path, j);
 	if (!err)
 		err = vdso ? unwind_table__build_vdso(&j->table) : unwind_table__build_path(j->open_path, &j->table);
+	/* kept for the next process of this build (not said when it cannot be: built again) */
+	if (!err && !vdso && j->build_id_size && j->cache)
+		j->kept = !table_cache__store(j->cache, j->build_id, j->build_id_size, j->table);
+done:
 	j->err = err;
 	j->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
 }

@@ -25,13 +25,18 @@ struct table_job {
 	int err;
 	struct unwind_table *table;
 	u64 build_ns;		/* how long the check and the build took (wall time) */
+	const char *cache;	/* the build-id cache whose tables it reads and keeps (table_cache.h),
+				 * NULL for none; alive while the job is */
+	bool cached;		/* the table was read from it, not built */
+	bool kept;		/* the table built was written there */
 	struct table_job *next;
 };
 
 /* a job for path read at open_path; NULL with errno set */
 struct table_job *table_job__new(const char *path, const char *open_path, const u8 *build_id,
 				 u8 build_id_size);
-/* the job done here, now: the file checked against the build-id, its table built */
+/* the job done here, now: the table kept in the cache for its build-id, else the file
+ * checked against the build-id, its table built (and kept there) */
 void table_job__run(struct table_job *j);
 void table_job__free(struct table_job *j);
 
