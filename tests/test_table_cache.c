@@ -3,7 +3,7 @@
  * pages and chunks; a damaged file (a byte changed, cut short, counts that do not add up,
  * a page pointing past the rows under a right checksum) is refused; a cache not ours is not
  * read; a job with a cache reads the table the first job of that build kept, even where the
- * file at hand is no longer that build. */
+ * file at hand is no longer that build, and a job without a build-id by the file's. */
 #include <criterion/criterion.h>
 #include <errno.h>
 #include <limits.h>
@@ -151,7 +151,7 @@ Test(table_cache, a_job_reads_the_table_the_first_of_its_build_kept)
 {
 	char dir[PATH_MAX];
 	u8 bid[BUILD_ID_MAX];
-	struct table_job *a, *b;
+	struct table_job *a, *b, *c;
 	size_t n;
 
 	snprintf(dir, sizeof(dir), "%s/cache", tmpdir());
@@ -171,6 +171,15 @@ Test(table_cache, a_job_reads_the_table_the_first_of_its_build_kept)
 	cr_assert_eq(b->err, 0, "%s", strerror(-b->err));
 	cr_expect(b->cached);
 	expect_same(a->table, b->table);
+	/* an object known by its path alone (no build-id given): the file's own names it */
+	c = table_job__new(LIBC, LIBC, NULL, 0);
+	cr_assert(c);
+	c->cache = dir;
+	table_job__run(c);
+	cr_assert_eq(c->err, 0, "%s", strerror(-c->err));
+	cr_expect(c->cached);
+	expect_same(a->table, c->table);
 	table_job__free(a);
 	table_job__free(b);
+	table_job__free(c);
 }

@@ -68,6 +68,8 @@ void table_job__run(struct table_job *j)
 	bool vdso = !strcmp(j->path, "[vdso]");
 	size_t n = strlen(j->path);
 	const char *deleted = " (deleted)";
+	u8 id[BUILD_ID_MAX];
+	size_t id_size = 0;
 	char *path;
 	int err = 0;
 
@@ -93,11 +95,19 @@ void table_job__run(struct table_job *j)
 	 * vDSO is this kernel's, ours) */
 	if (!vdso && j->build_id_size)
 		err = check_build(j->open_path, j);
+	/* an object known by its path (read from /proc, no build-id given): the build-id of the
+	 * file at hand names its table in the cache */
+	else if (!vdso && j->cache && !build_id__read(j->open_path, id, sizeof(id), &id_size) &&
+		 id_size && !table_cache__load(j->cache, id, id_size, &j->table)) {
+		j->cached = true;
+		goto done;
+	}
 	if (!err)
 		err = vdso ? unwind_table__build_vdso(&j->table) : unwind_table__build_path(j->open_path, &j->table);
 	/* kept for the next process of this build (not said when it cannot be: built again) */
-	if (!err && !vdso && j->build_id_size && j->cache)
-		j->kept = !table_cache__store(j->cache, j->build_id, j->build_id_size, j->table);
+	if (!err && !vdso && j->cache && (j->build_id_size || id_size))
+		j->kept = !table_cache__store(j->cache, j->build_id_size ? j->build_id : id,
+					      j->build_id_size ? j->build_id_size : id_size, j->table);
 done:
 	j->err = err;
 	j->build_ns = now_ns(CLOCK_MONOTONIC) - t0;
