@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* table_cache: a table written to the build-id cache and read back is the table built, rows,
  * pages and chunks; a damaged file (a byte changed, cut short, counts that do not add up,
- * a page pointing past the rows under a right checksum) is refused; a cache not ours is not
+ * a page pointing past the rows under a right checksum) is refused, and one in the cache
+ * removed so that the table built again takes its place; a cache not ours is not
  * read; a job with a cache reads the table the first job of that build kept, even where the
  * file at hand is no longer that build, and a job without a build-id by the file's. */
 #include <criterion/criterion.h>
@@ -139,6 +140,23 @@ Test(table_cache, kept_and_read_back_from_the_build_id_cache)
 	bid[0] ^= 1;
 	cr_expect_eq(table_cache__load(dir, bid, n, &back), -ENOENT);
 	bid[0] ^= 1;
+	/* a damaged file is refused and removed, and the table kept again in its place */
+	{
+		struct run_result *r = malloc(sizeof(*r));
+		char hex[2 * BUILD_ID_MAX + 1];
+
+		cr_assert(r);
+		build_id__hex(bid, n, hex, sizeof(hex));
+		cr_assert_eq(run(r, "f=$(ls %s/%.2s/%s/unwind-*) && printf x | dd of=$f bs=1 seek=300 "
+				 "conv=notrunc 2>/dev/null", dir, hex, hex + 2), 0, "%s", r->err);
+		free(r);
+		cr_expect_eq(table_cache__load(dir, bid, n, &back), -EBADMSG);
+		cr_expect_eq(table_cache__load(dir, bid, n, &back), -ENOENT, "the damaged file stays");
+		cr_assert_eq(table_cache__store(dir, bid, n, t), 0);
+		cr_assert_eq(table_cache__load(dir, bid, n, &back), 0);
+		expect_same(t, back);
+		unwind_table__free(back);
+	}
 	/* a cache whose root others may write is not read */
 	cr_assert_eq(chmod(dir, 0777), 0);
 	cr_expect_eq(table_cache__load(dir, bid, n, &back), -EPERM);

@@ -192,6 +192,9 @@ int table_cache__load(const char *dir, const u8 *id, size_t len, struct unwind_t
 	}
 	err = table_cache__decode(map, st.st_size, out);
 out:
+	/* a damaged file goes: the table built instead is kept in its place */
+	if (err == -EBADMSG)
+		unlink(path);
 	if (map != MAP_FAILED)
 		munmap(map, st.st_size);
 	close(fd);

@@ -22,8 +22,8 @@ int table_cache__encode(const struct unwind_table *t, u8 **out, size_t *size);
 int table_cache__decode(const u8 *buf, size_t size, struct unwind_table **out);
 
 /* the table of build id (len bytes) kept in the cache at dir: 0 and *out, -ENOENT when there
- * is none (or none of this hsbpf's), -EBADMSG for a damaged file (left for the cache's trim),
- * or another -errno */
+ * is none (or none of this hsbpf's), -EBADMSG for a damaged file (removed: the table built
+ * instead takes its place), or another -errno */
 int table_cache__load(const char *dir, const u8 *id, size_t len, struct unwind_table **out);
 /* keep t as the table of build id in the cache at dir (unless one is there); 0 or -errno */
 int table_cache__store(const char *dir, const u8 *id, size_t len, const struct unwind_table *t);
