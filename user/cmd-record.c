@@ -162,7 +162,8 @@ static const struct option_spec record_opts[] = {
 	  .cb = time_buckets, .help = "a time line: --time-buckets of MS ms, 10 when omitted "
 	  "(report --time; --format speedscope adds a flame chart per thread)" },
 	OPT_FLAG(0, "no-buildid-cache", &env.no_buildid_cache, "don't copy the sampled objects "
-		 "into the build-id cache (also HSBPF_NO_BUILDID_CACHE=1)"),
+		 "into the build-id cache nor read or keep unwind tables there (also "
+		 "HSBPF_NO_BUILDID_CACHE=1)"),
 	OPT_STRING(0, "buildid-dir", &env.buildid_dir, "DIR", "the build-id cache (default "
 		   "$HSBPF_BUILDID_DIR, else ~/.cache/hsbpf/buildid): report finds deleted or "
 		   "changed objects there"),
