@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,41 @@ Test(jitmap, scans_without_targets_follow_every_process)
 	cr_expect(profile__find_jitsym(p, 1, 0x1000));
 	cr_expect_null(profile__find_jitsym(p, dead, 0x1000), "no process heard of");
 	cr_expect_eq(jitmaps__stats(j)->opened, 2);
+	profile__free(p);
+	jitmaps__free(j);
+}
+
+/* a scan lists DIR once: a process without a map there costs no open, and a map that
+ * appears later (a JIT starts writing it after its start) is read at the next scan */
+Test(jitmap, a_scan_opens_only_the_maps_in_dir_and_reads_one_that_appears)
+{
+	const char *dir = tmpdir();
+	struct jitmaps *j = jitmaps__new(dir);
+	struct profile *p = profile__new();
+	u32 me = getpid();
+
+	profile__add_comm(p, 1, 1, "init", false);
+	profile__add_fork(p, me, 1, 1);
+	cr_assert_eq(jitmaps__target(j, NULL, 0), 0);
+	cr_assert_eq(jitmaps__scan(j, p, 2), 0);
+	cr_assert_eq(jitmaps__scan(j, p, 3), 0);
+	cr_expect_eq(jitmaps__stats(j)->opened, 0);
+	write_map(dir, me, "1000 10 late\n");
+	cr_assert_eq(jitmaps__scan(j, p, 4), 0);
+	cr_expect(profile__find_jitsym(p, me, 0x1000), "the map written after the first scans");
+	cr_expect_eq(jitmaps__stats(j)->opened, 1);
+	/* a file named like a map but not one (no digits, another ending) is not taken for one */
+	write_map(dir, 1, "2000 10 init\n");
+	{
+		char bad[PATH_MAX];
+
+		snprintf(bad, sizeof(bad), "%s/perf-x.map", dir);
+		fclose(fopen(bad, "w"));
+		snprintf(bad, sizeof(bad), "%s/perf-1.mapx", dir);
+		fclose(fopen(bad, "w"));
+	}
+	cr_assert_eq(jitmaps__scan(j, p, 5), 0);
+	cr_expect(profile__find_jitsym(p, 1, 0x2000));
 	profile__free(p);
 	jitmaps__free(j);
 }

@@ -6,6 +6,7 @@
  * processes' maps are opened, from where the last read ended (a replaced file read whole), in
  * chunks and up to a bound, so that junk in DIR costs nothing. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -38,6 +39,8 @@ struct seen {
 	bool capped;	/* counted in jit_capped */
 	bool exited;
 	bool gone;	/* followed after the fact (an import's): its map is looked for in DIR */
+	bool nspid_read;	/* nspid is known: a process keeps its PID namespace */
+	u32 nspid;	/* its pid in its own PID namespace (0: ours), where its map is named */
 };
 
 struct jitmaps {
@@ -172,25 +175,18 @@ static struct seen *find(struct jitmaps *j, u32 pid)
 	return i < j->nr_seen && j->seen[i].pid == pid ? &j->seen[i] : NULL;
 }
 
-/* the effective uid of a live process (a zombie's too), -1 if it is gone */
+/* the effective uid of a live process (a zombie's too), -1 if it is gone: the owner of its
+ * /proc folder, which the kernel gives its effective uid (task_dump_owner) unless it is not
+ * dumpable (after a setuid without an exec since), whose folder is root's: then a map owned
+ * by its user is refused, as one whose owner is not its process's. A stat, not the status
+ * file the kernel renders whole: the agent follows every process a machine starts */
 static s64 process_uid(u32 pid)
 {
-	char path[64], line[256];
-	unsigned long ruid, euid;
-	s64 uid = -1;
-	FILE *f;
+	char path[64];
+	struct stat st;
 
-	snprintf(path, sizeof(path), "/proc/%u/status", pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "Uid: %lu %lu", &ruid, &euid) == 2) {
-			uid = euid;
-			break;
-		}
-	fclose(f);
-	return uid;
+	snprintf(path, sizeof(path), "/proc/%u", pid);
+	return stat(path, &st) ? -1 : (s64)st.st_uid;
 }
 
 /* pid followed from now on; renew: a new process (fork, exec), so one that had exited is a
@@ -206,6 +202,7 @@ static struct seen *follow(struct jitmaps *j, u32 pid, bool renew)
 		if (renew && e->exited) {
 			e->exited = false;
 			e->uid = process_uid(pid);
+			e->nspid_read = false;
 		}
 		return e;
 	}
@@ -372,7 +369,11 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 
 	if (!e)
 		return -ENOMEM;
-	nspid = e->gone ? 0 : procfs__nspid(pid);
+	if (!e->gone && !e->nspid_read) {
+		e->nspid = procfs__nspid(pid);
+		e->nspid_read = true;
+	}
+	nspid = e->gone ? 0 : e->nspid;
 	if (nspid)
 		snprintf(path, sizeof(path), "/proc/%u/root%s/perf-%u.map", pid, j->dir, nspid);
 	else
@@ -463,15 +464,66 @@ int jitmaps__exit(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 	return err == -ENOMEM ? err : 0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* the pids DIR has a perf-PID.map for, sorted (malloc'd; NULL and 0 when none or unreadable) */
+static u32 *maps_in_dir(const char *dir, size_t *nr)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	u32 *pids = NULL;
+	size_t cap = 0;
+
+	*nr = 0;
+	while (d && (de = readdir(d))) {
+		const char *n = de->d_name;
+		unsigned long pid;
+		char *end;
+
+		if (strncmp(n, "perf-", 5) || !isdigit((unsigned char)n[5]))
+			continue;
+		pid = strtoul(n + 5, &end, 10);
+		if (strcmp(end, ".map") || pid > UINT32_MAX)
+			continue;
+		if (array__reserve((void **)&pids, &cap, *nr + 1, sizeof(*pids)))
+			break;
+		pids[(*nr)++] = pid;
+	}
+	if (d)
+		closedir(d);
+	if (*nr)
+		qsort(pids, *nr, sizeof(*pids), cmp_u32);
+	return pids;
+}
+
 int jitmaps__scan(struct jitmaps *j, struct profile *p, u64 time_ns)
 {
 	int err = follow_new(j, p);
+	size_t nr_maps;
+	/* one listing of DIR rather than an open per process (every process of the machine with
+	 * -a, each second) of a map that most do not have */
+	u32 *maps = maps_in_dir(j->dir, &nr_maps);
 
 	j->scan_end = j->total_read + j->per_scan;
-	for (size_t i = 0; i < j->nr_seen && !err; i++)
-		if (!j->seen[i].exited && j->seen[i].uid >= 0 &&
-		    jitmaps__read(j, p, j->seen[i].pid, time_ns) == -ENOMEM)
+	for (size_t i = 0; i < j->nr_seen && !err; i++) {
+		const struct seen *e = &j->seen[i];
+
+		if (e->exited || e->uid < 0)
+			continue;
+		/* a process of our PID namespace never read, whose map is not in DIR: nothing to
+		 * read (one in another has its map in its own root's DIR) */
+		if (e->nspid_read && !e->nspid && !e->gone && !e->off && !e->lines &&
+		    !bsearch(&e->pid, maps, nr_maps, sizeof(*maps), cmp_u32))
+			continue;
+		if (jitmaps__read(j, p, e->pid, time_ns) == -ENOMEM)
 			err = -ENOMEM;
+	}
 	j->scan_end = UINT64_MAX;
+	free(maps);
 	return err;
 }
