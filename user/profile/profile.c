@@ -818,9 +818,14 @@ void profile__sort_pyframes(struct profile *p)
 
 void profile__finish(struct profile *p)
 {
+	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	profile__finish_processes(p);
+}
+
+void profile__finish_processes(struct profile *p)
+{
 	profile__sort_jitsyms(p);
 	profile__sort_pyframes(p);
-	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
 	sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);

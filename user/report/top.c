@@ -455,7 +455,12 @@ static void sort_sideband(struct top *t)
 	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms &&
 	    t->sorted[4] == p->nr_thread_comms)
 		return;
-	profile__finish(p);
+	/* the kernel's symbols again only when they changed (a module loaded): sorting them
+	 * each time a process started was a tenth of top's time on a busy machine */
+	if (t->sorted[3] != p->nr_ksyms)
+		profile__finish(p);
+	else
+		profile__finish_processes(p);
 	t->sorted[0] = p->nr_mappings;
 	t->sorted[1] = p->nr_comms;
 	t->sorted[2] = p->nr_forks;
