@@ -314,8 +314,15 @@ static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live 
 
 static void begin_interval(struct top *t)
 {
-	for (size_t i = 0; i < t->nr_entries; i++)
-		t->entries[i].delta = t->entries[i].obj_delta = 0;
+	/* objects are counted for sampled allocations only (add_slot): a CPU profile's keys
+	 * are read and written in their first cache line alone */
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+
+		e->delta = 0;
+		if (e->k.flags & HSBPF_KEY_MEMORY)
+			e->obj_delta = 0;
+	}
 	t->interval_slots = 0;
 	t->nr_checked = 0;
 }
@@ -384,7 +391,8 @@ static void end_interval(struct top *t)
 			live += e->delta;
 			continue;
 		}
-		e->obj_total += e->obj_delta;
+		if (e->k.flags & HSBPF_KEY_MEMORY)
+			e->obj_total += e->obj_delta;
 		e->total += e->delta;
 		e->decayed = e->decayed * TOP_DECAY + e->delta;
 		new += e->delta;
