@@ -915,7 +915,7 @@ static int group(struct top *t, const struct top_view *v)
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 		double val = v->decay ? e->decayed : (double)e->total, var = 0, first = 0;
-		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
+		struct hist_sample s;	/* made for a key without a link, or a row's first */
 		struct hist_row *r;
 
 		if (v->memory)
@@ -923,7 +923,8 @@ static int group(struct top *t, const struct top_view *v)
 		if (val < 0.01 && first < 0.01)
 			continue;
 		/* resolved only when the view shows it */
-		if (zoomed && !hist_filter__wants(&h->filter, &s))
+		if (zoomed && !hist_filter__wants(&h->filter, &(struct hist_sample){
+				.pid = e->k.pid, .cgroup_id = e->k.cgroup_id }))
 			continue;
 		if (e->gen != t->gen) {
 			if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
