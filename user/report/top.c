@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* top's model: map slots with their deltas and their cached symbols, made into the rows of a
- * view through hist. */
+/* top's model: map slots with their deltas and their cached symbols, each linked once to its
+ * row of a view (hist's), the rows summed again through the links at each refresh. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * interval (in batches; its slots are the deltas), decays or accumulates them per key,
  * symbolizes new slots once (cached), and groups them into the rows report shows too
  * (user/report/hist.h), by one key (functions, IPs, basic blocks, processes or containers), zoomed
- * and filtered. It also lays the rows out as text lines of a given width, dropping columns
+ * and filtered: each key is grouped once per view, its row's count updated at each refresh. It also lays the rows out as text lines of a given width, dropping columns
  * that do not fit, which the ncurses screen and --stdio both print.
  * The kernel side counts each interval into a map of its own (bpf/samples.bpf.h), so an
  * interval costs what it sampled, however many keys came before. */
