@@ -869,7 +869,8 @@ static void reshape(struct top *t, const struct top_view *v)
 		.pid = sh.zoom_pid, .by_cgroup = sh.zoomed_cgroup, .cgroup_id = sh.zoom_cgroup,
 		.text = t->shape.filter[0] ? t->shape.filter : NULL,
 	};
-	memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
+	if (t->seen)	/* memset wants a non-NULL pointer even for no bytes */
+		memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
 	t->stamp = 0;
 }
 
@@ -906,7 +907,8 @@ static int group(struct top *t, const struct top_view *v)
 	zoomed = h->filter.pid || h->filter.by_cgroup;
 	t->mview = v->mview;
 	if (++t->stamp == 0) {	/* wrapped: no row seen */
-		memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
+		if (t->seen)
+			memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
 		t->stamp = 1;
 	}
 	t->nr_made = 0;
