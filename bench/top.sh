@@ -29,8 +29,7 @@ need bpftrace
 pids=()
 cleanup() {
 	for p in "${pids[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null || true; done
-	pkill -f "$SLED" 2>/dev/null || true
-	pkill -f "sleep 86399" 2>/dev/null || true
+	rm -f "$OUT/perf-top.stdin"
 }
 trap cleanup EXIT
 
@@ -86,10 +85,12 @@ measure() {	# name, pid
 "$HSBPF" record -a -F "$HZ" -o "$OUT/top-baseline.data" 2>"$OUT/record.log" & p=$!; pids+=($p)
 base=$(measure record "$p"); stop "$p"
 
-# perf top reads keys from stdin: give it one that never sends any
-perf top --stdio -e cpu-clock -F "$HZ" -a -d 1 < <(sleep 86399) >"$OUT/perf-top.log" 2>&1 & p=$!; pids+=($p)
+# perf top reads keys from stdin: give it a FIFO this script holds open and never writes to
+# (no helper process to find and stop afterwards; every process stopped is one this started)
+rm -f "$OUT/perf-top.stdin"; mkfifo "$OUT/perf-top.stdin"; exec 3<>"$OUT/perf-top.stdin"
+perf top --stdio -e cpu-clock -F "$HZ" -a -d 1 <"$OUT/perf-top.stdin" >"$OUT/perf-top.log" 2>&1 & p=$!; pids+=($p)
 perf_res=$(measure "perf-top" "$p"); stop "$p"
-pkill -f "sleep 86399" || true
+exec 3>&-
 
 BPFTRACE_MAP_KEYS_MAX=262144 bpftrace -q -e "profile:hz:$HZ { @[pid, reg(\"ip\")] = count(); } interval:s:1 { print(@); }" \
 	>/dev/null 2>"$OUT/bpftrace.log" & p=$!; pids+=($p)

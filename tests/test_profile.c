@@ -286,6 +286,32 @@ Test(profile, keep_pids_keeps_ancestors_and_sampled)
 
 /* the strings of what keep_pids dropped go (a dead node's JIT symbols once made up 84 KB of
  * a 5 KB profile); every kept reference still names its string, through a write and read */
+/* a sorted table with rows appended (a live session's sideband) is sorted as a whole sort
+ * would: the appended rows merged in, equal addresses in the order they came */
+Test(profile, finish_merges_what_was_appended)
+{
+	static const u64 first[] = { 0x10, 0x30, 0x50, 0x70, 0x90, 0xb0 }, later[] = { 0xa0, 0x30, 0x05, 0xff };
+	static const char *const want[] = { "l05", "f10", "f30", "l30", "f50", "f70", "f90", "la0", "fb0", "lff" };
+	struct profile *p = profile__new();
+	char name[8];
+
+	cr_assert_not_null(p);
+	for (size_t i = 0; i < ARRAY_SIZE(first); i++) {
+		snprintf(name, sizeof(name), "f%02llx", (unsigned long long)first[i]);
+		cr_assert_eq(profile__add_ksym(p, first[i], name), 0);
+	}
+	profile__finish(p);
+	for (size_t i = 0; i < ARRAY_SIZE(later); i++) {
+		snprintf(name, sizeof(name), "l%02llx", (unsigned long long)later[i]);
+		cr_assert_eq(profile__add_ksym(p, later[i], name), 0);
+	}
+	profile__finish(p);
+	cr_assert_eq(p->nr_ksyms, ARRAY_SIZE(want));
+	for (size_t i = 0; i < ARRAY_SIZE(want); i++)
+		cr_expect_str_eq(profile__str(p, p->ksyms[i].name), want[i], "ksym %zu", i);
+	profile__free(p);
+}
+
 Test(profile, compacting_strings_keeps_what_is_referred_to)
 {
 	struct profile *p = profile__new(), *q;

@@ -240,6 +240,166 @@ Test(top, faded_keys_age_out_past_the_limit)
 	cr_expect_eq(top__status(t)->keys, 2);
 }
 
+/* ---- the rows kept between refreshes (each key linked to its row once) ---- */
+
+/* the same rows, field for field, in the same order: counts to the last bit */
+static void expect_same_rows(struct top *a, struct top *b, const struct top_view *v, size_t limit)
+{
+	const struct hist_row *ra, *rb;
+	size_t na, nb;
+	double ta, tb;
+
+	cr_assert_eq(top__rows_first(b, v, limit, &rb, &nb, &tb), 0);
+	cr_assert_eq(top__rows_first(a, v, limit, &ra, &na, &ta), 0);
+	cr_assert_eq(na, nb, "key %d: %zu rows, a new view %zu", v->key, na, nb);
+	cr_expect_eq(ta, tb, "key %d: total %.17g, a new view's %.17g", v->key, ta, tb);
+	for (size_t i = 0; i < na; i++) {
+		cr_expect_eq(ra[i].count, rb[i].count, "key %d row %zu: %.17g, a new view's %.17g",
+			     v->key, i, ra[i].count, rb[i].count);
+		cr_expect_str_eq(ra[i].sym, rb[i].sym, "key %d row %zu", v->key, i);
+		cr_expect_str_eq(ra[i].dso, rb[i].dso);
+		cr_expect_str_eq(ra[i].comm, rb[i].comm);
+		cr_expect_str_eq(ra[i].container, rb[i].container);
+		cr_expect_eq(ra[i].pid, rb[i].pid);
+		cr_expect_eq(ra[i].vaddr, rb[i].vaddr);
+		cr_expect_eq(ra[i].many_pids, rb[i].many_pids);
+		cr_expect_eq(ra[i].many_comms, rb[i].many_comms);
+	}
+}
+
+/* the views a refresh may show, every grouping in both modes, zoomed and filtered */
+static void views(struct top_view *out, size_t *n)
+{
+	*n = 0;
+	for (int g = 0; g < TOP_NR_KEYS; g++) {
+		for (int d = 0; d < 2; d++)
+			out[(*n)++] = (struct top_view){ .key = top_keys[g], .decay = d };
+	}
+	out[(*n)++] = (struct top_view){ .key = SORT_SYM, .decay = true, .zoom_pid = PID };
+	out[(*n)++] = (struct top_view){ .key = SORT_IP, .decay = true, .filter = "work_3" };
+	out[(*n)++] = (struct top_view){ .key = SORT_SYM, .order = TOP_BY_NAME };
+	out[(*n)++] = (struct top_view){ .key = SORT_PID, .order = TOP_BY_PROCESS, .decay = true };
+}
+
+/* Intervals fed to a top asked for its rows after each (the views changing between, as keys
+ * do on the screen) and to one asked only at the end: the same rows, counts to the last bit,
+ * and the order of a full sort in the first rows of a partial one. The known answer: after
+ * 60 intervals of work_70 and one of work_30 at the start, work_30 has faded away
+ * (7 x 0.875^59 < 0.01) in the decayed view and not in the totals */
+Test(top, rows_kept_are_a_new_views)
+{
+	struct top *fresh = top__new(p, NULL);
+	struct top_view vs[16], dec = { .key = SORT_SYM, .decay = true };
+	const struct hist_row *rows;
+	double total, want = 0;
+	size_t nv, nr;
+
+	cr_assert_not_null(fresh);
+	views(vs, &nv);
+	for (int i = 0; i < 60; i++) {
+		/* ties in counts (the two unknown IPs, work_70's two IPs) and a faded key */
+		struct profile_sample s[] = {
+			slot(PID, BASE + work_70 + 8, 3), slot(PID, BASE + work_70 + 12, 3),
+			slot(PID + 1, 0x1000 + i % 2, 2), slot(PID + 1, 0x2000, 2),
+			slot(PID, BASE + work_30 + 4, 7),
+		};
+		size_t n = i ? 4 : 5;
+
+		cr_assert_eq(top__update_from(t, s, n), 0);
+		cr_assert_eq(top__update_from(fresh, s, n), 0);
+		cr_assert_eq(top__rows_first(t, &vs[i % nv], i % 3, &rows, &nr, &total), 0);
+		want = want * TOP_DECAY + 6;
+	}
+	for (size_t i = 0; i < nv; i++) {
+		expect_same_rows(t, fresh, &vs[i], 0);
+		expect_same_rows(t, fresh, &vs[i], 2);
+		expect_same_rows(t, fresh, &vs[(i + 1) % nv], 1);
+	}
+	cr_assert_eq(top__rows(t, &dec, &rows, &nr, &total), 0);
+	cr_expect_eq(row_count(rows, nr, "work_70"), want, "%.17g, not %.17g", row_count(rows, nr, "work_70"), want);
+	cr_expect_eq(row_count(rows, nr, "work_30"), -1, "faded");
+	dec.decay = false;
+	cr_assert_eq(top__rows_first(t, &dec, 1, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_str_eq(rows[0].sym, "work_70");
+	cr_expect_eq(rows[0].count, 360);
+	cr_expect_eq(total, 360 + 240 + 7, "the other process's unknown IPs, and work_30 whole");
+	top__free(fresh);
+}
+
+/* a key whose process's mapping was not read yet is [unknown], then its function's once the
+ * mapping comes: it leaves the unknown row for its own */
+Test(top, a_key_named_later_moves_to_its_row)
+{
+	struct profile_sample s = slot(PID + 2, BASE + work_70 + 4, 10);
+	struct top_view v = { .key = SORT_SYM };
+	struct top *fresh;
+	const struct hist_row *rows;
+	size_t nr;
+	double total;
+
+	cr_assert_eq(top__update_from(t, &s, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_str_eq(rows[0].sym, "[unknown]");
+	cr_assert_eq(profile__add_mapping(p, PID + 2, 0, BASE, 0x10000, 0, fixture("hot7030"), NULL, 0), 0);
+	cr_assert_eq(profile__add_comm(p, PID + 2, 0, "late", false), 0);
+	cr_assert_eq(top__update_from(t, &s, 1), 0);
+	cr_assert_eq(top__rows(t, &v, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1, "the unknown row gone");
+	cr_expect_str_eq(rows[0].sym, "work_70");
+	cr_expect_str_eq(rows[0].comm, "late");
+	cr_expect_eq(rows[0].count, 20);
+	fresh = top__new(p, NULL);
+	cr_assert_not_null(fresh);
+	cr_assert_eq(top__update_from(fresh, &s, 1), 0);
+	cr_assert_eq(top__update_from(fresh, &s, 1), 0);
+	expect_same_rows(t, fresh, &v, 0);
+	top__free(fresh);
+}
+
+/* A process that execs another program (or a PID reused) is a new key for the same PID: by
+ * process, a row per program; by function, the same function's samples of both programs in
+ * one row of several commands. The rows kept already held the PID's old program */
+Test(top, a_pid_that_execs_is_a_new_row)
+{
+	const u64 later = 1000000, base2 = 0x7f0000000000ull;
+	struct profile_sample old = slot(PID, BASE + work_70 + 4, 30), now = slot(PID, base2 + work_70 + 4, 12);
+	struct top_view by_pid = { .key = SORT_PID }, by_sym = { .key = SORT_SYM };
+	struct top *fresh;
+	const struct hist_row *rows;
+	size_t nr;
+	double total;
+
+	now.exec_ns = later;
+	cr_assert_eq(top__update_from(t, &old, 1), 0);
+	cr_assert_eq(top__rows(t, &by_pid, &rows, &nr, &total), 0);
+	cr_assert_eq(top__rows(t, &by_sym, &rows, &nr, &total), 0);
+	cr_assert_eq(profile__add_comm(p, PID, later, "reborn", true), 0);
+	cr_assert_eq(profile__add_mapping(p, PID, later, base2, 0x10000, 0, fixture("hot7030"), NULL, 0), 0);
+	cr_assert_eq(top__update_from(t, &now, 1), 0);
+	cr_assert_eq(top__rows(t, &by_pid, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 2);
+	cr_expect_str_eq(rows[0].comm, "hot7030");
+	cr_expect_eq(rows[0].count, 30);
+	cr_expect_str_eq(rows[1].comm, "reborn");
+	cr_expect_eq(rows[1].count, 12);
+	cr_expect_eq(rows[1].pid, PID);
+	cr_assert_eq(top__rows(t, &by_sym, &rows, &nr, &total), 0);
+	cr_assert_eq(nr, 1);
+	cr_expect_str_eq(rows[0].sym, "work_70");
+	cr_expect_eq(rows[0].count, 42);
+	cr_expect(rows[0].many_comms, "two programs");
+	cr_expect(!rows[0].many_pids, "one PID");
+	fresh = top__new(p, NULL);
+	cr_assert_not_null(fresh);
+	cr_assert_eq(top__update_from(fresh, &old, 1), 0);
+	cr_assert_eq(top__update_from(fresh, &now, 1), 0);
+	expect_same_rows(t, fresh, &by_pid, 0);
+	expect_same_rows(t, fresh, &by_sym, 0);
+	top__free(fresh);
+}
+
 /* a value cut to its column ends in '+', as report's tables cut them: "work_70+0x4" in a
  * narrow Symbol column is not shown as a shorter, wrong offset */
 Test(top, a_cut_value_is_marked)

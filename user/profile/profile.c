@@ -779,11 +779,41 @@ static int cmp_fork(const void *a, const void *b)
 	return x->time_ns < y->time_ns ? -1 : x->time_ns > y->time_ns;
 }
 
-/* qsort wants a non-NULL base even for zero elements */
+/* qsort's order (a stable sort's), in linear time when a sorted table only had some rows
+ * appended since (a live session's, at each new process or BPF program): the sorted run at
+ * its start is kept, the rest sorted and merged into it from the end. qsort wants a
+ * non-NULL base even for zero elements */
 static void sort(void *base, size_t nr, size_t size, int (*cmp)(const void *, const void *))
 {
-	if (nr > 1)
+	char *b = base, *tail;
+	size_t m = 1, i, j;
+
+	if (nr < 2)
+		return;
+	while (m < nr && cmp(b + (m - 1) * size, b + m * size) <= 0)
+		m++;
+	if (m == nr)
+		return;
+	tail = m >= nr / 2 ? malloc((nr - m) * size) : NULL;
+	if (!tail) {	/* mostly out of order, or no memory */
 		qsort(base, nr, size, cmp);
+		return;
+	}
+	memcpy(tail, b + m * size, (nr - m) * size);
+	qsort(tail, nr - m, size, cmp);
+	/* the largest last; on a tie the appended row goes after, as a stable sort leaves it */
+	for (i = m, j = nr - m; j > 0; ) {
+		char *out = b + (i + j - 1) * size;
+
+		if (i > 0 && cmp(b + (i - 1) * size, tail + (j - 1) * size) > 0) {
+			memmove(out, b + (i - 1) * size, size);
+			i--;
+		} else {
+			memcpy(out, tail + (j - 1) * size, size);
+			j--;
+		}
+	}
+	free(tail);
 }
 
 static int cmp_jitsym(const void *a, const void *b)
@@ -818,9 +848,14 @@ void profile__sort_pyframes(struct profile *p)
 
 void profile__finish(struct profile *p)
 {
+	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
+	profile__finish_processes(p);
+}
+
+void profile__finish_processes(struct profile *p)
+{
 	profile__sort_jitsyms(p);
 	profile__sort_pyframes(p);
-	sort(p->ksyms, p->nr_ksyms, sizeof(*p->ksyms), cmp_ksym);
 	sort(p->mappings, p->nr_mappings, sizeof(*p->mappings), cmp_mapping);
 	sort(p->comms, p->nr_comms, sizeof(*p->comms), cmp_comm);
 	sort(p->forks, p->nr_forks, sizeof(*p->forks), cmp_fork);

@@ -538,6 +538,9 @@ int profile__sort_by_process(struct profile *p);
 int profile__keep_pids(struct profile *p, const u32 *pids, size_t nr_pids);
 /* sorts the tables the readers search (ksyms by address, per-pid events by time) */
 void profile__finish(struct profile *p);
+/* the same but for the kernel symbols, which have not changed since the last sort (a live
+ * session's sideband grows by processes, mostly: its 200,000 kernel symbols are read once) */
+void profile__finish_processes(struct profile *p);
 
 u64 profile__total_samples(const struct profile *p);
 u64 profile__total_weight(const struct profile *p);

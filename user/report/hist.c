@@ -188,10 +188,12 @@ static void add_to(struct hist_row *old, const struct hist_sample *s)
 	old->many_cgroups |= old->cgroup_id != s->cgroup_id;
 }
 
-s64 hist__add_row(struct hist *h, const struct hist_sample *s)
+/* the row a sample starts: its amounts, its key fields, and the rest shown from it */
+static struct hist_row sample_row(const struct hist_sample *s)
 {
 	const struct sym_result *r = &s->r;
-	struct hist_row row = {
+
+	return (struct hist_row){
 		.count = s->count, .weight = s->weight, .blocks = s->blocks, .sym = r->sym, .sym_off = r->sym_off,
 		.dso = r->dso, .vaddr = r->vaddr, .file = r->file, .line = r->line, .pid = s->pid,
 		.nspid = s->nspid, .tid = s->tid, .cpu = s->cpu, .state = s->state, .comm = r->comm,
@@ -200,23 +202,56 @@ s64 hist__add_row(struct hist *h, const struct hist_sample *s)
 		.container = s->container, .kernel = r->kernel, .bb = r->bb,
 		.inl = r->inl, .nr_inl = r->nr_inl, .var = s->var, .first = s->first,
 	};
-	u64 hash;
+}
+
+void hist__row_start(struct hist_row *row, const struct hist_sample *s)
+{
+	u32 id = row->id;
+
+	*row = sample_row(s);
+	row->id = id;
+}
+
+/* row's position, or a new row made of it: *made then */
+static s64 find_or_make(struct hist *h, const struct hist_row *row, bool *made)
+{
+	u64 hash = key_hash(h, row);
+	s64 pos = hashidx__find(&h->idx, hash, row, same_keys, h);
+
+	*made = pos < 0;
+	if (pos >= 0)
+		return pos;
+	if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)) ||
+	    hashidx__insert(&h->idx, hash, h->nr_rows))
+		return -ENOMEM;
+	h->rows[h->nr_rows] = *row;
+	h->rows[h->nr_rows].id = h->nr_rows;
+	return h->nr_rows++;
+}
+
+s64 hist__find_row(struct hist *h, const struct hist_sample *s)
+{
+	struct hist_row row = sample_row(s);
+	bool made;
+
+	if (!hist_filter__match(&h->filter, s))
+		return -ENOENT;
+	return find_or_make(h, &row, &made);
+}
+
+s64 hist__add_row(struct hist *h, const struct hist_sample *s)
+{
+	struct hist_row row = sample_row(s);
+	bool made;
 	s64 pos;
 
 	if (!hist_filter__match(&h->filter, s))
 		return -ENOENT;
-	hash = key_hash(h, &row);
-	pos = hashidx__find(&h->idx, hash, &row, same_keys, h);
 	h->total += s->count;
 	h->total_weight += s->weight;
-	if (pos < 0) {
-		if (array__reserve((void **)&h->rows, &h->cap_rows, h->nr_rows + 1, sizeof(*h->rows)) ||
-		    hashidx__insert(&h->idx, hash, h->nr_rows))
-			return -ENOMEM;
-		row.id = h->nr_rows;
-		h->rows[h->nr_rows++] = row;
-		return h->nr_rows - 1;
-	}
+	pos = find_or_make(h, &row, &made);
+	if (pos < 0 || made)
+		return pos;
 	add_to(&h->rows[pos], s);
 	return pos;
 }

@@ -240,6 +240,12 @@ s64 hist__add_to_row(struct hist *h, s64 pos, const struct hist_sample *s);
  * line, block or source file; no filter; no row per process): a frame falls in the same row
  * in every sample */
 bool hist__keyed_by_frame(const struct hist *h);
+/* Without adding s: the row s goes to (made from s if new, its amounts s's), -ENOENT when
+ * the filter refuses s, -ENOMEM. For a caller that keeps each sample's row and sums the rows
+ * itself (top, each refresh, with hist__row_start and then its own sums) */
+s64 hist__find_row(struct hist *h, const struct hist_sample *s);
+/* row as hist__add_row makes it from s, its first sample (its id kept) */
+void hist__row_start(struct hist_row *row, const struct hist_sample *s);
 /* a profile's sample as hist__add takes it, resolved by sy (ip as given) */
 void hist__sample(struct hist_sample *s, const struct profile *p, const struct profile_sample *ps,
 		  struct symbolizer *sy);

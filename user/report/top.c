@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* top's model: map slots with their deltas and their cached symbols, made into the rows of a
- * view through hist. */
+/* top's model: map slots with their deltas and their cached symbols, each linked once to its
+ * row of a view (hist's), the rows summed again through the links at each refresh. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 #include "report/callchain.h"
 #include "record/cgroup.h"
@@ -24,25 +25,32 @@
 /* a slot left unresolved (its mmap record not read yet) is tried again this many times */
 #define RESOLVE_TRIES 5
 
-/* one key of the kernel's histogram, as top follows it */
+/* one key of the kernel's histogram, as top follows it. What each refresh reads of every
+ * key (its count, its row, its process and cgroup) comes first, in one cache line */
 struct entry {
-	struct profile_sample k;	/* the key (count and weight unused) */
-	u32 tid;			/* ... and its thread (0 when not keyed by thread) */
+	double decayed;
 	u64 total;			/* samples since top started */
 	u64 delta;			/* samples in the last interval */
+	const char *comm;		/* interned */
+	/* its row in the view's rows (NO_ROW: the filter refuses it), good while gen is top's:
+	 * a key linked is resolved (or given up on) and labelled */
+	u32 row, gen;
+	struct profile_sample k;	/* the key (count and weight unused) */
+	u32 tid;			/* ... and its thread (0 when not keyed by thread) */
 	/* --memory: total and delta are bytes (a live set's: now), these objects in 1/1024ths;
 	 * first the live set's at top's first interval */
 	u64 obj_total, obj_delta;
 	double first, first_obj;
-	double decayed;
 	bool resolved, has_bb;
 	u8 tries;
-	const char *sym, *dso, *comm;	/* interned */
+	const char *sym, *dso;		/* interned */
 	u64 sym_off, addr;
 	const struct bblock *bb;
 	u32 nspid;
 	const char *container, *cgroup;
 };
+
+#define NO_ROW UINT32_MAX
 
 struct label {
 	u64 id;
@@ -62,7 +70,29 @@ struct top {
 	struct label *labels;
 	size_t nr_labels, cap_labels;
 	struct strset strs;
-	struct hist *view;	/* the rows of the last view */
+	/* The rows of the view, kept from refresh to refresh while its grouping and filter stay
+	 * (shape): each key is linked to its row once (entry.row), and each refresh sums the
+	 * rows again from the keys' counts through the links, in the keys' order, as a histogram
+	 * made anew would, without hashing or comparing names */
+	struct hist *view;
+	struct view_shape {
+		enum sort_key key;
+		u32 zoom_pid;
+		bool zoomed_cgroup;
+		u64 zoom_cgroup;
+		char filter[64];
+	} shape;
+	u32 gen;		/* the links' generation: 0 is no link */
+	bool regroup;		/* keys forgotten: the rows made again at the next view */
+	u32 stamp;		/* the refresh a row was last started at (seen) */
+	u32 *seen;
+	size_t cap_seen;
+	u32 *made;		/* the rows of the last view, in the order a new histogram makes them */
+	size_t nr_made, cap_made;
+	u32 *picked;		/* ... the shown ones, as positions in made */
+	size_t cap_picked;
+	struct hist_row *shown;	/* what top__rows gives: the rows shown, in order */
+	size_t cap_shown;
 	struct sampler *sampler;	/* the last update's: the call stacks come from it */
 	int (*stacks_fn)(void *ctx);	/* top__on_stacks' */
 	void *stacks_ctx;
@@ -182,6 +212,10 @@ void top__free(struct top *t)
 	free(t->exited);
 	free(t->checked);
 	hist__free(t->view);
+	free(t->seen);
+	free(t->made);
+	free(t->picked);
+	free(t->shown);
 	top_pyself__free(t->py);
 	free(t);
 }
@@ -280,8 +314,15 @@ static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live 
 
 static void begin_interval(struct top *t)
 {
-	for (size_t i = 0; i < t->nr_entries; i++)
-		t->entries[i].delta = t->entries[i].obj_delta = 0;
+	/* objects are counted for sampled allocations only (add_slot): a CPU profile's keys
+	 * are read and written in their first cache line alone */
+	for (size_t i = 0; i < t->nr_entries; i++) {
+		struct entry *e = &t->entries[i];
+
+		e->delta = 0;
+		if (e->k.flags & HSBPF_KEY_MEMORY)
+			e->obj_delta = 0;
+	}
 	t->interval_slots = 0;
 	t->nr_checked = 0;
 }
@@ -326,6 +367,8 @@ static void age_out(struct top *t)
 		}
 		o++;
 	}
+	/* rows of forgotten keys are not kept for ever: the rows are made again */
+	t->regroup |= o != t->nr_entries;
 	t->nr_entries = o;
 }
 
@@ -348,7 +391,8 @@ static void end_interval(struct top *t)
 			live += e->delta;
 			continue;
 		}
-		e->obj_total += e->obj_delta;
+		if (e->k.flags & HSBPF_KEY_MEMORY)
+			e->obj_total += e->obj_delta;
 		e->total += e->delta;
 		e->decayed = e->decayed * TOP_DECAY + e->delta;
 		new += e->delta;
@@ -419,7 +463,12 @@ static void sort_sideband(struct top *t)
 	    t->sorted[2] == p->nr_forks && t->sorted[3] == p->nr_ksyms &&
 	    t->sorted[4] == p->nr_thread_comms)
 		return;
-	profile__finish(p);
+	/* the kernel's symbols again only when they changed (a module loaded): sorting them
+	 * each time a process started was a tenth of top's time on a busy machine */
+	if (t->sorted[3] != p->nr_ksyms)
+		profile__finish(p);
+	else
+		profile__finish_processes(p);
 	t->sorted[0] = p->nr_mappings;
 	t->sorted[1] = p->nr_comms;
 	t->sorted[2] = p->nr_forks;
@@ -479,6 +528,7 @@ static void resolve(struct top *t, struct entry *e, bool want_bb)
 	unknown = (!r.kernel && !strcmp(r.dso, "[unknown]")) || !strcmp(r.comm, "[unknown]") ||
 		  (HSBPF_PY_IS_FRAME(e->k.ip) && !strcmp(r.sym, "[unknown]"));
 	e->resolved = !unknown || ++e->tries >= RESOLVE_TRIES;
+	e->gen = 0;	/* its names may have changed: its row is looked for again */
 }
 
 static void label(struct top *t, struct entry *e)
@@ -491,6 +541,7 @@ static void label(struct top *t, struct entry *e)
 	if (l) {
 		e->container = l->container;
 		e->cgroup = l->cgroup;
+		e->gen = 0;	/* the filter may find its container: its row is looked for again */
 	}
 }
 
@@ -783,52 +834,232 @@ static void entry_sample(const struct entry *e, double count, struct hist_sample
 	};
 }
 
-int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
-	      double *view_total)
+static bool same_shape(const struct view_shape *a, const struct view_shape *b)
+{
+	return a->key == b->key && a->zoom_pid == b->zoom_pid && a->zoomed_cgroup == b->zoomed_cgroup &&
+	       a->zoom_cgroup == b->zoom_cgroup && !strcmp(a->filter, b->filter);
+}
+
+/* the grouping and the filter the links are good for: another, and the rows are made again.
+ * So are they when keys were forgotten, or when most rows have no key left in the view
+ * (faded, or of exited processes) */
+static void reshape(struct top *t, const struct top_view *v)
 {
 	/* a process that execs is two rows, one per program */
 	const enum sort_key keys[] = { v->key, SORT_COMM };
+	struct view_shape sh = {
+		.key = v->key, .zoom_pid = v->zoom_pid, .zoomed_cgroup = v->zoomed_cgroup,
+		.zoom_cgroup = v->zoom_cgroup,
+	};
 	struct hist *h = t->view;
 
+	snprintf(sh.filter, sizeof(sh.filter), "%s", v->filter);
+	if (t->gen && !t->regroup && same_shape(&sh, &t->shape) &&
+	    (h->nr_rows < 4096 || h->nr_rows < 4 * t->nr_made))
+		return;
+	t->shape = sh;
+	t->regroup = false;
+	if (++t->gen == 0) {	/* 0 is no link: after 2^32 regroupings, every link undone */
+		for (size_t i = 0; i < t->nr_entries; i++)
+			t->entries[i].gen = 0;
+		t->gen = 1;
+	}
 	hist__reset(h, keys, v->key == SORT_PID ? 2 : 1);
 	h->filter = (struct hist_filter){
-		.pid = v->zoom_pid, .by_cgroup = v->zoomed_cgroup, .cgroup_id = v->zoom_cgroup,
-		.text = v->filter[0] ? v->filter : NULL,
+		.pid = sh.zoom_pid, .by_cgroup = sh.zoomed_cgroup, .cgroup_id = sh.zoom_cgroup,
+		.text = t->shape.filter[0] ? t->shape.filter : NULL,
 	};
+	if (t->seen)	/* memset wants a non-NULL pointer even for no bytes */
+		memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
+	t->stamp = 0;
+}
+
+/* e's row, found (made if new) when e has no link of this generation; 0 or -ENOMEM */
+static int link_row(struct top *t, struct entry *e, const struct hist_sample *s)
+{
+	struct hist *h = t->view;
+	s64 pos = hist__find_row(h, s);
+
+	if (pos == -ENOMEM ||
+	    array__reserve((void **)&t->seen, &t->cap_seen, h->nr_rows, sizeof(*t->seen)))
+		return -ENOMEM;
+	e->row = pos < 0 ? NO_ROW : (u32)pos;
+	e->gen = t->gen;
+	return 0;
+}
+
+static int strcmp0(const char *a, const char *b)
+{
+	return a == b ? 0 : strcmp(a ? a : "", b ? b : "");
+}
+
+/* The rows' amounts from the keys', summed again through the links in the keys' order:
+ * each row, its first key's fields and the sums of the rest, as hist__add makes them. Keys
+ * without a link (new, named again, or a new view) are resolved (when shown) and linked;
+ * the others cost a few loads and adds: every key's count changes when it decays */
+static int group(struct top *t, const struct top_view *v)
+{
+	struct hist *h = t->view;
+	double total = 0;
+	bool zoomed;
+
+	reshape(t, v);
+	zoomed = h->filter.pid || h->filter.by_cgroup;
 	t->mview = v->mview;
+	if (++t->stamp == 0) {	/* wrapped: no row seen */
+		if (t->seen)
+			memset(t->seen, 0, t->cap_seen * sizeof(*t->seen));
+		t->stamp = 1;
+	}
+	t->nr_made = 0;
+	if (array__reserve((void **)&t->made, &t->cap_made, h->nr_rows, sizeof(*t->made)))
+		return -ENOMEM;
 	for (size_t i = 0; i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 		double val = v->decay ? e->decayed : (double)e->total, var = 0, first = 0;
-		struct hist_sample s = { .pid = e->k.pid, .cgroup_id = e->k.cgroup_id };
+		struct hist_sample s;	/* made for a key without a link, or a row's first */
+		struct hist_row *r;
 
 		if (v->memory)
 			val = memory_amount(t, v, e, &var, &first);
 		if (val < 0.01 && first < 0.01)
 			continue;
 		/* resolved only when the view shows it */
-		if (!hist_filter__wants(&h->filter, &s))
+		if (zoomed && !hist_filter__wants(&h->filter, &(struct hist_sample){
+				.pid = e->k.pid, .cgroup_id = e->k.cgroup_id }))
 			continue;
-		if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
-			resolve(t, e, v->key == SORT_BB);
-		label(t, e);
-		entry_sample(e, val, &s);
-		s.var = var;
-		s.first = first;
-		if (hist__add(h, &s))
-			return -ENOMEM;
+		if (e->gen != t->gen) {
+			if (!e->resolved || (v->key == SORT_BB && !e->has_bb))
+				resolve(t, e, v->key == SORT_BB);
+			label(t, e);
+			entry_sample(e, val, &s);
+			if (link_row(t, e, &s) ||
+			    array__reserve((void **)&t->made, &t->cap_made, h->nr_rows, sizeof(*t->made)))
+				return -ENOMEM;
+			/* tried again at the next view, its row looked for again then */
+			if (!e->resolved || !e->container)
+				e->gen = 0;
+		}
+		if (e->row == NO_ROW)
+			continue;
+		total += val;
+		r = &h->rows[e->row];
+		if (t->seen[e->row] != t->stamp) {
+			t->seen[e->row] = t->stamp;
+			t->made[t->nr_made++] = e->row;
+			entry_sample(e, val, &s);
+			s.var = var;
+			s.first = first;
+			hist__row_start(r, &s);
+			continue;
+		}
+		/* hist__add_row's sums, of what top's keys carry */
+		r->count += val;
+		r->var += var;
+		r->first += first;
+		r->many_pids |= r->pid != e->k.pid;
+		r->many_comms |= strcmp0(r->comm, e->comm) != 0;
+		r->many_cgroups |= r->cgroup_id != e->k.cgroup_id;
 	}
-	/* cgroups not named yet */
-	for (size_t i = 0; i < h->nr_rows; i++) {
-		if (!h->rows[i].container)
-			h->rows[i].container = "?";
-		if (!h->rows[i].cgroup)
-			h->rows[i].cgroup = "?";
-	}
-	hist__sort_by(h, cmp_rows, (void *)v);
-	*rows = h->rows;
-	*nr = h->nr_rows;
-	*view_total = h->total;
+	h->total = total;
 	return 0;
+}
+
+struct pick {
+	const struct hist_row *rows;
+	const u32 *made;
+	const struct top_view *v;
+};
+
+/* two rows as positions in made: in v's order, ties in the order they were made, which is
+ * where a stable sort of a new histogram's rows leaves them */
+static int cmp_made(const void *x, const void *y, void *arg)
+{
+	const struct pick *pk = arg;
+	u32 a = *(const u32 *)x, b = *(const u32 *)y;
+	int c = cmp_rows(&pk->rows[pk->made[a]], &pk->rows[pk->made[b]], (void *)pk->v);
+
+	return c ? c : (a > b) - (a < b);
+}
+
+/* heap[0..n), the worst of them first: heap[i] moved down to its place */
+static void sift_down(u32 *heap, size_t n, size_t i, const struct pick *pk)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, worst = i;
+		u32 tmp;
+
+		if (l < n && cmp_made(&heap[l], &heap[worst], (void *)pk) > 0)
+			worst = l;
+		if (r < n && cmp_made(&heap[r], &heap[worst], (void *)pk) > 0)
+			worst = r;
+		if (worst == i)
+			return;
+		tmp = heap[i];
+		heap[i] = heap[worst];
+		heap[worst] = tmp;
+		i = worst;
+	}
+}
+
+/* the first n of the rows made, in order, into picked: when n is fewer, only they are
+ * sorted, picked from the rest through a heap of the n best so far */
+static void pick_rows(struct top *t, const struct top_view *v, size_t n)
+{
+	const struct pick pk = { t->view->rows, t->made, v };
+	u32 *heap = t->picked;
+
+	if (n < t->nr_made) {
+		for (size_t i = 0; i < n; i++)
+			heap[i] = i;
+		for (size_t i = n / 2; i-- > 0; )
+			sift_down(heap, n, i, &pk);
+		for (u32 i = n; i < t->nr_made; i++) {
+			if (cmp_made(&i, &heap[0], (void *)&pk) >= 0)
+				continue;
+			heap[0] = i;
+			sift_down(heap, n, 0, &pk);
+		}
+	} else {
+		for (size_t i = 0; i < n; i++)
+			heap[i] = i;
+	}
+	qsort_r(heap, n, sizeof(*heap), cmp_made, (void *)&pk);
+}
+
+int top__rows_first(struct top *t, const struct top_view *v, size_t limit,
+		    const struct hist_row **rows, size_t *nr, double *view_total)
+{
+	size_t n;
+	int err = group(t, v);
+
+	if (err)
+		return err;
+	n = limit && limit < t->nr_made ? limit : t->nr_made;
+	if (array__reserve((void **)&t->picked, &t->cap_picked, n, sizeof(*t->picked)) ||
+	    array__reserve((void **)&t->shown, &t->cap_shown, n, sizeof(*t->shown)))
+		return -ENOMEM;
+	pick_rows(t, v, n);
+	for (size_t i = 0; i < n; i++) {
+		struct hist_row *r = &t->shown[i];
+
+		*r = t->view->rows[t->made[t->picked[i]]];
+		/* cgroups not named yet */
+		if (!r->container)
+			r->container = "?";
+		if (!r->cgroup)
+			r->cgroup = "?";
+	}
+	*rows = t->shown;
+	*nr = n;
+	*view_total = t->view->total;
+	return 0;
+}
+
+int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
+	      double *view_total)
+{
+	return top__rows_first(t, v, 0, rows, nr, view_total);
 }
 
 /* ---- names ---- */

@@ -3,7 +3,7 @@
  * interval (in batches; its slots are the deltas), decays or accumulates them per key,
  * symbolizes new slots once (cached), and groups them into the rows report shows too
  * (user/report/hist.h), by one key (functions, IPs, basic blocks, processes or containers), zoomed
- * and filtered. It also lays the rows out as text lines of a given width, dropping columns
+ * and filtered: each key is grouped once per view, its row's count updated at each refresh. It also lays the rows out as text lines of a given width, dropping columns
  * that do not fit, which the ncurses screen and --stdio both print.
  * The kernel side counts each interval into a map of its own (bpf/samples.bpf.h), so an
  * interval costs what it sampled, however many keys came before. */
@@ -124,6 +124,11 @@ int top__update_from_stacks(struct top *t, const struct profile_sample *slots, s
  * ("docker 3f2a9c1d7e4b", "unit foo.service", "host", a cgroup path) */
 int top__rows(struct top *t, const struct top_view *v, const struct hist_row **rows, size_t *nr,
 	      double *view_total);
+/* the same, only the first `limit` rows (0: all) sorted and given: *nr is then at most limit.
+ * Each key is grouped once and its row's amount updated at each call, only the rows shown
+ * sorted */
+int top__rows_first(struct top *t, const struct top_view *v, size_t limit,
+		    const struct hist_row **rows, size_t *nr, double *view_total);
 struct top_status *top__status(struct top *t);
 /* the pids of keys not symbolized yet (their process history must stay); *pids to free */
 int top__unresolved_pids(struct top *t, u32 **pids, size_t *nr);

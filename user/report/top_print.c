@@ -458,7 +458,7 @@ int top__print(struct top *t, const struct top_view *v, size_t limit, size_t gra
 
 	if (width >= (int)sizeof(l1))
 		width = sizeof(l1) - 1;
-	err = top__rows(t, v, &rows, &nr, &total);
+	err = top__rows_first(t, v, limit, &rows, &nr, &total);
 	if (err)
 		return fail(err, "cannot group the samples: %s", strerror(-err));
 	top__format_header(top__status(t), v, total, width, l1, l2, sizeof(l1));
