@@ -35,6 +35,7 @@ struct sinks {
 	char host[65];
 	struct pusher *http[NR_HTTP];
 	struct health *metrics;
+	struct outdir *out;		/* cfg.output_dir's, opened at its first profile */
 	/* the labels as Pyroscope takes them */
 	char service[128];
 	char names[AGENT_MAX_LABELS][64];
@@ -155,6 +156,7 @@ void sinks__free(struct sinks *k)
 	for (int i = 0; i < NR_HTTP; i++)
 		pusher__free(k->http[i]);
 	health__free(k->metrics);
+	outdir__free(k->out);
 	free(k);
 }
 
@@ -222,17 +224,19 @@ void sinks__send(struct sinks *k, const struct sinks_interval *iv)
 	k->intervals++;
 	k->samples += iv->samples;
 	k->lost += iv->lost;
-	if (k->cfg.output_dir[0]) {
-		char name[128];
-
-		outdir__name(iv->start_realtime_ns, name, sizeof(name));
-		/* a full disk: said and counted, the other sinks go on */
-		if (outdir__write(k->cfg.output_dir, name, iv->pprof, iv->len, k->cfg.max_files,
-				  k->cfg.max_bytes))
-			k->file_failures++;
-		else
-			k->files++;
+	if (k->out && strcmp(outdir__dir(k->out), k->cfg.output_dir)) {
+		outdir__free(k->out);
+		k->out = NULL;
 	}
+	if (k->cfg.output_dir[0] && !k->out)
+		k->out = outdir__open(k->cfg.output_dir);
+	/* a full disk: said and counted, the other sinks go on */
+	if (k->cfg.output_dir[0] && (!k->out || outdir__write(k->out, iv->start_realtime_ns, iv->pprof,
+							      iv->len, k->cfg.max_files,
+							      k->cfg.max_bytes)))
+		k->file_failures++;
+	else if (k->cfg.output_dir[0])
+		k->files++;
 	if (k->http[SINK_PYROSCOPE])
 		send_pyroscope(k, iv);
 	if (k->http[SINK_OTLP])
