@@ -8,7 +8,8 @@
  * bound counted, and the exit is not held; a refusing one, or one whose TLS certificate is
  * not trusted, stops only its sink; a full output disk is counted; /metrics is scraped;
  * SIGHUP reads the configuration again; the cgroup followed removed ends the agent after its
- * last interval. Waits are on conditions (files appearing), never
+ * last interval; a stepped wall clock moves no interval and the folder keeps the newest
+ * profiles. Waits are on conditions (files appearing), never
  * fixed sleeps. */
 #include <bpf/bpf.h>
 #include <criterion/criterion.h>
@@ -27,6 +28,7 @@
 #include <zlib.h>
 #include "helpers.h"
 #include "hsbpf.h"
+#include "agent/outdir.h"
 #include "record/cgroup.h"
 #include "symbols/build_id.h"
 #include "otlp.pb-c.h"
@@ -1441,4 +1443,152 @@ Test(live_agent, a_cgroup_removed_ends_the_agent_after_its_last_interval)
 	cr_expect_geq(after_samples, samples_floor(cpu, 1000000000ull / 99),
 		      "%llu samples for %.0f ms of CPU before the removal", (unsigned long long)after_samples,
 		      cpu / 1e6);
+}
+
+/* the agent's wall clock moved by step seconds (HSBPF_TEST_CLOCK_STEP_FILE: read at every
+ * reading), through a rename so that it never reads half a number */
+static void step_clock(const char *path, long long step)
+{
+	char tmp[PATH_MAX + 8], text[32];
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(text, sizeof(text), "%lld\n", step);
+	write_bytes(tmp, text, strlen(text));
+	cr_assert_eq(rename(tmp, path), 0);
+}
+
+/* the last "interval N:" line of the agent's log, 0 before the first */
+static u64 last_sent(const char *err_path)
+{
+	static char err[1 << 16];
+	const char *s = err;
+	u64 last = 0;
+
+	slurp_file(err_path, err, sizeof(err));
+	while ((s = strstr(s, "hsbpf agent: interval "))) {
+		s += strlen("hsbpf agent: interval ");
+		last = strtoull(s, NULL, 10);
+	}
+	return last;
+}
+
+static bool wait_sent(const char *err_path, u64 n, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (last_sent(err_path) >= n)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+#define STEP_KEEP 3		/* --max-files */
+#define STEP_MAX 64
+
+struct step_seen {
+	u64 time_ns[STEP_MAX + 1], duration_ns[STEP_MAX + 1];	/* by number */
+	bool seen[STEP_MAX + 1];
+};
+
+/* the folder holds the newest profiles, the last one sent among them: STEP_KEEP of them, numbered
+ * one after the other, each named as its pprof's start says; their times kept in *sn */
+static void check_kept(const char *dir, const char *err_path, struct step_seen *sn, const char *when)
+{
+	u64 nums[16], before = last_sent(err_path), after;
+	char names[16][128];
+	int n = folder_profiles(dir, nums, names, 16);
+
+	after = last_sent(err_path);
+	cr_assert_eq(n, STEP_KEEP, "%s: %d profiles kept", when, n);
+	cr_expect(nums[n - 1] >= before && nums[n - 1] <= after + 1, "%s: the newest kept is %s, %llu "
+		  "sent", when, names[n - 1], (unsigned long long)after);
+	for (int i = 0; i < n; i++) {
+		struct pushed got;
+		char want[128];
+
+		cr_expect_eq(nums[i], nums[n - 1] - (n - 1 - i), "%s: %s is not among the newest", when,
+			     names[i]);
+		cr_assert_leq(nums[i], STEP_MAX);
+		decode_file(dir, names[i], -1, &got);
+		outdir__name(nums[i], got.time_ns, want, sizeof(want));
+		cr_expect_str_eq(names[i], want, "%s: the name is the pprof's start", when);
+		sn->time_ns[nums[i]] = got.time_ns;
+		sn->duration_ns[nums[i]] = got.duration_ns;
+		sn->seen[nums[i]] = true;
+	}
+}
+
+/* The wall clock stepped back an hour, then forward a day, while the agent writes a profile a
+ * second to a folder that keeps 3: the intervals keep their schedule (the monotonic clock's),
+ * the folder keeps the newest (by their numbers: by their names' times, every profile of the
+ * hour after the step back went as soon as it was written), none is lost or overwritten, and
+ * each pprof's start is what the wall clock said. The machine's clock is not stepped: the
+ * agent's reading of it is (HSBPF_TEST_CLOCK_STEP_FILE). */
+Test(live_agent, a_stepped_clock_keeps_the_schedule_and_the_newest_profiles)
+{
+	static const long long steps[] = { 0, -3600, 86400 };
+	char out[PATH_MAX], step_path[PATH_MAX], err_path[PATH_MAX], cmd[PATH_MAX * 4], err[1 << 16];
+	u64 from[3], real0, real1, mono0, mono1, durations[STEP_MAX], median, n;
+	struct step_seen sn = {};
+	int nr_durations = 0;
+	pid_t a;
+
+	snprintf(out, sizeof(out), "%s/out", tmpdir());
+	snprintf(step_path, sizeof(step_path), "%s/clock-step", tmpdir());
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	step_clock(step_path, 0);
+	snprintf(cmd, sizeof(cmd), "HSBPF_TEST_CLOCK_STEP_FILE=%s exec %s agent -F 99 --no-call-graph "
+		 "--interval 1 --output-dir %s --max-files %d 2>%s", step_path, hsbpf_bin(), out, STEP_KEEP,
+		 err_path);
+	real0 = now_ns(CLOCK_REALTIME);
+	a = spawn(cmd);
+	cr_assert(wait_file_contains(err_path, "sampling", 30000), "the agent did not start");
+	mono0 = now_ns(CLOCK_MONOTONIC);
+	for (int s = 0; s < 3; s++) {
+		char when[64];
+
+		u64 sent = last_sent(err_path);
+
+		/* interval sent + 1 started before the step (when interval sent was taken), sent + 2
+		 * before or after it, the ones after it after */
+		if (s)
+			step_clock(step_path, steps[s]);
+		from[s] = s ? sent + 3 : 1;
+		cr_assert(wait_sent(err_path, from[s] + 2, 30000), "not three intervals after step %d", s);
+		snprintf(when, sizeof(when), "%lld s", steps[s]);
+		check_kept(out, err_path, &sn, when);
+	}
+	cr_assert_eq(stop_agent(a), 0);
+	mono1 = now_ns(CLOCK_MONOTONIC);
+	real1 = now_ns(CLOCK_REALTIME);
+	slurp_file(err_path, err, sizeof(err));
+	n = last_sent(err_path);
+	check_kept(out, err_path, &sn, "at the end");
+	/* every interval written, none failed: numbers 1..n, so none overwritten */
+	cr_expect_eq(number_after(err, "samples; "), n, "%s", err);
+	cr_expect(!strstr(err, "could not be written"), "%s", err);
+	/* on schedule: about one interval a second of the monotonic clock, and the intervals'
+	 * median (their lengths are the monotonic clock's) a second */
+	cr_expect(fabs((double)n - (mono1 - mono0) / 1e9) <= 2 + (mono1 - mono0) / 1e9 / 4,
+		  "%llu intervals in %.1f s", (unsigned long long)n, (mono1 - mono0) / 1e9);
+	for (u64 i = 2; i < n && i <= STEP_MAX; i++)
+		if (sn.seen[i])
+			durations[nr_durations++] = sn.duration_ns[i];
+	cr_assert_geq(nr_durations, 5);
+	qsort(durations, nr_durations, sizeof(*durations), cmp_u64);
+	median = durations[nr_durations / 2];
+	cr_expect(fabs((double)median / INTERVAL_NS - 1) <= 0.25, "the intervals' median is %llu ns",
+		  (unsigned long long)median);
+	/* each start what the wall clock said then, the step included */
+	for (int s = 0; s < 3; s++)
+		for (u64 i = from[s]; i < (s < 2 ? from[s + 1] - 1 : n + 1) && i <= STEP_MAX; i++) {
+			s64 t;
+
+			if (!sn.seen[i])
+				continue;
+			t = (s64)sn.time_ns[i] - steps[s] * 1000000000ll;
+			cr_expect(t >= (s64)real0 && t <= (s64)real1, "profile %llu starts %.1f s off the "
+				  "wall clock stepped %lld s", (unsigned long long)i,
+				  (t < (s64)real0 ? t - (s64)real0 : t - (s64)real1) / 1e9, steps[s]);
+		}
 }
