@@ -90,13 +90,14 @@ Test(agent, the_command_line_wins_over_the_file)
 	cr_expect_eq(c.max_files, 5);
 }
 
-Test(agent, output_names_sort_by_time)
+Test(agent, output_names_sort_by_number_then_say_the_time)
 {
 	char a[128], b[128];
 
-	outdir__name(1795768530123456789ull, a, sizeof(a));
-	cr_expect_str_eq(a, "hsbpf-20261127T083530.123456Z.pb.gz");
-	outdir__name(1795768531000000000ull, b, sizeof(b));
+	outdir__name(42, 1795768530123456789ull, a, sizeof(a));
+	cr_expect_str_eq(a, "hsbpf-0000000042-20261127T083530.123456Z.pb.gz");
+	/* the next profile, its clock stepped back an hour: still after */
+	outdir__name(43, 1795768530123456789ull - 3600000000000ull, b, sizeof(b));
 	cr_expect_lt(strcmp(a, b), 0);
 }
 
@@ -110,35 +111,90 @@ static size_t count_profiles(const char *dir)
 	return strtoul(r.out, NULL, 10);
 }
 
+static bool exists(const char *dir, const char *name)
+{
+	char path[4400];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return !stat(path, &st);
+}
+
 Test(agent, the_folder_keeps_the_newest_by_count_and_size)
 {
-	char dir[4096], name[128], path[4400], other[4200];
+	char dir[4096], name[128], other[4200];
+	struct outdir *o;
 	u8 buf[100] = {};
-	struct stat st;
 
 	snprintf(dir, sizeof(dir), "%s/out", tmpdir());
 	snprintf(other, sizeof(other), "%s/notes.txt", dir);
+	o = outdir__open(dir);
+	cr_assert(o);
 	for (int i = 0; i < 5; i++) {
-		outdir__name(1795768530000000000ull + i * 1000000000ull, name, sizeof(name));
-		cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 3, 0), 0);
+		cr_assert_eq(outdir__write(o, 1795768530000000000ull + i * 1000000000ull, buf,
+					   sizeof(buf), 3, 0), 0);
 		if (!i)
 			write_bytes(other, "x", 1);
 	}
 	cr_expect_eq(count_profiles(dir), 3);
-	outdir__name(1795768530000000000ull + 2 * 1000000000ull, name, sizeof(name));
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_expect_eq(stat(path, &st), 0, "the oldest went first: %s stays", name);
-	cr_expect_eq(stat(other, &st), 0, "what is not a profile stays");
+	outdir__name(3, 1795768530000000000ull + 2 * 1000000000ull, name, sizeof(name));
+	cr_expect(exists(dir, name), "the oldest went first: %s stays", name);
+	cr_expect(exists(dir, "notes.txt"), "what is not a profile stays");
 	/* by size: 250 bytes hold two of 100 */
-	outdir__name(1795768540000000000ull, name, sizeof(name));
-	cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 0, 250), 0);
+	cr_assert_eq(outdir__write(o, 1795768540000000000ull, buf, sizeof(buf), 0, 250), 0);
 	cr_expect_eq(count_profiles(dir), 2);
 	/* the newest stays even alone over the bound */
-	outdir__name(1795768550000000000ull, name, sizeof(name));
-	cr_assert_eq(outdir__write(dir, name, buf, sizeof(buf), 0, 10), 0);
+	cr_assert_eq(outdir__write(o, 1795768550000000000ull, buf, sizeof(buf), 0, 10), 0);
 	cr_expect_eq(count_profiles(dir), 1);
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	cr_expect_eq(stat(path, &st), 0);
+	outdir__name(7, 1795768550000000000ull, name, sizeof(name));
+	cr_expect(exists(dir, name));
+	outdir__free(o);
+}
+
+/* The wall clock stepped back an hour, then forward a day: the files keep the order they
+ * were written in, so the rotation keeps the newest (by their names' times it would keep the
+ * hour before the step and remove each new profile as the oldest), and none is overwritten */
+Test(agent, the_folder_keeps_the_newest_across_clock_steps)
+{
+	static const s64 steps[] = { 0, 0, 0, -3600, -3600, -3600, 86400, 86400 };
+	char dir[4096], name[128];
+	u64 t = 1795768530000000000ull, at[8];
+	struct outdir *o;
+	u8 buf[100] = {};
+
+	snprintf(dir, sizeof(dir), "%s/out", tmpdir());
+	/* an earlier version's profile, unnumbered, and from a later time: older all the same */
+	o = outdir__open(dir);
+	cr_assert(o);
+	{
+		char old[4200];
+
+		snprintf(old, sizeof(old), "%s/hsbpf-20300101T000000.000000Z.pb.gz", dir);
+		write_bytes(old, buf, sizeof(buf));
+	}
+	for (size_t i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		t += 1000000000ull;
+		at[i] = t + steps[i] * 1000000000ll;
+		cr_assert_eq(outdir__write(o, at[i], buf, sizeof(buf), 3, 0), 0);
+		cr_expect_eq(count_profiles(dir), i < 2 ? i + 2 : 3, "after profile %zu", i + 1);
+		/* the profile just written is there, whatever the clock said */
+		outdir__name(i + 1, at[i], name, sizeof(name));
+		cr_expect(exists(dir, name), "%s was removed as it was written", name);
+	}
+	cr_expect(!exists(dir, "hsbpf-20300101T000000.000000Z.pb.gz"), "the unnumbered one went first");
+	/* the last three, the two of the step forward and the last of the step back */
+	for (u64 i = 6; i <= 8; i++) {
+		outdir__name(i, at[i - 1], name, sizeof(name));
+		cr_expect(exists(dir, name), "%s is not kept", name);
+	}
+	outdir__free(o);
+	/* a new run numbers on after the highest */
+	o = outdir__open(dir);
+	cr_assert(o);
+	cr_assert_eq(outdir__write(o, 1795768530000000000ull, buf, sizeof(buf), 0, 0), 0);
+	outdir__name(9, 1795768530000000000ull, name, sizeof(name));
+	cr_expect(exists(dir, name), "the next run's first profile is %s", name);
+	outdir__free(o);
 }
 
 Test(agent, a_push_request_decodes_back)

@@ -7,7 +7,9 @@
  * profiles spooled on disk and sent in order when it is back, the loss past the spool's
  * bound counted, and the exit is not held; a refusing one, or one whose TLS certificate is
  * not trusted, stops only its sink; a full output disk is counted; /metrics is scraped;
- * SIGHUP reads the configuration again. Waits are on conditions (files appearing), never
+ * SIGHUP reads the configuration again; the cgroup followed removed ends the agent after its
+ * last interval; a stepped wall clock moves no interval and the folder keeps the newest
+ * profiles. Waits are on conditions (files appearing), never
  * fixed sleeps. */
 #include <bpf/bpf.h>
 #include <criterion/criterion.h>
@@ -26,6 +28,7 @@
 #include <zlib.h>
 #include "helpers.h"
 #include "hsbpf.h"
+#include "agent/outdir.h"
 #include "record/cgroup.h"
 #include "symbols/build_id.h"
 #include "otlp.pb-c.h"
@@ -175,39 +178,17 @@ struct pushed {
 	bool has_func;		/* the function asked for is in the string table */
 };
 
-/* request i: its path and content type, and its one series decoded */
-static void decode(const struct receiver *rc, int i, s64 pid, const char *func,
-		   struct pushed *out)
+/* a gzipped pprof's times and counts (out's labels left alone) */
+static void decode_pprof(const u8 *gz, size_t len, s64 pid, const char *func, struct pushed *out)
 {
-	char path[PATH_MAX + 32], meta[512];
 	Perftools__Profiles__Profile *prof;
-	Push__V1__PushRequest *req;
-	Push__V1__RawSample *raw;
-	size_t len, plen;
-	u8 *body, *pb;
 	s64 pid_key = -1;
+	size_t plen;
+	u8 *pb;
 
-	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "%s/%04d.meta", rc->dir, i);
-	slurp_file(path, meta, sizeof(meta));
-	cr_expect_str_eq(meta, "/push.v1.PusherService/Push\napplication/proto\n");
-	cr_assert(body_path(rc, i, path, sizeof(path)));
-	body = read_all(path, &len);
-	req = push__v1__push_request__unpack(NULL, len, body);
-	cr_assert(req, "request %d is not a PushRequest", i);
-	cr_assert_eq(req->n_series, 1);
-	for (size_t l = 0; l < req->series[0]->n_labels; l++) {
-		size_t n = strlen(out->labels);
-
-		snprintf(out->labels + n, sizeof(out->labels) - n, "%s=%s;",
-			 req->series[0]->labels[l]->name, req->series[0]->labels[l]->value);
-	}
-	cr_assert_eq(req->series[0]->n_samples, 1);
-	raw = req->series[0]->samples[0];
-	cr_expect_gt(strlen(raw->id), 0);
-	pb = gunzip(raw->raw_profile.data, raw->raw_profile.len, &plen);
+	pb = gunzip(gz, len, &plen);
 	prof = perftools__profiles__profile__unpack(NULL, plen, pb);
-	cr_assert(prof, "request %d's raw profile is not a pprof", i);
+	cr_assert(prof, "not a pprof");
 	cr_expect_gt(prof->time_nanos, 0);
 	out->duration_ns = prof->duration_nanos;
 	out->time_ns = prof->time_nanos;
@@ -227,10 +208,42 @@ static void decode(const struct receiver *rc, int i, s64 pid, const char *func,
 				out->pid_samples += smp->value[0];
 	}
 	perftools__profiles__profile__free_unpacked(prof, NULL);
-	push__v1__push_request__free_unpacked(req, NULL);
 	free(pb);
+}
+
+/* request i: its path and content type, and its one series decoded */
+static void decode(const struct receiver *rc, int i, s64 pid, const char *func,
+		   struct pushed *out)
+{
+	char path[PATH_MAX + 32], meta[512];
+	Push__V1__PushRequest *req;
+	Push__V1__RawSample *raw;
+	size_t len;
+	u8 *body;
+
+	memset(out, 0, sizeof(*out));
+	snprintf(path, sizeof(path), "%s/%04d.meta", rc->dir, i);
+	slurp_file(path, meta, sizeof(meta));
+	cr_expect_str_eq(meta, "/push.v1.PusherService/Push\napplication/proto\n");
+	cr_assert(body_path(rc, i, path, sizeof(path)));
+	body = read_all(path, &len);
+	req = push__v1__push_request__unpack(NULL, len, body);
+	cr_assert(req, "request %d is not a PushRequest", i);
+	cr_assert_eq(req->n_series, 1);
+	for (size_t l = 0; l < req->series[0]->n_labels; l++) {
+		size_t n = strlen(out->labels);
+
+		snprintf(out->labels + n, sizeof(out->labels) - n, "%s=%s;",
+			 req->series[0]->labels[l]->name, req->series[0]->labels[l]->value);
+	}
+	cr_assert_eq(req->series[0]->n_samples, 1);
+	raw = req->series[0]->samples[0];
+	cr_expect_gt(strlen(raw->id), 0);
+	decode_pprof(raw->raw_profile.data, raw->raw_profile.len, pid, func, out);
+	push__v1__push_request__free_unpacked(req, NULL);
 	free(body);
 }
+
 
 /* the number after key in text, -1 if none */
 static long long number_after(const char *text, const char *key)
@@ -1269,4 +1282,313 @@ Test(live_agent, a_big_new_program_does_not_make_the_intervals_late, .timeout = 
 	cr_expect_leq(worst, bound, "an interval late by %llu ms, or a round of the loop that long, while "
 		      "the big tables were built (the quiet intervals' median %llu ms, of %d; %d intervals)",
 		      (unsigned long long)worst, (unsigned long long)median, nr_quiet, nr_busy);
+}
+
+/* the profiles of an output folder: their numbers and names, by number; how many */
+static int folder_profiles(const char *dir, u64 *nums, char (*names)[128], int max)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int n = 0;
+
+	while (dp && (d = readdir(dp))) {
+		size_t len = strlen(d->d_name);
+
+		if (strncmp(d->d_name, "hsbpf-", 6) || len < 7 || strcmp(d->d_name + len - 6, ".pb.gz"))
+			continue;
+		cr_assert_lt(n, max);
+		nums[n] = strtoull(d->d_name + 6, NULL, 10);
+		snprintf(names[n++], 128, "%s", d->d_name);
+	}
+	if (dp)
+		closedir(dp);
+	for (int i = 1; i < n; i++)		/* a few: insertion sort */
+		for (int j = i; j > 0 && nums[j] < nums[j - 1]; j--) {
+			u64 t = nums[j];
+			char name[128];
+
+			nums[j] = nums[j - 1];
+			nums[j - 1] = t;
+			memcpy(name, names[j], 128);
+			memcpy(names[j], names[j - 1], 128);
+			memcpy(names[j - 1], name, 128);
+		}
+	return n;
+}
+
+/* the profile in dir/name, decoded (pid's samples counted) */
+static void decode_file(const char *dir, const char *name, s64 pid, struct pushed *out)
+{
+	char path[PATH_MAX + 160];
+	size_t len;
+	u8 *gz;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	gz = read_all(path, &len);
+	memset(out, 0, sizeof(*out));
+	decode_pprof(gz, len, pid, NULL, out);
+	free(gz);
+}
+
+/* how long pid has run on a CPU (schedstat), ns */
+static u64 run_time_ns(pid_t pid)
+{
+	char path[64], text[128];
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", pid);
+	slurp_file(path, text, sizeof(text));
+	return strtoull(text, NULL, 10);
+}
+
+/* up to timeout_ms for the agent to end: its status, or -1 */
+static int wait_exit(pid_t pid, int timeout_ms)
+{
+	int status;
+
+	for (int waited = 0; waited <= timeout_ms; waited += 20) {
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+		usleep(20000);
+	}
+	return -1;
+}
+
+#define CGROUP_GONE_CPU_NS 200000000ull	/* the hot process's CPU in the last interval */
+
+/* The cgroup followed removed while the agent runs: it names the cgroup, sends its last
+ * interval (what the cgroup's process ran since the interval before, up to its move out) and
+ * exits with status 1 (docs/agent.md) within a bounded time. */
+Test(live_agent, a_cgroup_removed_ends_the_agent_after_its_last_interval)
+{
+	char mnt[PATH_MAX], cg[PATH_MAX + 32], procs[PATH_MAX + 64], out[PATH_MAX], cmd[PATH_MAX + 32];
+	char args[PATH_MAX * 3], err_path[PATH_MAX], err[16384], names[64][128], pidtext[32];
+	u64 nums[64], base_cpu, cpu, last_samples = 0, after_samples = 0, t0, took;
+	struct pushed got;
+	pid_t w, hot, a;
+	int n, base, status;
+
+	remove_stale_test_cgroups();
+	cr_assert_eq(cgroup__find_mount("/proc/self/mountinfo", mnt, sizeof(mnt)), 0);
+	snprintf(cg, sizeof(cg), "%s/hsbpf-agentgone-%d", mnt, getpid());
+	cr_assert(!mkdir(cg, 0755) || errno == EEXIST, "cannot create %s: %s", cg, strerror(errno));
+	snprintf(cmd, sizeof(cmd), "exec %s 60", fixture("hot7030"));
+	w = spawn(cmd);
+	hot = wait_descendant(w, "hot7030", 1);
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", cg);
+	snprintf(pidtext, sizeof(pidtext), "%d\n", hot);
+	write_bytes(procs, pidtext, strlen(pidtext));
+	snprintf(out, sizeof(out), "%s/out", tmpdir());
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	snprintf(args, sizeof(args), "-F 99 --interval 1 --output-dir %s --cgroup %s", out, cg);
+	a = start_agent(args, err_path);
+	cr_assert(wait_file_contains(err_path, "interval 1:", 30000), "no interval");
+	/* the process runs a while after the folder's latest profile, none newer meanwhile: the
+	 * samples of that while are the last interval's */
+	base = folder_profiles(out, nums, names, 64);
+	base_cpu = run_time_ns(hot);
+	for (int waited = 0;; waited += 10) {
+		cr_assert_lt(waited, 30000, "the process did not run");
+		n = folder_profiles(out, nums, names, 64);
+		cpu = run_time_ns(hot);
+		if (n != base) {
+			base = n;
+			base_cpu = cpu;
+		} else if (cpu - base_cpu >= CGROUP_GONE_CPU_NS) {
+			break;
+		}
+		usleep(10000);
+	}
+	/* moved out (to the root), the cgroup removed */
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", mnt);
+	write_bytes(procs, pidtext, strlen(pidtext));
+	cpu = run_time_ns(hot) - base_cpu;
+	remove_cgroup(cg);
+	t0 = now_ns(CLOCK_MONOTONIC);
+	cr_assert_neq(access(cg, F_OK), 0, "%s is still there", cg);
+	/* made again at once (a container restarted): another cgroup, not followed */
+	cr_assert_eq(mkdir(cg, 0755), 0, "cannot create %s again: %s", cg, strerror(errno));
+	status = wait_exit(a, 10000);
+	took = now_ns(CLOCK_MONOTONIC) - t0;
+	if (status < 0)
+		status = stop_agent(a);
+	reap(w);
+	remove_cgroup(cg);
+	slurp_file(err_path, err, sizeof(err));
+	cr_assert_eq(status, 1, "the agent's status %d after %.1f s: %s", status, took / 1e9, err);
+	cr_expect_lt(took, 5000000000ull, "the agent took %.1f s to end", took / 1e9);
+	{
+		char said[PATH_MAX + 64];
+
+		snprintf(said, sizeof(said), "the cgroup '%s' (id ", cg);
+		cr_expect(strstr(err, said) && strstr(err, "its last interval is sent, then the agent "
+			  "exits with status 1"), "%s", err);
+	}
+	n = folder_profiles(out, nums, names, 64);
+	cr_assert_gt(n, base, "no profile after the removal: %s", err);
+	cr_expect_eq(number_after(err, "samples; "), n, "every interval written: %s", err);
+	cr_expect_eq(nums[n - 1], (u64)n, "%s", err);
+	/* the profiles since: the last interval's, and one more at most if an interval ended
+	 * between the last look and the move */
+	for (int i = base; i < n; i++) {
+		decode_file(out, names[i], hot, &got);
+		after_samples += got.pid_samples;
+		if (i == n - 1)
+			last_samples = got.pid_samples;
+	}
+	cr_log_info("the agent ended %.2f s after the removal; the last interval %llu samples of the "
+		    "process, %llu since the profile before for %.0f ms of its CPU", took / 1e9,
+		    (unsigned long long)last_samples, (unsigned long long)after_samples, cpu / 1e6);
+	cr_expect_gt(last_samples, 0, "the last interval (%s) has none of the process's samples: %s",
+		     names[n - 1], err);
+	cr_expect_geq(after_samples, samples_floor(cpu, 1000000000ull / 99),
+		      "%llu samples for %.0f ms of CPU before the removal", (unsigned long long)after_samples,
+		      cpu / 1e6);
+}
+
+/* the agent's wall clock moved by step seconds (HSBPF_TEST_CLOCK_STEP_FILE: read at every
+ * reading), through a rename so that it never reads half a number */
+static void step_clock(const char *path, long long step)
+{
+	char tmp[PATH_MAX + 8], text[32];
+
+	snprintf(tmp, sizeof(tmp), "%s.new", path);
+	snprintf(text, sizeof(text), "%lld\n", step);
+	write_bytes(tmp, text, strlen(text));
+	cr_assert_eq(rename(tmp, path), 0);
+}
+
+/* the last "interval N:" line of the agent's log, 0 before the first */
+static u64 last_sent(const char *err_path)
+{
+	static char err[1 << 16];
+	const char *s = err;
+	u64 last = 0;
+
+	slurp_file(err_path, err, sizeof(err));
+	while ((s = strstr(s, "hsbpf agent: interval "))) {
+		s += strlen("hsbpf agent: interval ");
+		last = strtoull(s, NULL, 10);
+	}
+	return last;
+}
+
+static bool wait_sent(const char *err_path, u64 n, int timeout_ms)
+{
+	for (int waited = 0; waited < timeout_ms; waited += 20) {
+		if (last_sent(err_path) >= n)
+			return true;
+		usleep(20000);
+	}
+	return false;
+}
+
+#define STEP_KEEP 3		/* --max-files */
+#define STEP_MAX 64
+
+struct step_seen {
+	u64 time_ns[STEP_MAX + 1], duration_ns[STEP_MAX + 1];	/* by number */
+	bool seen[STEP_MAX + 1];
+};
+
+/* the folder holds the newest profiles, the last one sent among them: STEP_KEEP of them, numbered
+ * one after the other, each named as its pprof's start says; their times kept in *sn */
+static void check_kept(const char *dir, const char *err_path, struct step_seen *sn, const char *when)
+{
+	u64 nums[16], before = last_sent(err_path), after;
+	char names[16][128];
+	int n = folder_profiles(dir, nums, names, 16);
+
+	after = last_sent(err_path);
+	cr_assert_eq(n, STEP_KEEP, "%s: %d profiles kept", when, n);
+	cr_expect(nums[n - 1] >= before && nums[n - 1] <= after + 1, "%s: the newest kept is %s, %llu "
+		  "sent", when, names[n - 1], (unsigned long long)after);
+	for (int i = 0; i < n; i++) {
+		struct pushed got;
+		char want[128];
+
+		cr_expect_eq(nums[i], nums[n - 1] - (n - 1 - i), "%s: %s is not among the newest", when,
+			     names[i]);
+		cr_assert_leq(nums[i], STEP_MAX);
+		decode_file(dir, names[i], -1, &got);
+		outdir__name(nums[i], got.time_ns, want, sizeof(want));
+		cr_expect_str_eq(names[i], want, "%s: the name is the pprof's start", when);
+		sn->time_ns[nums[i]] = got.time_ns;
+		sn->duration_ns[nums[i]] = got.duration_ns;
+		sn->seen[nums[i]] = true;
+	}
+}
+
+/* The wall clock stepped back an hour, then forward a day, while the agent writes a profile a
+ * second to a folder that keeps 3: the intervals keep their schedule (the monotonic clock's),
+ * the folder keeps the newest (by their numbers: by their names' times, every profile of the
+ * hour after the step back went as soon as it was written), none is lost or overwritten, and
+ * each pprof's start is what the wall clock said. The machine's clock is not stepped: the
+ * agent's reading of it is (HSBPF_TEST_CLOCK_STEP_FILE). */
+Test(live_agent, a_stepped_clock_keeps_the_schedule_and_the_newest_profiles)
+{
+	static const long long steps[] = { 0, -3600, 86400 };
+	char out[PATH_MAX], step_path[PATH_MAX], err_path[PATH_MAX], cmd[PATH_MAX * 4], err[1 << 16];
+	u64 from[3], real0, real1, mono0, mono1, durations[STEP_MAX], median, n;
+	struct step_seen sn = {};
+	int nr_durations = 0;
+	pid_t a;
+
+	snprintf(out, sizeof(out), "%s/out", tmpdir());
+	snprintf(step_path, sizeof(step_path), "%s/clock-step", tmpdir());
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	step_clock(step_path, 0);
+	snprintf(cmd, sizeof(cmd), "HSBPF_TEST_CLOCK_STEP_FILE=%s exec %s agent -F 99 --no-call-graph "
+		 "--interval 1 --output-dir %s --max-files %d 2>%s", step_path, hsbpf_bin(), out, STEP_KEEP,
+		 err_path);
+	real0 = now_ns(CLOCK_REALTIME);
+	a = spawn(cmd);
+	cr_assert(wait_file_contains(err_path, "sampling", 30000), "the agent did not start");
+	mono0 = now_ns(CLOCK_MONOTONIC);
+	for (int s = 0; s < 3; s++) {
+		char when[64];
+
+		u64 sent = last_sent(err_path);
+
+		/* interval sent + 1 started before the step (when interval sent was taken), sent + 2
+		 * before or after it, the ones after it after */
+		if (s)
+			step_clock(step_path, steps[s]);
+		from[s] = s ? sent + 3 : 1;
+		cr_assert(wait_sent(err_path, from[s] + 2, 30000), "not three intervals after step %d", s);
+		snprintf(when, sizeof(when), "%lld s", steps[s]);
+		check_kept(out, err_path, &sn, when);
+	}
+	cr_assert_eq(stop_agent(a), 0);
+	mono1 = now_ns(CLOCK_MONOTONIC);
+	real1 = now_ns(CLOCK_REALTIME);
+	slurp_file(err_path, err, sizeof(err));
+	n = last_sent(err_path);
+	check_kept(out, err_path, &sn, "at the end");
+	/* every interval written, none failed: numbers 1..n, so none overwritten */
+	cr_expect_eq(number_after(err, "samples; "), n, "%s", err);
+	cr_expect(!strstr(err, "could not be written"), "%s", err);
+	/* on schedule: about one interval a second of the monotonic clock, and the intervals'
+	 * median (their lengths are the monotonic clock's) a second */
+	cr_expect(fabs((double)n - (mono1 - mono0) / 1e9) <= 2 + (mono1 - mono0) / 1e9 / 4,
+		  "%llu intervals in %.1f s", (unsigned long long)n, (mono1 - mono0) / 1e9);
+	for (u64 i = 2; i < n && i <= STEP_MAX; i++)
+		if (sn.seen[i])
+			durations[nr_durations++] = sn.duration_ns[i];
+	cr_assert_geq(nr_durations, 5);
+	qsort(durations, nr_durations, sizeof(*durations), cmp_u64);
+	median = durations[nr_durations / 2];
+	cr_expect(fabs((double)median / INTERVAL_NS - 1) <= 0.25, "the intervals' median is %llu ns",
+		  (unsigned long long)median);
+	/* each start what the wall clock said then, the step included */
+	for (int s = 0; s < 3; s++)
+		for (u64 i = from[s]; i < (s < 2 ? from[s + 1] - 1 : n + 1) && i <= STEP_MAX; i++) {
+			s64 t;
+
+			if (!sn.seen[i])
+				continue;
+			t = (s64)sn.time_ns[i] - steps[s] * 1000000000ll;
+			cr_expect(t >= (s64)real0 && t <= (s64)real1, "profile %llu starts %.1f s off the "
+				  "wall clock stepped %lld s", (unsigned long long)i,
+				  (t < (s64)real0 ? t - (s64)real0 : t - (s64)real1) / 1e9, steps[s]);
+		}
 }

@@ -2,9 +2,13 @@
 /* The agent's disk spool (user/agent/spool.c): requests come back oldest first, the bound
  * removes the oldest and counts them, a new run finds what an earlier one left in order. */
 #include <criterion/criterion.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include "agent/spool.h"
 #include "helpers.h"
 
@@ -128,6 +132,43 @@ Test(spool, a_new_run_finds_the_requests_left_in_order)
 	/* numbers go on after the ones found */
 	push_text(s, "later");
 	expect_pop(s, "later");
+	spool__free(s);
+}
+
+/* the spool's order is its numbers', never a clock's: files written across a step of the wall
+ * clock (their times going back a day, then forward) come back in the order pushed */
+Test(spool, the_order_is_the_numbers_not_the_files_times)
+{
+	static const char *const texts[] = { "first", "second", "third" };
+	static const time_t mtimes[] = { 1795768530, 1795768530 - 86400, 1795768530 + 3600 };
+	char dir[4096];
+	struct dirent *d;
+	struct spool *s;
+	DIR *dp;
+
+	snprintf(dir, sizeof(dir), "%s/sp", tmpdir());
+	s = spool__open(dir, 0);
+	cr_assert(s);
+	for (int i = 0; i < 3; i++)
+		push_text(s, texts[i]);
+	spool__free(s);
+	dp = opendir(dir);
+	cr_assert(dp);
+	while ((d = readdir(dp))) {
+		u64 seq = strtoull(d->d_name, NULL, 10);
+		struct timespec ts[2];
+
+		if (d->d_name[0] == '.')
+			continue;
+		cr_assert(seq < 3, "%s", d->d_name);
+		ts[0] = ts[1] = (struct timespec){ .tv_sec = mtimes[seq] };
+		cr_assert_eq(utimensat(dirfd(dp), d->d_name, ts, 0), 0);
+	}
+	closedir(dp);
+	s = spool__open(dir, 0);
+	cr_assert(s);
+	for (int i = 0; i < 3; i++)
+		expect_pop(s, texts[i]);
 	spool__free(s);
 }
 

@@ -4,7 +4,8 @@
  * as a gzipped pprof and given to the sinks (user/agent/sinks.c): a rotating folder,
  * Grafana Pyroscope's push API, an OTLP receiver, with a disk spool and a /metrics endpoint.
  * The configuration file (user/agent/agent_config.c) is read again on SIGHUP; SIGTERM and
- * SIGINT send the last interval and end. docs/agent.md. */
+ * SIGINT send the last interval and end, and so does the removal of the --cgroup followed
+ * (exit status 1). docs/agent.md. */
 #include <errno.h>
 #include <inttypes.h>
 #include <malloc.h>
@@ -23,6 +24,7 @@
 #include "lib/caps.h"
 #include "option_groups.h"
 #include "record/call_graph.h"
+#include "record/cgroup.h"
 #include "record/sampler.h"
 #include "record/session.h"
 #include "symbols/buildid_cache.h"
@@ -294,6 +296,25 @@ static void say_times(struct session *sess, struct interval_reader *r, struct ag
 	sinks_ns = nap_ns = 0;
 }
 
+/* --cgroup: the cgroup followed was removed (said). Its events count nothing any more, and a
+ * cgroup made again at its path is another one, which this run does not see: the agent ends,
+ * non-zero so that a service manager restarts it (the new run follows what the path names
+ * then) */
+static bool cgroup_removed(struct session *sess)
+{
+	const char *path;
+	char now[80] = "";
+	u64 id, new_id;
+
+	if (!session__cgroup_removed(sess, &path, &id))
+		return false;
+	if (!cgroup__id(path, &new_id) && new_id != id)
+		snprintf(now, sizeof(now), ", and a new one made at its path (id %" PRIu64 ")", new_id);
+	error("the cgroup '%s' (id %" PRIu64 ") was removed%s: its last interval is sent, then the "
+	      "agent exits with status 1%s", path, id, now, now[0] ? " (a new run follows the new one)" : "");
+	return true;
+}
+
 static int run(struct session *sess, struct interval_reader *r, struct agent *ag)
 {
 	u64 next = now_ns(CLOCK_MONOTONIC) + (u64)(ag->cfg.interval * 1e9), last_poll = 0;
@@ -320,8 +341,8 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 		err = session__poll(sess, wait > 100 ? 100 : wait);
 		if (err < 0)
 			return err;
-		if (err > 0)
-			return fail(-ESRCH, "the cgroup is gone");
+		if (cgroup_removed(sess))
+			break;
 		if (reload) {
 			reload = 0;
 			if (env.config)
@@ -352,8 +373,10 @@ static int run(struct session *sess, struct interval_reader *r, struct agent *ag
 		sinks__work(ag->sinks);
 		sinks_ns += now_ns(CLOCK_MONOTONIC) - now;
 	}
-	/* the last interval, however short */
-	return take_interval(sess, r, ag, &(struct interval_times){});
+	/* the last interval, however short: after a removed cgroup, what its processes ran
+	 * until they left it */
+	err = take_interval(sess, r, ag, &(struct interval_times){});
+	return err ? err : exiting ? 0 : -ENOENT;
 }
 
 int cmd_agent(int argc, char **argv)

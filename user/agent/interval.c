@@ -3,6 +3,7 @@
  * into the live session's profile, then a pprof of it (interval.h). */
 #include <errno.h>
 #include <malloc.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -35,6 +36,24 @@ struct interval_reader {
 	u64 symbolize_ns, encode_ns, trim_ns;	/* the last pprof's */
 };
 
+/* the wall clock, which stamps the intervals (and names the folder's files). Tests only:
+ * HSBPF_TEST_CLOCK_STEP_FILE=PATH moves it by the signed number of seconds in PATH, read at
+ * every reading, so that a test steps the agent's clock while it runs and not the machine's */
+static u64 wall_clock_ns(void)
+{
+	const char *path = getenv("HSBPF_TEST_CLOCK_STEP_FILE");
+	u64 now = now_ns(CLOCK_REALTIME);
+	long long step = 0;
+	FILE *f;
+
+	if (!path || !(f = fopen(path, "r")))
+		return now;
+	if (fscanf(f, "%lld", &step) != 1)
+		step = 0;
+	fclose(f);
+	return now + (u64)step * 1000000000ull;
+}
+
 /* the symbolizer's objects and caches are made anew this often: the names and inline chains
  * it kept go (the objects no interval uses are closed at every interval), what still runs is
  * read again once */
@@ -54,7 +73,7 @@ struct interval_reader *interval_reader__new(struct session *s, bool stacks)
 	if (!r->sy || !r->frames)
 		goto nomem;
 	r->start_mono = now_ns(CLOCK_MONOTONIC);
-	r->start_real = now_ns(CLOCK_REALTIME);
+	r->start_real = wall_clock_ns();
 	r->renew_at = r->start_mono + SYMBOLIZER_RENEW_NS;
 	return r;
 nomem:
@@ -211,7 +230,7 @@ static void take_drops(struct interval_reader *r)
 int interval_reader__take(struct interval_reader *r, u64 *nr)
 {
 	struct profile *p = r->p;
-	u64 mono = now_ns(CLOCK_MONOTONIC), real = now_ns(CLOCK_REALTIME);
+	u64 mono = now_ns(CLOCK_MONOTONIC), real = wall_clock_ns();
 	int err;
 
 	/* the previous interval's samples, stacks and late stacks go: the sideband stays */

@@ -12,7 +12,7 @@
 #include "agent/outdir.h"
 #include "lib/util.h"
 
-void outdir__name(u64 realtime_ns, char *buf, size_t size)
+void outdir__name(u64 seq, u64 realtime_ns, char *buf, size_t size)
 {
 	time_t sec = (time_t)(realtime_ns / 1000000000ull);
 	struct tm tm;
@@ -20,8 +20,8 @@ void outdir__name(u64 realtime_ns, char *buf, size_t size)
 
 	gmtime_r(&sec, &tm);
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
-	snprintf(buf, size, OUTDIR_PREFIX "%s.%06lluZ" OUTDIR_SUFFIX, stamp,
-		 (unsigned long long)(realtime_ns % 1000000000ull / 1000));
+	snprintf(buf, size, OUTDIR_PREFIX "%0*llu-%s.%06lluZ" OUTDIR_SUFFIX, OUTDIR_SEQ_DIGITS,
+		 (unsigned long long)seq, stamp, (unsigned long long)(realtime_ns % 1000000000ull / 1000));
 }
 
 static int write_all(int fd, const u8 *buf, size_t len)
@@ -41,12 +41,33 @@ static int write_all(int fd, const u8 *buf, size_t len)
 
 struct entry {
 	char *name;
+	u64 seq;
 	u64 size;
 };
 
+/* a profile's number, 0 for the unnumbered names of earlier versions
+ * ("hsbpf-20261127T061530.123456Z.pb.gz"), which are older than any numbered one */
+static u64 name_seq(const char *name)
+{
+	const char *s = name + strlen(OUTDIR_PREFIX);
+	char *end;
+	u64 seq;
+
+	if (*s < '0' || *s > '9')
+		return 0;
+	errno = 0;
+	seq = strtoull(s, &end, 10);
+	return *end == '-' && !errno ? seq : 0;
+}
+
+/* the order written, whatever the wall clock did meanwhile: by number, then by name */
 static int cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const struct entry *)a)->name, ((const struct entry *)b)->name);
+	const struct entry *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->name, y->name);
 }
 
 static bool is_profile(const char *name)
@@ -81,6 +102,7 @@ int outdir__rotate(const char *dir, u64 max_files, u64 max_bytes, size_t *remove
 			err = fail(-ENOMEM, "cannot rotate '%s': %s", dir, strerror(ENOMEM));
 			goto cleanup;
 		}
+		e[nr].seq = name_seq(d->d_name);
 		e[nr++].size = st.st_size;
 		total += st.st_size;
 	}
@@ -102,18 +124,74 @@ cleanup:
 	return err;
 }
 
-int outdir__write(const char *dir, const char *name, const void *buf, size_t len, u64 max_files,
+struct outdir {
+	char *dir;
+	u64 next_seq;
+};
+
+struct outdir *outdir__open(const char *dir)
+{
+	struct outdir *o = calloc(1, sizeof(*o));
+	struct dirent *d;
+	DIR *dp = NULL;
+	int err = 0;
+
+	if (!o || !(o->dir = strdup(dir))) {
+		err = fail(-ENOMEM, "cannot open '%s': %s", dir, strerror(ENOMEM));
+		goto cleanup;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		err = fail(-errno, "cannot create '%s': %s", dir, strerror(errno));
+		goto cleanup;
+	}
+	dp = opendir(dir);
+	if (!dp) {
+		err = fail(-errno, "cannot open '%s': %s", dir, strerror(errno));
+		goto cleanup;
+	}
+	/* numbered on from the highest there: an earlier run's profiles stay older */
+	while ((d = readdir(dp)))
+		if (is_profile(d->d_name) && name_seq(d->d_name) > o->next_seq)
+			o->next_seq = name_seq(d->d_name);
+	o->next_seq++;
+cleanup:
+	if (dp)
+		closedir(dp);
+	if (err) {
+		outdir__free(o);
+		errno = -err;
+		return NULL;
+	}
+	return o;
+}
+
+const char *outdir__dir(const struct outdir *o)
+{
+	return o->dir;
+}
+
+void outdir__free(struct outdir *o)
+{
+	if (!o)
+		return;
+	free(o->dir);
+	free(o);
+}
+
+int outdir__write(struct outdir *o, u64 realtime_ns, const void *buf, size_t len, u64 max_files,
 		  u64 max_bytes)
 {
-	char tmp[4096], path[4096];
+	char name[128], tmp[4096], path[4096];
 	size_t removed;
 	int fd, err;
 
-	if (mkdir(dir, 0755) && errno != EEXIST)
-		return fail(-errno, "cannot create '%s': %s", dir, strerror(errno));
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* the folder removed meanwhile is made again */
+	if (mkdir(o->dir, 0755) && errno != EEXIST)
+		return fail(-errno, "cannot create '%s': %s", o->dir, strerror(errno));
+	outdir__name(o->next_seq, realtime_ns, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", o->dir, name);
 	/* a dot file: no reader takes it for a profile, and rotation leaves it alone */
-	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+	snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", o->dir, name);
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return fail(-errno, "cannot create '%s': %s", tmp, strerror(errno));
@@ -126,5 +204,6 @@ int outdir__write(const char *dir, const char *name, const void *buf, size_t len
 		unlink(tmp);
 		return fail(err, "cannot write '%s': %s", path, strerror(-err));
 	}
-	return outdir__rotate(dir, max_files, max_bytes, &removed);
+	o->next_seq++;
+	return outdir__rotate(o->dir, max_files, max_bytes, &removed);
 }

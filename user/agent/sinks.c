@@ -35,6 +35,7 @@ struct sinks {
 	char host[65];
 	struct pusher *http[NR_HTTP];
 	struct health *metrics;
+	struct outdir *out;		/* cfg.output_dir's */
 	/* the labels as Pyroscope takes them */
 	char service[128];
 	char names[AGENT_MAX_LABELS][64];
@@ -155,6 +156,7 @@ void sinks__free(struct sinks *k)
 	for (int i = 0; i < NR_HTTP; i++)
 		pusher__free(k->http[i]);
 	health__free(k->metrics);
+	outdir__free(k->out);
 	free(k);
 }
 
@@ -215,6 +217,20 @@ static void http_totals(const struct sinks *k, struct pusher_stats *t)
 	}
 }
 
+/* the interval into the output folder, opened at its first profile (again when SIGHUP
+ * named another); 0 or -errno (said) */
+static int write_file(struct sinks *k, const struct sinks_interval *iv)
+{
+	if (k->out && strcmp(outdir__dir(k->out), k->cfg.output_dir)) {
+		outdir__free(k->out);
+		k->out = NULL;
+	}
+	if (!k->out && !(k->out = outdir__open(k->cfg.output_dir)))
+		return -errno;
+	return outdir__write(k->out, iv->start_realtime_ns, iv->pprof, iv->len, k->cfg.max_files,
+			     k->cfg.max_bytes);
+}
+
 void sinks__send(struct sinks *k, const struct sinks_interval *iv)
 {
 	struct pusher_stats t;
@@ -223,12 +239,8 @@ void sinks__send(struct sinks *k, const struct sinks_interval *iv)
 	k->samples += iv->samples;
 	k->lost += iv->lost;
 	if (k->cfg.output_dir[0]) {
-		char name[128];
-
-		outdir__name(iv->start_realtime_ns, name, sizeof(name));
 		/* a full disk: said and counted, the other sinks go on */
-		if (outdir__write(k->cfg.output_dir, name, iv->pprof, iv->len, k->cfg.max_files,
-				  k->cfg.max_bytes))
+		if (write_file(k, iv))
 			k->file_failures++;
 		else
 			k->files++;

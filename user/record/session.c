@@ -70,6 +70,7 @@ struct session {
 	int nr_pids;
 	int *cpus, nr_cpus;
 	struct cgroup_names cgroups;
+	char cgroup_path[PATH_MAX];	/* --cgroup: the one opened, absolute */
 	u64 start, next_scan;
 	size_t seen_comms, seen_forks;
 	size_t mem_forks;	/* --memory: the forks whose child has the allocator's probes */
@@ -565,7 +566,6 @@ static void process_exited(void *ctx, u32 pid, u64 time_ns)
 int session__open(struct session *s)
 {
 	struct session_opts *o = &s->opts;
-	char cgpath[PATH_MAX];
 	u32 cmd_pid;
 	u64 cgid;
 	int err;
@@ -595,7 +595,8 @@ int session__open(struct session *s)
 	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;
 	set_sample_keys(&s->p->meta, &s->so);
 	if (o->cgroup) {
-		err = cgroup__open(o->cgroup, cgpath, sizeof(cgpath), &cgid, &s->so.cgroup_fd);
+		err = cgroup__open(o->cgroup, s->cgroup_path, sizeof(s->cgroup_path), &cgid,
+				   &s->so.cgroup_fd);
 		if (err)
 			return err;
 		s->so.cgroup_id = cgid;
@@ -1442,6 +1443,19 @@ bool session__command_stopped(const struct session *s)
 const char *session__event_name(const struct session *s)
 {
 	return s->ev.name;
+}
+
+bool session__cgroup_removed(const struct session *s, const char **path, u64 *id)
+{
+	struct stat st;
+
+	if (s->so.cgroup_fd < 0)
+		return false;
+	*path = s->cgroup_path;
+	*id = s->so.cgroup_id;
+	/* the directory held open since the start: a removed cgroup's has lost its files, even
+	 * when a new cgroup took its path */
+	return fstatat(s->so.cgroup_fd, "cgroup.procs", &st, 0) && errno == ENOENT;
 }
 
 int session__nr_cpus(const struct session *s)

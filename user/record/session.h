@@ -136,6 +136,10 @@ struct sideband_id_stats;
 void session__sideband_ids(const struct session *s, struct sideband_id_stats *st);
 const char *session__event_name(const struct session *s);
 int session__nr_cpus(const struct session *s);
+/* --cgroup: whether the cgroup opened at the start has been removed since (its events count
+ * nothing from then on, and a new cgroup made at the same path is another cgroup, with
+ * another id); *path (absolute) and *id say which it was */
+bool session__cgroup_removed(const struct session *s, const char **path, u64 *id);
 /* samples a second per CPU asked for (-F or the default), 0 when a period (-c) was given */
 u64 session__freq(const struct session *s);
 /* the base period: ns for clock events, events otherwise (0 with -F on a hardware event) */
