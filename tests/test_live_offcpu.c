@@ -253,11 +253,12 @@ Test(live_offcpu, waker_outside_the_target_named)
 
 /* record -p --wakers of a target blocked reading a FIFO (offcpu fifo) woken 5 times, 30 ms
  * apart, by a process outside it (offcpu fifo-wake, the test's child, not the target's) older
- * than the recording, which then runs then_cmd in its place (NULL: exits); the waker is gone
- * (reaped) before the recording ends. Its folded stacks in folded, its pid in *wk */
+ * than the recording, which then runs then_cmd in its place (NULL: exits; a format whose %d
+ * is the target's pid); the waker is gone (reaped) before the recording ends. Its folded
+ * stacks in folded, its pid in *wk */
 static void record_outside_waker(const char *then_cmd, pid_t *wk)
 {
-	char fifo[PATH_MAX], go[PATH_MAX], err[PATH_MAX], cmd[3 * PATH_MAX + 256], comm[64];
+	char fifo[PATH_MAX], go[PATH_MAX], err[PATH_MAX], cmd[3 * PATH_MAX + 512], comm[64], then[256] = "";
 	pid_t target, rec_pid;
 	int status = -1, fd;
 
@@ -267,8 +268,9 @@ static void record_outside_waker(const char *then_cmd, pid_t *wk)
 	cr_assert(!mkfifo(fifo, 0600) && !mkfifo(go, 0600), "mkfifo: %s", strerror(errno));
 	snprintf(cmd, sizeof(cmd), "exec %s fifo %s", fixture("offcpu"), fifo);
 	target = spawn(cmd);
-	snprintf(cmd, sizeof(cmd), "exec %s fifo-wake %s %s 30 5 %s", fixture("offcpu"), fifo, go,
-		 then_cmd ? then_cmd : "");
+	if (then_cmd)
+		snprintf(then, sizeof(then), then_cmd, target);
+	snprintf(cmd, sizeof(cmd), "exec %s fifo-wake %s %s 30 5 %s", fixture("offcpu"), fifo, go, then);
 	*wk = spawn(cmd);
 	snprintf(comm, sizeof(comm), "/proc/%d/comm", *wk);
 	cr_assert(wait_file_contains(comm, "fifo-waker", 15000), "the waker did not start");
@@ -347,15 +349,18 @@ Test(live_offcpu, waker_outside_the_target_exiting_before_the_end_named)
 	expect_wakers_read(1);
 }
 
-/* ... and one that execs another program (bash, whose printf writes; its sleep not the last
- * command, which bash would exec in its place) has each image's frames
+/* ... and one that execs another program (bash, whose printf writes once the target is
+ * blocked in its read again: a loaded machine may not have run it since the last write, and
+ * a write then wakes nothing; its sleep not the last command, which bash would exec in its
+ * place) has each image's frames
  * and name under its own wake-ups: the first program's mappings are not the second's */
 Test(live_offcpu, waker_outside_the_target_exec_keeps_each_image)
 {
 	const char *waker, *eol;
 	pid_t wk;
 
-	record_outside_waker("bash -c 'printf y >&3; sleep 0.1; :'", &wk);
+	record_outside_waker("bash -c 'until read -r nr rest </proc/%d/syscall && [ \"$nr\" = 0 ]; do "
+			     "sleep 0.002; done; printf y >&3; sleep 0.1; :'", &wk);
 	waker = outside_waker_stack("wake_from_afar", &eol);
 	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9) && !memmem(waker, eol - waker, "bash", 4) &&
 		  memmem(waker, eol - waker, ";fifo-waker ", 12), "the first image's waker: %.*s",
