@@ -423,6 +423,9 @@ enum hsbpf_offcpu_stat {
 	HSBPF_OFFCPU_UNSAMPLED,		/* --switch-sample: blocks of the target the draw left out */
 	HSBPF_OFFCPU_UNDERWAY_EARLY,	/* under way at the start, ended before the start's walk
 					 * reached their task: found at their switch-in */
+	HSBPF_OFFCPU_WAKER_UNANNOUNCED,	/* --wakers, -p or a command: a process outside the target
+					 * seen waking that waker_news could not announce (ring full):
+					 * its mappings read at the end, if it still runs */
 	HSBPF_OFFCPU_STAT_NR,
 };
 
@@ -436,6 +439,19 @@ struct waker_id {
 	__u64 user;
 	__u64 kernel;
 };
+
+/* --wakers with a -p or command target: a process outside the target seen waking one of its
+ * blocks for the first time in its image (waker_news ring), so that user space reads its
+ * mappings while it runs; tag is its waker_id.exec_ns, the moment it was first seen */
+struct waker_news {
+	__u32 pid;
+	__u32 pad;
+	__u64 tag;
+	char comm[16];		/* its process's name then (its main thread's): kept if it is gone */
+};
+
+#define HSBPF_WAKER_PROCS	8192		/* outside wakers' images known at once (LRU) */
+#define HSBPF_WAKER_NEWS_BYTES	(64 * 1024)	/* 1,600 announcements between reads */
 
 /* the waker_samples map: a block's stacks joined to its waker's (blocks with no waker known
  * go to stack_samples as without --wakers) */

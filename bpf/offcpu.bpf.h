@@ -11,7 +11,9 @@
  * tasks still off the CPU up to the end; top --off-cpu splits the open blocks at each refresh.
  * With --wakers, the task that wakes a blocked one (sched_waking, run by the waker) has its
  * stacks unwound the same way and kept in the blocked task's storage, and the block is counted
- * under both stacks (waker_samples). Included by profile.bpf.c; its programs load only when
+ * under both stacks (waker_samples); a waker outside a -p or command target is announced to
+ * user space the first time it is seen in its image (waker_news), to have its mappings read
+ * while it runs. Included by profile.bpf.c; its programs load only when
  * asked. */
 #ifndef HSBPF_OFFCPU_BPF_H
 #define HSBPF_OFFCPU_BPF_H
@@ -125,6 +127,24 @@ struct {
 	__type(key, __u32);
 	__type(value, struct waker_key);
 } waker_scratch SEC(".maps");
+
+/* --wakers with a -p or command target: the processes outside it seen waking its blocks, each
+ * with its image's tag (the moment it was first seen waking one); a new one is announced on
+ * waker_news, so that user space reads its mappings while it runs (nothing else follows them).
+ * An exec ends an image (its entry goes: the next wake-up is a new image's, announced anew), a
+ * fork makes a new process (a reused pid's entry goes); LRU: a busy machine's old wakers make
+ * room, announced again if they wake again. Small unless asked */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16);
+	__type(key, __u32);
+	__type(value, __u64);
+} waker_procs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4096);
+} waker_news SEC(".maps");
 
 /* the start iterator's kernel stack of a task: apart from unwind_scratch, which a sample may
  * use at the same time on this CPU (the iterator runs with interrupts on) */
@@ -706,6 +726,47 @@ int BPF_PROG(hsbpf_offcpu_switch, bool preempt, struct task_struct *prev, struct
 	return 0;
 }
 
+/* the image tag of tgid, a process outside the target waking one of its blocks (-p or a
+ * command: with -a and --cgroup every process's mappings are read at the start): the moment it
+ * was first seen, announced to user space then; 0 when it could not be (the ring full: the
+ * next wake-up tries again), as before, its mappings read at the end if it runs still */
+static __always_inline __u64 offcpu_outside_waker(struct task_struct *cur, __u32 tgid)
+{
+	struct waker_news *n;
+	__u64 now, *tag;
+
+	if (!filter_pids)
+		return 0;
+	tag = bpf_map_lookup_elem(&waker_procs, &tgid);
+	if (tag)
+		return *tag;
+	now = bpf_ktime_get_ns();
+	if (bpf_map_update_elem(&waker_procs, &tgid, &now, BPF_NOEXIST)) {
+		tag = bpf_map_lookup_elem(&waker_procs, &tgid);	/* another CPU's, this moment */
+		return tag ? *tag : 0;
+	}
+	n = bpf_ringbuf_reserve(&waker_news, sizeof(*n), 0);
+	if (!n) {
+		bpf_map_delete_elem(&waker_procs, &tgid);
+		offcpu_stat(HSBPF_OFFCPU_WAKER_UNANNOUNCED, 1);
+		return 0;
+	}
+	n->pid = tgid;
+	n->pad = 0;
+	n->tag = now;
+	BPF_CORE_READ_STR_INTO(&n->comm, cur, group_leader, comm);
+	bpf_ringbuf_submit(n, 0);
+	return now;
+}
+
+/* a new image (exec) or a new process (fork, a pid maybe reused) of tgid: no outside waker's
+ * tag of before is its */
+static __always_inline void offcpu_outside_waker_forget(__u32 tgid)
+{
+	if (offcpu_wakers && filter_pids)
+		bpf_map_delete_elem(&waker_procs, &tgid);
+}
+
 /* --wakers: p is woken by current (the waker, in its syscall; or whatever an interrupt found
  * running); when p is a blocked task of the target, current's stacks are kept for its block */
 SEC("tp_btf/sched_waking")
@@ -745,6 +806,8 @@ int BPF_PROG(hsbpf_offcpu_waking, struct task_struct *p)
 	regs = (struct pt_regs *)bpf_task_pt_regs(cur);
 	if (offcpu_walk_user(cur, tgid, proc, st, BPF_CORE_READ(regs, ip), true)) {
 		t->waker.user = offcpu_store_user(st);
+		if (!proc)
+			t->waker.exec_ns = offcpu_outside_waker(cur, tgid);
 	} else {
 		/* not in a syscall: an interrupt (a timer's expiry) found current in user space,
 		 * and woke the task on its own; its kernel stack says which */

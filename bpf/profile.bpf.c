@@ -168,6 +168,7 @@ int BPF_PROG(hsbpf_fork, struct task_struct *parent, struct task_struct *child)
 	ctgid = BPF_CORE_READ(child, tgid);
 	if (ptgid == ctgid)	/* a new thread: already covered by its tgid */
 		return 0;
+	offcpu_outside_waker_forget(ctgid);
 	/* until user space copies them, a child unwinds through its parent's mappings */
 	if (call_graph == HSBPF_CALL_GRAPH_DWARF && !maps_by_vma)
 		bpf_map_update_elem(&unwind_parent, &ctgid, &ptgid, BPF_ANY);
@@ -192,6 +193,7 @@ static __always_inline void image_begin(__u32 tgid)
 	__u32 pages = bpf_get_current_task_btf()->mm->exec_vm;	/* the new mm's, so far */
 	__u64 now = bpf_ktime_get_ns();
 
+	offcpu_outside_waker_forget(tgid);
 	st = bpf_map_lookup_elem(&procs, &tgid);
 	if (st) {
 		if (st->state == HSBPF_PID_ARMED)

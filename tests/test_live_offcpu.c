@@ -5,12 +5,16 @@
  * % of the elapsed time it measured (--wall), python3's stacks complete through libc to its
  * start, the bounds leave blocks out and count them, and nonsense bounds are usage errors. */
 #include <criterion/criterion.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "helpers.h"
 #include "hsbpf.h"
@@ -245,6 +249,127 @@ Test(live_offcpu, waker_outside_the_target_named)
 	cr_assert(line, "no read of cat woken by a write: %s", folded.out);
 	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9), "the writer's frames unnamed: %.*s",
 		  (int)(eol - line), line);
+}
+
+/* record -p --wakers of a target blocked reading a FIFO (offcpu fifo) woken 5 times, 30 ms
+ * apart, by a process outside it (offcpu fifo-wake, the test's child, not the target's) older
+ * than the recording, which then runs then_cmd in its place (NULL: exits; a format whose %d
+ * is the target's pid); the waker is gone (reaped) before the recording ends. Its folded
+ * stacks in folded, its pid in *wk */
+static void record_outside_waker(const char *then_cmd, pid_t *wk)
+{
+	char fifo[PATH_MAX], go[PATH_MAX], err[PATH_MAX], cmd[3 * PATH_MAX + 512], comm[64], then[256] = "";
+	pid_t target, rec_pid;
+	int status = -1, fd;
+
+	snprintf(fifo, sizeof(fifo), "%s/wake", tmpdir());
+	snprintf(go, sizeof(go), "%s/go", tmpdir());
+	snprintf(err, sizeof(err), "%s/record.err", tmpdir());
+	cr_assert(!mkfifo(fifo, 0600) && !mkfifo(go, 0600), "mkfifo: %s", strerror(errno));
+	snprintf(cmd, sizeof(cmd), "exec %s fifo %s", fixture("offcpu"), fifo);
+	target = spawn(cmd);
+	if (then_cmd)
+		snprintf(then, sizeof(then), then_cmd, target);
+	snprintf(cmd, sizeof(cmd), "exec %s fifo-wake %s %s 30 5 %s", fixture("offcpu"), fifo, go, then);
+	*wk = spawn(cmd);
+	snprintf(comm, sizeof(comm), "/proc/%d/comm", *wk);
+	cr_assert(wait_file_contains(comm, "fifo-waker", 15000), "the waker did not start");
+	snprintf(cmd, sizeof(cmd), "exec %s record -v --no-buildid-cache --off-cpu --wakers -p %d -d 60 "
+		 "-o %s 2>%s", hsbpf_bin(), target, profile_path(), err);
+	rec_pid = spawn(cmd);
+	cr_assert(wait_file_contains(err, "recording ", 60000), "record did not start");
+	fd = open(go, O_WRONLY);	/* the waker's open of it returns: it wakes the target */
+	cr_assert_geq(fd, 0, "cannot open %s: %s", go, strerror(errno));
+	close(fd);
+	cr_assert_eq(waitpid(*wk, &status, 0), *wk);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the waker failed: %d", status);
+	/* gone, reaped: the end has nothing of it to read */
+	kill(rec_pid, SIGINT);
+	cr_assert_eq(waitpid(rec_pid, &status, 0), rec_pid);
+	reap(target);
+	cr_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0, "record failed (%d)", status);
+	/* how soon after its first wake-up, and the cost (docs/off-cpu.md's figures) */
+	run(&rec, "grep 'wakers outside the target' %s", err);
+	cr_log_info("%s", rec.out);
+	run(&folded, "%s report -i %s --format folded", hsbpf_bin(), profile_path());
+	cr_assert_eq(folded.status, 0, "report failed: %s", folded.err);
+}
+
+/* the waker's part (after ";--;") of the first folded stack of the target's read whose waker
+ * has frame; *eol its end (the test fails without one) */
+static const char *outside_waker_stack(const char *frame, const char **eol)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), ";%s;", frame);
+	for (const char *line = strstr(folded.out, "anon_pipe_read_[k];"), *waker; line;
+	     line = strstr(*eol, "anon_pipe_read_[k];")) {
+		*eol = strchrnul(line, '\n');
+		waker = memmem(line, *eol - line, ";--;", 4);
+		if (waker && memmem(waker, *eol - waker, want, strlen(want)))
+			return waker;
+	}
+	cr_assert_fail("no read of the target woken by %s: %s", frame, folded.out);
+	return NULL;
+}
+
+/* the outside wakers counted read while they ran */
+static void expect_wakers_read(u64 want)
+{
+	struct profile *p = NULL;
+
+	cr_assert_eq(profile__read(profile_path(), &p), 0);
+	cr_expect_eq(p->stats.offcpu_wakers_read, want, "outside wakers read: %llu, gone: %llu",
+		     (unsigned long long)p->stats.offcpu_wakers_read,
+		     (unsigned long long)p->stats.offcpu_wakers_gone);
+	profile__free(p);
+}
+
+/* -p --wakers: a waker outside the target, older than the recording, that exits before its
+ * end has its mappings and name read while it runs, announced by the kernel at its first
+ * wake-up: its user frames are named (wake_from_afar, not [unknown]) and so is it
+ * (fifo-waker), though /proc has nothing of it at the end */
+Test(live_offcpu, waker_outside_the_target_exiting_before_the_end_named)
+{
+	const char *waker, *eol;
+	char want[64];
+	pid_t wk;
+
+	record_outside_waker(NULL, &wk);
+	waker = outside_waker_stack("wake_from_afar", &eol);
+	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9), "the waker's frames unnamed: %.*s",
+		  (int)(eol - waker), waker);
+	/* offwaketime's order: the waker's command last, before the time */
+	cr_expect(memmem(waker, eol - waker, ";main;", 6) && memmem(waker, eol - waker, ";fifo-waker ", 12),
+		  "the waker's stack or name: %.*s", (int)(eol - waker), waker);
+	run(&rec, "%s report -i %s --stdio --sort waker --no-children -g none", hsbpf_bin(), profile_path());
+	snprintf(want, sizeof(want), "%d:fifo-waker\n", wk);
+	cr_expect(rec.status == 0 && strstr(rec.out, want), "no row of waker %d: %s", wk, rec.out);
+	cr_expect(strstr(rec.out, "# wakers outside the target: 1 read while they ran"), "%s", rec.out);
+	expect_wakers_read(1);
+}
+
+/* ... and one that execs another program (bash, whose printf writes once the target is
+ * blocked in its read again: a loaded machine may not have run it since the last write, and
+ * a write then wakes nothing; its sleep not the last command, which bash would exec in its
+ * place) has each image's frames
+ * and name under its own wake-ups: the first program's mappings are not the second's */
+Test(live_offcpu, waker_outside_the_target_exec_keeps_each_image)
+{
+	const char *waker, *eol;
+	pid_t wk;
+
+	record_outside_waker("bash -c 'until read -r nr rest </proc/%d/syscall && [ \"$nr\" = 0 ]; do "
+			     "sleep 0.002; done; printf y >&3; sleep 0.1; :'", &wk);
+	waker = outside_waker_stack("wake_from_afar", &eol);
+	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9) && !memmem(waker, eol - waker, "bash", 4) &&
+		  memmem(waker, eol - waker, ";fifo-waker ", 12), "the first image's waker: %.*s",
+		  (int)(eol - waker), waker);
+	waker = outside_waker_stack("printf_builtin", &eol);
+	cr_expect(!memmem(waker, eol - waker, "[unknown]", 9) && !memmem(waker, eol - waker, "wake_from_afar", 14) &&
+		  memmem(waker, eol - waker, ";bash ", 6), "the second image's waker: %.*s",
+		  (int)(eol - waker), waker);
+	expect_wakers_read(2);
 }
 
 /* frame pointers: libc's nanosleep has none, so the chain goes from it to nap's caller */

@@ -206,6 +206,36 @@ Test(offcpu, header_says_states_and_losses)
 	profile__free(p);
 }
 
+/* --wakers with -p or a command: the wakers outside the target read while they ran, and those
+ * gone before; nothing of them without any */
+Test(offcpu, header_says_outside_wakers)
+{
+	struct profile *p = wall_profile();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	cr_assert(f);
+	offcpu__print_header(p, "# ", f);
+	fflush(f);
+	cr_expect(!strstr(buf, "outside the target"), "%s", buf);
+	p->stats.offcpu_wakers_read = 12;
+	p->stats.offcpu_wakers_gone = 3;
+	offcpu__print_header(p, "# ", f);
+	fflush(f);
+	cr_expect(strstr(buf, "# wakers outside the target: 12 read while they ran (mappings and name); 3 "
+			 "gone before (exited or exec'd within a moment of their first wake-up: user "
+			 "frames [unknown], name kept)\n"), "%s", buf);
+	cr_expect(!strstr(buf, "not announced"), "%s", buf);
+	p->stats.offcpu_wakers_unannounced = 1;
+	offcpu__print_header(p, "# ", f);
+	fclose(f);
+	cr_expect(strstr(buf, "name kept); some not announced (the kernel's ring full): read at the end\n"),
+		  "%s", buf);
+	free(buf);
+	profile__free(p);
+}
+
 Test(offcpu, parses_switch_sample)
 {
 	static const struct {

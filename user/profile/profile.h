@@ -373,6 +373,13 @@ struct profile_stats {
 	u64 offcpu_unsampled;	/* --switch-sample: blocks the draw left out */
 	u64 offcpu_underway_early;	/* ... of offcpu_underway, ended before the start's walk met
 					 * their task: found at their switch-in */
+	/* --wakers, -p or a command: processes outside the target that woke its blocks, their
+	 * mappings and name read while they ran (each image of theirs once), gone before (exited
+	 * or exec'd before the read: their user frames stay [unknown]), not announced (read at
+	 * the end, as before) */
+	u64 offcpu_wakers_read;
+	u64 offcpu_wakers_gone;
+	u64 offcpu_wakers_unannounced;
 	/* sampled allocations (1.8, docs/memory.md) */
 	u64 mem_calls;		/* allocation calls of the target */
 	u64 mem_bytes;		/* ... the bytes they asked for, exactly */

@@ -266,6 +266,13 @@ void offcpu__print_header(const struct profile *p, const char *prefix, FILE *out
 			"(not preempted) with no wake-up seen%s\n", prefix, st->offcpu_wakeups,
 			st->offcpu_unwoken, st->offcpu_unwoken ? " (woken before the recording, or by "
 			"what the tracepoint does not see)" : "");
+	if (st->offcpu_wakers_read || st->offcpu_wakers_gone || st->offcpu_wakers_unannounced)
+		fprintf(out, "%swakers outside the target: %" PRIu64 " read while they ran (mappings and "
+			"name); %" PRIu64 " gone before (exited or exec'd within a moment of their first "
+			"wake-up: user frames [unknown], name kept)%s\n", prefix, st->offcpu_wakers_read,
+			st->offcpu_wakers_gone,
+			st->offcpu_wakers_unannounced ? "; some not announced (the kernel's ring full): "
+			"read at the end" : "");
 	if (st->offcpu_waker_lost)
 		fprintf(out, "%sWARNING: %" PRIu64 " blocks lost their waker's stacks: the waker-sample "
 			"map was full (raise --map-entries), or their own stack was unwound in user "

@@ -75,6 +75,10 @@ struct sampler {
 	struct ring_buffer *py_rb;
 	sampler_py_code_fn py_fn;
 	void *py_ctx;
+	/* outside wakers announced by the kernel (struct waker_news) */
+	struct ring_buffer *waker_rb;
+	sampler_waker_fn waker_fn;
+	void *waker_ctx;
 	struct bpf_link *offcpu_link;	/* the context switches, while recording off-CPU time */
 	struct bpf_link *resume_link;	/* ... and the tasks running again (blocks under way) */
 	struct bpf_link *waker_link;	/* ... and the wake-ups, with --wakers */
@@ -371,6 +375,11 @@ static int offcpu_configure(struct profile_bpf *skel, const struct sampler_opts 
 	if (!err && wakers)
 		err = bpf_map__set_max_entries(skel->maps.waker_samples,
 					       o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES);
+	/* outside wakers: their mappings read while they run (a -p or command target) */
+	if (!err && wakers && o->filter_pids)
+		err = bpf_map__set_max_entries(skel->maps.waker_procs, HSBPF_WAKER_PROCS);
+	if (!err && wakers && o->filter_pids)
+		err = bpf_map__set_max_entries(skel->maps.waker_news, HSBPF_WAKER_NEWS_BYTES);
 	if (err)
 		return fail(err, "cannot configure the off-CPU program: %s", strerror(-err));
 	skel->rodata->min_block_ns = o->min_block_ns;
@@ -606,6 +615,7 @@ static int offcpu_collect(struct sampler *s, struct profile *p)
 	p->stats.offcpu_unwoken = c[HSBPF_OFFCPU_UNWOKEN];
 	p->stats.offcpu_unsampled = c[HSBPF_OFFCPU_UNSAMPLED];
 	p->stats.offcpu_underway_early = c[HSBPF_OFFCPU_UNDERWAY_EARLY];
+	p->stats.offcpu_wakers_unannounced = c[HSBPF_OFFCPU_WAKER_UNANNOUNCED];
 	return 0;
 }
 
@@ -1473,6 +1483,7 @@ void sampler__destroy(struct sampler *s)
 		return;
 	ring_buffer__free(s->late_rb);
 	ring_buffer__free(s->py_rb);
+	ring_buffer__free(s->waker_rb);
 	bpf_link__destroy(s->waker_link);
 	bpf_link__destroy(s->offcpu_link);
 	bpf_link__destroy(s->resume_link);
@@ -2357,6 +2368,58 @@ int sampler__consume_py_codes(struct sampler *s, sampler_py_code_fn fn, void *ct
 	s->py_ctx = ctx;
 	n = ring_buffer__consume(s->py_rb);
 	return n < 0 ? n : 0;
+}
+
+static int waker_take(void *ctx, void *data, size_t size)
+{
+	struct sampler *s = ctx;
+	const struct waker_news *n = data;
+
+	return size >= sizeof(*n) ? s->waker_fn(s->waker_ctx, n) : 0;
+}
+
+static bool waker_news_on(const struct sampler *s)
+{
+	return s->skel && s->opts.offcpu != OFFCPU_NONE && s->opts.wakers && s->opts.filter_pids;
+}
+
+/* the ring made on first use: after the load */
+static int waker_ring(struct sampler *s)
+{
+	if (!s->waker_rb) {
+		s->waker_rb = ring_buffer__new(bpf_map__fd(s->skel->maps.waker_news), waker_take, s, NULL);
+		if (!s->waker_rb)
+			return -errno;
+	}
+	return 0;
+}
+
+int sampler__consume_waker_news(struct sampler *s, sampler_waker_fn fn, void *ctx)
+{
+	int n;
+
+	if (!waker_news_on(s))
+		return 0;
+	n = waker_ring(s);
+	if (n)
+		return n;
+	s->waker_fn = fn;
+	s->waker_ctx = ctx;
+	n = ring_buffer__consume(s->waker_rb);
+	return n < 0 ? n : 0;
+}
+
+int sampler__waker_news_fd(struct sampler *s)
+{
+	return waker_news_on(s) && !waker_ring(s) ? ring_buffer__epoll_fd(s->waker_rb) : -1;
+}
+
+int sampler__waker_tag(struct sampler *s, u32 pid, u64 *tag)
+{
+	if (!waker_news_on(s))
+		return -ENOENT;
+	return bpf_map__lookup_elem(s->skel->maps.waker_procs, &pid, sizeof(pid), tag, sizeof(*tag), 0) ?
+	       -ENOENT : 0;
 }
 
 int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link)

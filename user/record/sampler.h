@@ -152,6 +152,16 @@ int sampler__py_pids(struct sampler *s, u32 **pids, size_t *nr);
 /* the code objects the kernel saw first since the last call, each to fn */
 typedef int (*sampler_py_code_fn)(void *ctx, const struct hsbpf_py_code_event *e);
 int sampler__consume_py_codes(struct sampler *s, sampler_py_code_fn fn, void *ctx);
+/* --wakers with a -p or command target: the processes outside it seen waking its blocks for
+ * the first time in an image since the last call, each to fn with its image's tag
+ * (waker_id.exec_ns) and name; 0 otherwise. The ring's epoll fd (-1 without it): readable when one is
+ * announced */
+typedef int (*sampler_waker_fn)(void *ctx, const struct waker_news *n);
+int sampler__consume_waker_news(struct sampler *s, sampler_waker_fn fn, void *ctx);
+int sampler__waker_news_fd(struct sampler *s);
+/* the image tag the kernel holds now for an outside waker: 0, or -ENOENT when it has none (its
+ * process exec'd or a new one has its pid since) */
+int sampler__waker_tag(struct sampler *s, u32 pid, u64 *tag);
 /* tests: the unwinder at an instruction (a uprobe at file_off of path), and what it found */
 struct bpf_link;
 int sampler__attach_unwind_probe(struct sampler *s, const char *path, u64 file_off, struct bpf_link **link);

@@ -47,6 +47,18 @@ struct unw_event {
 	};
 };
 
+/* record --wakers, -p or a command: a process outside the target that woke one of its
+ * blocks, announced by the kernel the first time it woke one in its image */
+struct outside_waker {
+	u32 pid;
+	u64 tag;	/* its image's tag (waker_id.exec_ns): the moment it was first seen */
+	u64 image;	/* ... the profile's: that image's exec record (0: before the first seen) */
+	char comm[16];	/* its name then */
+};
+
+/* per poll: the outside wakers whose mappings are read at most (a few hundred us each) */
+#define WAKERS_PER_ROUND 32
+
 /* per poll: the unwinder's backlog (tables built) takes at most this, then the sideband */
 #define FEED_BUDGET_NS 50000000ull
 
@@ -95,6 +107,11 @@ struct session {
 	struct session_times times;	/* session__poll's rounds, for the agent's -v */
 	u64 built_ns;			/* the unwinder's building time at the last take */
 	struct sideband_id_stats ids;	/* the sideband's build-id reads at the last take */
+	/* outside wakers announced, read up to next_waker; what their reading took */
+	struct outside_waker *wakers;
+	size_t nr_wakers, cap_wakers, next_waker;
+	u64 waker_delay_sum_ns, waker_delay_max_ns;	/* first wake-up to read */
+	u64 waker_read_ns, waker_round_max_ns;		/* reading, all and a round's most */
 };
 
 int session__max_sample_rate(u64 *rate)
@@ -858,6 +875,12 @@ int session__start(struct session *s)
 
 	if (err)
 		return err;
+	/* an outside waker announced ends the wait: its mappings are read within milliseconds */
+	if (sampler__waker_news_fd(s->sampler) >= 0) {
+		err = sideband__watch(s->sb, sampler__waker_news_fd(s->sampler));
+		if (err)
+			return fail(err, "cannot wait for the wakers outside the target: %s", strerror(-err));
+	}
 	/* off-CPU time began before its start iterator ran: the recording with it */
 	s->start = sampler__offcpu_start(s->sampler);
 	if (!s->start)
@@ -885,6 +908,129 @@ static int take_late(struct session *s)
 	if (err)
 		error("cannot take the stacks to unwind: %s", strerror(-err));
 	return err;
+}
+
+static int note_waker(void *ctx, const struct waker_news *n)
+{
+	struct session *s = ctx;
+	struct outside_waker *w;
+
+	if (array__reserve((void **)&s->wakers, &s->cap_wakers, s->nr_wakers + 1, sizeof(*s->wakers)))
+		return -ENOMEM;
+	w = &s->wakers[s->nr_wakers++];
+	w->pid = n->pid;
+	w->tag = n->tag;
+	memcpy(w->comm, n->comm, sizeof(w->comm));
+	w->comm[sizeof(w->comm) - 1] = 0;
+	return 0;
+}
+
+/* an outside waker's name and mappings, read now as records of now; kept when the kernel
+ * still has the image it tagged after the read (an exec meanwhile: another program's
+ * mappings; a new process with its pid: another process's); one gone keeps the name the
+ * kernel sent. 0 or -ENOMEM */
+static int read_waker(struct session *s, const struct outside_waker *w)
+{
+	struct profile *p = s->p;
+	size_t comms = p->nr_comms, threads = p->nr_thread_comms, maps = p->nr_mappings;
+	u64 t = now_ns(CLOCK_MONOTONIC), tag = 0;
+	int err = procfs__synthesize_at(p, w->pid, t);
+
+	if (err == -ENOMEM)
+		return err;
+	/* an error is a process gone (a zombie's maps are empty) */
+	if (err || p->nr_mappings == maps || sampler__waker_tag(s->sampler, w->pid, &tag) ||
+	    tag != w->tag) {
+		p->nr_comms = comms;
+		p->nr_thread_comms = threads;
+		p->nr_mappings = maps;
+		p->stats.offcpu_wakers_gone++;
+		/* its name as the kernel saw it, at its first wake-up */
+		return w->comm[0] ? profile__add_comm(p, w->pid, w->tag, w->comm, false) : 0;
+	}
+	p->stats.offcpu_wakers_read++;
+	s->waker_delay_sum_ns += t - w->tag;
+	if (t - w->tag > s->waker_delay_max_ns)
+		s->waker_delay_max_ns = t - w->tag;
+	return 0;
+}
+
+/* the outside wakers the kernel announced: their mappings read while they run, so that their
+ * user frames are named even when they exit (or exec) before the end; up to WAKERS_PER_ROUND
+ * a call (all at the end), the rest at the next */
+static int read_outside_wakers(struct session *s, bool all)
+{
+	u64 t0 = now_ns(CLOCK_MONOTONIC), d;
+	size_t n = 0;
+	int err = sampler__consume_waker_news(s->sampler, note_waker, s);
+
+	if (err)
+		return fail(err, "cannot take the wakers outside the target: %s", strerror(-err));
+	for (; s->next_waker < s->nr_wakers && (all || n < WAKERS_PER_ROUND); s->next_waker++, n++)
+		if (read_waker(s, &s->wakers[s->next_waker]))
+			return fail(-ENOMEM, "cannot read a waker's mappings: %s", strerror(ENOMEM));
+	if (n) {
+		d = now_ns(CLOCK_MONOTONIC) - t0;
+		s->waker_read_ns += d;
+		if (d > s->waker_round_max_ns)
+			s->waker_round_max_ns = d;
+	}
+	return 0;
+}
+
+static int cmp_waker(const void *a, const void *b)
+{
+	const struct outside_waker *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->tag < y->tag ? -1 : x->tag > y->tag;
+}
+
+/* an outside waker's tag is a moment inside its image (its first wake-up), not its start as a
+ * target's is: each becomes its image's exec record (the last of its process at or before it),
+ * or 0 for the image the process had before the recording's first exec record of it, which
+ * is how the profile finds an image's mappings and name */
+static void settle_waker_tags(struct session *s)
+{
+	struct profile *p = s->p;
+
+	if (!s->nr_wakers)
+		return;
+	qsort(s->wakers, s->nr_wakers, sizeof(*s->wakers), cmp_waker);
+	for (size_t j = 0; j < p->nr_comms; j++) {
+		const struct profile_comm *c = &p->comms[j];
+		size_t lo = 0, hi = s->nr_wakers;
+
+		if (!c->exec)
+			continue;
+		while (lo < hi) {	/* the first of its pid */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->wakers[mid].pid < c->pid)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (struct outside_waker *w = s->wakers + lo; w < s->wakers + s->nr_wakers && w->pid == c->pid; w++)
+			if (c->time_ns <= w->tag && c->time_ns > w->image)
+				w->image = c->time_ns;
+	}
+	for (size_t i = 0; i < p->nr_stack_sample_wakers; i++) {
+		struct profile_waker *w = &p->stack_sample_wakers[i];
+		struct outside_waker key = { .pid = w->pid, .tag = w->exec_ns }, *o;
+
+		o = w->pid && w->exec_ns ? bsearch(&key, s->wakers, s->nr_wakers, sizeof(*s->wakers),
+						   cmp_waker) : NULL;
+		if (o)
+			w->exec_ns = o->image;
+	}
+	debug("wakers outside the target: %" PRIu64 " read while they ran, %.3f ms after their first "
+	      "wake-up on average, %.3f ms at most; %" PRIu64 " gone before; reading took %.3f ms in "
+	      "all, %.3f ms in a round at most", p->stats.offcpu_wakers_read,
+	      p->stats.offcpu_wakers_read ? s->waker_delay_sum_ns / 1e6 / p->stats.offcpu_wakers_read : 0,
+	      s->waker_delay_max_ns / 1e6, p->stats.offcpu_wakers_gone, s->waker_read_ns / 1e6,
+	      s->waker_round_max_ns / 1e6);
 }
 
 #define RESYNC_EVERY_NS 1000000000ull	/* /proc read again once a second at most */
@@ -1024,6 +1170,10 @@ int session__poll(struct session *s, int timeout_ms)
  * end */
 static int poll_rest(struct session *s)
 {
+	int err = read_outside_wakers(s, false);
+
+	if (err)
+		return err;
 	if (s->opts.alloc_period && !s->opts.all)
 		attach_memory_children(s);
 	if (s->py && pytrack__poll(s->py))
@@ -1155,8 +1305,9 @@ static int cmp_u32(const void *a, const void *b)
 }
 
 /* keep the target's processes, and with --wakers those outside it that woke its blocks (a
- * daemon, another program): their mappings, which nothing followed, are read now from /proc
- * while they still run, so that their frames are named. One gone by now stays [unknown] */
+ * daemon, another program): the mappings of those whose mappings nothing recorded (not read
+ * while they ran: not announced, or gone meanwhile) are read now from /proc if they still
+ * run, so that their frames are named. One gone by now stays [unknown] */
 static void keep_with_wakers(struct profile *p, const u32 *pids, size_t nr_pids)
 {
 	size_t nr = 0;
@@ -1176,8 +1327,10 @@ static void keep_with_wakers(struct profile *p, const u32 *pids, size_t nr_pids)
 
 		if (i && keep[i] == keep[i - 1])
 			continue;
-		for (size_t j = 0; j < p->nr_comms && !known; j++)
-			known = p->comms[j].pid == keep[i];
+		/* mappings recorded (the sideband's since an exec, or read while it ran); a name
+		 * alone (a gone waker's, from the kernel) is no reason not to read it */
+		for (size_t j = 0; j < p->nr_mappings && !known; j++)
+			known = p->mappings[j].pid == keep[i];
 		if (!known && procfs__alive(keep[i]))
 			procfs__synthesize(p, keep[i]);	/* best effort: unnamed if it fails */
 	}
@@ -1210,9 +1363,14 @@ int session__finish(struct session *s)
 
 	if (s->late && take_late(s))
 		return -ENOMEM;
+	/* the outside wakers announced but not read yet, those still running */
+	err = read_outside_wakers(s, true);
+	if (err)
+		return err;
 	err = sampler__collect(s->sampler, p);
 	if (err)
 		return err;
+	settle_waker_tags(s);
 	/* the handler's cost, for bench/period_cost.sh */
 	debug("recorded for %.3f s; the handler ran %" PRIu64 " times, %" PRIu64 " ns in all "
 	      "(0 without kernel.bpf_stats_enabled)", p->meta.duration_ns / 1e9,
@@ -1510,6 +1668,7 @@ void session__close(struct session *s)
 	free(s->cpus);
 	free(s->followed);
 	free(s->mem_libcs);
+	free(s->wakers);
 	free(s);
 }
 

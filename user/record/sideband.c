@@ -550,6 +550,13 @@ int sideband__fd(const struct sideband *sb)
 	return sb->epfd;
 }
 
+int sideband__watch(struct sideband *sb, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+
+	return epoll_ctl(sb->epfd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
+}
+
 u64 sideband__lost(const struct sideband *sb)
 {
 	return sb->lost;

@@ -20,6 +20,8 @@ int sideband__enable(struct sideband *sb);
 int sideband__drain(struct sideband *sb);
 /* an fd that becomes readable when records are waiting (epoll over the rings) */
 int sideband__fd(const struct sideband *sb);
+/* another fd whose readiness ends a wait on sideband__fd (a BPF ring's): 0 or -errno */
+int sideband__watch(struct sideband *sb, int fd);
 u64 sideband__lost(const struct sideband *sb);
 
 /* the build-ids read as mappings were drained (the kernel is not asked for them) */
