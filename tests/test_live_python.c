@@ -461,10 +461,10 @@ static bool top_self_once(const char *target, const char *prefix, bool last_try)
 	expect_share(d.seventy, d.seventy + d.thirty, pywork_truth_share("seventy_own", "thirty_own"),
 		     "top: seventy_own()'s share of the Self");
 	/* the loop keeps the samples whose stacks had no Python frame, and what a refresh's
-	 * stacks asked of it twice without finding it: under 1% on a quiet machine, up to 3.9%
-	 * seen with both CPUs loaded, 5.4% in a fresh-clone CI (report's own_self keeps under
-	 * 1%: docs/python.md, Limits). A tenth bounds it: what is checked above is the split */
-	cr_expect_leq(d.loop * 100, d.total * 10, "top: the evaluation loop keeps %llu of %llu samples",
+	 * stacks asked of it in vain: 0.02-0.12% here (the last interval of a process that had
+	 * exited kept the loop's Self until top read its stacks once more: 6-7% with -p before,
+	 * 5.4% in a fresh-clone CI; docs/python.md, Limits). 2% bounds it */
+	cr_expect_leq(d.loop * 100, d.total * 2, "top: the evaluation loop keeps %llu of %llu samples",
 		      (unsigned long long)d.loop, (unsigned long long)d.total);
 	return true;
 }

@@ -57,17 +57,23 @@ Test(top_pyself, each_interval_is_the_growth_since_the_last)
 	top_pyself__free(y);
 }
 
-/* what the flat samples lacked is grown again at the next add, once */
-Test(top_pyself, what_was_not_found_is_asked_again_once)
+/* what the flat samples lacked is grown again at the next adds, up to TOP_PYSELF_TRIES (3)
+ * refreshes in a row, then given up */
+Test(top_pyself, what_was_not_found_is_asked_again_three_times)
 {
 	static const struct {
 		u64 count, found, growth;	/* so far; found of the growth; the growth seen */
 	} steps[] = {
 		{ 100, 60, 100 },	/* 40 asked again */
-		{ 100, 10, 40 },	/* 30 of those not found: given up */
+		{ 100, 10, 40 },	/* 30 of those not found: asked again (2) */
+		{ 100, 0, 30 },		/* (3) */
+		{ 100, 0, 30 },		/* not found a fourth time: given up */
 		{ 100, 0, 0 },
 		{ 150, 20, 50 },	/* 30 asked again */
 		{ 160, 40, 40 },	/* 10 new and the 30 */
+		{ 170, 0, 10 },		/* 10 new, none found: asked again */
+		{ 175, 15, 15 },	/* 5 new and the 10: all found */
+		{ 175, 0, 0 },
 	};
 	struct top_pyself *y = top_pyself__new();
 

@@ -22,8 +22,9 @@ struct first {
 
 struct top_pyself {
 	struct top_pyleaf *last;	/* each leaf's count at its last add, less what is asked again */
-	u64 *again;			/* ... of it, what is asked again (once) */
-	size_t nr_last, cap_last, cap_again;
+	u64 *again;			/* ... of it, what is asked again */
+	u8 *tries;			/* ... the refreshes in a row it has been asked again */
+	size_t nr_last, cap_last, cap_again, cap_tries;
 	struct hashidx last_index;
 	struct top_pyleaf *growth;	/* the interval's */
 	size_t nr_growth, cap_growth;
@@ -32,6 +33,10 @@ struct top_pyself {
 	size_t nr_firsts, cap_firsts;
 	struct hashidx first_index;
 	struct stack_frames *frames;	/* a stack read from the kernel */
+	/* the Python processes of the last read: a process that exited since is read once more,
+	 * its last interval's stacks with it (the tracker forgets it at its exit) */
+	u32 *last_pids;
+	size_t nr_last_pids;
 };
 
 struct top_pyself *top_pyself__new(void)
@@ -54,11 +59,13 @@ void top_pyself__free(struct top_pyself *y)
 		return;
 	free(y->last);
 	free(y->again);
+	free(y->tries);
 	hashidx__free(&y->last_index);
 	free(y->growth);
 	free(y->firsts);
 	hashidx__free(&y->first_index);
 	free(y->frames);
+	free(y->last_pids);
 	free(y);
 }
 
@@ -82,10 +89,12 @@ int top_pyself__add(struct top_pyself *y, const struct top_pyleaf *l)
 	if (pos < 0) {
 		if (array__reserve((void **)&y->last, &y->cap_last, y->nr_last + 1, sizeof(*y->last)) ||
 		    array__reserve((void **)&y->again, &y->cap_again, y->nr_last + 1, sizeof(*y->again)) ||
+		    array__reserve((void **)&y->tries, &y->cap_tries, y->nr_last + 1, sizeof(*y->tries)) ||
 		    hashidx__insert(&y->last_index, hash, y->nr_last))
 			return -ENOMEM;
 		pos = y->nr_last++;
 		y->again[pos] = 0;
+		y->tries[pos] = 0;
 	} else {
 		before = y->last[pos].count;
 	}
@@ -165,11 +174,36 @@ static int take_stack_sample(void *ctx, const struct stack_key *k, const struct 
 	return top_pyself__add(r->y, &l);
 }
 
+/* pids and the last read's, sorted, in a new array (*nr set); NULL without memory */
+static u32 *with_last(const struct top_pyself *y, const u32 *pids, size_t nr, size_t *out)
+{
+	u32 *all = malloc((nr + y->nr_last_pids + 1) * sizeof(*all));
+	size_t n = 0;
+
+	if (!all)
+		return NULL;
+	memcpy(all, pids, nr * sizeof(*pids));
+	if (y->nr_last_pids)
+		memcpy(all + nr, y->last_pids, y->nr_last_pids * sizeof(*all));
+	qsort(all, nr + y->nr_last_pids, sizeof(*all), cmp_u32);
+	for (size_t i = 0; i < nr + y->nr_last_pids; i++)
+		if (!n || all[n - 1] != all[i])
+			all[n++] = all[i];
+	*out = n;
+	return all;
+}
+
 int top_pyself__read(struct top_pyself *y, struct sampler *s)
 {
 	struct read_ctx r = { y, s };
-	int err = sampler__py_pids(s, &r.pids, &r.nr_pids);
+	u32 *now = NULL;
+	size_t nr_now = 0;
+	int err = sampler__py_pids(s, &now, &nr_now);
 
+	if (!err) {
+		r.pids = with_last(y, now, nr_now, &r.nr_pids);
+		err = r.pids ? 0 : -ENOMEM;
+	}
 	if (!err && r.nr_pids)
 		err = sampler__read_stack_samples(s, take_stack_sample, &r);
 	debug("Python's Self: %zu stack samples read, %zu stacks looked up so far", r.nr_read,
@@ -177,6 +211,13 @@ int top_pyself__read(struct top_pyself *y, struct sampler *s)
 	if (err == -ENOMEM)
 		error("cannot follow Python's Self: %s", strerror(ENOMEM));
 	free(r.pids);
+	if (!err) {
+		free(y->last_pids);
+		y->last_pids = now;
+		y->nr_last_pids = nr_now;
+		now = NULL;
+	}
+	free(now);
 	return err;
 }
 
@@ -203,10 +244,19 @@ void top_pyself__taken(struct top_pyself *y, const struct top_pyleaf *l, u64 n)
 
 	if (pos < 0)
 		return;
-	/* what was found is what was asked again first; what is asked again and not found
-	 * again is given up (a flat map that was full) */
+	/* what was found is what was asked again first; what was asked again and is still
+	 * not found is asked again, up to TOP_PYSELF_TRIES refreshes in a row (a loaded
+	 * machine reads the stacks more than an interval after their flat samples), then
+	 * given up (a flat map that was full) */
 	old = y->again[pos] > n ? y->again[pos] - n : 0;
-	left = left > old ? left - old : 0;
+	if (!left) {
+		y->tries[pos] = 0;
+	} else if (y->tries[pos] >= TOP_PYSELF_TRIES) {
+		left = left > old ? left - old : 0;
+		y->tries[pos] = left ? 1 : 0;
+	} else {
+		y->tries[pos]++;
+	}
 	if (left > y->last[pos].count)
 		left = y->last[pos].count;
 	y->last[pos].count -= left;

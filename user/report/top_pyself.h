@@ -45,8 +45,10 @@ int top_pyself__read(struct top_pyself *y, struct sampler *s);
 /* the interval's growth, leaves with a count, sorted by group (then by stack) */
 const struct top_pyleaf *top_pyself__growth(struct top_pyself *y, size_t *nr);
 /* of growth leaf l (top_pyself__growth's), n samples were found in the interval's flat
- * samples: the rest is grown again at the next add, once (the stacks are read a moment after
- * the flat samples: their last samples are the next interval's flat ones) */
+ * samples: the rest is grown again at the next add, at up to TOP_PYSELF_TRIES refreshes in a
+ * row (the stacks are read a moment after the flat samples: their last samples are the next
+ * interval's flat ones, or a later one's when top waits for a CPU) */
+#define TOP_PYSELF_TRIES 3
 void top_pyself__taken(struct top_pyself *y, const struct top_pyleaf *l, u64 n);
 
 #endif /* HSBPF_TOP_PYSELF_H */
