@@ -307,7 +307,7 @@ stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $
 # measures the kernel and the machine rather than our user-space code, whose paths other tests
 # take too: the sampling clock's statistics, the agent's lateness beside a compiler, a uprobe
 # on every instruction of the fixtures (1.5 to 3 minutes of CI's 30). TEST_ARGS replaces it.
-ASAN_SKIP ?= live_periods/*|live_agent/a_big_new_program_does_not_make_the_intervals_late|live_unwind/every_instruction_of_the_fixtures
+ASAN_SKIP ?= live_periods/*|live_python_versions/*|live_agent/a_big_new_program_does_not_make_the_intervals_late|live_unwind/every_instruction_of_the_fixtures
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 \
 		TEST_ARGS="$(if $(TEST_ARGS),$(TEST_ARGS),--filter '!($(ASAN_SKIP))')" test
