@@ -182,7 +182,8 @@ static u32 *with_last(const struct top_pyself *y, const u32 *pids, size_t nr, si
 
 	if (!all)
 		return NULL;
-	memcpy(all, pids, nr * sizeof(*pids));
+	if (nr)
+		memcpy(all, pids, nr * sizeof(*pids));
 	if (y->nr_last_pids)
 		memcpy(all + nr, y->last_pids, y->nr_last_pids * sizeof(*all));
 	qsort(all, nr + y->nr_last_pids, sizeof(*all), cmp_u32);

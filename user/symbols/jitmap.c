@@ -518,7 +518,7 @@ int jitmaps__scan(struct jitmaps *j, struct profile *p, u64 time_ns)
 		/* a process of our PID namespace never read, whose map is not in DIR: nothing to
 		 * read (one in another has its map in its own root's DIR) */
 		if (e->nspid_read && !e->nspid && !e->gone && !e->off && !e->lines &&
-		    !bsearch(&e->pid, maps, nr_maps, sizeof(*maps), cmp_u32))
+		    (!nr_maps || !bsearch(&e->pid, maps, nr_maps, sizeof(*maps), cmp_u32)))
 			continue;
 		if (jitmaps__read(j, p, e->pid, time_ns) == -ENOMEM)
 			err = -ENOMEM;
