@@ -229,6 +229,11 @@ static void check_reuse(const char *py, bool same)
 		for (int k = 0; k < 2; k++) {
 			if (strcmp(profile__str(p, y->file), fn[k].file))
 				continue;
+			/* the body of the source each build compiles and execs has that file too,
+			 * named <module>, rightly: it runs microseconds a build (a fresh-clone CI
+			 * caught a sample there once) */
+			if (!strcmp(profile__str(p, y->name), "<module>"))
+				continue;
 			cr_expect_str_eq(profile__str(p, y->name), fn[k].name);
 			fn[k].samples += ss->count;
 			fn[k].code = HSBPF_PY_CODE(frame);
