@@ -2,6 +2,7 @@
 /* jitmap: perf map files parsed (bad lines counted, never fatal), read only for followed
  * processes, only when root or the process's user owns them, from where the last read ended
  * and up to a bound, kept in the profile's JITSYMS section, and named by the symbolizer. */
+#include <inttypes.h>
 #include <criterion/criterion.h>
 #include <sched.h>
 #include <errno.h>
@@ -458,6 +459,33 @@ Test(jitmap, a_scan_opens_only_the_maps_in_dir_and_reads_one_that_appears)
 	}
 	cr_assert_eq(jitmaps__scan(j, p, 5), 0);
 	cr_expect(profile__find_jitsym(p, 1, 0x2000));
+	profile__free(p);
+	jitmaps__free(j);
+}
+
+/* a busy machine's churn: a fork and its exec seen in one look are one stat of the process's
+ * /proc folder for its user, not two; an exec seen in a later look is another (it may change
+ * the user) */
+Test(jitmap, a_fork_and_its_exec_seen_together_read_the_user_once)
+{
+	const char *dir = tmpdir();
+	struct jitmaps *j = jitmaps__new(dir);
+	struct profile *p = profile__new();
+	u32 me = getpid();
+
+	cr_assert_eq(jitmaps__target(j, NULL, 0), 0);
+	profile__add_fork(p, me, 1, 1);
+	profile__add_comm(p, me, 1, "exec'd", true);
+	cr_assert_eq(jitmaps__scan(j, p, 2), 0);
+	cr_expect_eq(jitmaps__stats(j)->users_read, 1, "a fork and its exec in one look: %" PRIu64
+		     " stats", jitmaps__stats(j)->users_read);
+	profile__add_comm(p, me, 3, "again", true);
+	cr_assert_eq(jitmaps__scan(j, p, 4), 0);
+	cr_expect_eq(jitmaps__stats(j)->users_read, 2, "an exec in a later look: %" PRIu64 " stats",
+		     jitmaps__stats(j)->users_read);
+	write_map(dir, me, "1000 10 mine\n");
+	cr_assert_eq(jitmaps__scan(j, p, 5), 0);
+	cr_expect(profile__find_jitsym(p, me, 0x1000), "the user taken once is the right one");
 	profile__free(p);
 	jitmaps__free(j);
 }

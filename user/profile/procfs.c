@@ -242,18 +242,43 @@ u32 procfs__nspid(u32 pid)
 	return inner == pid ? 0 : inner;
 }
 
+/* pid's inner pid into p's table when it lives in another PID namespace */
+static void add_nspid(struct profile *p, u32 pid)
+{
+	u32 ns = procfs__nspid(pid);
+
+	if (ns)
+		profile__add_nspid(p, pid, ns);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	u32 x = *(const u32 *)a, y = *(const u32 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 void procfs__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork)
 {
-	for (size_t i = from_comm; i < p->nr_comms; i++) {
-		u32 ns = procfs__nspid(p->comms[i].pid);
+	size_t n = 0, nr = (p->nr_comms - from_comm) + (p->nr_forks - from_fork);
+	/* each process once: a fork, its exec and its renames are records of one pid (the
+	 * churn of a busy machine: a stat of /proc per record was most of the agent's time) */
+	u32 *pids = nr ? malloc(nr * sizeof(*pids)) : NULL;
 
-		if (ns)
-			profile__add_nspid(p, p->comms[i].pid, ns);
+	if (!pids) {	/* no room to sort: each record's process looked at, as they come */
+		for (size_t i = from_comm; i < p->nr_comms; i++)
+			add_nspid(p, p->comms[i].pid);
+		for (size_t i = from_fork; i < p->nr_forks; i++)
+			add_nspid(p, p->forks[i].pid);
+		return;
 	}
-	for (size_t i = from_fork; i < p->nr_forks; i++) {
-		u32 ns = procfs__nspid(p->forks[i].pid);
-
-		if (ns)
-			profile__add_nspid(p, p->forks[i].pid, ns);
-	}
+	for (size_t i = from_comm; i < p->nr_comms; i++)
+		pids[n++] = p->comms[i].pid;
+	for (size_t i = from_fork; i < p->nr_forks; i++)
+		pids[n++] = p->forks[i].pid;
+	qsort(pids, n, sizeof(*pids), cmp_pid);
+	for (size_t i = 0; i < n; i++)
+		if (!i || pids[i] != pids[i - 1])
+			add_nspid(p, pids[i]);
+	free(pids);
 }

@@ -41,6 +41,7 @@ struct seen {
 	bool gone;	/* followed after the fact (an import's): its map is looked for in DIR */
 	bool nspid_read;	/* nspid is known: a process keeps its PID namespace */
 	u32 nspid;	/* its pid in its own PID namespace (0: ours), where its map is named */
+	u32 uid_round;	/* the follow_new round its uid was taken in */
 };
 
 struct jitmaps {
@@ -49,6 +50,7 @@ struct jitmaps {
 	size_t nr_seen, cap_seen;
 	bool all;		/* every process heard of, not only the targets' trees */
 	size_t seen_comms, seen_forks;	/* of the profile, looked at for new processes */
+	u32 round;		/* follow_new's calls: a uid taken in this one is current */
 	u64 per_map, total, per_scan, total_read;
 	u64 scan_end;		/* in a scan: the total_read it stops at; else UINT64_MAX */
 	char *buf;		/* CHUNK bytes */
@@ -180,11 +182,12 @@ static struct seen *find(struct jitmaps *j, u32 pid)
  * dumpable (after a setuid without an exec since), whose folder is root's: then a map owned
  * by its user is refused, as one whose owner is not its process's. A stat, not the status
  * file the kernel renders whole: the agent follows every process a machine starts */
-static s64 process_uid(u32 pid)
+static s64 process_uid(struct jitmaps *j, u32 pid)
 {
 	char path[64];
 	struct stat st;
 
+	j->st.users_read++;
 	snprintf(path, sizeof(path), "/proc/%u", pid);
 	return stat(path, &st) ? -1 : (s64)st.st_uid;
 }
@@ -201,7 +204,8 @@ static struct seen *follow(struct jitmaps *j, u32 pid, bool renew)
 		e = &j->seen[i];
 		if (renew && e->exited) {
 			e->exited = false;
-			e->uid = process_uid(pid);
+			e->uid = process_uid(j, pid);
+			e->uid_round = j->round;
 			e->nspid_read = false;
 		}
 		return e;
@@ -210,7 +214,7 @@ static struct seen *follow(struct jitmaps *j, u32 pid, bool renew)
 		return NULL;
 	memmove(&j->seen[i + 1], &j->seen[i], (j->nr_seen - i) * sizeof(*j->seen));
 	j->nr_seen++;
-	j->seen[i] = (struct seen){ .pid = pid, .uid = process_uid(pid) };
+	j->seen[i] = (struct seen){ .pid = pid, .uid = process_uid(j, pid), .uid_round = j->round };
 	return &j->seen[i];
 }
 
@@ -239,6 +243,7 @@ int jitmaps__follow_gone(struct jitmaps *j, u32 pid, u32 uid)
 static int follow_new(struct jitmaps *j, const struct profile *p)
 {
 	/* forgetting exited processes compacts the arrays: what moved is looked at again */
+	j->round++;
 	j->seen_forks = j->seen_forks < p->nr_forks ? j->seen_forks : p->nr_forks;
 	j->seen_comms = j->seen_comms < p->nr_comms ? j->seen_comms : p->nr_comms;
 	for (; j->seen_forks < p->nr_forks; j->seen_forks++) {
@@ -256,9 +261,13 @@ static int follow_new(struct jitmaps *j, const struct profile *p)
 		if (j->all && !follow(j, c->pid, true))
 			return -ENOMEM;
 		/* an exec may change the user (setuid, or a runner's drop): taken again while
-		 * the process lives */
-		if (c->exec && (e = find(j, c->pid)) && !e->exited && (uid = process_uid(c->pid)) >= 0)
+		 * the process lives, unless taken in this round, after the exec already (a fork
+		 * and its exec, the churn of a busy machine: one stat, not two) */
+		if (c->exec && (e = find(j, c->pid)) && !e->exited && e->uid_round != j->round &&
+		    (uid = process_uid(j, c->pid)) >= 0) {
 			e->uid = uid;
+			e->uid_round = j->round;
+		}
 	}
 	return 0;
 }
@@ -369,7 +378,8 @@ int jitmaps__read(struct jitmaps *j, struct profile *p, u32 pid, u64 time_ns)
 
 	if (!e)
 		return -ENOMEM;
-	if (!e->gone && !e->nspid_read) {
+	/* a process gone before its user was known has no namespace left to look in */
+	if (!e->gone && !e->nspid_read && e->uid >= 0) {
 		e->nspid = procfs__nspid(pid);
 		e->nspid_read = true;
 	}

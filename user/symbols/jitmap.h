@@ -31,6 +31,7 @@ struct jitmaps_stats {
 	u64 opened;		/* map files opened */
 	u64 bytes;		/* ... bytes read from them */
 	u64 lines;		/* ... lines parsed */
+	u64 users_read;		/* processes' users taken (a stat of /proc/PID each) */
 };
 
 struct jitmaps *jitmaps__new(const char *dir);
