@@ -96,6 +96,12 @@ struct top {
 	struct sampler *sampler;	/* the last update's: the call stacks come from it */
 	int (*stacks_fn)(void *ctx);	/* top__on_stacks' */
 	void *stacks_ctx;
+	/* top__callchain's last: when it was made (CLOCK_MONOTONIC), its CPU time, the view
+	 * and the interval it is of */
+	struct callchain *cc;
+	u64 cc_at, cc_cost;
+	enum memory_view cc_mview;
+	u64 cc_intervals;
 	struct top_pyself *py;	/* top__python_self's: NULL when off */
 	struct top_status st;
 	u64 interval_slots;
@@ -217,6 +223,7 @@ void top__free(struct top *t)
 	free(t->picked);
 	free(t->shown);
 	top_pyself__free(t->py);
+	callchain__free(t->cc);
 	free(t);
 }
 
@@ -1106,8 +1113,25 @@ enum sort_key top__next_key(enum sort_key k)
 	return top_keys[0];
 }
 
+static u64 clock_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return (u64)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Every stack so far is read from the kernel and resolved again for a new call graph: on a
+ * busy machine, after a while, a fifth of a core at each refresh (its stacks grow with the
+ * processes it has run). The last graph is kept until its own CPU time has passed
+ * TOP_GRAPH_SHARE times over, so that top -g's graphs cost at most 1/TOP_GRAPH_SHARE of a
+ * core; one that took under TOP_GRAPH_FREE_NS is made again at every refresh */
+#define TOP_GRAPH_SHARE		20
+#define TOP_GRAPH_FREE_NS	10000000ull
+
 struct callchain *top__callchain(struct top *t)
 {
+	u64 now = clock_ns(CLOCK_MONOTONIC), cpu = clock_ns(CLOCK_THREAD_CPUTIME_ID);
 	struct callchain *cc;
 	int err;
 
@@ -1115,6 +1139,10 @@ struct callchain *top__callchain(struct top *t)
 		errno = ENOENT;
 		return NULL;
 	}
+	if (t->cc && t->cc_mview == t->mview &&
+	    (t->cc_intervals == t->intervals ||
+	     (t->cc_cost >= TOP_GRAPH_FREE_NS && now - t->cc_at < TOP_GRAPH_SHARE * t->cc_cost)))
+		return t->cc;
 	err = sampler__collect_stacks(t->sampler, t->p);
 	if (!err && t->stacks_fn)
 		err = t->stacks_fn(t->stacks_ctx);
@@ -1126,9 +1154,24 @@ struct callchain *top__callchain(struct top *t)
 		return NULL;
 	}
 	cc = callchain__new(t->p, t->sy);
-	if (!cc)
+	if (!cc) {
 		errno = ENOMEM;
+		return NULL;
+	}
+	callchain__free(t->cc);
+	t->cc = cc;
+	t->cc_at = now;
+	t->cc_cost = clock_ns(CLOCK_THREAD_CPUTIME_ID) - cpu;
+	t->cc_mview = t->mview;
+	t->cc_intervals = t->intervals;
 	return cc;
+}
+
+double top__callchain_age(const struct top *t)
+{
+	if (!t->cc || t->cc_intervals == t->intervals)
+		return 0;
+	return (clock_ns(CLOCK_MONOTONIC) - t->cc_at) / 1e9;
 }
 
 void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx)
@@ -1140,13 +1183,10 @@ void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx)
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out)
 {
 	struct callchain *cc;
-	int err;
 
 	memset(out, 0, sizeof(*out));
 	cc = top__callchain(t);
 	if (!cc)
 		return -errno;
-	err = callchain__links(cc, r->sym, r->dso, out);
-	callchain__free(cc);
-	return err;
+	return callchain__links(cc, r->sym, r->dso, out);
 }

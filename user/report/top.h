@@ -92,9 +92,13 @@ int top__update(struct top *t, struct sampler *s);
 struct callchain_links;
 int top__links(struct top *t, const struct hist_row *r, struct callchain_links *out);
 /* the call stacks so far, resolved (top -g): NULL with errno ENOENT without them, or ENOMEM
- * (or fn's error, see top__on_stacks) */
+ * (or fn's error, see top__on_stacks). t's, good until the next call; made again only when
+ * its cost allows (top.c: at most a twentieth of a core), else the last one */
 struct callchain;
 struct callchain *top__callchain(struct top *t);
+/* how old the call stacks top__callchain gave are, in seconds, when samples came since: 0
+ * when they are of the last interval */
+double top__callchain_age(const struct top *t);
 /* fn(ctx) runs each time the call stacks so far are in the profile, before they are resolved
  * (the session names their Python frames): 0, or -errno after saying why */
 void top__on_stacks(struct top *t, int (*fn)(void *ctx), void *ctx);

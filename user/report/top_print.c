@@ -383,11 +383,15 @@ static int print_level(const struct callers *c, u32 parent, u64 total, double mi
 
 /* top__print_callers, the stacks' amounts in v's unit (NULL: samples) */
 static int print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
-			 double min_share, int indent, int width, const struct top_view *v, FILE *out)
+			 double min_share, int indent, int width, const struct top_view *v, double age,
+			 FILE *out)
 {
 	struct callers c = {};
+	/* whether each function (frame.func) is the one named: compared once per function, not
+	 * once per frame (a busy machine's graph has a million frames, five rows at each refresh) */
+	enum { UNSEEN, NAMED, OTHER } *named = calloc(cc->nr_funcs + 1, sizeof(*named));
 	u64 total = 0;
-	int err = 0;
+	int err = named ? 0 : -ENOMEM;
 
 	for (size_t i = 0; i < cc->nr_stacks && !err; i++) {
 		const struct callchain_stack *st = &cc->stacks[i];
@@ -395,10 +399,15 @@ static int print_callers(const struct callchain *cc, const char *sym, const char
 		u32 at = st->nr, parent = CALLER_TOP;
 
 		/* the function's first frame from the sampled one: its callers are the rest */
-		for (u32 j = 0; j < st->nr && at == st->nr; j++)
-			if (fr[j].sym && !strcmp(fr[j].sym, sym) &&
-			    (!dso || (fr[j].dso && !strcmp(fr[j].dso, dso))))
+		for (u32 j = 0; j < st->nr && at == st->nr; j++) {
+			u32 id = fr[j].func;
+
+			if (named[id] == UNSEEN)
+				named[id] = fr[j].sym && !strcmp(fr[j].sym, sym) &&
+					    (!dso || (fr[j].dso && !strcmp(fr[j].dso, dso))) ? NAMED : OTHER;
+			if (named[id] == NAMED)
 				at = j;
+		}
 		if (at == st->nr)
 			continue;
 		total += st->count;
@@ -422,18 +431,23 @@ static int print_callers(const struct callchain *cc, const char *sym, const char
 	if (!err && total) {
 		char text[600], esc[4 * sizeof(text)], line[4 * sizeof(text)];
 
-		char amount[48];
+		char amount[48], when[48] = "";
 
+		/* a graph kept from an earlier refresh (top__callchain) says how old it is */
+		if (age >= 0.5)
+			snprintf(when, sizeof(when), ", as of %.0f s ago", age);
 		if (v && v->memory)
 			memory_amount(v, total, false, amount, sizeof(amount));
 		else
 			snprintf(amount, sizeof(amount), "%" PRIu64 " sample%s", total, total == 1 ? "" : "s");
-		snprintf(text, sizeof(text), "%*scallers of %s (%s with stacks%s):", indent, "", sym, amount,
-			 !v || !v->memory ? "" : v->mview >= MEMORY_INUSE_SPACE ? ", live now" : ", since the start");
+		snprintf(text, sizeof(text), "%*scallers of %s (%s with stacks%s%s):", indent, "", sym, amount,
+			 !v || !v->memory ? "" : v->mview >= MEMORY_INUSE_SPACE ? ", live now" : ", since the start",
+			 when);
 		str__fit(str__escape(text, esc, sizeof(esc)), width, line, sizeof(line));
 		fprintf(out, "%s\n", line);
 		err = print_level(&c, CALLER_TOP, total, min_share, 1, indent, width, out);
 	}
+	free(named);
 	free(c.v);
 	if (!err && ferror(out))
 		err = -EIO;
@@ -443,7 +457,7 @@ static int print_callers(const struct callchain *cc, const char *sym, const char
 int top__print_callers(const struct callchain *cc, const char *sym, const char *dso, int depth,
 		       double min_share, int indent, int width, FILE *out)
 {
-	return print_callers(cc, sym, dso, depth, min_share, indent, width, NULL, out);
+	return print_callers(cc, sym, dso, depth, min_share, indent, width, NULL, 0, out);
 }
 
 int top__print(struct top *t, const struct top_view *v, size_t limit, size_t graphs, int width,
@@ -476,12 +490,11 @@ int top__print(struct top *t, const struct top_view *v, size_t limit, size_t gra
 		fprintf(out, "%s\n", line);
 		if (cc && i < graphs) {
 			err = print_callers(cc, rows[i].sym, rows[i].dso, TOP_GRAPH_DEPTH,
-					    TOP_GRAPH_MIN_SHARE, 4, width, v, out);
+					    TOP_GRAPH_MIN_SHARE, 4, width, v, top__callchain_age(t), out);
 			if (err == -ENOMEM)
 				error("cannot print the call graphs: %s", strerror(ENOMEM));
 		}
 	}
-	callchain__free(cc);
 	fprintf(out, "\n");
 	return err ? err : ferror(out) ? -EIO : 0;
 }

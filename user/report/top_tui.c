@@ -36,6 +36,7 @@ struct top_tui {
 	struct hist_row linked;
 	char linked_sym[256], linked_dso[256];
 	struct callchain_links links;
+	double links_age;	/* top__callchain_age of the stacks they are from */
 };
 
 static struct top_tui *active_tui;
@@ -189,6 +190,9 @@ static void draw_links(struct top_tui *u, int width)
 
 	snprintf(line, sizeof(line), "%s (%s): in %" PRIu64 " sampled stacks", str__escape(u->linked_sym,
 		 name, sizeof(name)), path__base(u->linked_dso), l->total);
+	if (u->links_age >= 0.5)	/* a graph kept from an earlier refresh (top__callchain) */
+		snprintf(line + strlen(line), sizeof(line) - strlen(line), ", as of %.0f s ago",
+			 u->links_age);
 	attron(A_BOLD);
 	mvaddnstr(y++, 0, line, width);
 	attroff(A_BOLD);
@@ -270,10 +274,13 @@ static void refresh_links(struct top_tui *u, struct top *t)
 	callchain__links_free(&u->links);
 	u->linked.sym = u->linked_sym;
 	u->linked.dso = u->linked_dso;
+	u->links_age = 0;
 	if (top__links(t, &u->linked, &u->links) == -ENOENT) {
 		u->mode = MODE_ROWS;
 		snprintf(u->message, sizeof(u->message), "no call stacks: run top with -g");
+		return;
 	}
+	u->links_age = top__callchain_age(t);
 }
 
 int top_tui__refresh(struct top_tui *u, struct top *t, struct top_view *v)
