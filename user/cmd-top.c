@@ -146,6 +146,11 @@ static int check_args(int nr)
 		return fail(-EINVAL, "--sample-type is for --memory");
 	if (env.view.memory)
 		env.so.alloc_period = env.alloc_period ? env.alloc_period : MEMORY_DEFAULT_PERIOD;
+	/* a machine or a container: every process it starts would be followed, its mappings
+	 * put in the kernel one by one; the kernel finds them from the sampled task's vma
+	 * instead, as the agent's (docs/call-stacks.md) */
+	if (!env.so.pids)
+		env.so.mappings_by_vma = true;
 	return 0;
 }
 
