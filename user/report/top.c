@@ -105,6 +105,7 @@ struct top {
 	struct top_pyself *py;	/* top__python_self's: NULL when off */
 	struct top_status st;
 	u64 interval_slots;
+	bool deltas_zero;	/* every key's delta is 0 (end_interval's, without --memory) */
 	size_t max_keys;
 	/* --memory */
 	bool memory;
@@ -322,8 +323,9 @@ static int take_live(void *ctx, const struct mem_addr *a, const struct mem_live 
 static void begin_interval(struct top *t)
 {
 	/* objects are counted for sampled allocations only (add_slot): a CPU profile's keys
-	 * are read and written in their first cache line alone */
-	for (size_t i = 0; i < t->nr_entries; i++) {
+	 * are read and written in their first cache line alone. Without --memory, end_interval
+	 * left every delta at 0: no pass over the keys here (a third of a refresh's at 300,000) */
+	for (size_t i = 0; (t->memory || !t->deltas_zero) && i < t->nr_entries; i++) {
 		struct entry *e = &t->entries[i];
 
 		e->delta = 0;
@@ -332,6 +334,7 @@ static void begin_interval(struct top *t)
 	}
 	t->interval_slots = 0;
 	t->nr_checked = 0;
+	t->deltas_zero = false;	/* until end_interval has added them up */
 }
 
 /* the allocator probes' counters: sampled, and what was lost */
@@ -403,7 +406,12 @@ static void end_interval(struct top *t)
 		e->total += e->delta;
 		e->decayed = e->decayed * TOP_DECAY + e->delta;
 		new += e->delta;
+		/* read after this only by --memory's views (memory_amount), which begin_interval
+		 * zeroes then */
+		if (!t->memory)
+			e->delta = 0;
 	}
+	t->deltas_zero = !t->memory;
 	t->st.total += new;
 	t->st.rate = t->st.interval_s > 0 ? new / t->st.interval_s : 0;
 	t->st.live_bytes = live;
