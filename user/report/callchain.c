@@ -606,6 +606,9 @@ void callchain__free(struct callchain *cc)
 	free(cc->stacks);
 	free(cc->row_first);
 	free(cc->row_stacks);
+	free(cc->row_leaf);
+	free(cc->row_root);
+	free(cc->frame_funcs);
 	free(cc->func_frames);
 	free(cc);
 }
@@ -1033,10 +1036,13 @@ static int index_rows(struct callchain *cc)
 		if (cc->frames[i].row != UINT32_MAX && cc->frames[i].row >= nr)
 			nr = cc->frames[i].row + 1;
 	cc->row_first = calloc(nr + 2, sizeof(*cc->row_first));
+	cc->frame_funcs = malloc((cc->nr_frames + 1) * sizeof(*cc->frame_funcs));
 	fill = calloc(nr + 1, sizeof(*fill));
 	last = calloc(nr + 1, sizeof(*last));	/* the last stack (+ 1) counted in a row */
-	if (!cc->row_first || !fill || !last)
+	if (!cc->row_first || !cc->frame_funcs || !fill || !last)
 		goto nomem;
+	for (size_t i = 0; i < cc->nr_frames; i++)
+		cc->frame_funcs[i] = cc->frames[i].func;
 	/* twice over the stacks: count, then fill; a stack's frames in one row counted once */
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < cc->nr_stacks; i++) {
@@ -1046,13 +1052,22 @@ static int index_rows(struct callchain *cc)
 			for (u32 j = 0; j < st->nr; j++) {
 				u32 r = f[j].row;
 
-				if (r == UINT32_MAX || last[r] == i + 1)
+				if (r == UINT32_MAX)
 					continue;
+				if (last[r] == i + 1) {	/* the row again, nearer the root */
+					if (pass)
+						cc->row_root[cc->row_first[r] + fill[r] - 1] = j;
+					continue;
+				}
 				last[r] = i + 1;
-				if (!pass)
+				if (!pass) {
 					cc->row_first[r + 1]++;
-				else
-					cc->row_stacks[cc->row_first[r] + fill[r]++] = i;
+				} else {
+					size_t x = cc->row_first[r] + fill[r]++;
+
+					cc->row_stacks[x] = i;
+					cc->row_leaf[x] = cc->row_root[x] = j;
+				}
 			}
 		}
 		if (pass)
@@ -1062,7 +1077,9 @@ static int index_rows(struct callchain *cc)
 			cc->row_first[r + 1] += cc->row_first[r];
 		total = cc->row_first[nr];
 		cc->row_stacks = malloc((total + 1) * sizeof(*cc->row_stacks));
-		if (!cc->row_stacks)
+		cc->row_leaf = malloc((total + 1) * sizeof(*cc->row_leaf));
+		cc->row_root = malloc((total + 1) * sizeof(*cc->row_root));
+		if (!cc->row_stacks || !cc->row_leaf || !cc->row_root)
 			goto nomem;
 	}
 	cc->nr_row_ids = nr;
@@ -1073,7 +1090,11 @@ nomem:
 	free(fill);
 	free(last);
 	free(cc->row_first);
-	cc->row_first = NULL;
+	free(cc->row_stacks);
+	free(cc->row_leaf);
+	free(cc->row_root);
+	free(cc->frame_funcs);
+	cc->row_first = cc->row_stacks = cc->row_leaf = cc->row_root = cc->frame_funcs = NULL;
 	return -ENOMEM;
 }
 
@@ -1123,6 +1144,7 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 	     id < cc->nr_row_ids && x < cc->row_first[id + 1]; x++) {
 		const struct callchain_stack *st = &cc->stacks[cc->row_stacks[x]];
 		const struct callchain_frame *f = &cc->frames[st->first];
+		const u32 *fn = &cc->frame_funcs[st->first];	/* the walk's: 4 bytes a frame */
 		int pos = -1, from, to, step;
 		s64 at = 0;
 
@@ -1133,12 +1155,10 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 				continue;
 			pos = st->self;
 		} else {
-			/* the row's frame nearest the leaf for callers, nearest the root for callees */
-			for (u32 j = 0; j < st->nr; j++)
-				if (f[j].row == h->rows[row].id && (pos < 0 || o->order == CALLCHAIN_CALLER))
-					pos = j;
-			if (pos < 0)
-				continue;
+			/* the row's frame nearest the leaf for callers, nearest the root for callees
+			 * (index_rows found both: looking for them here was a third of a busy
+			 * machine's report) */
+			pos = o->order == CALLCHAIN_CALLER ? cc->row_root[x] : cc->row_leaf[x];
 		}
 		self = &f[pos];
 		if (o->order == CALLCHAIN_CALLEE) {
@@ -1150,7 +1170,7 @@ void callchain__print_tree(struct callchain *cc, const struct hist *h, size_t ro
 		}
 		t.nodes[0].count += st->count;
 		for (int j = from; j != to; j += step) {
-			at = tree_child(&t, at, f[j].func);
+			at = tree_child(&t, at, fn[j]);
 			if (at < 0)
 				goto cleanup;
 			t.nodes[at].count += st->count;

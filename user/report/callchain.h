@@ -81,6 +81,9 @@ struct callchain {
 	/* the stacks each hist row's frames are in, made by the first callchain__print_tree
 	 * (after callchain__attach): row id r's are row_stacks[row_first[r], row_first[r + 1]) */
 	u32 *row_first, *row_stacks;
+	/* ... and for each, the row's frame in it nearest the leaf and nearest the root */
+	u32 *row_leaf, *row_root;
+	u32 *frame_funcs;	/* frames[i].func, packed for the trees' walks */
 	u32 nr_row_ids;
 	/* a frame of each function (and the wakers' separator), for names: made once by the
 	 * first callchain__print_tree */
