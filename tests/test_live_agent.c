@@ -1060,6 +1060,76 @@ Test(live_agent, many_intervals_keep_the_stack_maps_bounded_and_add_up)
 	reap(rc.pid);
 }
 
+/* the max_entries of the map named name among pid's BPF maps (its /proc/PID/fdinfo), 0 if none */
+static u32 map_slots(pid_t pid, const char *name)
+{
+	char dir[64], path[PATH_MAX], line[256];
+	struct dirent *de;
+	u32 slots = 0;
+	DIR *d;
+
+	snprintf(dir, sizeof(dir), "/proc/%d/fdinfo", (int)pid);
+	d = opendir(dir);
+	cr_assert(d, "%s: %s", dir, strerror(errno));
+	while (!slots && (de = readdir(d))) {
+		FILE *f;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "r");
+		while (f && fgets(line, sizeof(line), f)) {
+			struct bpf_map_info info = {};
+			u32 len = sizeof(info), id;
+			int fd;
+
+			if (sscanf(line, "map_id: %u", &id) != 1)
+				continue;
+			fd = bpf_map_get_fd_by_id(id);
+			if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len) && !strcmp(info.name, name))
+				slots = info.max_entries;
+			if (fd >= 0)
+				close(fd);
+		}
+		if (f)
+			fclose(f);
+	}
+	closedir(d);
+	return slots;
+}
+
+/* The kernel preallocates a hash map's slots: the agent's maps hold what a minute (or its
+ * interval, if longer) can sample at its rate on every CPU, not the 262,144 samples and 65,536
+ * stacks of a recording, and the unwinder's test probe has no 139 MB map outside the tests.
+ * Known answer: at 19 Hz on N CPUs a minute is 1,140 N samples, two map slots a sample (and
+ * four stacks) at least; under the defaults when N is small */
+Test(live_agent, the_kernel_maps_are_sized_for_a_minute_of_samples)
+{
+	char err_path[PATH_MAX], err[65536];
+	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+	u64 minute = 19 * 60 * (u64)ncpu;
+	u32 samples, stacks, keys;
+	pid_t a;
+
+	snprintf(err_path, sizeof(err_path), "%s/agent.err", tmpdir());
+	a = start_agent("-F 19 --interval 10", err_path);
+	cr_assert(wait_file_contains(err_path, "sampling", 30000), "the agent did not start");
+	samples = map_slots(a, "samples");
+	stacks = map_slots(a, "stacks");
+	keys = map_slots(a, "stack_samples");
+	cr_expect_geq(samples, 2 * minute, "%u sample slots for %llu samples a minute", samples,
+		      (unsigned long long)minute);
+	cr_expect_geq(keys, 2 * minute, "%u stack sample slots", keys);
+	cr_expect_geq(stacks, 4 * minute < 65536 ? 4 * minute : 65536, "%u stack slots", stacks);
+	if (minute * 4 < 262144 / 2) {
+		cr_expect_lt(samples, 262144, "the default's slots: %u", samples);
+		cr_expect_lt(keys, 262144, "the default's stack sample slots: %u", keys);
+	}
+	cr_expect_eq(map_slots(a, "probe_stacks"), 1, "the test probe's map outside the tests");
+	cr_expect_eq(map_slots(a, "samples_odd"), samples, "both generations alike");
+	cr_assert_eq(stop_agent(a), 0);
+	slurp_file(err_path, err, sizeof(err));
+	cr_expect(!strstr(err, "dropped"), "%s", err);
+}
+
 /* a copy of a fixture at dst with a build-id of its own (its last byte changed, and the one
  * before by salt: copies with different salts differ): no other process on the machine maps
  * that object */

@@ -32,6 +32,7 @@
 
 #define AGENT_FREQ 19
 #define AGENT_INTERVAL 10
+#define AGENT_MAP_SECONDS 60	/* the kernel's maps hold at least this long's samples */
 #define AGENT_SERVICE "hsbpf"
 /* the last tries' bound at exit, all sinks together, and a changed sink's on SIGHUP */
 #define FLUSH_DEADLINE_MS 5000
@@ -109,8 +110,8 @@ static const struct option_spec agent_opts[] = {
 	OPT_CALLBACK(0, "label", &env.cli, "NAME=VALUE", "one more label of every profile", label),
 	OPT_STRING(0, "config", &env.config, "FILE", "settings as key = value lines (docs/agent.md), "
 		   "read again on SIGHUP; the options win"),
-	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots (default 262144), "
-			     "per interval"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample and stack-sample map slots per interval "
+			     "(default: twice a minute's samples, at most 262144)"),
 	OPT_U64('n', "iterations", &env.iterations, "N", "stop after N intervals", 1, 0,
 		"invalid iterations '%s'"),
 	OPT_VERBOSE("more messages"),
@@ -205,6 +206,10 @@ static void reload_config(struct agent *ag)
 	}
 	if (strcmp(c.metrics_listen, ag->cfg.metrics_listen))
 		warning("metrics_listen changes at the next start");
+	if (c.interval > env.so.live_interval_s && !env.so.map_entries)
+		warning("the kernel's maps were sized at the start for %g s of samples: an interval of "
+			"%g s may fill them (what they cannot take is counted as dropped); restart "
+			"the agent to size them for it", env.so.live_interval_s, c.interval);
 	ag->cfg = c;
 	sinks__reconfigure(ag->sinks, &c, FLUSH_DEADLINE_MS);
 	fprintf(stderr, "hsbpf agent: read '%s' again\n", env.config);
@@ -394,6 +399,9 @@ int cmd_agent(int argc, char **argv)
 		return options__status(err);
 	if (settle_config(&ag.cfg))
 		return 2;
+	/* the kernel's maps hold an interval's samples: a minute's, or a longer interval's, so
+	 * that a reload may lengthen it up to that (reload_config) */
+	env.so.live_interval_s = ag.cfg.interval > AGENT_MAP_SECONDS ? ag.cfg.interval : AGENT_MAP_SECONDS;
 	if (!uname(&u))
 		snprintf(host, sizeof(host), "%s", u.nodename);
 	srandom(now_ns(CLOCK_REALTIME) ^ getpid());
@@ -413,11 +421,12 @@ int cmd_agent(int argc, char **argv)
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
 	err = session__open(sess);
-	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again */
-	if (!err)
-		err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
 	if (!err)
 		err = session__start(sess);
+	/* every kernel symbol once: later kernel IPs resolve without reading kallsyms again (read
+	 * once sampling runs: the kernel renders the file for a tenth of a second) */
+	if (!err)
+		err = ksyms__save_all(session__profile(sess), "/proc/kallsyms");
 	/* the first interval starts here: what was sampled before is in its maps still */
 	if (!err && !(r = interval_reader__new(sess, env.so.call_graph != 0)))
 		err = -errno;

@@ -109,7 +109,8 @@ static const struct option_spec top_opts[] = {
 	OPT_U64(0, "width", &env.width, "N", "columns of a --stdio snapshot (default: the "
 		"terminal's or 100)\n(with -g, the first 5 functions' callers under them)", 40, 500,
 		"invalid width '%s' (%llu to %llu)"),
-	OPTIONS_SESSION_MAPS(&env.so, "sample map slots per interval (default 262144)"),
+	OPTIONS_SESSION_MAPS(&env.so, "sample map slots per interval (default: twice what 10 s "
+			     "or a refresh can sample, at most 262144)"),
 	OPT_NO_DEMANGLE(&env.raw_names),
 	OPTIONS_CALL_GRAPH(&env.so),
 	OPT_FLAG(0, "off-cpu", &env.view.off_cpu, "time off the CPU (sleeps, I/O, locks, waits for a "
@@ -151,6 +152,8 @@ static int check_args(int nr)
 	 * instead, as the agent's (docs/call-stacks.md) */
 	if (!env.so.pids)
 		env.so.mappings_by_vma = true;
+	/* the kernel's maps hold the samples of a refresh, or of 10 s for one held up */
+	env.so.live_interval_s = env.delay > 10 ? env.delay : 10;
 	return 0;
 }
 

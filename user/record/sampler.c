@@ -196,6 +196,23 @@ static bool bpf_stats_on(void)
 	return on > 0;
 }
 
+/* The slots of a live reader's map: the default (which map_entries replaces, by the caller),
+ * or, when what an interval can sample is known (sampler_params.live_samples), `per` slots a
+ * sample rounded up to a power of two, within [lo, def]. The kernel preallocates and clears a
+ * hash map's slots at load: the defaults' stack maps were 200 MB for the agent's 19 Hz, and
+ * most of its start */
+static u32 live_slots(const struct sampler_opts *o, u32 per, u32 lo, u32 def)
+{
+	u64 want, n = lo;
+
+	if (!o || !o->live || !o->live_samples)
+		return def;
+	want = o->live_samples * per;
+	while (n < want && n < def)
+		n <<= 1;
+	return n < def ? n : def;
+}
+
 /* the stack maps' sizes: one entry each unless collecting call graphs (the verifier drops the
  * code, but the maps are created whatever); cg NULL for none */
 static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg, const struct sampler_opts *o)
@@ -210,10 +227,16 @@ static int size_stack_maps(struct profile_bpf *skel, const struct call_graph *cg
 		{ skel->maps.unwind_objs, HSBPF_UNWIND_OBJS },
 		{ skel->maps.unwind_maps, HSBPF_UNWIND_MAPS },
 		{ skel->maps.unwind_parent, HSBPF_UNWIND_PARENTS },
-		{ skel->maps.stacks, o && o->map_entries ? (o->map_entries + 3) / 4 : HSBPF_DEFAULT_STACKS },
-		{ skel->maps.stack_samples, o && o->map_entries ? o->map_entries : HSBPF_DEFAULT_ENTRIES },
-		{ skel->maps.stacks_long, o && o->map_entries ? (o->map_entries + 63) / 64 : HSBPF_LONG_STACKS },
-		{ skel->maps.probe_stacks, HSBPF_PROBE_STACKS },
+		/* an interval's samples bring at most two stacks each (kernel, user), one sample
+		 * key each, and are drained a little late: room for twice that */
+		{ skel->maps.stacks, o && o->map_entries ? (o->map_entries + 3) / 4 :
+		  live_slots(o, 4, 4096, HSBPF_DEFAULT_STACKS) },
+		{ skel->maps.stack_samples, o && o->map_entries ? o->map_entries :
+		  live_slots(o, 2, 4096, HSBPF_DEFAULT_ENTRIES) },
+		{ skel->maps.stacks_long, o && o->map_entries ? (o->map_entries + 63) / 64 :
+		  live_slots(o, 2, 1024, HSBPF_LONG_STACKS) },
+		/* the unwinder's test probe's: 65,536 stacks of 2 KB, 139 MB preallocated */
+		{ skel->maps.probe_stacks, o && o->unwind_probe ? HSBPF_PROBE_STACKS : 1 },
 		{ skel->maps.unwind_inodes, HSBPF_UNWIND_OBJS },
 	};
 	int err = 0;
@@ -842,12 +865,13 @@ struct sampler *sampler__open(const struct sampler_opts *opts)
 		goto fail;
 	/* the unwinder's test probe is attached by tests alone */
 	bpf_program__set_autoload(s->skel->progs.hsbpf_unwind_probe, opts->unwind_probe);
-	if (opts->map_entries)
-		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->map_entries);
+	if (opts->map_entries || opts->live_samples)
+		err = bpf_map__set_max_entries(s->skel->maps.samples, opts->map_entries ? opts->map_entries :
+					       live_slots(opts, 2, 4096, HSBPF_DEFAULT_ENTRIES));
 	/* the second histogram map counts only when live reads turn the generation */
 	if (!err)
 		err = bpf_map__set_max_entries(s->skel->maps.samples_odd, !opts->live ? 1 :
-					       opts->map_entries ? opts->map_entries : HSBPF_DEFAULT_ENTRIES);
+					       bpf_map__max_entries(s->skel->maps.samples));
 	if (err) {
 		load_error("profile (map size)", err);
 		goto fail;

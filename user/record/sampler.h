@@ -22,6 +22,8 @@ struct sampler_params {
 	u32 map_entries;	/* sample map slots; 0 for the default */
 	u64 seed;		/* random periods */
 	bool live;		/* read by intervals (sampler__take_interval), as top does */
+	u64 live_samples;	/* live: the most samples one interval can take, 0 if not known;
+				 * without map_entries the maps are sized for it (sampler.c) */
 	bool stack_intervals;	/* live with stacks: the stacks drained by interval too
 				 * (sampler__take_stacks), not kept for the whole run (the agent) */
 	bool mappings_by_vma;	/* dwarf: the kernel finds every mapping from the sampled task's vma

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* A sampling session: the set-up, the wait and the gathering that record and top share. */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -607,6 +608,12 @@ int session__open(struct session *s)
 	s->so.freq = s->ev.is_clock ? 0 : o->freq;
 	s->so.cpus = s->cpus;
 	s->so.nr_cpus = s->nr_cpus;
+	/* read every interval, each sample a clock tick on a CPU sampled: an interval holds at
+	 * most this many (sampler.c sizes the maps for it; off-CPU blocks, allocations and a
+	 * whole run's stacks have no such bound) */
+	if (o->live && o->live_interval_s > 0 && s->ev.is_clock && o->offcpu == OFFCPU_NONE &&
+	    !o->alloc_period && (!o->call_graph || o->stack_intervals))
+		s->so.live_samples = (u64)ceil(o->live_interval_s * 1e9 / s->period) * s->nr_cpus;
 	s->so.filter_pids = o->pids || o->argv;
 	/* bucket 0 starts now, a moment before sampling does */
 	s->so.time_origin_ns = o->time_bucket_ns ? now_ns(CLOCK_MONOTONIC) : 0;

@@ -40,6 +40,9 @@ struct session_opts {
 	/* the build-id cache the unwind tables are read from and kept in (table_cache.h); NULL:
 	 * each built */
 	const char *table_cache;
+	/* live: the longest time between two reads of the maps (top's refresh, the agent's
+	 * interval), 0 if not known; the kernel's maps are sized for what it can sample */
+	double live_interval_s;
 	/* with mappings_by_vma: an object's table only once a sample landed in it
 	 * (session__want_tables), and freed when no process maps it (session__forget_exited) */
 	bool lazy_tables;
