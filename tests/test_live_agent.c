@@ -449,6 +449,11 @@ Test(live_agent, sighup_reads_the_config_again_and_keeps_it_when_broken)
 	cr_assert(wait_bodies(&rc, seen + 2, 20000));
 	decode(&rc, seen + 2, -1, NULL, &got);
 	cr_expect(strstr(got.labels, "stage=two;"), "the broken file is not used: %s", got.labels);
+	/* the kernel's maps hold a minute's samples: a longer interval is said not to fit surely */
+	write_text(conf, "interval = 120\nlabel.stage = four\n");
+	kill(a, SIGHUP);
+	cr_expect(wait_file_contains(err_path, "sized at the start for 60 s", 15000),
+		  "a longer interval than the maps hold, not said");
 	status = stop_agent(a);
 	slurp_file(err_path, err, sizeof(err));
 	cr_expect_eq(status, 0, "%s", err);
