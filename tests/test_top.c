@@ -523,6 +523,32 @@ Test(top, callers_trees_go_from_the_function_up)
 	profile__free(sp);
 }
 
+/* top keeps its call graph from refresh to refresh while the profile's string table grows
+ * (new processes' names, paths, kernel symbols) and moves: the graph's names are its own.
+ * Known answer: the tree above, after a megabyte of new names */
+Test(top, a_kept_call_graph_outlives_the_string_table_growing)
+{
+	struct profile *sp = stacks_profile();
+	struct symbolizer *sy = symbolizer__new(sp);
+	struct callchain *cc = sy ? callchain__new_live(sp, sy) : NULL;
+	char name[64], *text;
+
+	cr_assert(cc);
+	for (u32 i = 0; i < 40000; i++) {
+		snprintf(name, sizeof(name), "a-process-name-that-grows-the-table-%u", i);
+		cr_assert_eq(profile__add_comm(sp, 100 + i, i, name, false), 0);
+	}
+	text = callers_text(cc, "k_leaf", 0.25, 100);
+	cr_expect_str_eq(text,
+		"    callers of k_leaf (5 samples with stacks):\n"
+		"       60.00%  k_mid_a [k]\n"
+		"         60.00%  k_entry [k]\n");
+	free(text);
+	callchain__free(cc);
+	symbolizer__free(sy);
+	profile__free(sp);
+}
+
 /* --memory: slots of allocations made (their objects in 1/1024ths, their bytes) and of the live
  * set now, as the kernel's; a rate of the last interval, totals, the live set with its growth,
  * and the estimate's variance B s (1 - p)/p, s the key's mean size */

@@ -244,7 +244,10 @@ static int forget_exited(struct session *sess, struct top *t, size_t *last_size,
 	return err;
 }
 
-static int refresh(struct session *sess, struct top *t, struct cost *cost, struct top_tui *tui)
+/* the interval read into t, and shown unless show is false (paused: the view holds, but the
+ * kernel's maps, sized for an interval, are drained all the same) */
+static int refresh(struct session *sess, struct top *t, struct cost *cost, struct top_tui *tui,
+		   bool show)
 {
 	struct top_status *st = top__status(t);
 	int err;
@@ -254,6 +257,8 @@ static int refresh(struct session *sess, struct top *t, struct cost *cost, struc
 	if (err)
 		return err;
 	st->sideband_lost = session__profile(sess)->stats.sideband_lost;
+	if (!show)
+		return 0;
 	if (tui)
 		return top_tui__refresh(tui, t, &env.view);
 	/* each snapshot goes out now (a log follows top); one that cannot be written ends top,
@@ -335,14 +340,16 @@ static int top_loop(struct session *sess, struct top *t, struct top_tui *tui, bo
 		if (tui && top_tui__key(tui, t, &env.view, *ended ? 100 : wait) == TUI_QUIT)
 			break;
 		now = now_ns(CLOCK_MONOTONIC);
-		if (now < next || st->paused || (*ended && next == UINT64_MAX))
+		if (now < next || (*ended && next == UINT64_MAX))
 			continue;
-		err = refresh(sess, t, &cost, tui);
+		err = refresh(sess, t, &cost, tui, !st->paused);
 		if (err)
 			return err;
 		next = *ended ? UINT64_MAX : next + (u64)(env.delay * 1e9);
 		if (next < now)
 			next = now + (u64)(env.delay * 1e9);
+		if (st->paused)
+			continue;
 		if (env.iterations && ++done >= env.iterations)
 			break;
 		if (*ended && !tui)

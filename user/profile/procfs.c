@@ -260,11 +260,17 @@ static int cmp_pid(const void *a, const void *b)
 
 void procfs__fill_nspids(struct profile *p, size_t from_comm, size_t from_fork)
 {
-	size_t n = 0, nr = (p->nr_comms - from_comm) + (p->nr_forks - from_fork);
+	size_t n = 0, nr;
+	u32 *pids;
+
+	from_comm = from_comm < p->nr_comms ? from_comm : p->nr_comms;
+	from_fork = from_fork < p->nr_forks ? from_fork : p->nr_forks;
+	nr = (p->nr_comms - from_comm) + (p->nr_forks - from_fork);
+	if (!nr)
+		return;
 	/* each process once: a fork, its exec and its renames are records of one pid (the
 	 * churn of a busy machine: a stat of /proc per record was most of the agent's time) */
-	u32 *pids = nr ? malloc(nr * sizeof(*pids)) : NULL;
-
+	pids = malloc(nr * sizeof(*pids));
 	if (!pids) {	/* no room to sort: each record's process looked at, as they come */
 		for (size_t i = from_comm; i < p->nr_comms; i++)
 			add_nspid(p, p->comms[i].pid);

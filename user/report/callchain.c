@@ -217,8 +217,12 @@ static int resolve_frames(struct callchain *cc, struct symbolizer *sy, const str
 {
 	struct frame_memo *m = cc->memo;
 	u32 res = cc->nr_res;
+	/* a live profile's string table moves as it grows: names copied (callchain__new_live) */
+	const char *sym = cc->stable_names && r->sym ? symbolizer__intern(sy, r->sym) : r->sym;
+	const char *dso = cc->stable_names && r->dso ? symbolizer__intern(sy, r->dso) : r->dso;
 
-	if (array__reserve((void **)&m->f, &m->cap_f, m->nr_f + 1 + r->nr_inl, sizeof(*m->f)) ||
+	if ((r->sym && !sym) || (r->dso && !dso) ||
+	    array__reserve((void **)&m->f, &m->cap_f, m->nr_f + 1 + r->nr_inl, sizeof(*m->f)) ||
 	    array__reserve((void **)&cc->res, &cc->cap_res, cc->nr_res + 1, sizeof(*cc->res)))
 		return -ENOMEM;
 	cc->res[cc->nr_res++] = *r;
@@ -234,14 +238,14 @@ static int resolve_frames(struct callchain *cc, struct symbolizer *sy, const str
 		if (!n)
 			return -ENOMEM;
 		m->f[m->nr_f] = (struct callchain_frame){
-			.sym = n, .dso = r->dso, .ip = ip, .kernel = kernel, .res = res,
+			.sym = n, .dso = dso, .ip = ip, .kernel = kernel, .res = res,
 			.src = m->nr_f, .return_address = return_address, .row = UINT32_MAX,
 			.inlined = true,
 		};
 		m->nr_f++;
 	}
 	m->f[m->nr_f] = (struct callchain_frame){
-		.sym = r->sym, .dso = r->dso, .ip = ip, .kernel = kernel,
+		.sym = sym, .dso = dso, .ip = ip, .kernel = kernel,
 		.return_address = return_address, .vaddr = r->vaddr, .res = res, .src = m->nr_f,
 		.row = UINT32_MAX,	/* in no row until callchain__attach puts it in one */
 	};
@@ -467,7 +471,7 @@ static int reserve_frames(struct callchain *cc)
 	return 0;
 }
 
-struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
+static struct callchain *new_chain(const struct profile *p, struct symbolizer *sy, bool stable)
 {
 	const struct call_graph *cg = call_graph__find(p->meta.call_graph);
 	bool user_returns = !cg || cg->return_addresses;	/* imported: perf's are */
@@ -478,6 +482,7 @@ struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
 	if (!cc || !res)
 		goto nomem;
 	cc->p = p;
+	cc->stable_names = stable;
 	cc->memo = calloc(1, sizeof(*cc->memo));
 	if (!cc->memo)
 		goto nomem;
@@ -558,6 +563,16 @@ nomem:
 	callchain__free(cc);
 	errno = ENOMEM;
 	return NULL;
+}
+
+struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy)
+{
+	return new_chain(p, sy, false);
+}
+
+struct callchain *callchain__new_live(const struct profile *p, struct symbolizer *sy)
+{
+	return new_chain(p, sy, true);
 }
 
 struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy)

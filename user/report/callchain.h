@@ -73,6 +73,7 @@ struct callchain {
 	struct sym_result *res;
 	size_t nr_res, cap_res;
 	struct frame_memo *memo;	/* while frames are added: the frames of each address */
+	bool stable_names;		/* callchain__new_live's */
 	u32 nr_src;		/* frame.src is below this */
 	struct callchain_stack *stacks;
 	size_t nr_stacks;
@@ -92,6 +93,9 @@ struct callchain {
 
 /* resolve every stack sample of p; NULL with errno set (ENOMEM) */
 struct callchain *callchain__new(const struct profile *p, struct symbolizer *sy);
+/* the same, its frames' names copied into sy's strings: good while sy lives, as p's string
+ * table grows and moves (top keeps its call graph from refresh to refresh) */
+struct callchain *callchain__new_live(const struct profile *p, struct symbolizer *sy);
 /* the same for a profile without stacks: one stack of one frame per flat sample (for the
  * exports; not for callchain__attach or callchain__print_json); NULL with errno set */
 struct callchain *callchain__new_flat(const struct profile *p, struct symbolizer *sy);

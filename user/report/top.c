@@ -1161,7 +1161,7 @@ struct callchain *top__callchain(struct top *t)
 		errno = -err;
 		return NULL;
 	}
-	cc = callchain__new(t->p, t->sy);
+	cc = callchain__new_live(t->p, t->sy);
 	if (!cc) {
 		errno = ENOMEM;
 		return NULL;

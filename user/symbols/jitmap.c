@@ -41,7 +41,7 @@ struct seen {
 	bool gone;	/* followed after the fact (an import's): its map is looked for in DIR */
 	bool nspid_read;	/* nspid is known: a process keeps its PID namespace */
 	u32 nspid;	/* its pid in its own PID namespace (0: ours), where its map is named */
-	u32 uid_round;	/* the follow_new round its uid was taken in */
+	u64 uid_round;	/* the follow_new round its uid was taken in */
 };
 
 struct jitmaps {
@@ -50,7 +50,7 @@ struct jitmaps {
 	size_t nr_seen, cap_seen;
 	bool all;		/* every process heard of, not only the targets' trees */
 	size_t seen_comms, seen_forks;	/* of the profile, looked at for new processes */
-	u32 round;		/* follow_new's calls: a uid taken in this one is current */
+	u64 round;		/* follow_new's calls: a uid taken in this one is current */
 	u64 per_map, total, per_scan, total_read;
 	u64 scan_end;		/* in a scan: the total_read it stops at; else UINT64_MAX */
 	char *buf;		/* CHUNK bytes */
