@@ -306,8 +306,8 @@ stress-test: $(BIN) $(FIXTURES) $(WORKLOADS) $(STACK_FIXTURES) $(SYM_FIXTURES) $
 # the whole suite again with ASan and UBSan (slower; separate output folder), but for what
 # measures the kernel and the machine rather than our user-space code, whose paths other tests
 # take too: the sampling clock's statistics, the kernel's unwinder over each pyenv CPython, the
-# agent's lateness beside a compiler, a uprobe
-# on every instruction of the fixtures (2.5 to 4 minutes of CI's 30). TEST_ARGS replaces it.
+# agent's lateness beside a compiler, a uprobe on every instruction of the fixtures (2.5 to 4
+# minutes of CI's 30). TEST_ARGS replaces it.
 ASAN_SKIP ?= live_periods/*|live_python_versions/*|live_agent/a_big_new_program_does_not_make_the_intervals_late|live_unwind/every_instruction_of_the_fixtures
 test-asan:
 	$(Q)$(MAKE) --no-print-directory SANITIZE=1 \

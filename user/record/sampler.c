@@ -199,8 +199,8 @@ static bool bpf_stats_on(void)
 /* The slots of a live reader's map: the default (which map_entries replaces, by the caller),
  * or, when what an interval can sample is known (sampler_params.live_samples), `per` slots a
  * sample rounded up to a power of two, within [lo, def]. The kernel preallocates and clears a
- * hash map's slots at load: the defaults' stack maps were 200 MB for the agent's 19 Hz, and
- * most of its start */
+ * hash map's slots at load: the defaults' maps were 200 MB for the agent's 19 Hz, and with
+ * the test probe's map half of its start */
 static u32 live_slots(const struct sampler_opts *o, u32 per, u32 lo, u32 def)
 {
 	u64 want, n = lo;
